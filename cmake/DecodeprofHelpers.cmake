@@ -1,0 +1,46 @@
+# decodeprof_add_library(<module> SOURCES ... [DEPS ...])
+#   Builds the static library decodeprof_<module> (alias decodeprof::<module>). DEPS are
+#   linked PUBLIC: they are the module's edges in the dependency rules of style.md 7.2.
+function(decodeprof_add_library module)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  add_library(decodeprof_${module} STATIC ${ARG_SOURCES})
+  add_library(decodeprof::${module} ALIAS decodeprof_${module})
+  target_link_libraries(decodeprof_${module} PUBLIC decodeprof::build_flags ${ARG_DEPS})
+endfunction()
+
+# decodeprof_add_test(<name> SOURCES ... DEPS ...)
+#   A GoogleTest executable whose cases are registered with CTest one by one.
+function(decodeprof_add_test name)
+  if(NOT DECODEPROF_BUILD_TESTS)
+    return()
+  endif()
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_link_libraries(${name} PRIVATE decodeprof::build_flags ${ARG_DEPS} GTest::gtest
+                                        GTest::gtest_main GTest::gmock)
+  target_compile_definitions(${name} PRIVATE
+                             DECODEPROF_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+                             DECODEPROF_BINARY_DIR="${PROJECT_BINARY_DIR}")
+  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60
+                       PROPERTIES ENVIRONMENT "DECODEPROF_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
+endfunction()
+
+# decodeprof_find_static_or_shared(<lib> <header>)
+#   Defines the imported target decodeprof::<lib>. With DECODEPROF_STATIC_LINK the Debian
+#   archive (lib<lib>.a) is preferred, so the binary runs on machines without the package.
+function(decodeprof_find_static_or_shared lib header)
+  find_path(${lib}_INCLUDE_DIR ${header} REQUIRED)
+  if(DECODEPROF_STATIC_LINK AND NOT DECODEPROF_SANITIZE)
+    find_library(${lib}_LIBRARY NAMES lib${lib}.a ${lib} REQUIRED)
+  else()
+    find_library(${lib}_LIBRARY NAMES ${lib} REQUIRED)
+  endif()
+  add_library(decodeprof::${lib} UNKNOWN IMPORTED GLOBAL)
+  set_target_properties(decodeprof::${lib} PROPERTIES
+                        IMPORTED_LOCATION "${${lib}_LIBRARY}"
+                        INTERFACE_INCLUDE_DIRECTORIES "${${lib}_INCLUDE_DIR}")
+  if(lib STREQUAL "sqlite3" OR lib STREQUAL "re2")
+    set_property(TARGET decodeprof::${lib} APPEND PROPERTY INTERFACE_LINK_LIBRARIES
+                 Threads::Threads ${CMAKE_DL_LIBS} m)
+  endif()
+endfunction()

@@ -1,0 +1,60 @@
+// A rule pack: engine knowledge as data (ARCHITECTURE.md "Rule packs and units").
+//
+//   classes — ordered kernel-name patterns (RE2), first match wins, else "other";
+//   roles   — rules that label each decode dispatch with the op that produced it.
+//
+// A Pack is built by src/packs from a TOML file and is immutable afterwards. This header is
+// the contract the analysis uses; the rule kinds live in roles.h / classify.h.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "src/trace/dispatch.h"
+#include "src/trace/string_pool.h"
+
+namespace decodeprof::analysis {
+
+using ClassId = uint16_t;  // index into Pack::class_names()
+using RoleId = int16_t;    // index into Pack::role_names()
+inline constexpr RoleId kNoRole = -1;
+
+// The decode sequence as role rules see it: dispatches in start order (stable), their
+// classes, and whether the trace carried grid sizes at all.
+struct SequenceView {
+  std::span<const trace::Dispatch> dispatches;
+  const trace::StringPool* names = nullptr;
+  std::span<const ClassId> classes;
+  bool has_grid = true;
+};
+
+class Pack {
+ public:
+  virtual ~Pack() = default;
+
+  virtual const std::string& name() const = 0;
+  // Class names in rule order, with "other" last (it matches when nothing else does).
+  virtual const std::vector<std::string>& class_names() const = 0;
+  ClassId other_class() const { return static_cast<ClassId>(class_names().size() - 1); }
+  // First matching class of a kernel name, or other_class(). Callers memoize per StringId.
+  virtual ClassId Classify(std::string_view kernel_name) const = 0;
+
+  // Role names in declaration order.
+  virtual const std::vector<std::string>& role_names() const = 0;
+  std::optional<RoleId> FindRole(std::string_view role) const {
+    const auto& names = role_names();
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (names[i] == role) return static_cast<RoleId>(i);
+    }
+    return std::nullopt;
+  }
+  // One role (or kNoRole) per dispatch of `seq`, by the pack's role rules in order.
+  virtual std::vector<RoleId> AssignRoles(const SequenceView& seq) const = 0;
+};
+
+}  // namespace decodeprof::analysis

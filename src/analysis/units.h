@@ -1,0 +1,39 @@
+// Work units (the seed's "port units", spec 2.8): optimization work items, each naming the
+// roles it would replace, and a reach table saying which of those roles the shipped defaults
+// and the opt-in switches actually reach for a given model config and sampling mode.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "src/analysis/pack.h"
+
+namespace decodeprof::analysis {
+
+// What `--model-dir DIR/config.json` says (empty strings when absent).
+struct ModelConfig {
+  std::string model_type;  // "" when config.json is missing or has no model_type
+  std::string rope_type;   // rope_scaling.rope_type, else rope_scaling.type, else ""
+};
+
+struct Unit {
+  std::string id;                      // "2063"
+  std::string port;                    // description, e.g. "fused_add_rms_norm + ..."
+  std::vector<RoleId> fallback_roles;  // roles it would replace, in table order
+};
+
+struct UnitReach {
+  std::vector<RoleId> default_roles;  // reached with shipped defaults
+  std::vector<RoleId> optin_roles;    // reached with the opt-in switches on
+  std::string note;
+};
+
+class UnitTable {
+ public:
+  virtual ~UnitTable() = default;
+  virtual const std::vector<Unit>& units() const = 0;
+  // Reach of units()[index] for a model config; `sampled` = temperature > 0.
+  virtual UnitReach Reach(size_t index, const ModelConfig& config, bool sampled) const = 0;
+};
+
+}  // namespace decodeprof::analysis

@@ -1,0 +1,116 @@
+// decodeprof::base — error reporting shared by every module.
+//
+// A Status says what went wrong (`message`), where (`where`: a file, "file:line" or
+// "file:byte N"), which kind of problem it is (mapping 1:1 to the exit codes of
+// ARCHITECTURE.md) and, optionally, a hint for the user. No exception crosses a module
+// boundary: functions that can fail return Status or StatusOr<T>.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+
+namespace decodeprof::base {
+
+enum class ErrorKind {
+  kOk,
+  kUsage,     // bad command line                        -> exit 2
+  kConfig,    // bad pack / units / configuration file   -> exit 2
+  kData,      // malformed input data                    -> exit 65
+  kIo,        // an input file is missing or unreadable  -> exit 66
+  kInternal,  // our bug or an unexpected system failure -> exit 70
+};
+
+// Exit status for a kind (0 for kOk).
+int ExitCode(ErrorKind kind);
+
+class [[nodiscard]] Status {
+ public:
+  Status() = default;
+  Status(ErrorKind kind, std::string where, std::string message, std::string hint = {})
+      : kind_(kind),
+        where_(std::move(where)),
+        message_(std::move(message)),
+        hint_(std::move(hint)) {}
+
+  bool ok() const { return kind_ == ErrorKind::kOk; }
+  ErrorKind kind() const { return kind_; }
+  const std::string& where() const { return where_; }
+  const std::string& message() const { return message_; }
+  const std::string& hint() const { return hint_; }
+  int exit_code() const { return ExitCode(kind_); }
+
+  // "<where>: <message>" (or just the message when there is no location).
+  std::string ToString() const;
+
+ private:
+  ErrorKind kind_ = ErrorKind::kOk;
+  std::string where_;
+  std::string message_;
+  std::string hint_;
+};
+
+inline Status OkStatus() { return Status(); }
+inline Status UsageError(std::string message, std::string hint = {}) {
+  return Status(ErrorKind::kUsage, {}, std::move(message), std::move(hint));
+}
+inline Status ConfigError(std::string where, std::string message, std::string hint = {}) {
+  return Status(ErrorKind::kConfig, std::move(where), std::move(message), std::move(hint));
+}
+inline Status DataError(std::string where, std::string message, std::string hint = {}) {
+  return Status(ErrorKind::kData, std::move(where), std::move(message), std::move(hint));
+}
+inline Status IoError(std::string where, std::string message, std::string hint = {}) {
+  return Status(ErrorKind::kIo, std::move(where), std::move(message), std::move(hint));
+}
+inline Status InternalError(std::string where, std::string message) {
+  return Status(ErrorKind::kInternal, std::move(where), std::move(message));
+}
+
+// "file:line" — the location format of text-file errors.
+std::string AtLine(std::string_view file, int64_t line);
+
+template <typename T>
+class [[nodiscard]] StatusOr {
+ public:
+  StatusOr(Status status) : value_(std::move(status)) {}  // NOLINT: implicit by design
+  StatusOr(T value) : value_(std::move(value)) {}         // NOLINT: implicit by design
+
+  bool ok() const { return std::holds_alternative<T>(value_); }
+  const Status& status() const {
+    static const Status kOk;
+    return ok() ? kOk : std::get<Status>(value_);
+  }
+  T& value() & { return std::get<T>(value_); }
+  const T& value() const& { return std::get<T>(value_); }
+  T&& value() && { return std::get<T>(std::move(value_)); }
+  T& operator*() & { return value(); }
+  const T& operator*() const& { return value(); }
+  T* operator->() { return &value(); }
+  const T* operator->() const { return &value(); }
+
+ private:
+  std::variant<Status, T> value_;
+};
+
+}  // namespace decodeprof::base
+
+#define DP_CONCAT_INNER_(a, b) a##b
+#define DP_CONCAT_(a, b) DP_CONCAT_INNER_(a, b)
+
+#define DP_RETURN_IF_ERROR(expr)                    \
+  do {                                              \
+    ::decodeprof::base::Status dp_status_ = (expr); \
+    if (!dp_status_.ok()) return dp_status_;        \
+  } while (0)
+
+#define DP_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \
+  auto tmp = (expr);                              \
+  if (!tmp.ok()) return tmp.status();             \
+  lhs = std::move(tmp).value()
+
+#define DP_ASSIGN_OR_RETURN(lhs, expr) \
+  DP_ASSIGN_OR_RETURN_IMPL_(DP_CONCAT_(dp_statusor_, __LINE__), lhs, expr)

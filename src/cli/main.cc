@@ -1,0 +1,57 @@
+// decodeprof — where decode time goes, per GPU kernel and per token.
+#include <cstdio>
+#include <cstring>
+#include <string_view>
+
+#include "src/cli/subcommand.h"
+
+namespace {
+
+using decodeprof::cli::Subcommand;
+
+constexpr Subcommand kSubcommands[] = {
+    {"summarize", "cut the decode window of a kernel trace and attribute its time",
+     decodeprof::cli::SummarizeMain},
+    {"report", "print the Markdown report of a directory of summaries",
+     decodeprof::cli::ReportMain},
+    {"classify", "print the class of kernel names under a rule pack",
+     decodeprof::cli::ClassifyMain},
+    {"guard", "run a command only while the GPU is quiet, and prove it",
+     decodeprof::cli::GuardMain},
+};
+
+void PrintUsage(std::FILE* out) {
+  std::fprintf(out,
+               "usage: decodeprof <subcommand> [options]\n\n"
+               "decodeprof tells where decode time goes, per GPU kernel and per token.\n\n"
+               "subcommands:\n");
+  for (const auto& sub : kSubcommands) {
+    std::fprintf(out, "  %-10.*s %.*s\n", static_cast<int>(sub.name.size()), sub.name.data(),
+                 static_cast<int>(sub.summary.size()), sub.summary.data());
+  }
+  std::fprintf(out, "\nRun `decodeprof <subcommand> --help` for the options of one.\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    PrintUsage(stderr);
+    return 2;
+  }
+  const std::string_view first = argv[1];
+  if (first == "-h" || first == "--help" || first == "help") {
+    PrintUsage(stdout);
+    return 0;
+  }
+  if (first == "--version") {
+    std::printf("decodeprof %s\n", DECODEPROF_VERSION);
+    return 0;
+  }
+  for (const auto& sub : kSubcommands) {
+    if (sub.name == first) return sub.main(argc - 1, argv + 1);
+  }
+  std::fprintf(stderr, "decodeprof: unknown subcommand '%s'\n", argv[1]);
+  PrintUsage(stderr);
+  return 2;
+}

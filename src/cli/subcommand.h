@@ -1,0 +1,29 @@
+// The subcommands of the decodeprof binary. Each lives in <name>_subcommand.cc and only
+// parses arguments and prints; the work is done by the library modules.
+#pragma once
+
+#include <string_view>
+
+#include "src/base/status.h"
+
+namespace decodeprof::cli {
+
+// Entry point of a subcommand: argv[0] is the subcommand name. Returns the exit status.
+using SubcommandMain = int (*)(int argc, char** argv);
+
+struct Subcommand {
+  std::string_view name;
+  std::string_view summary;  // one line for `decodeprof --help`
+  SubcommandMain main;
+};
+
+int SummarizeMain(int argc, char** argv);
+int ReportMain(int argc, char** argv);
+int ClassifyMain(int argc, char** argv);
+int GuardMain(int argc, char** argv);
+
+// Prints `decodeprof: <subcommand>: <where>: <what>` (and the hint on its own line) to stderr
+// and returns the status's exit code.
+int ReportError(std::string_view subcommand, const base::Status& status);
+
+}  // namespace decodeprof::cli
