@@ -55,6 +55,13 @@ class Pack {
   }
   // One role (or kNoRole) per dispatch of `seq`, by the pack's role rules in order.
   virtual std::vector<RoleId> AssignRoles(const SequenceView& seq) const = 0;
+  // Sentences for the user about properties of `seq` that make AssignRoles's labels doubtful,
+  // e.g. a trace without grid sizes, where the sampler-tail rule takes every qmv for the
+  // lm_head (seed spec 2.7 rule 1). Empty when all is well; AssignRoles is unaffected.
+  virtual std::vector<std::string> RoleWarnings(const SequenceView& seq) const {
+    (void)seq;
+    return {};
+  }
 };
 
 }  // namespace decodeprof::analysis
