@@ -1,16 +1,9 @@
-// Importers stream dispatches into a sink, in file order, so that a consumer can keep only
-// what it needs (the decode window) and memory stays bounded by that, not by the file.
+// The sink interface lives in the trace model (src/trace/dispatch_sink.h) so that the
+// analysis can consume a stream without depending on io; importers name it io::DispatchSink.
 #pragma once
 
-#include "src/trace/dispatch.h"
+#include "src/trace/dispatch_sink.h"
 
 namespace decodeprof::io {
-
-class DispatchSink {
- public:
-  virtual ~DispatchSink() = default;
-  // Called once per dispatch row, in file order. `d.name` is already interned.
-  virtual void Add(const trace::Dispatch& d) = 0;
-};
-
+using DispatchSink = trace::DispatchSink;
 }  // namespace decodeprof::io

@@ -1,0 +1,307 @@
+#include "src/analysis/summary.h"
+
+#include <algorithm>
+#include <numeric>
+#include <string>
+#include <utility>
+
+#include "src/analysis/intervals.h"
+#include "src/base/py_format.h"
+
+namespace decodeprof::analysis {
+
+using base::PyRound;
+using trace::DurationNs;
+
+namespace {
+
+constexpr const char* kUnattributed = "unattributed";
+
+// Running totals keyed by a small dense id, kept in first-insertion order (Python dict order).
+template <typename Key>
+class InsertionTotals {
+ public:
+  struct Entry {
+    Key key;
+    int64_t ns = 0;
+    int64_t calls = 0;
+  };
+  Entry& At(Key key, size_t dense) {
+    if (dense >= slot_.size()) slot_.resize(dense + 1, -1);
+    if (slot_[dense] < 0) {
+      slot_[dense] = static_cast<int64_t>(entries_.size());
+      entries_.push_back(Entry{key, 0, 0});
+    }
+    return entries_[static_cast<size_t>(slot_[dense])];
+  }
+  const Entry* Find(size_t dense) const {
+    if (dense >= slot_.size() || slot_[dense] < 0) return nullptr;
+    return &entries_[static_cast<size_t>(slot_[dense])];
+  }
+  const std::vector<Entry>& entries() const { return entries_; }
+
+ private:
+  std::vector<int64_t> slot_;
+  std::vector<Entry> entries_;
+};
+
+size_t RoleSlot(RoleId r) { return static_cast<size_t>(r + 1); }  // kNoRole → 0
+
+// Indices of `values` ordered by descending `key`, stable over the original order.
+template <typename T, typename KeyFn>
+std::vector<size_t> DescendingOrder(const std::vector<T>& values, KeyFn key) {
+  std::vector<size_t> order(values.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return key(values[a]) > key(values[b]); });
+  return order;
+}
+
+// Python's name[:n] on a UTF-8 string: the first n code points.
+std::string TruncateCodePoints(std::string_view text, size_t n) {
+  size_t count = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) {
+      if (count == n) return std::string(text.substr(0, i));
+      ++count;
+    }
+  }
+  return std::string(text);
+}
+
+}  // namespace
+
+Attribution Attribute(const SummaryInputs& in) {
+  const auto& dispatches = in.window->dispatches;
+  Attribution out;
+  out.classes.reserve(dispatches.size());
+  std::vector<int32_t> memo(in.names->size(), -1);  // class per interned name
+  for (const trace::Dispatch& d : dispatches) {
+    if (memo[d.name] < 0) memo[d.name] = in.pack->Classify(in.names->Get(d.name));
+    out.classes.push_back(static_cast<ClassId>(memo[d.name]));
+  }
+  const SequenceView seq{dispatches, in.names, out.classes, in.has_grid};
+  out.roles = in.pack->AssignRoles(seq);
+  return out;
+}
+
+base::StatusOr<Summary> BuildSummary(const SummaryInputs& in, const Attribution& attribution) {
+  const DecodeWindow& window = *in.window;
+  const auto& decode = window.dispatches;
+  const Pack& pack = *in.pack;
+  const auto& role_names = pack.role_names();
+  const auto& class_names = pack.class_names();
+  const auto role_name = [&](RoleId r) -> std::string {
+    return r == kNoRole ? kUnattributed : role_names[static_cast<size_t>(r)];
+  };
+
+  Summary s;
+  s.name = in.name;
+  s.temperature = in.temperature;
+  s.clock = window.clock;
+  s.pack = in.pack_name;
+  s.units_file = in.units_name;
+  if (in.model && in.model_type_present) s.model_type = in.model->model_type;
+
+  const int64_t tokens = in.profiled.generated_tokens.value_or(0);
+  const auto tok = static_cast<double>(tokens);
+  const auto per_token = [&](double value, int digits) -> std::optional<double> {
+    if (tokens == 0) return std::nullopt;
+    return PyRound(value / tok, digits);
+  };
+
+  // ---- time metrics (seed spec 2.5) -------------------------------------------------------
+  DurationNs gpu_sum = 0;
+  for (const auto& d : decode) gpu_sum += d.duration();
+  const DurationNs busy = BusyUnion(decode, window.lo, window.hi);
+  const DurationNs wall = window.hi - window.lo;
+  const auto share = [&](int64_t ns) -> std::optional<double> {
+    if (gpu_sum <= 0) return std::nullopt;
+    return PyRound(static_cast<double>(100 * ns) / static_cast<double>(gpu_sum), 2);
+  };
+
+  s.prompt_tokens = in.profiled.prompt_tokens;
+  s.generated_tokens = in.profiled.generated_tokens;
+  s.profiled_decode_tok_s = in.profiled.decode_tok_s;
+  s.profiled_prefill_tok_s = in.profiled.prefill_tok_s;
+  if (in.plain) {
+    s.plain_decode_tok_s = in.plain->decode_tok_s;
+    s.plain_prefill_tok_s = in.plain->prefill_tok_s;
+  }
+  const std::optional<double>& plain_tok_s = s.plain_decode_tok_s;
+  const std::optional<double>& prof_tok_s = s.profiled_decode_tok_s;
+  if (plain_tok_s && prof_tok_s && *plain_tok_s != 0 && *prof_tok_s != 0) {
+    s.profiler_decode_slowdown_pct = PyRound(100 * (*plain_tok_s / *prof_tok_s - 1), 2);
+  }
+  s.decode_dispatches = static_cast<int64_t>(decode.size());
+  if (tokens != 0) s.decode_forward_passes = tokens - 1;
+  s.dispatches_per_token = per_token(static_cast<double>(decode.size()), 1);
+  s.decode_wall_ms = PyRound(static_cast<double>(wall) / 1e6, 3);
+  s.decode_gpu_sum_ms = PyRound(static_cast<double>(gpu_sum) / 1e6, 3);
+  s.decode_gpu_busy_ms = PyRound(static_cast<double>(busy) / 1e6, 3);
+  s.gpu_ms_per_token = per_token(static_cast<double>(busy) / 1e6, 4);
+  s.host_gap_ms_per_token = per_token(static_cast<double>(wall - busy) / 1e6, 4);
+  if (wall != 0) {
+    s.host_gap_pct_of_wall =
+        PyRound(static_cast<double>(100 * (wall - busy)) / static_cast<double>(wall), 2);
+  }
+  if (plain_tok_s && *plain_tok_s != 0) {
+    s.plain_wall_ms_per_token = PyRound(1000 / *plain_tok_s, 4);
+    if (tokens != 0) {
+      s.plain_host_gap_ms_per_token_est =
+          PyRound(1000 / *plain_tok_s - static_cast<double>(busy) / 1e6 / tok, 4);
+    }
+  }
+
+  // ---- aggregation by kernel, role and class (seed spec 2.10) ------------------------------
+  struct KernelAcc {
+    trace::StringId name;
+    ClassId cls;
+    int64_t calls = 0;
+    int64_t ns = 0;
+    std::vector<bool> roles_seen;  // by RoleSlot
+  };
+  std::vector<KernelAcc> kernels;
+  std::vector<int32_t> kernel_slot(in.names->size(), -1);
+  InsertionTotals<RoleId> roles;
+  InsertionTotals<ClassId> classes;
+  for (size_t i = 0; i < decode.size(); ++i) {
+    const trace::Dispatch& d = decode[i];
+    const RoleId r = attribution.roles[i];
+    const ClassId c = attribution.classes[i];
+    if (kernel_slot[d.name] < 0) {
+      kernel_slot[d.name] = static_cast<int32_t>(kernels.size());
+      kernels.push_back(KernelAcc{d.name, c, 0, 0, std::vector<bool>(role_names.size() + 1)});
+    }
+    KernelAcc& k = kernels[static_cast<size_t>(kernel_slot[d.name])];
+    ++k.calls;
+    k.ns += d.duration();
+    k.roles_seen[RoleSlot(r)] = true;
+    auto& role_total = roles.At(r, RoleSlot(r));
+    role_total.ns += d.duration();
+    ++role_total.calls;
+    classes.At(c, c).ns += d.duration();
+  }
+
+  DP_ASSIGN_OR_RETURN(const GapAttribution gaps,
+                      AttributeGaps(decode, attribution.roles, window.lo, window.hi));
+
+  // ---- checks (seed spec 2.4) ---------------------------------------------------------------
+  s.kernels_straddling_decode_start = window.straddling;
+  s.host_gap_attribution_residual_ns = gaps.total() - (wall - busy);
+  if (window.last_before) {
+    s.idle_gap_before_first_decode_dispatch_us =
+        PyRound(static_cast<double>(decode.front().start - window.last_before->end) / 1e3, 1);
+    s.last_dispatch_before_decode =
+        TruncateCodePoints(in.names->Get(window.last_before->name), 120);
+  }
+
+  // ---- units (seed spec 2.8, 2.9); reading role totals inserts zero entries --------------
+  const auto& units = in.units->units();
+  for (const Unit& unit : units) {
+    for (RoleId r : unit.fallback_roles) roles.At(r, RoleSlot(r));
+  }
+  const auto gap_of = [&](RoleId r) -> int64_t {
+    for (const auto& [role, ns] : gaps.per_role) {
+      if (role == r) return ns;
+    }
+    return 0;
+  };
+  const std::optional<double> scale =
+      GapScale(s.plain_host_gap_ms_per_token_est, s.host_gap_ms_per_token);
+  const auto wall_fields = [&](const std::vector<RoleId>& set) {
+    WallFieldInputs w;
+    for (RoleId r : set) {
+      if (const auto* e = roles.Find(RoleSlot(r))) {
+        w.kernel_ns += e->ns;
+        w.calls += e->calls;
+      }
+      w.gap_ns += gap_of(r);
+    }
+    w.gpu_sum_ns = gpu_sum;
+    w.wall_ns = wall;
+    w.tokens = tokens;
+    w.scale = scale;
+    w.plain_wall_ms_per_token = s.plain_wall_ms_per_token;
+    return w;
+  };
+  const ModelConfig config = in.model.value_or(ModelConfig{});
+  const bool sampled = in.temperature > 0;
+  for (size_t u = 0; u < units.size(); ++u) {
+    const UnitReach reach = in.units->Reach(u, config, sampled);
+    UnitSummary out;
+    out.id = units[u].id;
+    out.port = units[u].port;
+    const WallFieldInputs fallback = wall_fields(units[u].fallback_roles);
+    const WallFieldInputs reached = wall_fields(reach.default_roles);
+    const WallFieldInputs optin = wall_fields(reach.optin_roles);
+    out.fallback_share_pct = share(fallback.kernel_ns);
+    out.fallback_dispatches_per_token = per_token(static_cast<double>(fallback.calls), 1);
+    out.reached_default_share_pct = share(reached.kernel_ns);
+    out.reached_default_dispatches_per_token = per_token(static_cast<double>(reached.calls), 1);
+    out.reached_optin_share_pct = share(optin.kernel_ns);
+    out.fallback = ComputeWallFields(fallback);
+    out.reached_default = ComputeWallFields(reached);
+    out.reached_optin = ComputeWallFields(optin);
+    out.note = reach.note;
+    s.units.push_back(std::move(out));
+  }
+
+  // ---- kernel table ---------------------------------------------------------------------------
+  for (size_t idx : DescendingOrder(kernels, [](const KernelAcc& k) { return k.ns; })) {
+    const KernelAcc& k = kernels[idx];
+    KernelStat stat;
+    stat.name = std::string(in.names->Get(k.name));
+    stat.class_name = class_names[k.cls];
+    for (size_t slot = 1; slot < k.roles_seen.size(); ++slot) {
+      if (k.roles_seen[slot]) stat.roles.push_back(role_names[slot - 1]);
+    }
+    std::sort(stat.roles.begin(), stat.roles.end());
+    for (const Unit& unit : units) {
+      const bool holds = std::any_of(unit.fallback_roles.begin(), unit.fallback_roles.end(),
+                                     [&](RoleId r) { return k.roles_seen[RoleSlot(r)]; });
+      if (holds) stat.unit_ids.push_back(unit.id);
+    }
+    std::sort(stat.unit_ids.begin(), stat.unit_ids.end());
+    stat.calls = k.calls;
+    stat.total_ns = k.ns;
+    stat.calls_per_token = per_token(static_cast<double>(k.calls), 2);
+    stat.avg_ns = base::PyRoundToInt(static_cast<double>(k.ns) / static_cast<double>(k.calls));
+    if (gpu_sum > 0) {
+      stat.share_exact = static_cast<double>(100 * k.ns) / static_cast<double>(gpu_sum);
+    }
+    stat.share_pct = share(k.ns);
+    s.kernels.push_back(std::move(stat));
+  }
+
+  // ---- share tables ---------------------------------------------------------------------------
+  const auto& class_entries = classes.entries();
+  for (size_t idx : DescendingOrder(class_entries, [](const auto& e) { return e.ns; })) {
+    s.class_share_pct.emplace_back(class_names[class_entries[idx].key],
+                                   share(class_entries[idx].ns));
+  }
+  const auto& role_entries = roles.entries();
+  for (size_t idx : DescendingOrder(role_entries, [](const auto& e) { return e.ns; })) {
+    s.role_share_pct.emplace_back(role_name(role_entries[idx].key), share(role_entries[idx].ns));
+  }
+  for (const auto& e : role_entries) {
+    s.role_dispatches_per_token.emplace_back(role_name(e.key),
+                                             per_token(static_cast<double>(e.calls), 1));
+  }
+  std::vector<std::pair<std::string, int64_t>> gap_rows;
+  for (const auto& [role, ns] : gaps.per_role) gap_rows.emplace_back(role_name(role), ns);
+  gap_rows.emplace_back("tail", gaps.tail);
+  for (size_t idx : DescendingOrder(gap_rows, [](const auto& e) { return e.second; })) {
+    s.role_host_gap_ms_per_token.emplace_back(
+        gap_rows[idx].first, per_token(static_cast<double>(gap_rows[idx].second) / 1e6, 4));
+  }
+
+  if (!in.has_grid) {
+    s.warnings.push_back(
+        "the trace has no grid columns, so every grid is 0 and every GEMV of the lm_head's "
+        "class counts as the head in grid-based role rules (seed spec 2.7)");
+  }
+  return s;
+}
+
+}  // namespace decodeprof::analysis

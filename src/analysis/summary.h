@@ -1,0 +1,123 @@
+// The Summary of one decode run: every figure of the seed's `<name>_summary.json` and
+// `<name>_decode_kernels.csv` (seed spec 2.4–2.10, 2.14), already rounded the seed's way.
+// Writers in src/report only format it; nothing here knows about output formats.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "src/analysis/ceilings.h"
+#include "src/analysis/pack.h"
+#include "src/analysis/units.h"
+#include "src/analysis/window.h"
+#include "src/base/status.h"
+#include "src/trace/phase_marks.h"
+#include "src/trace/string_pool.h"
+
+namespace decodeprof::analysis {
+
+// (key, value) rows in output order; a null value prints as JSON null.
+using NamedValues = std::vector<std::pair<std::string, std::optional<double>>>;
+
+struct KernelStat {
+  std::string name;
+  std::string class_name;
+  std::vector<std::string> roles;     // sorted role names seen for this kernel (no "none")
+  std::vector<std::string> unit_ids;  // sorted ids of units whose fallback set holds a role
+  int64_t calls = 0;
+  int64_t total_ns = 0;
+  std::optional<double> calls_per_token;  // round(calls / tokens, 2); null without tokens
+  int64_t avg_ns = 0;                     // round(total_ns / calls), half to even
+  std::optional<double> share_exact;      // 100 · total / gpu_sum, unrounded
+  std::optional<double> share_pct;        // rounded to 2 decimals
+};
+
+struct UnitSummary {
+  std::string id;
+  std::string port;
+  std::optional<double> fallback_share_pct;
+  std::optional<double> fallback_dispatches_per_token;
+  std::optional<double> reached_default_share_pct;
+  std::optional<double> reached_default_dispatches_per_token;
+  std::optional<double> reached_optin_share_pct;
+  WallFields fallback;
+  WallFields reached_default;
+  WallFields reached_optin;  // decodeprof's addition, written after `note`
+  std::string note;
+};
+
+struct Summary {
+  std::string name;
+  std::optional<std::string> model_type;
+  double temperature = 0.0;
+  trace::ClockDomain clock = trace::ClockDomain::kBoottime;
+  std::optional<int64_t> prompt_tokens;
+  std::optional<int64_t> generated_tokens;
+  std::optional<double> profiled_decode_tok_s;
+  std::optional<double> profiled_prefill_tok_s;
+  std::optional<double> plain_decode_tok_s;
+  std::optional<double> plain_prefill_tok_s;
+  std::optional<double> profiler_decode_slowdown_pct;
+  int64_t decode_dispatches = 0;
+  std::optional<double> dispatches_per_token;
+  double decode_wall_ms = 0;
+  double decode_gpu_sum_ms = 0;
+  double decode_gpu_busy_ms = 0;
+  std::optional<double> gpu_ms_per_token;
+  std::optional<double> host_gap_ms_per_token;
+  std::optional<double> host_gap_pct_of_wall;
+  std::optional<double> plain_wall_ms_per_token;
+  std::optional<double> plain_host_gap_ms_per_token_est;
+
+  // checks
+  int64_t kernels_straddling_decode_start = 0;
+  int64_t host_gap_attribution_residual_ns = 0;
+  std::optional<double> idle_gap_before_first_decode_dispatch_us;
+  std::optional<std::string> last_dispatch_before_decode;  // truncated to 120 characters
+
+  std::vector<KernelStat> kernels;         // by total ns, descending, stable (first appearance)
+  NamedValues class_share_pct;             // sorted by raw ns, descending, stable
+  NamedValues role_share_pct;              // sorted by raw ns, descending, stable
+  NamedValues role_dispatches_per_token;   // insertion order
+  NamedValues role_host_gap_ms_per_token;  // sorted by raw ns, descending, stable
+  std::vector<UnitSummary> units;
+
+  // decodeprof's additions (written after the seed's fields).
+  std::string pack;
+  std::string units_file;
+  std::optional<int64_t> decode_forward_passes;  // generated tokens − 1 (seed spec 2.4)
+  std::vector<std::string> warnings;
+};
+
+// Per-dispatch attribution of the window, for the dispatch CSV.
+struct Attribution {
+  std::vector<ClassId> classes;  // one per window dispatch
+  std::vector<RoleId> roles;     // one per window dispatch (kNoRole = none)
+};
+
+struct SummaryInputs {
+  std::string name;
+  double temperature = 0.0;
+  const DecodeWindow* window = nullptr;
+  const trace::StringPool* names = nullptr;
+  bool has_grid = true;
+  const Pack* pack = nullptr;
+  const UnitTable* units = nullptr;
+  std::string pack_name;
+  std::string units_name;
+  trace::BenchResults profiled;
+  std::optional<trace::BenchResults> plain;
+  std::optional<ModelConfig> model;  // absent when there is no config.json
+  bool model_type_present = false;   // config.json had a model_type
+};
+
+// Classifies and attributes the window's dispatches.
+Attribution Attribute(const SummaryInputs& in);
+
+// Computes every figure. Errors only on internal inconsistencies.
+base::StatusOr<Summary> BuildSummary(const SummaryInputs& in, const Attribution& attribution);
+
+}  // namespace decodeprof::analysis

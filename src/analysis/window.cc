@@ -1,0 +1,105 @@
+#include "src/analysis/window.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+namespace decodeprof::analysis {
+
+using trace::ClockDomain;
+
+namespace {
+
+std::optional<trace::TimestampNs> MarkOn(const trace::PhaseMarks& marks, const char* label,
+                                         ClockDomain clock) {
+  const auto it = marks.find(label);
+  if (it == marks.end()) return std::nullopt;
+  return it->second.On(clock);
+}
+
+}  // namespace
+
+WindowCollector::WindowCollector(const trace::PhaseMarks& marks) {
+  for (ClockDomain c : {ClockDomain::kBoottime, ClockDomain::kMonotonic}) {
+    PerClock& pc = clocks_[Index(c)];
+    pc.warmup_start = MarkOn(marks, "warmup_start", c);
+    pc.decode_start = MarkOn(marks, "decode_start", c);
+    pc.measured_end = MarkOn(marks, "measured_end", c);
+  }
+}
+
+void WindowCollector::Add(const trace::Dispatch& d) {
+  uint8_t member = 0;
+  for (size_t i = 0; i < clocks_.size(); ++i) {
+    PerClock& pc = clocks_[i];
+    if (pc.warmup_start && pc.measured_end && *pc.warmup_start <= d.start &&
+        d.start <= *pc.measured_end) {
+      ++pc.bracketed;
+    }
+    if (!pc.decode_start) continue;
+    const trace::TimestampNs lo = *pc.decode_start;
+    if (d.start < lo && lo < d.end) ++pc.straddling;
+    // ">=": among equal starts the later row is the last one in stable start order.
+    if (d.end <= lo && (!pc.last_before || d.start >= pc.last_before->start)) {
+      pc.last_before = d;
+    }
+    if (pc.measured_end && lo <= d.start && d.start <= *pc.measured_end) {
+      member |= static_cast<uint8_t>(1u << i);
+    }
+  }
+  if (member != 0) {
+    candidates_.push_back(d);
+    membership_.push_back(member);
+  }
+}
+
+base::StatusOr<DecodeWindow> WindowCollector::Finish(const std::string& log_path) && {
+  // Boottime first: it wins ties (seed spec 2.4).
+  std::optional<ClockDomain> best;
+  int64_t best_count = 0;
+  for (ClockDomain c : {ClockDomain::kBoottime, ClockDomain::kMonotonic}) {
+    const PerClock& pc = clocks_[Index(c)];
+    if (!pc.warmup_start || !pc.measured_end) continue;
+    if (!best || pc.bracketed > best_count) {
+      best = c;
+      best_count = pc.bracketed;
+    }
+  }
+  if (!best || best_count <= 0) {
+    return base::DataError(log_path,
+                           "no dispatch lies between the warmup_start and measured_end marks on "
+                           "either clock; was MLXCEL_BENCH_PHASE_MARKS=1 set?",
+                           "the bench log needs [phase] lines whose clock matches the trace's");
+  }
+  const PerClock& pc = clocks_[Index(*best)];
+  if (!pc.decode_start) {
+    return base::DataError(log_path, std::string("the bench log has no decode_start mark on the ") +
+                                         trace::ClockName(*best) + " clock");
+  }
+
+  DecodeWindow window;
+  window.clock = *best;
+  window.lo = *pc.decode_start;
+  window.hi = *pc.measured_end;
+  window.straddling = pc.straddling;
+  window.last_before = pc.last_before;
+  const uint8_t bit = static_cast<uint8_t>(1u << Index(*best));
+  window.dispatches.reserve(candidates_.size());
+  for (size_t i = 0; i < candidates_.size(); ++i) {
+    if (membership_[i] & bit) window.dispatches.push_back(candidates_[i]);
+  }
+  candidates_.clear();
+  candidates_.shrink_to_fit();
+  membership_.clear();
+  membership_.shrink_to_fit();
+  std::stable_sort(
+      window.dispatches.begin(), window.dispatches.end(),
+      [](const trace::Dispatch& a, const trace::Dispatch& b) { return a.start < b.start; });
+  if (window.dispatches.empty()) {
+    return base::DataError(log_path, "no dispatch inside the decode window",
+                           "decode_start..measured_end holds no kernel of the trace");
+  }
+  return window;
+}
+
+}  // namespace decodeprof::analysis

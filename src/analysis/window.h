@@ -1,0 +1,69 @@
+// Cutting the decode window out of a kernel trace by the bench log's phase marks
+// (seed spec 2.4). Streaming: a WindowCollector sees every dispatch once, in file order, and
+// keeps only what the window needs — per-clock counters and the dispatches that fall inside
+// either clock's candidate window — so memory is bounded by the decode window, not the file.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "src/base/status.h"
+#include "src/trace/dispatch.h"
+#include "src/trace/dispatch_sink.h"
+#include "src/trace/phase_marks.h"
+
+namespace decodeprof::analysis {
+
+// The decode window on the chosen clock, with its dispatches stably sorted by start.
+struct DecodeWindow {
+  trace::ClockDomain clock = trace::ClockDomain::kBoottime;
+  trace::TimestampNs lo = 0;                // decode_start
+  trace::TimestampNs hi = 0;                // measured_end
+  std::vector<trace::Dispatch> dispatches;  // lo <= start <= hi, start order (file order on ties)
+
+  // Window checks.
+  int64_t straddling = 0;  // dispatches with start < lo < end (strict)
+  // The last dispatch (by start; ties → later row) that ended at or before lo.
+  std::optional<trace::Dispatch> last_before;
+};
+
+class WindowCollector : public trace::DispatchSink {
+ public:
+  explicit WindowCollector(const trace::PhaseMarks& marks);
+
+  void Add(const trace::Dispatch& d) override;
+
+  // Chooses the clock and returns the window. Errors (kData, where = `log_path`):
+  //  - no clock with both warmup_start and measured_end bracketing a dispatch:
+  //    "no dispatch lies between the warmup_start and measured_end marks on either clock;
+  //     was MLXCEL_BENCH_PHASE_MARKS=1 set?"
+  //  - the chosen clock has no decode_start mark;
+  //  - "no dispatch inside the decode window".
+  base::StatusOr<DecodeWindow> Finish(const std::string& log_path) &&;
+
+  // Dispatches bracketed by warmup_start..measured_end on a clock (the clock-choice count).
+  int64_t bracketed(trace::ClockDomain c) const { return clocks_[Index(c)].bracketed; }
+
+ private:
+  struct PerClock {
+    // Marks on this clock (absent when the log lacks them or printed `na`).
+    std::optional<trace::TimestampNs> warmup_start, decode_start, measured_end;
+    int64_t bracketed = 0;
+    int64_t straddling = 0;
+    std::optional<trace::Dispatch> last_before;
+  };
+  static constexpr size_t Index(trace::ClockDomain c) {
+    return c == trace::ClockDomain::kBoottime ? 0 : 1;
+  }
+
+  std::array<PerClock, 2> clocks_;
+  // Dispatches inside either clock's [decode_start, measured_end], in file order, with a bit
+  // per clock saying which window holds them.
+  std::vector<trace::Dispatch> candidates_;
+  std::vector<uint8_t> membership_;
+};
+
+}  // namespace decodeprof::analysis

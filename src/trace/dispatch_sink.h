@@ -1,0 +1,16 @@
+// Importers stream dispatches into a sink, in file order, so that a consumer can keep only
+// what it needs (the decode window) and memory stays bounded by that, not by the file.
+#pragma once
+
+#include "src/trace/dispatch.h"
+
+namespace decodeprof::trace {
+
+class DispatchSink {
+ public:
+  virtual ~DispatchSink() = default;
+  // Called once per dispatch row, in file order. `d.name` is already interned.
+  virtual void Add(const Dispatch& d) = 0;
+};
+
+}  // namespace decodeprof::trace
