@@ -82,6 +82,7 @@ Attribution Attribute(const SummaryInputs& in) {
   }
   const SequenceView seq{dispatches, in.names, out.classes, in.has_grid};
   out.roles = in.pack->AssignRoles(seq);
+  out.warnings = in.pack->RoleWarnings(seq);
   return out;
 }
 
@@ -296,11 +297,7 @@ base::StatusOr<Summary> BuildSummary(const SummaryInputs& in, const Attribution&
         gap_rows[idx].first, per_token(static_cast<double>(gap_rows[idx].second) / 1e6, 4));
   }
 
-  if (!in.has_grid) {
-    s.warnings.push_back(
-        "the trace has no grid columns, so every grid is 0 and every GEMV of the lm_head's "
-        "class counts as the head in grid-based role rules (seed spec 2.7)");
-  }
+  s.warnings = attribution.warnings;
   return s;
 }
 

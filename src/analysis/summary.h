@@ -96,6 +96,7 @@ struct Summary {
 struct Attribution {
   std::vector<ClassId> classes;  // one per window dispatch
   std::vector<RoleId> roles;     // one per window dispatch (kNoRole = none)
+  std::vector<std::string> warnings;  // the pack's RoleWarnings for this sequence
 };
 
 struct SummaryInputs {

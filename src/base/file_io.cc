@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <string>
 #include <system_error>
+#include <utility>
 
 namespace decodeprof::base {
 namespace {
@@ -65,6 +66,61 @@ Status WriteFileAtomic(const std::string& path, std::string_view content) {
     ::unlink(tmp.c_str());
     return IoError(path, "cannot write: " + ErrnoText(err));
   }
+  return OkStatus();
+}
+
+AtomicFileWriter::AtomicFileWriter(std::string path)
+    : path_(std::move(path)), tmp_(path_ + ".tmp." + std::to_string(::getpid())) {}
+
+AtomicFileWriter::~AtomicFileWriter() {
+  if (fd_ >= 0) ::close(fd_);
+  if (!committed_ && fd_ != -1) ::unlink(tmp_.c_str());
+}
+
+Status AtomicFileWriter::Open() {
+  fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd_ < 0) {
+    fd_ = -1;
+    return IoError(path_, "cannot write: " + ErrnoText(errno));
+  }
+  buffer_.reserve(1 << 20);
+  return OkStatus();
+}
+
+void AtomicFileWriter::Write(std::string_view data) {
+  buffer_.append(data);
+  if (buffer_.size() >= (1 << 20)) (void)Flush();
+}
+
+Status AtomicFileWriter::Flush() {
+  const char* data = buffer_.data();
+  size_t left = buffer_.size();
+  while (left > 0 && error_ == 0) {
+    const ssize_t n = ::write(fd_, data, left);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      error_ = errno;
+      break;
+    }
+    data += n;
+    left -= static_cast<size_t>(n);
+  }
+  buffer_.clear();
+  if (error_ != 0) return IoError(path_, "cannot write: " + ErrnoText(error_));
+  return OkStatus();
+}
+
+Status AtomicFileWriter::Commit() {
+  if (fd_ < 0) return InternalError(path_, "write before open");
+  DP_RETURN_IF_ERROR(Flush());
+  const int fd = fd_;
+  fd_ = -2;  // closed, temporary file still to be removed on failure
+  if (::close(fd) != 0 || ::rename(tmp_.c_str(), path_.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(tmp_.c_str());
+    return IoError(path_, "cannot write: " + ErrnoText(err));
+  }
+  committed_ = true;
   return OkStatus();
 }
 

@@ -40,3 +40,30 @@ TEST(FileIoTest, WriteIntoMissingDirectoryFailsCleanly) {
 
 }  // namespace
 }  // namespace decodeprof::base
+
+namespace decodeprof::base {
+namespace {
+
+TEST(AtomicFileWriterTest, NothingAppearsWithoutCommit) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("dp_atomic_writer_" + std::to_string(::getpid()));
+  ASSERT_TRUE(MakeDirs(dir.string()).ok());
+  const std::string path = (dir / "big.csv").string();
+  {
+    AtomicFileWriter writer(path);
+    ASSERT_TRUE(writer.Open().ok());
+    writer.Write("partial");
+  }
+  EXPECT_TRUE(std::filesystem::is_empty(dir));
+  {
+    AtomicFileWriter writer(path);
+    ASSERT_TRUE(writer.Open().ok());
+    for (int i = 0; i < 300000; ++i) writer.Write("0123456789");
+    ASSERT_TRUE(writer.Commit().ok());
+  }
+  EXPECT_EQ(std::filesystem::file_size(path), 3000000u);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace decodeprof::base

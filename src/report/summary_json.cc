@@ -1,0 +1,109 @@
+#include "src/report/summary_json.h"
+
+#include <string>
+
+namespace decodeprof::report {
+
+using base::JsonValue;
+
+namespace {
+
+JsonValue NamedValuesObject(const analysis::NamedValues& rows) {
+  JsonValue object = JsonValue::MakeObject();
+  for (const auto& [key, value] : rows) object.Add(key, JsonValue::OptFloat(value));
+  return object;
+}
+
+// The six wall fields of a role set; the three ceilings carry no prefix for the fallback set
+// (seed spec 2.9).
+void AddWallFields(JsonValue& unit, const std::string& prefix, const std::string& ceiling_prefix,
+                   const analysis::WallFields& w) {
+  unit.Add(prefix + "_host_gap_ms_per_token", JsonValue::OptFloat(w.host_gap_ms_per_token));
+  unit.Add(prefix + "_host_gap_us_per_dispatch", JsonValue::Float(w.host_gap_us_per_dispatch));
+  unit.Add(prefix + "_wall_share_pct", JsonValue::OptFloat(w.wall_share_pct));
+  unit.Add(ceiling_prefix + "ceiling_gpu_share", JsonValue::OptFloat(w.ceiling_gpu_share));
+  unit.Add(ceiling_prefix + "ceiling_wall", JsonValue::OptFloat(w.ceiling_wall));
+  unit.Add(ceiling_prefix + "plain_ceiling_wall_est",
+           JsonValue::OptFloat(w.plain_ceiling_wall_est));
+}
+
+}  // namespace
+
+JsonValue SummaryToJson(const analysis::Summary& s) {
+  JsonValue doc = JsonValue::MakeObject();
+  doc.Add("name", JsonValue::Str(s.name));
+  doc.Add("model_type", JsonValue::OptStr(s.model_type));
+  doc.Add("temperature", JsonValue::Float(s.temperature));
+  doc.Add("clock", JsonValue::Str(trace::ClockName(s.clock)));
+  doc.Add("prompt_tokens", JsonValue::OptInt(s.prompt_tokens));
+  doc.Add("generated_tokens", JsonValue::OptInt(s.generated_tokens));
+  doc.Add("profiled_decode_tok_s", JsonValue::OptFloat(s.profiled_decode_tok_s));
+  doc.Add("profiled_prefill_tok_s", JsonValue::OptFloat(s.profiled_prefill_tok_s));
+  doc.Add("plain_decode_tok_s", JsonValue::OptFloat(s.plain_decode_tok_s));
+  doc.Add("plain_prefill_tok_s", JsonValue::OptFloat(s.plain_prefill_tok_s));
+  doc.Add("profiler_decode_slowdown_pct", JsonValue::OptFloat(s.profiler_decode_slowdown_pct));
+  doc.Add("decode_dispatches", JsonValue::Int(s.decode_dispatches));
+  doc.Add("dispatches_per_token", JsonValue::OptFloat(s.dispatches_per_token));
+  doc.Add("decode_wall_ms", JsonValue::Float(s.decode_wall_ms));
+  doc.Add("decode_gpu_sum_ms", JsonValue::Float(s.decode_gpu_sum_ms));
+  doc.Add("decode_gpu_busy_ms", JsonValue::Float(s.decode_gpu_busy_ms));
+  doc.Add("gpu_ms_per_token", JsonValue::OptFloat(s.gpu_ms_per_token));
+  doc.Add("host_gap_ms_per_token", JsonValue::OptFloat(s.host_gap_ms_per_token));
+  doc.Add("host_gap_pct_of_wall", JsonValue::OptFloat(s.host_gap_pct_of_wall));
+  doc.Add("plain_wall_ms_per_token", JsonValue::OptFloat(s.plain_wall_ms_per_token));
+  doc.Add("plain_host_gap_ms_per_token_est",
+          JsonValue::OptFloat(s.plain_host_gap_ms_per_token_est));
+
+  JsonValue& checks = doc.Add("checks", JsonValue::MakeObject());
+  checks.Add("kernels_straddling_decode_start", JsonValue::Int(s.kernels_straddling_decode_start));
+  checks.Add("host_gap_attribution_residual_ns",
+             JsonValue::Int(s.host_gap_attribution_residual_ns));
+  checks.Add("idle_gap_before_first_decode_dispatch_us",
+             JsonValue::OptFloat(s.idle_gap_before_first_decode_dispatch_us));
+  checks.Add("last_dispatch_before_decode", JsonValue::OptStr(s.last_dispatch_before_decode));
+
+  JsonValue& top = doc.Add("top_kernels", JsonValue::MakeArray());
+  for (size_t i = 0; i < s.kernels.size() && i < 10; ++i) {
+    const analysis::KernelStat& k = s.kernels[i];
+    JsonValue& row = top.Push(JsonValue::MakeObject());
+    row.Add("kernel", JsonValue::Str(k.name));
+    row.Add("class", JsonValue::Str(k.class_name));
+    row.Add("calls_per_token", JsonValue::OptFloat(k.calls_per_token));
+    row.Add("share_pct", JsonValue::OptFloat(k.share_pct));
+  }
+  doc.Add("class_share_pct", NamedValuesObject(s.class_share_pct));
+  doc.Add("role_share_pct", NamedValuesObject(s.role_share_pct));
+  doc.Add("role_dispatches_per_token", NamedValuesObject(s.role_dispatches_per_token));
+  doc.Add("role_host_gap_ms_per_token", NamedValuesObject(s.role_host_gap_ms_per_token));
+
+  JsonValue& units = doc.Add("port_units", JsonValue::MakeObject());
+  for (const analysis::UnitSummary& u : s.units) {
+    JsonValue& unit = units.Add(u.id, JsonValue::MakeObject());
+    unit.Add("port", JsonValue::Str(u.port));
+    unit.Add("fallback_share_pct", JsonValue::OptFloat(u.fallback_share_pct));
+    unit.Add("fallback_dispatches_per_token", JsonValue::OptFloat(u.fallback_dispatches_per_token));
+    unit.Add("reached_default_share_pct", JsonValue::OptFloat(u.reached_default_share_pct));
+    unit.Add("reached_default_dispatches_per_token",
+             JsonValue::OptFloat(u.reached_default_dispatches_per_token));
+    unit.Add("reached_optin_share_pct", JsonValue::OptFloat(u.reached_optin_share_pct));
+    AddWallFields(unit, "fallback", "", u.fallback);
+    AddWallFields(unit, "reached_default", "reached_default_", u.reached_default);
+    unit.Add("note", JsonValue::Str(u.note));
+    // decodeprof's addition: the opt-in set's ceilings (seed spec 2.8 suggests them).
+    AddWallFields(unit, "reached_optin", "reached_optin_", u.reached_optin);
+  }
+
+  // decodeprof's own fields, after the seed's.
+  doc.Add("decode_forward_passes", JsonValue::OptInt(s.decode_forward_passes));
+  doc.Add("pack", JsonValue::Str(s.pack));
+  doc.Add("units_file", JsonValue::Str(s.units_file));
+  JsonValue& warnings = doc.Add("warnings", JsonValue::MakeArray());
+  for (const std::string& w : s.warnings) warnings.Push(JsonValue::Str(w));
+  return doc;
+}
+
+std::string SummaryJsonText(const analysis::Summary& summary) {
+  return SummaryToJson(summary).Dump() + "\n";
+}
+
+}  // namespace decodeprof::report

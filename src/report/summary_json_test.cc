@@ -1,0 +1,142 @@
+#include "src/report/summary_json.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "src/analysis/test_pack.h"
+#include "src/report/kernel_csv.h"
+
+namespace decodeprof::report {
+namespace {
+
+using analysis::testing::FakePack;
+using analysis::testing::FakeUnits;
+
+struct Run {
+  trace::StringPool names;
+  analysis::DecodeWindow window;
+  FakePack pack{{"qmv", "rope"}, {"rope_append", "ssm_step"}, {{"rope, k", "rope_append"}}};
+  FakeUnits units{{analysis::Unit{"2063", "fused rope", {0}}},
+                  {analysis::UnitReach{{0}, {0}, "note"}}};
+  analysis::Summary summary;
+
+  Run() {
+    window.lo = 0;
+    window.hi = 1000;
+    window.dispatches = {{.start = 0, .end = 300, .name = names.Intern("qmv_a")},
+                         {.start = 310, .end = 333, .name = names.Intern("rope, k")},
+                         {.start = 400, .end = 700, .name = names.Intern("qmv_a")}};
+    analysis::SummaryInputs in;
+    in.name = "run";
+    in.window = &window;
+    in.names = &names;
+    in.pack = &pack;
+    in.units = &units;
+    in.profiled.generated_tokens = 3;
+    in.profiled.decode_tok_s = 58.86;
+    auto s = analysis::BuildSummary(in, analysis::Attribute(in));
+    EXPECT_TRUE(s.ok());
+    summary = *s;
+  }
+};
+
+std::vector<std::string> Keys(const nlohmann::ordered_json& object) {
+  std::vector<std::string> keys;
+  for (const auto& item : object.items()) keys.push_back(item.key());
+  return keys;
+}
+
+TEST(SummaryJsonTest, KeysComeInTheSeedsOrderThenDecodeprofs) {
+  Run run;
+  const std::string text = SummaryJsonText(run.summary);
+  ASSERT_EQ(text.back(), '\n');
+  const auto doc = nlohmann::ordered_json::parse(text);
+  EXPECT_EQ(Keys(doc), (std::vector<std::string>{"name",
+                                                 "model_type",
+                                                 "temperature",
+                                                 "clock",
+                                                 "prompt_tokens",
+                                                 "generated_tokens",
+                                                 "profiled_decode_tok_s",
+                                                 "profiled_prefill_tok_s",
+                                                 "plain_decode_tok_s",
+                                                 "plain_prefill_tok_s",
+                                                 "profiler_decode_slowdown_pct",
+                                                 "decode_dispatches",
+                                                 "dispatches_per_token",
+                                                 "decode_wall_ms",
+                                                 "decode_gpu_sum_ms",
+                                                 "decode_gpu_busy_ms",
+                                                 "gpu_ms_per_token",
+                                                 "host_gap_ms_per_token",
+                                                 "host_gap_pct_of_wall",
+                                                 "plain_wall_ms_per_token",
+                                                 "plain_host_gap_ms_per_token_est",
+                                                 "checks",
+                                                 "top_kernels",
+                                                 "class_share_pct",
+                                                 "role_share_pct",
+                                                 "role_dispatches_per_token",
+                                                 "role_host_gap_ms_per_token",
+                                                 "port_units",
+                                                 "decode_forward_passes",
+                                                 "pack",
+                                                 "units_file",
+                                                 "warnings"}));
+  EXPECT_EQ(Keys(doc["checks"]),
+            (std::vector<std::string>{
+                "kernels_straddling_decode_start", "host_gap_attribution_residual_ns",
+                "idle_gap_before_first_decode_dispatch_us", "last_dispatch_before_decode"}));
+  EXPECT_EQ(Keys(doc["port_units"]["2063"]),
+            (std::vector<std::string>{"port",
+                                      "fallback_share_pct",
+                                      "fallback_dispatches_per_token",
+                                      "reached_default_share_pct",
+                                      "reached_default_dispatches_per_token",
+                                      "reached_optin_share_pct",
+                                      "fallback_host_gap_ms_per_token",
+                                      "fallback_host_gap_us_per_dispatch",
+                                      "fallback_wall_share_pct",
+                                      "ceiling_gpu_share",
+                                      "ceiling_wall",
+                                      "plain_ceiling_wall_est",
+                                      "reached_default_host_gap_ms_per_token",
+                                      "reached_default_host_gap_us_per_dispatch",
+                                      "reached_default_wall_share_pct",
+                                      "reached_default_ceiling_gpu_share",
+                                      "reached_default_ceiling_wall",
+                                      "reached_default_plain_ceiling_wall_est",
+                                      "note",
+                                      "reached_optin_host_gap_ms_per_token",
+                                      "reached_optin_host_gap_us_per_dispatch",
+                                      "reached_optin_wall_share_pct",
+                                      "reached_optin_ceiling_gpu_share",
+                                      "reached_optin_ceiling_wall",
+                                      "reached_optin_plain_ceiling_wall_est"}));
+}
+
+TEST(SummaryJsonTest, NumbersArePythonStyled) {
+  Run run;
+  const std::string text = SummaryJsonText(run.summary);
+  EXPECT_NE(text.find("\n  \"temperature\": 0.0,\n"), std::string::npos);
+  EXPECT_NE(text.find("\n  \"model_type\": null,\n"), std::string::npos);
+  EXPECT_NE(text.find("\n  \"profiled_decode_tok_s\": 58.86,\n"), std::string::npos);
+  EXPECT_NE(text.find("\n  \"decode_dispatches\": 3,\n"), std::string::npos);
+  EXPECT_NE(text.find("\n  \"dispatches_per_token\": 1.0,\n"), std::string::npos);
+  EXPECT_NE(text.find("\n  \"decode_wall_ms\": 0.001,\n"), std::string::npos);
+  EXPECT_NE(text.find("\n  \"gpu_ms_per_token\": 0.0002,\n"), std::string::npos);
+  EXPECT_NE(text.find("\n  \"warnings\": []\n}\n"), std::string::npos);
+}
+
+TEST(KernelCsvTest, SeedDialect) {
+  Run run;
+  // gpu_sum = 623: qmv_a 600 ns (96.308...%), "rope, k" 23 ns (3.691...%).
+  EXPECT_EQ(KernelCsvText(run.summary),
+            "kernel,class,roles,port_units,calls,calls_per_token,total_ns,avg_ns,share_pct\r\n"
+            "qmv_a,qmv,,,2,0.67,600,300,96.308\r\n"
+            "\"rope, k\",rope,rope_append,2063,1,0.33,23,23,3.692\r\n");
+}
+
+}  // namespace
+}  // namespace decodeprof::report

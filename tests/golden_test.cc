@@ -1,0 +1,181 @@
+// CLI golden tests: every directory tests/golden/<subcommand>/<case>/ is one run of the
+// decodeprof binary, compared against expected files (style.md 7.5).
+//
+// A case holds:
+//   args                one argument per line; @CASE@ expands to the case directory and
+//                       @OUT@ to a fresh empty output directory
+//   stdin               (optional) fed to the command
+//   expected_exit       (optional, default 0) the exit status
+//   expected_stdout     (optional) the exact standard output
+//   expected_stderr     (optional) substrings, one per line, that stderr must contain
+//   expected/           (optional) the exact files the run must leave in @OUT@ — and no others,
+//                       so a failing run that must leave nothing has an empty or no expected/
+// DECODEPROF_UPDATE_GOLDEN=1 rewrites expected_stdout and expected/ from the actual run.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+extern char** environ;
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string Slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void Spit(const fs::path& p, const std::string& text) {
+  std::ofstream out(p, std::ios::binary);
+  out << text;
+}
+
+std::string Replace(std::string s, const std::string& from, const std::string& to) {
+  for (size_t pos = 0; (pos = s.find(from, pos)) != std::string::npos; pos += to.size()) {
+    s.replace(pos, from.size(), to);
+  }
+  return s;
+}
+
+struct Result {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+Result RunBinary(const std::vector<std::string>& args, const fs::path& stdin_file,
+                 const fs::path& scratch) {
+  const fs::path out_path = scratch / "stdout", err_path = scratch / "stderr";
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0,
+                                   stdin_file.empty() ? "/dev/null" : stdin_file.c_str(),
+                                   O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
+  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
+  std::vector<char*> argv;
+  std::string binary = DECODEPROF_BINARY;
+  argv.push_back(binary.data());
+  std::vector<std::string> copy = args;
+  for (auto& a : copy) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  Result r;
+  if (posix_spawn(&pid, binary.c_str(), &actions, nullptr, argv.data(), environ) == 0) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  }
+  posix_spawn_file_actions_destroy(&actions);
+  r.out = Slurp(out_path);
+  r.err = Slurp(err_path);
+  return r;
+}
+
+std::vector<fs::path> Cases() {
+  std::vector<fs::path> cases;
+  const fs::path root = fs::path(DECODEPROF_SOURCE_DIR) / "tests" / "golden";
+  for (const auto& entry : fs::recursive_directory_iterator(root)) {
+    if (entry.is_regular_file() && entry.path().filename() == "args") {
+      cases.push_back(entry.path().parent_path());
+    }
+  }
+  std::sort(cases.begin(), cases.end());
+  return cases;
+}
+
+class GoldenTest : public ::testing::TestWithParam<fs::path> {};
+
+TEST_P(GoldenTest, MatchesExpected) {
+  const fs::path dir = GetParam();
+  const bool update = std::getenv("DECODEPROF_UPDATE_GOLDEN") != nullptr;
+  const fs::path scratch = fs::temp_directory_path() /
+                           ("dp_golden_" + std::to_string(::getpid()) + "_" +
+                            dir.parent_path().filename().string() + "_" +
+                            dir.filename().string());
+  fs::remove_all(scratch);
+  const fs::path out = scratch / "out";
+  fs::create_directories(out);
+
+  std::vector<std::string> args;
+  std::istringstream lines(Slurp(dir / "args"));
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty()) continue;
+    args.push_back(Replace(Replace(line, "@CASE@", dir.string()), "@OUT@", out.string()));
+  }
+  const fs::path stdin_file = fs::exists(dir / "stdin") ? dir / "stdin" : fs::path();
+  const Result r = RunBinary(args, stdin_file, scratch);
+  const std::string context = "case " + dir.string() + "\nstderr:\n" + r.err;
+
+  const int expected_exit =
+      fs::exists(dir / "expected_exit") ? std::stoi(Slurp(dir / "expected_exit")) : 0;
+  EXPECT_EQ(r.exit_code, expected_exit) << context;
+  if (fs::exists(dir / "expected_stderr")) {
+    std::istringstream wanted(Slurp(dir / "expected_stderr"));
+    for (std::string line; std::getline(wanted, line);) {
+      if (line.empty()) continue;
+      line = Replace(line, "@CASE@", dir.string());
+      EXPECT_NE(r.err.find(line), std::string::npos) << "missing: " << line << "\n" << context;
+    }
+  }
+  if (update) {
+    if (fs::exists(dir / "expected_stdout") || !r.out.empty()) Spit(dir / "expected_stdout", r.out);
+  } else if (fs::exists(dir / "expected_stdout")) {
+    EXPECT_EQ(r.out, Replace(Slurp(dir / "expected_stdout"), "@CASE@", dir.string())) << context;
+  }
+
+  // The output directory must hold exactly the expected files.
+  const fs::path expected = dir / "expected";
+  std::map<std::string, std::string> actual_files;
+  for (const auto& e : fs::directory_iterator(out)) {
+    actual_files[e.path().filename().string()] = Slurp(e.path());
+  }
+  if (update && (fs::exists(expected) || !actual_files.empty())) {
+    fs::remove_all(expected);
+    fs::create_directories(expected);
+    for (const auto& [name, text] : actual_files) Spit(expected / name, text);
+  }
+  std::map<std::string, std::string> expected_files;
+  if (fs::exists(expected)) {
+    for (const auto& e : fs::directory_iterator(expected)) {
+      expected_files[e.path().filename().string()] = Slurp(e.path());
+    }
+  }
+  for (const auto& [name, text] : expected_files) {
+    auto it = actual_files.find(name);
+    ASSERT_NE(it, actual_files.end()) << "missing output " << name << "\n" << context;
+    EXPECT_EQ(it->second, text) << "output " << name << " differs\n" << context;
+  }
+  for (const auto& [name, text] : actual_files) {
+    EXPECT_TRUE(expected_files.count(name)) << "unexpected output " << name << "\n" << context;
+  }
+  fs::remove_all(scratch);
+}
+
+std::string CaseName(const ::testing::TestParamInfo<fs::path>& info) {
+  std::string name =
+      info.param.parent_path().filename().string() + "_" + info.param.filename().string();
+  for (char& c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Cli, GoldenTest, ::testing::ValuesIn(Cases()), CaseName);
+
+}  // namespace
