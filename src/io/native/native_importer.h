@@ -1,0 +1,94 @@
+// Importer of decodeprof's native trace file (src/native_format/schema.h,
+// docs/trace-format.md): the SQLite file `decodeprof record` writes and every importer can
+// convert to.
+//
+// Dispatches (kernels, and optionally memcpy/memset) are streamed into a DispatchSink in
+// start order (ties: kernels before memory operations, then row id), with `line` = the
+// 1-based position in that order and `grid` = product of max(grid_x|y|z, 1) (0 for memory
+// operations). Kernel names are the demangled names; memory operations are named
+// "[CUDA memcpy Host-to-Device]", "[CUDA memcpy Device-to-Host]",
+// "[CUDA memcpy Device-to-Device]", "[CUDA memcpy Host-to-Host]", "[CUDA memcpy Peer-to-Peer]",
+// "[CUDA memcpy]" (other kinds) and "[CUDA memset]". NVTX ranges, marks, counters and
+// metadata are small and are returned whole.
+//
+// A file whose recorder was killed is readable up to its last commit: a leftover rollback
+// journal is applied (which needs write access to the file's directory) and `complete` is
+// false.
+//
+// Errors:
+//   kIo, where = path: missing or unreadable file; a hot journal that cannot be rolled back.
+//   kData, where = path: not an SQLite database; no `meta` table or meta `format` is not
+//     "decodeprof-native" ("not a decodeprof native trace ..."); `format_version` newer than
+//     this reader's (hint: update decodeprof); an unknown `clock_domain`; a missing table.
+//   kData, where = "<path>: <table> id <N>": end before start; a name/domain id that is not
+//     in `strings`.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "src/base/status.h"
+#include "src/io/dispatch_sink.h"
+#include "src/trace/dispatch.h"
+#include "src/trace/string_pool.h"
+
+namespace decodeprof::io {
+
+// One NVTX range. `depth` is the nesting depth of a push/pop range on its thread and domain
+// (0 = outermost), -1 for a start/end range (which does not nest).
+struct NativeRange {
+  trace::StringId name = 0;
+  trace::StringId domain = 0;  // "" = NVTX's default domain
+  trace::TimestampNs start = 0;
+  trace::TimestampNs end = 0;
+  uint64_t thread = 0;  // OS thread id of the thread that opened it
+  int32_t depth = 0;
+};
+
+// One NVTX mark (an instant).
+struct NativeMark {
+  trace::StringId name = 0;
+  trace::StringId domain = 0;
+  trace::TimestampNs time = 0;
+  uint64_t thread = 0;
+};
+
+struct NativeImport {
+  // The host clock of every timestamp; nullopt when the file says "unknown" (a trace
+  // converted from a format whose clock is not known, e.g. rocprofv3 CSV).
+  std::optional<trace::ClockDomain> clock;
+  std::vector<NativeRange> ranges;  // by start, then depth, then row id
+  std::vector<NativeMark> marks;    // by time, then row id
+  int64_t kernels = 0;              // rows of table kernels (all of them went to the sink)
+  int64_t memory_ops = 0;           // rows of table memory_ops (sent only if asked for)
+  int64_t api_calls = 0;            // rows of table api_calls
+  // Every counter of the file, and the sum of those that count lost records
+  // (native_format::IsDataLossCounter: CUPTI's dropped records, translation failures, ...).
+  std::map<std::string, int64_t> counters;
+  int64_t dropped_records = 0;
+  std::map<std::string, std::string> meta;  // every meta key (recorder, versions, ...)
+  // meta complete == "1": the recorder closed the file (false after a kill or crash).
+  bool complete = false;
+  // meta recording_status: "ok", or why recording was off (e.g. CUPTI could not be loaded).
+  std::string recording_status;
+};
+
+struct NativeImportOptions {
+  // Also stream memcpy and memset operations as dispatches (named as above).
+  bool memory_ops_as_dispatches = false;
+};
+
+// Reads `path`, streams its dispatches into `sink` (names interned into `names`) and returns
+// everything else.
+base::StatusOr<NativeImport> ImportNative(const std::string& path, trace::StringPool& names,
+                                          DispatchSink& sink,
+                                          const NativeImportOptions& options = {});
+
+// True if `head` (the first bytes of a file, at least 16) starts like an SQLite database.
+// Whether it is a native trace is known only by reading its meta table.
+bool LooksLikeSqlite(std::string_view head);
+
+}  // namespace decodeprof::io

@@ -1,0 +1,291 @@
+#include "src/io/native/native_importer.h"
+
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "src/native_format/native_writer.h"
+
+namespace decodeprof::io {
+namespace {
+
+namespace nf = native_format;
+
+std::string TempPath(const std::string& name) {
+  std::string dir = ::testing::TempDir() + "native_importer_XXXXXX";
+  if (::mkdtemp(dir.data()) == nullptr) return {};
+  return dir + "/" + name;
+}
+
+class CollectSink : public DispatchSink {
+ public:
+  void Add(const trace::Dispatch& d) override { dispatches.push_back(d); }
+  std::vector<trace::Dispatch> dispatches;
+};
+
+void Exec(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
+      << sqlite3_errmsg(db);
+  sqlite3_close(db);
+}
+
+nf::KernelRow Kernel(nf::NativeWriter& w, const std::string& name, int64_t start, int64_t end) {
+  nf::KernelRow k;
+  k.name = *w.Intern(name);
+  k.mangled = *w.Intern("_Z" + name);
+  k.start_ns = start;
+  k.end_ns = end;
+  k.grid[0] = 4;
+  k.grid[1] = 0;  // counts as 1
+  k.grid[2] = 2;
+  return k;
+}
+
+// A small complete trace: three kernels written out of start order, a memset, a memcpy, two
+// nested ranges, a start/end range, a mark and two counters.
+std::string WriteSample() {
+  const std::string path = TempPath("sample.sqlite");
+  auto writer = nf::NativeWriter::Create(path, "monotonic", "test");
+  EXPECT_TRUE(writer.ok());
+  nf::NativeWriter& w = **writer;
+  EXPECT_TRUE(w.AddKernel(Kernel(w, "b", 300, 400)).ok());
+  EXPECT_TRUE(w.AddKernel(Kernel(w, "a", 100, 200)).ok());
+  EXPECT_TRUE(w.AddKernel(Kernel(w, "a", 300, 350)).ok());  // same start as "b": row id breaks
+  nf::MemoryOpRow memset;
+  memset.kind = nf::MemoryOpKind::kMemset;
+  memset.start_ns = 150;
+  memset.end_ns = 160;
+  EXPECT_TRUE(w.AddMemoryOp(memset).ok());
+  nf::MemoryOpRow memcpy;
+  memcpy.kind = nf::MemoryOpKind::kMemcpy;
+  memcpy.copy_kind = 2;
+  memcpy.start_ns = 300;  // ties with kernels: kernels first
+  memcpy.end_ns = 310;
+  EXPECT_TRUE(w.AddMemoryOp(memcpy).ok());
+  const auto domain = *w.Intern("");
+  nf::RangeRow step{.start_ns = 250,
+                    .end_ns = 450,
+                    .name = *w.Intern("decodeprof:step"),
+                    .domain = domain,
+                    .thread = 11,
+                    .depth = 1};
+  nf::RangeRow decode{.start_ns = 50,
+                      .end_ns = 500,
+                      .name = *w.Intern("decodeprof:decode"),
+                      .domain = domain,
+                      .thread = 11,
+                      .depth = 0};
+  nf::RangeRow startend{.start_ns = 250,
+                        .end_ns = 260,
+                        .name = *w.Intern("io"),
+                        .domain = *w.Intern("mydomain"),
+                        .thread = 12,
+                        .depth = -1,
+                        .kind = nf::RangeKind::kStartEnd};
+  EXPECT_TRUE(w.AddRange(step).ok());
+  EXPECT_TRUE(w.AddRange(decode).ok());
+  EXPECT_TRUE(w.AddRange(startend).ok());
+  nf::MarkRow mark{.time_ns = 120, .name = *w.Intern("token"), .domain = domain, .thread = 11};
+  EXPECT_TRUE(w.AddMark(mark).ok());
+  nf::ApiCallRow api{.start_ns = 90, .end_ns = 95, .name = *w.Intern("cudaLaunchKernel")};
+  EXPECT_TRUE(w.AddApiCall(api).ok());
+  EXPECT_TRUE(w.SetCounter(nf::kCounterCuptiDropped, 2).ok());
+  EXPECT_TRUE(w.SetCounter(nf::kCounterIncompleteKernels, 1).ok());
+  EXPECT_TRUE(w.SetCounter(nf::kCounterNvtxUnmatchedPops, 5).ok());  // not data loss
+  EXPECT_TRUE(w.SetMeta(nf::kMetaRecordingStatus, "ok").ok());
+  EXPECT_TRUE(w.Close().ok());
+  return path;
+}
+
+TEST(NativeImporterTest, StreamsKernelsInStartOrderAndReturnsTheRest) {
+  const std::string path = WriteSample();
+  trace::StringPool names;
+  CollectSink sink;
+  auto result = ImportNative(path, names, sink);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  ASSERT_EQ(sink.dispatches.size(), 3u);
+  EXPECT_EQ(names.Get(sink.dispatches[0].name), "a");
+  EXPECT_EQ(sink.dispatches[0].start, 100);
+  EXPECT_EQ(names.Get(sink.dispatches[1].name), "b");  // start 300, row id 1
+  EXPECT_EQ(names.Get(sink.dispatches[2].name), "a");  // start 300, row id 3
+  EXPECT_EQ(sink.dispatches[2].end, 350);
+  EXPECT_EQ(sink.dispatches[0].grid, 8);
+  EXPECT_EQ(sink.dispatches[0].line, 1u);
+  EXPECT_EQ(sink.dispatches[2].line, 3u);
+
+  const NativeImport& n = *result;
+  EXPECT_EQ(n.clock, trace::ClockDomain::kMonotonic);
+  EXPECT_TRUE(n.complete);
+  EXPECT_EQ(n.recording_status, "ok");
+  EXPECT_EQ(n.kernels, 3);
+  EXPECT_EQ(n.memory_ops, 2);
+  EXPECT_EQ(n.api_calls, 1);
+  EXPECT_EQ(n.dropped_records, 3);
+  EXPECT_EQ(n.counters.at("nvtx_unmatched_pops"), 5);
+  EXPECT_EQ(n.meta.at("recorder"), "test");
+  ASSERT_EQ(n.ranges.size(), 3u);
+  EXPECT_EQ(names.Get(n.ranges[0].name), "decodeprof:decode");
+  EXPECT_EQ(n.ranges[0].depth, 0);
+  EXPECT_EQ(names.Get(n.ranges[1].name), "io");  // start 250, depth -1 sorts first
+  EXPECT_EQ(names.Get(n.ranges[1].domain), "mydomain");
+  EXPECT_EQ(names.Get(n.ranges[2].name), "decodeprof:step");
+  EXPECT_EQ(n.ranges[2].thread, 11u);
+  EXPECT_EQ(n.ranges[2].end, 450);
+  ASSERT_EQ(n.marks.size(), 1u);
+  EXPECT_EQ(names.Get(n.marks[0].name), "token");
+  EXPECT_EQ(n.marks[0].time, 120);
+}
+
+TEST(NativeImporterTest, MemoryOpsAsDispatchesWhenAskedFor) {
+  const std::string path = WriteSample();
+  trace::StringPool names;
+  CollectSink sink;
+  auto result = ImportNative(path, names, sink, {.memory_ops_as_dispatches = true});
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  ASSERT_EQ(sink.dispatches.size(), 5u);
+  EXPECT_EQ(names.Get(sink.dispatches[1].name), "[CUDA memset]");
+  EXPECT_EQ(sink.dispatches[1].grid, 0);
+  EXPECT_EQ(names.Get(sink.dispatches[4].name), "[CUDA memcpy Device-to-Host]");
+  for (size_t i = 0; i < sink.dispatches.size(); ++i) {
+    EXPECT_EQ(sink.dispatches[i].line, i + 1);
+  }
+}
+
+TEST(NativeImporterTest, ReadsAFileWhoseRecorderWasKilled) {
+  const std::string path = TempPath("killed.sqlite");
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    auto writer = nf::NativeWriter::Create(path, "monotonic", "killed");
+    if (!writer.ok()) ::_exit(3);
+    nf::NativeWriter& w = **writer;
+    for (int i = 0; i < 100; ++i) (void)w.AddKernel(Kernel(w, "k", i, i + 1));
+    if (!w.Commit().ok()) ::_exit(4);
+    for (int i = 0; i < 200000; ++i) (void)w.AddKernel(Kernel(w, "late", i, i + 1));
+    ::raise(SIGKILL);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  EXPECT_EQ(::access((path + "-journal").c_str(), F_OK), 0) << "expected a hot journal";
+  trace::StringPool names;
+  CollectSink sink;
+  auto result = ImportNative(path, names, sink);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_FALSE(result->complete);
+  EXPECT_EQ(result->kernels, 100);
+  EXPECT_EQ(sink.dispatches.size(), 100u);
+}
+
+TEST(NativeImporterTest, MissingFileIsAnIoError) {
+  trace::StringPool names;
+  CollectSink sink;
+  auto result = ImportNative("/nonexistent/trace.sqlite", names, sink);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().kind(), base::ErrorKind::kIo);
+  EXPECT_EQ(result.status().where(), "/nonexistent/trace.sqlite");
+}
+
+TEST(NativeImporterTest, GarbageIsADataError) {
+  const std::string path = TempPath("garbage.sqlite");
+  std::ofstream(path) << "this is not a database, just some text that is long enough\n";
+  trace::StringPool names;
+  CollectSink sink;
+  auto result = ImportNative(path, names, sink);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().kind(), base::ErrorKind::kData);
+  EXPECT_NE(result.status().message().find("not an SQLite database"), std::string::npos)
+      << result.status().ToString();
+}
+
+TEST(NativeImporterTest, ForeignSqliteIsADataError) {
+  const std::string path = TempPath("foreign.sqlite");
+  Exec(path, "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL(start INTEGER)");
+  trace::StringPool names;
+  CollectSink sink;
+  auto result = ImportNative(path, names, sink);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().kind(), base::ErrorKind::kData);
+  EXPECT_NE(result.status().message().find("not a decodeprof native trace"), std::string::npos);
+}
+
+TEST(NativeImporterTest, NewerVersionAndUnknownClockAreDataErrors) {
+  {
+    const std::string path = WriteSample();
+    Exec(path, "UPDATE meta SET value='99' WHERE key='format_version'");
+    trace::StringPool names;
+    CollectSink sink;
+    auto result = ImportNative(path, names, sink);
+    ASSERT_FALSE(result.ok());
+    EXPECT_NE(result.status().message().find("newer"), std::string::npos);
+    EXPECT_EQ(result.status().hint(), "update decodeprof");
+  }
+  {
+    const std::string path = WriteSample();
+    Exec(path, "UPDATE meta SET value='realtime' WHERE key='clock_domain'");
+    trace::StringPool names;
+    CollectSink sink;
+    auto result = ImportNative(path, names, sink);
+    ASSERT_FALSE(result.ok());
+    EXPECT_NE(result.status().message().find("clock_domain 'realtime'"), std::string::npos);
+  }
+  {
+    const std::string path = WriteSample();
+    Exec(path, "UPDATE meta SET value='unknown' WHERE key='clock_domain'");
+    trace::StringPool names;
+    CollectSink sink;
+    auto result = ImportNative(path, names, sink);
+    ASSERT_TRUE(result.ok());
+    EXPECT_FALSE(result->clock.has_value());
+  }
+}
+
+TEST(NativeImporterTest, BadRowsNameTableAndId) {
+  {
+    const std::string path = WriteSample();
+    Exec(path, "UPDATE kernels SET end_ns = 0 WHERE id = 2");
+    trace::StringPool names;
+    CollectSink sink;
+    auto result = ImportNative(path, names, sink);
+    ASSERT_FALSE(result.ok());
+    EXPECT_EQ(result.status().kind(), base::ErrorKind::kData);
+    EXPECT_EQ(result.status().where(), path + ": kernels id 2");
+    EXPECT_NE(result.status().message().find("end before start"), std::string::npos);
+  }
+  {
+    const std::string path = WriteSample();
+    Exec(path, "UPDATE kernels SET name_id = 999 WHERE id = 1");
+    trace::StringPool names;
+    CollectSink sink;
+    auto result = ImportNative(path, names, sink);
+    ASSERT_FALSE(result.ok());
+    EXPECT_EQ(result.status().where(), path + ": kernels id 1");
+  }
+  {
+    const std::string path = WriteSample();
+    Exec(path, "DROP TABLE marks");
+    trace::StringPool names;
+    CollectSink sink;
+    auto result = ImportNative(path, names, sink);
+    ASSERT_FALSE(result.ok());
+    EXPECT_NE(result.status().message().find("marks"), std::string::npos);
+  }
+}
+
+TEST(NativeImporterTest, SniffsSqliteMagic) {
+  EXPECT_TRUE(LooksLikeSqlite(std::string_view("SQLite format 3\0rest", 20)));
+  EXPECT_FALSE(LooksLikeSqlite("Kind,Agent_Id,Queue_Id"));
+  EXPECT_FALSE(LooksLikeSqlite(""));
+}
+
+}  // namespace
+}  // namespace decodeprof::io

@@ -1,0 +1,150 @@
+// decodeprof::native_format — the native trace file: one SQLite database.
+//
+// This module owns the schema (this header) and the writer (native_writer.h). It depends on
+// src/base and SQLite only, so that the CUPTI injection library can link it without the
+// trace model or any importer (style.md 7.1, 7.8). The importer lives in src/io/native/.
+//
+// docs/trace-format.md is the user-facing description of the same schema; keep them in step.
+//
+// All timestamps are integer nanoseconds on the host clock named by the meta key
+// `clock_domain` ("monotonic" for the CUPTI recorder, "boottime", or "unknown" for traces
+// converted from a format whose clock is not known). Names are interned in `strings`.
+#pragma once
+
+#include <string_view>
+
+namespace decodeprof::native_format {
+
+// Version of the schema below. A reader refuses a file whose version is newer than its own.
+inline constexpr int kFormatVersion = 1;
+
+// The value of meta key `format`: how a reader recognises a decodeprof native file.
+inline constexpr std::string_view kFormatName = "decodeprof-native";
+
+// The tables, created in this order by NativeWriter. Columns marked "0 = none" hold 0 when
+// the recorder has no value (e.g. graph_id of a kernel not launched from a CUDA graph).
+inline constexpr std::string_view kSchemaSql = R"sql(
+CREATE TABLE meta(
+  key   TEXT PRIMARY KEY NOT NULL,
+  value TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE counters(
+  name  TEXT PRIMARY KEY NOT NULL,
+  value INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE strings(
+  id   INTEGER PRIMARY KEY,
+  text TEXT NOT NULL
+);
+CREATE TABLE devices(
+  id                INTEGER PRIMARY KEY,
+  name              TEXT NOT NULL,
+  compute_major     INTEGER NOT NULL,
+  compute_minor     INTEGER NOT NULL,
+  multiprocessors   INTEGER NOT NULL,
+  global_memory     INTEGER NOT NULL
+);
+CREATE TABLE kernels(
+  id            INTEGER PRIMARY KEY,
+  start_ns      INTEGER NOT NULL,
+  end_ns        INTEGER NOT NULL,
+  name_id       INTEGER NOT NULL,
+  mangled_id    INTEGER NOT NULL,
+  device        INTEGER NOT NULL,
+  context       INTEGER NOT NULL,
+  stream        INTEGER NOT NULL,
+  correlation   INTEGER NOT NULL,
+  grid_x        INTEGER NOT NULL,
+  grid_y        INTEGER NOT NULL,
+  grid_z        INTEGER NOT NULL,
+  block_x       INTEGER NOT NULL,
+  block_y       INTEGER NOT NULL,
+  block_z       INTEGER NOT NULL,
+  registers     INTEGER NOT NULL,
+  static_smem   INTEGER NOT NULL,
+  dynamic_smem  INTEGER NOT NULL,
+  graph_id      INTEGER NOT NULL,
+  graph_node_id INTEGER NOT NULL
+);
+CREATE TABLE memory_ops(
+  id            INTEGER PRIMARY KEY,
+  kind          INTEGER NOT NULL,
+  copy_kind     INTEGER NOT NULL,
+  bytes         INTEGER NOT NULL,
+  start_ns      INTEGER NOT NULL,
+  end_ns        INTEGER NOT NULL,
+  device        INTEGER NOT NULL,
+  context       INTEGER NOT NULL,
+  stream        INTEGER NOT NULL,
+  correlation   INTEGER NOT NULL,
+  graph_id      INTEGER NOT NULL,
+  graph_node_id INTEGER NOT NULL
+);
+CREATE TABLE api_calls(
+  id           INTEGER PRIMARY KEY,
+  name_id      INTEGER NOT NULL,
+  start_ns     INTEGER NOT NULL,
+  end_ns       INTEGER NOT NULL,
+  thread       INTEGER NOT NULL,
+  correlation  INTEGER NOT NULL,
+  return_value INTEGER NOT NULL
+);
+CREATE TABLE ranges(
+  id        INTEGER PRIMARY KEY,
+  name_id   INTEGER NOT NULL,
+  domain_id INTEGER NOT NULL,
+  start_ns  INTEGER NOT NULL,
+  end_ns    INTEGER NOT NULL,
+  thread    INTEGER NOT NULL,
+  depth     INTEGER NOT NULL,
+  kind      INTEGER NOT NULL
+);
+CREATE TABLE marks(
+  id        INTEGER PRIMARY KEY,
+  name_id   INTEGER NOT NULL,
+  domain_id INTEGER NOT NULL,
+  time_ns   INTEGER NOT NULL,
+  thread    INTEGER NOT NULL
+);
+)sql";
+
+// memory_ops.kind
+enum class MemoryOpKind : int { kMemcpy = 1, kMemset = 2 };
+
+// ranges.kind: how the range was opened. Push/pop ranges nest per thread and domain; their
+// depth is 0 for an outermost range. Start/end ranges may end on another thread and do not
+// nest: their depth is -1 and their thread is the one that started them.
+enum class RangeKind : int { kPushPop = 0, kStartEnd = 1 };
+
+// Meta keys written by every writer. Recorders add their own (recorder, cupti_version, ...;
+// docs/trace-format.md lists them).
+inline constexpr std::string_view kMetaFormat = "format";
+inline constexpr std::string_view kMetaFormatVersion = "format_version";
+inline constexpr std::string_view kMetaClockDomain = "clock_domain";
+inline constexpr std::string_view kMetaComplete =
+    "complete";  // "0" while recording, "1" once closed
+inline constexpr std::string_view kMetaRecorder = "recorder";
+inline constexpr std::string_view kMetaRecordingStatus = "recording_status";  // "ok" or why not
+
+// Counter names. Each data-loss counter counts records that were lost; readers add them up
+// as "dropped records".
+inline constexpr std::string_view kCounterCuptiDropped = "cupti_dropped_records";
+inline constexpr std::string_view kCounterTranslationFailures = "translation_failures";
+inline constexpr std::string_view kCounterIncompleteKernels = "incomplete_kernel_records";
+inline constexpr std::string_view kCounterNvtxQueueFull = "nvtx_events_dropped";
+inline constexpr std::string_view kCounterWriteFailures = "write_failures";
+// Informational counters (not data loss). A refused buffer request makes CUPTI drop
+// records, which it counts in cupti_dropped_records; this counts the refusals.
+inline constexpr std::string_view kCounterBufferPoolExhausted = "buffer_pool_exhausted";
+inline constexpr std::string_view kCounterNvtxUnmatchedPops = "nvtx_unmatched_pops";
+inline constexpr std::string_view kCounterNvtxUnendedRanges = "nvtx_unended_ranges";
+inline constexpr std::string_view kCounterUnknownRecords = "unknown_record_kinds";
+
+// True for the counters above that count lost records.
+constexpr bool IsDataLossCounter(std::string_view name) {
+  return name == kCounterCuptiDropped || name == kCounterTranslationFailures ||
+         name == kCounterIncompleteKernels || name == kCounterNvtxQueueFull ||
+         name == kCounterWriteFailures;
+}
+
+}  // namespace decodeprof::native_format
