@@ -1,0 +1,44 @@
+// decodeprof::report — the writers that turn analysis results into files and text: summary
+// JSON, kernel/dispatch CSV, Markdown, ... (style 7.1). Writers depend on base and
+// analysis; they never read traces (io) and the analysis never knows about them.
+//
+// This header: the Markdown report of `decodeprof report DIR` (seed spec 2.11), built from
+// the summaries that `summarize` wrote.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "src/base/status.h"
+#include "src/report/summary_reader.h"
+
+namespace decodeprof::report {
+
+// The seed's ceiling_cell (seed spec 2.9): wall = plain_ceiling_wall_est when present, else
+// ceiling_wall; gpu = ceiling_gpu_share. Both absent → "-"; otherwise
+// "<wall:.2f> (<gpu:.2f>)" with an absent side printed "-", e.g. "1.50 (1.42)", "1.60 (-)".
+std::string CeilingCell(std::optional<double> plain_ceiling_wall_est,
+                        std::optional<double> ceiling_wall,
+                        std::optional<double> ceiling_gpu_share);
+
+// The Markdown report of seed spec 2.11 for `summaries` (in the given order, normally
+// ReadSummaryDir's): lines joined with "\n" plus a final "\n".
+//   1. runs: | Run | plain tok/s | profiled tok/s | profiler cost | dispatches/token |
+//      GPU ms/token | host gap ms/token | host gap % |
+//   2. unit shares: "<reached_default_share_pct> (<fallback_share_pct>)" per unit;
+//   3. ceilings: row `<name>` (plain | profiled | summary predates #2148), CeilingCell of
+//      each unit's fallback-set ceilings;
+//   4. per run, its top kernels as "- `<ShortKernelName>` <share_pct>%, <calls_per_token>".
+// Values are Python's str() of the stored JSON values (PyStr); a missing field reads as
+// null ("None"); plain tok/s prints "-" when null or 0, profiler cost "-" when null.
+// Unit columns (headers "#<id>"): the ids of the first summary's `port_units` in their
+// order, then ids that only later summaries have, in order of first appearance; a summary
+// without a unit gets "-" in that column. Summaries written before #2148 (no ceiling
+// fields) are accepted: basis "summary predates #2148", cells "-".
+// Errors (kData, where = the summary's path): `port_units` not an object, a unit entry not
+// an object, a ceiling field neither a number nor null, `top_kernels` not an array, an
+// entry of it not an object or without a string `kernel`.
+base::StatusOr<std::string> RenderMarkdownReport(const std::vector<SummaryFile>& summaries);
+
+}  // namespace decodeprof::report

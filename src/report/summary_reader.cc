@@ -1,0 +1,257 @@
+#include "src/report/summary_reader.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include "src/base/file_io.h"
+#include "src/base/json_writer.h"
+#include "src/base/py_format.h"
+
+namespace decodeprof::report {
+namespace {
+
+constexpr std::string_view kSuffix = "_summary.json";
+
+int64_t LineOfOffset(const std::string& text, size_t offset) {
+  offset = std::min(offset, text.size());
+  return 1 + std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n');
+}
+
+// Finds the first place where arrays/objects nest deeper than kMaxSummaryNesting, before
+// nlohmann builds (and our writers walk) the document recursively. Returns the byte offset
+// or npos. Brackets inside strings do not count.
+size_t FindExcessNesting(const std::string& text) {
+  int depth = 0;
+  bool in_string = false;
+  bool escaped = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxSummaryNesting) return i;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return std::string::npos;
+}
+
+// nlohmann's what() reads "[json.exception.parse_error.101] parse error at line 3, column 5:
+// syntax error while parsing ..."; keep the description after the position, which
+// ParseSummary states itself.
+std::string ParseErrorDescription(std::string_view what) {
+  if (const size_t bracket = what.find("] "); bracket != std::string_view::npos) {
+    what.remove_prefix(bracket + 2);
+  }
+  if (what.starts_with("parse error")) {
+    if (const size_t colon = what.find(": "); colon != std::string_view::npos) {
+      what.remove_prefix(colon + 2);
+    }
+  }
+  return std::string(what);
+}
+
+base::JsonValue ToJsonValue(const nlohmann::ordered_json& value) {
+  using Type = nlohmann::ordered_json::value_t;
+  switch (value.type()) {
+    case Type::null:
+    case Type::discarded:
+      return base::JsonValue::Null();
+    case Type::boolean:
+      return base::JsonValue::Bool(value.get<bool>());
+    case Type::number_integer:
+      return base::JsonValue::Int(value.get<int64_t>());
+    case Type::number_unsigned: {
+      const uint64_t u = value.get<uint64_t>();
+      if (u <= static_cast<uint64_t>(INT64_MAX)) {
+        return base::JsonValue::Int(static_cast<int64_t>(u));
+      }
+      return base::JsonValue::Float(static_cast<double>(u));
+    }
+    case Type::number_float:
+      return base::JsonValue::Float(value.get<double>());
+    case Type::string:
+      return base::JsonValue::Str(value.get<std::string>());
+    case Type::array: {
+      base::JsonValue array = base::JsonValue::MakeArray();
+      for (const auto& element : value) array.Push(ToJsonValue(element));
+      return array;
+    }
+    case Type::object: {
+      base::JsonValue object = base::JsonValue::MakeObject();
+      for (const auto& [key, element] : value.items()) object.Add(key, ToJsonValue(element));
+      return object;
+    }
+    case Type::binary:
+      break;  // parse() never produces binary values
+  }
+  return base::JsonValue::Null();
+}
+
+// repr(str): single quotes unless the text holds a ' and no ".
+std::string PyReprString(std::string_view text) {
+  const bool double_quotes =
+      text.find('\'') != std::string_view::npos && text.find('"') == std::string_view::npos;
+  const char quote = double_quotes ? '"' : '\'';
+  std::string out(1, quote);
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == quote || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (byte < 0x20 || byte == 0x7f) {
+      constexpr char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[byte >> 4];
+      out += kHex[byte & 0xf];
+    } else {
+      out += c;
+    }
+  }
+  out += quote;
+  return out;
+}
+
+// Python's repr() of a value nested in a list or dict (strings are quoted there).
+std::string PyReprNested(const nlohmann::ordered_json& value) {
+  return value.is_string() ? PyReprString(value.get_ref<const std::string&>()) : PyStr(value);
+}
+
+}  // namespace
+
+std::string PyStr(const nlohmann::ordered_json& value) {
+  using Type = nlohmann::ordered_json::value_t;
+  switch (value.type()) {
+    case Type::null:
+    case Type::discarded:
+      return "None";
+    case Type::boolean:
+      return value.get<bool>() ? "True" : "False";
+    case Type::number_integer:
+      return std::to_string(value.get<int64_t>());
+    case Type::number_unsigned:
+      return std::to_string(value.get<uint64_t>());
+    case Type::number_float:
+      return base::PyRepr(value.get<double>());
+    case Type::string:
+      return value.get<std::string>();
+    case Type::array: {
+      std::string out = "[";
+      for (size_t i = 0; i < value.size(); ++i) {
+        if (i > 0) out += ", ";
+        out += PyReprNested(value[i]);
+      }
+      return out + "]";
+    }
+    case Type::object: {
+      std::string out = "{";
+      bool first = true;
+      for (const auto& [key, element] : value.items()) {
+        if (!first) out += ", ";
+        first = false;
+        out += PyReprString(key) + ": " + PyReprNested(element);
+      }
+      return out + "}";
+    }
+    case Type::binary:
+      break;  // parse() never produces binary values
+  }
+  return "None";
+}
+
+base::StatusOr<std::vector<std::string>> ListSummaryFiles(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::directory_iterator it(dir, ec);
+  if (ec) return base::IoError(dir, "cannot read directory: " + ec.message());
+  std::vector<std::string> paths;
+  const std::string prefix = dir.ends_with('/') ? dir : dir + "/";
+  for (const std::filesystem::directory_iterator end; it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.starts_with('.') || !name.ends_with(kSuffix)) continue;
+    paths.push_back(prefix + name);
+  }
+  if (ec) return base::IoError(dir, "cannot read directory: " + ec.message());
+  if (paths.empty()) return base::DataError("", "no *_summary.json in " + dir);
+  std::sort(paths.begin(), paths.end());  // char_traits<char> compares bytes as unsigned
+  return paths;
+}
+
+base::StatusOr<SummaryFile> ParseSummary(const std::string& path, const std::string& text) {
+  if (const size_t deep = FindExcessNesting(text); deep != std::string::npos) {
+    return base::DataError(base::AtLine(path, LineOfOffset(text, deep)),
+                           "JSON nests deeper than " + std::to_string(kMaxSummaryNesting) +
+                               " levels at byte " + std::to_string(deep));
+  }
+  SummaryFile summary{path, {}};
+  try {
+    summary.content = nlohmann::ordered_json::parse(text);
+  } catch (const nlohmann::ordered_json::parse_error& e) {
+    // e.byte is the 1-based index of the last character read: the offending one.
+    const size_t offset = std::min<size_t>(e.byte > 0 ? e.byte - 1 : 0, text.size());
+    return base::DataError(
+        base::AtLine(path, LineOfOffset(text, offset)),
+        "invalid JSON at byte " + std::to_string(offset) + ": " + ParseErrorDescription(e.what()));
+  } catch (const nlohmann::ordered_json::exception& e) {
+    return base::DataError(path, std::string("invalid JSON: ") + e.what());
+  }
+  if (!summary.content.is_object()) {
+    return base::DataError(
+        base::AtLine(path, 1),
+        std::string("a summary must be a JSON object, found ") + summary.content.type_name());
+  }
+  return summary;
+}
+
+base::StatusOr<SummaryFile> ReadSummaryFile(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    return base::IoError(path, std::string("cannot open: ") + std::strerror(errno));
+  }
+  if (!S_ISREG(st.st_mode)) return base::IoError(path, "is not a regular file");
+  DP_ASSIGN_OR_RETURN(const std::string text, base::ReadFile(path));
+  return ParseSummary(path, text);
+}
+
+base::StatusOr<std::vector<SummaryFile>> ReadSummaryDir(const std::string& dir) {
+  DP_ASSIGN_OR_RETURN(const std::vector<std::string> paths, ListSummaryFiles(dir));
+  std::vector<SummaryFile> summaries;
+  summaries.reserve(paths.size());
+  for (const std::string& path : paths) {
+    DP_ASSIGN_OR_RETURN(SummaryFile summary, ReadSummaryFile(path));
+    summaries.push_back(std::move(summary));
+  }
+  return summaries;
+}
+
+std::string RenderSummariesJson(const std::vector<SummaryFile>& summaries) {
+  base::JsonValue array = base::JsonValue::MakeArray();
+  for (const SummaryFile& summary : summaries) array.Push(ToJsonValue(summary.content));
+  return array.Dump() + "\n";
+}
+
+}  // namespace decodeprof::report

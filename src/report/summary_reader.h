@@ -1,0 +1,58 @@
+// Reading the `<name>_summary.json` files that `summarize` writes, for the writers that
+// combine several runs (the Markdown report, seed spec 2.11, and `report --format json`).
+//
+// A summary is kept as the parsed JSON document, not as an analysis::Summary: the report
+// prints Python's str() of the stored values (an integer stays "12", a float "12.0"), and it
+// must accept summaries written by older versions of the seed, with fields missing.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "src/base/status.h"
+
+namespace decodeprof::report {
+
+// One summary file: its path (as listed, `<dir>/<file>`) and its content, key order kept.
+struct SummaryFile {
+  std::string path;
+  nlohmann::ordered_json content;
+};
+
+// Deepest array/object nesting a summary may have (a summary nests 3 levels; the limit
+// keeps hostile input from exhausting the stack).
+inline constexpr int kMaxSummaryNesting = 64;
+
+// Paths of every `*_summary.json` in `dir` (the glob of the seed: names starting with `.`
+// are not matched), sorted byte-wise, each spelled `<dir>/<name>`. Errors: `dir` missing or
+// unreadable → kIo; no match → kData "no *_summary.json in <dir>".
+base::StatusOr<std::vector<std::string>> ListSummaryFiles(const std::string& dir);
+
+// Parses one summary (`text` is the file's content, `path` names it in errors). Errors
+// (kData, where = "<path>:<line>"): invalid JSON (the message gives the byte offset and
+// nlohmann's description), nesting deeper than kMaxSummaryNesting, a document that is not
+// a JSON object.
+base::StatusOr<SummaryFile> ParseSummary(const std::string& path, const std::string& text);
+
+// Reads and parses one summary file. Errors: as ParseSummary; not a regular file or
+// unreadable → kIo.
+base::StatusOr<SummaryFile> ReadSummaryFile(const std::string& path);
+
+// ListSummaryFiles + ReadSummaryFile for each, in listing order; the first error wins.
+base::StatusOr<std::vector<SummaryFile>> ReadSummaryDir(const std::string& dir);
+
+// Python's str() of a value as json.load returns it: a string verbatim, an integer in
+// decimal, a float as repr ("0.83", "12.0", "1e-05"), null as "None", booleans as
+// "True"/"False", arrays and objects as Python's list/dict repr ("[1, 'a']",
+// "{'k': None}"; strings inside them quoted as repr does for ASCII text, other characters
+// kept as they are).
+std::string PyStr(const nlohmann::ordered_json& value);
+
+// `report --format json`: a JSON array of the summaries' contents in the given order, written
+// as Python's json.dumps(list, indent=2) plus a trailing newline (floats in repr form, key
+// order kept, ASCII-escaped strings). Integers outside int64 are written as floats.
+std::string RenderSummariesJson(const std::vector<SummaryFile>& summaries);
+
+}  // namespace decodeprof::report

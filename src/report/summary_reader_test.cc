@@ -1,0 +1,160 @@
+#include "src/report/summary_reader.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "src/base/file_io.h"
+
+namespace decodeprof::report {
+namespace {
+
+namespace fs = std::filesystem;
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "dp_report_XXXXXX").string();
+    path_ = ::mkdtemp(pattern.data());
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+  void Write(const std::string& name, const std::string& text) const {
+    ASSERT_TRUE(base::WriteFileAtomic(path_ + "/" + name, text).ok());
+  }
+
+ private:
+  std::string path_;
+};
+
+TEST(ListSummaryFilesTest, SortsBytewiseAndSkipsHiddenAndOtherFiles) {
+  TempDir dir;
+  for (const char* name :
+       {"granite_summary.json", "Qwen3_summary.json", "Meta_summary.json", ".hidden_summary.json",
+        "Meta_decode_kernels.csv", "summary.json", "_summary.json", "x_summary.json.bak"}) {
+    dir.Write(name, "{}");
+  }
+  const auto paths = ListSummaryFiles(dir.path());
+  ASSERT_TRUE(paths.ok()) << paths.status().ToString();
+  const std::string d = dir.path() + "/";
+  EXPECT_EQ(*paths, (std::vector<std::string>{d + "Meta_summary.json", d + "Qwen3_summary.json",
+                                              d + "_summary.json", d + "granite_summary.json"}));
+  const auto with_slash = ListSummaryFiles(d);
+  ASSERT_TRUE(with_slash.ok());
+  EXPECT_EQ(with_slash->front(), d + "Meta_summary.json");
+}
+
+TEST(ListSummaryFilesTest, ErrorsForAMissingOrEmptyDirectory) {
+  TempDir dir;
+  const auto empty = ListSummaryFiles(dir.path());
+  ASSERT_FALSE(empty.ok());
+  EXPECT_EQ(empty.status().kind(), base::ErrorKind::kData);
+  EXPECT_EQ(empty.status().ToString(), "no *_summary.json in " + dir.path());
+
+  const auto missing = ListSummaryFiles(dir.path() + "/nope");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().kind(), base::ErrorKind::kIo);
+  EXPECT_EQ(missing.status().where(), dir.path() + "/nope");
+}
+
+TEST(ParseSummaryTest, KeepsKeyOrderAndNumberKinds) {
+  const auto s = ParseSummary("s.json", R"({"b": 1, "a": 1.0, "c": 1e-05, "d": null})");
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  std::string keys;
+  for (const auto& [key, value] : s->content.items()) keys += key;
+  EXPECT_EQ(keys, "bacd");
+  EXPECT_EQ(PyStr(s->content["b"]), "1");
+  EXPECT_EQ(PyStr(s->content["a"]), "1.0");
+  EXPECT_EQ(PyStr(s->content["c"]), "1e-05");
+  EXPECT_EQ(PyStr(s->content["d"]), "None");
+}
+
+TEST(ParseSummaryTest, DuplicateKeysKeepTheFirstPositionAndTheLastValue) {
+  // As Python's dict built by json.load.
+  const auto s = ParseSummary("s.json", R"({"a": 1, "b": 2, "a": 3})");
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(RenderSummariesJson({*s}), "[\n  {\n    \"a\": 3,\n    \"b\": 2\n  }\n]\n");
+}
+
+TEST(ParseSummaryTest, InvalidJsonNamesLineAndByte) {
+  const auto s = ParseSummary("dir/s.json", "{\n  \"a\": 1,\n  \"b\": ]\n}\n");
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().kind(), base::ErrorKind::kData);
+  EXPECT_EQ(s.status().where(), "dir/s.json:3");
+  EXPECT_EQ(s.status().message().rfind("invalid JSON at byte 19: syntax error", 0), 0u)
+      << s.status().message();
+}
+
+TEST(ParseSummaryTest, RejectsEmptyTruncatedAndNonObjectDocuments) {
+  for (const char* text : {"", "{\"a\": ", "{\"a\": 1} x", "\xff"}) {
+    const auto s = ParseSummary("s.json", text);
+    ASSERT_FALSE(s.ok()) << text;
+    EXPECT_EQ(s.status().kind(), base::ErrorKind::kData);
+    EXPECT_NE(s.status().message().find("invalid JSON at byte"), std::string::npos)
+        << s.status().message();
+  }
+  const auto array = ParseSummary("s.json", "[1]");
+  ASSERT_FALSE(array.ok());
+  EXPECT_EQ(array.status().ToString(), "s.json:1: a summary must be a JSON object, found array");
+}
+
+TEST(ParseSummaryTest, RejectsDeepNestingWithoutRecursingIntoIt) {
+  const std::string deep = "{\"a\": " + std::string(100000, '[');
+  const auto s = ParseSummary("s.json", deep);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().kind(), base::ErrorKind::kData);
+  EXPECT_EQ(s.status().message(), "JSON nests deeper than 64 levels at byte 69");
+  // Brackets inside strings do not count.
+  const auto quoted = ParseSummary("s.json", "{\"a\": \"" + std::string(1000, '[') + "\\\"\"}");
+  EXPECT_TRUE(quoted.ok()) << quoted.status().ToString();
+}
+
+TEST(ReadSummaryFileTest, ErrorsForMissingAndNonRegularFiles) {
+  TempDir dir;
+  const auto missing = ReadSummaryFile(dir.path() + "/a_summary.json");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().kind(), base::ErrorKind::kIo);
+  fs::create_directory(dir.path() + "/d_summary.json");
+  const auto directory = ReadSummaryDir(dir.path());
+  ASSERT_FALSE(directory.ok());
+  EXPECT_EQ(directory.status().kind(), base::ErrorKind::kIo);
+  EXPECT_EQ(directory.status().ToString(), dir.path() + "/d_summary.json: is not a regular file");
+}
+
+TEST(PyStrTest, MatchesPythonStr) {
+  using Json = nlohmann::ordered_json;
+  EXPECT_EQ(PyStr(Json::parse("12.0")), "12.0");
+  EXPECT_EQ(PyStr(Json::parse("0.83")), "0.83");
+  EXPECT_EQ(PyStr(Json::parse("-0.0")), "-0.0");
+  EXPECT_EQ(PyStr(Json::parse("1.5e16")), "1.5e+16");
+  EXPECT_EQ(PyStr(Json::parse("-7")), "-7");
+  EXPECT_EQ(PyStr(Json::parse("18446744073709551615")), "18446744073709551615");
+  EXPECT_EQ(PyStr(Json::parse("false")), "False");
+  EXPECT_EQ(PyStr(Json::parse("\"a\\nb\"")), "a\nb");
+  EXPECT_EQ(PyStr(Json::parse("[]")), "[]");
+  EXPECT_EQ(PyStr(Json::parse("{}")), "{}");
+  EXPECT_EQ(PyStr(Json::parse(R"([1.0, "it's", "say \"hi\"", "a'\"b", "\\", "\t\u0001"])")),
+            R"([1.0, "it's", 'say "hi"', 'a\'"b', '\\', '\t\x01'])");
+  EXPECT_EQ(PyStr(nlohmann::ordered_json::parse(R"({"b": {"c": [true, null]}, "a": 2})")),
+            "{'b': {'c': [True, None]}, 'a': 2}");
+}
+
+TEST(RenderSummariesJsonTest, WritesPythonJsonDumpsIndent2) {
+  const auto a = ParseSummary("a.json", R"({"name": "a\u00e9", "x": 12.0, "y": [], "z": {}})");
+  const auto b = ParseSummary("b.json", R"({"n": 1e-05, "big": 18446744073709551615})");
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(RenderSummariesJson({*a, *b}),
+            "[\n  {\n    \"name\": \"a\\u00e9\",\n    \"x\": 12.0,\n    \"y\": [],\n"
+            "    \"z\": {}\n  },\n  {\n    \"n\": 1e-05,\n    \"big\": 1.8446744073709552e+19\n"
+            "  }\n]\n");
+  EXPECT_EQ(RenderSummariesJson({}), "[]\n");
+}
+
+}  // namespace
+}  // namespace decodeprof::report
