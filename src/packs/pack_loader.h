@@ -26,6 +26,8 @@ base::StatusOr<std::unique_ptr<analysis::UnitTable>> LoadUnits(std::string_view 
 // The units file a pack names as its default (`default_units` in the pack), or "" if none.
 std::string DefaultUnitsOf(const analysis::Pack& pack);
 
+// Names of the built-in packs / units files (file stems), sorted.
 std::vector<std::string> BuiltinPackNames();
+std::vector<std::string> BuiltinUnitsNames();
 
 }  // namespace decodeprof::packs

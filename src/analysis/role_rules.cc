@@ -1,0 +1,94 @@
+// The run- and pair-shaped rule kinds: tail_after_widest, follow_run, pair, name_contains.
+// The span-shaped ones (span_around, clusters) are in role_rules_spans.cc.
+#include <algorithm>
+
+#include "src/analysis/role_rules.h"
+
+namespace decodeprof::analysis {
+namespace {
+
+// The largest grid among dispatches of `cls`, or nullopt when there is none.
+std::optional<int64_t> WidestGrid(const SequenceView& seq, ClassId cls, size_t* count) {
+  std::optional<int64_t> widest;
+  size_t n = 0;
+  for (size_t i = 0; i < seq.dispatches.size(); ++i) {
+    if (seq.classes[i] != cls) continue;
+    ++n;
+    const int64_t grid = seq.dispatches[i].grid;
+    widest = widest ? std::max(*widest, grid) : grid;
+  }
+  if (count != nullptr) *count = n;
+  return widest;
+}
+
+}  // namespace
+
+void TailAfterWidestRule::Apply(const SequenceView& seq, std::vector<RoleId>& roles) const {
+  const std::optional<int64_t> head_grid = WidestGrid(seq, p_.head_class, nullptr);
+  if (!head_grid) return;
+  const size_t n = seq.dispatches.size();
+  ConditionEval stop(p_.stop, seq);
+  RoleWriter writer(roles, p_.overwrite);
+  for (size_t i = 0; i < n; ++i) {
+    if (seq.classes[i] != p_.head_class || seq.dispatches[i].grid != *head_grid) continue;
+    for (size_t j = i + 1; j < n && !stop.Matches(j); ++j) {
+      if (!writer.Writable(j)) break;
+      writer.Set(j, p_.role);
+    }
+  }
+}
+
+void TailAfterWidestRule::Diagnose(const SequenceView& seq,
+                                   std::vector<std::string>* warnings) const {
+  size_t heads = 0;
+  const std::optional<int64_t> head_grid = WidestGrid(seq, p_.head_class, &heads);
+  if (!head_grid || (seq.has_grid && *head_grid > 0)) return;
+  warnings->push_back("the trace has no grid sizes, so all " + std::to_string(heads) + " " +
+                      p_.head_class_name + " dispatches tie as the widest and each one starts a " +
+                      p_.role_name + " run (rule tail_after_widest); " + p_.role_name +
+                      " is overstated: record the trace with grid sizes");
+}
+
+void FollowRunRule::Apply(const SequenceView& seq, std::vector<RoleId>& roles) const {
+  const size_t n = seq.dispatches.size();
+  ConditionEval follow(p_.follow, seq);
+  RoleWriter writer(roles, p_.overwrite);
+  for (size_t i = 0; i < n; ++i) {
+    if (seq.classes[i] != p_.anchor_class || !writer.Writable(i)) continue;
+    writer.Set(i, p_.role);
+    for (size_t k = i + 1; k < n && writer.Writable(k) && follow.Matches(k); ++k) {
+      writer.Set(k, p_.role);
+    }
+  }
+}
+
+void PairRule::Apply(const SequenceView& seq, std::vector<RoleId>& roles) const {
+  const size_t n = seq.dispatches.size();
+  ConditionEval first(p_.first, seq);
+  ConditionEval second(p_.second, seq);
+  RoleWriter writer(roles, p_.overwrite);
+  const size_t context = p_.context_classes.size();
+  for (size_t i = 0; i + 1 < n; ++i) {
+    if (!writer.Writable(i) || !writer.Writable(i + 1)) continue;
+    if (!first.Matches(i) || !second.Matches(i + 1)) continue;
+    bool in_context = context > 0 && i >= context;
+    for (size_t k = 0; in_context && k < context; ++k) {
+      in_context = seq.classes[i - 1 - k] == p_.context_classes[k];
+    }
+    const RoleId role = in_context ? p_.context_role : p_.role;
+    writer.Set(i, role);
+    writer.Set(i + 1, role);
+  }
+}
+
+void NameContainsRule::Apply(const SequenceView& seq, std::vector<RoleId>& roles) const {
+  Condition condition;
+  condition.any.push_back(Matcher{{}, p_.names, {}, p_.lowercase});
+  ConditionEval match(condition, seq);
+  RoleWriter writer(roles, p_.overwrite);
+  for (size_t i = 0; i < seq.dispatches.size(); ++i) {
+    if (writer.Writable(i) && match.Matches(i)) writer.Set(i, p_.role);
+  }
+}
+
+}  // namespace decodeprof::analysis

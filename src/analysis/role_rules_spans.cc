@@ -1,0 +1,99 @@
+// The span-shaped rule kinds: span_around and clusters.
+#include <algorithm>
+
+#include "src/analysis/role_rules.h"
+
+namespace decodeprof::analysis {
+
+void SpanAroundRule::Apply(const SequenceView& seq, std::vector<RoleId>& roles) const {
+  const size_t n = seq.dispatches.size();
+  auto is_boundary = [&](size_t i) {
+    return std::find(p_.boundary_classes.begin(), p_.boundary_classes.end(), seq.classes[i]) !=
+           p_.boundary_classes.end();
+  };
+  std::vector<ConditionEval> when;
+  when.reserve(p_.labels.size());
+  for (const SpanLabel& label : p_.labels) when.emplace_back(label.when, seq);
+  std::vector<std::optional<size_t>> last_of(p_.labels.size());
+  RoleWriter writer(roles, p_.overwrite);
+  // Spans are disjoint (each ends before a boundary and the next anchor lies past it), so
+  // the scan is linear. An anchor inside a labelled span opens no new span: with the seed's
+  // labels it has a role by then anyway, and without one this keeps the scan linear.
+  std::optional<size_t> covered_until;
+  for (size_t i = 0; i < n; ++i) {
+    if (seq.classes[i] != p_.anchor_class || !writer.Unassigned(i)) continue;
+    if (covered_until && i <= *covered_until) continue;
+    size_t lo = i;
+    while (lo > 0 && !is_boundary(lo - 1)) --lo;
+    size_t hi = i;
+    while (hi + 1 < n && !is_boundary(hi + 1)) ++hi;
+    covered_until = hi;
+    for (size_t l = 0; l < p_.labels.size(); ++l) {
+      last_of[l].reset();
+      if (!p_.labels[l].from_last_class) continue;
+      for (size_t k = lo; k <= hi; ++k) {
+        if (seq.classes[k] == *p_.labels[l].from_last_class) last_of[l] = k;
+      }
+    }
+    for (size_t k = lo; k <= hi; ++k) {
+      if (!writer.Writable(k)) continue;
+      for (size_t l = 0; l < p_.labels.size(); ++l) {
+        const SpanLabel& label = p_.labels[l];
+        bool applies;
+        if (label.from_last_class) {
+          applies = last_of[l] && k >= *last_of[l];
+        } else if (!label.when.empty()) {
+          applies = when[l].Matches(k);
+        } else {
+          applies = true;
+        }
+        if (applies) {
+          writer.Set(k, label.role);
+          break;
+        }
+      }
+    }
+  }
+}
+
+void ClustersRule::Apply(const SequenceView& seq, std::vector<RoleId>& roles) const {
+  const size_t n = seq.dispatches.size();
+  std::vector<std::pair<size_t, size_t>> clusters;  // [first member, last member]
+  for (size_t i = 0; i < n; ++i) {
+    if (seq.classes[i] != p_.member_class) continue;
+    if (!clusters.empty() && static_cast<int64_t>(i - clusters.back().second) <= p_.max_gap) {
+      clusters.back().second = i;
+    } else {
+      clusters.emplace_back(i, i);
+    }
+  }
+  if (clusters.empty()) return;
+  RoleWriter writer(roles, p_.overwrite);
+  ConditionEval between(p_.between, seq);
+  ConditionEval after(p_.after, seq);
+  ConditionEval after_stop(p_.after_stop, seq);
+  for (const auto& [first, last] : clusters) {
+    for (size_t i = first; i <= last; ++i) {
+      if (seq.classes[i] == p_.member_class && writer.Writable(i)) writer.Set(i, p_.member_role);
+    }
+    if (p_.between_role != kNoRole) {
+      for (size_t k = first + 1; k < last; ++k) {
+        if (writer.Unassigned(k) && between.Matches(k)) writer.Set(k, p_.between_role);
+      }
+    }
+    if (p_.after_role != kNoRole) {
+      for (size_t k = last + 1;
+           k < n && writer.Unassigned(k) && !after_stop.Matches(k) && after.Matches(k); ++k) {
+        writer.Set(k, p_.after_role);
+      }
+    }
+  }
+  if (p_.follow_up_role != kNoRole) {
+    ConditionEval follow_up(p_.follow_up, seq);
+    for (size_t i = 0; i < n; ++i) {
+      if (writer.Unassigned(i) && follow_up.Matches(i)) writer.Set(i, p_.follow_up_role);
+    }
+  }
+}
+
+}  // namespace decodeprof::analysis

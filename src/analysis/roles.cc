@@ -1,0 +1,106 @@
+#include "src/analysis/roles.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <utility>
+
+namespace decodeprof::analysis {
+namespace {
+
+bool ContainsAny(std::string_view text, const std::vector<std::string>& needles) {
+  for (const std::string& needle : needles) {
+    if (text.find(needle) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
+std::string AsciiLower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+}  // namespace
+
+ConditionEval::ConditionEval(const Condition& condition, const SequenceView& seq)
+    : condition_(condition), seq_(seq), name_cache_(condition.any.size()) {
+  const size_t names = seq.names == nullptr ? 0 : seq.names->size();
+  for (auto& cache : name_cache_) cache.assign(names, 0);
+}
+
+bool ConditionEval::NamePartMatches(size_t matcher, trace::StringId name_id) {
+  const Matcher& m = condition_.any[matcher];
+  if (m.names.empty() && m.not_names.empty()) return true;
+  std::vector<uint8_t>& cache = name_cache_[matcher];
+  if (name_id < cache.size() && cache[name_id] != 0) return cache[name_id] == 2;
+  std::string_view name;
+  if (seq_.names != nullptr && name_id < seq_.names->size()) name = seq_.names->Get(name_id);
+  std::string lowered;
+  if (m.lowercase) {
+    lowered = AsciiLower(name);
+    name = lowered;
+  }
+  const bool match =
+      (m.names.empty() || ContainsAny(name, m.names)) && !ContainsAny(name, m.not_names);
+  if (name_id < cache.size()) cache[name_id] = match ? 2 : 1;
+  return match;
+}
+
+bool ConditionEval::Matches(size_t index) {
+  const trace::StringId name_id = seq_.dispatches[index].name;
+  for (size_t i = 0; i < condition_.any.size(); ++i) {
+    const Matcher& m = condition_.any[i];
+    if (!m.classes.empty()) {
+      bool in = false;
+      for (ClassId c : m.classes) in = in || c == seq_.classes[index];
+      if (!in) continue;
+    }
+    if (NamePartMatches(i, name_id)) return true;
+  }
+  return false;
+}
+
+void RoleRule::Diagnose(const SequenceView&, std::vector<std::string>*) const {}
+
+RulePack::RulePack(PackInfo info, KernelClassifier classifier, std::vector<std::string> role_names,
+                   std::vector<std::unique_ptr<RoleRule>> rules)
+    : info_(std::move(info)),
+      classifier_(std::move(classifier)),
+      role_names_(std::move(role_names)),
+      rules_(std::move(rules)) {}
+
+SequenceView RulePack::Normalized(const SequenceView& seq, std::vector<ClassId>* storage) const {
+  if (seq.classes.size() == seq.dispatches.size()) return seq;
+  const size_t n = seq.dispatches.size();
+  storage->assign(seq.classes.begin(), seq.classes.begin() + static_cast<std::ptrdiff_t>(
+                                                                 std::min(seq.classes.size(), n)));
+  storage->resize(n, other_class());
+  SequenceView view = seq;
+  view.classes = *storage;
+  return view;
+}
+
+std::vector<RoleId> RulePack::AssignRoles(const SequenceView& seq) const {
+  std::vector<ClassId> storage;
+  const SequenceView view = Normalized(seq, &storage);
+  std::vector<RoleId> roles(view.dispatches.size(), kNoRole);
+  for (const auto& rule : rules_) rule->Apply(view, roles);
+  return roles;
+}
+
+std::vector<std::string> RulePack::RoleWarnings(const SequenceView& seq) const {
+  std::vector<std::string> warnings;
+  std::vector<ClassId> storage;
+  const SequenceView view = Normalized(seq, &storage);
+  for (const auto& rule : rules_) rule->Diagnose(view, &warnings);
+  if (seq.classes.size() != seq.dispatches.size()) {
+    warnings.push_back("the role rules got " + std::to_string(seq.dispatches.size()) +
+                       " dispatches but " + std::to_string(seq.classes.size()) +
+                       " classes; dispatches without a class count as \"other\"");
+  }
+  return warnings;
+}
+
+}  // namespace decodeprof::analysis

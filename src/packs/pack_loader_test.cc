@@ -1,0 +1,274 @@
+// The loader: built-in names, files, and every error carrying "file:line".
+#include "src/packs/pack_loader.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "src/analysis/roles.h"
+
+namespace decodeprof::packs {
+namespace {
+
+using base::ErrorKind;
+
+std::string TempPath(const std::string& name) {
+  const std::filesystem::path dir =
+      std::filesystem::path(::testing::TempDir()) / "decodeprof_pack_loader_test";
+  std::filesystem::create_directories(dir);
+  return (dir / name).string();
+}
+
+std::string WriteTemp(const std::string& name, const std::string& text) {
+  const std::string path = TempPath(name);
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+constexpr const char* kHeader =
+    "[pack]\n"             // 1
+    "name = \"t\"\n"       // 2
+    "roles = [\"a\"]\n"    // 3
+    "[[class]]\n"          // 4
+    "name = \"x\"\n"       // 5
+    "patterns = ['x']\n";  // 6
+
+// Loads `text` as a pack file and returns the error (which must be kConfig).
+base::Status PackError(const std::string& name, const std::string& text) {
+  auto pack = LoadPack(WriteTemp(name, text));
+  EXPECT_FALSE(pack.ok());
+  if (pack.ok()) return base::OkStatus();
+  EXPECT_EQ(pack.status().kind(), ErrorKind::kConfig) << pack.status().ToString();
+  return pack.status();
+}
+
+void ExpectAt(const base::Status& status, const std::string& file, int line,
+              const std::string& text) {
+  EXPECT_EQ(status.where(), base::AtLine(TempPath(file), line)) << status.ToString();
+  EXPECT_NE(status.message().find(text), std::string::npos) << status.ToString();
+}
+
+TEST(LoadPackTest, BuiltinPackByName) {
+  auto pack = LoadPack("mlx-rocm");
+  ASSERT_TRUE(pack.ok()) << pack.status().ToString();
+  EXPECT_EQ((*pack)->name(), "mlx-rocm");
+  EXPECT_EQ(DefaultUnitsOf(**pack), "mlx-rocm-ports");
+  EXPECT_EQ(BuiltinPackNames(), std::vector<std::string>{"mlx-rocm"});
+  EXPECT_EQ(BuiltinUnitsNames(), std::vector<std::string>{"mlx-rocm-ports"});
+}
+
+TEST(LoadPackTest, UnknownBuiltinNameListsTheBuiltinPacks) {
+  auto pack = LoadPack("mlx-cuda");
+  ASSERT_FALSE(pack.ok());
+  EXPECT_EQ(pack.status().kind(), ErrorKind::kConfig);
+  EXPECT_NE(pack.status().message().find("unknown pack 'mlx-cuda'"), std::string::npos);
+  EXPECT_NE(pack.status().message().find("mlx-rocm"), std::string::npos);
+  auto units = LoadUnits("nope", **LoadPack("mlx-rocm"));
+  ASSERT_FALSE(units.ok());
+  EXPECT_NE(units.status().message().find("mlx-rocm-ports"), std::string::npos);
+}
+
+TEST(LoadPackTest, MissingFileIsAnIoError) {
+  auto pack = LoadPack("/nonexistent/dir/pack.toml");
+  ASSERT_FALSE(pack.ok());
+  EXPECT_EQ(pack.status().kind(), ErrorKind::kIo);
+}
+
+TEST(LoadPackTest, FileWithRelativeDefaultUnitsResolvesAgainstItsDirectory) {
+  const std::string path = WriteTemp(
+      "ok.toml", "[pack]\nname = \"t\"\ndefault_units = \"units/mine.toml\"\nroles = [\"a\"]\n");
+  auto pack = LoadPack(path);
+  ASSERT_TRUE(pack.ok()) << pack.status().ToString();
+  EXPECT_EQ(DefaultUnitsOf(**pack),
+            (std::filesystem::path(path).parent_path() / "units/mine.toml").string());
+  EXPECT_EQ((*pack)->class_names(), std::vector<std::string>{"other"});
+}
+
+TEST(PackErrorsTest, TomlSyntaxError) {
+  const base::Status s = PackError("syntax.toml", "[pack]\nname = \"t\nroles = []\n");
+  ExpectAt(s, "syntax.toml", 2, "TOML syntax error");
+}
+
+TEST(PackErrorsTest, UnknownRuleKind) {
+  const base::Status s = PackError("kind.toml", std::string(kHeader) +
+                                                    "[[role_rule]]\n"        // 7
+                                                    "kind = \"tail_end\"\n"  // 8
+                                                    "role = \"a\"\n");
+  ExpectAt(s, "kind.toml", 8, "unknown rule kind 'tail_end'");
+  EXPECT_NE(s.message().find("span_around"), std::string::npos);
+}
+
+TEST(PackErrorsTest, UnknownClassReferenced) {
+  const base::Status s = PackError("class.toml", std::string(kHeader) +
+                                                     "[[role_rule]]\n"            // 7
+                                                     "kind = \"follow_run\"\n"    // 8
+                                                     "anchor_class = \"rope\"\n"  // 9
+                                                     "role = \"a\"\n"             // 10
+                                                     "follow = { names = [\"k\"] }\n"
+                                                     "overwrite = false\n");
+  ExpectAt(s, "class.toml", 9, "unknown class \"rope\"");
+  EXPECT_NE(s.message().find("x, other"), std::string::npos) << s.message();
+}
+
+TEST(PackErrorsTest, UnknownClassInsideACondition) {
+  const base::Status s = PackError("cond.toml", std::string(kHeader) +
+                                                    "[[role_rule]]\n"                // 7
+                                                    "kind = \"follow_run\"\n"        // 8
+                                                    "anchor_class = \"x\"\n"         // 9
+                                                    "role = \"a\"\n"                 // 10
+                                                    "follow = [\n"                   // 11
+                                                    "  { names = [\"k\"] },\n"       // 12
+                                                    "  { classes = [\"nope\"] },\n"  // 13
+                                                    "]\n"
+                                                    "overwrite = false\n");
+  ExpectAt(s, "cond.toml", 13, "unknown class \"nope\"");
+}
+
+TEST(PackErrorsTest, UnknownRoleReferenced) {
+  const base::Status s = PackError("role.toml", std::string(kHeader) +
+                                                    "[[role_rule]]\n"             // 7
+                                                    "kind = \"name_contains\"\n"  // 8
+                                                    "role = \"b\"\n"              // 9
+                                                    "names = [\"paged\"]\n"
+                                                    "overwrite = false\n");
+  ExpectAt(s, "role.toml", 9, "unknown role \"b\"");
+}
+
+TEST(PackErrorsTest, BadRegexCarriesRe2sErrorText) {
+  const base::Status s = PackError("regex.toml", std::string(kHeader) +
+                                                     "[[class]]\n"                    // 7
+                                                     "name = \"y\"\n"                 // 8
+                                                     "patterns = ['ok',\n"            // 9
+                                                     "            'gather(qmv']\n");  // 10
+  ExpectAt(s, "regex.toml", 10, "bad pattern 'gather(qmv'");
+  EXPECT_NE(s.message().find("missing )"), std::string::npos) << s.message();
+}
+
+TEST(PackErrorsTest, DuplicateClass) {
+  const base::Status s = PackError("dup.toml", std::string(kHeader) +
+                                                   "\n"              // 7
+                                                   "[[class]]\n"     // 8
+                                                   "name = \"x\"\n"  // 9
+                                                   "patterns = ['y']\n");
+  ExpectAt(s, "dup.toml", 8, "duplicate class \"x\"");
+}
+
+TEST(PackErrorsTest, ClassOtherIsImplicit) {
+  const base::Status s = PackError("other.toml",
+                                   "[pack]\nname = \"t\"\n[[class]]\n"
+                                   "name = \"other\"\npatterns = ['x']\n");
+  ExpectAt(s, "other.toml", 3, "implicit");
+}
+
+TEST(PackErrorsTest, MissingFields) {
+  ExpectAt(PackError("noname.toml", "[pack]\ndescription = \"d\"\n"), "noname.toml", 1,
+           "missing key 'name'");
+  ExpectAt(PackError("nopack.toml", "\n[[class]]\nname = \"x\"\npatterns = ['x']\n"), "nopack.toml",
+           1, "needs a [pack] table");
+  ExpectAt(PackError("nopatterns.toml", "[pack]\nname = \"t\"\n\n[[class]]\nname = \"x\"\n"),
+           "nopatterns.toml", 4, "missing key 'patterns'");
+  const base::Status s = PackError("nooverwrite.toml", std::string(kHeader) +
+                                                           "[[role_rule]]\n"  // 7
+                                                           "kind = \"name_contains\"\n"
+                                                           "role = \"a\"\n"
+                                                           "names = [\"paged\"]\n");
+  ExpectAt(s, "nooverwrite.toml", 7, "missing key 'overwrite'");
+}
+
+TEST(PackErrorsTest, UnknownKeyAndWrongType) {
+  ExpectAt(PackError("key.toml", std::string(kHeader) + "pattern = 'y'\n"), "key.toml", 7,
+           "unknown key 'pattern'");
+  ExpectAt(PackError("type.toml", std::string(kHeader) + "case_sensitive = \"yes\"\n"), "type.toml",
+           7, "'case_sensitive' must be true or false, not a string");
+}
+
+TEST(PackErrorsTest, RuleParameterConsistency) {
+  const std::string clusters = std::string(kHeader) +
+                               "[[role_rule]]\n"          // 7
+                               "kind = \"clusters\"\n"    // 8
+                               "member_class = \"x\"\n"   // 9
+                               "max_gap = 12\n"           // 10
+                               "member_role = \"a\"\n"    // 11
+                               "overwrite = true\n"       // 12
+                               "between_role = \"a\"\n";  // 13
+  ExpectAt(PackError("partner.toml", clusters), "partner.toml", 13,
+           "'between_role' needs 'between'");
+  ExpectAt(PackError("empty_cond.toml", std::string(kHeader) + "[[role_rule]]\n"  // 7
+                                                               "kind = \"follow_run\"\n"
+                                                               "anchor_class = \"x\"\n"
+                                                               "role = \"a\"\n"
+                                                               "follow = {}\n"  // 11
+                                                               "overwrite = false\n"),
+           "empty_cond.toml", 11, "a condition needs");
+}
+
+// ---- units files ------------------------------------------------------------------------
+
+base::Status UnitsError(const std::string& name, const std::string& text) {
+  auto pack = LoadPack("mlx-rocm");
+  EXPECT_TRUE(pack.ok());
+  auto units = LoadUnits(WriteTemp(name, text), **pack);
+  EXPECT_FALSE(units.ok());
+  if (units.ok()) return base::OkStatus();
+  EXPECT_EQ(units.status().kind(), ErrorKind::kConfig) << units.status().ToString();
+  return units.status();
+}
+
+TEST(UnitsErrorsTest, UnknownRoleNamesTheLine) {
+  ExpectAt(UnitsError("u_role.toml",
+                      "[[unit]]\n"                   // 1
+                      "id = \"1\"\n"                 // 2
+                      "port = \"p\"\n"               // 3
+                      "roles = [\"ssm_step\",\n"     // 4
+                      "         \"ssm_stepp\"]\n"),  // 5
+           "u_role.toml", 5, "unknown role \"ssm_stepp\"");
+  ExpectAt(UnitsError("u_reach.toml",
+                      "[[unit]]\n"
+                      "id = \"1\"\n"
+                      "port = \"p\"\n"
+                      "roles = []\n"
+                      "[[unit.reach]]\n"          // 5
+                      "default = [\"nope\"]\n"),  // 6
+           "u_reach.toml", 6, "unknown role \"nope\"");
+}
+
+TEST(UnitsErrorsTest, DuplicateIdMissingPortAndSyntax) {
+  ExpectAt(UnitsError("u_dup.toml",
+                      "[[unit]]\nid = 7\nport = \"p\"\nroles = []\n"
+                      "[[unit]]\nid = \"7\"\nport = \"q\"\nroles = []\n"),
+           "u_dup.toml", 6, "duplicate unit \"7\"");
+  ExpectAt(UnitsError("u_port.toml", "\n[[unit]]\nid = \"1\"\nroles = []\n"), "u_port.toml", 2,
+           "missing key 'port'");
+  ExpectAt(UnitsError("u_syntax.toml", "[[unit]]\nid = \"1\"\nport = = \"p\"\n"), "u_syntax.toml",
+           3, "TOML syntax error");
+  ExpectAt(UnitsError("u_key.toml",
+                      "[[unit]]\nid = \"1\"\nport = \"p\"\nroles = []\n"
+                      "[[unit.reach]]\nmodel = [\"llama\"]\n"),
+           "u_key.toml", 6, "unknown key 'model'");
+}
+
+TEST(LoadUnitsTest, FileWithConditionsAndTemplates) {
+  auto pack = LoadPack("mlx-rocm");
+  ASSERT_TRUE(pack.ok());
+  auto units = LoadUnits(WriteTemp("u_ok.toml",
+                                   "[units]\nname = \"mine\"\n"
+                                   "[[unit]]\nid = 1\nport = \"p\"\n"
+                                   "roles = [\"ssm_step\"]\n"
+                                   "[[unit.reach]]\nmodel_type = \"plamo2\"\n"
+                                   "sampled = false\ndefault = [\"ssm_step\"]\n"
+                                   "note = \"{model_type} greedy\"\n"),
+                         **pack);
+  ASSERT_TRUE(units.ok()) << units.status().ToString();
+  ASSERT_EQ((*units)->units().size(), 1u);
+  EXPECT_EQ((*units)->units()[0].id, "1");
+  const analysis::UnitReach greedy = (*units)->Reach(0, {"plamo2", ""}, false);
+  EXPECT_EQ(greedy.note, "plamo2 greedy");
+  EXPECT_EQ(greedy.default_roles.size(), 1u);
+  EXPECT_TRUE(greedy.optin_roles.empty());
+  EXPECT_TRUE((*units)->Reach(0, {"plamo2", ""}, true).note.empty());
+}
+
+}  // namespace
+}  // namespace decodeprof::packs
