@@ -7,17 +7,37 @@
 // Every data row is a dispatch (no filtering by Kind, agent or queue). Fields follow RFC 4180
 // quoting (quoted names may contain commas, doubled quotes and newlines); CRLF or LF rows.
 //
-// Errors (kData, where = "<path>:<line>"): a missing required column —
-//   message "kernel trace has none of the columns (Kernel_Name, KernelName); header: [...]"
-//   formatted as the seed's Python does (a Python list repr of the header fields);
-// a row with fewer fields than the header needs (truncated), a non-integer timestamp, a
-// negative duration (end < start), an unterminated quote. A missing/unreadable file → kIo.
+// Rows: a blank line is skipped (csv.DictReader does); a row may have more fields than the
+// header. A column name that occurs twice in the header refers to its last occurrence (as in
+// csv.DictReader). Dispatch::line is the line the row starts on (saturated at UINT32_MAX). Names
+// are interned through the StringPool (a lookup, no allocation for a name seen before). A UTF-8
+// byte order mark is skipped. An empty file, or one with only a header row, imports 0 rows without
+// error (the caller decides whether that is an error).
+//
+// Timestamps and grid values are read as Python's int() reads them (surrounding whitespace,
+// a sign, digit-separating underscores), limited to int64. Grid: empty → 1, <= 0 → 1.
+//
+// Errors:
+//   kIo, where = path: the file is missing, unreadable or a directory;
+//   kData, where = path: a required column is missing —
+//     "kernel trace has none of the columns ('Kernel_Name', 'KernelName'); header: ['Kind', ...]"
+//     (the candidates as a Python tuple repr, the header fields as a Python list repr), checked
+//     for the name, then start ('Start_Timestamp', 'BeginNs'), then end ('End_Timestamp',
+//     'EndNs');
+//   kData, where = "<path>:<line the row starts on>":
+//     "row has N fields, the header has M"  (N <= the highest needed column index),
+//     "<column> is not an integer: '<value>'"  (timestamps and grid; value as Python repr),
+//     "<column> does not fit in 64 bits: '<value>'"  (an integer beyond int64),
+//     "end before start (<end> < <start>)",
+//     "grid size does not fit in 64 bits",
+//     plus the CsvReader's errors (an unterminated quote, an over-long record).
 #pragma once
 
 #include <cstdint>
 #include <string>
 
 #include "src/base/status.h"
+#include "src/io/common/csv_reader.h"
 #include "src/io/dispatch_sink.h"
 #include "src/trace/string_pool.h"
 
@@ -31,6 +51,16 @@ struct CsvImportStats {
 // Streams `path` into `sink` with bounded memory (a fixed-size read buffer; names interned
 // into `names`).
 base::StatusOr<CsvImportStats> ImportRocprofv3Csv(const std::string& path, trace::StringPool& names,
+                                                  DispatchSink& sink);
+
+// The same with explicit reader options (buffer sizes; used by tests and benchmarks).
+base::StatusOr<CsvImportStats> ImportRocprofv3Csv(const std::string& path, trace::StringPool& names,
+                                                  DispatchSink& sink,
+                                                  const CsvReader::Options& options);
+
+// The same over a reader the caller opened (any source, e.g. CsvReader::FromString); errors
+// name reader.where().
+base::StatusOr<CsvImportStats> ImportRocprofv3Csv(CsvReader& reader, trace::StringPool& names,
                                                   DispatchSink& sink);
 
 }  // namespace decodeprof::io

@@ -1,0 +1,323 @@
+#include "src/io/common/csv_reader.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace decodeprof::io {
+namespace {
+
+constexpr size_t kMinBufferSize = 64;
+
+// The first byte in [p, end) equal to a, b or c, or `end`. Scans 16 bytes at a time where
+// SSE2 exists (every x86-64), byte by byte elsewhere and for the last few bytes.
+inline const char* FindAny(const char* p, const char* end, char a, char b, char c) {
+#if defined(__SSE2__)
+  const __m128i va = _mm_set1_epi8(a);
+  const __m128i vb = _mm_set1_epi8(b);
+  const __m128i vc = _mm_set1_epi8(c);
+  while (end - p >= 16) {
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, va), _mm_cmpeq_epi8(x, vb)),
+                                     _mm_cmpeq_epi8(x, vc));
+    const int mask = _mm_movemask_epi8(hit);
+    if (mask != 0) return p + __builtin_ctz(static_cast<unsigned>(mask));
+    p += 16;
+  }
+#endif
+  while (p != end && *p != a && *p != b && *p != c) ++p;
+  return p;
+}
+
+// Bytes that end an unquoted field.
+constexpr std::array<bool, 256> kEndsUnquoted = [] {
+  std::array<bool, 256> table{};
+  table[static_cast<unsigned char>(',')] = true;
+  table[static_cast<unsigned char>('\n')] = true;
+  table[static_cast<unsigned char>('\r')] = true;
+  return table;
+}();
+
+// End of the unquoted field starting at p: the next ',', LF or CR, or `end`.
+inline const char* FindUnquotedEnd(const char* p, const char* end) {
+  while (p != end && !kEndsUnquoted[static_cast<unsigned char>(*p)]) ++p;
+  return p;
+}
+
+inline const char* Find(const char* begin, const char* end, char c) {
+  return static_cast<const char*>(std::memchr(begin, c, static_cast<size_t>(end - begin)));
+}
+
+}  // namespace
+
+CsvReader::CsvReader(std::string where, const Options& options)
+    : where_(std::move(where)), options_(options) {
+  options_.buffer_size = std::max(options_.buffer_size, kMinBufferSize);
+  fields_.reserve(32);
+}
+
+CsvReader::~CsvReader() {
+  if (owns_fd_ && fd_ >= 0) ::close(fd_);
+}
+
+base::StatusOr<std::unique_ptr<CsvReader>> CsvReader::Open(const std::string& path) {
+  return Open(path, Options());
+}
+
+base::StatusOr<std::unique_ptr<CsvReader>> CsvReader::Open(const std::string& path,
+                                                           const Options& options) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return base::IoError(path, std::string("cannot open: ") + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    return base::IoError(path, "is a directory, not a file");
+  }
+  ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+  return FromFd(fd, /*owns_fd=*/true, path, options);
+}
+
+std::unique_ptr<CsvReader> CsvReader::FromFd(int fd, bool owns_fd, std::string where,
+                                             const Options& options) {
+  std::unique_ptr<CsvReader> reader(new CsvReader(std::move(where), options));
+  reader->fd_ = fd;
+  reader->owns_fd_ = owns_fd;
+  reader->capacity_ = reader->options_.buffer_size;
+  reader->owned_.reset(new char[reader->capacity_]);
+  reader->data_ = reader->owned_.get();
+  return reader;
+}
+
+std::unique_ptr<CsvReader> CsvReader::FromString(std::string_view text, std::string where) {
+  return FromString(text, std::move(where), Options());
+}
+
+std::unique_ptr<CsvReader> CsvReader::FromString(std::string_view text, std::string where,
+                                                 const Options& options) {
+  std::unique_ptr<CsvReader> reader(new CsvReader(std::move(where), options));
+  reader->data_ = text.data();
+  reader->capacity_ = text.size();
+  reader->end_ = text.size();
+  reader->eof_ = true;
+  return reader;
+}
+
+bool CsvReader::Refill() {
+  if (pos_ > 0) {
+    std::memmove(owned_.get(), owned_.get() + pos_, end_ - pos_);
+    data_offset_ += static_cast<int64_t>(pos_);
+    end_ -= pos_;
+    pos_ = 0;
+  }
+  if (end_ == capacity_) {  // one record fills the whole buffer: grow it
+    if (capacity_ >= options_.max_record_bytes) {
+      status_ = base::DataError(
+          base::AtLine(where_, next_line_),
+          "record is longer than " + std::to_string(options_.max_record_bytes) + " bytes");
+      return false;
+    }
+    const size_t grown = std::min(capacity_ * 2, std::max(options_.max_record_bytes, capacity_));
+    std::unique_ptr<char[]> buffer(new char[grown]);
+    std::memcpy(buffer.get(), owned_.get(), end_);
+    owned_ = std::move(buffer);
+    data_ = owned_.get();
+    capacity_ = grown;
+  }
+  for (;;) {
+    const ssize_t n = ::read(fd_, owned_.get() + end_, capacity_ - end_);
+    if (n > 0) {
+      end_ += static_cast<size_t>(n);
+      return true;
+    }
+    if (n == 0) {
+      eof_ = true;
+      return true;
+    }
+    if (errno != EINTR) {
+      status_ = base::IoError(where_, std::string("cannot read: ") + std::strerror(errno));
+      return false;
+    }
+  }
+}
+
+bool CsvReader::Next() {
+  if (done_) return false;
+  if (!started_) {
+    started_ = true;
+    while (end_ < 3 && !eof_) {
+      if (!Refill()) {
+        done_ = true;
+        return false;
+      }
+    }
+    if (options_.skip_utf8_bom && end_ >= 3 && std::memcmp(data_, "\xEF\xBB\xBF", 3) == 0) {
+      pos_ = 3;
+    }
+  }
+  for (;;) {
+    Parse result = Parse::kNeedMore;
+    if (pos_ < end_) {
+      result = ParseRecord();
+    } else if (eof_) {
+      done_ = true;
+      fields_.clear();
+      return false;
+    }
+    if (result == Parse::kRecord) {
+      for (const Fixup& f : fixups_) {
+        fields_[f.index] = std::string_view(scratch_.data() + f.offset, f.size);
+      }
+      line_ = next_line_;
+      offset_ = data_offset_ + static_cast<int64_t>(pos_);
+      next_line_ += pending_lines_;
+      pos_ = record_end_;
+      return true;
+    }
+    if (result == Parse::kError || !Refill()) {
+      done_ = true;
+      fields_.clear();
+      return false;
+    }
+  }
+}
+
+void CsvReader::AppendUnescaped(const char* begin, const char* end) {
+  // Quoted content: every "" stands for one ".
+  while (begin < end) {
+    const char* q = Find(begin, end, '"');
+    if (q == nullptr) {
+      scratch_.append(begin, end);
+      return;
+    }
+    scratch_.append(begin, q + 1);
+    begin = q + 2;
+  }
+}
+
+CsvReader::Parse CsvReader::Terminate(const char* p) {
+  // `p` is at LF or CR.
+  const char* const end = data_ + end_;
+  if (*p == '\r') {
+    if (p + 1 == end && !eof_) return Parse::kNeedMore;  // CRLF may be split
+    p += (p + 1 < end && p[1] == '\n') ? 2 : 1;
+  } else {
+    ++p;
+  }
+  ++pending_lines_;
+  record_end_ = static_cast<size_t>(p - data_);
+  return Parse::kRecord;
+}
+
+CsvReader::Parse CsvReader::ParseRecord() {
+  fields_.clear();
+  fixups_.clear();
+  scratch_.clear();
+  pending_lines_ = 0;
+  const char* const end = data_ + end_;
+  const char* p = data_ + pos_;
+  if (*p == '\n' || *p == '\r') return Terminate(p);  // an empty line: no fields
+
+  for (;;) {         // one field per iteration
+    if (p == end) {  // the data ends right after a ','
+      if (!eof_) return Parse::kNeedMore;
+      fields_.emplace_back();
+      record_end_ = end_;
+      return Parse::kRecord;
+    }
+    if (*p != '"') {
+      const char* const q = FindUnquotedEnd(p, end);
+      if (q == end && !eof_) return Parse::kNeedMore;
+      fields_.emplace_back(p, static_cast<size_t>(q - p));
+      if (q == end) {
+        record_end_ = end_;
+        return Parse::kRecord;
+      }
+      if (*q == ',') {
+        p = q + 1;
+        continue;
+      }
+      return Terminate(q);
+    }
+
+    // Quoted: find the closing quote, counting the line breaks on the way.
+    const char* const content = p + 1;
+    const int64_t quote_line = next_line_ + pending_lines_;
+    const char* close = nullptr;
+    bool escaped = false;
+    for (const char* q = content;;) {
+      const char* r = FindAny(q, end, '"', '\n', '\r');
+      if (r == end) {
+        if (!eof_) return Parse::kNeedMore;
+        status_ = base::DataError(base::AtLine(where_, quote_line),
+                                  "quoted field is not closed before the end of the file");
+        return Parse::kError;
+      }
+      if (r + 1 == end && !eof_) return Parse::kNeedMore;  // a "" or CRLF may be split
+      if (*r != '"') {
+        if (*r == '\n' || r + 1 == end || r[1] != '\n') ++pending_lines_;  // CRLF counts at LF
+        q = r + 1;
+        continue;
+      }
+      if (r + 1 != end && r[1] == '"') {
+        escaped = true;
+        q = r + 2;
+        continue;
+      }
+      close = r;
+      break;
+    }
+    p = close + 1;
+    if (p != end && *p != ',' && *p != '\n' && *p != '\r') {
+      const Parse result = ParseJunkAfterQuote(p, content, close, escaped);
+      if (result != Parse::kRecord) return result;
+    } else if (escaped) {
+      const size_t offset = scratch_.size();
+      AppendUnescaped(content, close);
+      fixups_.push_back({fields_.size(), offset, scratch_.size() - offset});
+      fields_.emplace_back();
+    } else {
+      fields_.emplace_back(content, static_cast<size_t>(close - content));
+    }
+    if (p == end) {
+      record_end_ = end_;
+      return Parse::kRecord;
+    }
+    if (*p == ',') {
+      ++p;
+      continue;
+    }
+    return Terminate(p);
+  }
+}
+
+// Python's non-strict reader appends whatever follows a closing quote, up to the next
+// separator, to the field ("ab"c → abc); such a field is built in scratch_.
+CsvReader::Parse CsvReader::ParseJunkAfterQuote(const char*& p, const char* content,
+                                                const char* close, bool escaped) {
+  const char* const end = data_ + end_;
+  const char* const q = FindUnquotedEnd(p, end);
+  if (q == end && !eof_) return Parse::kNeedMore;
+  const size_t offset = scratch_.size();
+  if (escaped) {
+    AppendUnescaped(content, close);
+  } else {
+    scratch_.append(content, close);
+  }
+  scratch_.append(p, q);
+  fixups_.push_back({fields_.size(), offset, scratch_.size() - offset});
+  fields_.emplace_back();
+  p = q;
+  return Parse::kRecord;
+}
+
+}  // namespace decodeprof::io
