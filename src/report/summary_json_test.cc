@@ -13,7 +13,7 @@ namespace {
 using analysis::testing::FakePack;
 using analysis::testing::FakeUnits;
 
-struct Run {
+struct SampleRun {
   trace::StringPool names;
   analysis::DecodeWindow window;
   FakePack pack{{"qmv", "rope"}, {"rope_append", "ssm_step"}, {{"rope, k", "rope_append"}}};
@@ -21,7 +21,7 @@ struct Run {
                   {analysis::UnitReach{{0}, {0}, "note"}}};
   analysis::Summary summary;
 
-  Run() {
+  SampleRun() {
     window.lo = 0;
     window.hi = 1000;
     window.dispatches = {{.start = 0, .end = 300, .name = names.Intern("qmv_a")},
@@ -48,7 +48,7 @@ std::vector<std::string> Keys(const nlohmann::ordered_json& object) {
 }
 
 TEST(SummaryJsonTest, KeysComeInTheSeedsOrderThenDecodeprofs) {
-  Run run;
+  SampleRun run;
   const std::string text = SummaryJsonText(run.summary);
   ASSERT_EQ(text.back(), '\n');
   const auto doc = nlohmann::ordered_json::parse(text);
@@ -117,7 +117,7 @@ TEST(SummaryJsonTest, KeysComeInTheSeedsOrderThenDecodeprofs) {
 }
 
 TEST(SummaryJsonTest, NumbersArePythonStyled) {
-  Run run;
+  SampleRun run;
   const std::string text = SummaryJsonText(run.summary);
   EXPECT_NE(text.find("\n  \"temperature\": 0.0,\n"), std::string::npos);
   EXPECT_NE(text.find("\n  \"model_type\": null,\n"), std::string::npos);
@@ -130,7 +130,7 @@ TEST(SummaryJsonTest, NumbersArePythonStyled) {
 }
 
 TEST(KernelCsvTest, SeedDialect) {
-  Run run;
+  SampleRun run;
   // gpu_sum = 623: qmv_a 600 ns (96.308...%), "rope, k" 23 ns (3.691...%).
   EXPECT_EQ(KernelCsvText(run.summary),
             "kernel,class,roles,port_units,calls,calls_per_token,total_ns,avg_ns,share_pct\r\n"
