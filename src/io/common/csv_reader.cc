@@ -49,7 +49,17 @@ constexpr std::array<bool, 256> kEndsUnquoted = [] {
 }();
 
 // End of the unquoted field starting at p: the next ',', LF or CR, or `end`.
-inline const char* FindUnquotedEnd(const char* p, const char* end) {
+// `sentinel`: a byte that ends a field is stored at *end, so the loop needs no bounds check.
+inline const char* FindUnquotedEnd(const char* p, const char* end, bool sentinel) {
+  if (sentinel) {
+    const auto ends = [](const char* q) { return kEndsUnquoted[static_cast<unsigned char>(*q)]; };
+    for (;; p += 4) {
+      if (ends(p)) return p;
+      if (ends(p + 1)) return p + 1;
+      if (ends(p + 2)) return p + 2;
+      if (ends(p + 3)) return p + 3;
+    }
+  }
   while (p != end && !kEndsUnquoted[static_cast<unsigned char>(*p)]) ++p;
   return p;
 }
@@ -93,7 +103,9 @@ std::unique_ptr<CsvReader> CsvReader::FromFd(int fd, bool owns_fd, std::string w
   reader->fd_ = fd;
   reader->owns_fd_ = owns_fd;
   reader->capacity_ = reader->options_.buffer_size;
-  reader->owned_.reset(new char[reader->capacity_]);
+  reader->owned_.reset(new char[reader->capacity_ + 1]);  // + the sentinel
+  reader->owned_[0] = '\n';
+  reader->sentinel_ = true;
   reader->data_ = reader->owned_.get();
   return reader;
 }
@@ -123,11 +135,12 @@ bool CsvReader::Refill() {
     if (capacity_ >= options_.max_record_bytes) {
       status_ = base::DataError(
           base::AtLine(where_, next_line_),
-          "record is longer than " + std::to_string(options_.max_record_bytes) + " bytes");
+          "record is longer than " + std::to_string(options_.max_record_bytes) + " bytes",
+          "a quote that is never closed makes the rest of the file one field");
       return false;
     }
     const size_t grown = std::min(capacity_ * 2, std::max(options_.max_record_bytes, capacity_));
-    std::unique_ptr<char[]> buffer(new char[grown]);
+    std::unique_ptr<char[]> buffer(new char[grown + 1]);
     std::memcpy(buffer.get(), owned_.get(), end_);
     owned_ = std::move(buffer);
     data_ = owned_.get();
@@ -137,10 +150,12 @@ bool CsvReader::Refill() {
     const ssize_t n = ::read(fd_, owned_.get() + end_, capacity_ - end_);
     if (n > 0) {
       end_ += static_cast<size_t>(n);
+      owned_[end_] = '\n';
       return true;
     }
     if (n == 0) {
       eof_ = true;
+      owned_[end_] = '\n';
       return true;
     }
     if (errno != EINTR) {
@@ -235,7 +250,7 @@ CsvReader::Parse CsvReader::ParseRecord() {
       return Parse::kRecord;
     }
     if (*p != '"') {
-      const char* const q = FindUnquotedEnd(p, end);
+      const char* const q = FindUnquotedEnd(p, end, sentinel_);
       if (q == end && !eof_) return Parse::kNeedMore;
       fields_.emplace_back(p, static_cast<size_t>(q - p));
       if (q == end) {
@@ -305,7 +320,7 @@ CsvReader::Parse CsvReader::ParseRecord() {
 CsvReader::Parse CsvReader::ParseJunkAfterQuote(const char*& p, const char* content,
                                                 const char* close, bool escaped) {
   const char* const end = data_ + end_;
-  const char* const q = FindUnquotedEnd(p, end);
+  const char* const q = FindUnquotedEnd(p, end, sentinel_);
   if (q == end && !eof_) return Parse::kNeedMore;
   const size_t offset = scratch_.size();
   if (escaped) {

@@ -16,7 +16,8 @@
 //
 // Memory is bounded: the input is read through a buffer of Options::buffer_size bytes that
 // only grows while one record is longer than it, up to Options::max_record_bytes (a longer
-// record is a kData error). Records are handed out as string_views that stay valid until the
+// record is a kData error, where = "<where>:<line the record starts on>"). FromString() input
+// is parsed in place and has no such limit. Records are handed out as string_views that stay valid until the
 // next call of Next(); no allocation happens per record once the buffers have warmed up.
 //
 // Line numbers are 1-based and count LF, CRLF and lone CR as one line break each, including
@@ -110,7 +111,8 @@ class CsvReader {
   bool done_ = false;
   bool started_ = false;
 
-  std::unique_ptr<char[]> owned_;  // the read buffer in fd mode
+  std::unique_ptr<char[]> owned_;  // the read buffer in fd mode (+1 byte: '\n' at end_)
+  bool sentinel_ = false;          // data_[end_] is that '\n' (fd mode)
   const char* data_ = nullptr;     // buffer start (owned_ or the caller's text)
   size_t capacity_ = 0;
   size_t pos_ = 0;           // first unconsumed byte

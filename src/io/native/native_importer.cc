@@ -256,8 +256,11 @@ class Importer {
           return RowError(table, q.Int(1),
                           "name_id " + std::to_string(q.Int(4)) + " is not in table strings");
         d.name = *name;
-        d.grid = 1;
-        for (int col = 5; col <= 7; ++col) d.grid *= std::max<int64_t>(q.Int(col), 1);
+        // All three 0: the source had no grid (a converted CSV without grid columns).
+        if (q.Int(5) != 0 || q.Int(6) != 0 || q.Int(7) != 0) {
+          d.grid = 1;
+          for (int col = 5; col <= 7; ++col) d.grid *= std::max<int64_t>(q.Int(col), 1);
+        }
       } else {
         d.name = names_.Intern(MemoryOpName(q.Int(8), q.Int(9)));
       }
