@@ -29,12 +29,18 @@ void TailAfterWidestRule::Apply(const SequenceView& seq, std::vector<RoleId>& ro
   const size_t n = seq.dispatches.size();
   ConditionEval stop(p_.stop, seq);
   RoleWriter writer(roles, p_.overwrite);
+  // A head inside the previous head's run would relabel a suffix of that run with the same
+  // role (or, without overwrite, stop at once): skipping it keeps the scan linear.
+  size_t run_end = 0;
   for (size_t i = 0; i < n; ++i) {
     if (seq.classes[i] != p_.head_class || seq.dispatches[i].grid != *head_grid) continue;
-    for (size_t j = i + 1; j < n && !stop.Matches(j); ++j) {
+    if (i < run_end) continue;
+    size_t j = i + 1;
+    for (; j < n && !stop.Matches(j); ++j) {
       if (!writer.Writable(j)) break;
       writer.Set(j, p_.role);
     }
+    run_end = j;
   }
 }
 
@@ -53,12 +59,15 @@ void FollowRunRule::Apply(const SequenceView& seq, std::vector<RoleId>& roles) c
   const size_t n = seq.dispatches.size();
   ConditionEval follow(p_.follow, seq);
   RoleWriter writer(roles, p_.overwrite);
+  // An anchor inside the previous anchor's run already has the role, and its own run is a
+  // suffix of that run: skipping it keeps the scan linear.
+  size_t run_end = 0;
   for (size_t i = 0; i < n; ++i) {
-    if (seq.classes[i] != p_.anchor_class || !writer.Writable(i)) continue;
+    if (seq.classes[i] != p_.anchor_class || !writer.Writable(i) || i < run_end) continue;
     writer.Set(i, p_.role);
-    for (size_t k = i + 1; k < n && writer.Writable(k) && follow.Matches(k); ++k) {
-      writer.Set(k, p_.role);
-    }
+    size_t k = i + 1;
+    for (; k < n && writer.Writable(k) && follow.Matches(k); ++k) writer.Set(k, p_.role);
+    run_end = k;
   }
 }
 

@@ -408,5 +408,43 @@ overwrite = false
   EXPECT_EQ(RolesOf(*pack, "qQz"), "ab.");
 }
 
+TEST(RoleRuleKindsTest, ScansStayLinearOnDegenerateSequences) {
+  // 200k dispatches that are all heads / anchors with runs to the end: a quadratic scan
+  // would take minutes.
+  const std::string all_x(200000, 'x');
+  auto tail = SmallPack(R"(
+[[role_rule]]
+kind = "tail_after_widest"
+role = "a"
+head_class = "x"
+stop = { names = ["never"] }
+overwrite = true
+)");
+  ASSERT_NE(tail, nullptr);
+  EXPECT_EQ(RolesOf(*tail, all_x), "." + std::string(all_x.size() - 1, 'a'));
+  auto follow = SmallPack(R"(
+[[role_rule]]
+kind = "follow_run"
+anchor_class = "x"
+role = "a"
+follow = { classes = ["x"] }
+overwrite = true
+)");
+  ASSERT_NE(follow, nullptr);
+  EXPECT_EQ(RolesOf(*follow, all_x), std::string(all_x.size(), 'a'));
+  auto span = SmallPack(R"(
+[[role_rule]]
+kind = "span_around"
+anchor_class = "x"
+boundary_classes = ["y"]
+overwrite = false
+[[role_rule.label]]
+role = "a"
+when = { names = ["q"] }
+)");
+  ASSERT_NE(span, nullptr);
+  EXPECT_EQ(RolesOf(*span, all_x), std::string(all_x.size(), '.'));
+}
+
 }  // namespace
 }  // namespace decodeprof::analysis

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "src/analysis/roles.h"
+#include "src/base/file_io.h"
 
 namespace decodeprof::packs {
 namespace {
@@ -89,6 +90,14 @@ TEST(LoadPackTest, FileWithRelativeDefaultUnitsResolvesAgainstItsDirectory) {
 TEST(PackErrorsTest, TomlSyntaxError) {
   const base::Status s = PackError("syntax.toml", "[pack]\nname = \"t\nroles = []\n");
   ExpectAt(s, "syntax.toml", 2, "TOML syntax error");
+}
+
+TEST(PackErrorsTest, MalformedTableHeadersAreSyntaxErrorsNotAborts) {
+  // toml++ 3.3 asserts on these in debug builds unless its asserts are off.
+  ExpectAt(PackError("header.toml", "[pack]\nname = \"t\"\n[!]\n"), "header.toml", 3,
+           "TOML syntax error");
+  ExpectAt(PackError("header2.toml", "[pack]\nname = \"t\"\n\n[[\x01]]\n"), "header2.toml", 4,
+           "TOML syntax error");
 }
 
 TEST(PackErrorsTest, UnknownRuleKind) {
@@ -268,6 +277,35 @@ TEST(LoadUnitsTest, FileWithConditionsAndTemplates) {
   EXPECT_EQ(greedy.default_roles.size(), 1u);
   EXPECT_TRUE(greedy.optin_roles.empty());
   EXPECT_TRUE((*units)->Reach(0, {"plamo2", ""}, true).note.empty());
+}
+
+TEST(RobustnessTest, EveryPrefixOfTheBuiltinFilesLoadsOrFailsCleanly) {
+  // Truncated files (and a few corruptions) give a Status, never a crash or a hang.
+  auto full = LoadPack("mlx-rocm");
+  ASSERT_TRUE(full.ok());
+  const std::string pack_text =
+      *base::ReadFile(std::string(DECODEPROF_SOURCE_DIR) + "/packs/mlx-rocm.toml");
+  const std::string units_text =
+      *base::ReadFile(std::string(DECODEPROF_SOURCE_DIR) + "/packs/units/mlx-rocm-ports.toml");
+  size_t failures = 0;
+  for (size_t n = 0; n < pack_text.size(); n += 7) {
+    std::string text = pack_text.substr(0, n);
+    if (n % 2 == 1) text += "\x01]]{";
+    auto pack = LoadPack(WriteTemp("prefix.toml", text));
+    if (!pack.ok()) {
+      ++failures;
+      EXPECT_EQ(pack.status().kind(), ErrorKind::kConfig) << pack.status().ToString();
+      EXPECT_NE(pack.status().where().find("prefix.toml"), std::string::npos)
+          << pack.status().ToString();
+    }
+  }
+  EXPECT_GT(failures, 0u);
+  for (size_t n = 0; n < units_text.size(); n += 5) {
+    auto units = LoadUnits(WriteTemp("prefix_units.toml", units_text.substr(0, n)), **full);
+    if (!units.ok()) {
+      EXPECT_EQ(units.status().kind(), ErrorKind::kConfig) << units.status().ToString();
+    }
+  }
 }
 
 }  // namespace
