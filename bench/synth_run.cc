@@ -11,6 +11,9 @@
 namespace decodeprof::bench {
 namespace {
 
+// Boottime stamps start here (about 19.7 days of uptime), plus up to 4e13 ns.
+constexpr uint64_t kBoottimeOrigin = 1700000000000000ull;
+
 // splitmix64: tiny, fast and the same on every platform.
 class Rng {
  public:
@@ -170,6 +173,9 @@ base::Status Validate(const GenOptions& o) {
     return base::UsageError("--name must be a non-empty file name without '/'");
   }
   if (o.out_dir.empty()) return base::UsageError("--out-dir is required");
+  if (o.monotonic_offset_ns >= kBoottimeOrigin) {
+    return base::UsageError("--monotonic-offset-ns must be below 1.7e15");
+  }
   return base::OkStatus();
 }
 
@@ -209,7 +215,7 @@ base::StatusOr<GenSummary> GenerateRun(const GenOptions& o) {
   DP_RETURN_IF_ERROR(sink.Open(summary.trace_path));
   Emitter emit(&sink, &rng);
   Timeline tl;
-  tl.process_start = 1700000000000000ull + rng.Next() % 40000000000000ull;
+  tl.process_start = kBoottimeOrigin + rng.Next() % 40000000000000ull;
   emit.set_cursor(tl.process_start);
   emit.Advance(rng.Uniform(0.7e9, 1.1e9));  // runtime start, tokenizer, safetensors mmap
 
