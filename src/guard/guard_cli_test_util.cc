@@ -1,0 +1,239 @@
+#include "src/guard/guard_cli_test_util.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+extern char** environ;
+
+namespace decodeprof::guard::testing {
+namespace {
+
+int ShellStatus(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return -1;
+}
+
+pid_t SpawnWith(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+                const std::string& stdin_path, const std::string& out_path,
+                const std::string& err_path) {
+  std::vector<char*> c_argv;
+  for (const std::string& word : argv) c_argv.push_back(const_cast<char*>(word.c_str()));
+  c_argv.push_back(nullptr);
+  std::vector<char*> c_env;
+  for (const std::string& entry : env) c_env.push_back(const_cast<char*>(entry.c_str()));
+  c_env.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int in = ::open(stdin_path.c_str(), O_RDONLY);
+    const int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (in < 0 || out < 0 || err < 0) ::_exit(125);
+    ::dup2(in, 0);
+    ::dup2(out, 1);
+    ::dup2(err, 2);
+    ::close(in);
+    ::close(out);
+    ::close(err);
+    ::execve(c_argv[0], c_argv.data(), c_env.data());
+    ::_exit(124);
+  }
+  if (pid < 0) throw std::runtime_error("fork failed");
+  return pid;
+}
+
+}  // namespace
+
+std::string CliPath() {
+  const char* env = std::getenv("DECODEPROF_CLI");
+  if (env != nullptr && *env != '\0') return env;
+  return DECODEPROF_CLI_PATH;
+}
+
+double Now() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+void SleepSecs(double secs) {
+  const auto whole = static_cast<time_t>(secs);
+  timespec ts{whole, static_cast<long>((secs - static_cast<double>(whole)) * 1e9)};
+  while (::nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+  }
+}
+
+std::string ReadText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+bool Exists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
+
+void WriteText(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+}
+
+RunResult Started::Wait(double timeout_secs) {
+  RunResult result;
+  const double deadline = Now() + timeout_secs;
+  int status = 0;
+  for (;;) {
+    const pid_t r = ::waitpid(pid_, &status, WNOHANG);
+    if (r == pid_) {
+      result.status = ShellStatus(status);
+      break;
+    }
+    if (Now() > deadline) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, &status, 0);
+      result.status = -1;
+      break;
+    }
+    SleepSecs(0.01);
+  }
+  result.secs = Now() - start_;
+  result.out = ReadText(out_path_);
+  result.err = ReadText(err_path_);
+  return result;
+}
+
+std::string Started::ErrSoFar() const { return ReadText(err_path_); }
+
+GuardFixture::GuardFixture() {
+  std::string pattern = (std::filesystem::temp_directory_path() / "dp-guard-XXXXXX").string();
+  if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+  dir_ = pattern;
+  std::filesystem::create_directory(kfd());
+}
+
+GuardFixture::~GuardFixture() {
+  ReleaseLock();
+  std::error_code ignored;
+  std::filesystem::remove_all(dir_, ignored);
+}
+
+std::vector<std::string> GuardFixture::Env(const std::vector<std::string>& extra) const {
+  std::vector<std::string> env;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    const std::string text(*entry);
+    if (text.rfind("DECODEPROF_GUARD_", 0) == 0) continue;
+    env.push_back(text);
+  }
+  env.push_back("DECODEPROF_GUARD_KFD_DIR=" + kfd());
+  env.push_back("DECODEPROF_GUARD_LOCK=" + lock());
+  env.push_back("DECODEPROF_GUARD_COMPILER_RE=^no-such-compiler-for-tests$");
+  // Inner guards started by a test command find the binary here.
+  env.push_back("DP=" + CliPath());
+  for (const std::string& entry : extra) {
+    const std::string key = entry.substr(0, entry.find('=') + 1);
+    std::erase_if(env, [&](const std::string& e) { return e.rfind(key, 0) == 0; });
+    env.push_back(entry);
+  }
+  return env;
+}
+
+Started GuardFixture::Start(const std::vector<std::string>& args,
+                            const std::vector<std::string>& extra_env,
+                            const std::string& stdin_path) {
+  std::vector<std::string> argv = {CliPath(), "guard"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  const int n = ++runs_;
+  const std::string out = Path("run" + std::to_string(n) + ".out");
+  const std::string err = Path("run" + std::to_string(n) + ".err");
+  const double start = Now();
+  const pid_t pid = SpawnWith(argv, Env(extra_env), stdin_path, out, err);
+  return Started(pid, out, err, start);
+}
+
+RunResult GuardFixture::Run(const std::vector<std::string>& args,
+                            const std::vector<std::string>& extra_env,
+                            const std::string& stdin_path, double timeout_secs) {
+  return Start(args, extra_env, stdin_path).Wait(timeout_secs);
+}
+
+void GuardFixture::AddHolder(const std::string& pid) const { WriteText(kfd() + "/" + pid, ""); }
+
+void GuardFixture::HoldLock() {
+  if (lock_fd_ >= 0) return;
+  lock_fd_ = ::open(lock().c_str(), O_RDONLY | O_CREAT | O_CLOEXEC, 0666);
+  if (lock_fd_ < 0 || ::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+    throw std::runtime_error("cannot take the fixture lock");
+  }
+}
+
+void GuardFixture::ReleaseLock() {
+  if (lock_fd_ < 0) return;
+  ::close(lock_fd_);
+  lock_fd_ = -1;
+}
+
+bool ProcessGone(pid_t pid) {
+  if (::kill(pid, 0) != 0 && errno == ESRCH) return true;
+  const std::string stat = ReadText("/proc/" + std::to_string(pid) + "/stat");
+  const size_t close = stat.rfind(')');
+  return stat.empty() ||
+         (close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'Z');
+}
+
+pid_t SpawnHelper(const std::vector<std::string>& argv) {
+  std::vector<std::string> env;
+  for (char** entry = environ; *entry != nullptr; ++entry) env.emplace_back(*entry);
+  std::vector<std::string> full = argv;
+  if (full[0].find('/') == std::string::npos) full[0] = "/bin/" + full[0];
+  return SpawnWith(full, env, "/dev/null", "/dev/null", "/dev/null");
+}
+
+void KillAndReap(pid_t pid) {
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, nullptr, 0);
+}
+
+pid_t ReapedPid() {
+  const pid_t pid = ::fork();
+  if (pid == 0) ::_exit(0);
+  ::waitpid(pid, nullptr, 0);
+  return pid;
+}
+
+int Count(const std::string& text, const std::string& needle) {
+  int n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) {
+    ++n;
+  }
+  return n;
+}
+
+std::vector<pid_t> ChildrenOf(pid_t parent) {
+  std::vector<pid_t> children;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const std::string stat = ReadText(entry.path().string() + "/stat");
+    const size_t close = stat.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream fields(stat.substr(close + 1));
+    std::string state;
+    long ppid = 0;
+    fields >> state >> ppid;
+    if (ppid == parent) children.push_back(static_cast<pid_t>(std::stol(name)));
+  }
+  return children;
+}
+
+}  // namespace decodeprof::guard::testing

@@ -1,0 +1,110 @@
+#include "src/guard/options.h"
+
+#include <fmt/format.h>
+
+#include <string_view>
+
+#include "src/base/parse.h"
+#include "src/guard/messages.h"
+
+namespace decodeprof::guard {
+namespace {
+
+ParseResult Fail(std::string message, bool print_usage = false) {
+  return ParseResult{std::nullopt, ParseError{std::move(message), print_usage}};
+}
+
+}  // namespace
+
+ParseResult ParseOptions(const std::vector<std::string>& args) {
+  Options options;
+  bool hold = false;
+  bool status = false;
+  bool saw_idle_option = false;  // --idle-secs, --max-attempts, --log or --gpu
+  bool saw_max_wait = false;
+  bool saw_separator = false;
+  size_t i = 0;
+  while (i < args.size()) {
+    const std::string& arg = args[i];
+    if (arg == "--") {
+      saw_separator = true;
+      options.command.assign(args.begin() + static_cast<std::ptrdiff_t>(i) + 1, args.end());
+      break;
+    }
+    if (arg == "-h" || arg == "--help") {
+      options.mode = Mode::kHelp;
+      return ParseResult{options, std::nullopt};
+    }
+    if (arg == "--hold") {
+      hold = true;
+      ++i;
+      continue;
+    }
+    if (arg == "--status") {
+      status = true;
+      ++i;
+      continue;
+    }
+    const bool numeric = arg == "--idle-secs" || arg == "--max-attempts" || arg == "--max-wait";
+    if (numeric || arg == "--log" || arg == "--gpu") {
+      if (i + 1 >= args.size()) return Fail(fmt::format(kMsgNeedsValue, arg));
+      const std::string& value = args[i + 1];
+      if (numeric) {
+        const std::optional<uint64_t> n = base::ParseUnsigned(value);
+        if (!n) return Fail(fmt::format(kMsgNeedsNonNegativeInteger, arg, value));
+        if (arg == "--idle-secs") {
+          options.idle_secs = *n;
+          saw_idle_option = true;
+        } else if (arg == "--max-attempts") {
+          options.max_attempts = *n;
+          saw_idle_option = true;
+        } else {
+          options.max_wait = *n;
+          saw_max_wait = true;
+        }
+      } else if (arg == "--log") {
+        options.log_path = value;
+        saw_idle_option = true;
+      } else {
+        if (value == "auto") {
+          options.gpu = GpuChoice::kAuto;
+        } else if (value == "amd") {
+          options.gpu = GpuChoice::kAmd;
+        } else if (value == "nvidia") {
+          options.gpu = GpuChoice::kNvidia;
+        } else {
+          return Fail(fmt::format(kMsgBadGpu, value));
+        }
+        saw_idle_option = true;
+      }
+      i += 2;
+      continue;
+    }
+    return Fail(fmt::format(kMsgUnknownOption, arg), /*print_usage=*/true);
+  }
+
+  if (status) {
+    if (hold || saw_max_wait || saw_idle_option || saw_separator) {
+      return Fail(kMsgStatusTakesNothing);
+    }
+    options.mode = Mode::kStatus;
+    return ParseResult{options, std::nullopt};
+  }
+  if (hold) {
+    if (saw_idle_option) return Fail(kMsgHoldTakesOnlyMaxWait);
+    options.mode = Mode::kHold;
+  }
+  if (options.command.empty()) return Fail(kMsgNoCommand, /*print_usage=*/true);
+  return ParseResult{options, std::nullopt};
+}
+
+std::string JoinCommand(const std::vector<std::string>& command) {
+  std::string text;
+  for (const std::string& word : command) {
+    if (!text.empty()) text += ' ';
+    text += word;
+  }
+  return text;
+}
+
+}  // namespace decodeprof::guard

@@ -1,0 +1,51 @@
+// decodeprof::guard — the command line of `decodeprof guard` (seed spec 1.1, 1.2).
+//
+// Grammar (the `--` before COMMAND is mandatory; any other token is an unknown option):
+//   [--idle-secs N] [--max-attempts N] [--max-wait S] [--log FILE] [--gpu auto|amd|nvidia]
+//       -- COMMAND...
+//   --hold [--max-wait S] -- COMMAND...
+//   --status
+//   -h | --help
+// Numbers are plain non-negative decimal integers (^[0-9]+$, "08" is eight). Errors are
+// reported with the exact seed texts of messages.h.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "src/base/status.h"
+
+namespace decodeprof::guard {
+
+enum class Mode { kGuard, kHold, kStatus, kHelp };
+enum class GpuChoice { kAuto, kAmd, kNvidia };
+
+struct Options {
+  Mode mode = Mode::kGuard;
+  uint64_t idle_secs = 90;
+  uint64_t max_attempts = 5;
+  uint64_t max_wait = 0;  // seconds; 0 = no limit
+  std::optional<std::string> log_path;
+  GpuChoice gpu = GpuChoice::kAuto;
+  std::vector<std::string> command;
+};
+
+// Parses the arguments after the subcommand name. An error carries one of the texts of
+// messages.h (the caller exits 2); `print_usage` tells whether the usage follows it, as
+// the seed prints it after an unknown option and after a missing command.
+struct ParseError {
+  std::string message;
+  bool print_usage = false;
+};
+struct ParseResult {
+  std::optional<Options> options;
+  std::optional<ParseError> error;
+};
+ParseResult ParseOptions(const std::vector<std::string>& args);
+
+// Command words joined by single spaces (the text of `attempt N/M: start: ...`).
+std::string JoinCommand(const std::vector<std::string>& command);
+
+}  // namespace decodeprof::guard
