@@ -18,6 +18,8 @@ constexpr Subcommand kSubcommands[] = {
      decodeprof::cli::ClassifyMain},
     {"guard", "run a command only while the GPU is quiet, and prove it",
      decodeprof::cli::GuardMain},
+    {"record", "run a command with a kernel recorder (CUPTI or rocprofv3)",
+     decodeprof::cli::RecordMain},
 };
 
 void PrintUsage(std::FILE* out) {

@@ -21,6 +21,7 @@ int SummarizeMain(int argc, char** argv);
 int ReportMain(int argc, char** argv);
 int ClassifyMain(int argc, char** argv);
 int GuardMain(int argc, char** argv);
+int RecordMain(int argc, char** argv);
 
 // Prints `decodeprof: <subcommand>: <where>: <what>` (and the hint on its own line) to stderr
 // and returns the status's exit code.

@@ -5,7 +5,8 @@
 // Dispatches (kernels, and optionally memcpy/memset) are streamed into a DispatchSink in
 // start order (ties: kernels before memory operations, then row id), with `line` = the
 // 1-based position in that order and `grid` = product of max(grid_x|y|z, 1) (0 for memory
-// operations, and when all three are 0: a converted trace that had no grid). Kernel names are the demangled names; memory operations are named
+// operations, and when all three are 0: a converted trace that had no grid). Kernel names are the
+// demangled names; memory operations are named
 // "[CUDA memcpy Host-to-Device]", "[CUDA memcpy Device-to-Host]",
 // "[CUDA memcpy Device-to-Device]", "[CUDA memcpy Host-to-Host]", "[CUDA memcpy Peer-to-Peer]",
 // "[CUDA memcpy]" (other kinds) and "[CUDA memset]". NVTX ranges, marks, counters and

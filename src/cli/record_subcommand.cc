@@ -1,0 +1,106 @@
+// `decodeprof record [-o FILE] [--backend cupti|rocprofv3] [--follow-fork] -- CMD...`:
+// runs CMD with a recorder, returns CMD's exit status, then validates the trace and prints
+// a one-line summary to stderr (stdout belongs to CMD). Parsing and printing only; the work
+// is in src/record.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "src/cli/subcommand.h"
+#include "src/record/launcher.h"
+#include "src/record/rocprofv3_runner.h"
+
+namespace decodeprof::cli {
+namespace {
+
+constexpr const char* kName = "record";
+
+std::string ExeDir() {
+  char path[PATH_MAX];
+  const ssize_t n = ::readlink("/proc/self/exe", path, sizeof path - 1);
+  if (n <= 0) return ".";
+  std::string exe(path, static_cast<size_t>(n));
+  const size_t slash = exe.rfind('/');
+  return slash == std::string::npos ? "." : exe.substr(0, slash);
+}
+
+void Warn(const std::string& message) {
+  std::fprintf(stderr, "decodeprof: %s: warning: %s\n", kName, message.c_str());
+}
+
+}  // namespace
+
+int RecordMain(int argc, char** argv) {
+  // Everything after the first "--" is the command, untouched by option parsing.
+  int split = 1;
+  while (split < argc && std::string(argv[split]) != "--") ++split;
+  record::RecordOptions options;
+  for (int i = split + 1; i < argc; ++i) options.command.emplace_back(argv[i]);
+
+  std::string backend = "cupti";
+  CLI::App app{
+      "Run CMD with a kernel recorder and write a native trace (SQLite): CUPTI (kernels,\n"
+      "memcpy/memset, launch API calls, NVTX ranges) or rocprofv3 (its kernel trace,\n"
+      "converted). Returns CMD's exit status, then prints a one-line summary of the trace.",
+      "decodeprof record [options] -- CMD..."};
+  app.add_option("-o,--output", options.output, "trace file to write (replaced)")
+      ->capture_default_str();
+  app.add_option("--backend", backend, "recorder: cupti|rocprofv3")
+      ->check(CLI::IsMember({"cupti", "rocprofv3"}))
+      ->capture_default_str();
+  app.add_flag("--follow-fork", options.follow_fork,
+               "also record children that CMD starts (each to FILE.<pid>.sqlite)");
+  try {
+    app.parse(split, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    return ReportError(kName, base::UsageError(e.what(), "see decodeprof record --help"));
+  }
+  if (options.command.empty()) {
+    return ReportError(kName, base::UsageError("no command given",
+                                               "usage: decodeprof record [-o FILE] -- CMD..."));
+  }
+  options.backend = backend == "rocprofv3" ? record::Backend::kRocprofv3 : record::Backend::kCupti;
+  const record::GetEnvFn getenv = [](const char* name) { return std::getenv(name); };
+
+  std::vector<std::string> warnings;
+  base::Status conversion;
+  base::StatusOr<record::CommandResult> result =
+      options.backend == record::Backend::kCupti
+          ? record::RecordWithCupti(options, ExeDir(), getenv, &warnings)
+          : record::RecordWithRocprofv3(options, getenv, &conversion);
+  for (const std::string& w : warnings) Warn(w);
+  if (!result.ok()) return ReportError(kName, result.status());
+  if (!result->exec_error.empty()) {
+    ReportError(kName, base::IoError(options.command[0], "cannot run: " + result->exec_error));
+    return result->status;
+  }
+
+  base::Status check = conversion;
+  if (check.ok()) {
+    const auto summary = record::SummarizeTrace(options.output);
+    check = record::CheckRecording(options.output, summary);
+    if (summary.ok()) {
+      std::fprintf(stderr, "decodeprof: %s: %s\n", kName,
+                   record::FormatSummary(options.output, *summary).c_str());
+      if (summary->dropped_records > 0) {
+        Warn("the trace lost " + std::to_string(summary->dropped_records) +
+             " records (see its counters table); raise DECODEPROF_RECORD_MAX_BUFFERS");
+      }
+    }
+  }
+  if (result->status != 0) {  // CMD's own status wins; the trace's problem is still told
+    if (!check.ok()) ReportError(kName, check);
+    return result->status;
+  }
+  if (!check.ok()) return ReportError(kName, check);
+  return 0;
+}
+
+}  // namespace decodeprof::cli

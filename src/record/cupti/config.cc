@@ -1,0 +1,78 @@
+#include "src/record/cupti/config.h"
+
+#include <optional>
+#include <string_view>
+
+#include "src/base/parse.h"
+
+namespace decodeprof::record::cupti {
+namespace {
+
+base::Status ReadUnsigned(const GetEnvFn& getenv, const char* name, uint64_t min, uint64_t max,
+                          uint64_t* out) {
+  const char* text = getenv(name);
+  if (text == nullptr) return base::OkStatus();
+  const std::optional<uint64_t> value = base::ParseUnsigned(text);
+  if (!value || *value < min || *value > max) {
+    return base::ConfigError(name, "expected an integer from " + std::to_string(min) + " to " +
+                                       std::to_string(max) + ", got '" + text + "'");
+  }
+  *out = *value;
+  return base::OkStatus();
+}
+
+base::Status ReadSwitch(const GetEnvFn& getenv, const char* name, bool* out) {
+  const char* text = getenv(name);
+  if (text == nullptr) return base::OkStatus();
+  const std::string_view value(text);
+  if (value != "0" && value != "1") {
+    return base::ConfigError(name, "expected 0 or 1, got '" + std::string(value) + "'");
+  }
+  *out = value == "1";
+  return base::OkStatus();
+}
+
+}  // namespace
+
+std::string ChildOutputPath(const std::string& output, pid_t pid) {
+  constexpr std::string_view kExt = ".sqlite";
+  const std::string tag = "." + std::to_string(pid);
+  if (output.size() > kExt.size() &&
+      std::string_view(output).substr(output.size() - kExt.size()) == kExt) {
+    return output.substr(0, output.size() - kExt.size()) + tag + std::string(kExt);
+  }
+  return output + tag;
+}
+
+base::StatusOr<RecorderConfig> ReadRecorderConfig(const GetEnvFn& getenv, pid_t pid,
+                                                  std::string* output_if_known) {
+  RecorderConfig config;
+  const char* output = getenv("DECODEPROF_RECORD_OUTPUT");
+  if (output == nullptr || *output == '\0') return config;  // not under `decodeprof record`
+  config.output = output;
+  DP_RETURN_IF_ERROR(ReadSwitch(getenv, "DECODEPROF_RECORD_FOLLOW_FORK", &config.follow_fork));
+  uint64_t root_pid = 0;
+  DP_RETURN_IF_ERROR(ReadUnsigned(getenv, "DECODEPROF_RECORD_ROOT_PID", 1, 0x7fffffff, &root_pid));
+  if (root_pid != 0 && root_pid != static_cast<uint64_t>(pid)) {
+    if (!config.follow_fork) return config;  // a child, not followed: enabled stays false
+    config.output = ChildOutputPath(config.output, pid);
+  }
+  if (output_if_known != nullptr) *output_if_known = config.output;
+  if (const char* lib = getenv("DECODEPROF_CUPTI_LIB")) config.cupti_lib = lib;
+  uint64_t buffer_kb = config.buffer_bytes >> 10;
+  DP_RETURN_IF_ERROR(ReadUnsigned(getenv, "DECODEPROF_RECORD_BUFFER_KB", 64, 1 << 20, &buffer_kb));
+  config.buffer_bytes = buffer_kb << 10;
+  DP_RETURN_IF_ERROR(
+      ReadUnsigned(getenv, "DECODEPROF_RECORD_MAX_BUFFERS", 2, 1 << 16, &config.max_buffers));
+  DP_RETURN_IF_ERROR(
+      ReadUnsigned(getenv, "DECODEPROF_RECORD_COMMIT_MS", 1, 3600000, &config.commit_ms));
+  DP_RETURN_IF_ERROR(
+      ReadUnsigned(getenv, "DECODEPROF_RECORD_FLUSH_MS", 0, 3600000, &config.flush_ms));
+  DP_RETURN_IF_ERROR(ReadSwitch(getenv, "DECODEPROF_RECORD_API", &config.api_calls));
+  DP_RETURN_IF_ERROR(ReadSwitch(getenv, "DECODEPROF_RECORD_MEMORY", &config.memory_ops));
+  DP_RETURN_IF_ERROR(ReadSwitch(getenv, "DECODEPROF_RECORD_QUIET", &config.quiet));
+  config.enabled = true;
+  return config;
+}
+
+}  // namespace decodeprof::record::cupti

@@ -1,0 +1,43 @@
+// The recorder's configuration, read once from the environment that `decodeprof record`
+// sets (style.md 7.8 rule 2). Every value is parsed strictly; docs/recording.md lists them.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "src/base/status.h"
+
+namespace decodeprof::record::cupti {
+
+struct RecorderConfig {
+  // Whether this process records at all: off when DECODEPROF_RECORD_OUTPUT is unset, and in
+  // a child process (pid != DECODEPROF_RECORD_ROOT_PID) unless following children.
+  bool enabled = false;
+  std::string output;                // DECODEPROF_RECORD_OUTPUT; a followed child's gets ".<pid>"
+  bool follow_fork = false;          // DECODEPROF_RECORD_FOLLOW_FORK = 0|1
+  std::string cupti_lib;             // DECODEPROF_CUPTI_LIB: loaded unless a CUPTI already is
+  uint64_t buffer_bytes = 4u << 20;  // DECODEPROF_RECORD_BUFFER_KB (4096): one CUPTI buffer
+  uint64_t max_buffers = 64;         // DECODEPROF_RECORD_MAX_BUFFERS: buffers out at once
+  uint64_t commit_ms = 200;          // DECODEPROF_RECORD_COMMIT_MS: longest time between commits
+  uint64_t flush_ms = 1000;          // DECODEPROF_RECORD_FLUSH_MS: CUPTI flush period, 0 = at exit
+  bool api_calls = true;             // DECODEPROF_RECORD_API = 0|1: launch API records
+  bool memory_ops = true;            // DECODEPROF_RECORD_MEMORY = 0|1: memcpy/memset records
+  bool quiet = false;                // DECODEPROF_RECORD_QUIET = 0|1: no warnings on stderr
+};
+
+using GetEnvFn = std::function<const char*(const char*)>;
+
+// Reads the configuration of process `pid`. Errors (kConfig, where = the variable): a value
+// that is not of its form (integers: plain decimal within their range; switches: 0 or 1).
+// `*output_if_known` (may be null) receives this process's output path as soon as it is
+// known, so that after an error the caller can still say why in the file.
+base::StatusOr<RecorderConfig> ReadRecorderConfig(const GetEnvFn& getenv, pid_t pid,
+                                                  std::string* output_if_known);
+
+// "<dir>/trace.sqlite" + pid 42 → "<dir>/trace.42.sqlite"; without ".sqlite": "<path>.42".
+std::string ChildOutputPath(const std::string& output, pid_t pid);
+
+}  // namespace decodeprof::record::cupti

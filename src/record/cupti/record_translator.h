@@ -1,0 +1,91 @@
+// Turns the records of one completed CUPTI activity buffer into rows of the native file.
+//
+// Handles CONCURRENT_KERNEL (CUpti_ActivityKernel10), MEMCPY (Memcpy6), MEMSET (Memset4),
+// RUNTIME/DRIVER (CUpti_ActivityAPI), DEVICE (Device5). Kernel names are demangled once per
+// distinct name (abi::__cxa_demangle; a name that does not demangle is kept as it is).
+// Timestamps are CUPTI's, which the recorder has put on CLOCK_MONOTONIC through its
+// timestamp callback, plus `offset_ns` when that callback was refused (clock_mapper.h).
+//
+// Losses are counted, never asserted (style.md 7.8 rule 4): a kernel/memory record whose
+// start or end is 0 (CUPTI could not time it) → incomplete; a row the writer refused →
+// write failure; a buffer walk that ends in an error other than "no more records" →
+// translation failure; a record of a kind not enabled here → unknown (informational).
+#pragma once
+
+#include <cupti.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+
+#include "src/native_format/native_writer.h"
+
+namespace decodeprof::record::cupti {
+
+// cuptiActivityGetNextRecord's signature (the seam the tests feed with fake buffers).
+using NextRecordFn = CUptiResult (*)(uint8_t* buffer, size_t valid_bytes, CUpti_Activity** record);
+
+struct TranslateCounts {
+  int64_t kernels = 0;
+  int64_t memory_ops = 0;
+  int64_t api_calls = 0;
+  int64_t devices = 0;
+  int64_t incomplete = 0;
+  int64_t translation_failures = 0;
+  int64_t write_failures = 0;
+  int64_t unknown = 0;
+};
+
+class RecordTranslator {
+ public:
+  RecordTranslator(native_format::NativeWriter& writer, NextRecordFn next, int64_t offset_ns)
+      : writer_(writer), next_(next), offset_ns_(offset_ns) {}
+
+  // Writes every record of `buffer` (the first `valid_bytes`) and adds to counts().
+  void Translate(uint8_t* buffer, size_t valid_bytes);
+
+  const TranslateCounts& counts() const { return counts_; }
+
+  // The name of a launch API callback id of `kind` (RUNTIME or DRIVER), e.g.
+  // "cudaLaunchKernel"; "<runtime|driver> api <cbid>" for ids outside the launch set.
+  static std::string ApiName(CUpti_ActivityKind kind, uint32_t cbid);
+
+ private:
+  void AddKernel(const CUpti_ActivityKernel10& k);
+  void AddMemcpy(const CUpti_ActivityMemcpy6& m);
+  void AddMemset(const CUpti_ActivityMemset4& m);
+  void AddApi(const CUpti_ActivityAPI& a);
+  void AddDevice(const CUpti_ActivityDevice5& d);
+  // The (demangled, mangled) string ids of a kernel name; false after a write failure.
+  bool KernelNames(const char* name, native_format::StringRef* demangled,
+                   native_format::StringRef* mangled);
+  bool Ok(const base::Status& status);
+
+  native_format::NativeWriter& writer_;
+  NextRecordFn next_;
+  int64_t offset_ns_;
+  TranslateCounts counts_;
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, std::pair<native_format::StringRef, native_format::StringRef>,
+                     Hash, std::equal_to<>>
+      kernel_names_;
+  std::unordered_map<uint64_t, native_format::StringRef> api_names_;  // kind << 32 | cbid
+};
+
+// The launch API callback ids the recorder enables (cudaLaunchKernel & co., cudaGraphLaunch,
+// cuLaunchKernel & co., cuGraphLaunch).
+struct LaunchApi {
+  CUpti_ActivityKind kind;
+  uint32_t cbid;
+  const char* name;
+};
+extern const LaunchApi kLaunchApis[];
+extern const size_t kLaunchApiCount;
+
+}  // namespace decodeprof::record::cupti

@@ -1,0 +1,436 @@
+#include "src/record/cupti/recorder.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+
+#include "src/record/cupti/clock.h"
+
+#ifndef DECODEPROF_VERSION
+#define DECODEPROF_VERSION "unknown"
+#endif
+
+namespace decodeprof::record::cupti {
+namespace {
+
+namespace nf = native_format;
+
+std::atomic<Recorder*> g_instance{nullptr};
+
+constexpr size_t kMaxPendingNvtxEvents = 1 << 20;
+constexpr int kSignals[] = {SIGTERM, SIGINT, SIGHUP};
+
+uint64_t CUPTIAPI MonotonicTimestamp() { return static_cast<uint64_t>(MonotonicNs()); }
+
+void CUPTIAPI BufferRequestedTrampoline(uint8_t** buffer, size_t* size, size_t* max_records) {
+  Recorder* r = g_instance.load(std::memory_order_acquire);
+  if (r == nullptr) {
+    *buffer = nullptr;
+    *size = 0;
+    *max_records = 0;
+    return;
+  }
+  r->OnBufferRequested(buffer, size, max_records);
+}
+
+void CUPTIAPI BufferCompletedTrampoline(CUcontext context, uint32_t stream, uint8_t* buffer,
+                                        size_t /*size*/, size_t valid) {
+  if (Recorder* r = g_instance.load(std::memory_order_acquire)) {
+    r->OnBufferCompleted(context, stream, buffer, valid);
+  }
+}
+
+// Async-signal-safe: back to the default action, then raise (delivered when the handler
+// that calls this returns, since the signal is blocked while it runs).
+void ResetAndRaise(int sig) {
+  struct sigaction sa {};
+  sa.sa_handler = SIG_DFL;
+  sigemptyset(&sa.sa_mask);
+  sigaction(sig, &sa, nullptr);
+  raise(sig);
+}
+
+timespec AfterMs(uint64_t ms) {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  ts.tv_sec += static_cast<time_t>(ms / 1000);
+  ts.tv_nsec += static_cast<long>((ms % 1000) * 1000000);
+  if (ts.tv_nsec >= 1000000000) {
+    ts.tv_sec += 1;
+    ts.tv_nsec -= 1000000000;
+  }
+  return ts;
+}
+
+std::string CommandLine() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  while (!text.empty() && text.back() == '\0') text.pop_back();
+  for (char& c : text) c = c == '\0' ? ' ' : c;
+  return text;
+}
+
+}  // namespace
+
+Recorder* Recorder::Instance() {
+  static Recorder* const instance = Create();
+  return instance;
+}
+
+Recorder* Recorder::Create() {
+  std::string output;
+  const pid_t pid = ::getpid();
+  auto config =
+      ReadRecorderConfig([](const char* name) { return std::getenv(name); }, pid, &output);
+  const std::string recorder = "decodeprof-cupti " DECODEPROF_VERSION;
+  if (!config.ok()) {
+    std::fprintf(stderr, "decodeprof-cupti: not recording: %s\n",
+                 config.status().ToString().c_str());
+    if (!output.empty()) {  // say why in the file, so that `decodeprof record` can tell
+      if (auto w = nf::NativeWriter::Create(output, "monotonic", recorder); w.ok()) {
+        (void)(*w)->SetMeta(nf::kMetaRecordingStatus,
+                            "bad configuration: " + config.status().ToString());
+        (void)(*w)->Close();
+      }
+    }
+    return nullptr;
+  }
+  if (!config->enabled) return nullptr;
+  auto writer = nf::NativeWriter::Create(config->output, "monotonic", recorder);
+  if (!writer.ok()) {
+    std::fprintf(stderr, "decodeprof-cupti: not recording: %s\n",
+                 writer.status().ToString().c_str());
+    return nullptr;
+  }
+  nf::NativeWriter& w = **writer;
+  const bool meta_ok =
+      w.SetMeta("pid", std::to_string(pid)).ok() && w.SetMeta("command", CommandLine()).ok() &&
+      w.SetMeta(nf::kMetaRecordingStatus, "no CUDA context (NVTX only)").ok() &&
+      w.SetMeta("clock_mapping", "none (no CUPTI records)").ok() &&
+      w.SetMeta("buffer_bytes", std::to_string(config->buffer_bytes)).ok() &&
+      w.SetMeta("max_buffers", std::to_string(config->max_buffers)).ok() && w.Commit().ok();
+  if (!meta_ok) {
+    std::fprintf(stderr, "decodeprof-cupti: not recording: cannot write %s\n",
+                 config->output.c_str());
+    return nullptr;
+  }
+  auto* r = new Recorder(std::move(*config), std::move(*writer));  // never deleted
+  r->Start();
+  return r;
+}
+
+Recorder::Recorder(RecorderConfig config, std::unique_ptr<nf::NativeWriter> writer)
+    : config_(std::move(config)),
+      pid_(::getpid()),
+      writer_(std::move(writer)),
+      pool_(config_.buffer_bytes, config_.max_buffers),
+      nvtx_(kMaxPendingNvtxEvents) {
+  sem_init(&wake_, 0, 0);
+  sem_init(&done_, 0, 0);
+}
+
+void Recorder::Start() {
+  drain_ = std::thread([this] { DrainLoop(); });
+  g_instance.store(this, std::memory_order_release);
+  std::atexit(&Recorder::AtExit);
+  pthread_atfork(nullptr, nullptr, &Recorder::AtForkChild);
+  InstallSignalHandlers();
+}
+
+void Recorder::InstallSignalHandlers() {
+  for (int sig : kSignals) {
+    struct sigaction old {};
+    if (sigaction(sig, nullptr, &old) != 0) continue;
+    // Only where the program keeps the default action: its own handlers stay its own.
+    if ((old.sa_flags & SA_SIGINFO) != 0 || old.sa_handler != SIG_DFL) continue;
+    struct sigaction sa {};
+    sa.sa_handler = &Recorder::OnSignal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    sigaction(sig, &sa, nullptr);
+  }
+}
+
+void Recorder::Warn(const std::string& message) const {
+  if (!config_.quiet) std::fprintf(stderr, "decodeprof-cupti: %s\n", message.c_str());
+}
+
+void Recorder::SetMeta(std::string key, std::string value) {
+  {
+    std::lock_guard<std::mutex> lock(meta_mu_);
+    meta_.emplace_back(std::move(key), std::move(value));
+  }
+  sem_post(&wake_);
+}
+
+void Recorder::AttachCupti() {
+  if (!active() || cupti_attached_.load()) return;
+  // A CUPTI the program already loaded wins (one CUPTI per process); else the one the
+  // launcher found (only it: it is what `decodeprof record` checked), else the sonames.
+  std::vector<std::string> sonames = {"libcupti.so.13", "libcupti.so"};
+  std::vector<std::string> loaded = sonames;
+  if (!config_.cupti_lib.empty()) loaded.push_back(config_.cupti_lib);
+  const std::string load_error = LoadCupti(
+      loaded, config_.cupti_lib.empty() ? sonames : std::vector{config_.cupti_lib}, cupti_);
+  if (!load_error.empty()) {
+    Warn(load_error + "; recording NVTX only");
+    SetMeta(std::string(nf::kMetaRecordingStatus), load_error);
+    return;
+  }
+  SetMeta("cupti_library", cupti_.path);
+  uint32_t version = 0;
+  if (cupti_.GetVersion(&version) == CUPTI_SUCCESS) {
+    SetMeta("cupti_version", std::to_string(version));
+  }
+  // Record layouts (CUpti_ActivityKernel10, ...) are those of the headers we were built with.
+  if (version / 10000 != CUPTI_API_VERSION / 10000) {
+    const std::string why = "CUPTI API version " + std::to_string(version) + " at " + cupti_.path +
+                            " does not match the version this recorder was built "
+                            "for (" +
+                            std::to_string(CUPTI_API_VERSION) + ")";
+    Warn(why + "; recording NVTX only");
+    SetMeta(std::string(nf::kMetaRecordingStatus), why);
+    return;
+  }
+  auto refuse = [&](const char* call, CUptiResult rc) {
+    const std::string why =
+        std::string("CUPTI refused ") + call + ": " + CuptiErrorText(cupti_, rc);
+    Warn(why + "; recording NVTX only");
+    SetMeta(std::string(nf::kMetaRecordingStatus), why);
+  };
+  (void)cupti_.SetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+  // The timestamp callback must be in place before any kind is enabled (cupti_activity.h).
+  if (cupti_.ActivityRegisterTimestampCallback(&MonotonicTimestamp) == CUPTI_SUCCESS) {
+    SetMeta("clock_mapping", "cupti timestamp callback: CLOCK_MONOTONIC");
+  } else {
+    clock_offset_ns_ = MeasureOffset([this] {
+      uint64_t t = 0;
+      cupti_.GetTimestamp(&t);
+      return static_cast<int64_t>(t);
+    });
+    SetMeta("clock_mapping",
+            "offset from cuptiGetTimestamp: " + std::to_string(clock_offset_ns_) + " ns");
+  }
+  CUptiResult rc =
+      cupti_.ActivityRegisterCallbacks(&BufferRequestedTrampoline, &BufferCompletedTrampoline);
+  if (rc != CUPTI_SUCCESS) return refuse("cuptiActivityRegisterCallbacks", rc);
+  // Never CUPTI_ACTIVITY_KIND_KERNEL: it serializes kernels (issue 4).
+  rc = cupti_.ActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  if (rc != CUPTI_SUCCESS) return refuse("CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL", rc);
+  std::string warnings;
+  auto optional = [&](const char* what, CUptiResult result) {
+    if (result == CUPTI_SUCCESS) return;
+    warnings +=
+        std::string(warnings.empty() ? "" : "; ") + what + ": " + CuptiErrorText(cupti_, result);
+  };
+  if (config_.memory_ops) {
+    optional("MEMCPY", cupti_.ActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY));
+    optional("MEMSET", cupti_.ActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET));
+  }
+  (void)cupti_.ActivityEnable(CUPTI_ACTIVITY_KIND_DEVICE);  // device names; optional
+  if (config_.api_calls) {
+    for (size_t i = 0; i < kLaunchApiCount; ++i) {
+      const LaunchApi& api = kLaunchApis[i];
+      optional(api.name, api.kind == CUPTI_ACTIVITY_KIND_RUNTIME
+                             ? cupti_.ActivityEnableRuntimeApi(api.cbid, 1)
+                             : cupti_.ActivityEnableDriverApi(api.cbid, 1));
+    }
+  }
+  if (!warnings.empty()) {
+    Warn("some records are off: " + warnings);
+    SetMeta("warnings", warnings);
+  }
+  SetMeta(std::string(nf::kMetaRecordingStatus), "ok");
+  cupti_attached_.store(true, std::memory_order_release);
+}
+
+void Recorder::OnBufferRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
+  *max_records = 0;  // as many as fit
+  *buffer = active() ? pool_.Acquire() : nullptr;
+  *size = *buffer != nullptr ? pool_.buffer_bytes() : 0;
+}
+
+void Recorder::OnBufferCompleted(CUcontext context, uint32_t stream, uint8_t* buffer,
+                                 size_t valid) {
+  if (in_forked_child_.load(std::memory_order_acquire)) return;  // the parent's buffer
+  size_t dropped = 0;
+  if (cupti_.ActivityGetNumDroppedRecords(context, stream, &dropped) == CUPTI_SUCCESS) {
+    cupti_dropped_.fetch_add(static_cast<int64_t>(dropped));
+  }
+  if (buffer == nullptr) return;
+  if (closed_.load(std::memory_order_acquire)) {
+    pool_.Release(buffer);
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(ready_mu_);
+    ready_.emplace_back(buffer, valid);
+  }
+  sem_post(&wake_);
+}
+
+void Recorder::DrainOnce() {
+  if (translator_ == nullptr && cupti_attached_.load(std::memory_order_acquire)) {
+    translator_ = std::make_unique<RecordTranslator>(*writer_, cupti_.ActivityGetNextRecord,
+                                                     clock_offset_ns_);
+  }
+  std::vector<std::pair<uint8_t*, size_t>> buffers;
+  {
+    std::lock_guard<std::mutex> lock(ready_mu_);
+    buffers.swap(ready_);
+  }
+  for (auto& [buffer, valid] : buffers) {
+    if (translator_ != nullptr) translator_->Translate(buffer, valid);
+    pool_.Release(buffer);
+  }
+  std::vector<NvtxRangeEvent> ranges;
+  std::vector<NvtxMarkEvent> marks;
+  nvtx_.Take(&ranges, &marks);
+  for (const NvtxRangeEvent& e : ranges) {
+    auto name = writer_->Intern(e.name);
+    auto domain = writer_->Intern(*e.domain);
+    if (!name.ok() || !domain.ok() ||
+        !writer_
+             ->AddRange(
+                 nf::RangeRow{e.start_ns, e.end_ns, *name, *domain, e.thread, e.depth, e.kind})
+             .ok()) {
+      ++write_failures_;
+    }
+  }
+  for (const NvtxMarkEvent& e : marks) {
+    auto name = writer_->Intern(e.name);
+    auto domain = writer_->Intern(*e.domain);
+    if (!name.ok() || !domain.ok() ||
+        !writer_->AddMark(nf::MarkRow{e.time_ns, *name, *domain, e.thread}).ok()) {
+      ++write_failures_;
+    }
+  }
+  std::vector<std::pair<std::string, std::string>> meta;
+  {
+    std::lock_guard<std::mutex> lock(meta_mu_);
+    meta.swap(meta_);
+  }
+  for (const auto& [key, value] : meta) {
+    if (!writer_->SetMeta(key, value).ok()) ++write_failures_;
+  }
+}
+
+void Recorder::WriteCounters() {
+  if (cupti_attached_.load(std::memory_order_acquire)) {
+    size_t dropped = 0;  // the global queue (records of no particular context)
+    if (cupti_.ActivityGetNumDroppedRecords(nullptr, 0, &dropped) == CUPTI_SUCCESS) {
+      cupti_dropped_.fetch_add(static_cast<int64_t>(dropped));
+    }
+  }
+  const TranslateCounts t = translator_ != nullptr ? translator_->counts() : TranslateCounts{};
+  const NvtxCounts n = nvtx_.counts();
+  const std::pair<std::string_view, int64_t> counters[] = {
+      {nf::kCounterCuptiDropped, cupti_dropped_.load()},
+      {nf::kCounterBufferPoolExhausted, pool_.refusals()},
+      {nf::kCounterTranslationFailures, t.translation_failures},
+      {nf::kCounterIncompleteKernels, t.incomplete},
+      {nf::kCounterWriteFailures, t.write_failures + write_failures_},
+      {nf::kCounterUnknownRecords, t.unknown},
+      {nf::kCounterNvtxQueueFull, n.dropped},
+      {nf::kCounterNvtxUnmatchedPops, n.unmatched_pops},
+      {nf::kCounterNvtxUnendedRanges, n.unended},
+  };
+  for (const auto& [name, value] : counters) (void)writer_->SetCounter(name, value);
+}
+
+void Recorder::DrainLoop() {
+  int64_t next_commit = MonotonicNs() + static_cast<int64_t>(config_.commit_ms) * 1000000;
+  int64_t next_flush = MonotonicNs() + static_cast<int64_t>(config_.flush_ms) * 1000000;
+  for (;;) {
+    const timespec deadline = AfterMs(config_.commit_ms);
+    while (sem_clockwait(&wake_, CLOCK_MONOTONIC, &deadline) != 0 && errno == EINTR) {
+    }
+    if (const int sig = pending_signal_.load(); sig != 0 && !stop_.exchange(true)) {
+      // Watchdog: if flushing hangs, the signal still ends the process.
+      std::thread([sig] {
+        std::this_thread::sleep_for(std::chrono::seconds(kSignalWaitSeconds));
+        ResetAndRaise(sig);
+      }).detach();
+      if (cupti_attached_.load()) cupti_.ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+      FinishFromDrainThread();
+      ResetAndRaise(sig);
+      return;
+    }
+    const int64_t now = MonotonicNs();
+    if (config_.flush_ms > 0 && now >= next_flush && !stop_.load() &&
+        cupti_attached_.load(std::memory_order_acquire)) {
+      // Hands back buffers whose records are complete, so that commits keep up with the
+      // program (and a SIGKILL loses at most about flush_ms + commit_ms of records).
+      cupti_.ActivityFlushAll(0);
+      next_flush = now + static_cast<int64_t>(config_.flush_ms) * 1000000;
+    }
+    DrainOnce();
+    if (stop_.load()) {
+      FinishFromDrainThread();
+      return;
+    }
+    if (now >= next_commit) {
+      WriteCounters();
+      if (!writer_->Commit().ok() && !write_failed_warned_.exchange(true)) {
+        Warn("cannot commit to " + config_.output + "; records are being lost");
+      }
+      next_commit = now + static_cast<int64_t>(config_.commit_ms) * 1000000;
+    }
+  }
+}
+
+void Recorder::FinishFromDrainThread() {
+  DrainOnce();
+  WriteCounters();
+  closed_.store(true, std::memory_order_release);
+  nvtx_.Disable();
+  if (const base::Status status = writer_->Close(); !status.ok()) Warn(status.ToString());
+  sem_post(&done_);
+}
+
+void Recorder::AtExit() {
+  Recorder* r = g_instance.load(std::memory_order_acquire);
+  if (r == nullptr || ::getpid() != r->pid_ || r->stop_.load()) return;
+  // Flush before stopping the drain thread, so that it still writes what CUPTI hands back.
+  if (r->cupti_attached_.load()) r->cupti_.ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  if (r->stop_.exchange(true)) return;  // a signal got there first
+  sem_post(&r->wake_);
+  const timespec deadline = AfterMs(kExitWaitSeconds * 1000);
+  int rc;
+  while ((rc = sem_clockwait(&r->done_, CLOCK_MONOTONIC, &deadline)) != 0 && errno == EINTR) {
+  }
+  if (rc == 0) {
+    r->drain_.join();
+  } else {
+    r->Warn(
+        "gave up waiting for the trace to be written; it holds the records up to the "
+        "last commit");
+  }
+}
+
+void Recorder::AtForkChild() {
+  Recorder* r = g_instance.load(std::memory_order_acquire);
+  if (r == nullptr) return;
+  r->in_forked_child_.store(true, std::memory_order_release);
+  r->nvtx_.Disable();
+}
+
+void Recorder::OnSignal(int sig) {
+  Recorder* r = g_instance.load(std::memory_order_acquire);
+  if (r == nullptr || ::getpid() != r->pid_ || r->closed_.load() ||
+      r->pending_signal_.exchange(sig) != 0) {
+    ResetAndRaise(sig);  // not ours to delay, or a second signal: die now
+    return;
+  }
+  sem_post(&r->wake_);  // async-signal-safe
+}
+
+}  // namespace decodeprof::record::cupti

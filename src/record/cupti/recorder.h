@@ -1,0 +1,117 @@
+// Recorder: the one process-global object of the injection library (style.md 7.11 allows
+// the injection library, and only it, such state, held in one object).
+//
+// It owns the native writer, the CUPTI buffer pool, the NVTX collector and the drain thread:
+//
+//   app threads ──NVTX calls──────────────► NvtxCollector ─┐
+//   CUPTI ──bufferRequested──► BufferPool                  ├─► drain thread ─► NativeWriter
+//   CUPTI ──bufferCompleted──► ready queue ─(semaphore)────┘      (commits every commit_ms)
+//
+// Lock order: none nests. ready_mu_, meta_mu_, the pool's and the collector's mutexes are
+// leaves; CUPTI is never called with any of them held (CUPTI may call bufferCompleted from
+// inside cuptiActivityFlushAll, on the calling thread).
+//
+// Lifetime: created on first use (the first of InitializeInjection and the NVTX injection)
+// and never destroyed, so nothing depends on static destruction order. The end of
+// recording is explicit, in one of three ways:
+//   * exit(): an atexit handler flushes CUPTI, lets the drain thread write everything and
+//     close the file (complete=1), waiting at most kExitWaitSeconds;
+//   * SIGTERM/SIGINT/SIGHUP, when the program left them at their default action: the
+//     handler only wakes the drain thread, which flushes, closes and re-raises the signal
+//     with its default action (a second signal, or a flush that takes over
+//     kSignalWaitSeconds, re-raises at once);
+//   * SIGKILL or a crash: the file holds everything up to the last commit.
+// In a forked child (not exec'd) every entry point becomes a no-op: the child never
+// touches the parent's file, locks or threads.
+#pragma once
+
+#include <semaphore.h>
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "src/native_format/native_writer.h"
+#include "src/record/cupti/buffer_pool.h"
+#include "src/record/cupti/config.h"
+#include "src/record/cupti/cupti_api.h"
+#include "src/record/cupti/nvtx_collector.h"
+#include "src/record/cupti/record_translator.h"
+
+namespace decodeprof::record::cupti {
+
+inline constexpr int kExitWaitSeconds = 10;
+inline constexpr int kSignalWaitSeconds = 5;
+
+class Recorder {
+ public:
+  // The process's recorder, created on first call; nullptr when this process does not
+  // record (no output configured, a child not followed, or the file cannot be created —
+  // the reason is printed once to stderr unless quiet).
+  static Recorder* Instance();
+
+  // Loads CUPTI and enables the activity kinds (called from InitializeInjection, during
+  // cuInit). On any refusal the reason goes into meta recording_status and the process
+  // runs on untraced by CUPTI (NVTX is still recorded).
+  void AttachCupti();
+
+  NvtxCollector& nvtx() { return nvtx_; }
+  bool active() const {
+    return !in_forked_child_.load(std::memory_order_acquire) &&
+           !closed_.load(std::memory_order_acquire);
+  }
+
+  // CUPTI buffer callbacks (through static trampolines in recorder.cc).
+  void OnBufferRequested(uint8_t** buffer, size_t* size, size_t* max_records);
+  void OnBufferCompleted(CUcontext context, uint32_t stream, uint8_t* buffer, size_t valid);
+
+ private:
+  Recorder(RecorderConfig config, std::unique_ptr<native_format::NativeWriter> writer);
+  static Recorder* Create();
+  void Start();
+  void DrainLoop();
+  // One pass of the drain thread: write ready buffers, NVTX events and queued meta.
+  void DrainOnce();
+  void WriteCounters();
+  void SetMeta(std::string key, std::string value);  // any thread; written by the drain thread
+  void Warn(const std::string& message) const;
+  void FinishFromDrainThread();
+  static void AtExit();
+  static void AtForkChild();
+  static void OnSignal(int sig);
+  void InstallSignalHandlers();
+
+  const RecorderConfig config_;
+  const pid_t pid_;
+  std::unique_ptr<native_format::NativeWriter> writer_;  // drain thread only
+  BufferPool pool_;
+  NvtxCollector nvtx_;
+  CuptiApi cupti_;
+  std::atomic<bool> cupti_attached_{false};
+  std::unique_ptr<RecordTranslator> translator_;  // drain thread only, once attached
+  int64_t clock_offset_ns_ = 0;
+
+  sem_t wake_;  // posted by producers, the exit path and the signal handler
+  sem_t done_;  // posted by the drain thread once the file is closed
+  std::thread drain_;
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> closed_{false};
+  std::atomic<bool> in_forked_child_{false};
+  std::atomic<int> pending_signal_{0};
+  std::atomic<int64_t> cupti_dropped_{0};
+
+  std::mutex ready_mu_;  // leaf: guards ready_
+  std::vector<std::pair<uint8_t*, size_t>> ready_;
+  std::mutex meta_mu_;  // leaf: guards meta_
+  std::vector<std::pair<std::string, std::string>> meta_;
+  std::atomic<bool> write_failed_warned_{false};
+  int64_t write_failures_ = 0;  // drain thread only
+};
+
+}  // namespace decodeprof::record::cupti

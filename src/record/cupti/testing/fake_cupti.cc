@@ -1,0 +1,195 @@
+// A stand-in for libcupti: the entry points the recorder loads, backed by a tiny in-process
+// simulation, so that the injection library's wiring (buffers, drain thread, exit, fork,
+// signals, many threads) is tested without a GPU. It produces CONCURRENT_KERNEL records in
+// CUDA 13's layout (CUpti_ActivityKernel10), as the real CUPTI hands them out.
+//
+// Environment: FAKE_CUPTI_REFUSE=1 makes enabling CONCURRENT_KERNEL fail;
+// FAKE_CUPTI_DROPPED=N makes the first dropped-record query report N.
+// Control functions for the host program: FakeCuptiEmitKernels, FakeCuptiStats.
+#include <cupti.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string>
+
+namespace {
+
+std::mutex g_mu;
+CUpti_BuffersCallbackRequestFunc g_request = nullptr;
+CUpti_BuffersCallbackCompleteFunc g_complete = nullptr;
+CUpti_TimestampCallbackFunc g_timestamp = nullptr;
+bool g_kernels_enabled = false;
+uint8_t* g_buffer = nullptr;  // the buffer being filled
+size_t g_size = 0;
+size_t g_used = 0;
+uint32_t g_correlation = 0;
+std::atomic<int64_t> g_dropped{0};
+std::atomic<bool> g_reported_env_drops{false};
+
+uint64_t Now() {
+  if (g_timestamp != nullptr) return g_timestamp();
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+size_t RecordSize(CUpti_ActivityKind kind) {
+  switch (kind) {
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+      return sizeof(CUpti_ActivityKernel10);
+    case CUPTI_ACTIVITY_KIND_RUNTIME:
+    case CUPTI_ACTIVITY_KIND_DRIVER:
+      return sizeof(CUpti_ActivityAPI);
+    default:
+      return 0;
+  }
+}
+
+// Hands the current buffer back through the completion callback (outside the lock, like
+// CUPTI, which may deliver on the thread that flushes).
+void CompleteLocked(std::unique_lock<std::mutex>& lock) {
+  if (g_buffer == nullptr) return;
+  uint8_t* buffer = g_buffer;
+  const size_t size = g_size;
+  const size_t used = g_used;
+  g_buffer = nullptr;
+  g_size = g_used = 0;
+  auto complete = g_complete;
+  lock.unlock();
+  if (complete != nullptr) complete(nullptr, 0, buffer, size, used);
+  lock.lock();
+}
+
+}  // namespace
+
+extern "C" {
+
+CUptiResult cuptiGetVersion(uint32_t* version) {
+  *version = CUPTI_API_VERSION;
+  return CUPTI_SUCCESS;
+}
+CUptiResult cuptiGetResultString(CUptiResult result, const char** str) {
+  *str = result == CUPTI_ERROR_NOT_INITIALIZED ? "CUPTI_ERROR_NOT_INITIALIZED" : "CUPTI_ERROR";
+  return CUPTI_SUCCESS;
+}
+CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc request,
+                                           CUpti_BuffersCallbackCompleteFunc complete) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  g_request = request;
+  g_complete = complete;
+  return CUPTI_SUCCESS;
+}
+CUptiResult cuptiActivityRegisterTimestampCallback(CUpti_TimestampCallbackFunc fn) {
+  g_timestamp = fn;
+  return CUPTI_SUCCESS;
+}
+CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind) {
+  if (kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) {
+    const char* refuse = std::getenv("FAKE_CUPTI_REFUSE");
+    if (refuse != nullptr && std::strcmp(refuse, "1") == 0) return CUPTI_ERROR_NOT_INITIALIZED;
+    std::lock_guard<std::mutex> lock(g_mu);
+    g_kernels_enabled = true;
+  }
+  if (kind == CUPTI_ACTIVITY_KIND_KERNEL) std::abort();  // the recorder must never ask
+  return CUPTI_SUCCESS;
+}
+CUptiResult cuptiActivityDisable(CUpti_ActivityKind) { return CUPTI_SUCCESS; }
+CUptiResult cuptiActivityEnableRuntimeApi(CUpti_CallbackId, uint8_t) { return CUPTI_SUCCESS; }
+CUptiResult cuptiActivityEnableDriverApi(CUpti_CallbackId, uint8_t) { return CUPTI_SUCCESS; }
+CUptiResult cuptiSetThreadIdType(CUpti_ActivityThreadIdType) { return CUPTI_SUCCESS; }
+CUptiResult cuptiGetTimestamp(uint64_t* t) {
+  *t = Now();
+  return CUPTI_SUCCESS;
+}
+CUptiResult cuptiActivityFlushAll(uint32_t) {
+  std::unique_lock<std::mutex> lock(g_mu);
+  CompleteLocked(lock);
+  return CUPTI_SUCCESS;
+}
+CUptiResult cuptiActivityGetNumDroppedRecords(CUcontext, uint32_t, size_t* dropped) {
+  int64_t n = g_dropped.exchange(0);
+  if (!g_reported_env_drops.exchange(true)) {
+    if (const char* text = std::getenv("FAKE_CUPTI_DROPPED")) n += std::atoll(text);
+  }
+  *dropped = static_cast<size_t>(n);
+  return CUPTI_SUCCESS;
+}
+CUptiResult cuptiActivityGetNextRecord(uint8_t* buffer, size_t valid, CUpti_Activity** record) {
+  uint8_t* next = buffer;
+  if (*record != nullptr) {
+    next = reinterpret_cast<uint8_t*>(*record) + RecordSize((*record)->kind);
+  }
+  if (next + sizeof(CUpti_Activity) > buffer + valid) return CUPTI_ERROR_MAX_LIMIT_REACHED;
+  auto* candidate = reinterpret_cast<CUpti_Activity*>(next);
+  if (RecordSize(candidate->kind) == 0) return CUPTI_ERROR_INVALID_KIND;
+  *record = candidate;
+  return CUPTI_SUCCESS;
+}
+
+// Records `count` kernels named `name` of `duration_ns` each, one after the other, plus a
+// cudaLaunchKernel API record per kernel. Thread-safe. Returns how many were recorded (the
+// rest were dropped for want of a buffer, and counted).
+int FakeCuptiEmitKernels(int count, const char* name, uint64_t duration_ns) {
+  std::unique_lock<std::mutex> lock(g_mu);
+  if (!g_kernels_enabled) return 0;
+  int recorded = 0;
+  for (int i = 0; i < count; ++i) {
+    const size_t need = sizeof(CUpti_ActivityKernel10) + sizeof(CUpti_ActivityAPI);
+    if (g_buffer != nullptr && g_used + need > g_size) CompleteLocked(lock);
+    if (g_buffer == nullptr) {
+      size_t max_records = 0;
+      auto request = g_request;
+      lock.unlock();
+      uint8_t* buffer = nullptr;
+      size_t size = 0;
+      if (request != nullptr) request(&buffer, &size, &max_records);
+      lock.lock();
+      if (buffer == nullptr || size < need) {
+        g_dropped += 2;
+        continue;
+      }
+      if (g_buffer != nullptr) {  // another thread got one meanwhile: keep theirs
+        lock.unlock();
+        g_complete(nullptr, 0, buffer, size, 0);
+        lock.lock();
+      } else {
+        g_buffer = buffer;
+        g_size = size;
+        g_used = 0;
+      }
+      if (g_used + need > g_size) CompleteLocked(lock);
+      if (g_buffer == nullptr) continue;
+    }
+    const uint32_t correlation = ++g_correlation;
+    const uint64_t launch = Now();
+    CUpti_ActivityAPI api{};
+    api.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
+    api.cbid = CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000;
+    api.start = launch;
+    api.end = launch + 500;
+    api.threadId = 1;
+    api.correlationId = correlation;
+    std::memcpy(g_buffer + g_used, &api, sizeof api);
+    g_used += sizeof api;
+    CUpti_ActivityKernel10 k{};
+    k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+    k.start = launch + 1000;
+    k.end = k.start + duration_ns;
+    k.deviceId = 0;
+    k.streamId = 7;
+    k.correlationId = correlation;
+    k.gridX = 2;
+    k.gridY = k.gridZ = 1;
+    k.blockX = 128;
+    k.blockY = k.blockZ = 1;
+    k.name = name;
+    std::memcpy(g_buffer + g_used, &k, sizeof k);
+    g_used += sizeof k;
+    ++recorded;
+  }
+  return recorded;
+}
+
+}  // extern "C"

@@ -1,0 +1,180 @@
+// libdecodeprof_cupti.so in a host process, against a stand-in CUPTI (fake_cupti.cc) and a
+// stand-in host (fake_host.cc): exit without teardown, SIGTERM, SIGKILL, fork, many
+// threads, CUPTI refusing, NVTX only, a child that is not followed, dropped records.
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "src/io/native/native_importer.h"
+#include "src/record/launcher.h"
+
+namespace decodeprof::record {
+namespace {
+
+struct HostRun {
+  CommandResult result;
+  std::string path;
+};
+
+class StandInTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string dir = ::testing::TempDir() + "standin_XXXXXX";
+    ASSERT_NE(::mkdtemp(dir.data()), nullptr);
+    dir_ = dir;
+  }
+
+  HostRun Start(const std::string& scenario, std::map<std::string, std::string> extra = {}) {
+    HostRun run;
+    run.path = dir_ + "/" + scenario + ".sqlite";
+    std::map<std::string, std::string> vars = {{"PATH", "/usr/bin:/bin"},
+                                               {"DECODEPROF_RECORD_OUTPUT", run.path},
+                                               {"DECODEPROF_CUPTI_LIB", FAKE_CUPTI_PATH},
+                                               {"DECODEPROF_RECORD_QUIET", "1"},
+                                               {"DECODEPROF_RECORD_COMMIT_MS", "50"}};
+    for (auto& [name, value] : extra) vars[name] = value;
+    std::vector<std::string> env;
+    for (const auto& [name, value] : vars) env.push_back(name + "=" + value);
+    auto result =
+        RunCommand({FAKE_HOST_PATH, INJECTION_PATH, scenario}, env, "DECODEPROF_RECORD_ROOT_PID");
+    EXPECT_TRUE(result.ok()) << result.status().ToString();
+    if (result.ok()) run.result = *result;
+    return run;
+  }
+
+  struct Imported {
+    io::NativeImport native;
+    std::map<std::string, int> kernels_by_name;
+    std::map<std::string, int> ranges_by_name;
+    trace::StringPool names;
+  };
+
+  Imported Import(const std::string& path) {
+    Imported out;
+    struct Sink : io::DispatchSink {
+      Imported* out;
+      void Add(const trace::Dispatch& d) override {
+        ++out->kernels_by_name[std::string(out->names.Get(d.name))];
+      }
+    } sink;
+    sink.out = &out;
+    auto native = io::ImportNative(path, out.names, sink);
+    EXPECT_TRUE(native.ok()) << native.status().ToString();
+    if (native.ok()) out.native = std::move(*native);
+    for (const auto& r : out.native.ranges) {
+      ++out.ranges_by_name[std::string(out.names.Get(r.name))];
+    }
+    return out;
+  }
+
+  std::string dir_;
+};
+
+TEST_F(StandInTest, ManyThreadsAndExitWithoutTeardown) {
+  const HostRun run = Start("basic");
+  EXPECT_EQ(run.result.status, 0);
+  Imported t = Import(run.path);
+  EXPECT_TRUE(t.native.complete);
+  EXPECT_EQ(t.native.recording_status, "ok");
+  EXPECT_EQ(t.kernels_by_name["k_thread()"], 1000);  // demangled from _Z8k_threadv
+  EXPECT_EQ(t.kernels_by_name["k_tail"], 5);         // flushed by the exit handler
+  EXPECT_EQ(t.native.api_calls, 1005);
+  EXPECT_EQ(t.ranges_by_name["decodeprof:step"], 8);
+  EXPECT_EQ(t.ranges_by_name["inner"], 8);
+  EXPECT_EQ(t.ranges_by_name["startend"], 1);
+  ASSERT_EQ(t.native.marks.size(), 1u);
+  EXPECT_EQ(t.names.Get(t.native.marks[0].domain), "mydomain");
+  EXPECT_EQ(t.native.counters["nvtx_unmatched_pops"], 1);
+  EXPECT_EQ(t.native.dropped_records, 0);
+  EXPECT_EQ(t.native.meta["clock_mapping"], "cupti timestamp callback: CLOCK_MONOTONIC");
+  for (const auto& r : t.native.ranges) {
+    if (t.names.Get(r.name) == "inner") {
+      EXPECT_EQ(r.depth, 1);
+    }
+    if (t.names.Get(r.name) == "startend") {
+      EXPECT_EQ(r.depth, -1);
+    }
+    EXPECT_LE(r.start, r.end);
+  }
+}
+
+TEST_F(StandInTest, SigtermFlushesThenDiesOfSigterm) {
+  const HostRun run = Start("sigterm");
+  EXPECT_EQ(run.result.term_signal, SIGTERM);
+  Imported t = Import(run.path);
+  EXPECT_TRUE(t.native.complete);
+  EXPECT_EQ(t.kernels_by_name["k_before_signal"], 100);
+  EXPECT_EQ(t.native.counters["nvtx_unended_ranges"], 1);
+}
+
+TEST_F(StandInTest, SigkillKeepsTheLastCommit) {
+  const HostRun run = Start("sigkill");
+  EXPECT_EQ(run.result.term_signal, SIGKILL);
+  Imported t = Import(run.path);
+  EXPECT_FALSE(t.native.complete);
+  EXPECT_EQ(t.kernels_by_name["k_committed"], 100);
+  EXPECT_EQ(t.kernels_by_name.count("k_lost"), 0u);
+}
+
+TEST_F(StandInTest, AForkedChildIsNotTracedAndDoesNotTouchTheFile) {
+  const HostRun run = Start("fork");
+  EXPECT_EQ(run.result.status, 0);
+  Imported t = Import(run.path);
+  EXPECT_TRUE(t.native.complete);
+  EXPECT_EQ(t.kernels_by_name["k_parent"], 20);
+  EXPECT_EQ(t.kernels_by_name.count("k_child"), 0u);
+  EXPECT_EQ(t.ranges_by_name.count("child"), 0u);
+}
+
+TEST_F(StandInTest, RefusedCuptiRecordsNvtxAndSaysWhy) {
+  const HostRun run = Start("refuse", {{"FAKE_CUPTI_REFUSE", "1"}});
+  EXPECT_EQ(run.result.status, 0);
+  Imported t = Import(run.path);
+  EXPECT_EQ(t.native.recording_status,
+            "CUPTI refused CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: CUPTI_ERROR_NOT_INITIALIZED");
+  EXPECT_EQ(t.native.kernels, 0);
+  EXPECT_EQ(t.ranges_by_name["annotated"], 1);
+  EXPECT_FALSE(CheckRecording(run.path, SummarizeTrace(run.path)).ok());
+}
+
+TEST_F(StandInTest, MissingCuptiRecordsNvtxAndSaysWhy) {
+  const HostRun run = Start("refuse", {{"DECODEPROF_CUPTI_LIB", "/nonexistent/libcupti.so"},
+                                       {"LD_LIBRARY_PATH", "/nonexistent"}});
+  EXPECT_EQ(run.result.status, 0);
+  Imported t = Import(run.path);
+  EXPECT_NE(t.native.recording_status, "ok");
+  EXPECT_EQ(t.ranges_by_name["annotated"], 1);
+}
+
+TEST_F(StandInTest, NvtxOnlyProgram) {
+  const HostRun run = Start("nvtx_only");
+  EXPECT_EQ(run.result.status, 0);
+  Imported t = Import(run.path);
+  EXPECT_TRUE(t.native.complete);
+  EXPECT_EQ(t.native.recording_status, "no CUDA context (NVTX only)");
+  EXPECT_EQ(t.ranges_by_name["annotated"], 1);
+  EXPECT_TRUE(CheckRecording(run.path, SummarizeTrace(run.path)).ok());
+}
+
+TEST_F(StandInTest, AChildThatIsNotFollowedWritesNothing) {
+  // The root pid names another process: this one is a child of the recorded command.
+  const HostRun run = Start("not_followed", {{"DECODEPROF_RECORD_ROOT_PID", "1"}});
+  EXPECT_EQ(run.result.status, 0);
+  EXPECT_NE(::access(run.path.c_str(), F_OK), 0);
+}
+
+TEST_F(StandInTest, DroppedRecordsAreCounted) {
+  const HostRun run = Start("dropped", {{"FAKE_CUPTI_DROPPED", "7"}});
+  EXPECT_EQ(run.result.status, 0);
+  Imported t = Import(run.path);
+  EXPECT_EQ(t.native.dropped_records, 7);
+  EXPECT_EQ(t.native.counters["cupti_dropped_records"], 7);
+}
+
+}  // namespace
+}  // namespace decodeprof::record

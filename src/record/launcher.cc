@@ -1,0 +1,310 @@
+#include "src/record/launcher.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <string_view>
+
+#include "src/io/dispatch_sink.h"
+#include "src/io/native/native_importer.h"
+
+extern char** environ;
+
+namespace decodeprof::record {
+namespace {
+
+bool IsFile(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+std::string_view NameOf(std::string_view entry) { return entry.substr(0, entry.find('=')); }
+
+// The forwarding signal handler's target (a plain pid, read in a signal handler).
+std::atomic<pid_t> g_child{0};
+
+void Forward(int sig, siginfo_t* info, void*) {
+  // si_code > 0: sent by the kernel (a terminal's ^C goes to the whole process group, the
+  // command included); <= 0 (SI_USER, SI_QUEUE, SI_TKILL): sent to us alone by kill().
+  const pid_t child = g_child.load();
+  if (child > 0 && info != nullptr && info->si_code <= 0) ::kill(child, sig);
+}
+
+constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+
+// Async-signal-safe decimal formatting for the child.
+char* FormatPid(char* end, pid_t pid) {
+  *--end = '\0';
+  auto value = static_cast<unsigned long>(pid);
+  do {
+    *--end = static_cast<char>('0' + value % 10);
+    value /= 10;
+  } while (value != 0);
+  return end;
+}
+
+}  // namespace
+
+base::StatusOr<std::string> FindInjectionLibrary(const std::string& exe_dir,
+                                                 const GetEnvFn& getenv) {
+  if (const char* explicit_path = getenv("DECODEPROF_CUPTI_INJECTION")) {
+    if (!IsFile(explicit_path)) {
+      return base::ConfigError("DECODEPROF_CUPTI_INJECTION",
+                               std::string("no such file: ") + explicit_path);
+    }
+    return std::string(explicit_path);
+  }
+  const std::string candidates[] = {
+      exe_dir + "/libdecodeprof_cupti.so",
+      exe_dir + "/../lib/libdecodeprof_cupti.so",
+      exe_dir + "/../record/cupti/libdecodeprof_cupti.so",
+  };
+  for (const std::string& candidate : candidates) {
+    if (IsFile(candidate)) return candidate;
+  }
+  std::string tried;
+  for (const std::string& candidate : candidates) tried += (tried.empty() ? "" : ", ") + candidate;
+  return base::ConfigError(
+      "", "cannot find the CUPTI recorder libdecodeprof_cupti.so (tried " + tried + ")",
+      "build decodeprof with CUPTI (DECODEPROF_WITH_CUPTI) or set "
+      "DECODEPROF_CUPTI_INJECTION");
+}
+
+std::string FindCuptiLibrary(const GetEnvFn& getenv) {
+  if (const char* explicit_path = getenv("DECODEPROF_CUPTI_LIB")) return explicit_path;
+  std::vector<std::string> roots;
+  for (const char* var : {"CUDA_HOME", "CUDA_PATH"}) {
+    if (const char* root = getenv(var); root != nullptr && *root != '\0') roots.push_back(root);
+  }
+  roots.push_back("/usr/local/cuda");
+  for (const std::string& root : roots) {
+    for (const char* dir :
+         {"/lib64/", "/lib/", "/extras/CUPTI/lib64/", "/targets/x86_64-linux/lib/"}) {
+      for (const char* name : {"libcupti.so.13", "libcupti.so"}) {
+        const std::string path = root + dir + name;
+        if (IsFile(path)) return path;
+      }
+    }
+  }
+  return {};
+}
+
+std::vector<std::string> RecordEnvironment(const std::vector<std::string>& base,
+                                           const std::string& output_abs,
+                                           const std::string& injection,
+                                           const std::string& cupti_lib, bool follow_fork,
+                                           std::vector<std::string>* warnings) {
+  std::vector<std::pair<std::string, std::string>> ours = {
+      {"CUDA_INJECTION64_PATH", injection},
+      {"NVTX_INJECTION64_PATH", injection},
+      {"DECODEPROF_RECORD_OUTPUT", output_abs},
+      {"DECODEPROF_RECORD_FOLLOW_FORK", follow_fork ? "1" : "0"},
+  };
+  if (!cupti_lib.empty()) ours.emplace_back("DECODEPROF_CUPTI_LIB", cupti_lib);
+  std::vector<std::string> env;
+  for (const std::string& entry : base) {
+    const std::string_view name = NameOf(entry);
+    bool replaced = name == "DECODEPROF_RECORD_ROOT_PID";
+    for (const auto& [our_name, value] : ours) {
+      if (name != our_name) continue;
+      replaced = true;
+      const std::string_view old_value = std::string_view(entry).substr(name.size() + 1);
+      if (warnings != nullptr &&
+          (name == "CUDA_INJECTION64_PATH" || name == "NVTX_INJECTION64_PATH") &&
+          old_value != value) {
+        warnings->push_back(std::string(name) + " was '" + std::string(old_value) +
+                            "' (another tool?); replaced for the recording");
+      }
+    }
+    if (!replaced) env.push_back(entry);
+  }
+  for (const auto& [name, value] : ours) env.push_back(name + "=" + value);
+  return env;
+}
+
+base::StatusOr<CommandResult> RunCommand(const std::vector<std::string>& argv,
+                                         const std::vector<std::string>& env,
+                                         const std::string& root_pid_env) {
+  if (argv.empty()) return base::UsageError("no command to run");
+  // Everything the child needs is built before fork: after it, only async-signal-safe calls.
+  std::vector<char*> cargv;
+  for (const std::string& arg : argv) cargv.push_back(const_cast<char*>(arg.c_str()));
+  cargv.push_back(nullptr);
+  std::vector<char*> cenv;
+  for (const std::string& entry : env) cenv.push_back(const_cast<char*>(entry.c_str()));
+  const size_t root_pid_slot = cenv.size();
+  cenv.push_back(nullptr);  // the root pid entry, filled in by the child
+  cenv.push_back(nullptr);
+  std::string root_pid_buffer = root_pid_env + "=" + std::string(24, '\0');
+  const size_t digits_end = root_pid_buffer.size();
+
+  int error_pipe[2];
+  if (::pipe2(error_pipe, O_CLOEXEC) != 0) {
+    return base::IoError(argv[0], std::string("cannot create a pipe: ") + std::strerror(errno));
+  }
+  // Forwarding is on before fork, so that no signal falls between fork and the handler.
+  struct sigaction old_actions[4];
+  g_child.store(0);
+  for (size_t i = 0; i < 4; ++i) {
+    struct sigaction sa {};
+    sa.sa_sigaction = &Forward;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigaction(kForwarded[i], &sa, &old_actions[i]);
+  }
+  auto restore = [&] {
+    for (size_t i = 0; i < 4; ++i) sigaction(kForwarded[i], &old_actions[i], nullptr);
+    g_child.store(0);
+  };
+
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    const int err = errno;
+    restore();
+    ::close(error_pipe[0]);
+    ::close(error_pipe[1]);
+    return base::IoError(argv[0], std::string("cannot fork: ") + std::strerror(err));
+  }
+  if (pid == 0) {
+    for (size_t i = 0; i < 4; ++i) sigaction(kForwarded[i], &old_actions[i], nullptr);
+    if (!root_pid_env.empty()) {
+      char* buffer = root_pid_buffer.data();
+      char digits[24];
+      const char* text = FormatPid(digits + sizeof digits, ::getpid());
+      size_t at = root_pid_env.size() + 1;
+      while (*text != '\0' && at + 1 < digits_end) buffer[at++] = *text++;
+      buffer[at] = '\0';
+      cenv[root_pid_slot] = buffer;
+    }
+    ::execvpe(cargv[0], cargv.data(), cenv.data());
+    const int err = errno;
+    (void)!::write(error_pipe[1], &err, sizeof err);
+    ::_exit(127);
+  }
+  g_child.store(pid);
+  ::close(error_pipe[1]);
+  int exec_errno = 0;
+  ssize_t got;
+  while ((got = ::read(error_pipe[0], &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR) {
+  }
+  ::close(error_pipe[0]);
+  int wstatus = 0;
+  pid_t waited;
+  while ((waited = ::waitpid(pid, &wstatus, 0)) < 0 && errno == EINTR) {
+  }
+  restore();
+  if (got == static_cast<ssize_t>(sizeof exec_errno)) {
+    CommandResult failed;
+    failed.status = 127;
+    failed.exec_error = std::strerror(exec_errno);
+    return failed;
+  }
+  if (waited < 0) {
+    return base::InternalError(argv[0], std::string("waitpid failed: ") + std::strerror(errno));
+  }
+  CommandResult result;
+  if (WIFSIGNALED(wstatus)) {
+    result.term_signal = WTERMSIG(wstatus);
+    result.status = 128 + result.term_signal;
+  } else {
+    result.status = WEXITSTATUS(wstatus);
+  }
+  return result;
+}
+
+namespace {
+
+class CountingSink : public io::DispatchSink {
+ public:
+  void Add(const trace::Dispatch&) override {}
+};
+
+}  // namespace
+
+base::StatusOr<TraceSummary> SummarizeTrace(const std::string& path) {
+  trace::StringPool names;
+  CountingSink sink;
+  DP_ASSIGN_OR_RETURN(io::NativeImport imported, io::ImportNative(path, names, sink));
+  TraceSummary summary;
+  summary.kernels = imported.kernels;
+  summary.memory_ops = imported.memory_ops;
+  summary.api_calls = imported.api_calls;
+  summary.ranges = static_cast<int64_t>(imported.ranges.size());
+  summary.marks = static_cast<int64_t>(imported.marks.size());
+  summary.dropped_records = imported.dropped_records;
+  summary.complete = imported.complete;
+  summary.recording_status = imported.recording_status;
+  return summary;
+}
+
+std::string FormatSummary(const std::string& path, const TraceSummary& s) {
+  std::string line = path + ": " + std::to_string(s.kernels) + " kernels, " +
+                     std::to_string(s.memory_ops) + " memory operations, " +
+                     std::to_string(s.api_calls) + " API calls, " + std::to_string(s.ranges) +
+                     " NVTX ranges, " + std::to_string(s.marks) + " marks, " +
+                     std::to_string(s.dropped_records) + " dropped records";
+  if (!s.complete) {
+    line +=
+        "; incomplete: the recorder did not close the file (killed?), it holds the records "
+        "up to its last commit";
+  }
+  return line;
+}
+
+base::Status CheckRecording(const std::string& path, const base::StatusOr<TraceSummary>& summary) {
+  if (!summary.ok()) {
+    if (summary.status().kind() == base::ErrorKind::kIo && ::access(path.c_str(), F_OK) != 0) {
+      return base::IoError(path, "no trace was written",
+                           "the command never initialized CUDA or NVTX, or the recorder could "
+                           "not start (see its messages above)");
+    }
+    return summary.status();
+  }
+  const std::string& status = summary->recording_status;
+  if (summary->kernels == 0 && !status.empty() && status != "ok" &&
+      status.rfind("no CUDA context", 0) != 0) {
+    return base::DataError(path, "CUDA activity was not recorded: " + status,
+                           "the command ran untraced by CUPTI");
+  }
+  return base::OkStatus();
+}
+
+base::StatusOr<CommandResult> RecordWithCupti(const RecordOptions& options,
+                                              const std::string& exe_dir, const GetEnvFn& getenv,
+                                              std::vector<std::string>* warnings) {
+  DP_ASSIGN_OR_RETURN(const std::string injection, FindInjectionLibrary(exe_dir, getenv));
+  const std::string cupti_lib = FindCuptiLibrary(getenv);
+  char resolved[PATH_MAX];
+  std::string output = options.output;
+  if (output.empty() || output.back() == '/') {
+    return base::UsageError("-o needs a file name, got '" + output + "'");
+  }
+  if (output.front() != '/') {
+    if (::getcwd(resolved, sizeof resolved) == nullptr) {
+      return base::IoError(
+          ".", std::string("cannot read the working directory: ") + std::strerror(errno));
+    }
+    output = std::string(resolved) + "/" + output;
+  }
+  // A previous file (and its journal) would otherwise be mistaken for this run's.
+  for (const char* suffix : {"", "-journal"}) {
+    const std::string victim = output + suffix;
+    if (::unlink(victim.c_str()) != 0 && errno != ENOENT) {
+      return base::IoError(victim, std::string("cannot replace: ") + std::strerror(errno));
+    }
+  }
+  std::vector<std::string> base_env;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) base_env.emplace_back(*e);
+  const std::vector<std::string> env =
+      RecordEnvironment(base_env, output, injection, cupti_lib, options.follow_fork, warnings);
+  return RunCommand(options.command, env, "DECODEPROF_RECORD_ROOT_PID");
+}
+
+}  // namespace decodeprof::record

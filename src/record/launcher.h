@@ -1,0 +1,107 @@
+// decodeprof::record — `decodeprof record [-o FILE] [--backend cupti|rocprofv3] -- CMD...`.
+//
+// Owns: the recorded command's environment, fork/exec, signal forwarding and exit status,
+// and the validation of the file afterwards. Depends on io/native (to read the file back),
+// io (the rocprofv3 importer) and native_format; never on analysis or report. The CUPTI
+// injection library itself is src/record/cupti/ (its own shared object).
+//
+// The environment contract with the injection library (docs/recording.md):
+//   CUDA_INJECTION64_PATH, NVTX_INJECTION64_PATH  the injection library
+//   DECODEPROF_RECORD_OUTPUT      absolute path of the native file
+//   DECODEPROF_RECORD_ROOT_PID    the pid of CMD itself (children differ from it)
+//   DECODEPROF_RECORD_FOLLOW_FORK 1 with --follow-fork (children exec'd by CMD record to
+//                                 FILE.<pid>.sqlite), else 0
+//   DECODEPROF_CUPTI_LIB          a libcupti path found here, when one was
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "src/base/status.h"
+
+namespace decodeprof::record {
+
+using GetEnvFn = std::function<const char*(const char*)>;
+
+enum class Backend { kCupti, kRocprofv3 };
+
+struct RecordOptions {
+  std::string output = "decodeprof.sqlite";
+  Backend backend = Backend::kCupti;
+  bool follow_fork = false;
+  std::vector<std::string> command;  // CMD and its arguments; not empty
+};
+
+// libdecodeprof_cupti.so: $DECODEPROF_CUPTI_INJECTION if set (it must exist), else the first
+// that exists of <exe dir>/libdecodeprof_cupti.so, <exe dir>/../lib/libdecodeprof_cupti.so
+// and the build tree's <exe dir>/../record/cupti/libdecodeprof_cupti.so.
+// Error (kConfig): none found, with the paths tried.
+base::StatusOr<std::string> FindInjectionLibrary(const std::string& exe_dir,
+                                                 const GetEnvFn& getenv);
+
+// A libcupti to name in DECODEPROF_CUPTI_LIB: $DECODEPROF_CUPTI_LIB if set, else the first
+// that exists of libcupti.so.13 / libcupti.so under $CUDA_HOME, $CUDA_PATH and /usr/local/cuda
+// (lib64, lib, extras/CUPTI/lib64). "" when none is found: the library then tries the
+// sonames through the loader's search path.
+std::string FindCuptiLibrary(const GetEnvFn& getenv);
+
+// The environment of the recorded command: `base` (NAME=VALUE entries) with the recorder's
+// variables set (replacing earlier values) and DECODEPROF_RECORD_ROOT_PID left out (it is
+// filled in by RunCommand in the child). `warnings` receives a line when an injection
+// variable of another tool was replaced.
+std::vector<std::string> RecordEnvironment(const std::vector<std::string>& base,
+                                           const std::string& output_abs,
+                                           const std::string& injection,
+                                           const std::string& cupti_lib, bool follow_fork,
+                                           std::vector<std::string>* warnings);
+
+struct CommandResult {
+  int status = 0;       // shell convention: the exit code, or 128 + the signal that killed it
+  int term_signal = 0;  // the signal that killed it, 0 if it exited
+  // Why exec failed ("not found", ...), "" when the command ran; status is then 127.
+  std::string exec_error;
+};
+
+// Runs `argv` (argv[0] searched in PATH of `env`) with environment `env`, waits for it and
+// returns how it ended. While it runs, SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to this
+// process with kill() are forwarded to the command; those a terminal sends to the whole
+// process group reach the command directly and are not sent twice. When `root_pid_env` is
+// not empty, the child adds `<root_pid_env>=<its pid>` to its environment before exec.
+// An exec failure (not found, not executable) is a result: status 127 and exec_error.
+// Errors (kIo, where = argv[0]): pipe or fork failed.
+base::StatusOr<CommandResult> RunCommand(const std::vector<std::string>& argv,
+                                         const std::vector<std::string>& env,
+                                         const std::string& root_pid_env);
+
+// What a native file holds, for the one-line summary.
+struct TraceSummary {
+  int64_t kernels = 0;
+  int64_t memory_ops = 0;
+  int64_t api_calls = 0;
+  int64_t ranges = 0;
+  int64_t marks = 0;
+  int64_t dropped_records = 0;
+  bool complete = false;
+  std::string recording_status;  // meta recording_status ("" if absent)
+};
+
+// Reads `path` back with the native importer. Errors: those of io::ImportNative.
+base::StatusOr<TraceSummary> SummarizeTrace(const std::string& path);
+
+// "<path>: 1234 kernels, 12 memory operations, 1240 API calls, 9 NVTX ranges, 0 marks,
+//  0 dropped records" (+ "; incomplete: ..." when the recorder did not close the file).
+std::string FormatSummary(const std::string& path, const TraceSummary& summary);
+
+// Decides what a finished recording means: OK when the trace is usable; kIo when no file
+// was written; kData when the recorder wrote why it could not record CUDA activity and no
+// kernel was recorded (the command ran untraced).
+base::Status CheckRecording(const std::string& path, const base::StatusOr<TraceSummary>& summary);
+
+// The whole cupti backend: finds the libraries, removes a previous output, runs the command
+// and returns its result. `exe_dir` is the directory of the decodeprof binary.
+base::StatusOr<CommandResult> RecordWithCupti(const RecordOptions& options,
+                                              const std::string& exe_dir, const GetEnvFn& getenv,
+                                              std::vector<std::string>* warnings);
+
+}  // namespace decodeprof::record

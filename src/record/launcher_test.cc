@@ -1,0 +1,168 @@
+#include "src/record/launcher.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <string>
+#include <thread>
+
+#include "gtest/gtest.h"
+#include "src/native_format/native_writer.h"
+
+namespace decodeprof::record {
+namespace {
+
+namespace nf = native_format;
+
+std::string TempDir() {
+  std::string dir = ::testing::TempDir() + "launcher_XXXXXX";
+  if (::mkdtemp(dir.data()) == nullptr) return {};
+  return dir;
+}
+
+GetEnvFn Env(std::map<std::string, std::string> vars) {
+  auto shared = std::make_shared<std::map<std::string, std::string>>(std::move(vars));
+  return [shared](const char* name) -> const char* {
+    auto it = shared->find(name);
+    return it == shared->end() ? nullptr : it->second.c_str();
+  };
+}
+
+TEST(LauncherTest, FindsTheInjectionLibraryNextToTheBinaryOrInTheBuildTree) {
+  const std::string root = TempDir();
+  ASSERT_EQ(::mkdir((root + "/cli").c_str(), 0755), 0);
+  ASSERT_EQ(::mkdir((root + "/record").c_str(), 0755), 0);
+  ASSERT_EQ(::mkdir((root + "/record/cupti").c_str(), 0755), 0);
+  auto missing = FindInjectionLibrary(root + "/cli", Env({}));
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().kind(), base::ErrorKind::kConfig);
+  EXPECT_NE(missing.status().message().find("libdecodeprof_cupti.so"), std::string::npos);
+
+  std::ofstream(root + "/record/cupti/libdecodeprof_cupti.so") << "x";
+  auto found = FindInjectionLibrary(root + "/cli", Env({}));
+  ASSERT_TRUE(found.ok()) << found.status().ToString();
+  EXPECT_EQ(*found, root + "/cli/../record/cupti/libdecodeprof_cupti.so");
+
+  auto bad_explicit =
+      FindInjectionLibrary(root + "/cli", Env({{"DECODEPROF_CUPTI_INJECTION", "/nope.so"}}));
+  ASSERT_FALSE(bad_explicit.ok());
+  EXPECT_EQ(bad_explicit.status().where(), "DECODEPROF_CUPTI_INJECTION");
+}
+
+TEST(LauncherTest, FindsCuptiUnderCudaHome) {
+  const std::string root = TempDir();
+  ASSERT_EQ(::mkdir((root + "/lib64").c_str(), 0755), 0);
+  std::ofstream(root + "/lib64/libcupti.so.13") << "x";
+  EXPECT_EQ(FindCuptiLibrary(Env({{"CUDA_HOME", root}})), root + "/lib64/libcupti.so.13");
+  EXPECT_EQ(FindCuptiLibrary(Env({{"DECODEPROF_CUPTI_LIB", "/x/libcupti.so"}})), "/x/libcupti.so");
+}
+
+TEST(LauncherTest, EnvironmentSetsTheRecorderVariablesAndReplacesOthers) {
+  std::vector<std::string> warnings;
+  const auto env = RecordEnvironment(
+      {"PATH=/bin", "CUDA_INJECTION64_PATH=/other/tool.so", "DECODEPROF_RECORD_ROOT_PID=1"},
+      "/out/t.sqlite", "/lib/libdecodeprof_cupti.so", "/cuda/libcupti.so.13", true, &warnings);
+  const std::vector<std::string> expected = {
+      "PATH=/bin",
+      "CUDA_INJECTION64_PATH=/lib/libdecodeprof_cupti.so",
+      "NVTX_INJECTION64_PATH=/lib/libdecodeprof_cupti.so",
+      "DECODEPROF_RECORD_OUTPUT=/out/t.sqlite",
+      "DECODEPROF_RECORD_FOLLOW_FORK=1",
+      "DECODEPROF_CUPTI_LIB=/cuda/libcupti.so.13",
+  };
+  EXPECT_EQ(env, expected);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("/other/tool.so"), std::string::npos);
+}
+
+TEST(LauncherTest, ReturnsTheCommandsExitStatus) {
+  auto result = RunCommand({"sh", "-c", "exit 3"}, {"PATH=/usr/bin:/bin"}, "");
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_EQ(result->status, 3);
+  EXPECT_EQ(result->term_signal, 0);
+}
+
+TEST(LauncherTest, ASignalDeathIs128PlusTheSignal) {
+  auto result = RunCommand({"sh", "-c", "kill -TERM $$"}, {"PATH=/usr/bin:/bin"}, "");
+  ASSERT_TRUE(result.ok());
+  EXPECT_EQ(result->status, 143);
+  EXPECT_EQ(result->term_signal, SIGTERM);
+}
+
+TEST(LauncherTest, ACommandThatCannotRunIs127) {
+  auto result = RunCommand({"/nonexistent/program"}, {"PATH=/usr/bin:/bin"}, "");
+  ASSERT_TRUE(result.ok());
+  EXPECT_EQ(result->status, 127);
+  EXPECT_NE(result->exec_error.find("No such file"), std::string::npos);
+}
+
+TEST(LauncherTest, TheChildSeesItsOwnPidAsTheRootPid) {
+  // sh's $$ is the pid of the exec'd command itself.
+  auto result = RunCommand({"sh", "-c", "test \"$ROOT\" = \"$$\""}, {"PATH=/usr/bin:/bin"}, "ROOT");
+  ASSERT_TRUE(result.ok());
+  EXPECT_EQ(result->status, 0);
+}
+
+TEST(LauncherTest, ForwardsATerminationSignalSentToTheLauncher) {
+  const auto started = std::chrono::steady_clock::now();
+  std::thread killer([] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    ::kill(::getpid(), SIGTERM);  // to us, the launcher: must reach the command
+  });
+  auto result = RunCommand({"sleep", "20"}, {"PATH=/usr/bin:/bin"}, "");
+  killer.join();
+  ASSERT_TRUE(result.ok());
+  EXPECT_EQ(result->status, 143);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(10));
+}
+
+std::string WriteTrace(const std::string& dir, const std::string& status, int kernels, bool close) {
+  const std::string path = dir + "/t.sqlite";
+  auto writer = nf::NativeWriter::Create(path, "monotonic", "test");
+  EXPECT_TRUE(writer.ok());
+  nf::KernelRow k;
+  k.name = *(*writer)->Intern("k");
+  for (int i = 0; i < kernels; ++i) EXPECT_TRUE((*writer)->AddKernel(k).ok());
+  EXPECT_TRUE((*writer)->SetMeta(nf::kMetaRecordingStatus, status).ok());
+  EXPECT_TRUE((*writer)->SetCounter(nf::kCounterCuptiDropped, 4).ok());
+  if (close) {
+    EXPECT_TRUE((*writer)->Close().ok());
+  } else {
+    EXPECT_TRUE((*writer)->Commit().ok());
+  }
+  return path;
+}
+
+TEST(LauncherTest, ChecksAndSummarizesTheRecording) {
+  const std::string dir = TempDir();
+  {
+    const auto summary = SummarizeTrace(dir + "/none.sqlite");
+    const base::Status check = CheckRecording(dir + "/none.sqlite", summary);
+    EXPECT_EQ(check.kind(), base::ErrorKind::kIo);
+    EXPECT_EQ(check.message(), "no trace was written");
+  }
+  {
+    const std::string path = WriteTrace(dir, "CUPTI refused CONCURRENT_KERNEL: busy", 0, true);
+    const base::Status check = CheckRecording(path, SummarizeTrace(path));
+    EXPECT_EQ(check.kind(), base::ErrorKind::kData);
+    EXPECT_NE(check.message().find("CUPTI refused"), std::string::npos);
+  }
+  {
+    const std::string path = WriteTrace(dir, "ok", 2, false);
+    const auto summary = SummarizeTrace(path);
+    ASSERT_TRUE(summary.ok());
+    EXPECT_TRUE(CheckRecording(path, summary).ok());
+    EXPECT_EQ(FormatSummary("t.sqlite", *summary),
+              "t.sqlite: 2 kernels, 0 memory operations, 0 API calls, 0 NVTX ranges, 0 marks, "
+              "4 dropped records; incomplete: the recorder did not close the file (killed?), it "
+              "holds the records up to its last commit");
+  }
+}
+
+}  // namespace
+}  // namespace decodeprof::record
