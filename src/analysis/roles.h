@@ -62,7 +62,6 @@ class RoleWriter {
   bool Writable(size_t index) const { return overwrite_ || roles_[index] == kNoRole; }
   void Set(size_t index, RoleId role) { roles_[index] = role; }
   bool Unassigned(size_t index) const { return roles_[index] == kNoRole; }
-  size_t size() const { return roles_.size(); }
 
  private:
   std::vector<RoleId>& roles_;
@@ -108,7 +107,6 @@ class RulePack final : public Pack {
   // padded with other_class() or cut (and RoleWarnings says so).
   std::vector<RoleId> AssignRoles(const SequenceView& seq) const override;
   std::vector<std::string> RoleWarnings(const SequenceView& seq) const override;
-  const std::vector<std::unique_ptr<RoleRule>>& rules() const { return rules_; }
 
  private:
   // `seq` with exactly one class per dispatch (`storage` holds a padded copy when needed).

@@ -36,13 +36,13 @@ class DataUnitTable final : public UnitTable {
   const std::vector<Unit>& units() const override { return units_; }
   // An index out of range reaches nothing (empty sets, empty note).
   UnitReach Reach(size_t index, const ModelConfig& config, bool sampled) const override;
-  const std::vector<ReachCase>& cases(size_t index) const { return cases_[index]; }
 
  private:
   std::vector<Unit> units_;
   std::vector<std::vector<ReachCase>> cases_;
 };
 
+// True when every condition of `reach_case` holds for this config and sampling mode.
 bool CaseMatches(const ReachCase& reach_case, const ModelConfig& config, bool sampled);
 
 // `note` with every "{model_type}" and "{rope_type}" replaced by the config's values (which

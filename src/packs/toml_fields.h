@@ -59,8 +59,6 @@ class TomlFields {
   // An array of tables (a single table is accepted as a one-element list). Absent → empty.
   base::StatusOr<std::vector<const toml::table*>> TableList(std::string_view key) const;
 
-  std::string_view file() const { return file_; }
-
  private:
   base::Status TypeError(std::string_view key, std::string_view expected) const;
 
