@@ -56,6 +56,10 @@ base::StatusOr<std::unique_ptr<analysis::Pack>> LoadPack(std::string_view name_o
 
 base::StatusOr<std::unique_ptr<analysis::UnitTable>> LoadUnits(std::string_view name_or_path,
                                                                const analysis::Pack& pack) {
+  if (name_or_path.empty()) {
+    return base::ConfigError(
+        "", "no units file: pack " + pack.name() + " names no default_units and none was given");
+  }
   if (IsPath(name_or_path)) {
     const std::string path(name_or_path);
     DP_ASSIGN_OR_RETURN(std::string text, base::ReadFile(path));

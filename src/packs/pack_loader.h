@@ -20,6 +20,7 @@ base::StatusOr<std::unique_ptr<analysis::Pack>> LoadPack(std::string_view name_o
 
 // A units file by built-in name ("mlx-rocm-ports" = packs/units/mlx-rocm-ports.toml) or path.
 // Role names in it are resolved against `pack` (an unknown role → kConfig with file:line).
+// An empty name (a pack without default_units and no choice by the user) → kConfig.
 base::StatusOr<std::unique_ptr<analysis::UnitTable>> LoadUnits(std::string_view name_or_path,
                                                                const analysis::Pack& pack);
 

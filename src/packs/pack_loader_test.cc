@@ -69,6 +69,10 @@ TEST(LoadPackTest, UnknownBuiltinNameListsTheBuiltinPacks) {
   auto units = LoadUnits("nope", **LoadPack("mlx-rocm"));
   ASSERT_FALSE(units.ok());
   EXPECT_NE(units.status().message().find("mlx-rocm-ports"), std::string::npos);
+  auto none = LoadUnits("", **LoadPack("mlx-rocm"));
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.status().kind(), ErrorKind::kConfig);
+  EXPECT_NE(none.status().message().find("no units file"), std::string::npos);
 }
 
 TEST(LoadPackTest, MissingFileIsAnIoError) {
