@@ -16,12 +16,13 @@
 //
 // Memory is bounded: the input is read through a buffer of Options::buffer_size bytes that
 // only grows while one record is longer than it, up to Options::max_record_bytes (a longer
-// record is a kData error, where = "<where>:<line the record starts on>"). FromString() input
-// is parsed in place and has no such limit. Records are handed out as string_views that stay valid until the
-// next call of Next(); no allocation happens per record once the buffers have warmed up.
+// record is a kData error, where = "<where>:<line the record starts on>"). FromString()
+// input is parsed in place and has no such limit. Records are handed out as string_views
+// that stay valid until the next call of Next(); no allocation happens per record once the
+// buffers have warmed up.
 //
 // Line numbers are 1-based and count LF, CRLF and lone CR as one line break each, including
-// the breaks inside quoted fields (so they match Python's reader.line_num and editors).
+// the breaks inside quoted fields, as editors and Python's reader.line_num count them.
 //
 // Usage:
 //   DP_ASSIGN_OR_RETURN(auto reader, CsvReader::Open(path));

@@ -141,8 +141,9 @@ class NameCache {
 base::Status NotAnInteger(const CsvReader& reader, const std::string& column,
                           std::string_view value) {
   // An integer Python would take but int64 cannot hold gets its own message.
-  const std::string_view digits = base::Trim(value);
-  const bool integer_syntax = digits.find_first_not_of("+-0123456789_") == std::string_view::npos &&
+  std::string_view digits = base::Trim(value);
+  if (!digits.empty() && (digits.front() == '+' || digits.front() == '-')) digits.remove_prefix(1);
+  const bool integer_syntax = digits.find_first_not_of("0123456789_") == std::string_view::npos &&
                               digits.find_first_of("0123456789") != std::string_view::npos;
   return base::DataError(
       base::AtLine(reader.where(), reader.line()),

@@ -226,6 +226,10 @@ TEST(Rocprofv3CsvImporterTest, NonIntegerValues) {
   ExpectDataError(huge, "trace.csv:2",
                   "End_Timestamp does not fit in 64 bits: '99999999999999999999'");
 
+  Imported dash;
+  ImportText("Kernel_Name,Start_Timestamp,End_Timestamp\na,1-2,3\n", dash);
+  ExpectDataError(dash, "trace.csv:2", "Start_Timestamp is not an integer: '1-2'");
+
   Imported grid;
   ImportText("Kernel_Name,BeginNs,EndNs,Grid_Size_X,Grid_Size_Y\na,1,2,4,abc\n", grid);
   ExpectDataError(grid, "trace.csv:2", "Grid_Size_Y is not an integer: 'abc'");
