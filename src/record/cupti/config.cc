@@ -36,7 +36,8 @@ base::Status ReadSwitch(const GetEnvFn& getenv, const char* name, bool* out) {
 
 std::string ChildOutputPath(const std::string& output, pid_t pid) {
   constexpr std::string_view kExt = ".sqlite";
-  const std::string tag = "." + std::to_string(pid);
+  std::string tag = ".";  // (not "." + to_string: GCC 12 -O3 -Wrestrict false positive)
+  tag += std::to_string(pid);
   if (output.size() > kExt.size() &&
       std::string_view(output).substr(output.size() - kExt.size()) == kExt) {
     return output.substr(0, output.size() - kExt.size()) + tag + std::string(kExt);

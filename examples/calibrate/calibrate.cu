@@ -1,0 +1,259 @@
+// Calibration workload for `decodeprof record` (issue 4): kernels that run for known times
+// (they spin on %globaltimer and write down when they started and stopped, on the GPU's
+// clock), known host gaps between kernels, a captured CUDA graph replayed N times, launches
+// from several threads at once, and NVTX phase marks through include/decodeprof/marks.h.
+// It writes its own ground truth as JSON; tests/gpu/record_calibrate_check.py compares a
+// recorded trace with it.
+//
+//   calibrate truth OUT.json        the calibration run
+//   calibrate launch-loop N [OUT]   N launches of an empty kernel, timed on the host
+//
+// Build: nvcc -O2 -std=c++17 -arch=sm_90 -I../../include calibrate.cu -o calibrate -ldl
+#include <cuda_runtime.h>
+#include <time.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "decodeprof/marks.h"
+
+#define CHECK(call)                                                                   \
+  do {                                                                                \
+    cudaError_t err_ = (call);                                                        \
+    if (err_ != cudaSuccess) {                                                        \
+      std::fprintf(stderr, "calibrate: %s failed: %s\n", #call, cudaGetErrorString(err_)); \
+      std::exit(1);                                                                   \
+    }                                                                                 \
+  } while (0)
+
+namespace {
+
+__device__ __forceinline__ unsigned long long GlobalTimer() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+}  // namespace
+
+// Plain C names, so that the recorded (demangled) names are exactly these.
+extern "C" __global__ void calib_spin(unsigned long long target_ns, unsigned long long* stamps,
+                                      int slot) {
+  const unsigned long long start = GlobalTimer();
+  unsigned long long now = start;
+  while (now - start < target_ns) now = GlobalTimer();
+  if (slot >= 0) {
+    stamps[2 * slot] = start;
+    stamps[2 * slot + 1] = now;
+  }
+}
+
+extern "C" __global__ void calib_graph_node(unsigned long long target_ns) {
+  const unsigned long long start = GlobalTimer();
+  while (GlobalTimer() - start < target_ns) {
+  }
+}
+
+extern "C" __global__ void calib_thread_kernel(int* counter) {
+  if (counter != nullptr) atomicAdd(counter, 1);
+}
+
+extern "C" __global__ void calib_step_kernel(unsigned long long target_ns) {
+  const unsigned long long start = GlobalTimer();
+  while (GlobalTimer() - start < target_ns) {
+  }
+}
+
+extern "C" __global__ void calib_empty() {}
+
+namespace {
+
+long long NowNs() { return decodeprof_clock_ns(CLOCK_MONOTONIC); }
+
+void BusyWaitNs(long long ns) {
+  const long long end = NowNs() + ns;
+  while (NowNs() < end) {
+  }
+}
+
+struct Timed {
+  long long target_ns;
+  long long host_before_ns;
+  long long host_after_ns;
+  long long host_gap_before_ns;  // host busy-wait before this launch, -1 if not a gap probe
+};
+
+int Truth(const char* out_path) {
+  CHECK(cudaFree(nullptr));
+  cudaStream_t stream;
+  CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  constexpr int kSlots = 256;
+  unsigned long long* stamps = nullptr;
+  CHECK(cudaMalloc(&stamps, 2 * kSlots * sizeof(unsigned long long)));
+  int* counter = nullptr;
+  CHECK(cudaMalloc(&counter, sizeof(int)));
+  CHECK(cudaMemset(counter, 0, sizeof(int)));
+
+  long long count_spin = 0, count_graph = 0, count_thread = 0, count_step = 0, count_empty = 0;
+  std::vector<Timed> timed;
+  auto spin = [&](long long target_ns, long long gap_ns) {
+    if (timed.size() >= kSlots) std::abort();
+    if (gap_ns >= 0) BusyWaitNs(gap_ns);
+    Timed t{target_ns, NowNs(), 0, gap_ns};
+    calib_spin<<<1, 1, 0, stream>>>(static_cast<unsigned long long>(target_ns), stamps,
+                                     static_cast<int>(timed.size()));
+    CHECK(cudaGetLastError());
+    CHECK(cudaStreamSynchronize(stream));
+    t.host_after_ns = NowNs();
+    timed.push_back(t);
+    ++count_spin;
+  };
+
+  decodeprof_phase_begin(DECODEPROF_PHASE_WARMUP);
+  // Loads every kernel once (module loading stays out of the timed part).
+  calib_graph_node<<<1, 1, 0, stream>>>(1000);
+  calib_thread_kernel<<<1, 1, 0, stream>>>(counter);
+  calib_step_kernel<<<1, 1, 0, stream>>>(1000);
+  calib_empty<<<1, 1, 0, stream>>>();
+  count_graph += 1;
+  count_thread += 1;
+  count_step += 1;
+  count_empty += 1;
+  spin(1000, -1);
+  CHECK(cudaStreamSynchronize(stream));
+  decodeprof_phase_end(DECODEPROF_PHASE_WARMUP);
+
+  // Kernels of known duration, each alone on the GPU.
+  decodeprof_phase_begin(DECODEPROF_PHASE_PREFILL);
+  for (long long us : {5LL, 20LL, 50LL, 100LL, 500LL, 1000LL, 5000LL}) {
+    for (int rep = 0; rep < 3; ++rep) spin(us * 1000, -1);
+  }
+  decodeprof_phase_end(DECODEPROF_PHASE_PREFILL);
+
+  decodeprof_phase_begin(DECODEPROF_PHASE_DECODE);
+  // Known host gaps: a 20 us kernel, a sync, a host busy-wait of G, the next kernel.
+  for (long long gap_us : {10LL, 50LL, 200LL, 1000LL}) {
+    for (int rep = 0; rep < 3; ++rep) {
+      spin(20000, -1);
+      spin(20000, gap_us * 1000);
+    }
+  }
+  // Decode-like steps.
+  constexpr int kSteps = 8;
+  for (int s = 0; s < kSteps; ++s) {
+    decodeprof_phase_begin(DECODEPROF_PHASE_STEP);
+    for (int k = 0; k < 3; ++k) calib_step_kernel<<<1, 1, 0, stream>>>(2000);
+    count_step += 3;
+    CHECK(cudaStreamSynchronize(stream));
+    decodeprof_phase_end(DECODEPROF_PHASE_STEP);
+  }
+  // A captured graph, replayed.
+  constexpr int kGraphNodes = 5;
+  constexpr int kGraphReplays = 50;
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  for (int n = 0; n < kGraphNodes; ++n) calib_graph_node<<<1, 1, 0, stream>>>(2000);
+  CHECK(cudaStreamEndCapture(stream, &graph));
+  CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  for (int r = 0; r < kGraphReplays; ++r) CHECK(cudaGraphLaunch(exec, stream));
+  CHECK(cudaStreamSynchronize(stream));
+  count_graph += kGraphNodes * kGraphReplays;
+  // Launches from several threads at once, each on its own stream.
+  constexpr int kThreads = 8;
+  constexpr int kPerThread = 200;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([counter] {
+      cudaStream_t s;
+      CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+      for (int i = 0; i < kPerThread; ++i) calib_thread_kernel<<<1, 32, 0, s>>>(counter);
+      CHECK(cudaStreamSynchronize(s));
+      CHECK(cudaStreamDestroy(s));
+    });
+  }
+  for (auto& t : threads) t.join();
+  count_thread += kThreads * kPerThread;
+  decodeprof_phase_end(DECODEPROF_PHASE_DECODE);
+
+  int launched = 0;
+  CHECK(cudaMemcpy(&launched, counter, sizeof launched, cudaMemcpyDeviceToHost));
+  std::vector<unsigned long long> host_stamps(2 * timed.size());
+  CHECK(cudaMemcpy(host_stamps.data(), stamps, host_stamps.size() * sizeof(unsigned long long),
+                   cudaMemcpyDeviceToHost));
+
+  FILE* out = std::fopen(out_path, "w");
+  if (out == nullptr) {
+    std::perror(out_path);
+    return 1;
+  }
+  std::fprintf(out, "{\n  \"expected_counts\": {\"calib_spin\": %lld, \"calib_graph_node\": %lld, "
+                    "\"calib_thread_kernel\": %lld, \"calib_step_kernel\": %lld, "
+                    "\"calib_empty\": %lld},\n",
+               count_spin, count_graph, count_thread, count_step, count_empty);
+  std::fprintf(out, "  \"thread_kernel_increments\": %d,\n", launched);
+  std::fprintf(out, "  \"graph\": {\"nodes\": %d, \"replays\": %d},\n", kGraphNodes,
+               kGraphReplays);
+  std::fprintf(out, "  \"threads\": {\"count\": %d, \"launches_per_thread\": %d},\n", kThreads,
+               kPerThread);
+  std::fprintf(out, "  \"steps\": %d,\n  \"timed\": [\n", kSteps);
+  for (size_t i = 0; i < timed.size(); ++i) {
+    const Timed& t = timed[i];
+    std::fprintf(out,
+                 "    {\"target_ns\": %lld, \"device_begin_ns\": %llu, \"device_end_ns\": %llu, "
+                 "\"host_before_ns\": %lld, \"host_after_ns\": %lld, "
+                 "\"host_gap_before_ns\": %lld}%s\n",
+                 t.target_ns, host_stamps[2 * i], host_stamps[2 * i + 1], t.host_before_ns,
+                 t.host_after_ns, t.host_gap_before_ns, i + 1 < timed.size() ? "," : "");
+  }
+  std::fprintf(out, "  ]\n}\n");
+  std::fclose(out);
+  CHECK(cudaGraphExecDestroy(exec));
+  CHECK(cudaGraphDestroy(graph));
+  // Exit without cudaDeviceReset: the recorder must flush on its own.
+  return 0;
+}
+
+int LaunchLoop(long long n, const char* out_path) {
+  CHECK(cudaFree(nullptr));
+  cudaStream_t stream;
+  CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  for (int i = 0; i < 2000; ++i) calib_empty<<<1, 1, 0, stream>>>();  // warm-up
+  CHECK(cudaStreamSynchronize(stream));
+  const long long t0 = NowNs();
+  for (long long i = 0; i < n; ++i) calib_empty<<<1, 1, 0, stream>>>();
+  const long long t_launched = NowNs();
+  CHECK(cudaGetLastError());
+  CHECK(cudaStreamSynchronize(stream));
+  const long long t1 = NowNs();
+  FILE* out = out_path != nullptr ? std::fopen(out_path, "w") : stdout;
+  if (out == nullptr) return 1;
+  std::fprintf(out,
+               "{\"launches\": %lld, \"warmup_launches\": 2000, \"total_ns\": %lld, "
+               "\"launch_ns\": %lld, \"us_per_launch\": %.4f, \"launch_us_per_launch\": %.4f}\n",
+               n, t1 - t0, t_launched - t0, (t1 - t0) / 1000.0 / n,
+               (t_launched - t0) / 1000.0 / n);
+  if (out != stdout) std::fclose(out);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "";
+  if (mode == "truth" && argc == 3) return Truth(argv[2]);
+  if (mode == "launch-loop" && (argc == 3 || argc == 4)) {
+    char* end = nullptr;
+    const long long n = std::strtoll(argv[2], &end, 10);
+    if (end == argv[2] || *end != '\0' || n <= 0) {
+      std::fprintf(stderr, "calibrate: bad launch count '%s'\n", argv[2]);
+      return 2;
+    }
+    return LaunchLoop(n, argc == 4 ? argv[3] : nullptr);
+  }
+  std::fprintf(stderr, "usage: calibrate truth OUT.json | calibrate launch-loop N [OUT.json]\n");
+  return 2;
+}

@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""Checks a `decodeprof record` trace of examples/calibrate against the workload's own truth.
+
+usage: record_calibrate_check.py TRUTH.json TRACE.sqlite STDERR.log OUT.json
+
+Acceptance (issue 4): every kernel counted (graph-replayed ones included); durations within
+1% or 0.5 us of the truth (the kernel's own %globaltimer readings); host gaps within 2 us
+of the gap the GPU saw between the two kernels; zero dropped records. Plus the clock
+alignment: every timed kernel lies between the host CLOCK_MONOTONIC stamps taken before
+its launch and after its synchronize, and each NVTX phase range starts within 20 us before the
+log line's monotonic stamp (marks.h stamps right after the NVTX call). Prints a table; exits 1 if any check fails.
+"""
+import json
+import re
+import sqlite3
+import sys
+
+
+def main():
+    truth_path, trace_path, stderr_path, out_path = sys.argv[1:5]
+    truth = json.load(open(truth_path))
+    db = sqlite3.connect(trace_path)
+    q = lambda sql, *a: db.execute(sql, a).fetchall()
+    meta = dict(q("SELECT key, value FROM meta"))
+    counters = dict(q("SELECT name, value FROM counters"))
+    kernels = q("SELECT s.text, k.start_ns, k.end_ns, k.graph_id, k.stream FROM kernels k "
+                "JOIN strings s ON s.id = k.name_id ORDER BY k.start_ns")
+    checks = []
+
+    def check(name, ok, detail):
+        checks.append({"check": name, "ok": bool(ok), "detail": detail})
+
+    # 1. Counts, graph-replayed kernels included.
+    counts = {}
+    for name, *_ in kernels:
+        counts[name] = counts.get(name, 0) + 1
+    for name, expected in truth["expected_counts"].items():
+        check(f"count {name}", counts.get(name, 0) == expected,
+              f"recorded {counts.get(name, 0)}, launched {expected}")
+    graph_kernels = sum(1 for k in kernels if k[0] == "calib_graph_node" and k[3] != 0)
+    g = truth["graph"]
+    check("graph-replayed kernels carry a graph id", graph_kernels == g["nodes"] * g["replays"],
+          f"{graph_kernels} with graph_id != 0, expected {g['nodes'] * g['replays']}")
+    thread_streams = {k[4] for k in kernels if k[0] == "calib_thread_kernel"}
+    check("multi-thread launches on distinct streams",
+          len(thread_streams) >= truth["threads"]["count"], f"{len(thread_streams)} streams")
+
+    # 2. Durations vs the kernels' own globaltimer readings (timed kernels, in launch order).
+    spins = [k for k in kernels if k[0] == "calib_spin"]
+    timed = truth["timed"]
+    durations = []
+    if len(spins) == len(timed):
+        worst = 0.0
+        for (name, start, end, *_), t in zip(spins, timed):
+            device = t["device_end_ns"] - t["device_begin_ns"]
+            recorded = end - start
+            tol = max(0.01 * device, 500.0)
+            durations.append({"target_ns": t["target_ns"], "device_ns": device,
+                              "recorded_ns": recorded, "diff_ns": recorded - device,
+                              "ok": abs(recorded - device) <= tol})
+            worst = max(worst, abs(recorded - device) / tol)
+        bad = [d for d in durations if not d["ok"]]
+        check("durations within max(1%, 0.5 us)", not bad,
+              f"{len(durations) - len(bad)}/{len(durations)} ok; worst |diff|/tolerance "
+              f"{worst:.2f}")
+        # 3. Clock alignment: host stamps bracket the recorded kernel.
+        outside = [i for i, ((_, s, e, *_), t) in enumerate(zip(spins, timed))
+                   if not (t["host_before_ns"] <= s and e <= t["host_after_ns"])]
+        check("recorded kernels lie between host CLOCK_MONOTONIC launch/sync stamps",
+              not outside, f"{len(timed) - len(outside)}/{len(timed)} inside")
+        lead = [s - t["host_before_ns"] for (_, s, *_), t in zip(spins, timed)]
+        tail = [t["host_after_ns"] - e for (_, _, e, *_), t in zip(spins, timed)]
+        alignment = {"launch_to_start_ns_min": min(lead), "launch_to_start_ns_max": max(lead),
+                     "end_to_sync_return_ns_min": min(tail),
+                     "end_to_sync_return_ns_max": max(tail)}
+    else:
+        check("timed kernels matched", False, f"{len(spins)} recorded vs {len(timed)} launched")
+        alignment = {}
+
+    # 4. Host gaps: the gap the trace shows vs the gap the GPU's own clock saw.
+    gaps = []
+    if len(spins) == len(timed):
+        for i in range(1, len(timed)):
+            if timed[i]["host_gap_before_ns"] < 0:
+                continue
+            device_gap = timed[i]["device_begin_ns"] - timed[i - 1]["device_end_ns"]
+            recorded_gap = spins[i][1] - spins[i - 1][2]
+            gaps.append({"host_wait_ns": timed[i]["host_gap_before_ns"],
+                         "device_gap_ns": device_gap, "recorded_gap_ns": recorded_gap,
+                         "diff_ns": recorded_gap - device_gap,
+                         "ok": abs(recorded_gap - device_gap) <= 2000})
+        check("host gaps within 2 us", gaps and all(x["ok"] for x in gaps),
+              f"{sum(x['ok'] for x in gaps)}/{len(gaps)} ok; diffs "
+              f"{[x['diff_ns'] for x in gaps]}")
+
+    # 5. Dropped records.
+    dropped = sum(v for k, v in counters.items()
+                  if k in ("cupti_dropped_records", "translation_failures",
+                           "incomplete_kernel_records", "nvtx_events_dropped", "write_failures"))
+    check("zero dropped records", dropped == 0, f"counters {counters}")
+    check("file complete and recording ok",
+          meta.get("complete") == "1" and meta.get("recording_status") == "ok",
+          f"complete={meta.get('complete')} status={meta.get('recording_status')} "
+          f"clock_mapping={meta.get('clock_mapping')}")
+
+    # 6. NVTX phase ranges vs the phase-mark log lines (one clock).
+    marks = {}
+    for line in open(stderr_path, errors="replace"):
+        m = re.match(r"\[phase\] (\w+) monotonic_ns=(\d+)", line)
+        if m:
+            marks[m.group(1)] = int(m.group(2))
+    ranges = q("SELECT s.text, r.start_ns, r.end_ns FROM ranges r JOIN strings s "
+               "ON s.id = r.name_id ORDER BY r.start_ns")
+    first = {}
+    for name, start, end in ranges:
+        first.setdefault(name, (start, end))
+    pairs = [("warmup_start", "decodeprof:warmup", 0), ("measured_start", "decodeprof:prefill", 0),
+             ("decode_start", "decodeprof:decode", 0), ("measured_end", "decodeprof:decode", 1)]
+    mark_diffs = {}
+    for label, rname, which in pairs:
+        if label in marks and rname in first:
+            mark_diffs[label] = marks[label] - first[rname][which]
+    check("NVTX ranges and log marks agree within 20 us",
+          len(mark_diffs) == 4 and all(0 <= d <= 20000 for d in mark_diffs.values()),
+          f"mark - range (ns): {mark_diffs}")
+    steps = [r for r in ranges if r[0] == "decodeprof:step"]
+    check("step ranges recorded", len(steps) == truth["steps"], f"{len(steps)} steps")
+
+    report = {"checks": checks, "durations": durations, "gaps": gaps, "alignment": alignment,
+              "mark_minus_range_ns": mark_diffs, "counters": counters,
+              "meta": {k: meta.get(k) for k in ("recorder", "cupti_version", "cupti_library",
+                                                 "clock_mapping", "recording_status")}}
+    json.dump(report, open(out_path, "w"), indent=2)
+    for c in checks:
+        print(f"{'PASS' if c['ok'] else 'FAIL'}  {c['check']}: {c['detail']}")
+    print("durations (target us: recorded - device ns):",
+          ", ".join(f"{d['target_ns'] // 1000}:{d['diff_ns']}" for d in durations))
+    print("alignment:", alignment)
+    return 0 if all(c["ok"] for c in checks) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
