@@ -11,10 +11,7 @@
 //   expected/           (optional) the exact files the run must leave in @OUT@ — and no others,
 //                       so a failing run that must leave nothing has an empty or no expected/
 // DECODEPROF_UPDATE_GOLDEN=1 rewrites expected_stdout and expected/ from the actual run.
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -25,18 +22,15 @@
 #include <string>
 #include <vector>
 
-extern char** environ;
+#include "tests/cli_runner.h"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string Slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using decodeprof::testing::Result;
+using decodeprof::testing::RunBinary;
+using decodeprof::testing::Slurp;
 
 void Spit(const fs::path& p, const std::string& text) {
   std::ofstream out(p, std::ios::binary);
@@ -48,43 +42,6 @@ std::string Replace(std::string s, const std::string& from, const std::string& t
     s.replace(pos, from.size(), to);
   }
   return s;
-}
-
-struct Result {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-Result RunBinary(const std::vector<std::string>& args, const fs::path& stdin_file,
-                 const fs::path& scratch) {
-  const fs::path out_path = scratch / "stdout", err_path = scratch / "stderr";
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0,
-                                   stdin_file.empty() ? "/dev/null" : stdin_file.c_str(),
-                                   O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0644);
-  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0644);
-  std::vector<char*> argv;
-  std::string binary = DECODEPROF_BINARY;
-  argv.push_back(binary.data());
-  std::vector<std::string> copy = args;
-  for (auto& a : copy) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  Result r;
-  if (posix_spawn(&pid, binary.c_str(), &actions, nullptr, argv.data(), environ) == 0) {
-    int status = 0;
-    waitpid(pid, &status, 0);
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  }
-  posix_spawn_file_actions_destroy(&actions);
-  r.out = Slurp(out_path);
-  r.err = Slurp(err_path);
-  return r;
 }
 
 std::vector<fs::path> Cases() {
@@ -106,8 +63,7 @@ TEST_P(GoldenTest, MatchesExpected) {
   const bool update = std::getenv("DECODEPROF_UPDATE_GOLDEN") != nullptr;
   const fs::path scratch = fs::temp_directory_path() /
                            ("dp_golden_" + std::to_string(::getpid()) + "_" +
-                            dir.parent_path().filename().string() + "_" +
-                            dir.filename().string());
+                            dir.parent_path().filename().string() + "_" + dir.filename().string());
   fs::remove_all(scratch);
   const fs::path out = scratch / "out";
   fs::create_directories(out);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 
 #include "src/trace/string_pool.h"
 
@@ -29,5 +30,6 @@ struct Dispatch {
   DurationNs duration() const { return end - start; }
 };
 static_assert(sizeof(Dispatch) == 32, "keep Dispatch small: traces hold millions");
+static_assert(std::is_trivially_copyable_v<Dispatch>, "Dispatch is a plain record");
 
 }  // namespace decodeprof::trace

@@ -1,0 +1,22 @@
+// Runs the decodeprof binary in tests: arguments, optional stdin file, captured output.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace decodeprof::testing {
+
+struct Result {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+// Runs DECODEPROF_BINARY with `args`; stdout/stderr are captured through files in `scratch`.
+Result RunBinary(const std::vector<std::string>& args, const std::filesystem::path& stdin_file,
+                 const std::filesystem::path& scratch);
+
+std::string Slurp(const std::filesystem::path& path);
+
+}  // namespace decodeprof::testing
