@@ -17,7 +17,7 @@
 #    CONTENDED line minus the moment the intruder's CUDA context existed.
 # Exit 0 when every check passed.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 2
 
 trials=${1:-3}
 bin=${DECODEPROF_BIN:-build/guard-release/src/cli/decodeprof}
@@ -78,6 +78,7 @@ for trial in $(seq 1 "$trials"); do
   guard_job=$!
   for _ in $(seq 1 600); do
     grep -q 'attempt 1/2: start' "$logs/$name.stderr" 2>/dev/null && break
+    kill -0 "$guard_job" 2>/dev/null || break
     sleep 0.1
   done
   sleep 2

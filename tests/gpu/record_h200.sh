@@ -55,21 +55,39 @@ if phase_on calib; then
 fi
 
 if phase_on overhead; then
-  echo "== overhead: $LAUNCHES empty-kernel launches; bare / recorded / recorded without API records / bare CUPTI"
+  echo "== overhead: $LAUNCHES empty-kernel launches, 3 alternating rounds of each variant"
+  # name|environment of `decodeprof record` ("" = bare run, "cupti" = the bare CUPTI floor)
+  VARIANTS=("bare|" "rec|DECODEPROF_RECORD_API=1" "recnoapi|DECODEPROF_RECORD_API=0"
+            "reckern|DECODEPROF_RECORD_API=0 DECODEPROF_RECORD_MEMORY=0 DECODEPROF_RECORD_FLUSH_MS=0"
+            "reckernoff|DECODEPROF_RECORD_API=0 DECODEPROF_RECORD_MEMORY=0 DECODEPROF_RECORD_FLUSH_MS=0 DECODEPROF_RECORD_CLOCK=offset"
+            "reckerndiscard|DECODEPROF_RECORD_API=0 DECODEPROF_RECORD_MEMORY=0 DECODEPROF_RECORD_FLUSH_MS=0 DECODEPROF_RECORD_DISCARD=1"
+            "cupti|cupti")
   for round in 1 2 3; do
-    timeout 60 "$STAGE/calibrate" launch-loop "$LAUNCHES" "$TMP/ov_bare_$round.json"
-    timeout 120 "$DP" record -o "$TMP/ov_rec_$round.sqlite" -- \
-      "$STAGE/calibrate" launch-loop "$LAUNCHES" "$TMP/ov_rec_$round.json"
-    DECODEPROF_RECORD_API=0 timeout 120 "$DP" record -o "$TMP/ov_recnoapi_$round.sqlite" -- \
-      "$STAGE/calibrate" launch-loop "$LAUNCHES" "$TMP/ov_recnoapi_$round.json"
-    CUDA_INJECTION64_PATH="$STAGE/libbare_cupti.so" LD_LIBRARY_PATH="$(dirname "$CUPTI")" \
-      timeout 60 "$STAGE/calibrate" launch-loop "$LAUNCHES" "$TMP/ov_cupti_$round.json"
+    for v in "${VARIANTS[@]}"; do
+      name=${v%%|*}; envs=${v#*|}
+      if [ -z "$envs" ]; then
+        timeout 60 "$STAGE/calibrate" launch-loop "$LAUNCHES" "$TMP/ov_${name}_$round.json"
+      elif [ "$envs" = cupti ]; then
+        CUDA_INJECTION64_PATH="$STAGE/libbare_cupti.so" LD_LIBRARY_PATH="$(dirname "$CUPTI")" \
+          timeout 60 "$STAGE/calibrate" launch-loop "$LAUNCHES" "$TMP/ov_${name}_$round.json"
+      else
+        # shellcheck disable=SC2086 # word splitting of the NAME=VALUE list is intended
+        env $envs timeout 120 "$DP" record -o "$TMP/ov_${name}_$round.sqlite" -- \
+          "$STAGE/calibrate" launch-loop "$LAUNCHES" "$TMP/ov_${name}_$round.json"
+      fi
+    done
   done
   python3 - "$TMP" "$OUT/overhead.json" <<'PY'
 import json, sqlite3, statistics, sys
 tmp, out = sys.argv[1:3]
+labels = {"bare": "bare", "rec": "decodeprof record (default)",
+          "recnoapi": "decodeprof record, API records off",
+          "reckern": "  + memory records off, no periodic flush",
+          "reckernoff": "  + offset clock mapping (no timestamp callback)",
+          "reckerndiscard": "  (callback clock) + buffers discarded, no rows written",
+          "cupti": "bare CUPTI, concurrent kernels only (floor)"}
 res = {}
-for kind in ("bare", "rec", "recnoapi", "cupti"):
+for kind in labels:
     runs = []
     for r in (1, 2, 3):
         try:
@@ -77,8 +95,9 @@ for kind in ("bare", "rec", "recnoapi", "cupti"):
         except Exception as e:
             runs.append({"error": str(e)})
     ok = [x["us_per_launch"] for x in runs if "us_per_launch" in x]
-    res[kind] = {"runs": runs, "median_us_per_launch": statistics.median(ok) if ok else None}
-    if kind.startswith("rec"):
+    res[kind] = {"label": labels[kind], "runs": runs,
+                 "median_us_per_launch": statistics.median(ok) if ok else None}
+    if kind.startswith("rec") and kind != "reckerndiscard":
         traces = []
         for r in (1, 2, 3):
             try:
@@ -90,65 +109,79 @@ for kind in ("bare", "rec", "recnoapi", "cupti"):
                 traces.append({"error": str(e)})
         res[kind]["traces"] = traces
 b = res["bare"]["median_us_per_launch"]
-for kind in ("rec", "recnoapi", "cupti"):
+for kind in labels:
     m = res[kind]["median_us_per_launch"]
     res[kind]["ratio_to_bare"] = m / b if (m and b) else None
+    res[kind]["extra_us_per_launch"] = m - b if (m and b) else None
 json.dump(res, open(out, "w"), indent=2)
-for kind, label in (("bare", "bare"), ("rec", "decodeprof record"),
-                    ("recnoapi", "decodeprof record, API records off"), ("cupti", "bare CUPTI (kernels only)")):
-    print(f"{label:40s} {res[kind]['median_us_per_launch']} us/launch  ratio {res[kind].get('ratio_to_bare')}")
-for kind in ("rec", "recnoapi"):
-    print(kind, [t.get("kernels") for t in res[kind]["traces"]], [t.get("counters", {}).get("cupti_dropped_records") for t in res[kind]["traces"]])
+for kind, label in labels.items():
+    r = res[kind]
+    print(f"{label:50s} {r['median_us_per_launch']} us/launch  x{r['ratio_to_bare']}  "
+          f"runs {[x.get('us_per_launch') for x in r['runs']]}")
+    for t in r.get("traces", []):
+        print(f"    kernels {t.get('kernels')} api {t.get('api_calls')} dropped "
+              f"{t.get('counters', {}).get('cupti_dropped_records')}")
 PY
 fi
 
 if phase_on decode; then
-  echo "== decode: plain vs torch.profiler (alternating, one process), then decodeprof record, then plain again"
+  echo "== decode: processes alternate plain (with torch.profiler runs alternating inside) and decodeprof record"
   cd "$HERE" || exit 1
   export PYTHONUNBUFFERED=1
-  timeout 240 python3 record_decode.py --runs plain,torchprof,plain,torchprof,plain,torchprof,torchprof_cuda \
-    --torch-trace "$TMP/torch_trace.json" --out "$TMP/decode_A.json"
-  echo "A exit: $?"
-  timeout 180 "$DP" record -o "$TMP/decode_rec.sqlite" -- python3 record_decode.py --runs plain,plain,plain \
-    --out "$TMP/decode_B.json"
-  echo "B exit: $?"
-  timeout 150 python3 record_decode.py --runs plain,plain,plain --out "$TMP/decode_C.json"
-  echo "C exit: $?"
+  for i in 1 2 3; do
+    extra=""; [ "$i" = 1 ] && extra="--torch-trace $TMP/torch_trace.json"
+    runs=plain,torchprof,plain,torchprof; [ "$i" = 3 ] && runs="$runs,torchprof_cuda"
+    # shellcheck disable=SC2086
+    timeout 150 python3 record_decode.py --runs "$runs" $extra --out "$TMP/decode_P$i.json"
+    echo "P$i exit: $?"
+    timeout 150 "$DP" record -o "$TMP/decode_R$i.sqlite" -- python3 record_decode.py \
+      --runs plain,plain --out "$TMP/decode_R$i.json"
+    echo "R$i exit: $?"
+  done
   python3 - "$TMP" "$OUT/decode.json" <<'PY'
 import json, statistics, sys
 tmp, out = sys.argv[1:3]
-runs = {}
-for p in "ABC":
+procs = {}
+for p in ("P1", "R1", "P2", "R2", "P3", "R3"):
     try:
-        runs[p] = json.load(open(f"{tmp}/decode_{p}.json"))
+        procs[p] = json.load(open(f"{tmp}/decode_{p}.json"))
     except Exception as e:
-        runs[p] = {"error": str(e), "runs": []}
-def tok(p, kind):
-    return [r["tok_s"] for r in runs[p]["runs"] if r["kind"] == kind]
-plain_a, prof, prof_cuda = tok("A", "plain"), tok("A", "torchprof"), tok("A", "torchprof_cuda")
-rec, plain_c = tok("B", "plain"), tok("C", "plain")
-plain = plain_a + plain_c
+        procs[p] = {"error": str(e), "runs": []}
+def tok(prefix, kind):
+    return [r["tok_s"] for p, d in procs.items() if p.startswith(prefix)
+            for r in d["runs"] if r["kind"] == kind]
+plain, prof, prof_cuda, rec = tok("P", "plain"), tok("P", "torchprof"), tok("P", "torchprof_cuda"), tok("R", "plain")
 m = lambda xs: statistics.mean(xs) if xs else None
-res = {"processes": runs,
-       "tok_s": {"plain_A": plain_a, "plain_C": plain_c, "torch_profiler": prof,
-                 "torch_profiler_cuda_only": prof_cuda, "decodeprof_record": rec}}
-if plain and rec and prof and plain_a:
+res = {"order": list(procs), "processes": procs,
+       "tok_s": {"plain": plain, "torch_profiler": prof, "torch_profiler_cuda_only": prof_cuda,
+                 "decodeprof_record": rec}}
+if plain and rec:
     res["slowdown_decodeprof"] = 1 - m(rec) / m(plain)
-    res["slowdown_torch_profiler"] = 1 - m(prof) / m(plain_a)
-    if prof_cuda:
-        res["slowdown_torch_profiler_cuda_only"] = 1 - m(prof_cuda) / m(plain_a)
+if plain and prof:
+    res["slowdown_torch_profiler"] = 1 - m(prof) / m(plain)
+if plain and prof_cuda:
+    res["slowdown_torch_profiler_cuda_only"] = 1 - m(prof_cuda) / m(plain)
+# Each recorded process against the plain runs of the processes on either side of it.
+pairs = []
+for i in (1, 2, 3):
+    r = [x["tok_s"] for x in procs[f"R{i}"]["runs"]]
+    around = [x["tok_s"] for p in (f"P{i}", f"P{i + 1}") if p in procs
+              for x in procs[p]["runs"] if x["kind"] == "plain"]
+    if r and around:
+        pairs.append(1 - m(r) / m(around))
+res["slowdown_decodeprof_vs_neighbours"] = pairs
 json.dump(res, open(out, "w"), indent=2)
-print(json.dumps({k: v for k, v in res.items() if k != "processes"}, indent=1))
+print(json.dumps({k: v for k, v in res.items() if k not in ("processes",)}, indent=1))
 PY
-  if [ -f "$TMP/decode_rec.sqlite" ] && [ -f "$TMP/torch_trace.json" ]; then
-    steps=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["decode_steps"])' "$TMP/decode_B.json" 2>/dev/null || echo 64)
+  if [ -f "$TMP/decode_R1.sqlite" ] && [ -f "$TMP/torch_trace.json" ]; then
+    steps=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["decode_steps"])' "$TMP/decode_R1.json" 2>/dev/null || echo 64)
     # decodeprof's trace holds the warm-up run first: skip its steps.
-    python3 record_crosscheck.py "$TMP/decode_rec.sqlite" "$TMP/torch_trace.json" "$OUT/crosscheck.json" "$steps"
+    python3 record_crosscheck.py "$TMP/decode_R1.sqlite" "$TMP/torch_trace.json" "$OUT/crosscheck.json" "$steps"
     echo "crosscheck exit: $?"
   fi
 fi
+
 # Raw inputs of the summaries above, to re-check them off the machine.
-(cd "$TMP" && tar czf "$OUT/raw.tar.gz" --ignore-failed-read ov_*.json decode_*.json \
-   decode_rec.sqlite torch_trace.json 2>/dev/null)
+(cd "$TMP" && tar czf "$OUT/raw.tar.gz" --ignore-failed-read ov_*.json decode_*.json 2>/dev/null)
 ls -la "$OUT"
 rm -rf "$TMP"

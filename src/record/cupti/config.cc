@@ -72,6 +72,16 @@ base::StatusOr<RecorderConfig> ReadRecorderConfig(const GetEnvFn& getenv, pid_t 
   DP_RETURN_IF_ERROR(ReadSwitch(getenv, "DECODEPROF_RECORD_API", &config.api_calls));
   DP_RETURN_IF_ERROR(ReadSwitch(getenv, "DECODEPROF_RECORD_MEMORY", &config.memory_ops));
   DP_RETURN_IF_ERROR(ReadSwitch(getenv, "DECODEPROF_RECORD_QUIET", &config.quiet));
+  DP_RETURN_IF_ERROR(ReadSwitch(getenv, "DECODEPROF_RECORD_DISCARD", &config.discard));
+  if (const char* clock = getenv("DECODEPROF_RECORD_CLOCK")) {
+    const std::string_view value(clock);
+    if (value == "offset") {
+      config.clock = RecorderConfig::Clock::kOffset;
+    } else if (value != "callback") {
+      return base::ConfigError("DECODEPROF_RECORD_CLOCK",
+                               "expected callback or offset, got '" + std::string(value) + "'");
+    }
+  }
   config.enabled = true;
   return config;
 }

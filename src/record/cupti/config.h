@@ -26,6 +26,13 @@ struct RecorderConfig {
   bool api_calls = true;             // DECODEPROF_RECORD_API = 0|1: launch API records
   bool memory_ops = true;            // DECODEPROF_RECORD_MEMORY = 0|1: memcpy/memset records
   bool quiet = false;                // DECODEPROF_RECORD_QUIET = 0|1: no warnings on stderr
+  // DECODEPROF_RECORD_CLOCK = callback|offset: how CUPTI's times reach CLOCK_MONOTONIC —
+  // CUPTI calls our clock for every timestamp (callback), or CUPTI keeps its own clock and
+  // the offset measured once at start is added (offset; assumes that clock does not step).
+  enum class Clock { kCallback, kOffset } clock = Clock::kCallback;
+  // DECODEPROF_RECORD_DISCARD = 0|1: hand CUPTI's buffers back unread and write no activity
+  // rows — for measuring what writing the file costs the program (docs/recording.md).
+  bool discard = false;
 };
 
 using GetEnvFn = std::function<const char*(const char*)>;

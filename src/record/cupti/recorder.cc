@@ -208,7 +208,8 @@ void Recorder::AttachCupti() {
   };
   (void)cupti_.SetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
   // The timestamp callback must be in place before any kind is enabled (cupti_activity.h).
-  if (cupti_.ActivityRegisterTimestampCallback(&MonotonicTimestamp) == CUPTI_SUCCESS) {
+  if (config_.clock == RecorderConfig::Clock::kCallback &&
+      cupti_.ActivityRegisterTimestampCallback(&MonotonicTimestamp) == CUPTI_SUCCESS) {
     SetMeta("clock_mapping", "cupti timestamp callback: CLOCK_MONOTONIC");
   } else {
     clock_offset_ns_ = MeasureOffset([this] {
@@ -248,7 +249,8 @@ void Recorder::AttachCupti() {
     Warn("some records are off: " + warnings);
     SetMeta("warnings", warnings);
   }
-  SetMeta(std::string(nf::kMetaRecordingStatus), "ok");
+  SetMeta(std::string(nf::kMetaRecordingStatus),
+          config_.discard ? "ok (DECODEPROF_RECORD_DISCARD: activity records not written)" : "ok");
   cupti_attached_.store(true, std::memory_order_release);
 }
 
@@ -288,7 +290,7 @@ void Recorder::DrainOnce() {
     buffers.swap(ready_);
   }
   for (auto& [buffer, valid] : buffers) {
-    if (translator_ != nullptr) translator_->Translate(buffer, valid);
+    if (translator_ != nullptr && !config_.discard) translator_->Translate(buffer, valid);
     pool_.Release(buffer);
   }
   std::vector<NvtxRangeEvent> ranges;

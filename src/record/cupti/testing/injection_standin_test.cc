@@ -168,6 +168,14 @@ TEST_F(StandInTest, AChildThatIsNotFollowedWritesNothing) {
   EXPECT_NE(::access(run.path.c_str(), F_OK), 0);
 }
 
+TEST_F(StandInTest, OffsetClockMapping) {
+  const HostRun run = Start("dropped", {{"DECODEPROF_RECORD_CLOCK", "offset"}});
+  EXPECT_EQ(run.result.status, 0);
+  Imported t = Import(run.path);
+  EXPECT_EQ(t.native.meta["clock_mapping"].rfind("offset from cuptiGetTimestamp: ", 0), 0u);
+  EXPECT_EQ(t.native.kernels, 3);
+}
+
 TEST_F(StandInTest, DroppedRecordsAreCounted) {
   const HostRun run = Start("dropped", {{"FAKE_CUPTI_DROPPED", "7"}});
   EXPECT_EQ(run.result.status, 0);

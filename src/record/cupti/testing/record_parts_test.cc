@@ -44,6 +44,7 @@ TEST(ConfigTest, ReadsEveryValue) {
                                         {"DECODEPROF_RECORD_COMMIT_MS", "50"},
                                         {"DECODEPROF_RECORD_FLUSH_MS", "0"},
                                         {"DECODEPROF_RECORD_API", "0"},
+                                        {"DECODEPROF_RECORD_DISCARD", "1"},
                                         {"DECODEPROF_CUPTI_LIB", "/c/libcupti.so"}}),
                                    100, nullptr);
   ASSERT_TRUE(config.ok()) << config.status().ToString();
@@ -54,6 +55,7 @@ TEST(ConfigTest, ReadsEveryValue) {
   EXPECT_EQ(config->commit_ms, 50u);
   EXPECT_EQ(config->flush_ms, 0u);
   EXPECT_FALSE(config->api_calls);
+  EXPECT_TRUE(config->discard);
   EXPECT_TRUE(config->memory_ops);
   EXPECT_EQ(config->cupti_lib, "/c/libcupti.so");
 }
@@ -86,6 +88,15 @@ TEST(ConfigTest, BadValuesAreConfigErrorsNamingTheVariable) {
   auto bad_switch = ReadRecorderConfig(
       Env({{"DECODEPROF_RECORD_OUTPUT", "/t/x"}, {"DECODEPROF_RECORD_API", "yes"}}), 1, nullptr);
   EXPECT_FALSE(bad_switch.ok());
+  auto bad_clock = ReadRecorderConfig(
+      Env({{"DECODEPROF_RECORD_OUTPUT", "/t/x"}, {"DECODEPROF_RECORD_CLOCK", "realtime"}}), 1,
+      nullptr);
+  EXPECT_EQ(bad_clock.status().where(), "DECODEPROF_RECORD_CLOCK");
+  auto offset = ReadRecorderConfig(
+      Env({{"DECODEPROF_RECORD_OUTPUT", "/t/x"}, {"DECODEPROF_RECORD_CLOCK", "offset"}}), 1,
+      nullptr);
+  ASSERT_TRUE(offset.ok());
+  EXPECT_EQ(offset->clock, RecorderConfig::Clock::kOffset);
   auto too_small = ReadRecorderConfig(
       Env({{"DECODEPROF_RECORD_OUTPUT", "/t/x"}, {"DECODEPROF_RECORD_MAX_BUFFERS", "1"}}), 1,
       nullptr);
