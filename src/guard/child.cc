@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "src/guard/clock.h"
 #include "src/guard/messages.h"
 
 extern char** environ;
@@ -59,6 +60,7 @@ base::StatusOr<std::unique_ptr<Child>> Child::Start(const std::vector<std::strin
   if (pid == 0) {
     ::close(report[0]);
     ::setpgid(0, 0);
+    signals::RestoreForExec();
     if (take_terminal) WithoutTtou([] { ::tcsetpgrp(0, ::getpid()); });
     ::execvpe(c_argv[0], c_argv.data(), c_env.data());
     const int err = errno;

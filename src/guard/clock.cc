@@ -19,6 +19,7 @@ namespace {
 volatile sig_atomic_t g_caught = 0;
 volatile sig_atomic_t g_child = 0;
 int g_pipe[2] = {-1, -1};
+bool g_sigpipe_was_default = false;
 
 void OnSignal(int signo) {
   const int saved = errno;
@@ -59,7 +60,17 @@ base::Status Install() {
   }
   action.sa_flags = SA_RESTART | SA_NOCLDSTOP;
   ::sigaction(SIGCHLD, &action, nullptr);
+  struct sigaction pipe_action {};
+  ::sigaction(SIGPIPE, nullptr, &pipe_action);
+  if (pipe_action.sa_handler == SIG_DFL) {
+    g_sigpipe_was_default = true;
+    ::signal(SIGPIPE, SIG_IGN);
+  }
   return base::OkStatus();
+}
+
+void RestoreForExec() {
+  if (g_sigpipe_was_default) ::signal(SIGPIPE, SIG_DFL);
 }
 
 int Caught() { return g_caught; }

@@ -38,8 +38,12 @@ class Clock {
 // The handlers write a byte to a close-on-exec, non-blocking self-pipe; this is the only
 // process-global state of the guard.
 namespace signals {
-// Installs the handlers. Idempotent. kInternal error when the pipe cannot be made.
+// Installs the handlers, and ignores SIGPIPE (a closed stderr must not kill the guard
+// while its command runs). Idempotent. kInternal error when the pipe cannot be made.
 base::Status Install();
+// In a forked child before exec: gives SIGPIPE back the disposition the guard started
+// with. Async-signal-safe.
+void RestoreForExec();
 // The first SIGINT/SIGTERM caught (SIGINT or SIGTERM), or 0.
 int Caught();
 // "INT" or "TERM" for a caught signal.

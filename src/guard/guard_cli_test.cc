@@ -486,5 +486,15 @@ TEST_F(GuardCliTest, TheLockDescriptorDoesNotReachTheCommand) {
   EXPECT_THAT(r.out, Not(HasSubstr("guard.log")));
 }
 
+TEST_F(GuardCliTest, TheCommandDoesNotInheritTheGuardsIgnoredSigpipe) {
+  // The guard ignores SIGPIPE for itself; the command must get the default back.
+  const RunResult r = fx_.Run(Args({"--idle-secs", "0"}, Sh("grep SigIgn /proc/$$/status")));
+  EXPECT_EQ(r.status, 0) << r.err;
+  std::smatch match;
+  ASSERT_TRUE(std::regex_search(r.out, match, std::regex("SigIgn:\\s*([0-9a-f]+)")));
+  const unsigned long long ignored = std::stoull(match[1], nullptr, 16);
+  EXPECT_EQ(ignored & (1ull << (SIGPIPE - 1)), 0u);
+}
+
 }  // namespace
 }  // namespace decodeprof::guard::testing
