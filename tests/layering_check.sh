@@ -11,6 +11,7 @@ declare -A allowed=(
   [analysis]="base trace analysis"
   [packs]="base trace analysis packs"
   [report]="base trace analysis report"
+  [pipeline]="base trace io analysis packs report pipeline"
   [guard]="base guard"
   [record]="base trace io native_format record"
 )

@@ -43,6 +43,27 @@ StatusOr<std::string> ReadFile(const std::string& path) {
   return content;
 }
 
+StatusOr<std::string> ReadFilePrefix(const std::string& path, size_t max_bytes) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return IoError(path, "cannot open: " + ErrnoText(errno));
+  std::string head(max_bytes, '\0');
+  size_t got = 0;
+  while (got < max_bytes) {
+    const ssize_t n = ::read(fd, head.data() + got, max_bytes - got);
+    if (n == 0) break;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const int err = errno;
+      ::close(fd);
+      return IoError(path, "cannot read: " + ErrnoText(err));
+    }
+    got += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  head.resize(got);
+  return head;
+}
+
 Status WriteFileAtomic(const std::string& path, std::string_view content) {
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

@@ -12,6 +12,9 @@ namespace decodeprof::base {
 // Reads the whole file. Missing or unreadable → kIo naming the path.
 StatusOr<std::string> ReadFile(const std::string& path);
 
+// Reads at most `max_bytes` from the start of the file (format sniffing).
+StatusOr<std::string> ReadFilePrefix(const std::string& path, size_t max_bytes);
+
 // Writes `content` to `path` atomically: `<path>.tmp.<pid>` is written, flushed and renamed
 // over `path`. On failure the temporary file is removed and `path` is untouched.
 Status WriteFileAtomic(const std::string& path, std::string_view content);

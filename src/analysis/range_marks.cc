@@ -1,0 +1,46 @@
+#include "src/analysis/range_marks.h"
+
+#include <optional>
+
+namespace decodeprof::analysis {
+
+base::StatusOr<RangeMarks> MarksFromRanges(std::span<const trace::Range> ranges,
+                                           const trace::StringPool& strings,
+                                           trace::ClockDomain clock, const RangeNames& names,
+                                           const std::string& trace_path) {
+  std::optional<trace::Range> decode;
+  std::optional<trace::TimestampNs> warmup_start;
+  for (const trace::Range& r : ranges) {
+    const std::string_view name = strings.Get(r.name);
+    // The last decode range wins, as the last [phase] line does in a log (a rerun).
+    if (name == names.decode && (!decode || r.start >= decode->start)) decode = r;
+    if (name == names.warmup && (!warmup_start || r.start < *warmup_start)) {
+      warmup_start = r.start;
+    }
+  }
+  if (!decode) {
+    return base::DataError(trace_path, "no range named '" + names.decode + "' in the trace",
+                           "mark the decode loop (include/decodeprof/marks.h), name the "
+                           "engine's own range with --decode-range, or pass the bench log "
+                           "with --log");
+  }
+  const auto stamp = [clock](trace::TimestampNs t) {
+    trace::MarkStamp s;
+    (clock == trace::ClockDomain::kBoottime ? s.boottime : s.monotonic) = t;
+    return s;
+  };
+  RangeMarks out;
+  const trace::TimestampNs first =
+      warmup_start && *warmup_start < decode->start ? *warmup_start : decode->start;
+  out.marks["warmup_start"] = stamp(first);
+  out.marks["decode_start"] = stamp(decode->start);
+  out.marks["measured_end"] = stamp(decode->end);
+  for (const trace::Range& r : ranges) {
+    if (strings.Get(r.name) == names.step && decode->start <= r.start && r.start <= decode->end) {
+      ++out.steps;
+    }
+  }
+  return out;
+}
+
+}  // namespace decodeprof::analysis

@@ -1,0 +1,269 @@
+#include "src/pipeline/summarize_run.h"
+
+#include <filesystem>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "src/analysis/range_marks.h"
+#include "src/analysis/window.h"
+#include "src/base/file_io.h"
+#include "src/io/bench_log/bench_log.h"
+#include "src/io/native/native_importer.h"
+#include "src/io/rocprofv3_csv/rocprofv3_csv_importer.h"
+#include "src/packs/pack_loader.h"
+#include "src/report/dispatch_csv.h"
+#include "src/report/kernel_csv.h"
+#include "src/report/summary_json.h"
+
+namespace decodeprof::pipeline {
+namespace {
+
+constexpr const char* kRocmDefaultPack = "mlx-rocm";
+constexpr const char* kCudaDefaultPack = "pytorch-cuda";
+
+struct ModelInfo {
+  std::optional<analysis::ModelConfig> config;
+  bool model_type_present = false;
+};
+
+// DIR/config.json's model_type and rope_scaling (rope_type, else type), when the file exists.
+base::StatusOr<ModelInfo> ReadModelConfig(const std::string& model_dir) {
+  ModelInfo info;
+  if (model_dir.empty()) return info;
+  const std::string path = (std::filesystem::path(model_dir) / "config.json").string();
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return info;
+  DP_ASSIGN_OR_RETURN(const std::string text, base::ReadFile(path));
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    return base::DataError(path, "malformed JSON at byte " + std::to_string(e.byte));
+  }
+  analysis::ModelConfig config;
+  if (doc.is_object()) {
+    if (auto it = doc.find("model_type"); it != doc.end() && it->is_string()) {
+      config.model_type = it->get<std::string>();
+      info.model_type_present = true;
+    }
+    if (auto rs = doc.find("rope_scaling"); rs != doc.end() && rs->is_object()) {
+      for (const char* key : {"rope_type", "type"}) {
+        if (auto t = rs->find(key); t != rs->end() && t->is_string()) {
+          config.rope_type = t->get<std::string>();
+          break;
+        }
+      }
+    }
+  }
+  info.config = config;
+  return info;
+}
+
+// A units table with no unit: packs without work units still get every other figure.
+class NoUnits : public analysis::UnitTable {
+ public:
+  const std::vector<analysis::Unit>& units() const override { return units_; }
+  analysis::UnitReach Reach(size_t, const analysis::ModelConfig&, bool) const override {
+    return {};
+  }
+
+ private:
+  std::vector<analysis::Unit> units_;
+};
+
+// Keeps every dispatch: for formats whose phase marks are only known after the dispatches
+// were read (annotation ranges inside the trace).
+class BufferSink : public trace::DispatchSink {
+ public:
+  void Add(const trace::Dispatch& d) override { dispatches.push_back(d); }
+  std::vector<trace::Dispatch> dispatches;
+};
+
+base::StatusOr<TraceFormat> Sniff(const std::string& path) {
+  DP_ASSIGN_OR_RETURN(const std::string head, base::ReadFilePrefix(path, 64));
+  return io::LooksLikeSqlite(head) ? TraceFormat::kNative : TraceFormat::kRocprofv3Csv;
+}
+
+struct LoadedTrace {
+  analysis::DecodeWindow window;
+  bool has_grid = true;
+  std::optional<int64_t> steps;  // decode steps counted from step ranges
+  std::vector<std::string> notes;
+};
+
+base::StatusOr<LoadedTrace> LoadRocprofv3(const SummarizeRequest& req, const trace::BenchLog& log,
+                                          trace::StringPool& names) {
+  if (req.log.empty()) {
+    return base::UsageError("--log is required: a rocprofv3 trace carries no phase marks",
+                            "pass the bench log with the [phase] lines");
+  }
+  analysis::WindowCollector collector(log.marks);
+  DP_ASSIGN_OR_RETURN(const io::CsvImportStats stats,
+                      io::ImportRocprofv3Csv(req.trace, names, collector));
+  LoadedTrace out;
+  DP_ASSIGN_OR_RETURN(out.window, std::move(collector).Finish(req.log));
+  out.has_grid = stats.has_grid_columns;
+  return out;
+}
+
+base::StatusOr<LoadedTrace> LoadNative(const SummarizeRequest& req, const trace::BenchLog& log,
+                                       trace::StringPool& names) {
+  BufferSink buffer;
+  DP_ASSIGN_OR_RETURN(const io::NativeImport native, io::ImportNative(req.trace, names, buffer));
+  LoadedTrace out;
+  if (native.dropped_records > 0) {
+    out.notes.push_back("the recorder lost " + std::to_string(native.dropped_records) +
+                        " records: the figures undercount");
+  }
+  if (!native.complete) {
+    out.notes.push_back(
+        "the trace was not closed by its recorder (killed?): read up to its "
+        "last commit");
+  }
+  const trace::ClockDomain clock = native.clock.value_or(trace::ClockDomain::kMonotonic);
+  trace::PhaseMarks marks;
+  std::string marks_source = req.trace;
+  if (!log.marks.empty()) {
+    marks = log.marks;  // the log's [phase] lines win over ranges
+    marks_source = req.log;
+  } else {
+    std::vector<trace::Range> ranges;
+    ranges.reserve(native.ranges.size());
+    for (const io::NativeRange& r : native.ranges) {
+      ranges.push_back(trace::Range{r.name, r.start, r.end, r.thread, r.depth});
+    }
+    analysis::RangeNames range_names;
+    if (!req.decode_range.empty()) range_names.decode = req.decode_range;
+    if (!req.step_range.empty()) range_names.step = req.step_range;
+    DP_ASSIGN_OR_RETURN(analysis::RangeMarks rm,
+                        analysis::MarksFromRanges(ranges, names, clock, range_names, req.trace));
+    marks = std::move(rm.marks);
+    if (rm.steps > 0) out.steps = rm.steps;
+  }
+  analysis::WindowCollector collector(marks);
+  for (const trace::Dispatch& d : buffer.dispatches) collector.Add(d);
+  buffer.dispatches = {};
+  DP_ASSIGN_OR_RETURN(out.window, std::move(collector).Finish(marks_source));
+  out.has_grid = true;
+  return out;
+}
+
+base::Status WriteOutputs(const SummarizeRequest& req, const analysis::Summary& summary,
+                          const analysis::DecodeWindow& window, const trace::StringPool& names,
+                          const analysis::Attribution& attribution, const analysis::Pack& pack,
+                          const analysis::UnitTable& units, std::vector<std::string>& written) {
+  DP_RETURN_IF_ERROR(base::MakeDirs(req.out_dir));
+  const std::filesystem::path out(req.out_dir);
+  const auto undo = [&written](base::Status s) {
+    for (const std::string& path : written) std::filesystem::remove(path);
+    written.clear();
+    return s;
+  };
+  const std::string kernels = (out / (req.name + "_decode_kernels.csv")).string();
+  if (auto s = base::WriteFileAtomic(kernels, report::KernelCsvText(summary)); !s.ok()) {
+    return undo(s);
+  }
+  written.push_back(kernels);
+  if (req.emit_dispatches) {
+    const std::string path = (out / (req.name + "_decode_dispatches.csv")).string();
+    if (auto s = report::WriteDispatchCsv(path, window, names, attribution, pack, units); !s.ok()) {
+      return undo(s);
+    }
+    written.push_back(path);
+  }
+  const std::string json = (out / (req.name + "_summary.json")).string();
+  if (auto s = base::WriteFileAtomic(json, report::SummaryJsonText(summary)); !s.ok()) {
+    return undo(s);
+  }
+  written.push_back(json);
+  return base::OkStatus();
+}
+
+}  // namespace
+
+std::optional<TraceFormat> ParseTraceFormat(std::string_view text) {
+  if (text == "auto") return TraceFormat::kAuto;
+  if (text == "rocprofv3-csv") return TraceFormat::kRocprofv3Csv;
+  if (text == "native") return TraceFormat::kNative;
+  return std::nullopt;
+}
+
+base::StatusOr<SummarizeResult> RunSummarize(const SummarizeRequest& req) {
+  SummarizeResult result;
+  TraceFormat format = req.format;
+  if (format == TraceFormat::kAuto) {
+    DP_ASSIGN_OR_RETURN(format, Sniff(req.trace));
+  }
+
+  // Configuration first: a bad pack must not cost a pass over a large trace.
+  std::string pack_name = req.pack;
+  if (pack_name.empty()) {
+    pack_name = format == TraceFormat::kNative ? kCudaDefaultPack : kRocmDefaultPack;
+    result.notes.push_back("pack " + pack_name + " (the default for " +
+                           (format == TraceFormat::kNative ? "native" : "rocprofv3") +
+                           " traces; --pack overrides)");
+  }
+  DP_ASSIGN_OR_RETURN(std::unique_ptr<analysis::Pack> pack, packs::LoadPack(pack_name));
+  const std::string units_name = req.units.empty() ? packs::DefaultUnitsOf(*pack) : req.units;
+  std::unique_ptr<analysis::UnitTable> units;
+  if (units_name.empty()) {
+    units = std::make_unique<NoUnits>();
+  } else {
+    DP_ASSIGN_OR_RETURN(units, packs::LoadUnits(units_name, *pack));
+  }
+  DP_ASSIGN_OR_RETURN(const ModelInfo model, ReadModelConfig(req.model_dir));
+  trace::BenchLog log;
+  if (!req.log.empty()) {
+    DP_ASSIGN_OR_RETURN(log, io::ParseBenchLog(req.log));
+  }
+  std::optional<trace::BenchResults> plain;
+  if (!req.plain_log.empty()) {
+    DP_ASSIGN_OR_RETURN(const trace::BenchLog plain_log, io::ParseBenchLog(req.plain_log));
+    plain = plain_log.results;
+  }
+
+  trace::StringPool names;
+  LoadedTrace loaded;
+  if (format == TraceFormat::kNative) {
+    DP_ASSIGN_OR_RETURN(loaded, LoadNative(req, log, names));
+  } else {
+    DP_ASSIGN_OR_RETURN(loaded, LoadRocprofv3(req, log, names));
+  }
+  for (std::string& note : loaded.notes) result.notes.push_back(std::move(note));
+
+  trace::BenchResults profiled = log.results;
+  // Generated tokens: the flag, else the log, else step ranges + 1 (the first token comes
+  // from the prefill).
+  if (req.generated_tokens) {
+    profiled.generated_tokens = req.generated_tokens;
+  } else if (!profiled.generated_tokens && loaded.steps) {
+    profiled.generated_tokens = *loaded.steps + 1;
+  }
+
+  analysis::SummaryInputs in;
+  in.name = req.name;
+  in.temperature = req.temperature;
+  in.window = &loaded.window;
+  in.names = &names;
+  in.has_grid = loaded.has_grid;
+  in.pack = pack.get();
+  in.units = units.get();
+  in.pack_name = pack_name;
+  in.units_name = units_name;
+  in.profiled = profiled;
+  in.plain = plain;
+  in.model = model.config;
+  in.model_type_present = model.model_type_present;
+  const analysis::Attribution attribution = analysis::Attribute(in);
+  DP_ASSIGN_OR_RETURN(result.summary, analysis::BuildSummary(in, attribution));
+
+  DP_RETURN_IF_ERROR(WriteOutputs(req, result.summary, loaded.window, names, attribution, *pack,
+                                  *units, result.written));
+  return result;
+}
+
+}  // namespace decodeprof::pipeline

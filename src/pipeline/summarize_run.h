@@ -1,0 +1,49 @@
+// decodeprof::pipeline — the `summarize` job end to end: load the pack and units, read the
+// bench logs and the model config, stream the trace through the window cut, attribute,
+// summarize and write the outputs. The CLI only parses options into a SummarizeRequest and
+// prints the result; this module is the one place that joins io, packs, analysis and report.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "src/analysis/summary.h"
+#include "src/base/status.h"
+
+namespace decodeprof::pipeline {
+
+enum class TraceFormat { kAuto, kRocprofv3Csv, kNative };
+
+// Parses "auto", "rocprofv3-csv", "native"; nullopt for anything else.
+std::optional<TraceFormat> ParseTraceFormat(std::string_view text);
+
+struct SummarizeRequest {
+  std::string trace;
+  TraceFormat format = TraceFormat::kAuto;
+  std::string log;        // bench log; required for rocprofv3 traces (they carry no marks)
+  std::string plain_log;  // optional
+  std::string model_dir;  // optional; config.json is read when present
+  std::string pack;       // "" = the default for the trace's format
+  std::string units;      // "" = the pack's default_units (none → no units)
+  std::string name;
+  std::string out_dir;
+  double temperature = 0.0;
+  std::string decode_range;  // "" = decodeprof:decode
+  std::string step_range;    // "" = decodeprof:step
+  std::optional<int64_t> generated_tokens;
+  bool emit_dispatches = false;
+};
+
+struct SummarizeResult {
+  analysis::Summary summary;
+  std::vector<std::string> written;  // output paths
+  std::vector<std::string> notes;    // what was chosen on the user's behalf (default pack, ...)
+};
+
+// Runs the job. Nothing is written unless everything was computed; each output is written
+// atomically, and on a write failure the outputs already written are removed.
+base::StatusOr<SummarizeResult> RunSummarize(const SummarizeRequest& request);
+
+}  // namespace decodeprof::pipeline
