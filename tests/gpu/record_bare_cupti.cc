@@ -5,7 +5,7 @@
 // go below.
 //
 // Build: g++ -O2 -shared -fPIC -I$CUDA/include record_bare_cupti.cc -o libbare_cupti.so \
-//          -L$CUDA/lib -lcupti -static-libstdc++
+//          -L$CUDA/lib -lcupti -static-libstdc++ -Wl,-rpath,$CUDA/lib64
 #include <cupti.h>
 
 #include <atomic>

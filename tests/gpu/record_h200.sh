@@ -5,9 +5,10 @@
 #   STAGE_DIR holds decodeprof, libdecodeprof_cupti.so, libsqlite3.so.0 (built on the dev
 #   machine), calibrate (examples/calibrate, nvcc -arch=sm_90) and libbare_cupti.so
 #   (tests/gpu/record_bare_cupti.cc); calibrate is rebuilt there when missing and nvcc is.
-#   PHASE: env calib overhead decode (default: all). Results go to $OUT (default
+#   PHASE: env calib overhead decode decodefloor (default: all but decodefloor). Results go to $OUT (default
 #   /tmp/record-out): run.log, calib_truth.json, calib.sqlite, calib_check.json,
-#   overhead.json, decode.json, crosscheck.json and raw.tar.gz (the raw inputs).
+#   overhead.json, decode.json, crosscheck.json, decode_floor.json and raw.tar.gz (the raw
+#   inputs).
 set -u
 STAGE=$(cd "$1" && pwd); shift
 PHASES="${*:-env calib overhead decode}"
@@ -125,53 +126,59 @@ PY
 fi
 
 if phase_on decode; then
-  echo "== decode: processes alternate plain (with torch.profiler runs alternating inside) and decodeprof record"
+  # One kind of run per process (torch.profiler slows the runs that follow it in the same
+  # process, so plain runs never share a process with it); the kinds alternate, 3 rounds.
+  echo "== decode: processes P (plain), R (decodeprof record), T (torch.profiler CPU+CUDA), 3 rounds; then C (torch.profiler CUDA only)"
   cd "$HERE" || exit 1
   export PYTHONUNBUFFERED=1
   for i in 1 2 3; do
-    extra=""; [ "$i" = 1 ] && extra="--torch-trace $TMP/torch_trace.json"
-    runs=plain,torchprof,plain,torchprof; [ "$i" = 3 ] && runs="$runs,torchprof_cuda"
-    # shellcheck disable=SC2086
-    timeout 150 python3 record_decode.py --runs "$runs" $extra --out "$TMP/decode_P$i.json"
+    timeout 120 python3 record_decode.py --runs plain,plain,plain --out "$TMP/decode_P$i.json"
     echo "P$i exit: $?"
     timeout 150 "$DP" record -o "$TMP/decode_R$i.sqlite" -- python3 record_decode.py \
-      --runs plain,plain --out "$TMP/decode_R$i.json"
+      --runs plain,plain,plain --out "$TMP/decode_R$i.json"
     echo "R$i exit: $?"
+    extra=""; [ "$i" = 1 ] && extra="--torch-trace $TMP/torch_trace.json"
+    # shellcheck disable=SC2086
+    timeout 150 python3 record_decode.py --runs torchprof,torchprof,torchprof $extra \
+      --out "$TMP/decode_T$i.json"
+    echo "T$i exit: $?"
   done
+  timeout 120 python3 record_decode.py --runs torchprof_cuda,torchprof_cuda,torchprof_cuda \
+    --out "$TMP/decode_C1.json"
+  echo "C1 exit: $?"
   python3 - "$TMP" "$OUT/decode.json" <<'PY'
 import json, statistics, sys
 tmp, out = sys.argv[1:3]
+order = ["P1", "R1", "T1", "P2", "R2", "T2", "P3", "R3", "T3", "C1"]
 procs = {}
-for p in ("P1", "R1", "P2", "R2", "P3", "R3"):
+for p in order:
     try:
         procs[p] = json.load(open(f"{tmp}/decode_{p}.json"))
     except Exception as e:
         procs[p] = {"error": str(e), "runs": []}
-def tok(prefix, kind):
-    return [r["tok_s"] for p, d in procs.items() if p.startswith(prefix)
-            for r in d["runs"] if r["kind"] == kind]
-plain, prof, prof_cuda, rec = tok("P", "plain"), tok("P", "torchprof"), tok("P", "torchprof_cuda"), tok("R", "plain")
+def tok(prefix):
+    return [r["tok_s"] for p, d in procs.items() if p.startswith(prefix) for r in d["runs"]]
 m = lambda xs: statistics.mean(xs) if xs else None
-res = {"order": list(procs), "processes": procs,
-       "tok_s": {"plain": plain, "torch_profiler": prof, "torch_profiler_cuda_only": prof_cuda,
-                 "decodeprof_record": rec}}
-if plain and rec:
-    res["slowdown_decodeprof"] = 1 - m(rec) / m(plain)
-if plain and prof:
-    res["slowdown_torch_profiler"] = 1 - m(prof) / m(plain)
-if plain and prof_cuda:
-    res["slowdown_torch_profiler_cuda_only"] = 1 - m(prof_cuda) / m(plain)
-# Each recorded process against the plain runs of the processes on either side of it.
-pairs = []
+plain, rec, prof, prof_cuda = tok("P"), tok("R"), tok("T"), tok("C")
+res = {"order": order, "processes": procs,
+       "tok_s": {"plain": plain, "decodeprof_record": rec, "torch_profiler": prof,
+                 "torch_profiler_cuda_only": prof_cuda},
+       "mean_tok_s": {"plain": m(plain), "decodeprof_record": m(rec), "torch_profiler": m(prof),
+                      "torch_profiler_cuda_only": m(prof_cuda)}}
+for key, xs in (("decodeprof", rec), ("torch_profiler", prof), ("torch_profiler_cuda_only", prof_cuda)):
+    if plain and xs:
+        res[f"slowdown_{key}"] = 1 - m(xs) / m(plain)
+# Per round: each recorded / profiled process against the plain process of its round.
+rounds = []
 for i in (1, 2, 3):
+    p = [x["tok_s"] for x in procs[f"P{i}"]["runs"]]
     r = [x["tok_s"] for x in procs[f"R{i}"]["runs"]]
-    around = [x["tok_s"] for p in (f"P{i}", f"P{i + 1}") if p in procs
-              for x in procs[p]["runs"] if x["kind"] == "plain"]
-    if r and around:
-        pairs.append(1 - m(r) / m(around))
-res["slowdown_decodeprof_vs_neighbours"] = pairs
+    t = [x["tok_s"] for x in procs[f"T{i}"]["runs"]]
+    if p and r and t:
+        rounds.append({"decodeprof": 1 - m(r) / m(p), "torch_profiler": 1 - m(t) / m(p)})
+res["slowdown_per_round"] = rounds
 json.dump(res, open(out, "w"), indent=2)
-print(json.dumps({k: v for k, v in res.items() if k not in ("processes",)}, indent=1))
+print(json.dumps({k: v for k, v in res.items() if k != "processes"}, indent=1))
 PY
   if [ -f "$TMP/decode_R1.sqlite" ] && [ -f "$TMP/torch_trace.json" ]; then
     steps=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["decode_steps"])' "$TMP/decode_R1.json" 2>/dev/null || echo 64)
@@ -181,7 +188,54 @@ PY
   fi
 fi
 
+if phase_on decodefloor; then
+  # Where decodeprof's decode cost goes: plain (P), bare CUPTI with concurrent kernels only
+  # (B, the floor), decodeprof without launch API records (A), decodeprof without API
+  # records writing nothing (D). Two rounds, one kind per process.
+  echo "== decode floor: P / B (bare CUPTI) / A (record, API off) / D (record, API off, discard), 2 rounds"
+  cd "$HERE" || exit 1
+  export PYTHONUNBUFFERED=1
+  for i in 1 2; do
+    timeout 120 python3 record_decode.py --runs plain,plain,plain --out "$TMP/floor_P$i.json"
+    # No LD_LIBRARY_PATH here: it would change which CUDA libraries PyTorch loads; the
+    # library's libcupti.so.13 is PyTorch's, already loaded, or found by its run path.
+    CUDA_INJECTION64_PATH="$STAGE/libbare_cupti.so" \
+      timeout 120 python3 record_decode.py --runs plain,plain,plain --out "$TMP/floor_B$i.json"
+    DECODEPROF_RECORD_API=0 timeout 150 "$DP" record -o "$TMP/floor_A$i.sqlite" -- \
+      python3 record_decode.py --runs plain,plain,plain --out "$TMP/floor_A$i.json"
+    DECODEPROF_RECORD_API=0 DECODEPROF_RECORD_DISCARD=1 timeout 150 "$DP" record \
+      -o "$TMP/floor_D$i.sqlite" -- python3 record_decode.py --runs plain,plain,plain \
+      --out "$TMP/floor_D$i.json"
+  done
+  python3 - "$TMP" "$OUT/decode_floor.json" <<'PY'
+import json, statistics, sys
+tmp, out = sys.argv[1:3]
+res = {}
+for kind in "PBAD":
+    xs = []
+    for i in (1, 2):
+        try:
+            xs += [r["tok_s"] for r in json.load(open(f"{tmp}/floor_{kind}{i}.json"))["runs"]]
+        except Exception as e:
+            res.setdefault("errors", []).append(f"{kind}{i}: {e}")
+    res[kind] = {"tok_s": xs, "mean": statistics.mean(xs) if xs else None}
+p = res["P"]["mean"]
+for kind in "BAD":
+    if p and res[kind]["mean"]:
+        res[kind]["slowdown"] = 1 - res[kind]["mean"] / p
+try:
+    import sqlite3
+    db = sqlite3.connect(f"{tmp}/floor_A1.sqlite")
+    res["recorder_meta"] = dict(db.execute("select key, value from meta"))
+    res["recorder_counters"] = dict(db.execute("select name, value from counters"))
+except Exception as e:
+    res["recorder_meta"] = str(e)
+json.dump(res, open(out, "w"), indent=2)
+print(json.dumps(res, indent=1))
+PY
+fi
+
 # Raw inputs of the summaries above, to re-check them off the machine.
-(cd "$TMP" && tar czf "$OUT/raw.tar.gz" --ignore-failed-read ov_*.json decode_*.json 2>/dev/null)
+(cd "$TMP" && tar czf "$OUT/raw.tar.gz" --ignore-failed-read ov_*.json decode_*.json floor_*.json 2>/dev/null)
 ls -la "$OUT"
 rm -rf "$TMP"
