@@ -13,8 +13,14 @@ NvtxDomain NvtxCollector::Domain(const std::string& name) {
   if (name.empty()) return DefaultDomain();
   std::lock_guard<std::mutex> lock(mu_);
   auto [it, inserted] = domains_.try_emplace(name, nullptr);
-  if (inserted) it->second = new std::string(name);  // lives as long as the process
-  return it->second;
+  if (inserted) it->second = std::make_unique<std::string>(name);
+  return it->second.get();
+}
+
+const std::string* NvtxCollector::RegisterString(std::string text) {
+  std::lock_guard<std::mutex> lock(mu_);
+  registered_.push_back(std::move(text));
+  return &registered_.back();
 }
 
 int NvtxCollector::Push(NvtxDomain domain, std::string name, int64_t now_ns, uint64_t thread) {

@@ -14,6 +14,8 @@
 
 #include <atomic>
 #include <cstdint>
+#include <deque>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -65,8 +67,10 @@ class NvtxCollector {
   void Disable() { disabled_.store(true, std::memory_order_release); }
   bool disabled() const { return disabled_.load(std::memory_order_acquire); }
 
-  // The domain pointer for a name, created on first sight and never freed.
+  // The domain pointer for a name, created on first sight; valid as long as the collector.
   NvtxDomain Domain(const std::string& name);
+  // A registered string (nvtxDomainRegisterString): a pointer valid as long as the collector.
+  const std::string* RegisterString(std::string text);
   static NvtxDomain DefaultDomain();
 
  private:
@@ -86,7 +90,8 @@ class NvtxCollector {
   uint64_t next_id_ = 1;
   std::vector<NvtxRangeEvent> ranges_;
   std::vector<NvtxMarkEvent> marks_;
-  std::unordered_map<std::string, std::string*> domains_;
+  std::unordered_map<std::string, std::unique_ptr<std::string>> domains_;
+  std::deque<std::string> registered_;  // deque: stable addresses
   NvtxCounts counts_;
 };
 

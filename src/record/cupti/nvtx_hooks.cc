@@ -154,12 +154,14 @@ nvtxResourceHandle_t DomainResourceCreate(nvtxDomainHandle_t, nvtxResourceAttrib
 void DomainResourceDestroy(nvtxResourceHandle_t) {}
 void DomainNameCategoryA(nvtxDomainHandle_t, uint32_t, const char*) {}
 void DomainNameCategoryW(nvtxDomainHandle_t, uint32_t, const wchar_t*) {}
+// Registered strings live in the (never destroyed) collector: NVTX has no unregister.
 nvtxStringHandle_t DomainRegisterStringA(nvtxDomainHandle_t, const char* text) {
-  // Never freed: NVTX has no unregister, and handles must stay valid for the process.
-  return ToHandle(new std::string(text != nullptr ? text : ""));
+  NvtxCollector* c = Collector();
+  return c != nullptr ? ToHandle(c->RegisterString(text != nullptr ? text : "")) : nullptr;
 }
 nvtxStringHandle_t DomainRegisterStringW(nvtxDomainHandle_t, const wchar_t* text) {
-  return ToHandle(new std::string(Utf8(text)));
+  NvtxCollector* c = Collector();
+  return c != nullptr ? ToHandle(c->RegisterString(Utf8(text))) : nullptr;
 }
 nvtxDomainHandle_t DomainCreateA(const char* name) {
   NvtxCollector* c = Collector();

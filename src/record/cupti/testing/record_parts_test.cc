@@ -150,6 +150,10 @@ TEST(NvtxCollectorTest, NestsPerThreadAndDomain) {
   const NvtxCounts counts = c.counts();
   EXPECT_EQ(counts.unmatched_pops, 2);
   EXPECT_EQ(counts.unended, 1);  // "t2" on thread 2
+  const std::string* registered = c.RegisterString("registered");
+  EXPECT_EQ(*registered, "registered");
+  EXPECT_NE(c.RegisterString("registered"), nullptr);
+  EXPECT_EQ(*registered, "registered");  // still valid after more registrations
   c.Disable();
   EXPECT_EQ(c.Push(def, "late", 60, 1), -1);
 }
