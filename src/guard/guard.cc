@@ -200,8 +200,7 @@ int RunGuard(const Options& options, const GuardEnvironment& env) {
     base::StatusOr<std::unique_ptr<Child>> child =
         StartCommand(options, lock_state.child_env, notes);
     if (!child.ok()) {
-      notes.Note(
-          fmt::format(kMsgSystemError, "cannot start the command", child.status().message()));
+      notes.Note(fmt::format(kMsgCannotStart, child.status().message()));
       return kExitTempFail;
     }
     const MonitorResult monitor = Monitor(**child, sampler, clock, notes);
@@ -237,7 +236,7 @@ int RunHold(const Options& options, const GuardEnvironment& env) {
   notes.Note(fmt::format(kMsgHoldStart, JoinCommand(options.command)));
   base::StatusOr<std::unique_ptr<Child>> child = StartCommand(options, lock_state.child_env, notes);
   if (!child.ok()) {
-    notes.Note(fmt::format(kMsgSystemError, "cannot start the command", child.status().message()));
+    notes.Note(fmt::format(kMsgCannotStart, child.status().message()));
     return kExitTempFail;
   }
   while (!(*child)->Exited()) {

@@ -4,7 +4,9 @@
 // The texts are the seed guard's catalogue (seed spec 1.10), word for word: published
 // guard.log files are evidence and tests grep for these substrings. Format strings use
 // fmt syntax; the arguments are named in the comment of each. Messages added by decodeprof
-// (GPU backend choice, NVML, exec failures, hold mode, --status output) come last.
+// (GPU backend choice, NVML, exec failures, hold mode, --status output) come last. The
+// `{}` reasons inside them are the system's words: strerror texts, dlerror, NVML error
+// names, the Status messages of the backends.
 //
 // Line format: every note is `<timestamp> <message>` with the timestamp of
 // strftime("%Y-%m-%dT%H:%M:%S%z"); on stderr the line is prefixed with kStderrPrefix.
@@ -111,8 +113,8 @@ inline constexpr char kMsgCannotRun[] = "cannot run {}: {}";
 // {0}: seconds waited after SIGTERM.
 inline constexpr char kMsgKillAfterGrace[] =
     "command still running {}s after SIGTERM: sending SIGKILL to its process group";
-// {0}: what the guard could not do, {1}: reason.
-inline constexpr char kMsgSystemError[] = "{}: {}";
+// {0}: reason (fork or pipe failure).
+inline constexpr char kMsgCannotStart[] = "cannot start the command: {}";
 // {0}: command words joined by single spaces.
 inline constexpr char kMsgHoldStart[] = "hold: start: {}";
 // {0}: the command's exit status.
