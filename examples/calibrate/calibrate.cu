@@ -20,13 +20,13 @@
 
 #include "decodeprof/marks.h"
 
-#define CHECK(call)                                                                   \
-  do {                                                                                \
-    cudaError_t err_ = (call);                                                        \
-    if (err_ != cudaSuccess) {                                                        \
+#define CHECK(call)                                                                        \
+  do {                                                                                     \
+    cudaError_t err_ = (call);                                                             \
+    if (err_ != cudaSuccess) {                                                             \
       std::fprintf(stderr, "calibrate: %s failed: %s\n", #call, cudaGetErrorString(err_)); \
-      std::exit(1);                                                                   \
-    }                                                                                 \
+      std::exit(1);                                                                        \
+    }                                                                                      \
   } while (0)
 
 namespace {
@@ -104,7 +104,7 @@ int Truth(const char* out_path) {
     if (gap_ns >= 0) BusyWaitNs(gap_ns);
     Timed t{target_ns, NowNs(), 0, gap_ns};
     calib_spin<<<1, 1, 0, stream>>>(static_cast<unsigned long long>(target_ns), stamps,
-                                     static_cast<int>(timed.size()));
+                                    static_cast<int>(timed.size()));
     CHECK(cudaGetLastError());
     CHECK(cudaStreamSynchronize(stream));
     t.host_after_ns = NowNs();
@@ -196,13 +196,13 @@ int Truth(const char* out_path) {
     std::perror(out_path);
     return 1;
   }
-  std::fprintf(out, "{\n  \"expected_counts\": {\"calib_spin\": %lld, \"calib_graph_node\": %lld, "
-                    "\"calib_thread_kernel\": %lld, \"calib_step_kernel\": %lld, "
-                    "\"calib_empty\": %lld},\n",
+  std::fprintf(out,
+               "{\n  \"expected_counts\": {\"calib_spin\": %lld, \"calib_graph_node\": %lld, "
+               "\"calib_thread_kernel\": %lld, \"calib_step_kernel\": %lld, "
+               "\"calib_empty\": %lld},\n",
                count_spin, count_graph, count_thread, count_step, count_empty);
   std::fprintf(out, "  \"thread_kernel_increments\": %d,\n", launched);
-  std::fprintf(out, "  \"graph\": {\"nodes\": %d, \"replays\": %d},\n", kGraphNodes,
-               kGraphReplays);
+  std::fprintf(out, "  \"graph\": {\"nodes\": %d, \"replays\": %d},\n", kGraphNodes, kGraphReplays);
   std::fprintf(out, "  \"threads\": {\"count\": %d, \"launches_per_thread\": %d},\n", kThreads,
                kPerThread);
   std::fprintf(out, "  \"steps\": %d,\n  \"timed\": [\n", kSteps);
@@ -240,8 +240,7 @@ int LaunchLoop(long long n, const char* out_path) {
   std::fprintf(out,
                "{\"launches\": %lld, \"warmup_launches\": 2000, \"total_ns\": %lld, "
                "\"launch_ns\": %lld, \"us_per_launch\": %.4f, \"launch_us_per_launch\": %.4f}\n",
-               n, t1 - t0, t_launched - t0, (t1 - t0) / 1000.0 / n,
-               (t_launched - t0) / 1000.0 / n);
+               n, t1 - t0, t_launched - t0, (t1 - t0) / 1000.0 / n, (t_launched - t0) / 1000.0 / n);
   if (out != stdout) std::fclose(out);
   return 0;
 }

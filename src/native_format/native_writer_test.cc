@@ -14,7 +14,7 @@ namespace decodeprof::native_format {
 namespace {
 
 std::string TempPath(const std::string& name) {
-  std::string dir = ::testing::TempDir() + "native_writer_XXXXXX";
+  std::string dir = ::testing::TempDir() + "native_writer_" + std::string(6, 'X');
   if (::mkdtemp(dir.data()) == nullptr) return {};
   return dir + "/" + name;
 }

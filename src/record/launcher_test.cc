@@ -20,7 +20,7 @@ namespace {
 namespace nf = native_format;
 
 std::string TempDir() {
-  std::string dir = ::testing::TempDir() + "launcher_XXXXXX";
+  std::string dir = ::testing::TempDir() + "launcher_" + std::string(6, 'X');
   if (::mkdtemp(dir.data()) == nullptr) return {};
   return dir;
 }
@@ -151,6 +151,10 @@ TEST(LauncherTest, ChecksAndSummarizesTheRecording) {
     const base::Status check = CheckRecording(path, SummarizeTrace(path));
     EXPECT_EQ(check.kind(), base::ErrorKind::kData);
     EXPECT_NE(check.message().find("CUPTI refused"), std::string::npos);
+  }
+  {
+    const std::string path = WriteTrace(dir, "ok (DECODEPROF_RECORD_DISCARD: ...)", 0, true);
+    EXPECT_TRUE(CheckRecording(path, SummarizeTrace(path)).ok());
   }
   {
     const std::string path = WriteTrace(dir, "ok", 2, false);

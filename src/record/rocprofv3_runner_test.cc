@@ -16,7 +16,7 @@ namespace decodeprof::record {
 namespace {
 
 std::string TempDir() {
-  std::string dir = ::testing::TempDir() + "rocprofv3_XXXXXX";
+  std::string dir = ::testing::TempDir() + "rocprofv3_" + std::string(6, 'X');
   if (::mkdtemp(dir.data()) == nullptr) return {};
   return dir;
 }

@@ -19,7 +19,7 @@ namespace {
 namespace nf = native_format;
 
 std::string TempPath(const std::string& name) {
-  std::string dir = ::testing::TempDir() + "native_importer_XXXXXX";
+  std::string dir = ::testing::TempDir() + "native_importer_" + std::string(6, 'X');
   if (::mkdtemp(dir.data()) == nullptr) return {};
   return dir + "/" + name;
 }

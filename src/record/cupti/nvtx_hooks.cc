@@ -55,7 +55,7 @@ std::string Message(const nvtxEventAttributes_t* attr) {
   }
 }
 
-NvtxDomain ToDomain(nvtxDomainHandle_t domain) {
+NvtxDomain DomainOf(nvtxDomainHandle_t domain) {
   return domain != nullptr ? reinterpret_cast<NvtxDomain>(domain) : NvtxCollector::DefaultDomain();
 }
 
@@ -131,22 +131,22 @@ void NameOsThreadW(uint32_t, const wchar_t*) {}
 // ---- core2 (domains) ----
 void DomainMarkEx(nvtxDomainHandle_t domain, const nvtxEventAttributes_t* attr) {
   if (NvtxCollector* c = Collector()) {
-    c->Mark(ToDomain(domain), Message(attr), MonotonicNs(), ThreadId());
+    c->Mark(DomainOf(domain), Message(attr), MonotonicNs(), ThreadId());
   }
 }
 nvtxRangeId_t DomainRangeStartEx(nvtxDomainHandle_t domain, const nvtxEventAttributes_t* attr) {
   NvtxCollector* c = Collector();
-  return c != nullptr ? c->Start(ToDomain(domain), Message(attr), MonotonicNs(), ThreadId()) : 0;
+  return c != nullptr ? c->Start(DomainOf(domain), Message(attr), MonotonicNs(), ThreadId()) : 0;
 }
 void DomainRangeEnd(nvtxDomainHandle_t, nvtxRangeId_t id) { RangeEnd(id); }
 int DomainRangePushEx(nvtxDomainHandle_t domain, const nvtxEventAttributes_t* attr) {
   NvtxCollector* c = Collector();
-  return c != nullptr ? c->Push(ToDomain(domain), Message(attr), MonotonicNs(), ThreadId()) : -1;
+  return c != nullptr ? c->Push(DomainOf(domain), Message(attr), MonotonicNs(), ThreadId()) : -1;
 }
 int DomainRangePop(nvtxDomainHandle_t domain) {
   const int64_t now = MonotonicNs();
   NvtxCollector* c = Collector();
-  return c != nullptr ? c->Pop(ToDomain(domain), now, ThreadId()) : -1;
+  return c != nullptr ? c->Pop(DomainOf(domain), now, ThreadId()) : -1;
 }
 nvtxResourceHandle_t DomainResourceCreate(nvtxDomainHandle_t, nvtxResourceAttributes_t*) {
   return nullptr;

@@ -24,7 +24,7 @@ struct HostRun {
 class StandInTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string dir = ::testing::TempDir() + "standin_XXXXXX";
+    std::string dir = ::testing::TempDir() + "standin_" + std::string(6, 'X');
     ASSERT_NE(::mkdtemp(dir.data()), nullptr);
     dir_ = dir;
   }

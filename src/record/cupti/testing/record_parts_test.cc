@@ -239,7 +239,7 @@ class CollectSink : public io::DispatchSink {
 };
 
 TEST(RecordTranslatorTest, WritesKernelsMemoryOpsApiCallsAndDevices) {
-  std::string dir = ::testing::TempDir() + "translator_XXXXXX";
+  std::string dir = ::testing::TempDir() + "translator_" + std::string(6, 'X');
   ASSERT_NE(::mkdtemp(dir.data()), nullptr);
   const std::string path = dir + "/t.sqlite";
   auto writer = nf::NativeWriter::Create(path, "monotonic", "test");
