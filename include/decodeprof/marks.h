@@ -47,10 +47,14 @@ typedef enum decodeprof_phase {
 /* The NVTX range name of a phase ("decodeprof:decode", ...). */
 static inline const char* decodeprof_phase_range_name(decodeprof_phase phase) {
   switch (phase) {
-    case DECODEPROF_PHASE_WARMUP: return "decodeprof:warmup";
-    case DECODEPROF_PHASE_PREFILL: return "decodeprof:prefill";
-    case DECODEPROF_PHASE_DECODE: return "decodeprof:decode";
-    default: return "decodeprof:step";
+    case DECODEPROF_PHASE_WARMUP:
+      return "decodeprof:warmup";
+    case DECODEPROF_PHASE_PREFILL:
+      return "decodeprof:prefill";
+    case DECODEPROF_PHASE_DECODE:
+      return "decodeprof:decode";
+    default:
+      return "decodeprof:step";
   }
 }
 
@@ -82,10 +86,17 @@ static inline void decodeprof_phase_begin(decodeprof_phase phase) {
   nvtxRangePushA(decodeprof_phase_range_name(phase));
   const int64_t now = decodeprof_clock_ns(CLOCK_MONOTONIC);
   switch (phase) {
-    case DECODEPROF_PHASE_WARMUP: decodeprof_log_mark("warmup_start", now); break;
-    case DECODEPROF_PHASE_PREFILL: decodeprof_log_mark("measured_start", now); break;
-    case DECODEPROF_PHASE_DECODE: decodeprof_log_mark("decode_start", now); break;
-    default: break;
+    case DECODEPROF_PHASE_WARMUP:
+      decodeprof_log_mark("warmup_start", now);
+      break;
+    case DECODEPROF_PHASE_PREFILL:
+      decodeprof_log_mark("measured_start", now);
+      break;
+    case DECODEPROF_PHASE_DECODE:
+      decodeprof_log_mark("decode_start", now);
+      break;
+    default:
+      break;
   }
 }
 
@@ -97,7 +108,7 @@ static inline void decodeprof_phase_end(decodeprof_phase phase) {
 }
 
 #ifdef __cplusplus
-}  /* extern "C" */
+} /* extern "C" */
 #endif
 
 #endif /* DECODEPROF_MARKS_H_ */

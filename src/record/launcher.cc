@@ -129,6 +129,12 @@ std::vector<std::string> RecordEnvironment(const std::vector<std::string>& base,
   return env;
 }
 
+std::vector<std::string> CurrentEnvironment() {
+  std::vector<std::string> env;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) env.emplace_back(*e);
+  return env;
+}
+
 base::StatusOr<CommandResult> RunCommand(const std::vector<std::string>& argv,
                                          const std::vector<std::string>& env,
                                          const std::string& root_pid_env) {
@@ -301,10 +307,8 @@ base::StatusOr<CommandResult> RecordWithCupti(const RecordOptions& options,
       return base::IoError(victim, std::string("cannot replace: ") + std::strerror(errno));
     }
   }
-  std::vector<std::string> base_env;
-  for (char** e = environ; e != nullptr && *e != nullptr; ++e) base_env.emplace_back(*e);
-  const std::vector<std::string> env =
-      RecordEnvironment(base_env, output, injection, cupti_lib, options.follow_fork, warnings);
+  const std::vector<std::string> env = RecordEnvironment(CurrentEnvironment(), output, injection,
+                                                         cupti_lib, options.follow_fork, warnings);
   return RunCommand(options.command, env, "DECODEPROF_RECORD_ROOT_PID");
 }
 

@@ -56,6 +56,9 @@ std::vector<std::string> RecordEnvironment(const std::vector<std::string>& base,
                                            const std::string& cupti_lib, bool follow_fork,
                                            std::vector<std::string>* warnings);
 
+// This process's environment as NAME=VALUE entries.
+std::vector<std::string> CurrentEnvironment();
+
 struct CommandResult {
   int status = 0;       // shell convention: the exit code, or 128 + the signal that killed it
   int term_signal = 0;  // the signal that killed it, 0 if it exited

@@ -12,8 +12,6 @@
 #include "src/io/rocprofv3_csv/rocprofv3_csv_importer.h"
 #include "src/native_format/native_writer.h"
 
-extern char** environ;
-
 namespace decodeprof::record {
 namespace {
 
@@ -104,9 +102,7 @@ base::StatusOr<CommandResult> RecordWithRocprofv3(const RecordOptions& options,
                                    "trace",
                                    "--"};
   argv.insert(argv.end(), options.command.begin(), options.command.end());
-  std::vector<std::string> env;
-  for (char** e = environ; e != nullptr && *e != nullptr; ++e) env.emplace_back(*e);
-  DP_ASSIGN_OR_RETURN(CommandResult result, RunCommand(argv, env, ""));
+  DP_ASSIGN_OR_RETURN(CommandResult result, RunCommand(argv, CurrentEnvironment(), ""));
   const std::string csv = dir + "/trace_kernel_trace.csv";
   if (::access(csv.c_str(), F_OK) != 0) {
     *conversion =

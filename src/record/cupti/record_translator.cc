@@ -79,10 +79,13 @@ void RecordTranslator::Translate(uint8_t* buffer, size_t valid_bytes) {
         AddKernel(*reinterpret_cast<const CUpti_ActivityKernel10*>(record));
         break;
       case CUPTI_ACTIVITY_KIND_MEMCPY:
-        AddMemcpy(*reinterpret_cast<const CUpti_ActivityMemcpy6*>(record));
+        AddMemoryOp(*reinterpret_cast<const CUpti_ActivityMemcpy6*>(record),
+                    nf::MemoryOpKind::kMemcpy,
+                    reinterpret_cast<const CUpti_ActivityMemcpy6*>(record)->copyKind);
         break;
       case CUPTI_ACTIVITY_KIND_MEMSET:
-        AddMemset(*reinterpret_cast<const CUpti_ActivityMemset4*>(record));
+        AddMemoryOp(*reinterpret_cast<const CUpti_ActivityMemset4*>(record),
+                    nf::MemoryOpKind::kMemset, 0);
         break;
       case CUPTI_ACTIVITY_KIND_RUNTIME:
       case CUPTI_ACTIVITY_KIND_DRIVER:
@@ -147,33 +150,16 @@ void RecordTranslator::AddKernel(const CUpti_ActivityKernel10& k) {
   if (Ok(writer_.AddKernel(row))) ++counts_.kernels;
 }
 
-void RecordTranslator::AddMemcpy(const CUpti_ActivityMemcpy6& m) {
+// Memcpy6 and Memset4 share the fields a memory operation row needs.
+template <typename Record>
+void RecordTranslator::AddMemoryOp(const Record& m, nf::MemoryOpKind kind, int32_t copy_kind) {
   if (m.start == 0 || m.end == 0 || m.end < m.start) {
     ++counts_.incomplete;
     return;
   }
   nf::MemoryOpRow row;
-  row.kind = nf::MemoryOpKind::kMemcpy;
-  row.copy_kind = m.copyKind;
-  row.bytes = static_cast<int64_t>(m.bytes);
-  row.start_ns = static_cast<int64_t>(m.start) + offset_ns_;
-  row.end_ns = static_cast<int64_t>(m.end) + offset_ns_;
-  row.device = m.deviceId;
-  row.context = m.contextId;
-  row.stream = m.streamId;
-  row.correlation = m.correlationId;
-  row.graph_id = m.graphId;
-  row.graph_node_id = m.graphNodeId;
-  if (Ok(writer_.AddMemoryOp(row))) ++counts_.memory_ops;
-}
-
-void RecordTranslator::AddMemset(const CUpti_ActivityMemset4& m) {
-  if (m.start == 0 || m.end == 0 || m.end < m.start) {
-    ++counts_.incomplete;
-    return;
-  }
-  nf::MemoryOpRow row;
-  row.kind = nf::MemoryOpKind::kMemset;
+  row.kind = kind;
+  row.copy_kind = copy_kind;
   row.bytes = static_cast<int64_t>(m.bytes);
   row.start_ns = static_cast<int64_t>(m.start) + offset_ns_;
   row.end_ns = static_cast<int64_t>(m.end) + offset_ns_;

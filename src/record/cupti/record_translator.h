@@ -55,8 +55,8 @@ class RecordTranslator {
 
  private:
   void AddKernel(const CUpti_ActivityKernel10& k);
-  void AddMemcpy(const CUpti_ActivityMemcpy6& m);
-  void AddMemset(const CUpti_ActivityMemset4& m);
+  template <typename Record>
+  void AddMemoryOp(const Record& m, native_format::MemoryOpKind kind, int32_t copy_kind);
   void AddApi(const CUpti_ActivityAPI& a);
   void AddDevice(const CUpti_ActivityDevice5& d);
   // The (demangled, mangled) string ids of a kernel name; false after a write failure.
