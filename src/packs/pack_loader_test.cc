@@ -56,7 +56,7 @@ TEST(LoadPackTest, BuiltinPackByName) {
   ASSERT_TRUE(pack.ok()) << pack.status().ToString();
   EXPECT_EQ((*pack)->name(), "mlx-rocm");
   EXPECT_EQ(DefaultUnitsOf(**pack), "mlx-rocm-ports");
-  EXPECT_EQ(BuiltinPackNames(), std::vector<std::string>{"mlx-rocm"});
+  EXPECT_EQ(BuiltinPackNames(), (std::vector<std::string>{"mlx-rocm", "pytorch-cuda"}));
   EXPECT_EQ(BuiltinUnitsNames(), std::vector<std::string>{"mlx-rocm-ports"});
 }
 
