@@ -7,6 +7,7 @@
 
 #include "src/analysis/intervals.h"
 #include "src/base/py_format.h"
+#include "src/base/utf8.h"
 
 namespace decodeprof::analysis {
 
@@ -55,18 +56,6 @@ std::vector<size_t> DescendingOrder(const std::vector<T>& values, KeyFn key) {
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return key(values[a]) > key(values[b]); });
   return order;
-}
-
-// Python's name[:n] on a UTF-8 string: the first n code points.
-std::string TruncateCodePoints(std::string_view text, size_t n) {
-  size_t count = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-    if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) {
-      if (count == n) return std::string(text.substr(0, i));
-      ++count;
-    }
-  }
-  return std::string(text);
 }
 
 }  // namespace
@@ -194,7 +183,7 @@ base::StatusOr<Summary> BuildSummary(const SummaryInputs& in, const Attribution&
     s.idle_gap_before_first_decode_dispatch_us =
         PyRound(static_cast<double>(decode.front().start - window.last_before->end) / 1e3, 1);
     s.last_dispatch_before_decode =
-        TruncateCodePoints(in.names->Get(window.last_before->name), 120);
+        std::string(base::TruncateCodePoints(in.names->Get(window.last_before->name), 120));
   }
 
   // ---- units (seed spec 2.8, 2.9); reading role totals inserts zero entries --------------

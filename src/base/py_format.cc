@@ -1,5 +1,7 @@
 #include "src/base/py_format.h"
 
+#include "src/base/utf8.h"
+
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -97,35 +99,6 @@ void AppendU16(std::string& out, uint32_t unit) {
   out += kHex[(unit >> 8) & 0xF];
   out += kHex[(unit >> 4) & 0xF];
   out += kHex[unit & 0xF];
-}
-
-// Decodes one UTF-8 sequence at text[i]; returns its length, or 0 when invalid.
-size_t DecodeUtf8(std::string_view text, size_t i, uint32_t& cp) {
-  const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
-  const unsigned char lead = byte(i);
-  size_t len = 0;
-  if (lead >= 0xC2 && lead <= 0xDF) {
-    len = 2;
-    cp = lead & 0x1F;
-  } else if (lead >= 0xE0 && lead <= 0xEF) {
-    len = 3;
-    cp = lead & 0x0F;
-  } else if (lead >= 0xF0 && lead <= 0xF4) {
-    len = 4;
-    cp = lead & 0x07;
-  } else {
-    return 0;
-  }
-  if (i + len > text.size()) return 0;
-  for (size_t k = 1; k < len; ++k) {
-    if ((byte(i + k) & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (byte(i + k) & 0x3F);
-  }
-  if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-      (cp >= 0xD800 && cp <= 0xDFFF)) {
-    return 0;
-  }
-  return len;
 }
 
 }  // namespace
