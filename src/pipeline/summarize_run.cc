@@ -92,7 +92,7 @@ struct LoadedTrace {
   analysis::DecodeWindow window;
   bool has_grid = true;
   std::optional<int64_t> steps;  // decode steps counted from step ranges
-  std::vector<std::string> notes;
+  std::vector<std::string> warnings;  // data-quality problems, kept in the summary too
 };
 
 base::StatusOr<LoadedTrace> LoadRocprofv3(const SummarizeRequest& req, const trace::BenchLog& log,
@@ -116,11 +116,11 @@ base::StatusOr<LoadedTrace> LoadNative(const SummarizeRequest& req, const trace:
   DP_ASSIGN_OR_RETURN(const io::NativeImport native, io::ImportNative(req.trace, names, buffer));
   LoadedTrace out;
   if (native.dropped_records > 0) {
-    out.notes.push_back("the recorder lost " + std::to_string(native.dropped_records) +
+    out.warnings.push_back("the recorder lost " + std::to_string(native.dropped_records) +
                         " records: the figures undercount");
   }
   if (!native.complete) {
-    out.notes.push_back(
+    out.warnings.push_back(
         "the trace was not closed by its recorder (killed?): read up to its "
         "last commit");
   }
@@ -233,7 +233,6 @@ base::StatusOr<SummarizeResult> RunSummarize(const SummarizeRequest& req) {
   } else {
     DP_ASSIGN_OR_RETURN(loaded, LoadRocprofv3(req, log, names));
   }
-  for (std::string& note : loaded.notes) result.notes.push_back(std::move(note));
 
   trace::BenchResults profiled = log.results;
   // Generated tokens: the flag, else the log, else step ranges + 1 (the first token comes
@@ -260,6 +259,7 @@ base::StatusOr<SummarizeResult> RunSummarize(const SummarizeRequest& req) {
   in.model_type_present = model.model_type_present;
   const analysis::Attribution attribution = analysis::Attribute(in);
   DP_ASSIGN_OR_RETURN(result.summary, analysis::BuildSummary(in, attribution));
+  for (std::string& w : loaded.warnings) result.summary.warnings.push_back(std::move(w));
 
   DP_RETURN_IF_ERROR(WriteOutputs(req, result.summary, loaded.window, names, attribution, *pack,
                                   *units, result.written));
