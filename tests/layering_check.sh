@@ -14,6 +14,7 @@ declare -A allowed=(
   [pipeline]="base trace io analysis packs report pipeline"
   [guard]="base guard"
   [record]="base trace io native_format record"
+  [profile]="base trace io analysis packs report pipeline guard record native_format profile"
 )
 status=0
 for module in "${!allowed[@]}"; do

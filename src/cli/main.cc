@@ -20,6 +20,8 @@ constexpr Subcommand kSubcommands[] = {
      decodeprof::cli::GuardMain},
     {"record", "run a command with a kernel recorder (CUPTI or rocprofv3)",
      decodeprof::cli::RecordMain},
+    {"profile", "guard + plain run + recorded run + summarize, per model and sampling setting",
+     decodeprof::cli::ProfileMain},
 };
 
 void PrintUsage(std::FILE* out) {

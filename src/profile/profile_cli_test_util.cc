@@ -1,0 +1,187 @@
+#include "src/profile/profile_cli_test_util.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+extern char** environ;
+
+namespace decodeprof::profile::testing {
+namespace {
+
+int ShellStatus(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return -1;
+}
+
+bool StartsWith(const std::string& text, const char* prefix) { return text.rfind(prefix, 0) == 0; }
+
+}  // namespace
+
+std::string CliPath() {
+  const char* env = std::getenv("DECODEPROF_CLI");
+  if (env != nullptr && *env != '\0') return env;
+  return DECODEPROF_CLI_PATH;
+}
+
+double Now() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+void SleepSecs(double secs) {
+  const auto whole = static_cast<time_t>(secs);
+  timespec ts{whole, static_cast<long>((secs - static_cast<double>(whole)) * 1e9)};
+  while (::nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+  }
+}
+
+std::string ReadText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+bool Exists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0; }
+
+void WriteText(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+}
+
+int Count(const std::string& text, const std::string& needle) {
+  int n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) {
+    ++n;
+  }
+  return n;
+}
+
+bool ProcessGone(pid_t pid) {
+  if (::kill(pid, 0) != 0 && errno == ESRCH) return true;
+  const std::string stat = ReadText("/proc/" + std::to_string(pid) + "/stat");
+  const size_t close = stat.rfind(')');
+  return stat.empty() ||
+         (close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'Z');
+}
+
+RunResult Started::Wait(double timeout_secs) {
+  RunResult result;
+  const double deadline = Now() + timeout_secs;
+  int status = 0;
+  for (;;) {
+    const pid_t r = ::waitpid(pid_, &status, WNOHANG);
+    if (r == pid_) {
+      result.status = ShellStatus(status);
+      break;
+    }
+    if (Now() > deadline) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, &status, 0);
+      result.status = -1;
+      break;
+    }
+    SleepSecs(0.01);
+  }
+  result.secs = Now() - start_;
+  result.out = ReadText(out_path_);
+  result.err = ReadText(err_path_);
+  return result;
+}
+
+ProfileFixture::ProfileFixture() {
+  std::string pattern = (std::filesystem::temp_directory_path() / "dp-profile-XXXXXX").string();
+  if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+  dir_ = std::filesystem::canonical(pattern).string();
+  std::filesystem::create_directory(kfd());
+}
+
+ProfileFixture::~ProfileFixture() {
+  std::error_code ignored;
+  std::filesystem::remove_all(dir_, ignored);
+}
+
+std::string ProfileFixture::Testdata(const std::string& name) {
+  return std::string(DECODEPROF_PROFILE_TESTDATA) + "/" + name;
+}
+
+std::vector<std::string> ProfileFixture::Env(const std::vector<std::string>& extra) const {
+  std::vector<std::string> env;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    const std::string text(*entry);
+    if (StartsWith(text, "DECODEPROF_") || StartsWith(text, "MLXCEL_BENCH_") ||
+        StartsWith(text, "FAKE_BENCH_") || StartsWith(text, "ROCPROFV3=")) {
+      continue;
+    }
+    env.push_back(text);
+  }
+  env.push_back("DECODEPROF_GUARD_KFD_DIR=" + kfd());
+  env.push_back("DECODEPROF_GUARD_LOCK=" + Path("guard.lock"));
+  env.push_back("DECODEPROF_GUARD_COMPILER_RE=^no-such-compiler-for-tests$");
+  env.push_back("ROCPROFV3=" + Testdata("fake_rocprofv3.sh"));
+  env.push_back("TMPDIR=" + dir_);
+  for (const std::string& entry : extra) {
+    const std::string key = entry.substr(0, entry.find('=') + 1);
+    std::erase_if(env, [&](const std::string& e) { return e.rfind(key, 0) == 0; });
+    env.push_back(entry);
+  }
+  return env;
+}
+
+Started ProfileFixture::Start(const std::vector<std::string>& args,
+                              const std::vector<std::string>& extra_env, const std::string& cwd) {
+  std::vector<std::string> argv = {CliPath(), "profile"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  const std::vector<std::string> env = Env(extra_env);
+  const int n = ++runs_;
+  const std::string out_path = Path("run" + std::to_string(n) + ".out");
+  const std::string err_path = Path("run" + std::to_string(n) + ".err");
+  const std::string dir = cwd.empty() ? dir_ : cwd;
+  std::vector<char*> c_argv;
+  for (const std::string& word : argv) c_argv.push_back(const_cast<char*>(word.c_str()));
+  c_argv.push_back(nullptr);
+  std::vector<char*> c_env;
+  for (const std::string& entry : env) c_env.push_back(const_cast<char*>(entry.c_str()));
+  c_env.push_back(nullptr);
+  const double start = Now();
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int in = ::open("/dev/null", O_RDONLY);
+    const int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (in < 0 || out < 0 || err < 0 || ::chdir(dir.c_str()) != 0) ::_exit(125);
+    ::dup2(in, 0);
+    ::dup2(out, 1);
+    ::dup2(err, 2);
+    ::execve(c_argv[0], c_argv.data(), c_env.data());
+    ::_exit(124);
+  }
+  if (pid < 0) throw std::runtime_error("fork failed");
+  return Started(pid, out_path, err_path, start);
+}
+
+RunResult ProfileFixture::Run(const std::vector<std::string>& args,
+                              const std::vector<std::string>& extra_env, const std::string& cwd) {
+  return Start(args, extra_env, cwd).Wait();
+}
+
+std::string ProfileFixture::MakeModel(const std::string& name) const {
+  const std::string dir = Path("models/" + name);
+  std::filesystem::create_directories(dir);
+  WriteText(dir + "/config.json", "{\"model_type\": \"llama\"}\n");
+  return dir;
+}
+
+}  // namespace decodeprof::profile::testing

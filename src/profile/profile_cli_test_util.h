@@ -1,0 +1,85 @@
+// Test helpers for running `decodeprof profile` end to end without a GPU: a private
+// temporary directory with an empty KFD process directory (the guard sees an idle AMD GPU),
+// a private guard lock and a compiler pattern that never matches, and the stand-in bench and
+// rocprofv3 of testdata/.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace decodeprof::profile::testing {
+
+struct RunResult {
+  int status = -1;  // exit code, or 128 + signal; -1 when it had to be killed
+  std::string out;
+  std::string err;
+  double secs = 0;
+};
+
+class Started {
+ public:
+  Started(pid_t pid, std::string out_path, std::string err_path, double start)
+      : pid_(pid), out_path_(std::move(out_path)), err_path_(std::move(err_path)), start_(start) {}
+  pid_t pid() const { return pid_; }
+  RunResult Wait(double timeout_secs = 120);
+
+ private:
+  pid_t pid_;
+  std::string out_path_;
+  std::string err_path_;
+  double start_;
+};
+
+class ProfileFixture {
+ public:
+  ProfileFixture();
+  ~ProfileFixture();
+
+  // The fixture's directory (canonical, so it is what the profile prints).
+  const std::string& dir() const { return dir_; }
+  std::string Path(const std::string& name) const { return dir_ + "/" + name; }
+  std::string kfd() const { return Path("kfd"); }
+  // testdata/<name> in the source tree.
+  static std::string Testdata(const std::string& name);
+
+  // This process's environment without DECODEPROF_GUARD_*, phase-mark and FAKE_BENCH_
+  // variables, plus the fixture's guard settings, ROCPROFV3 = the stand-in, and `extra`.
+  std::vector<std::string> Env(const std::vector<std::string>& extra = {}) const;
+
+  // Starts `decodeprof profile <args>` in `cwd` (default: the fixture's directory).
+  Started Start(const std::vector<std::string>& args,
+                const std::vector<std::string>& extra_env = {}, const std::string& cwd = "");
+  RunResult Run(const std::vector<std::string>& args,
+                const std::vector<std::string>& extra_env = {}, const std::string& cwd = "");
+
+  // A model directory <dir>/models/<name> with a config.json.
+  std::string MakeModel(const std::string& name) const;
+
+ private:
+  std::string dir_;
+  int runs_ = 0;
+};
+
+std::string CliPath();
+double Now();
+void SleepSecs(double secs);
+std::string ReadText(const std::string& path);  // "" when missing
+bool Exists(const std::string& path);
+void WriteText(const std::string& path, const std::string& text);
+int Count(const std::string& text, const std::string& needle);
+// Gone = no such process, or a zombie.
+bool ProcessGone(pid_t pid);
+template <typename Fn>
+bool WaitFor(Fn predicate, double timeout_secs) {
+  const double deadline = Now() + timeout_secs;
+  while (Now() < deadline) {
+    if (predicate()) return true;
+    SleepSecs(0.02);
+  }
+  return predicate();
+}
+
+}  // namespace decodeprof::profile::testing
