@@ -20,6 +20,8 @@ std::array<std::pair<std::string_view, std::string>, 6> Placeholders(const Bench
 
 bool IsPlaceholderChar(char c) { return (c >= 'a' && c <= 'z') || c == '_'; }
 
+bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
 }  // namespace
 
 base::StatusOr<Sampling> ParseSampling(const std::string& text) {
@@ -92,10 +94,10 @@ base::StatusOr<std::vector<std::string>> ExpandBenchArgs(const std::string& temp
   std::vector<std::string> words;
   size_t i = 0;
   while (i < templ.size()) {
-    while (i < templ.size() && (templ[i] == ' ' || templ[i] == '\t')) ++i;
+    while (i < templ.size() && IsSpace(templ[i])) ++i;
     if (i == templ.size()) break;
     size_t end = i;
-    while (end < templ.size() && templ[end] != ' ' && templ[end] != '\t') ++end;
+    while (end < templ.size() && !IsSpace(templ[end])) ++end;
     const std::string word = templ.substr(i, end - i);
     // Every {lowercase_name} must be a placeholder: a typo must not reach the bench.
     for (size_t open = word.find('{'); open != std::string::npos; open = word.find('{', open + 1)) {

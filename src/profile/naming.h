@@ -60,11 +60,11 @@ struct BenchValues {
   Sampling sampling;
 };
 
-// Splits `templ` at runs of spaces and tabs into words and replaces every placeholder in
-// each word (a word may hold text around one: "--model={model}"). There is no quoting: an
-// argument with a space goes after BENCH on the command line instead.
-// Error (kUsage): a `{name}` with a name of lowercase letters and '_' that is not one of the
-// placeholders ("unknown placeholder {temp} in --bench-args").
+// Splits `templ` at runs of whitespace (space, tab, newline) into words and replaces every
+// placeholder in each word (a word may hold text around one: "--model={model}"). There is no
+// quoting: an argument with a space goes after BENCH on the command line instead. Error (kUsage): a
+// `{name}` with a name of lowercase letters and '_' that is not one of the placeholders ("unknown
+// placeholder {temp} in --bench-args").
 base::StatusOr<std::vector<std::string>> ExpandBenchArgs(const std::string& templ,
                                                          const BenchValues& values);
 

@@ -70,7 +70,7 @@ TEST(ExpandBenchArgsTest, ATemplateForThePyTorchDriver) {
   v.warmup = 5;
   v.prompt = 128;
   auto words = ExpandBenchArgs(
-      "  --model {model}\t-n {tokens} --warmup-tokens={warmup} --prompt-tokens {prompt} "
+      "  --model {model}\t-n {tokens}\n --warmup-tokens={warmup} --prompt-tokens {prompt} "
       "--temperature {temperature} --top-p {top_p} --ignore-eos  ",
       v);
   ASSERT_TRUE(words.ok());

@@ -178,8 +178,9 @@ class Job {
   base::StatusOr<int> RunGuarded(const std::vector<std::string>& command, const std::string& output,
                                  bool phase_marks) {
     std::vector<std::string> args = {"--idle-secs", std::to_string(options_.idle_secs)};
-    if (options_.max_wait)
+    if (options_.max_wait) {
       args.insert(args.end(), {"--max-wait", std::to_string(*options_.max_wait)});
+    }
     if (options_.max_attempts) {
       args.insert(args.end(), {"--max-attempts", std::to_string(*options_.max_attempts)});
     }
