@@ -12,11 +12,14 @@
 #   4. the distinct kernel names with calls and total time, whole process and decode window.
 # Environment: OUT (default /tmp/hf-out), BUDGET_S (seconds the whole script may take,
 # default 540: later steps get shorter timeouts and are skipped when it is spent), N,
-# WARMUP, PROMPT (default 16, 4, 128: few tokens, small traces).
-# Results in $OUT (the device tool brings back at most 8 files): run.log (everything),
-# results.tar.gz (per model: <model>_greedy_bench.log, <model>_greedy_plain_bench.log,
-# <model>_kernels.tsv, summaries/<model>_greedy_{summary.json,decode_kernels.csv}, and
-# env.txt), and <model>.sqlite.gz for each recorded model.
+# WARMUP, PROMPT (default 16, 4, 128: few tokens, small traces), TEMPERATURE and TOP_P
+# (default 0 and 1: greedy), MODULE_RANGES=1 (adds --module-ranges), NO_PLAIN=1 (skips
+# step 1), DRIVER (another decode script taking hf_decode.py's flags). The run tag is the seed's: greedy, or t<T> with -p<P> when P is not 1, then
+# -modules with MODULE_RANGES=1; run name = <model>_<tag>.
+# Results in $OUT (the device tool brings back at most 8 files): run.log (everything,
+# appended), results_<tag>.tar.gz (per model: <name>_bench.log, <name>_plain_bench.log,
+# <name>_kernels.tsv, summaries/<name>_{summary.json,decode_kernels.csv}, and env.txt),
+# and <name>.sqlite.gz for each recorded model.
 set -u
 STAGE=$(cd "$1" && pwd); shift
 MODELS="${*:-llama granite qwen3-moe nemotron}"
@@ -25,9 +28,15 @@ BUDGET_S=${BUDGET_S:-540}
 N=${N:-16}
 WARMUP=${WARMUP:-4}
 PROMPT=${PROMPT:-128}
+TEMPERATURE=${TEMPERATURE:-0}
+TOP_P=${TOP_P:-1}
+case "$TEMPERATURE" in 0|0.0) TAG=greedy ;; *) TAG="t$TEMPERATURE" ;; esac
+case "$TOP_P" in 1|1.0) ;; *) TAG="$TAG-p$TOP_P" ;; esac
+EXTRA=()
+if [ "${MODULE_RANGES:-0}" = 1 ]; then EXTRA=(--module-ranges); TAG="$TAG-modules"; fi
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
-DRIVER="$ROOT/examples/hf_decode/hf_decode.py"
+DRIVER=${DRIVER:-"$ROOT/examples/hf_decode/hf_decode.py"}
 DP="$STAGE/decodeprof"
 START=$(date +%s)
 mkdir -p "$OUT"
@@ -59,7 +68,7 @@ open(path, "wb").write(data)
 PY
 }
 pack() {
-  (cd "$WORK/res" && tar czf "$OUT/results.tar.gz.tmp" . && mv "$OUT/results.tar.gz.tmp" "$OUT/results.tar.gz")
+  (cd "$WORK/res" && tar czf "$OUT/results_$TAG.tar.gz.tmp" . && mv "$OUT/results_$TAG.tar.gz.tmp" "$OUT/results_$TAG.tar.gz")
 }
 
 {
@@ -68,32 +77,38 @@ pack() {
   uname -r
   echo "CUPTI: $CUPTI"
   python3 -c 'import sys, torch, transformers; print("python", sys.version.split()[0], "torch", torch.__version__, "transformers", transformers.__version__)'
-  echo "args: -n $N --warmup-tokens $WARMUP --prompt-tokens $PROMPT --ignore-eos (greedy)"
+  echo "args: -n $N --warmup-tokens $WARMUP --prompt-tokens $PROMPT --ignore-eos --temperature $TEMPERATURE --top-p $TOP_P ${EXTRA[*]}"
 } > "$WORK/res/env.txt" 2>&1
 echo "== env"; cat "$WORK/res/env.txt"
 
 for m in $MODELS; do
-  name="${m}_greedy"
-  args=(--model "$m" -n "$N" --warmup-tokens "$WARMUP" --prompt-tokens "$PROMPT" --ignore-eos)
-  t=$(limit 150)
-  if [ "$t" = 0 ]; then echo "== $m: skipped, budget spent"; continue; fi
-  echo "== $m plain (timeout $t s, $(left) s left)"
-  timeout "$t" python3 "$DRIVER" "${args[@]}" > "$WORK/res/${name}_plain_bench.log" 2>&1
-  echo "plain exit: $?"; cat "$WORK/res/${name}_plain_bench.log"
+  name="${m}_$TAG"
+  args=(--model "$m" -n "$N" --warmup-tokens "$WARMUP" --prompt-tokens "$PROMPT" --ignore-eos
+        --temperature "$TEMPERATURE" --top-p "$TOP_P" "${EXTRA[@]}")
+  plain=()
+  if [ "${NO_PLAIN:-0}" != 1 ]; then
+    t=$(limit 150)
+    if [ "$t" = 0 ]; then echo "== $name: skipped, budget spent"; continue; fi
+    echo "== $name plain (timeout $t s, $(left) s left)"
+    timeout "$t" python3 "$DRIVER" "${args[@]}" > "$WORK/res/${name}_plain_bench.log" 2>&1
+    echo "plain exit: $?"; cat "$WORK/res/${name}_plain_bench.log"
+    scrub "$WORK/res/${name}_plain_bench.log"
+    plain=(--plain-log "$WORK/res/${name}_plain_bench.log")
+  fi
   t=$(limit 200)
-  if [ "$t" = 0 ]; then echo "== $m: record skipped, budget spent"; scrub "$WORK/res/${name}_plain_bench.log"; pack; continue; fi
-  echo "== $m recorded (timeout $t s, $(left) s left)"
-  DECODEPROF_PHASE_MARKS=1 timeout "$t" "$DP" record -o "$WORK/$m.sqlite" -- \
+  if [ "$t" = 0 ]; then echo "== $name: record skipped, budget spent"; pack; continue; fi
+  echo "== $name recorded (timeout $t s, $(left) s left)"
+  DECODEPROF_PHASE_MARKS=1 timeout "$t" "$DP" record -o "$WORK/$name.sqlite" -- \
     python3 "$DRIVER" "${args[@]}" > "$WORK/res/${name}_bench.log" 2>&1
   echo "record exit: $?"; cat "$WORK/res/${name}_bench.log"
-  scrub "$WORK/res/${name}_plain_bench.log"; scrub "$WORK/res/${name}_bench.log"
-  if [ -f "$WORK/$m.sqlite" ]; then
-    echo "== $m summarize"
-    timeout 60 "$DP" summarize --trace "$WORK/$m.sqlite" --log "$WORK/res/${name}_bench.log" \
-      --plain-log "$WORK/res/${name}_plain_bench.log" --name "$name" \
+  scrub "$WORK/res/${name}_bench.log"
+  if [ -f "$WORK/$name.sqlite" ]; then
+    echo "== $name summarize"
+    timeout 60 "$DP" summarize --trace "$WORK/$name.sqlite" --log "$WORK/res/${name}_bench.log" \
+      "${plain[@]}" --name "$name" --temperature "$TEMPERATURE" \
       --out-dir "$WORK/res/summaries" --pack pytorch-cuda
     echo "summarize exit: $?"
-    timeout 60 python3 - "$WORK/$m.sqlite" "$WORK/res/${m}_kernels.tsv" <<'PY'
+    timeout 60 python3 - "$WORK/$name.sqlite" "$WORK/res/${name}_kernels.tsv" <<'PY'
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
 rows = db.execute(
@@ -119,8 +134,8 @@ print(f"{len(rows)} distinct kernels, {sum(r[1] for r in rows)} kernels, "
       f"{sum(v[0] for v in dec.values())} kernels")
 PY
     echo "kernels exit: $?"
-    gzip -1 -c "$WORK/$m.sqlite" > "$OUT/$m.sqlite.gz"
-    ls -la "$WORK/$m.sqlite" "$OUT/$m.sqlite.gz"
+    gzip -1 -c "$WORK/$name.sqlite" > "$OUT/$name.sqlite.gz"
+    ls -la "$WORK/$name.sqlite" "$OUT/$name.sqlite.gz"
   fi
   pack
 done
