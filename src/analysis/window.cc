@@ -1,6 +1,9 @@
 #include "src/analysis/window.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
+#include <new>
 #include <string>
 #include <utility>
 
@@ -28,6 +31,25 @@ WindowCollector::WindowCollector(const trace::PhaseMarks& marks) {
   }
 }
 
+void WindowCollector::Reserve(size_t dispatches) {
+  if (dispatches <= candidates_.capacity()) return;
+  try {
+    candidates_.reserve(dispatches);
+    membership_.reserve(dispatches);
+  } catch (const std::bad_alloc&) {
+    return;
+  }
+#if defined(MADV_HUGEPAGE)
+  // Large pages for the store: a trace's window holds millions of dispatches, and faulting
+  // them in 4 KiB at a time cost more than parsing them.
+  constexpr uintptr_t kHuge = uintptr_t{2} << 20;
+  const auto begin = (reinterpret_cast<uintptr_t>(candidates_.data()) + kHuge - 1) & ~(kHuge - 1);
+  const auto end =
+      (reinterpret_cast<uintptr_t>(candidates_.data() + candidates_.capacity())) & ~(kHuge - 1);
+  if (begin < end) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#endif
+}
+
 void WindowCollector::Add(const trace::Dispatch& d) {
   uint8_t member = 0;
   for (size_t i = 0; i < clocks_.size(); ++i) {
@@ -51,6 +73,30 @@ void WindowCollector::Add(const trace::Dispatch& d) {
     candidates_.push_back(d);
     membership_.push_back(member);
   }
+}
+
+void WindowCollector::MergeRebased(WindowCollector&& later) {
+  for (size_t i = 0; i < clocks_.size(); ++i) {
+    PerClock& pc = clocks_[i];
+    const PerClock& other = later.clocks_[i];
+    pc.bracketed += other.bracketed;
+    pc.straddling += other.straddling;
+    // The same rule as Add(): the later part's pick wins ties.
+    if (other.last_before &&
+        (!pc.last_before || other.last_before->start >= pc.last_before->start)) {
+      pc.last_before = other.last_before;
+    }
+  }
+  if (candidates_.empty()) {
+    candidates_ = std::move(later.candidates_);
+    membership_ = std::move(later.membership_);
+  } else {
+    candidates_.reserve(candidates_.size() + later.candidates_.size());
+    candidates_.insert(candidates_.end(), later.candidates_.begin(), later.candidates_.end());
+    membership_.insert(membership_.end(), later.membership_.begin(), later.membership_.end());
+  }
+  later.candidates_ = {};
+  later.membership_ = {};
 }
 
 base::StatusOr<DecodeWindow> WindowCollector::Finish(const std::string& log_path) && {

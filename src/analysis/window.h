@@ -36,6 +36,12 @@ class WindowCollector : public trace::DispatchSink {
 
   void Add(const trace::Dispatch& d) override;
 
+  // Makes room for `dispatches` kept dispatches at once: a hint from a caller that can bound
+  // them (e.g. by the size of the file), so that the store is not copied as it grows. Only
+  // address space is taken; memory is used as dispatches arrive. A failed reservation is
+  // ignored (the store then grows as it goes).
+  void Reserve(size_t dispatches);
+
   // Chooses the clock and returns the window. Errors (kData, where = `log_path`):
   //  - no clock with both warmup_start and measured_end bracketing a dispatch:
   //    "no dispatch lies between the warmup_start and measured_end marks on either clock;
@@ -43,6 +49,24 @@ class WindowCollector : public trace::DispatchSink {
   //  - the chosen clock has no decode_start mark;
   //  - "no dispatch inside the decode window".
   base::StatusOr<DecodeWindow> Finish(const std::string& log_path) &&;
+
+  // Appends `later`: a collector made from the same marks that saw the dispatches following
+  // every dispatch this one saw, in file order (e.g. the second part of a file parsed on
+  // another thread). Afterwards this collector is what one collector would be had it seen
+  // both streams in order: counts add, the kept dispatches follow this one's, and the last
+  // dispatch before decode_start is later's when its start is >= this one's (ties → the later
+  // row). `rebase(trace::Dispatch&)` is first applied to each dispatch later kept, to put it
+  // in this collector's terms (e.g. name ids of another StringPool, lines counted from the
+  // start of the part). Both must come from the same marks (else the result is meaningless).
+  template <typename Rebase>
+  void Merge(WindowCollector&& later, Rebase&& rebase) {
+    for (trace::Dispatch& d : later.candidates_) rebase(d);
+    for (PerClock& pc : later.clocks_) {
+      if (pc.last_before) rebase(*pc.last_before);
+    }
+    MergeRebased(std::move(later));
+  }
+  void Merge(WindowCollector&& later) { MergeRebased(std::move(later)); }
 
   // Dispatches bracketed by warmup_start..measured_end on a clock (the clock-choice count).
   int64_t bracketed(trace::ClockDomain c) const { return clocks_[Index(c)].bracketed; }
@@ -58,6 +82,7 @@ class WindowCollector : public trace::DispatchSink {
   static constexpr size_t Index(trace::ClockDomain c) {
     return c == trace::ClockDomain::kBoottime ? 0 : 1;
   }
+  void MergeRebased(WindowCollector&& later);
 
   std::array<PerClock, 2> clocks_;
   // Dispatches inside either clock's [decode_start, measured_end], in file order, with a bit

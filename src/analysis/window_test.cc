@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+#include <vector>
+
 namespace decodeprof::analysis {
 namespace {
 
@@ -122,6 +125,114 @@ TEST(WindowTest, AMissingDecodeStartIsReported) {
   ASSERT_FALSE(window.ok());
   EXPECT_EQ(window.status().message(),
             "the bench log has no decode_start mark on the boottime clock");
+}
+
+// Everything a window result holds, for comparing two of them.
+void ExpectSameWindow(const base::StatusOr<DecodeWindow>& got,
+                      const base::StatusOr<DecodeWindow>& want) {
+  ASSERT_EQ(got.ok(), want.ok());
+  if (!want.ok()) {
+    EXPECT_EQ(got.status().ToString(), want.status().ToString());
+    return;
+  }
+  EXPECT_EQ(got->clock, want->clock);
+  EXPECT_EQ(got->lo, want->lo);
+  EXPECT_EQ(got->hi, want->hi);
+  EXPECT_EQ(got->straddling, want->straddling);
+  ASSERT_EQ(got->last_before.has_value(), want->last_before.has_value());
+  if (want->last_before) {
+    EXPECT_EQ(got->last_before->line, want->last_before->line);
+    EXPECT_EQ(got->last_before->name, want->last_before->name);
+  }
+  ASSERT_EQ(got->dispatches.size(), want->dispatches.size());
+  for (size_t i = 0; i < want->dispatches.size(); ++i) {
+    const Dispatch& a = got->dispatches[i];
+    const Dispatch& b = want->dispatches[i];
+    EXPECT_TRUE(a.start == b.start && a.end == b.end && a.grid == b.grid && a.name == b.name &&
+                a.line == b.line)
+        << "dispatch " << i;
+  }
+}
+
+// Two clocks whose windows overlap only in part, so that membership differs per clock.
+PhaseMarks TwoClockMarks() {
+  return {{"warmup_start", MarkStamp{0, 5}},
+          {"decode_start", MarkStamp{40, 50}},
+          {"measured_end", MarkStamp{80, 90}}};
+}
+
+// Rows with many equal starts (ties inside the window and among the rows before it).
+std::vector<Dispatch> TiedRows(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<Dispatch> rows;
+  for (uint32_t i = 0; i < n; ++i) {
+    const int64_t start = static_cast<int64_t>(rng() % 12) * 9;  // 0, 9, ..., 99
+    const int64_t end = start + static_cast<int64_t>(rng() % 30);
+    rows.push_back(Dispatch{.start = start, .end = end, .name = i % 5, .line = i + 2});
+  }
+  return rows;
+}
+
+TEST(WindowTest, MergingTwoPartsAtAnyCutEqualsOneCollector) {
+  for (uint32_t seed = 1; seed <= 3; ++seed) {
+    const std::vector<Dispatch> rows = TiedRows(60, seed);
+    WindowCollector whole(TwoClockMarks());
+    for (const Dispatch& d : rows) whole.Add(d);
+    const int64_t boottime = whole.bracketed(ClockDomain::kBoottime);
+    const int64_t monotonic = whole.bracketed(ClockDomain::kMonotonic);
+    const auto want = std::move(whole).Finish("log");
+    ASSERT_TRUE(want.ok()) << want.status().ToString();
+    for (size_t cut = 0; cut <= rows.size(); ++cut) {
+      WindowCollector first(TwoClockMarks());
+      WindowCollector later(TwoClockMarks());
+      for (size_t i = 0; i < rows.size(); ++i) (i < cut ? first : later).Add(rows[i]);
+      first.Merge(std::move(later));
+      EXPECT_EQ(first.bracketed(ClockDomain::kBoottime), boottime);
+      EXPECT_EQ(first.bracketed(ClockDomain::kMonotonic), monotonic);
+      SCOPED_TRACE("seed " + std::to_string(seed) + " cut " + std::to_string(cut));
+      ExpectSameWindow(std::move(first).Finish("log"), want);
+    }
+  }
+}
+
+TEST(WindowTest, MergeRebasesTheLaterPartsDispatches) {
+  PhaseMarks marks = {{"warmup_start", MarkStamp{std::nullopt, 0}},
+                      {"decode_start", MarkStamp{std::nullopt, 100}},
+                      {"measured_end", MarkStamp{std::nullopt, 200}}};
+  WindowCollector first(marks);
+  first.Add(Dispatch{.start = 10, .end = 20, .name = 0, .line = 2});
+  first.Add(Dispatch{.start = 150, .end = 160, .name = 0, .line = 3});
+  WindowCollector later(marks);
+  // Lines count from 1 in the part, names are the part's own ids.
+  later.Add(Dispatch{.start = 10, .end = 30, .name = 0, .line = 1});  // ties: the later row wins
+  later.Add(Dispatch{.start = 150, .end = 170, .name = 1, .line = 2});
+  const std::vector<trace::StringId> name_map = {7, 9};
+  first.Merge(std::move(later), [&](Dispatch& d) {
+    d.name = name_map[d.name];
+    d.line += 10;
+  });
+  auto window = std::move(first).Finish("log");
+  ASSERT_TRUE(window.ok());
+  ASSERT_EQ(window->dispatches.size(), 2u);
+  EXPECT_EQ(window->dispatches[0].line, 3u);
+  EXPECT_EQ(window->dispatches[1].line, 12u);
+  EXPECT_EQ(window->dispatches[1].name, 9u);
+  ASSERT_TRUE(window->last_before);
+  EXPECT_EQ(window->last_before->line, 11u);
+  EXPECT_EQ(window->last_before->name, 7u);
+}
+
+TEST(WindowTest, AReservationChangesNothing) {
+  const std::vector<Dispatch> rows = TiedRows(200, 4);
+  WindowCollector plain(TwoClockMarks());
+  WindowCollector reserved(TwoClockMarks());
+  reserved.Reserve(size_t{1} << 20);
+  reserved.Reserve(10);  // smaller than what is there: no effect
+  for (const Dispatch& d : rows) {
+    plain.Add(d);
+    reserved.Add(d);
+  }
+  ExpectSameWindow(std::move(reserved).Finish("log"), std::move(plain).Finish("log"));
 }
 
 }  // namespace

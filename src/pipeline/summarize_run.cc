@@ -101,12 +101,30 @@ base::StatusOr<LoadedTrace> LoadRocprofv3(const SummarizeRequest& req, const tra
     return base::UsageError("--log is required: a rocprofv3 trace carries no phase marks",
                             "pass the bench log with the [phase] lines");
   }
+  // A large trace is parsed in two parts at once; the second part's collector is appended to
+  // the first's, which gives what one collector over the whole file gives.
   analysis::WindowCollector collector(log.marks);
-  DP_ASSIGN_OR_RETURN(const io::CsvImportStats stats,
-                      io::ImportRocprofv3Csv(req.trace, names, collector));
+  std::optional<io::CsvPartsImport> imported;
+  {
+    analysis::WindowCollector later(log.marks);
+    std::error_code ec;
+    const uintmax_t bytes = std::filesystem::file_size(req.trace, ec);
+    if (!ec) {
+      // Rows of a kernel trace take well over 64 bytes each.
+      const size_t rows = std::min<uintmax_t>(bytes / 64, size_t{1} << 26);
+      collector.Reserve(rows);
+      later.Reserve(rows / 2);
+    }
+    DP_ASSIGN_OR_RETURN(imported, io::ImportRocprofv3CsvInParts(req.trace, names, collector, later,
+                                                                io::CsvSplitOptions()));
+    if (imported->later) {
+      collector.Merge(std::move(later),
+                      [&part = *imported->later](trace::Dispatch& d) { part.Rebase(d); });
+    }
+  }
   LoadedTrace out;
   DP_ASSIGN_OR_RETURN(out.window, std::move(collector).Finish(req.log));
-  out.has_grid = stats.has_grid_columns;
+  out.has_grid = imported->stats.has_grid_columns;
   return out;
 }
 

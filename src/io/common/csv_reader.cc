@@ -95,8 +95,15 @@ base::StatusOr<std::unique_ptr<CsvReader>> CsvReader::Open(const std::string& pa
     ::close(fd);
     return base::IoError(path, "is a directory, not a file");
   }
-  ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-  return FromFd(fd, /*owns_fd=*/true, path, options);
+  if (options.start_offset != 0 &&
+      (options.start_offset < 0 || ::lseek(fd, options.start_offset, SEEK_SET) < 0)) {
+    ::close(fd);
+    return base::IoError(path, "cannot seek to byte " + std::to_string(options.start_offset));
+  }
+  ::posix_fadvise(fd, options.start_offset, 0, POSIX_FADV_SEQUENTIAL);
+  std::unique_ptr<CsvReader> reader = FromFd(fd, /*owns_fd=*/true, path, options);
+  reader->data_offset_ = options.start_offset;
+  return reader;
 }
 
 std::unique_ptr<CsvReader> CsvReader::FromFd(int fd, bool owns_fd, std::string where,
@@ -110,6 +117,26 @@ std::unique_ptr<CsvReader> CsvReader::FromFd(int fd, bool owns_fd, std::string w
   reader->sentinel_ = true;
   reader->data_ = reader->owned_.get();
   return reader;
+}
+
+int64_t CsvReader::NextLineStart(const std::string& path, int64_t offset, size_t max_scan) {
+  if (offset < 0) return -1;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  std::array<char, 4096> chunk;
+  int64_t result = -1;
+  for (size_t scanned = 0; scanned < max_scan && result < 0;) {
+    const size_t want = std::min(chunk.size(), max_scan - scanned);
+    const ssize_t n = ::pread(fd, chunk.data(), want, offset + static_cast<int64_t>(scanned));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    if (const char* lf = Find(chunk.data(), chunk.data() + n, '\n')) {
+      result = offset + static_cast<int64_t>(scanned) + (lf - chunk.data()) + 1;
+    }
+    scanned += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  return result;
 }
 
 std::unique_ptr<CsvReader> CsvReader::FromString(std::string_view text, std::string where) {
@@ -177,7 +204,8 @@ bool CsvReader::Next() {
         return false;
       }
     }
-    if (options_.skip_utf8_bom && end_ >= 3 && std::memcmp(data_, "\xEF\xBB\xBF", 3) == 0) {
+    if (options_.skip_utf8_bom && data_offset_ == 0 && end_ >= 3 &&
+        std::memcmp(data_, "\xEF\xBB\xBF", 3) == 0) {
       pos_ = 3;
     }
   }

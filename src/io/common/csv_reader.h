@@ -49,10 +49,16 @@ class CsvReader {
     // A record (all its fields and separators) longer than this is an error.
     size_t max_record_bytes = size_t{64} << 20;
     bool skip_utf8_bom = true;
+    // Open() only: reading starts at this byte offset of the file, which should be the start
+    // of a record (e.g. just after a line break). offset() stays an offset into the file,
+    // line() counts from 1 at this byte, and no byte order mark is skipped unless it is 0.
+    // An offset at or past the end gives no records.
+    int64_t start_offset = 0;
   };
 
-  // Opens `path` for reading. Missing or unreadable → kIo (where = path). Errors found later
-  // name `path` as their location.
+  // Opens `path` for reading. Missing or unreadable (or a failed seek to
+  // Options::start_offset) → kIo (where = path). Errors found later name `path` as their
+  // location.
   static base::StatusOr<std::unique_ptr<CsvReader>> Open(const std::string& path,
                                                          const Options& options);
   static base::StatusOr<std::unique_ptr<CsvReader>> Open(const std::string& path);
@@ -67,6 +73,12 @@ class CsvReader {
   static std::unique_ptr<CsvReader> FromString(std::string_view text, std::string where,
                                                const Options& options);
   static std::unique_ptr<CsvReader> FromString(std::string_view text, std::string where);
+
+  // The offset just past the first LF at or after `offset` in the file at `path`, found by
+  // reading at most `max_scan` bytes from `offset`; -1 when there is none within them, or the
+  // file cannot be read. That is a line start, and a record start unless a quoted field spans
+  // it: a caller that splits a file there must check (see ImportRocprofv3CsvInParts).
+  static int64_t NextLineStart(const std::string& path, int64_t offset, size_t max_scan);
 
   ~CsvReader();
   CsvReader(const CsvReader&) = delete;

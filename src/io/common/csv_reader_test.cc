@@ -216,5 +216,41 @@ TEST(CsvReaderTest, ViewsOfEscapedFieldsAreStable) {
   EXPECT_EQ(ParseString(line + "\n").records, (std::vector<Record>{{1, expected}}));
 }
 
+TEST(CsvReaderTest, StartOffsetReadsFromThereWithFileOffsetsAndOwnLines) {
+  const std::string path = WriteTemp("start.csv", "\xEF\xBB\xBFh1,h2\na,\"b\nc\"\r\nd,e\n");
+  CsvReader::Options options;
+  options.buffer_size = 64;
+  options.start_offset = 9;  // just after the header's LF
+  auto reader = CsvReader::Open(path, options);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  ASSERT_TRUE((*reader)->Next());
+  EXPECT_EQ((*reader)->offset(), 9);
+  EXPECT_EQ((*reader)->line(), 1);
+  ASSERT_TRUE((*reader)->Next());
+  EXPECT_EQ((*reader)->offset(), 18);
+  EXPECT_EQ((*reader)->line(), 3);
+  EXPECT_EQ((**reader)[1], "e");
+  EXPECT_FALSE((*reader)->Next());
+  EXPECT_TRUE((*reader)->status().ok());
+
+  options.start_offset = 1;  // inside the byte order mark: nothing is skipped
+  EXPECT_EQ(ReadAll(**CsvReader::Open(path, options)).records.front().fields.front(), "\xBB\xBFh1");
+  options.start_offset = 1000;  // past the end
+  EXPECT_TRUE(ReadAll(**CsvReader::Open(path, options)).records.empty());
+  options.start_offset = -1;
+  EXPECT_EQ(CsvReader::Open(path, options).status().kind(), base::ErrorKind::kIo);
+}
+
+TEST(CsvReaderTest, NextLineStartFindsTheByteAfterALineFeed) {
+  const std::string path = WriteTemp("lines.csv", "ab\r\ncd\ref\n" + std::string(9000, 'x') + "\n");
+  EXPECT_EQ(CsvReader::NextLineStart(path, 0, 100), 4);
+  EXPECT_EQ(CsvReader::NextLineStart(path, 3, 100), 4);
+  EXPECT_EQ(CsvReader::NextLineStart(path, 4, 100), 10);         // a lone CR is not looked at
+  EXPECT_EQ(CsvReader::NextLineStart(path, 10, 1 << 20), 9011);  // across read chunks
+  EXPECT_EQ(CsvReader::NextLineStart(path, 10, 5000), -1);       // not within the scan
+  EXPECT_EQ(CsvReader::NextLineStart(path, 9011, 100), -1);      // at the end
+  EXPECT_EQ(CsvReader::NextLineStart(testing::TempDir() + "/no/such.csv", 0, 100), -1);
+}
+
 }  // namespace
 }  // namespace decodeprof::io

@@ -4,9 +4,15 @@
 #include <bit>
 #include <cstddef>
 #include <cstring>
+#include <filesystem>
+#include <functional>
 #include <limits>
 #include <optional>
+#include <stop_token>
 #include <string_view>
+#include <system_error>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "src/base/parse.h"
@@ -151,82 +157,174 @@ base::Status NotAnInteger(const CsvReader& reader, const std::string& column,
           PyStrRepr(value));
 }
 
+// The columns the import reads, found in the header row.
+struct Columns {
+  size_t header_size = 0;
+  Column name, start, end;
+  std::vector<Column> grid;
+  size_t needed = 0;  // the highest index read
+};
+
+// Reads the header row. nullopt: the input is empty.
+StatusOr<std::optional<Columns>> ReadHeader(CsvReader& reader) {
+  if (!reader.Next()) {
+    DP_RETURN_IF_ERROR(reader.status());
+    return std::optional<Columns>();
+  }
+  const std::vector<std::string> header(reader.fields().begin(), reader.fields().end());
+  Columns c;
+  c.header_size = header.size();
+  c.name = FindColumn(header, {"Kernel_Name", "KernelName"});
+  if (c.name.index == kNoColumn) {
+    return MissingColumn(reader.where(), {"Kernel_Name", "KernelName"}, header);
+  }
+  c.start = FindColumn(header, {"Start_Timestamp", "BeginNs"});
+  if (c.start.index == kNoColumn) {
+    return MissingColumn(reader.where(), {"Start_Timestamp", "BeginNs"}, header);
+  }
+  c.end = FindColumn(header, {"End_Timestamp", "EndNs"});
+  if (c.end.index == kNoColumn) {
+    return MissingColumn(reader.where(), {"End_Timestamp", "EndNs"}, header);
+  }
+  for (const char* axis : {"Grid_Size_X", "Grid_Size_Y", "Grid_Size_Z"}) {
+    Column column = FindColumn(header, {axis});
+    if (column.index != kNoColumn) c.grid.push_back(std::move(column));
+  }
+  c.needed = std::max({c.name.index, c.start.index, c.end.index});
+  for (const Column& column : c.grid) c.needed = std::max(c.needed, column.index);
+  return std::optional<Columns>(std::move(c));
+}
+
+// The current record of `reader` as a dispatch into `sink`. False with *error set on bad data.
+inline bool AddRow(const CsvReader& reader, const Columns& c, NameCache& name_cache,
+                   DispatchSink& sink, int64_t& rows, base::Status* error) {
+  if (reader.size() == 0) return true;  // a blank line: csv.DictReader skips it
+  if (reader.size() <= c.needed) {
+    *error = base::DataError(base::AtLine(reader.where(), reader.line()),
+                             "row has " + std::to_string(reader.size()) +
+                                 " fields, the header has " + std::to_string(c.header_size));
+    return false;
+  }
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  if (!ParseInteger(reader[c.start.index], start_ns)) {
+    *error = NotAnInteger(reader, c.start.name, reader[c.start.index]);
+    return false;
+  }
+  if (!ParseInteger(reader[c.end.index], end_ns)) {
+    *error = NotAnInteger(reader, c.end.name, reader[c.end.index]);
+    return false;
+  }
+  if (end_ns < start_ns) {
+    *error = base::DataError(
+        base::AtLine(reader.where(), reader.line()),
+        "end before start (" + std::to_string(end_ns) + " < " + std::to_string(start_ns) + ")");
+    return false;
+  }
+  int64_t grid_size = c.grid.empty() ? 0 : 1;
+  for (const Column& column : c.grid) {
+    const std::string_view text = reader[column.index];
+    int64_t value = 1;  // Python: int(value or 1)
+    if (!text.empty()) {
+      if (!ParseInteger(text, value)) {
+        *error = NotAnInteger(reader, column.name, text);
+        return false;
+      }
+      value = std::max<int64_t>(value, 1);
+    }
+    if (__builtin_mul_overflow(grid_size, value, &grid_size)) {
+      *error = base::DataError(base::AtLine(reader.where(), reader.line()),
+                               "grid size does not fit in 64 bits");
+      return false;
+    }
+  }
+  trace::Dispatch d;
+  d.start = start_ns;
+  d.end = end_ns;
+  d.grid = grid_size;
+  d.name = name_cache.Intern(reader[c.name.index]);
+  d.line =
+      static_cast<uint32_t>(std::min<int64_t>(reader.line(), std::numeric_limits<uint32_t>::max()));
+  sink.Add(d);
+  ++rows;
+  return true;
+}
+
+constexpr int64_t kNoStop = std::numeric_limits<int64_t>::max();
+
+enum class RowsEnd { kEnd, kStop, kCancelled, kError };
+
+// Imports the records that follow the reader's current one, up to the end of the input or
+// (kStop) the first record that starts at or after `stop`, which is read but not imported.
+// `cancel`, when given, is polled between rows (kCancelled).
+RowsEnd ImportRows(CsvReader& reader, const Columns& c, NameCache& name_cache, DispatchSink& sink,
+                   int64_t stop, const std::stop_token* cancel, int64_t& rows,
+                   base::Status* error) {
+  while (reader.Next()) {
+    if (reader.offset() >= stop) return RowsEnd::kStop;
+    if (cancel != nullptr && cancel->stop_requested()) return RowsEnd::kCancelled;
+    if (!AddRow(reader, c, name_cache, sink, rows, error)) return RowsEnd::kError;
+  }
+  if (!reader.status().ok()) {
+    *error = reader.status();
+    return RowsEnd::kError;
+  }
+  return RowsEnd::kEnd;
+}
+
+// The rows after the cut, imported on their own thread into their own name pool.
+struct LaterPart {
+  trace::StringPool names;
+  int64_t rows = 0;
+  bool ok = false;
+};
+
+void ImportLaterPart(std::stop_token cancel, CsvReader& reader, const Columns& columns,
+                     DispatchSink& sink, LaterPart& part) {
+  NameCache name_cache(part.names);
+  base::Status error;
+  part.ok = ImportRows(reader, columns, name_cache, sink, kNoStop, &cancel, part.rows, &error) ==
+            RowsEnd::kEnd;
+}
+
+// Where a second thread may start: the first line start after the middle of the file, or -1
+// when the file is not worth splitting.
+int64_t ChooseSplit(const std::string& path, const CsvSplitOptions& options) {
+  const unsigned cores = options.cores != 0 ? options.cores : std::thread::hardware_concurrency();
+  if (cores < 2) return -1;
+  std::error_code ec;
+  const uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec || size > static_cast<uintmax_t>(std::numeric_limits<int64_t>::max() / 2) ||
+      static_cast<int64_t>(size) < std::max<int64_t>(options.min_split_bytes, 2)) {
+    return -1;
+  }
+  const auto bytes = static_cast<int64_t>(size);
+  // A line longer than this after the middle: not worth a thread.
+  constexpr size_t kMaxScan = size_t{1} << 20;
+  const int64_t split = CsvReader::NextLineStart(path, bytes / 2, kMaxScan);
+  return split > 0 && split < bytes ? split : -1;
+}
+
 }  // namespace
+
+void CsvLaterPart::Rebase(trace::Dispatch& d) const {
+  d.name = name_map[d.name];
+  d.line = static_cast<uint32_t>(
+      std::min<int64_t>(int64_t{d.line} + line_offset, std::numeric_limits<uint32_t>::max()));
+}
 
 StatusOr<CsvImportStats> ImportRocprofv3Csv(CsvReader& reader, trace::StringPool& names,
                                             DispatchSink& sink) {
   CsvImportStats stats;
-  if (!reader.Next()) {
-    DP_RETURN_IF_ERROR(reader.status());
-    return stats;  // empty file
-  }
-  const std::vector<std::string> header(reader.fields().begin(), reader.fields().end());
-  const Column name = FindColumn(header, {"Kernel_Name", "KernelName"});
-  if (name.index == kNoColumn) {
-    return MissingColumn(reader.where(), {"Kernel_Name", "KernelName"}, header);
-  }
-  const Column start = FindColumn(header, {"Start_Timestamp", "BeginNs"});
-  if (start.index == kNoColumn) {
-    return MissingColumn(reader.where(), {"Start_Timestamp", "BeginNs"}, header);
-  }
-  const Column end = FindColumn(header, {"End_Timestamp", "EndNs"});
-  if (end.index == kNoColumn) {
-    return MissingColumn(reader.where(), {"End_Timestamp", "EndNs"}, header);
-  }
-  std::vector<Column> grid;
-  for (const char* axis : {"Grid_Size_X", "Grid_Size_Y", "Grid_Size_Z"}) {
-    Column column = FindColumn(header, {axis});
-    if (column.index != kNoColumn) grid.push_back(std::move(column));
-  }
-  stats.has_grid_columns = !grid.empty();
-  size_t needed = std::max({name.index, start.index, end.index});
-  for (const Column& column : grid) needed = std::max(needed, column.index);
-
+  DP_ASSIGN_OR_RETURN(const std::optional<Columns> columns, ReadHeader(reader));
+  if (!columns) return stats;  // empty file
+  stats.has_grid_columns = !columns->grid.empty();
   NameCache name_cache(names);
-  trace::Dispatch d;
-  while (reader.Next()) {
-    if (reader.size() == 0) continue;  // a blank line: csv.DictReader skips it
-    if (reader.size() <= needed) {
-      return base::DataError(base::AtLine(reader.where(), reader.line()),
-                             "row has " + std::to_string(reader.size()) +
-                                 " fields, the header has " + std::to_string(header.size()));
-    }
-    int64_t start_ns = 0;
-    int64_t end_ns = 0;
-    if (!ParseInteger(reader[start.index], start_ns)) {
-      return NotAnInteger(reader, start.name, reader[start.index]);
-    }
-    if (!ParseInteger(reader[end.index], end_ns)) {
-      return NotAnInteger(reader, end.name, reader[end.index]);
-    }
-    if (end_ns < start_ns) {
-      return base::DataError(
-          base::AtLine(reader.where(), reader.line()),
-          "end before start (" + std::to_string(end_ns) + " < " + std::to_string(start_ns) + ")");
-    }
-    int64_t grid_size = grid.empty() ? 0 : 1;
-    for (const Column& column : grid) {
-      const std::string_view text = reader[column.index];
-      int64_t value = 1;  // Python: int(value or 1)
-      if (!text.empty()) {
-        if (!ParseInteger(text, value)) return NotAnInteger(reader, column.name, text);
-        value = std::max<int64_t>(value, 1);
-      }
-      if (__builtin_mul_overflow(grid_size, value, &grid_size)) {
-        return base::DataError(base::AtLine(reader.where(), reader.line()),
-                               "grid size does not fit in 64 bits");
-      }
-    }
-    d.start = start_ns;
-    d.end = end_ns;
-    d.grid = grid_size;
-    d.name = name_cache.Intern(reader[name.index]);
-    d.line = static_cast<uint32_t>(
-        std::min<int64_t>(reader.line(), std::numeric_limits<uint32_t>::max()));
-    sink.Add(d);
-    ++stats.rows;
+  base::Status error;
+  if (ImportRows(reader, *columns, name_cache, sink, kNoStop, nullptr, stats.rows, &error) ==
+      RowsEnd::kError) {
+    return error;
   }
-  DP_RETURN_IF_ERROR(reader.status());
   return stats;
 }
 
@@ -239,6 +337,72 @@ StatusOr<CsvImportStats> ImportRocprofv3Csv(const std::string& path, trace::Stri
 StatusOr<CsvImportStats> ImportRocprofv3Csv(const std::string& path, trace::StringPool& names,
                                             DispatchSink& sink) {
   return ImportRocprofv3Csv(path, names, sink, CsvReader::Options());
+}
+
+StatusOr<CsvPartsImport> ImportRocprofv3CsvInParts(const std::string& path,
+                                                   trace::StringPool& names, DispatchSink& first,
+                                                   DispatchSink& later,
+                                                   const CsvSplitOptions& options) {
+  CsvPartsImport out;
+  DP_ASSIGN_OR_RETURN(std::unique_ptr<CsvReader> reader, CsvReader::Open(path, options.reader));
+  DP_ASSIGN_OR_RETURN(const std::optional<Columns> columns, ReadHeader(*reader));
+  if (!columns) return out;  // empty file
+  out.stats.has_grid_columns = !columns->grid.empty();
+  NameCache name_cache(names);
+  base::Status error;
+
+  // The second part runs while this thread reads up to the cut; every way out of this function
+  // stops and joins it (std::jthread).
+  const int64_t split = ChooseSplit(path, options);
+  std::unique_ptr<CsvReader> later_reader;
+  if (split > 0) {
+    CsvReader::Options later_options = options.reader;
+    later_options.start_offset = split;
+    auto opened = CsvReader::Open(path, later_options);
+    if (opened.ok()) later_reader = std::move(*opened);
+  }
+  LaterPart part;
+  std::jthread worker;
+  if (later_reader != nullptr) {
+    try {
+      worker = std::jthread(ImportLaterPart, std::ref(*later_reader), std::cref(*columns),
+                            std::ref(later), std::ref(part));
+    } catch (const std::system_error&) {
+      // No thread to be had: one thread reads everything.
+    }
+  }
+  const int64_t stop = worker.joinable() ? split : kNoStop;
+
+  switch (ImportRows(*reader, *columns, name_cache, first, stop, nullptr, out.stats.rows, &error)) {
+    case RowsEnd::kError:
+      return error;
+    case RowsEnd::kEnd:
+    case RowsEnd::kCancelled:
+      return out;
+    case RowsEnd::kStop:
+      break;
+  }
+  // This thread reached the cut. Use the second part when this record starts exactly there.
+  if (reader->offset() != split) worker.request_stop();
+  worker.join();
+  if (reader->offset() == split && part.ok) {
+    CsvLaterPart& rebase = out.later.emplace();
+    rebase.split = split;
+    rebase.line_offset = reader->line() - 1;
+    rebase.name_map.reserve(part.names.size());
+    for (size_t id = 0; id < part.names.size(); ++id) {
+      rebase.name_map.push_back(names.Intern(part.names.Get(static_cast<trace::StringId>(id))));
+    }
+    out.stats.rows += part.rows;
+    return out;
+  }
+  // A quoted field spans the cut, or the second part met an error: carry on from here alone.
+  if (!AddRow(*reader, *columns, name_cache, first, out.stats.rows, &error)) return error;
+  if (ImportRows(*reader, *columns, name_cache, first, kNoStop, nullptr, out.stats.rows, &error) ==
+      RowsEnd::kError) {
+    return error;
+  }
+  return out;
 }
 
 }  // namespace decodeprof::io

@@ -34,7 +34,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "src/base/status.h"
 #include "src/io/common/csv_reader.h"
@@ -62,5 +64,49 @@ base::StatusOr<CsvImportStats> ImportRocprofv3Csv(const std::string& path, trace
 // name reader.where().
 base::StatusOr<CsvImportStats> ImportRocprofv3Csv(CsvReader& reader, trace::StringPool& names,
                                                   DispatchSink& sink);
+
+// The same import on two threads, for large files (the parse is most of `summarize`'s time).
+//
+// The file is cut at the first line start after its middle (CsvReader::NextLineStart). A
+// second thread imports the rows from the cut on into `later`, interning their names into a
+// private pool, while the calling thread imports the rows before the cut into `first`. When
+// the calling thread's parse ends exactly at the cut (no quoted field spans it) and the second
+// thread met no error, the result's `later` is set and the caller appends `later` to `first`
+// (e.g. WindowCollector::Merge with CsvLaterPart::Rebase): both together then hold what
+// `first` alone would hold after ImportRocprofv3Csv, and `names` holds the same names with the
+// same ids (the second part's new names are interned after the first's, in their order).
+// Otherwise the calling thread carries on past the cut and imports the whole file into
+// `first`; the result's `later` is empty and the caller must ignore `later` (it may hold rows
+// of the abandoned second part).
+//
+// One thread does everything when the file is smaller than options.min_split_bytes, when
+// fewer than 2 cores are available, or when no thread can be started. Errors are exactly
+// those of ImportRocprofv3Csv (the first in file order, with its line): an error after the cut
+// makes the calling thread parse on to it.
+struct CsvSplitOptions {
+  CsvReader::Options reader;
+  int64_t min_split_bytes = int64_t{64} << 20;
+  // Cores to use at most; 0 = std::thread::hardware_concurrency().
+  unsigned cores = 0;
+};
+
+struct CsvLaterPart {
+  int64_t split = 0;        // byte offset of the first row the second part read
+  int64_t line_offset = 0;  // the second part counts lines from 1 at `split`: add this
+  std::vector<trace::StringId> name_map;  // its private name ids → ids in `names`
+
+  // Puts a dispatch `later` received into the terms of `names` and of the whole file.
+  void Rebase(trace::Dispatch& d) const;
+};
+
+struct CsvPartsImport {
+  CsvImportStats stats;  // over the whole file
+  std::optional<CsvLaterPart> later;
+};
+
+base::StatusOr<CsvPartsImport> ImportRocprofv3CsvInParts(const std::string& path,
+                                                         trace::StringPool& names,
+                                                         DispatchSink& first, DispatchSink& later,
+                                                         const CsvSplitOptions& options);
 
 }  // namespace decodeprof::io
