@@ -195,20 +195,23 @@ base::StatusOr<std::string> RenderMarkdownReport(const std::vector<SummaryFile>&
   lines.push_back(AlignmentRow(7));
   for (const SummaryFile& summary : summaries) lines.push_back(RunRow(summary));
 
-  lines.push_back("");
-  lines.push_back(UnitHeader("Run", unit_ids));
-  lines.push_back(AlignmentRow(unit_ids.size()));
-  for (const SummaryFile& summary : summaries) {
-    DP_ASSIGN_OR_RETURN(std::string row, ShareRow(summary, unit_ids));
-    lines.push_back(std::move(row));
-  }
+  // Packs without work units (e.g. pytorch-cuda today) have no unit tables.
+  if (!unit_ids.empty()) {
+    lines.push_back("");
+    lines.push_back(UnitHeader("Run", unit_ids));
+    lines.push_back(AlignmentRow(unit_ids.size()));
+    for (const SummaryFile& summary : summaries) {
+      DP_ASSIGN_OR_RETURN(std::string row, ShareRow(summary, unit_ids));
+      lines.push_back(std::move(row));
+    }
 
-  lines.push_back("");
-  lines.push_back(UnitHeader("Run: ceiling wall (GPU share)", unit_ids));
-  lines.push_back(AlignmentRow(unit_ids.size()));
-  for (const SummaryFile& summary : summaries) {
-    DP_ASSIGN_OR_RETURN(std::string row, CeilingRow(summary, unit_ids));
-    lines.push_back(std::move(row));
+    lines.push_back("");
+    lines.push_back(UnitHeader("Run: ceiling wall (GPU share)", unit_ids));
+    lines.push_back(AlignmentRow(unit_ids.size()));
+    for (const SummaryFile& summary : summaries) {
+      DP_ASSIGN_OR_RETURN(std::string row, CeilingRow(summary, unit_ids));
+      lines.push_back(std::move(row));
+    }
   }
 
   for (const SummaryFile& summary : summaries) {

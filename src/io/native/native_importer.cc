@@ -3,8 +3,11 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <cxxabi.h>
+
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <string_view>
@@ -60,10 +63,32 @@ class Strings {
     return static_cast<trace::StringId>(slot);
   }
 
+  // A kernel name: demangled when the recorder had to leave it mangled (CUPTI's demangler
+  // gives up on some very long CUTLASS template names), so classes and reports see the
+  // same spelling as for every other kernel.
+  std::optional<trace::StringId> GetKernelName(int64_t file_id) {
+    if (file_id < 1 || static_cast<size_t>(file_id) > texts_.size()) return std::nullopt;
+    int64_t& slot = kernel_ids_[static_cast<size_t>(file_id - 1)];
+    if (slot == kUnset) {
+      const std::string& text = texts_[static_cast<size_t>(file_id - 1)];
+      slot = pool_.Intern(text.rfind("_Z", 0) == 0 ? Demangle(text) : text);
+    }
+    return static_cast<trace::StringId>(slot);
+  }
+
  private:
+  static std::string Demangle(const std::string& mangled) {
+    int status = 0;
+    char* text = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
+    std::string out = (status == 0 && text != nullptr) ? std::string(text) : mangled;
+    std::free(text);
+    return out;
+  }
+
   static constexpr int64_t kUnset = -1;
   std::vector<std::string> texts_;
   std::vector<int64_t> ids_;
+  std::vector<int64_t> kernel_ids_ = std::vector<int64_t>(texts_.size(), kUnset);
   trace::StringPool& pool_;
 };
 
@@ -251,7 +276,7 @@ class Importer {
       }
       if (is_kernel) {
         ++result_.kernels;
-        auto name = strings_->Get(q.Int(4));
+        auto name = strings_->GetKernelName(q.Int(4));
         if (!name)
           return RowError(table, q.Int(1),
                           "name_id " + std::to_string(q.Int(4)) + " is not in table strings");

@@ -6,7 +6,8 @@
 // start order (ties: kernels before memory operations, then row id), with `line` = the
 // 1-based position in that order and `grid` = product of max(grid_x|y|z, 1) (0 for memory
 // operations, and when all three are 0: a converted trace that had no grid). Kernel names are the
-// demangled names; memory operations are named
+// demangled names (a name the recorder had to leave mangled, "_Z...", is demangled here);
+// memory operations are named
 // "[CUDA memcpy Host-to-Device]", "[CUDA memcpy Device-to-Host]",
 // "[CUDA memcpy Device-to-Device]", "[CUDA memcpy Host-to-Host]", "[CUDA memcpy Peer-to-Peer]",
 // "[CUDA memcpy]" (other kinds) and "[CUDA memset]". NVTX ranges, marks, counters and

@@ -289,3 +289,32 @@ TEST(NativeImporterTest, SniffsSqliteMagic) {
 
 }  // namespace
 }  // namespace decodeprof::io
+
+namespace decodeprof::io {
+namespace {
+
+TEST(NativeImporterDemangleTest, AKernelNameLeftMangledIsDemangled) {
+  const std::string path = TempPath("mangled.sqlite");
+  {
+    auto writer = nf::NativeWriter::Create(path, "monotonic", "test");
+    ASSERT_TRUE(writer.ok());
+    nf::NativeWriter& w = **writer;
+    nf::KernelRow k;
+    k.name = k.mangled = *w.Intern("_ZN7cutlass13device_kernelIiEEvT_");
+    k.start_ns = 1;
+    k.end_ns = 2;
+    ASSERT_TRUE(w.AddKernel(k).ok());
+    k.name = k.mangled = *w.Intern("_Z_not_a_valid_mangling");
+    ASSERT_TRUE(w.AddKernel(k).ok());
+    ASSERT_TRUE(w.Close().ok());
+  }
+  trace::StringPool names;
+  CollectSink sink;
+  ASSERT_TRUE(ImportNative(path, names, sink).ok());
+  ASSERT_EQ(sink.dispatches.size(), 2u);
+  EXPECT_EQ(names.Get(sink.dispatches[0].name), "void cutlass::device_kernel<int>(int)");
+  EXPECT_EQ(names.Get(sink.dispatches[1].name), "_Z_not_a_valid_mangling");  // kept as is
+}
+
+}  // namespace
+}  // namespace decodeprof::io
