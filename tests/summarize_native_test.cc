@@ -11,6 +11,7 @@
 #include "tests/cli_runner.h"
 
 namespace fs = std::filesystem;
+using decodeprof::native_format::ApiCallRow;
 using decodeprof::native_format::KernelRow;
 using decodeprof::native_format::NativeWriter;
 using decodeprof::native_format::RangeRow;
@@ -110,6 +111,97 @@ TEST_F(SummarizeNativeTest, EngineRangeNamesAndExplicitTokens) {
   const auto s = nlohmann::json::parse(Slurp(dir_ / "out" / "n_summary.json"));
   EXPECT_EQ(s["generated_tokens"], 10);
   EXPECT_EQ(s["decode_dispatches"], 6);
+}
+
+// Op-path roles: a decode of 2 steps with module ranges (examples/hf_decode
+// --module-ranges) and launch records. Per step, 200 ns of kernels: input norm 10, q_proj
+// 40, attention core 20, mlp 80, residual add 10 (in the layer, outside its modules), a
+// sampler kernel 20 (outside the model) and a kernel without a launch record 20.
+TEST_F(SummarizeNativeTest, OpPathRolesFromModuleRanges) {
+  const std::string path = (dir_ / "ops.sqlite").string();
+  {
+    auto writer = NativeWriter::Create(path, "monotonic", "test");
+    ASSERT_TRUE(writer.ok());
+    NativeWriter& w = **writer;
+    const auto domain = *w.Intern("");
+    const auto launch = *w.Intern("cudaLaunchKernel");
+    const auto range = [&](const std::string& name, int64_t s, int64_t e, int depth) {
+      RangeRow r;
+      r.start_ns = s;
+      r.end_ns = e;
+      r.name = *w.Intern(name);
+      r.domain = domain;
+      r.thread = 7;
+      r.depth = depth;
+      EXPECT_TRUE(w.AddRange(r).ok());
+    };
+    uint32_t correlation = 0;
+    // A kernel launched at `at` (no launch record when `at` < 0), run at [gpu, gpu + ns).
+    const auto kernel = [&](const std::string& name, int64_t at, int64_t gpu, int64_t ns) {
+      KernelRow k;
+      k.start_ns = gpu;
+      k.end_ns = gpu + ns;
+      k.name = k.mangled = *w.Intern(name);
+      k.grid[0] = 1;
+      k.correlation = ++correlation;
+      EXPECT_TRUE(w.AddKernel(k).ok());
+      if (at < 0) return;
+      ApiCallRow a;
+      a.start_ns = at;
+      a.end_ns = at + 1;
+      a.name = launch;
+      a.thread = 7;
+      a.correlation = k.correlation;
+      EXPECT_TRUE(w.AddApiCall(a).ok());
+    };
+    range("decodeprof:decode", 1000, 3000, 0);
+    for (int step = 0; step < 2; ++step) {
+      const int64_t t = 1000 + step * 1000;
+      range("decodeprof:step", t, t + 1000, 1);
+      range("LlamaForCausalLM", t, t + 500, 2);
+      range("LlamaDecoderLayer:model.layers.0", t + 10, t + 400, 3);
+      range("LlamaRMSNorm:model.layers.0.input_layernorm", t + 10, t + 20, 4);
+      range("LlamaAttention:model.layers.0.self_attn", t + 20, t + 200, 4);
+      range("Linear:model.layers.0.self_attn.q_proj", t + 30, t + 40, 5);
+      range("LlamaMLP:model.layers.0.mlp", t + 200, t + 300, 4);
+      const int64_t g = t + 500;  // the GPU runs behind the host
+      kernel("void at::native::rms_norm_kernel<float>()", t + 15, g, 10);
+      kernel("void gemv2T_kernel_val<int, int, __nv_bfloat16>(params)", t + 35, g + 10, 40);
+      kernel("cudnn_generated_fort_native_sdpa_sm90_flash_fprop", t + 100, g + 50, 20);
+      kernel("void gemv2T_kernel_val<int, int, float>(params)", t + 250, g + 70, 80);
+      kernel("void at::native::vectorized_elementwise_kernel<4, at::native::AddFunctor<float>>()",
+             t + 350, g + 150, 10);
+      kernel("void at::native::reduce_kernel<512, 1, ArgMaxOps<float>>()", t + 600, g + 160, 20);
+      kernel("void at::native::index_elementwise_kernel<128, 4>()", -1, g + 180, 20);
+    }
+    ASSERT_TRUE(w.Close().ok());
+  }
+  const auto r =
+      RunBinary({"summarize", "--trace", path, "--name", "n", "--out-dir", (dir_ / "out").string()},
+                {}, dir_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto s = nlohmann::json::parse(Slurp(dir_ / "out" / "n_summary.json"));
+  EXPECT_EQ(s["decode_dispatches"], 14);
+  const auto expected = nlohmann::json::parse(R"({
+    "mlp": 40.0, "q_proj": 20.0, "unattributed": 20.0, "attention": 10.0,
+    "input_norm": 5.0, "residual": 5.0})");
+  EXPECT_EQ(s["role_share_pct"], expected) << s["role_share_pct"].dump();
+  EXPECT_EQ(s["role_dispatches_per_token"]["unattributed"], 1.3);  // 4 over 3 tokens
+  EXPECT_EQ(s["warnings"], nlohmann::json::array());
+}
+
+// Without launch records the op-path rules are skipped, and the summary says so.
+TEST_F(SummarizeNativeTest, OpPathRulesSkippedWithoutLaunchRecords) {
+  const std::string trace = WriteTrace("decodeprof:decode", "decodeprof:step");
+  const auto r = RunBinary(
+      {"summarize", "--trace", trace, "--name", "n", "--out-dir", (dir_ / "out").string()}, {},
+      dir_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto s = nlohmann::json::parse(Slurp(dir_ / "out" / "n_summary.json"));
+  EXPECT_EQ(s["role_share_pct"], nlohmann::json::parse(R"({"unattributed": 100.0})"));
+  ASSERT_EQ(s["warnings"].size(), 1u);
+  EXPECT_NE(s["warnings"][0].get<std::string>().find("op_path rules were skipped"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -24,13 +24,28 @@ using ClassId = uint16_t;  // index into Pack::class_names()
 using RoleId = int16_t;    // index into Pack::role_names()
 inline constexpr RoleId kNoRole = -1;
 
+class RangeIndex;  // range_index.h
+
+// A launch time that is not known (the dispatch has no matching API call).
+inline constexpr trace::TimestampNs kUnknownLaunch = INT64_MIN;
+
 // The decode sequence as role rules see it: dispatches in start order (stable), their
 // classes, and whether the trace carried grid sizes at all.
+//
+// Optional launch context, for the op_path rule (traces that record API calls and
+// annotation ranges, e.g. decodeprof's native trace; empty / null otherwise):
+//   launch_thread, launch_time — per dispatch (same length as `dispatches`, or empty): the
+//     OS thread that launched it and the launch call's start (ns, the trace's host clock);
+//     kUnknownLaunch when the launch was not recorded;
+//   ranges — the trace's annotation ranges (names in `names`), indexed per thread.
 struct SequenceView {
   std::span<const trace::Dispatch> dispatches;
   const trace::StringPool* names = nullptr;
   std::span<const ClassId> classes;
   bool has_grid = true;
+  std::span<const uint64_t> launch_thread;
+  std::span<const trace::TimestampNs> launch_time;
+  const RangeIndex* ranges = nullptr;
 };
 
 class Pack {

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,6 +18,11 @@
 #include <vector>
 
 #include "src/analysis/roles.h"
+#include "src/base/status.h"
+
+namespace re2 {
+class RE2;
+}  // namespace re2
 
 namespace decodeprof::analysis {
 
@@ -173,6 +179,43 @@ class NameContainsRule final : public RoleRule {
 
  private:
   NameContainsParams p_;
+};
+
+// op_path — roles from the annotation ranges that enclose a dispatch's launch (the op path,
+// e.g. NVTX module ranges "LlamaMLP:model.layers.3.mlp"). For each writable dispatch with a
+// known launch (SequenceView::launch_thread / launch_time), the ranges open on the launching
+// thread at the launch time are looked up (RangeIndex::Enclosing); when the name of any of
+// them contains a match of one of `patterns` (RE2, searched, case-sensitive; each range name
+// is tested on its own, not a joined path), the dispatch gets `role`. Without launch info or
+// ranges (e.g. a rocprofv3 CSV trace) the rule does nothing; a dispatch whose launch is
+// unknown, or launched outside every range, is left alone. Diagnose() says when the rule was
+// skipped.
+struct OpPathParams {
+  RoleId role = kNoRole;
+  std::vector<ClassPattern> patterns;  // at least one
+  bool overwrite = false;
+  std::string role_name;  // for messages
+};
+
+class OpPathRule final : public RoleRule {
+ public:
+  // Compiles the patterns. Errors (kConfig, at the pattern's `where`): no pattern, a bad
+  // pattern (with RE2's error text).
+  static base::StatusOr<std::unique_ptr<OpPathRule>> Build(OpPathParams params);
+  ~OpPathRule() override;
+
+  std::string_view kind() const override { return "op_path"; }
+  void Apply(const SequenceView& seq, std::vector<RoleId>& roles) const override;
+  void Diagnose(const SequenceView& seq, std::vector<std::string>* warnings) const override;
+
+  // True when `seq` carries what the rule needs: launch info for every dispatch and ranges.
+  static bool Usable(const SequenceView& seq);
+
+ private:
+  explicit OpPathRule(OpPathParams params);
+
+  OpPathParams p_;
+  std::unique_ptr<re2::RE2> regex_;  // the patterns as one alternation
 };
 
 }  // namespace decodeprof::analysis

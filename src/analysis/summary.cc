@@ -69,7 +69,8 @@ Attribution Attribute(const SummaryInputs& in) {
     if (memo[d.name] < 0) memo[d.name] = in.pack->Classify(in.names->Get(d.name));
     out.classes.push_back(static_cast<ClassId>(memo[d.name]));
   }
-  const SequenceView seq{dispatches, in.names, out.classes, in.has_grid};
+  const SequenceView seq{dispatches,       in.names,       out.classes, in.has_grid,
+                         in.launch_thread, in.launch_time, in.ranges};
   out.roles = in.pack->AssignRoles(seq);
   out.warnings = in.pack->RoleWarnings(seq);
   return out;

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -113,6 +114,11 @@ struct SummaryInputs {
   std::optional<trace::BenchResults> plain;
   std::optional<ModelConfig> model;  // absent when there is no config.json
   bool model_type_present = false;   // config.json had a model_type
+  // Optional launch context for op_path rules (SequenceView): per window dispatch (same
+  // length as window->dispatches) or empty; the trace's ranges, or null.
+  std::span<const uint64_t> launch_thread;
+  std::span<const trace::TimestampNs> launch_time;
+  const RangeIndex* ranges = nullptr;
 };
 
 // Classifies and attributes the window's dispatches.

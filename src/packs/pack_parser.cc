@@ -46,6 +46,7 @@ class PackParser {
   StatusOr<std::unique_ptr<analysis::RoleRule>> FollowRun(const TomlFields& f);
   StatusOr<std::unique_ptr<analysis::RoleRule>> Pair(const TomlFields& f);
   StatusOr<std::unique_ptr<analysis::RoleRule>> NameContains(const TomlFields& f);
+  StatusOr<std::unique_ptr<analysis::RoleRule>> OpPath(const TomlFields& f);
 
   StatusOr<ClassId> ResolveClass(const StringAt& name) const;
   StatusOr<ClassId> RequiredClass(const TomlFields& f, std::string_view key) const;
@@ -153,6 +154,7 @@ StatusOr<std::unique_ptr<analysis::RoleRule>> PackParser::ParseRule(const toml::
   if (kind == "follow_run") return FollowRun(f);
   if (kind == "pair") return Pair(f);
   if (kind == "name_contains") return NameContains(f);
+  if (kind == "op_path") return OpPath(f);
   std::string kinds;
   for (std::string_view k : kRuleKinds) {
     if (!kinds.empty()) kinds += ", ";
@@ -271,6 +273,25 @@ StatusOr<std::unique_ptr<analysis::RoleRule>> PackParser::NameContains(const Tom
   p.lowercase = lowercase.value_or(false);
   DP_ASSIGN_OR_RETURN(p.overwrite, f.RequiredBool("overwrite"));
   return std::unique_ptr<analysis::RoleRule>(new analysis::NameContainsRule(std::move(p)));
+}
+
+StatusOr<std::unique_ptr<analysis::RoleRule>> PackParser::OpPath(const TomlFields& f) {
+  DP_RETURN_IF_ERROR(f.CheckKeys({"kind", "role", "patterns", "overwrite"}));
+  analysis::OpPathParams p;
+  DP_ASSIGN_OR_RETURN(p.role, RequiredRole(f, "role"));
+  p.role_name = roles_[static_cast<size_t>(p.role)];
+  DP_ASSIGN_OR_RETURN(std::vector<StringAt> patterns, f.StringList("patterns", true));
+  for (StringAt& pattern : patterns) {
+    if (pattern.value.empty()) return ConfigError(pattern.where, f.what() + ": empty pattern");
+    p.patterns.push_back({std::move(pattern.value), std::move(pattern.where)});
+  }
+  if (p.patterns.empty()) {
+    return ConfigError(f.where("patterns"), f.what() + ": 'patterns' must not be empty");
+  }
+  DP_ASSIGN_OR_RETURN(p.overwrite, f.RequiredBool("overwrite"));
+  DP_ASSIGN_OR_RETURN(std::unique_ptr<analysis::OpPathRule> rule,
+                      analysis::OpPathRule::Build(std::move(p)));
+  return std::unique_ptr<analysis::RoleRule>(std::move(rule));
 }
 
 StatusOr<ClassId> PackParser::ResolveClass(const StringAt& name) const {

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "src/analysis/range_index.h"
 #include "src/analysis/range_marks.h"
 #include "src/analysis/window.h"
 #include "src/base/file_io.h"
@@ -91,8 +92,13 @@ base::StatusOr<TraceFormat> Sniff(const std::string& path) {
 struct LoadedTrace {
   analysis::DecodeWindow window;
   bool has_grid = true;
-  std::optional<int64_t> steps;  // decode steps counted from step ranges
+  std::optional<int64_t> steps;       // decode steps counted from step ranges
   std::vector<std::string> warnings;  // data-quality problems, kept in the summary too
+  // Launch context per window dispatch (empty when the trace has none) and the trace's
+  // annotation ranges, for op_path rules.
+  std::vector<uint64_t> launch_thread;
+  std::vector<trace::TimestampNs> launch_time;
+  std::unique_ptr<analysis::RangeIndex> ranges;
 };
 
 base::StatusOr<LoadedTrace> LoadRocprofv3(const SummarizeRequest& req, const trace::BenchLog& log,
@@ -135,7 +141,7 @@ base::StatusOr<LoadedTrace> LoadNative(const SummarizeRequest& req, const trace:
   LoadedTrace out;
   if (native.dropped_records > 0) {
     out.warnings.push_back("the recorder lost " + std::to_string(native.dropped_records) +
-                        " records: the figures undercount");
+                           " records: the figures undercount");
   }
   if (!native.complete) {
     out.warnings.push_back(
@@ -145,15 +151,16 @@ base::StatusOr<LoadedTrace> LoadNative(const SummarizeRequest& req, const trace:
   const trace::ClockDomain clock = native.clock.value_or(trace::ClockDomain::kMonotonic);
   trace::PhaseMarks marks;
   std::string marks_source = req.trace;
+  std::vector<trace::Range> ranges;
+  ranges.reserve(native.ranges.size());
+  for (const io::NativeRange& r : native.ranges) {
+    ranges.push_back(trace::Range{r.name, r.start, r.end, r.thread, r.depth});
+  }
+  out.ranges = std::make_unique<analysis::RangeIndex>(ranges);
   if (!log.marks.empty()) {
     marks = log.marks;  // the log's [phase] lines win over ranges
     marks_source = req.log;
   } else {
-    std::vector<trace::Range> ranges;
-    ranges.reserve(native.ranges.size());
-    for (const io::NativeRange& r : native.ranges) {
-      ranges.push_back(trace::Range{r.name, r.start, r.end, r.thread, r.depth});
-    }
     analysis::RangeNames range_names;
     if (!req.decode_range.empty()) range_names.decode = req.decode_range;
     if (!req.step_range.empty()) range_names.step = req.step_range;
@@ -167,6 +174,19 @@ base::StatusOr<LoadedTrace> LoadNative(const SummarizeRequest& req, const trace:
   buffer.dispatches = {};
   DP_ASSIGN_OR_RETURN(out.window, std::move(collector).Finish(marks_source));
   out.has_grid = true;
+  static_assert(io::kUnknownLaunchTime == analysis::kUnknownLaunch);
+  if (!native.launch_time.empty()) {
+    const size_t n = out.window.dispatches.size();
+    out.launch_thread.assign(n, 0);
+    out.launch_time.assign(n, analysis::kUnknownLaunch);
+    for (size_t i = 0; i < n; ++i) {
+      const size_t at = out.window.dispatches[i].line - size_t{1};
+      if (at < native.launch_time.size()) {
+        out.launch_thread[i] = native.launch_thread[at];
+        out.launch_time[i] = native.launch_time[at];
+      }
+    }
+  }
   return out;
 }
 
@@ -275,6 +295,9 @@ base::StatusOr<SummarizeResult> RunSummarize(const SummarizeRequest& req) {
   in.plain = plain;
   in.model = model.config;
   in.model_type_present = model.model_type_present;
+  in.launch_thread = loaded.launch_thread;
+  in.launch_time = loaded.launch_time;
+  in.ranges = loaded.ranges.get();
   const analysis::Attribution attribution = analysis::Attribute(in);
   DP_ASSIGN_OR_RETURN(result.summary, analysis::BuildSummary(in, attribution));
   for (std::string& w : loaded.warnings) result.summary.warnings.push_back(std::move(w));

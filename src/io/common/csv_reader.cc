@@ -66,6 +66,45 @@ inline const char* FindUnquotedEnd(const char* p, const char* end, bool sentinel
   return p;
 }
 
+#if defined(__SSE2__)
+// Bit i set where p[i] == c, for the 64 bytes at p.
+struct Block {
+  explicit Block(const char* p) {
+    for (int i = 0; i < 4; ++i)
+      x[i] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * i));
+  }
+  // Whether any of the 64 bytes is c (cheaper than Mask(c) != 0).
+  bool Any(char c) const {
+    const __m128i v = _mm_set1_epi8(c);
+    const __m128i hits =
+        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x[0], v), _mm_cmpeq_epi8(x[1], v)),
+                     _mm_or_si128(_mm_cmpeq_epi8(x[2], v), _mm_cmpeq_epi8(x[3], v)));
+    return _mm_movemask_epi8(hits) != 0;
+  }
+  uint64_t Mask(char c) const {
+    const __m128i v = _mm_set1_epi8(c);
+    uint64_t m = 0;
+    for (int i = 0; i < 4; ++i) {
+      m |= uint64_t{static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(x[i], v)))} << (16 * i);
+    }
+    return m;
+  }
+  __m128i x[4];
+};
+#endif
+
+// Bit i = XOR of bits 0..i: with quote positions in, the bytes from an opening quote up to
+// (not including) its closing quote.
+inline uint64_t PrefixXor(uint64_t x) {
+  x ^= x << 1;
+  x ^= x << 2;
+  x ^= x << 4;
+  x ^= x << 8;
+  x ^= x << 16;
+  x ^= x << 32;
+  return x;
+}
+
 inline const char* Find(const char* begin, const char* end, char c) {
   return static_cast<const char*>(std::memchr(begin, c, static_cast<size_t>(end - begin)));
 }
@@ -75,7 +114,7 @@ inline const char* Find(const char* begin, const char* end, char c) {
 CsvReader::CsvReader(std::string where, const Options& options)
     : where_(std::move(where)), options_(options) {
   options_.buffer_size = std::max(options_.buffer_size, kMinBufferSize);
-  fields_.reserve(32);
+  fields_.resize(128);
 }
 
 CsvReader::~CsvReader() {
@@ -215,7 +254,7 @@ bool CsvReader::Next() {
       result = ParseRecord();
     } else if (eof_) {
       done_ = true;
-      fields_.clear();
+      size_ = 0;
       return false;
     }
     if (result == Parse::kRecord) {
@@ -230,7 +269,7 @@ bool CsvReader::Next() {
     }
     if (result == Parse::kError || !Refill()) {
       done_ = true;
-      fields_.clear();
+      size_ = 0;
       return false;
     }
   }
@@ -263,26 +302,78 @@ CsvReader::Parse CsvReader::Terminate(const char* p) {
   return Parse::kRecord;
 }
 
+// The common case, 64 bytes at a time: a record that ends with LF and holds no CR, no line
+// break inside quotes and no quote other than those that open a field at its start and close it
+// just before its ',' or LF (so no "" and no text after a closing quote). Anything else, or a
+// record that reaches into the last 64 bytes of the data, returns false and is left to the byte
+// loop, which knows every rule; for these records both give the same fields.
+bool CsvReader::ParsePlainRecord(const char* p, const char* end) {
+#if defined(__SSE2__)
+  uint64_t inside_carry = 0;  // all ones while a quoted field goes on from the previous block
+  uint64_t prev_ends = 1;     // bit 0: the byte before the block ended a field (or none is)
+  const char* field = p;
+  for (; end - p > 64; p += 64) {
+    const Block block(p);
+    // Only the bytes up to the first LF matter (the rest belong to the next record).
+    const uint64_t lf = block.Mask('\n');
+    const uint64_t last = lf & (0 - lf);
+    const uint64_t upto = last != 0 ? last | (last - 1) : ~uint64_t{0};
+    if (block.Any('\r') && (block.Mask('\r') & upto) != 0) return false;
+    const uint64_t quotes = block.Mask('"') & upto;
+    const uint64_t inside = quotes != 0 ? PrefixXor(quotes) ^ inside_carry : inside_carry;
+    if ((last & inside) != 0) return false;  // a line break inside quotes
+    const uint64_t ends = ((block.Mask(',') & upto) | last) & ~inside;
+    const uint64_t opening = quotes & inside;
+    const uint64_t closing = quotes & ~inside;
+    if ((opening & ~((ends << 1) | prev_ends)) != 0) return false;
+    if (((closing << 1) & ~ends) != 0) return false;
+    if ((closing >> 63) != 0 && p[64] != ',' && p[64] != '\n') return false;
+    if (size_ + 64 > fields_.size()) fields_.resize(2 * (size_ + 64));  // room for the block
+    std::string_view* out = fields_.data() + size_;
+    for (uint64_t bits = ends; bits != 0; bits &= bits - 1) {
+      const char* const stop = p + __builtin_ctzll(bits);
+      const size_t quoted = *field == '"' ? 1 : 0;
+      *out++ = std::string_view(field + quoted, static_cast<size_t>(stop - field) - 2 * quoted);
+      field = stop + 1;
+    }
+    size_ = static_cast<size_t>(out - fields_.data());
+    if (last != 0) {
+      pending_lines_ = 1;
+      record_end_ = static_cast<size_t>(field - data_);
+      return true;
+    }
+    inside_carry = 0 - (inside >> 63);
+    prev_ends = ends >> 63;
+  }
+#else
+  (void)p;
+  (void)end;
+#endif
+  return false;
+}
+
 CsvReader::Parse CsvReader::ParseRecord() {
-  fields_.clear();
+  size_ = 0;
   fixups_.clear();
   scratch_.clear();
   pending_lines_ = 0;
   const char* const end = data_ + end_;
   const char* p = data_ + pos_;
   if (*p == '\n' || *p == '\r') return Terminate(p);  // an empty line: no fields
+  if (ParsePlainRecord(p, end)) return Parse::kRecord;
+  size_ = 0;
 
   for (;;) {         // one field per iteration
     if (p == end) {  // the data ends right after a ','
       if (!eof_) return Parse::kNeedMore;
-      fields_.emplace_back();
+      AddField({});
       record_end_ = end_;
       return Parse::kRecord;
     }
     if (*p != '"') {
       const char* const q = FindUnquotedEnd(p, end, sentinel_);
       if (q == end && !eof_) return Parse::kNeedMore;
-      fields_.emplace_back(p, static_cast<size_t>(q - p));
+      AddField(std::string_view(p, static_cast<size_t>(q - p)));
       if (q == end) {
         record_end_ = end_;
         return Parse::kRecord;
@@ -328,10 +419,10 @@ CsvReader::Parse CsvReader::ParseRecord() {
     } else if (escaped) {
       const size_t offset = scratch_.size();
       AppendUnescaped(content, close);
-      fixups_.push_back({fields_.size(), offset, scratch_.size() - offset});
-      fields_.emplace_back();
+      fixups_.push_back({size_, offset, scratch_.size() - offset});
+      AddField({});
     } else {
-      fields_.emplace_back(content, static_cast<size_t>(close - content));
+      AddField(std::string_view(content, static_cast<size_t>(close - content)));
     }
     if (p == end) {
       record_end_ = end_;
@@ -359,8 +450,8 @@ CsvReader::Parse CsvReader::ParseJunkAfterQuote(const char*& p, const char* cont
     scratch_.append(content, close);
   }
   scratch_.append(p, q);
-  fixups_.push_back({fields_.size(), offset, scratch_.size() - offset});
-  fields_.emplace_back();
+  fixups_.push_back({size_, offset, scratch_.size() - offset});
+  AddField({});
   p = q;
   return Parse::kRecord;
 }

@@ -33,6 +33,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -91,9 +92,9 @@ class CsvReader {
   const base::Status& status() const { return status_; }
 
   // The current record (valid after Next() returned true, until the next call of Next()).
-  size_t size() const { return fields_.size(); }
+  size_t size() const { return size_; }
   std::string_view operator[](size_t i) const { return fields_[i]; }
-  const std::vector<std::string_view>& fields() const { return fields_; }
+  std::span<const std::string_view> fields() const { return {fields_.data(), size_}; }
   // 1-based line on which the current record starts.
   int64_t line() const { return line_; }
   // Byte offset of the current record's first byte in the input (a skipped BOM counts).
@@ -111,6 +112,11 @@ class CsvReader {
 
   CsvReader(std::string where, const Options& options);
   Parse ParseRecord();
+  bool ParsePlainRecord(const char* p, const char* end);
+  void AddField(std::string_view field) {
+    if (size_ == fields_.size()) fields_.resize(2 * size_);
+    fields_[size_++] = field;
+  }
   Parse ParseJunkAfterQuote(const char*& p, const char* content, const char* close, bool escaped);
   Parse Terminate(const char* p);
   void AppendUnescaped(const char* begin, const char* end);
@@ -134,7 +140,9 @@ class CsvReader {
 
   std::string scratch_;  // unescaped fields of the current record
   std::vector<Fixup> fixups_;
+  // The current record's fields are fields_[0, size_); fields_ only grows (slots are reused).
   std::vector<std::string_view> fields_;
+  size_t size_ = 0;
   int64_t next_line_ = 1;  // line on which the next record starts
   int64_t line_ = 0;
   int64_t offset_ = 0;

@@ -39,6 +39,7 @@ class Query {
   int Step() { return rc_ = sqlite3_step(stmt_); }
   int rc() const { return rc_; }
   int64_t Int(int col) const { return sqlite3_column_int64(stmt_, col); }
+  bool IsNull(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
   std::string Text(int col) const {
     const auto* p = sqlite3_column_text(stmt_, col);
     return p == nullptr ? std::string()
@@ -251,12 +252,23 @@ class Importer {
   }
 
   base::Status ReadDispatches() {
-    std::string sql =
-        "SELECT 0, id, start_ns, end_ns, name_id, grid_x, grid_y, grid_z, 0, 0 FROM kernels";
+    // Columns 10 and 11: the launching API call's thread and start (NULL when none).
+    const bool launches = result_.api_calls > 0;
+    std::string sql;
+    std::string join = " t";
+    std::string launch_cols = ", NULL, NULL";
+    if (launches) {
+      sql =
+          "WITH launch AS (SELECT correlation, thread, MIN(start_ns) AS start_ns FROM api_calls "
+          "WHERE correlation != 0 GROUP BY correlation) ";
+      join = " t LEFT JOIN launch a ON a.correlation = t.correlation AND t.correlation != 0";
+      launch_cols = ", a.thread, a.start_ns";
+    }
+    sql += "SELECT 0, t.id, t.start_ns, t.end_ns, t.name_id, t.grid_x, t.grid_y, t.grid_z, 0, 0" +
+           launch_cols + " FROM kernels" + join;
     if (options_.memory_ops_as_dispatches) {
-      sql +=
-          " UNION ALL SELECT 1, id, start_ns, end_ns, 0, 0, 0, 0, kind, copy_kind "
-          "FROM memory_ops";
+      sql += " UNION ALL SELECT 1, t.id, t.start_ns, t.end_ns, 0, 0, 0, 0, t.kind, t.copy_kind" +
+             launch_cols + " FROM memory_ops" + join;
     }
     sql += " ORDER BY 3, 1, 2";
     Query q(db_.db_, sql);
@@ -290,6 +302,11 @@ class Importer {
         d.name = names_.Intern(MemoryOpName(q.Int(8), q.Int(9)));
       }
       d.line = ++line;
+      if (launches) {
+        const bool known = !q.IsNull(11);
+        result_.launch_thread.push_back(known ? static_cast<uint64_t>(q.Int(10)) : 0);
+        result_.launch_time.push_back(known ? q.Int(11) : kUnknownLaunchTime);
+      }
       sink_.Add(d);
     }
     if (rc != SQLITE_DONE) return SqlError(q, "cannot read table kernels");

@@ -13,6 +13,12 @@
 // "[CUDA memcpy]" (other kinds) and "[CUDA memset]". NVTX ranges, marks, counters and
 // metadata are small and are returned whole.
 //
+// Launch context: when the file has API calls, each streamed dispatch's launching thread and
+// launch time are returned too (NativeImport::launch_thread / launch_time, indexed by
+// `line` - 1): those of the API call with the dispatch's correlation id (the earliest, if
+// several share it). A dispatch with correlation 0 or without a matching call gets thread 0
+// and time kUnknownLaunchTime. 16 bytes per dispatch; nothing per dispatch is kept otherwise.
+//
 // A file whose recorder was killed is readable up to its last commit: a leftover rollback
 // journal is applied (which needs write access to the file's directory) and `complete` is
 // false.
@@ -58,6 +64,9 @@ struct NativeMark {
   uint64_t thread = 0;
 };
 
+// NativeImport::launch_time of a dispatch whose launch was not recorded.
+inline constexpr trace::TimestampNs kUnknownLaunchTime = INT64_MIN;
+
 struct NativeImport {
   // The host clock of every timestamp; nullopt when the file says "unknown" (a trace
   // converted from a format whose clock is not known, e.g. rocprofv3 CSV).
@@ -67,6 +76,10 @@ struct NativeImport {
   int64_t kernels = 0;              // rows of table kernels (all of them went to the sink)
   int64_t memory_ops = 0;           // rows of table memory_ops (sent only if asked for)
   int64_t api_calls = 0;            // rows of table api_calls
+  // Per streamed dispatch (index = line - 1): the OS thread that launched it and the launch
+  // call's start (ns); empty when the file has no API calls (see above).
+  std::vector<uint64_t> launch_thread;
+  std::vector<trace::TimestampNs> launch_time;
   // Every counter of the file, and the sum of those that count lost records
   // (native_format::IsDataLossCounter: CUPTI's dropped records, translation failures, ...).
   std::map<std::string, int64_t> counters;

@@ -160,6 +160,88 @@ TEST(NativeImporterTest, MemoryOpsAsDispatchesWhenAskedFor) {
   }
 }
 
+// Kernels launched by API calls on two threads, one without a launch record, one with
+// correlation 0, and a memcpy; written out of start order.
+TEST(NativeImporterTest, ReturnsTheLaunchContextPerLine) {
+  const std::string path = TempPath("launch.sqlite");
+  {
+    auto writer = nf::NativeWriter::Create(path, "monotonic", "test");
+    ASSERT_TRUE(writer.ok());
+    nf::NativeWriter& w = **writer;
+    const auto launch = *w.Intern("cudaLaunchKernel");
+    auto kernel = [&](const std::string& name, int64_t start, uint32_t correlation) {
+      nf::KernelRow k = Kernel(w, name, start, start + 10);
+      k.correlation = correlation;
+      EXPECT_TRUE(w.AddKernel(k).ok());
+    };
+    kernel("late", 500, 3);    // line 4
+    kernel("early", 100, 1);   // line 1
+    kernel("orphan", 200, 9);  // line 2: no API call has correlation 9
+    kernel("uncorr", 300, 0);  // line 3: correlation 0 = none
+    nf::MemoryOpRow copy;
+    copy.kind = nf::MemoryOpKind::kMemcpy;
+    copy.start_ns = 400;
+    copy.end_ns = 410;
+    copy.correlation = 2;
+    EXPECT_TRUE(w.AddMemoryOp(copy).ok());
+    auto api = [&](int64_t start, uint64_t thread, uint32_t correlation) {
+      nf::ApiCallRow a{.start_ns = start,
+                       .end_ns = start + 5,
+                       .name = launch,
+                       .thread = thread,
+                       .correlation = correlation};
+      EXPECT_TRUE(w.AddApiCall(a).ok());
+    };
+    api(90, 11, 1);
+    api(95, 12, 2);
+    api(480, 12, 3);
+    api(470, 13, 3);  // a second call with the same correlation: the earliest wins
+    api(50, 11, 0);   // correlation 0 matches nothing
+    ASSERT_TRUE(w.Close().ok());
+  }
+  trace::StringPool names;
+  CollectSink sink;
+  auto result = ImportNative(path, names, sink);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  ASSERT_EQ(sink.dispatches.size(), 4u);
+  EXPECT_EQ(names.Get(sink.dispatches[3].name), "late");
+  ASSERT_EQ(result->launch_thread.size(), 4u);
+  ASSERT_EQ(result->launch_time.size(), 4u);
+  EXPECT_EQ(result->launch_thread[0], 11u);
+  EXPECT_EQ(result->launch_time[0], 90);
+  EXPECT_EQ(result->launch_time[1], kUnknownLaunchTime);
+  EXPECT_EQ(result->launch_thread[1], 0u);
+  EXPECT_EQ(result->launch_time[2], kUnknownLaunchTime);
+  EXPECT_EQ(result->launch_thread[3], 13u);
+  EXPECT_EQ(result->launch_time[3], 470);
+
+  // With memory operations streamed too, the memcpy (line 4) has its own launch.
+  CollectSink with_copies;
+  auto copies = ImportNative(path, names, with_copies, {.memory_ops_as_dispatches = true});
+  ASSERT_TRUE(copies.ok()) << copies.status().ToString();
+  ASSERT_EQ(copies->launch_time.size(), 5u);
+  EXPECT_EQ(copies->launch_thread[3], 12u);
+  EXPECT_EQ(copies->launch_time[3], 95);
+  EXPECT_EQ(copies->launch_time[4], 470);
+}
+
+TEST(NativeImporterTest, NoLaunchContextWithoutApiCalls) {
+  const std::string path = TempPath("noapi.sqlite");
+  {
+    auto writer = nf::NativeWriter::Create(path, "monotonic", "test");
+    ASSERT_TRUE(writer.ok());
+    EXPECT_TRUE((*writer)->AddKernel(Kernel(**writer, "k", 10, 20)).ok());
+    ASSERT_TRUE((*writer)->Close().ok());
+  }
+  trace::StringPool names;
+  CollectSink sink;
+  auto result = ImportNative(path, names, sink);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_EQ(sink.dispatches.size(), 1u);
+  EXPECT_TRUE(result->launch_thread.empty());
+  EXPECT_TRUE(result->launch_time.empty());
+}
+
 TEST(NativeImporterTest, ReadsAFileWhoseRecorderWasKilled) {
   const std::string path = TempPath("killed.sqlite");
   const pid_t pid = ::fork();

@@ -1,0 +1,54 @@
+// A per-thread interval index over annotation ranges (NVTX push/pop ranges), answering
+// "which ranges enclose time t on thread th" — the op path of a kernel launch, for the
+// op_path role rule (role_rules.h, docs/packs.md).
+//
+// Only ranges that nest (depth >= 0: push/pop ranges) are indexed; start/end ranges
+// (depth -1) may end on another thread and are left out. A range encloses t when
+// start <= t < end (half-open, so of two adjacent siblings only the later one encloses
+// their common instant; an empty range encloses nothing).
+//
+// Build is O(n log n); a query is O(log n + the nesting depth on that thread). Ranges on
+// one thread are expected to nest (push/pop); when bad data has two ranges that overlap
+// without nesting, a query still only returns ranges that enclose t, but may miss one of
+// the two.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+#include "src/trace/range.h"
+#include "src/trace/string_pool.h"
+
+namespace decodeprof::analysis {
+
+class RangeIndex {
+ public:
+  // Indexes the nesting ranges of `ranges` (any order).
+  explicit RangeIndex(std::span<const trace::Range> ranges);
+
+  // Name ids of the ranges enclosing `time` on `thread`, innermost first, into `out`
+  // (cleared first). Empty when none does or the thread has no ranges.
+  void Enclosing(uint64_t thread, trace::TimestampNs time, std::vector<trace::StringId>* out) const;
+
+  size_t size() const { return ranges_.size(); }  // indexed ranges
+  bool empty() const { return ranges_.empty(); }
+
+ private:
+  struct Entry {
+    trace::TimestampNs start = 0;
+    trace::TimestampNs end = 0;
+    trace::StringId name = 0;
+    int64_t parent = -1;  // index into ranges_ of the enclosing range, -1 at the top
+  };
+  struct ThreadSpan {
+    size_t begin = 0;  // [begin, end) of ranges_, sorted by start
+    size_t end = 0;
+  };
+
+  std::vector<Entry> ranges_;  // grouped by thread, each group by start (ties: longer first)
+  std::unordered_map<uint64_t, ThreadSpan> threads_;
+};
+
+}  // namespace decodeprof::analysis

@@ -1,0 +1,90 @@
+// RangeIndex: the ranges enclosing an instant on one thread, innermost first.
+#include "src/analysis/range_index.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace decodeprof::analysis {
+namespace {
+
+class RangeIndexTest : public ::testing::Test {
+ protected:
+  void Add(const std::string& name, int64_t start, int64_t end, uint64_t thread, int32_t depth) {
+    ranges_.push_back(trace::Range{pool_.Intern(name), start, end, thread, depth});
+  }
+  // The enclosing names joined innermost first with '<', "" for none.
+  std::string At(const RangeIndex& index, uint64_t thread, int64_t t) {
+    std::vector<trace::StringId> ids;
+    index.Enclosing(thread, t, &ids);
+    std::string out;
+    for (trace::StringId id : ids) {
+      if (!out.empty()) out += '<';
+      out += pool_.Get(id);
+    }
+    return out;
+  }
+
+  trace::StringPool pool_;
+  std::vector<trace::Range> ranges_;
+};
+
+TEST_F(RangeIndexTest, NestedRangesInnermostFirst) {
+  Add("step", 0, 100, 1, 0);
+  Add("layer", 10, 60, 1, 1);
+  Add("attn", 10, 30, 1, 2);  // starts with its parent
+  Add("mlp", 30, 60, 1, 2);   // adjacent to its sibling
+  Add("norm", 70, 80, 1, 1);
+  const RangeIndex index(ranges_);
+  EXPECT_EQ(index.size(), 5u);
+  EXPECT_EQ(At(index, 1, 10), "attn<layer<step");
+  EXPECT_EQ(At(index, 1, 29), "attn<layer<step");
+  EXPECT_EQ(At(index, 1, 30), "mlp<layer<step");  // half-open: attn ended
+  EXPECT_EQ(At(index, 1, 65), "step");            // after layer, before norm
+  EXPECT_EQ(At(index, 1, 75), "norm<step");
+  EXPECT_EQ(At(index, 1, 100), "");  // end is exclusive
+  EXPECT_EQ(At(index, 1, -5), "");   // before every range
+}
+
+TEST_F(RangeIndexTest, ThreadsAreSeparateAndStartEndRangesAreLeftOut) {
+  Add("main", 0, 100, 1, 0);
+  Add("worker", 0, 100, 2, 0);
+  Add("worker.op", 40, 50, 2, 1);
+  Add("async", 0, 100, 1, -1);  // start/end range: not indexed
+  const RangeIndex index(ranges_);
+  EXPECT_EQ(index.size(), 3u);
+  EXPECT_EQ(At(index, 1, 45), "main");
+  EXPECT_EQ(At(index, 2, 45), "worker.op<worker");
+  EXPECT_EQ(At(index, 3, 45), "");  // a thread without ranges
+}
+
+TEST_F(RangeIndexTest, InputOrderDoesNotMatterAndDeepChainsAreWalked) {
+  // Given innermost first: the index sorts them.
+  for (int d = 9; d >= 0; --d) Add("d" + std::to_string(d), d, 100 - d, 5, d);
+  Add("later", 200, 300, 5, 0);
+  const RangeIndex index(ranges_);
+  EXPECT_EQ(At(index, 5, 50), "d9<d8<d7<d6<d5<d4<d3<d2<d1<d0");
+  EXPECT_EQ(At(index, 5, 95), "d4<d3<d2<d1<d0");
+  EXPECT_EQ(At(index, 5, 250), "later");
+  EXPECT_EQ(At(index, 5, 150), "");
+}
+
+TEST_F(RangeIndexTest, OverlappingRangesOnlyEverReturnEnclosingOnes) {
+  // Bad data: b overlaps a without nesting in it.
+  Add("a", 0, 50, 1, 0);
+  Add("b", 40, 90, 1, 1);
+  const RangeIndex index(ranges_);
+  EXPECT_EQ(At(index, 1, 45), "b<a");
+  EXPECT_EQ(At(index, 1, 60), "b");
+  EXPECT_EQ(At(index, 1, 20), "a");
+}
+
+TEST_F(RangeIndexTest, EmptyIndex) {
+  const RangeIndex index(ranges_);
+  EXPECT_TRUE(index.empty());
+  EXPECT_EQ(At(index, 1, 0), "");
+}
+
+}  // namespace
+}  // namespace decodeprof::analysis

@@ -1,0 +1,81 @@
+// The op_path rule kind: roles from the annotation ranges enclosing each launch.
+#include <re2/re2.h>
+
+#include <utility>
+
+#include "src/analysis/range_index.h"
+#include "src/analysis/role_rules.h"
+
+namespace decodeprof::analysis {
+
+base::StatusOr<std::unique_ptr<OpPathRule>> OpPathRule::Build(OpPathParams params) {
+  if (params.patterns.empty()) {
+    return base::ConfigError(
+        "", "op_path rule for role \"" + params.role_name + "\": needs at least one pattern");
+  }
+  RE2::Options options;
+  options.set_log_errors(false);
+  std::string alternation;
+  for (const ClassPattern& pattern : params.patterns) {
+    const RE2 alone(pattern.regex, options);
+    if (!alone.ok()) {
+      return base::ConfigError(pattern.where, "op_path rule for role \"" + params.role_name +
+                                                  "\": bad pattern '" + pattern.regex +
+                                                  "': " + alone.error());
+    }
+    if (!alternation.empty()) alternation += '|';
+    alternation += "(?:" + pattern.regex + ")";
+  }
+  auto regex = std::make_unique<RE2>(alternation, options);
+  if (!regex->ok()) {
+    return base::ConfigError(params.patterns.front().where,
+                             "op_path rule for role \"" + params.role_name +
+                                 "\": the patterns do not combine: " + regex->error());
+  }
+  std::unique_ptr<OpPathRule> rule(new OpPathRule(std::move(params)));
+  rule->regex_ = std::move(regex);
+  return rule;
+}
+
+OpPathRule::OpPathRule(OpPathParams params) : p_(std::move(params)) {}
+
+OpPathRule::~OpPathRule() = default;
+
+bool OpPathRule::Usable(const SequenceView& seq) {
+  return seq.ranges != nullptr && !seq.ranges->empty() && seq.names != nullptr &&
+         seq.launch_thread.size() == seq.dispatches.size() &&
+         seq.launch_time.size() == seq.dispatches.size();
+}
+
+void OpPathRule::Apply(const SequenceView& seq, std::vector<RoleId>& roles) const {
+  if (!Usable(seq)) return;
+  RoleWriter writer(roles, p_.overwrite);
+  std::vector<uint8_t> memo(seq.names->size(), 0);  // per range name: 0 unknown, 1 no, 2 yes
+  std::vector<trace::StringId> path;
+  for (size_t i = 0; i < seq.dispatches.size(); ++i) {
+    if (!writer.Writable(i) || seq.launch_time[i] == kUnknownLaunch) continue;
+    seq.ranges->Enclosing(seq.launch_thread[i], seq.launch_time[i], &path);
+    for (const trace::StringId name : path) {
+      if (name >= memo.size()) continue;
+      uint8_t& hit = memo[name];
+      if (hit == 0) hit = RE2::PartialMatch(seq.names->Get(name), *regex_) ? 2 : 1;
+      if (hit == 2) {
+        writer.Set(i, p_.role);
+        break;
+      }
+    }
+  }
+}
+
+void OpPathRule::Diagnose(const SequenceView& seq, std::vector<std::string>* warnings) const {
+  if (Usable(seq)) return;
+  const std::string sentence =
+      "the trace has no launch threads and times or no annotation ranges, so the op_path rules "
+      "were skipped (the sequence rules still apply)";
+  for (const std::string& w : *warnings) {
+    if (w == sentence) return;  // one sentence for all op_path rules
+  }
+  warnings->push_back(sentence);
+}
+
+}  // namespace decodeprof::analysis
