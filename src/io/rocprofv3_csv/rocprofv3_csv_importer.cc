@@ -1,5 +1,7 @@
 #include "src/io/rocprofv3_csv/rocprofv3_csv_importer.h"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <bit>
 #include <cstddef>
@@ -287,10 +289,18 @@ void ImportLaterPart(std::stop_token cancel, CsvReader& reader, const Columns& c
             RowsEnd::kEnd;
 }
 
+// The CPUs this process may run on (its affinity mask, e.g. under taskset), else the machine's.
+unsigned UsableCores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof(set), &set) == 0) return static_cast<unsigned>(CPU_COUNT(&set));
+  return std::thread::hardware_concurrency();
+}
+
 // Where a second thread may start: the first line start after the middle of the file, or -1
 // when the file is not worth splitting.
 int64_t ChooseSplit(const std::string& path, const CsvSplitOptions& options) {
-  const unsigned cores = options.cores != 0 ? options.cores : std::thread::hardware_concurrency();
+  const unsigned cores = options.cores != 0 ? options.cores : UsableCores();
   if (cores < 2) return -1;
   std::error_code ec;
   const uintmax_t size = std::filesystem::file_size(path, ec);

@@ -80,13 +80,13 @@ base::StatusOr<CsvImportStats> ImportRocprofv3Csv(CsvReader& reader, trace::Stri
 // of the abandoned second part).
 //
 // One thread does everything when the file is smaller than options.min_split_bytes, when
-// fewer than 2 cores are available, or when no thread can be started. Errors are exactly
-// those of ImportRocprofv3Csv (the first in file order, with its line): an error after the cut
-// makes the calling thread parse on to it.
+// fewer than 2 cores are available (options.cores), or when no thread can be started. Errors are
+// exactly those of ImportRocprofv3Csv (the first in file order, with its line): an error after the
+// cut makes the calling thread parse on to it.
 struct CsvSplitOptions {
   CsvReader::Options reader;
   int64_t min_split_bytes = int64_t{64} << 20;
-  // Cores to use at most; 0 = std::thread::hardware_concurrency().
+  // Cores available; 0 = those this process may run on (its CPU affinity).
   unsigned cores = 0;
 };
 
