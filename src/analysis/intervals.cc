@@ -62,4 +62,16 @@ base::StatusOr<GapAttribution> AttributeGaps(std::span<const trace::Dispatch> di
   return out;
 }
 
+std::vector<trace::DurationNs> GapEndedByEach(std::span<const trace::Dispatch> dispatches,
+                                              trace::TimestampNs lo, trace::TimestampNs hi) {
+  std::vector<trace::DurationNs> out;
+  out.reserve(dispatches.size());
+  trace::TimestampNs frontier = lo;
+  for (const trace::Dispatch& d : dispatches) {
+    out.push_back(std::max<trace::DurationNs>(0, std::min(d.start, hi) - frontier));
+    frontier = std::max(frontier, std::min(d.end, hi));
+  }
+  return out;
+}
+
 }  // namespace decodeprof::analysis

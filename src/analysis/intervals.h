@@ -34,4 +34,10 @@ base::StatusOr<GapAttribution> AttributeGaps(std::span<const trace::Dispatch> di
                                              std::span<const RoleId> roles, trace::TimestampNs lo,
                                              trace::TimestampNs hi);
 
+// The idle time charged to each dispatch by AttributeGaps' rule (the stretch it ends), one
+// value per dispatch in the same order; the tail is in no entry. {10–20, 15–30, 40–50, 45–48,
+// 60–70} in [0, 100] → {10, 0, 10, 0, 10}.
+std::vector<trace::DurationNs> GapEndedByEach(std::span<const trace::Dispatch> dispatches,
+                                              trace::TimestampNs lo, trace::TimestampNs hi);
+
 }  // namespace decodeprof::analysis

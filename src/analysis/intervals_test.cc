@@ -60,5 +60,14 @@ TEST(AttributeGapsTest, LengthMismatchIsAnError) {
   EXPECT_EQ(gaps.status().message(), "1 dispatches but 0 roles");
 }
 
+TEST(GapEndedByEachTest, MatchesAttributeGapsPerDispatch) {
+  // AttributeGaps' seed example: the tail (30) is in no entry; 10 + 10 + 10 + 30 = 100 − 40.
+  const auto d = Spans({{10, 20}, {15, 30}, {40, 50}, {45, 48}, {60, 70}});
+  EXPECT_EQ(GapEndedByEach(d, 0, 100), (std::vector<trace::DurationNs>{10, 0, 10, 0, 10}));
+  // A dispatch starting after hi ends nothing; one running past hi leaves no tail.
+  EXPECT_EQ(GapEndedByEach(Spans({{5, 10}, {95, 130}}), 0, 100),
+            (std::vector<trace::DurationNs>{5, 85}));
+}
+
 }  // namespace
 }  // namespace decodeprof::analysis

@@ -200,15 +200,38 @@ base::StatusOr<Summary> BuildSummary(const SummaryInputs& in, const Attribution&
   };
   const std::optional<double> scale =
       GapScale(s.plain_host_gap_ms_per_token_est, s.host_gap_ms_per_token);
-  const auto wall_fields = [&](const std::vector<RoleId>& set) {
+  // Per-dispatch gaps, only needed (and computed once) when a unit names classes.
+  std::vector<DurationNs> gap_by_dispatch;
+  const auto contains = [](const auto& set, auto value) {
+    return std::find(set.begin(), set.end(), value) != set.end();
+  };
+  const auto wall_fields = [&](const std::vector<RoleId>& set, const std::vector<ClassId>& cls,
+                               HostGapOwnership host_gap) {
     WallFieldInputs w;
-    for (RoleId r : set) {
-      if (const auto* e = roles.Find(RoleSlot(r))) {
-        w.kernel_ns += e->ns;
-        w.calls += e->calls;
+    if (cls.empty()) {
+      // The seed's role-set sums (spec 2.9).
+      for (RoleId r : set) {
+        if (const auto* e = roles.Find(RoleSlot(r))) {
+          w.kernel_ns += e->ns;
+          w.calls += e->calls;
+        }
+        w.gap_ns += gap_of(r);
       }
-      w.gap_ns += gap_of(r);
+    } else {
+      // Roles and classes: every dispatch holding either counts once.
+      if (gap_by_dispatch.size() != decode.size()) {
+        gap_by_dispatch = GapEndedByEach(decode, window.lo, window.hi);
+      }
+      for (size_t i = 0; i < decode.size(); ++i) {
+        if (!contains(set, attribution.roles[i]) && !contains(cls, attribution.classes[i])) {
+          continue;
+        }
+        w.kernel_ns += decode[i].duration();
+        ++w.calls;
+        w.gap_ns += gap_by_dispatch[i];
+      }
     }
+    if (host_gap == HostGapOwnership::kAll) w.gap_ns = wall - busy;
     w.gpu_sum_ns = gpu_sum;
     w.wall_ns = wall;
     w.tokens = tokens;
@@ -218,14 +241,22 @@ base::StatusOr<Summary> BuildSummary(const SummaryInputs& in, const Attribution&
   };
   const ModelConfig config = in.model.value_or(ModelConfig{});
   const bool sampled = in.temperature > 0;
+  const std::vector<ClassId> no_classes;
   for (size_t u = 0; u < units.size(); ++u) {
+    const Unit& unit = units[u];
     const UnitReach reach = in.units->Reach(u, config, sampled);
+    // A reached set is the whole unit (classes, owned host time) only when the reach case
+    // says so; a list of roles reaches those roles and their own gaps.
+    const auto reached_set = [&](const std::vector<RoleId>& set, bool whole) {
+      return whole ? wall_fields(set, unit.classes, unit.host_gap)
+                   : wall_fields(set, no_classes, HostGapOwnership::kRoles);
+    };
     UnitSummary out;
-    out.id = units[u].id;
-    out.port = units[u].port;
-    const WallFieldInputs fallback = wall_fields(units[u].fallback_roles);
-    const WallFieldInputs reached = wall_fields(reach.default_roles);
-    const WallFieldInputs optin = wall_fields(reach.optin_roles);
+    out.id = unit.id;
+    out.port = unit.port;
+    const WallFieldInputs fallback = wall_fields(unit.fallback_roles, unit.classes, unit.host_gap);
+    const WallFieldInputs reached = reached_set(reach.default_roles, reach.default_whole);
+    const WallFieldInputs optin = reached_set(reach.optin_roles, reach.optin_whole);
     out.fallback_share_pct = share(fallback.kernel_ns);
     out.fallback_dispatches_per_token = per_token(static_cast<double>(fallback.calls), 1);
     out.reached_default_share_pct = share(reached.kernel_ns);
@@ -235,6 +266,8 @@ base::StatusOr<Summary> BuildSummary(const SummaryInputs& in, const Attribution&
     out.reached_default = ComputeWallFields(reached);
     out.reached_optin = ComputeWallFields(optin);
     out.note = reach.note;
+    for (ClassId c : unit.classes) out.classes.push_back(class_names[c]);
+    if (unit.host_gap == HostGapOwnership::kAll) out.host_gap = "all";
     s.units.push_back(std::move(out));
   }
 
@@ -250,7 +283,8 @@ base::StatusOr<Summary> BuildSummary(const SummaryInputs& in, const Attribution&
     std::sort(stat.roles.begin(), stat.roles.end());
     for (const Unit& unit : units) {
       const bool holds = std::any_of(unit.fallback_roles.begin(), unit.fallback_roles.end(),
-                                     [&](RoleId r) { return k.roles_seen[RoleSlot(r)]; });
+                                     [&](RoleId r) { return k.roles_seen[RoleSlot(r)]; }) ||
+                         contains(unit.classes, k.cls);
       if (holds) stat.unit_ids.push_back(unit.id);
     }
     std::sort(stat.unit_ids.begin(), stat.unit_ids.end());

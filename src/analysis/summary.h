@@ -48,6 +48,11 @@ struct UnitSummary {
   WallFields reached_default;
   WallFields reached_optin;  // decodeprof's addition, written after `note`
   std::string note;
+  // decodeprof's additions for units that opt in (written only when set, so the seed's
+  // units keep their entries): the names of the unit's classes, and "all" when the unit
+  // owns the window's whole host gap ("" = the gaps of its own dispatches).
+  std::vector<std::string> classes;
+  std::string host_gap;
 };
 
 struct Summary {

@@ -159,5 +159,117 @@ TEST(SummaryTest, ZeroWallGivesNullWallFields) {
   EXPECT_EQ(s->units[0].fallback.ceiling_wall, std::nullopt);
 }
 
+// Units that own host time or name classes (docs/packs.md, "Writing units"). Worked by hand:
+//   window [0, 1 000 000] ns, 2 tokens, plain 2500 tok/s.
+//   qmv_a    100 000–300 000  class qmv,  no role       gap 100 000
+//   rope_k   400 000–450 000  class rope, rope_append   gap 100 000
+//   copy_gg  450 000–500 000  class copy, rope_append   gap       0
+//   qmv_a    600 000–800 000  class qmv,  no role       gap 100 000   (tail 200 000)
+//   busy = gpu_sum = 500 000; host gap = wall − busy = 500 000 = 0.25 ms/token.
+//   plain wall 1000/2500 = 0.4 ms/token; plain gap est 0.4 − 0.25 = 0.15; scale 0.15/0.25 = 0.6.
+// "graph" (no roles, host_gap all): kernel 0, gap 500 000, calls 0
+//   gap 0.25 ms/token, 0.0 us/dispatch, wall 50.0 %, gpu ceiling 1/(1−0) = 1.0,
+//   wall ceiling 1/(1−0.5) = 2.0, plain (0 + 500 000·0.6)/1e6/2/0.4 = 0.375 → 1/0.625 = 1.6.
+// "gemv" (classes [qmv], host_gap roles): kernel 400 000, gap 200 000, 2 calls
+//   gap 0.1 ms/token, 100.0 us/dispatch, wall 0.6 → 60.0 %, gpu 1/(1−0.8) = 5.0,
+//   wall 1/(1−0.6) = 2.5, plain (400 000 + 120 000)/1e6/2/0.4 = 0.65 → 1/0.35 = 2.86.
+// "rope" (roles [rope_append], classes [rope], host_gap all): rope_k holds both and counts
+//   once → kernel 100 000, 2 calls, gap = all = 500 000
+//   gap 0.25 ms/token, 250.0 us/dispatch, wall 0.6 → 60.0 %, gpu 1/(1−0.2) = 1.25,
+//   wall 2.5, plain (100 000 + 300 000)/1e6/2/0.4 = 0.5 → 2.0.
+//   Its default reach lists the role only (not "all"): kernel 100 000, gap of the role's own
+//   dispatches 100 000 → 0.05 ms/token, 20.0 %, 1.25, 1.25, (160 000)/1e6/2/0.4 = 0.2 → 1.25.
+TEST(SummaryTest, UnitsOwningHostTimeAndNamingClasses) {
+  Fixture f;
+  f.units = FakeUnits{{Unit{"graph", "capture the decode step", {}, {}, HostGapOwnership::kAll},
+                       Unit{"gemv", "gemv kernel", {}, {0}, HostGapOwnership::kRoles},
+                       Unit{"rope", "fused rope", {0}, {1}, HostGapOwnership::kAll}},
+                      {UnitReach{{}, {}, "always", true, false}, UnitReach{{}, {}, "", true, true},
+                       UnitReach{{0}, {0}, "", false, false}}};
+  f.window.lo = 0;
+  f.window.hi = 1000000;
+  f.Add("qmv_a", 100000, 300000);
+  f.Add("rope_k", 400000, 450000);
+  f.Add("copy_gg", 450000, 500000);
+  f.Add("qmv_a", 600000, 800000);
+  SummaryInputs in = f.Inputs();
+  in.profiled.generated_tokens = 2;
+  in.plain = trace::BenchResults{.decode_tok_s = 2500.0};
+  auto s = BuildSummary(in, Attribute(in));
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  ASSERT_EQ(s->host_gap_ms_per_token, 0.25);
+  ASSERT_EQ(s->plain_host_gap_ms_per_token_est, 0.15);
+  ASSERT_EQ(s->units.size(), 3u);
+  const auto expect = [](const WallFields& w, double gap_ms, double us, double wall_pct, double gpu,
+                         double wall, double plain) {
+    EXPECT_EQ(w.host_gap_ms_per_token, gap_ms);
+    EXPECT_EQ(w.host_gap_us_per_dispatch, us);
+    EXPECT_EQ(w.wall_share_pct, wall_pct);
+    EXPECT_EQ(w.ceiling_gpu_share, gpu);
+    EXPECT_EQ(w.ceiling_wall, wall);
+    EXPECT_EQ(w.plain_ceiling_wall_est, plain);
+  };
+  const UnitSummary& graph = s->units[0];
+  EXPECT_EQ(graph.fallback_share_pct, 0.0);
+  EXPECT_EQ(graph.fallback_dispatches_per_token, 0.0);
+  expect(graph.fallback, 0.25, 0.0, 50.0, 1.0, 2.0, 1.6);
+  expect(graph.reached_default, 0.25, 0.0, 50.0, 1.0, 2.0, 1.6);
+  expect(graph.reached_optin, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0);  // not reached
+  EXPECT_EQ(graph.host_gap, "all");
+  EXPECT_TRUE(graph.classes.empty());
+
+  const UnitSummary& gemv = s->units[1];
+  EXPECT_EQ(gemv.fallback_share_pct, 80.0);
+  EXPECT_EQ(gemv.fallback_dispatches_per_token, 1.0);
+  expect(gemv.fallback, 0.1, 100.0, 60.0, 5.0, 2.5, 2.86);
+  expect(gemv.reached_optin, 0.1, 100.0, 60.0, 5.0, 2.5, 2.86);
+  EXPECT_EQ(gemv.classes, std::vector<std::string>{"qmv"});
+  EXPECT_EQ(gemv.host_gap, "");
+
+  const UnitSummary& rope = s->units[2];
+  EXPECT_EQ(rope.fallback_share_pct, 20.0);
+  EXPECT_EQ(rope.fallback_dispatches_per_token, 1.0);
+  expect(rope.fallback, 0.25, 250.0, 60.0, 1.25, 2.5, 2.0);
+  EXPECT_EQ(rope.reached_default_share_pct, 20.0);
+  expect(rope.reached_default, 0.05, 50.0, 20.0, 1.25, 1.25, 1.25);
+
+  // The kernel table names the units by class too; a class names no role.
+  ASSERT_EQ(s->kernels.size(), 3u);
+  EXPECT_EQ(s->kernels[0].name, "qmv_a");
+  EXPECT_EQ(s->kernels[0].unit_ids, std::vector<std::string>{"gemv"});
+  EXPECT_EQ(s->kernels[1].unit_ids, std::vector<std::string>{"rope"});  // rope_k
+  EXPECT_EQ(s->kernels[2].unit_ids, std::vector<std::string>{"rope"});  // copy_gg, by role
+  // Classes insert nothing into the role tables; "graph" and "gemv" have no roles.
+  ASSERT_EQ(s->role_share_pct.size(), 2u);
+}
+
+TEST(SummaryTest, RoleOnlyUnitsKeepTheSeedSums) {
+  // The same role set as a roles-only unit and as a roles+classes unit whose class adds no
+  // dispatch: identical fields, so naming classes changes nothing but the dispatches added.
+  Fixture f;
+  f.units = FakeUnits{{Unit{"a", "seed-style", {0}}, Unit{"b", "with class", {0}, {2}}},
+                      {UnitReach{{0}, {0}, ""}, UnitReach{{0}, {0}, ""}}};
+  f.window.lo = 0;
+  f.window.hi = 1000;
+  f.Add("qmv_a", 0, 100);
+  f.Add("rope_k", 110, 130);
+  f.Add("copy_gg", 140, 150);
+  SummaryInputs in = f.Inputs();
+  in.profiled.generated_tokens = 1;
+  auto s = BuildSummary(in, Attribute(in));
+  ASSERT_TRUE(s.ok());
+  // copy_gg is class copy (2) and role rope_append: counted once in "b".
+  const UnitSummary& a = s->units[0];
+  const UnitSummary& b = s->units[1];
+  EXPECT_EQ(a.fallback_share_pct, b.fallback_share_pct);
+  EXPECT_EQ(a.fallback.host_gap_ms_per_token, b.fallback.host_gap_ms_per_token);
+  EXPECT_EQ(a.fallback.ceiling_wall, b.fallback.ceiling_wall);
+  EXPECT_EQ(a.fallback_dispatches_per_token, 2.0);
+  EXPECT_EQ(b.fallback_dispatches_per_token, 2.0);
+  // gaps: rope_k ends 10 ns, copy_gg 10 ns → 20 ns; (30 + 20) / 1000 → 5.0 %.
+  EXPECT_EQ(a.fallback.wall_share_pct, 5.0);
+  EXPECT_EQ(a.host_gap, "");
+}
+
 }  // namespace
 }  // namespace decodeprof::analysis

@@ -31,8 +31,11 @@ UnitReach DataUnitTable::Reach(size_t index, const ModelConfig& config, bool sam
   if (index >= cases_.size()) return {};
   for (const ReachCase& reach_case : cases_[index]) {
     if (!CaseMatches(reach_case, config, sampled)) continue;
-    return UnitReach{reach_case.default_roles, reach_case.optin_roles,
-                     RenderNote(reach_case.note, config)};
+    const std::vector<RoleId>& all = units_[index].fallback_roles;
+    return UnitReach{reach_case.default_whole ? all : reach_case.default_roles,
+                     reach_case.optin_whole ? all : reach_case.optin_roles,
+                     RenderNote(reach_case.note, config), reach_case.default_whole,
+                     reach_case.optin_whole};
   }
   return {};
 }

@@ -1,7 +1,8 @@
 // Work units as data (seed spec 2.8): each unit names the roles it would replace, and an
 // ordered list of reach cases says, per model config and sampling mode, which roles the
 // shipped defaults and the opt-in switches reach. The first case whose conditions all hold
-// wins; a unit with no matching case reaches nothing and has an empty note.
+// wins; a unit with no matching case reaches nothing and has an empty note. A case may reach
+// the whole unit, which is how a unit's classes and owned host time are reached.
 #pragma once
 
 #include <optional>
@@ -18,9 +19,12 @@ struct ReachCase {
   std::vector<std::string> model_types;  // config.model_type is one of them
   std::vector<std::string> rope_types;   // config.rope_type is one of them
   std::optional<bool> sampled;           // the run's sampling mode equals it
-  // Outcome.
+  // Outcome. `*_whole`: the set is the whole unit (its roles, classes and owned host time;
+  // written `default = "all"`), and the role list is then ignored.
   std::vector<RoleId> default_roles;
   std::vector<RoleId> optin_roles;
+  bool default_whole = false;
+  bool optin_whole = false;
   std::string note;  // template: {model_type} and {rope_type} are replaced
 };
 

@@ -141,7 +141,41 @@ TEST(BuiltinFilesTest, EmbeddedTextEqualsTheSourceFiles) {
     }
   }
   EXPECT_EQ(BuiltinPackFiles()[0].path, "packs/mlx-rocm.toml");
-  EXPECT_EQ(BuiltinUnitsFiles()[0].path, "packs/units/mlx-rocm-ports.toml");
+  EXPECT_EQ(BuiltinUnitsFiles()[0].path, "packs/units/h200-decode.toml");
+  EXPECT_EQ(BuiltinUnitsFiles()[1].path, "packs/units/mlx-rocm-ports.toml");
+}
+
+// packs/units/h200-decode.toml on pytorch-cuda: eight units, the CUDA-graph unit owning the
+// whole host gap with no kernels, the kernel units keyed on classes that never overlap.
+TEST(BuiltinFilesTest, H200DecodeUnitsLoadOnThePytorchCudaPack) {
+  auto pack = LoadPack("pytorch-cuda");
+  ASSERT_TRUE(pack.ok()) << pack.status().ToString();
+  auto units = LoadUnits("h200-decode", **pack);
+  ASSERT_TRUE(units.ok()) << units.status().ToString();
+  const auto& list = (*units)->units();
+  ASSERT_EQ(list.size(), 8u);
+  EXPECT_EQ(list[0].id, "cuda_graph");
+  EXPECT_EQ(list[0].port, "capture the decode step in a CUDA graph");
+  EXPECT_EQ(list[0].host_gap, analysis::HostGapOwnership::kAll);
+  EXPECT_TRUE(list[0].classes.empty());
+  EXPECT_TRUE(list[0].fallback_roles.empty());
+  std::vector<int> owner((*pack)->class_names().size(), -1);
+  for (size_t u = 0; u < list.size(); ++u) {
+    if (u > 0) {
+      EXPECT_EQ(list[u].host_gap, analysis::HostGapOwnership::kRoles) << list[u].id;
+      EXPECT_FALSE(list[u].classes.empty()) << list[u].id;
+    }
+    for (analysis::ClassId c : list[u].classes) {
+      EXPECT_EQ(owner[c], -1) << (*pack)->class_names()[c] << " in two units";
+      owner[c] = static_cast<int>(u);
+    }
+    // Every unit is reached whole on a greedy and a sampled run, except the sampler,
+    // which a greedy run does not reach.
+    const bool sampler = list[u].id == "sampler";
+    EXPECT_EQ((*units)->Reach(u, {"llama", ""}, false).default_whole, !sampler) << list[u].id;
+    EXPECT_TRUE((*units)->Reach(u, {"llama", ""}, true).default_whole) << list[u].id;
+  }
+  EXPECT_EQ(owner[(*pack)->other_class()], -1);
 }
 
 TEST(BuiltinFilesTest, ThePackFileOnDiskLoadsLikeTheBuiltin) {

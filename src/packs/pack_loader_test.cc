@@ -57,7 +57,7 @@ TEST(LoadPackTest, BuiltinPackByName) {
   EXPECT_EQ((*pack)->name(), "mlx-rocm");
   EXPECT_EQ(DefaultUnitsOf(**pack), "mlx-rocm-ports");
   EXPECT_EQ(BuiltinPackNames(), (std::vector<std::string>{"mlx-rocm", "pytorch-cuda"}));
-  EXPECT_EQ(BuiltinUnitsNames(), std::vector<std::string>{"mlx-rocm-ports"});
+  EXPECT_EQ(BuiltinUnitsNames(), (std::vector<std::string>{"h200-decode", "mlx-rocm-ports"}));
 }
 
 TEST(LoadPackTest, UnknownBuiltinNameListsTheBuiltinPacks) {
@@ -260,6 +260,66 @@ TEST(UnitsErrorsTest, DuplicateIdMissingPortAndSyntax) {
                       "[[unit]]\nid = \"1\"\nport = \"p\"\nroles = []\n"
                       "[[unit.reach]]\nmodel = [\"llama\"]\n"),
            "u_key.toml", 6, "unknown key 'model'");
+}
+
+TEST(UnitsErrorsTest, ClassesHostGapAndWholeReach) {
+  ExpectAt(UnitsError("u_class.toml",
+                      "[[unit]]\n"                // 1
+                      "id = \"1\"\n"              // 2
+                      "port = \"p\"\n"            // 3
+                      "classes = [\"qmv\",\n"     // 4
+                      "           \"qmvv\"]\n"),  // 5
+           "u_class.toml", 5, "unknown class \"qmvv\" (classes of pack mlx-rocm: ");
+  ExpectAt(UnitsError("u_gap.toml",
+                      "[[unit]]\n"               // 1
+                      "id = \"1\"\n"             // 2
+                      "port = \"p\"\n"           // 3
+                      "host_gap = \"some\"\n"),  // 4
+           "u_gap.toml", 4, "host_gap \"some\" is neither \"roles\" nor \"all\"");
+  ExpectAt(UnitsError("u_gap_type.toml", "[[unit]]\nid = \"1\"\nport = \"p\"\nhost_gap = 1\n"),
+           "u_gap_type.toml", 4, "host_gap");
+  // Without classes or host_gap, roles stay required.
+  ExpectAt(UnitsError("u_noroles.toml", "[[unit]]\nid = \"1\"\nport = \"p\"\n"), "u_noroles.toml",
+           1, "missing key 'roles'");
+  // "all" is only the bare string; in a list it is a role name like any other.
+  ExpectAt(UnitsError("u_all_list.toml",
+                      "[[unit]]\nid = \"1\"\nport = \"p\"\nroles = []\n"
+                      "[[unit.reach]]\n"         // 5
+                      "default = [\"all\"]\n"),  // 6
+           "u_all_list.toml", 6, "unknown role \"all\"");
+}
+
+TEST(LoadUnitsTest, ClassesHostGapAndWholeReach) {
+  auto pack = LoadPack("mlx-rocm");
+  ASSERT_TRUE(pack.ok());
+  auto units = LoadUnits(WriteTemp("u_host.toml",
+                                   "[[unit]]\nid = \"graph\"\nport = \"p\"\nhost_gap = \"all\"\n"
+                                   "[[unit.reach]]\ndefault = \"all\"\n"
+                                   "[[unit]]\nid = \"k\"\nport = \"q\"\n"
+                                   "roles = [\"ssm_step\"]\nclasses = [\"gemm\", \"qmv\"]\n"
+                                   "host_gap = \"roles\"\n"
+                                   "[[unit.reach]]\nsampled = true\noptin = \"all\"\n"),
+                         **pack);
+  ASSERT_TRUE(units.ok()) << units.status().ToString();
+  ASSERT_EQ((*units)->units().size(), 2u);
+  const analysis::Unit& graph = (*units)->units()[0];
+  EXPECT_TRUE(graph.fallback_roles.empty());
+  EXPECT_TRUE(graph.classes.empty());
+  EXPECT_EQ(graph.host_gap, analysis::HostGapOwnership::kAll);
+  const analysis::UnitReach graph_reach = (*units)->Reach(0, {}, false);
+  EXPECT_TRUE(graph_reach.default_whole);
+  EXPECT_FALSE(graph_reach.optin_whole);
+  const analysis::Unit& k = (*units)->units()[1];
+  EXPECT_EQ(k.host_gap, analysis::HostGapOwnership::kRoles);
+  ASSERT_EQ(k.classes.size(), 2u);
+  EXPECT_EQ((*pack)->class_names()[k.classes[0]], "gemm");
+  EXPECT_EQ((*pack)->class_names()[k.classes[1]], "qmv");
+  const analysis::UnitReach sampled = (*units)->Reach(1, {}, true);
+  EXPECT_FALSE(sampled.default_whole);
+  EXPECT_TRUE(sampled.default_roles.empty());
+  EXPECT_TRUE(sampled.optin_whole);
+  EXPECT_EQ(sampled.optin_roles, k.fallback_roles);  // "all" reaches the unit's roles too
+  EXPECT_FALSE((*units)->Reach(1, {}, false).optin_whole);
 }
 
 TEST(LoadUnitsTest, FileWithConditionsAndTemplates) {

@@ -1,4 +1,5 @@
 // Units files → DataUnitTable (docs/packs.md, "Units files").
+#include <algorithm>
 #include <utility>
 
 #include "src/packs/parsers.h"
@@ -7,6 +8,7 @@
 namespace decodeprof::packs {
 namespace {
 
+using analysis::ClassId;
 using analysis::RoleId;
 using base::ConfigError;
 using base::StatusOr;
@@ -22,6 +24,9 @@ class UnitsParser {
   StatusOr<analysis::ReachCase> ParseCase(const TomlFields& f);
   StatusOr<std::vector<RoleId>> Roles(const TomlFields& f, std::string_view key,
                                       bool required) const;
+  StatusOr<std::vector<ClassId>> Classes(const TomlFields& f) const;
+  // `key = "all"` (a bare string, not a list): the reach case reaches the whole unit.
+  static bool IsWhole(const TomlFields& f, std::string_view key);
   StatusOr<std::vector<std::string>> Values(const TomlFields& f, std::string_view key) const;
 
   std::string_view file_;
@@ -58,7 +63,7 @@ StatusOr<std::unique_ptr<analysis::DataUnitTable>> UnitsParser::Parse(std::strin
 }
 
 StatusOr<analysis::UnitSpec> UnitsParser::ParseUnit(const TomlFields& f) {
-  DP_RETURN_IF_ERROR(f.CheckKeys({"id", "port", "roles", "reach"}));
+  DP_RETURN_IF_ERROR(f.CheckKeys({"id", "port", "roles", "classes", "host_gap", "reach"}));
   analysis::UnitSpec spec;
   const toml::node* id = f.Get("id");
   if (id != nullptr && id->is_integer()) {
@@ -68,7 +73,17 @@ StatusOr<analysis::UnitSpec> UnitsParser::ParseUnit(const TomlFields& f) {
   }
   if (spec.unit.id.empty()) return ConfigError(f.where("id"), f.what() + ": empty id");
   DP_ASSIGN_OR_RETURN(spec.unit.port, f.RequiredString("port"));
-  DP_ASSIGN_OR_RETURN(spec.unit.fallback_roles, Roles(f, "roles", true));
+  // `roles` may be left out by a unit that names classes or owns host time.
+  DP_ASSIGN_OR_RETURN(spec.unit.fallback_roles,
+                      Roles(f, "roles", !f.Has("classes") && !f.Has("host_gap")));
+  DP_ASSIGN_OR_RETURN(spec.unit.classes, Classes(f));
+  DP_ASSIGN_OR_RETURN(const std::string host_gap, f.OptionalString("host_gap", "roles"));
+  if (host_gap == "all") {
+    spec.unit.host_gap = analysis::HostGapOwnership::kAll;
+  } else if (host_gap != "roles") {
+    return ConfigError(f.where("host_gap"), f.what() + ": host_gap \"" + host_gap +
+                                                "\" is neither \"roles\" nor \"all\"");
+  }
   DP_ASSIGN_OR_RETURN(std::vector<const toml::table*> cases, f.TableList("reach"));
   for (size_t i = 0; i < cases.size(); ++i) {
     const TomlFields cf(*cases[i], file_,
@@ -86,8 +101,14 @@ StatusOr<analysis::ReachCase> UnitsParser::ParseCase(const TomlFields& f) {
   DP_ASSIGN_OR_RETURN(reach_case.model_types, Values(f, "model_type"));
   DP_ASSIGN_OR_RETURN(reach_case.rope_types, Values(f, "rope_type"));
   DP_ASSIGN_OR_RETURN(reach_case.sampled, f.OptionalBool("sampled"));
-  DP_ASSIGN_OR_RETURN(reach_case.default_roles, Roles(f, "default", false));
-  DP_ASSIGN_OR_RETURN(reach_case.optin_roles, Roles(f, "optin", false));
+  reach_case.default_whole = IsWhole(f, "default");
+  reach_case.optin_whole = IsWhole(f, "optin");
+  if (!reach_case.default_whole) {
+    DP_ASSIGN_OR_RETURN(reach_case.default_roles, Roles(f, "default", false));
+  }
+  if (!reach_case.optin_whole) {
+    DP_ASSIGN_OR_RETURN(reach_case.optin_roles, Roles(f, "optin", false));
+  }
   DP_ASSIGN_OR_RETURN(reach_case.note, f.OptionalString("note"));
   return reach_case;
 }
@@ -107,6 +128,28 @@ StatusOr<std::vector<RoleId>> UnitsParser::Roles(const TomlFields& f, std::strin
     out.push_back(*role);
   }
   return out;
+}
+
+StatusOr<std::vector<ClassId>> UnitsParser::Classes(const TomlFields& f) const {
+  DP_ASSIGN_OR_RETURN(std::vector<StringAt> names, f.StringList("classes", false));
+  const std::vector<std::string>& known = pack_.class_names();
+  std::vector<ClassId> out;
+  for (const StringAt& name : names) {
+    const auto it = std::find(known.begin(), known.end(), name.value);
+    if (it == known.end()) {
+      std::string list;
+      for (const std::string& c : known) list += (list.empty() ? "" : ", ") + c;
+      return ConfigError(name.where, f.what() + ": unknown class \"" + name.value +
+                                         "\" (classes of pack " + pack_.name() + ": " + list + ")");
+    }
+    out.push_back(static_cast<ClassId>(it - known.begin()));
+  }
+  return out;
+}
+
+bool UnitsParser::IsWhole(const TomlFields& f, std::string_view key) {
+  const toml::node* node = f.Get(key);
+  return node != nullptr && node->is_string() && node->as_string()->get() == "all";
 }
 
 StatusOr<std::vector<std::string>> UnitsParser::Values(const TomlFields& f,

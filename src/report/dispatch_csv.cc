@@ -1,6 +1,7 @@
 #include "src/report/dispatch_csv.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,19 +14,35 @@ base::Status WriteDispatchCsv(const std::string& path, const analysis::DecodeWin
                               const trace::StringPool& names,
                               const analysis::Attribution& attribution, const analysis::Pack& pack,
                               const analysis::UnitTable& units) {
-  // Per role: its name and the ;-joined ids of the units that would replace it.
+  // Per role and per class: the ids of the units that would replace it.
   const auto& role_names = pack.role_names();
-  std::vector<std::string> role_units(role_names.size());
-  for (size_t r = 0; r < role_names.size(); ++r) {
-    std::vector<std::string> ids;
-    for (const analysis::Unit& unit : units.units()) {
-      for (analysis::RoleId fr : unit.fallback_roles) {
-        if (static_cast<size_t>(fr) == r) ids.push_back(unit.id);
-      }
+  const auto& class_names = pack.class_names();
+  std::vector<std::vector<std::string>> role_ids(role_names.size());
+  std::vector<std::vector<std::string>> class_ids(class_names.size());
+  for (const analysis::Unit& unit : units.units()) {
+    for (analysis::RoleId fr : unit.fallback_roles) {
+      role_ids[static_cast<size_t>(fr)].push_back(unit.id);
     }
-    std::sort(ids.begin(), ids.end());
-    for (size_t i = 0; i < ids.size(); ++i) role_units[r] += (i ? ";" : "") + ids[i];
+    for (analysis::ClassId c : unit.classes) class_ids[c].push_back(unit.id);
   }
+  // The sorted, ;-joined ids of the units holding role `r` (kNoRole = none) or class `c`,
+  // memoized per (role, class) pair in a dense table.
+  std::vector<std::optional<std::string>> cell_of((role_names.size() + 1) * class_names.size());
+  const auto units_cell = [&](analysis::RoleId r, analysis::ClassId c) -> const std::string& {
+    std::optional<std::string>& cell = cell_of[static_cast<size_t>(r + 1) * class_names.size() + c];
+    if (!cell) {
+      cell.emplace();
+      std::vector<std::string> ids = class_ids[c];
+      if (r != analysis::kNoRole) {
+        const auto& more = role_ids[static_cast<size_t>(r)];
+        ids.insert(ids.end(), more.begin(), more.end());
+      }
+      std::sort(ids.begin(), ids.end());
+      ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+      for (size_t i = 0; i < ids.size(); ++i) *cell += (i ? ";" : "") + ids[i];
+    }
+    return *cell;
+  };
   std::vector<std::string> quoted_names(names.size());
   std::vector<bool> quoted(names.size());
 
@@ -49,15 +66,11 @@ base::Status WriteDispatchCsv(const std::string& path, const analysis::DecodeWin
     row += ',';
     row += std::to_string(d.end);
     row += ',';
-    row += pack.class_names()[attribution.classes[i]];
+    row += class_names[attribution.classes[i]];
     row += ',';
-    if (r != analysis::kNoRole) {
-      row += role_names[static_cast<size_t>(r)];
-      row += ',';
-      row += role_units[static_cast<size_t>(r)];
-    } else {
-      row += ',';
-    }
+    if (r != analysis::kNoRole) row += role_names[static_cast<size_t>(r)];
+    row += ',';
+    row += units_cell(r, attribution.classes[i]);
     row += "\r\n";
     writer.Write(row);
   }

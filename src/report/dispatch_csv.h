@@ -1,6 +1,7 @@
 // `<name>_decode_dispatches.csv` (`summarize --emit-dispatches`): one row per decode dispatch
 // in start order — index, kernel, start, end (ns on the window's clock), class, role
-// (empty when none) and the ids of the units whose fallback set holds that role. Same CSV
+// (empty when none) and the ids of the units whose fallback set holds that role or whose
+// classes hold its class (sorted, ;-joined; empty when none). Same CSV
 // dialect as the kernel table. Streamed: a window holds up to millions of dispatches.
 #pragma once
 

@@ -91,6 +91,12 @@ JsonValue SummaryToJson(const analysis::Summary& s) {
     unit.Add("note", JsonValue::Str(u.note));
     // decodeprof's addition: the opt-in set's ceilings (seed spec 2.8 suggests them).
     AddWallFields(unit, "reached_optin", "reached_optin_", u.reached_optin);
+    // Only for units that opt in, so the seed's units keep their entries byte for byte.
+    if (!u.classes.empty()) {
+      JsonValue& classes = unit.Add("classes", JsonValue::MakeArray());
+      for (const std::string& c : u.classes) classes.Push(JsonValue::Str(c));
+    }
+    if (!u.host_gap.empty()) unit.Add("host_gap", JsonValue::Str(u.host_gap));
   }
 
   // decodeprof's own fields, after the seed's.

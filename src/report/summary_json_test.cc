@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "src/analysis/test_pack.h"
+#include "src/base/file_io.h"
+#include "src/report/dispatch_csv.h"
 #include "src/report/kernel_csv.h"
 
 namespace decodeprof::report {
@@ -116,6 +118,26 @@ TEST(SummaryJsonTest, KeysComeInTheSeedsOrderThenDecodeprofs) {
                                       "reached_optin_plain_ceiling_wall_est"}));
 }
 
+TEST(SummaryJsonTest, UnitsThatOptInEndWithTheirClassesAndHostGap) {
+  SampleRun run;
+  analysis::UnitSummary graph = run.summary.units[0];
+  graph.id = "cuda_graph";
+  graph.classes = {"qmv", "rope"};
+  graph.host_gap = "all";
+  run.summary.units.push_back(graph);
+  const auto doc = nlohmann::ordered_json::parse(SummaryJsonText(run.summary));
+  const auto& seed = doc["port_units"]["2063"];
+  EXPECT_FALSE(seed.contains("classes"));
+  EXPECT_FALSE(seed.contains("host_gap"));
+  const std::vector<std::string> keys = Keys(doc["port_units"]["cuda_graph"]);
+  ASSERT_EQ(keys.size(), Keys(seed).size() + 2);
+  EXPECT_EQ(keys[keys.size() - 3], "reached_optin_plain_ceiling_wall_est");
+  EXPECT_EQ(keys[keys.size() - 2], "classes");
+  EXPECT_EQ(keys.back(), "host_gap");
+  EXPECT_EQ(doc["port_units"]["cuda_graph"]["classes"], nlohmann::json::array({"qmv", "rope"}));
+  EXPECT_EQ(doc["port_units"]["cuda_graph"]["host_gap"], "all");
+}
+
 TEST(SummaryJsonTest, NumbersArePythonStyled) {
   SampleRun run;
   const std::string text = SummaryJsonText(run.summary);
@@ -136,6 +158,30 @@ TEST(KernelCsvTest, SeedDialect) {
             "kernel,class,roles,port_units,calls,calls_per_token,total_ns,avg_ns,share_pct\r\n"
             "qmv_a,qmv,,,2,0.67,600,300,96.308\r\n"
             "\"rope, k\",rope,rope_append,2063,1,0.33,23,23,3.692\r\n");
+}
+
+TEST(DispatchCsvTest, UnitsColumnNamesUnitsByRoleAndByClass) {
+  SampleRun run;
+  // "gemv" names class qmv, "both" names role rope_append and class rope: each id once.
+  const FakeUnits units{
+      {analysis::Unit{"2063", "fused rope", {0}}, analysis::Unit{"gemv", "gemv", {}, {0}},
+       analysis::Unit{"both", "rope", {0}, {1}}},
+      {analysis::UnitReach{}, analysis::UnitReach{}, analysis::UnitReach{}}};
+  analysis::SummaryInputs in;
+  in.window = &run.window;
+  in.names = &run.names;
+  in.pack = &run.pack;
+  in.units = &units;
+  const std::string path = ::testing::TempDir() + "/dispatch_csv_units_test.csv";
+  ASSERT_TRUE(
+      WriteDispatchCsv(path, run.window, run.names, analysis::Attribute(in), run.pack, units).ok());
+  auto text = base::ReadFile(path);
+  ASSERT_TRUE(text.ok());
+  EXPECT_EQ(*text,
+            "index,kernel,start_ns,end_ns,class,role,units\r\n"
+            "0,qmv_a,0,300,qmv,,gemv\r\n"
+            "1,\"rope, k\",310,333,rope,rope_append,2063;both\r\n"
+            "2,qmv_a,400,700,qmv,,gemv\r\n");
 }
 
 }  // namespace
