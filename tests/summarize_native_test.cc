@@ -91,7 +91,7 @@ TEST_F(SummarizeNativeTest, MarksFromNvtxRanges) {
   EXPECT_EQ(s["gpu_ms_per_token"], 0.0001);  // 360 ns / 4 tokens, rounded to 4 places
   EXPECT_EQ(s["class_share_pct"]["gemv"], 83.33);
   EXPECT_EQ(s["class_share_pct"]["elementwise"], 16.67);
-  EXPECT_EQ(s["port_units"], nlohmann::json::object());
+  EXPECT_EQ(s["port_units"]["cuda_graph"]["host_gap"], "all");  // default_units h200-decode
 }
 
 TEST_F(SummarizeNativeTest, EngineRangeNamesAndExplicitTokens) {
