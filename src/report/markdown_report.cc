@@ -195,7 +195,7 @@ base::StatusOr<std::string> RenderMarkdownReport(const std::vector<SummaryFile>&
   lines.push_back(AlignmentRow(7));
   for (const SummaryFile& summary : summaries) lines.push_back(RunRow(summary));
 
-  // Packs without work units (e.g. pytorch-cuda today) have no unit tables.
+  // Runs summarized without work units (a pack with no default units) get no unit tables.
   if (!unit_ids.empty()) {
     lines.push_back("");
     lines.push_back(UnitHeader("Run", unit_ids));
