@@ -1,5 +1,6 @@
 #include "src/pipeline/summarize_run.h"
 
+#include <deque>
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -107,25 +108,27 @@ base::StatusOr<LoadedTrace> LoadRocprofv3(const SummarizeRequest& req, const tra
     return base::UsageError("--log is required: a rocprofv3 trace carries no phase marks",
                             "pass the bench log with the [phase] lines");
   }
-  // A large trace is parsed in two parts at once; the second part's collector is appended to
-  // the first's, which gives what one collector over the whole file gives.
+  // A large trace is parsed in parts on several threads; the collectors of the later parts are
+  // appended to the first's, which gives what one collector over the whole file gives. The
+  // reservations bound the rows by the bytes (a kernel-trace row takes well over 64).
+  const auto rows_in = [](uintmax_t bytes) { return std::min<uintmax_t>(bytes / 64, 1u << 26); };
   analysis::WindowCollector collector(log.marks);
   std::optional<io::CsvPartsImport> imported;
   {
-    analysis::WindowCollector later(log.marks);
     std::error_code ec;
     const uintmax_t bytes = std::filesystem::file_size(req.trace, ec);
-    if (!ec) {
-      // Rows of a kernel trace take well over 64 bytes each.
-      const size_t rows = std::min<uintmax_t>(bytes / 64, size_t{1} << 26);
-      collector.Reserve(rows);
-      later.Reserve(rows / 2);
-    }
-    DP_ASSIGN_OR_RETURN(imported, io::ImportRocprofv3CsvInParts(req.trace, names, collector, later,
-                                                                io::CsvSplitOptions()));
-    if (imported->later) {
-      collector.Merge(std::move(later),
-                      [&part = *imported->later](trace::Dispatch& d) { part.Rebase(d); });
+    if (!ec) collector.Reserve(rows_in(bytes));
+    std::deque<analysis::WindowCollector> parts;
+    const io::PartSinkFactory new_part = [&](size_t, int64_t part_bytes) {
+      analysis::WindowCollector& part = parts.emplace_back(log.marks);
+      part.Reserve(rows_in(static_cast<uintmax_t>(part_bytes)));
+      return &part;
+    };
+    DP_ASSIGN_OR_RETURN(imported, io::ImportRocprofv3CsvInParts(req.trace, names, collector,
+                                                                new_part, io::CsvSplitOptions()));
+    for (const io::CsvLaterPart& part : imported->later) {
+      collector.Merge(std::move(parts[part.index]),
+                      [&part](trace::Dispatch& d) { part.Rebase(d); });
     }
   }
   LoadedTrace out;

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <functional>
 #include <limits>
+#include <mutex>
 #include <optional>
 #include <stop_token>
 #include <string_view>
@@ -274,21 +275,6 @@ RowsEnd ImportRows(CsvReader& reader, const Columns& c, NameCache& name_cache, D
   return RowsEnd::kEnd;
 }
 
-// The rows after the cut, imported on their own thread into their own name pool.
-struct LaterPart {
-  trace::StringPool names;
-  int64_t rows = 0;
-  bool ok = false;
-};
-
-void ImportLaterPart(std::stop_token cancel, CsvReader& reader, const Columns& columns,
-                     DispatchSink& sink, LaterPart& part) {
-  NameCache name_cache(part.names);
-  base::Status error;
-  part.ok = ImportRows(reader, columns, name_cache, sink, kNoStop, &cancel, part.rows, &error) ==
-            RowsEnd::kEnd;
-}
-
 // The CPUs this process may run on (its affinity mask, e.g. under taskset), else the machine's.
 unsigned UsableCores() {
   cpu_set_t set;
@@ -297,22 +283,102 @@ unsigned UsableCores() {
   return std::thread::hardware_concurrency();
 }
 
-// Where a second thread may start: the first line start after the middle of the file, or -1
-// when the file is not worth splitting.
-int64_t ChooseSplit(const std::string& path, const CsvSplitOptions& options) {
-  const unsigned cores = options.cores != 0 ? options.cores : UsableCores();
-  if (cores < 2) return -1;
+// Where the parts start: cuts[0] = 0 (the calling thread's part, from the header on), then the
+// first line start after each k/K of the file, strictly increasing; {0} when the file is not
+// worth splitting.
+std::vector<int64_t> ChooseCuts(const std::string& path, const CsvSplitOptions& options,
+                                unsigned cores, int64_t& bytes) {
+  std::vector<int64_t> cuts = {0};
+  if (cores < 2) return cuts;
   std::error_code ec;
   const uintmax_t size = std::filesystem::file_size(path, ec);
   if (ec || size > static_cast<uintmax_t>(std::numeric_limits<int64_t>::max() / 2) ||
       static_cast<int64_t>(size) < std::max<int64_t>(options.min_split_bytes, 2)) {
-    return -1;
+    return cuts;
   }
-  const auto bytes = static_cast<int64_t>(size);
-  // A line longer than this after the middle: not worth a thread.
+  bytes = static_cast<int64_t>(size);
+  const int64_t parts = std::clamp<int64_t>(bytes / std::max<int64_t>(options.min_part_bytes, 1), 2,
+                                            int64_t{4} * cores);
+  // A line longer than this after a cut point: that cut is dropped.
   constexpr size_t kMaxScan = size_t{1} << 20;
-  const int64_t split = CsvReader::NextLineStart(path, bytes / 2, kMaxScan);
-  return split > 0 && split < bytes ? split : -1;
+  for (int64_t k = 1; k < parts; ++k) {
+    const int64_t cut = CsvReader::NextLineStart(path, bytes / parts * k, kMaxScan);
+    if (cut > cuts.back() && cut < bytes) cuts.push_back(cut);
+  }
+  return cuts;
+}
+
+// One part after the first, parsed by a helper thread from its cut up to the next one.
+struct Part {
+  int64_t begin = 0;
+  int64_t end = kNoStop;  // the next cut (kNoStop for the last part)
+  DispatchSink* sink = nullptr;
+  trace::StringPool names;  // its own: ids are mapped into the caller's pool afterwards
+  int64_t rows = 0;
+  // Parsed without error up to the first record at or after `end` (read, not imported: its
+  // offset and its line counted from 1 at `begin`), or to the end of the file.
+  bool ok = false;
+  int64_t stop_offset = -1;
+  int64_t stop_line = 0;
+};
+
+// Parts 1..K-1: the calling thread takes them from the front as it reaches them, helper
+// threads from the back, so that all meet wherever the slower ones are.
+class PartQueue {
+ public:
+  explicit PartQueue(size_t count) : back_(count) {}
+  // The last part nobody has taken, for a helper.
+  std::optional<size_t> TakeBack() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (back_ <= front_) return std::nullopt;
+    return --back_;
+  }
+  // Returns part `k`, the last one taken, when its helper could not be started.
+  void GiveBack(size_t k) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (k == back_) ++back_;
+  }
+  // Part `k` for the calling thread, unless a helper has it (then it has every later one).
+  bool TakeFront(size_t k) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (k >= back_) return false;
+    front_ = k + 1;
+    return true;
+  }
+
+ private:
+  std::mutex mu_;
+  size_t front_ = 1;  // part 0 is the calling thread's
+  size_t back_;
+};
+
+// A helper: imports part `k`, then whichever the queue gives it.
+void ImportParts(std::stop_token cancel, const std::string& path, const CsvReader::Options& base,
+                 const Columns& columns, PartQueue& queue, std::vector<Part>& parts,
+                 std::optional<size_t> k) {
+  for (; k && !cancel.stop_requested(); k = queue.TakeBack()) {
+    Part& part = parts[*k];
+    CsvReader::Options options = base;
+    options.start_offset = part.begin;
+    auto reader = CsvReader::Open(path, options);
+    if (!reader.ok()) continue;  // not ok: the calling thread reads on through it
+    NameCache name_cache(part.names);
+    base::Status error;
+    switch (ImportRows(**reader, columns, name_cache, *part.sink, part.end, &cancel, part.rows,
+                       &error)) {
+      case RowsEnd::kStop:
+        part.stop_offset = (*reader)->offset();
+        part.stop_line = (*reader)->line();
+        part.ok = true;
+        break;
+      case RowsEnd::kEnd:
+        part.ok = true;
+        break;
+      case RowsEnd::kCancelled:
+      case RowsEnd::kError:
+        break;
+    }
+  }
 }
 
 }  // namespace
@@ -351,7 +417,7 @@ StatusOr<CsvImportStats> ImportRocprofv3Csv(const std::string& path, trace::Stri
 
 StatusOr<CsvPartsImport> ImportRocprofv3CsvInParts(const std::string& path,
                                                    trace::StringPool& names, DispatchSink& first,
-                                                   DispatchSink& later,
+                                                   const PartSinkFactory& new_part,
                                                    const CsvSplitOptions& options) {
   CsvPartsImport out;
   DP_ASSIGN_OR_RETURN(std::unique_ptr<CsvReader> reader, CsvReader::Open(path, options.reader));
@@ -361,58 +427,84 @@ StatusOr<CsvPartsImport> ImportRocprofv3CsvInParts(const std::string& path,
   NameCache name_cache(names);
   base::Status error;
 
-  // The second part runs while this thread reads up to the cut; every way out of this function
-  // stops and joins it (std::jthread).
-  const int64_t split = ChooseSplit(path, options);
-  std::unique_ptr<CsvReader> later_reader;
-  if (split > 0) {
-    CsvReader::Options later_options = options.reader;
-    later_options.start_offset = split;
-    auto opened = CsvReader::Open(path, later_options);
-    if (opened.ok()) later_reader = std::move(*opened);
+  const unsigned cores = options.cores != 0 ? options.cores : UsableCores();
+  int64_t bytes = 0;
+  const std::vector<int64_t> cuts = ChooseCuts(path, options, cores, bytes);
+  std::vector<Part> parts(cuts.size());
+  for (size_t k = 1; k < cuts.size(); ++k) {
+    parts[k].begin = cuts[k];
+    if (k + 1 < cuts.size()) parts[k].end = cuts[k + 1];
+    parts[k].sink = new_part(k - 1, (k + 1 < cuts.size() ? cuts[k + 1] : bytes) - cuts[k]);
   }
-  LaterPart part;
-  std::jthread worker;
-  if (later_reader != nullptr) {
+  // Helpers run while this thread reads from the front, each starting with a part from the
+  // back; every way out of this function stops and joins them (std::jthread).
+  PartQueue queue(cuts.size());
+  std::vector<std::jthread> helpers;
+  for (size_t i = 1; i < std::min<size_t>(cores, cuts.size()); ++i) {
+    const std::optional<size_t> k = queue.TakeBack();
     try {
-      worker = std::jthread(ImportLaterPart, std::ref(*later_reader), std::cref(*columns),
-                            std::ref(later), std::ref(part));
+      helpers.emplace_back(ImportParts, path, std::cref(options.reader), std::cref(*columns),
+                           std::ref(queue), std::ref(parts), k);
     } catch (const std::system_error&) {
-      // No thread to be had: one thread reads everything.
+      if (k) queue.GiveBack(*k);
+      break;  // fewer threads (maybe none): this thread takes what they do not
     }
   }
-  const int64_t stop = worker.joinable() ? split : kNoStop;
 
-  switch (ImportRows(*reader, *columns, name_cache, first, stop, nullptr, out.stats.rows, &error)) {
-    case RowsEnd::kError:
-      return error;
-    case RowsEnd::kEnd:
-    case RowsEnd::kCancelled:
-      return out;
-    case RowsEnd::kStop:
-      break;
-  }
-  // This thread reached the cut. Use the second part when this record starts exactly there.
-  if (reader->offset() != split) worker.request_stop();
-  worker.join();
-  if (reader->offset() == split && part.ok) {
-    CsvLaterPart& rebase = out.later.emplace();
-    rebase.split = split;
-    rebase.line_offset = reader->line() - 1;
-    rebase.name_map.reserve(part.names.size());
-    for (size_t id = 0; id < part.names.size(); ++id) {
-      rebase.name_map.push_back(names.Intern(part.names.Get(static_cast<trace::StringId>(id))));
+  size_t next = 1;  // the part whose cut this thread is heading for
+  bool alone = false;
+  for (;;) {
+    const int64_t stop = !alone && next < cuts.size() ? cuts[next] : kNoStop;
+    switch (
+        ImportRows(*reader, *columns, name_cache, first, stop, nullptr, out.stats.rows, &error)) {
+      case RowsEnd::kError:
+        return error;
+      case RowsEnd::kEnd:
+      case RowsEnd::kCancelled:
+        return out;  // the whole file went to `first`
+      case RowsEnd::kStop:
+        break;
     }
-    out.stats.rows += part.rows;
-    return out;
+    // The current record starts at or after cuts[next]: take the parts it reaches, or meet the
+    // helpers, who then hold every part from `next` on.
+    bool meet = false;
+    while (next < cuts.size() && reader->offset() >= cuts[next]) {
+      if (!queue.TakeFront(next)) {
+        meet = true;
+        break;
+      }
+      ++next;
+    }
+    if (meet) {
+      for (std::jthread& helper : helpers) helper.join();
+      // Usable when this thread's record starts exactly at the cut and each part ended exactly
+      // at the next one's (no quoted field spans a cut) without error.
+      bool usable = reader->offset() == cuts[next];
+      for (size_t k = next; usable && k < cuts.size(); ++k) {
+        usable = parts[k].ok && (k + 1 == cuts.size() || parts[k].stop_offset == cuts[k + 1]);
+      }
+      if (usable) {
+        int64_t line_offset = reader->line() - 1;
+        for (size_t k = next; k < cuts.size(); ++k) {
+          CsvLaterPart& later = out.later.emplace_back();
+          later.index = k - 1;
+          later.split = cuts[k];
+          later.line_offset = line_offset;
+          later.name_map.reserve(parts[k].names.size());
+          for (size_t id = 0; id < parts[k].names.size(); ++id) {
+            later.name_map.push_back(
+                names.Intern(parts[k].names.Get(static_cast<trace::StringId>(id))));
+          }
+          out.stats.rows += parts[k].rows;
+          line_offset += parts[k].stop_line - 1;
+        }
+        return out;
+      }
+      // A quoted field spans a cut, or a part met an error: carry on from here alone.
+      alone = true;
+    }
+    if (!AddRow(*reader, *columns, name_cache, first, out.stats.rows, &error)) return error;
   }
-  // A quoted field spans the cut, or the second part met an error: carry on from here alone.
-  if (!AddRow(*reader, *columns, name_cache, first, out.stats.rows, &error)) return error;
-  if (ImportRows(*reader, *columns, name_cache, first, kNoStop, nullptr, out.stats.rows, &error) ==
-      RowsEnd::kError) {
-    return error;
-  }
-  return out;
 }
 
 }  // namespace decodeprof::io

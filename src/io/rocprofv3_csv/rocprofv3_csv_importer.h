@@ -33,8 +33,9 @@
 //     plus the CsvReader's errors (an unterminated quote, an over-long record).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
-#include <optional>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -65,48 +66,60 @@ base::StatusOr<CsvImportStats> ImportRocprofv3Csv(const std::string& path, trace
 base::StatusOr<CsvImportStats> ImportRocprofv3Csv(CsvReader& reader, trace::StringPool& names,
                                                   DispatchSink& sink);
 
-// The same import on two threads, for large files (the parse is most of `summarize`'s time).
+// The same import on several threads, for large files (the parse is most of `summarize`'s
+// time).
 //
-// The file is cut at the first line start after its middle (CsvReader::NextLineStart). A
-// second thread imports the rows from the cut on into `later`, interning their names into a
-// private pool, while the calling thread imports the rows before the cut into `first`. When
-// the calling thread's parse ends exactly at the cut (no quoted field spans it) and the second
-// thread met no error, the result's `later` is set and the caller appends `later` to `first`
-// (e.g. WindowCollector::Merge with CsvLaterPart::Rebase): both together then hold what
-// `first` alone would hold after ImportRocprofv3Csv, and `names` holds the same names with the
-// same ids (the second part's new names are interned after the first's, in their order).
-// Otherwise the calling thread carries on past the cut and imports the whole file into
-// `first`; the result's `later` is empty and the caller must ignore `later` (it may hold rows
-// of the abandoned second part).
+// The file is cut into parts at the first line start after each k/K of it (K up to 4 per core,
+// parts of options.min_part_bytes at least; CsvReader::NextLineStart). The calling thread
+// imports from the start into `first`, taking the parts in order as it reaches them, while
+// helper threads (one per further core) take parts from the end, each into a sink of its own
+// from `new_part` with names interned into a private pool: the threads meet wherever the
+// slower ones are. Where the calling thread meets the helpers' parts, they are used when its
+// record starts exactly at the cut and each part ended exactly at the next cut (no quoted field
+// spans a cut) without error: the result's `later` then lists them in file order, and the
+// caller appends each part's sink to `first` in that order (e.g. WindowCollector::Merge with
+// CsvLaterPart::Rebase). `first` and the appended parts then hold what `first` alone would
+// hold after ImportRocprofv3Csv, and `names` holds the same names with the same ids (each
+// part's new names are interned after the earlier ones', in their order). Otherwise the calling
+// thread carries on past the cut alone and `later` is empty; the caller must ignore the part
+// sinks (they may hold rows of abandoned parts).
 //
 // One thread does everything when the file is smaller than options.min_split_bytes, when
-// fewer than 2 cores are available (options.cores), or when no thread can be started. Errors are
-// exactly those of ImportRocprofv3Csv (the first in file order, with its line): an error after the
-// cut makes the calling thread parse on to it.
+// fewer than 2 cores are available (options.cores), or when no thread can be started. Errors
+// are exactly those of ImportRocprofv3Csv (the first in file order, with its line): a part
+// with an error makes the calling thread parse on to it.
 struct CsvSplitOptions {
   CsvReader::Options reader;
   int64_t min_split_bytes = int64_t{64} << 20;
+  int64_t min_part_bytes = int64_t{16} << 20;
   // Cores available; 0 = those this process may run on (its CPU affinity).
   unsigned cores = 0;
 };
 
+// Makes the sink for the part of index `index` (0, 1, ... in file order; called on the calling
+// thread before any helper starts), about `bytes` bytes of the file long. The sink must stay
+// valid until ImportRocprofv3CsvInParts returns; it is used by one helper thread at a time.
+using PartSinkFactory = std::function<DispatchSink*(size_t index, int64_t bytes)>;
+
 struct CsvLaterPart {
-  int64_t split = 0;        // byte offset of the first row the second part read
-  int64_t line_offset = 0;  // the second part counts lines from 1 at `split`: add this
+  size_t index = 0;                       // of the part's sink, as `new_part` made it
+  int64_t split = 0;                      // byte offset of the part's first row
+  int64_t line_offset = 0;                // the part counts lines from 1 at `split`: add this
   std::vector<trace::StringId> name_map;  // its private name ids → ids in `names`
 
-  // Puts a dispatch `later` received into the terms of `names` and of the whole file.
+  // Puts a dispatch the part's sink received into the terms of `names` and of the whole file.
   void Rebase(trace::Dispatch& d) const;
 };
 
 struct CsvPartsImport {
-  CsvImportStats stats;  // over the whole file
-  std::optional<CsvLaterPart> later;
+  CsvImportStats stats;             // over the whole file
+  std::vector<CsvLaterPart> later;  // in file order; empty when `first` holds everything
 };
 
 base::StatusOr<CsvPartsImport> ImportRocprofv3CsvInParts(const std::string& path,
                                                          trace::StringPool& names,
-                                                         DispatchSink& first, DispatchSink& later,
+                                                         DispatchSink& first,
+                                                         const PartSinkFactory& new_part,
                                                          const CsvSplitOptions& options);
 
 }  // namespace decodeprof::io

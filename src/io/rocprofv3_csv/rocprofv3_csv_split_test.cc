@@ -2,7 +2,10 @@
 // traces of several shapes, each compared field by field with the sequential result.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <deque>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -96,26 +99,40 @@ Outcome Sequential(const std::string& path) {
   return out;
 }
 
-CsvSplitOptions SplitAlways() {
+// Threads and parts to try: the cuts fall at 1/K ... (K-1)/K of the file.
+struct Config {
+  unsigned cores;
+  int64_t parts;
+};
+constexpr Config kConfigs[] = {{2, 2}, {2, 8}, {4, 16}};
+
+CsvSplitOptions Split(const std::string& path, Config config) {
   CsvSplitOptions options;
   options.min_split_bytes = 0;
-  options.cores = 2;
-  options.reader.buffer_size = 256;  // many refills on both sides of the cut
+  options.cores = config.cores;
+  options.min_part_bytes =
+      std::max<int64_t>(1, static_cast<int64_t>(std::filesystem::file_size(path)) / config.parts);
+  options.reader.buffer_size = 256;  // many refills on both sides of every cut
   return options;
 }
 
-Outcome InParts(const std::string& path, const CsvSplitOptions& options = SplitAlways()) {
+Outcome InParts(const std::string& path, const CsvSplitOptions& options) {
   Outcome out;
   trace::StringPool names;
   WindowCollector collector(Marks());
-  WindowCollector later(Marks());
-  const auto imported = ImportRocprofv3CsvInParts(path, names, collector, later, options);
+  std::deque<WindowCollector> parts;
+  const PartSinkFactory new_part = [&](size_t index, int64_t bytes) {
+    EXPECT_EQ(index, parts.size());
+    EXPECT_GT(bytes, 0);
+    return &parts.emplace_back(Marks());
+  };
+  const auto imported = ImportRocprofv3CsvInParts(path, names, collector, new_part, options);
   if (imported.ok()) {
     out.rows = imported->stats.rows;
     out.has_grid = imported->stats.has_grid_columns;
-    out.split = imported->later.has_value();
-    if (imported->later) {
-      collector.Merge(std::move(later), [&](Dispatch& d) { imported->later->Rebase(d); });
+    out.split = !imported->later.empty();
+    for (const CsvLaterPart& part : imported->later) {
+      collector.Merge(std::move(parts[part.index]), [&](Dispatch& d) { part.Rebase(d); });
     }
   }
   Collect(imported.status(), names, collector, out);
@@ -166,32 +183,45 @@ std::vector<Row> PlainRows(int n, const std::string& prefix = "k") {
   return rows;
 }
 
+// Imports `path` in parts under every configuration and checks each against one thread.
+// Returns how many configurations used parts.
+int ExpectSameInParts(const std::string& path) {
+  const Outcome want = Sequential(path);
+  int split = 0;
+  for (const Config& config : kConfigs) {
+    SCOPED_TRACE("cores " + std::to_string(config.cores) + ", parts " +
+                 std::to_string(config.parts));
+    const Outcome got = InParts(path, Split(path, config));
+    split += got.split ? 1 : 0;
+    ExpectSame(got, want);
+  }
+  return split;
+}
+
 TEST(Rocprofv3CsvSplitTest, APlainTraceIsSplitAndMatches) {
   const std::string path = WriteTemp("plain.csv", Csv(PlainRows(400)));
-  const Outcome got = InParts(path);
+  const Outcome got = InParts(path, Split(path, {2, 2}));
   EXPECT_TRUE(got.split);
   ASSERT_TRUE(got.window.ok()) << got.window.status().ToString();
   EXPECT_EQ(got.window->dispatches.size(), 300u);  // rows 100..399
-  ExpectSame(got, Sequential(path));
+  EXPECT_EQ(ExpectSameInParts(path), 3);
 }
 
-TEST(Rocprofv3CsvSplitTest, NamesFirstSeenAfterTheCutKeepTheirIds) {
+TEST(Rocprofv3CsvSplitTest, NamesFirstSeenInLaterPartsKeepTheirIds) {
   std::vector<Row> rows = PlainRows(200, "early_");
   for (int i = 0; i < 200; ++i) {
     const int64_t start = 2000 + 10 * i;
     // New names, interleaved with names the first half has seen, in a scrambled order.
-    const std::string name =
-        i % 3 == 0 ? "early_" + std::to_string(i % 7) : "late_" + std::to_string((i * 7919) % 13);
+    const std::string name = i % 3 == 0 ? "early_" + std::to_string(i % 7)
+                                        : "late_" + std::to_string((i * 7919) % 13 + i / 50);
     rows.push_back({name, start, start + 5});
   }
   const std::string path = WriteTemp("names.csv", Csv(rows));
-  const Outcome got = InParts(path);
-  EXPECT_TRUE(got.split);
-  EXPECT_EQ(got.names.size(), 7u + 13u);
-  ExpectSame(got, Sequential(path));
+  EXPECT_EQ(Sequential(path).names.size(), 7u + 16u);
+  EXPECT_EQ(ExpectSameInParts(path), 3);
 }
 
-TEST(Rocprofv3CsvSplitTest, EqualStartsAcrossTheCut) {
+TEST(Rocprofv3CsvSplitTest, EqualStartsAcrossTheCuts) {
   // Every other row ends before decode_start with the same start (the last one is last_before),
   // the others share one start inside the window (file order must survive the sort).
   std::vector<Row> rows;
@@ -203,21 +233,20 @@ TEST(Rocprofv3CsvSplitTest, EqualStartsAcrossTheCut) {
     }
   }
   const std::string path = WriteTemp("ties.csv", Csv(rows));
-  const Outcome got = InParts(path);
-  EXPECT_TRUE(got.split);
+  const Outcome got = InParts(path, Split(path, {2, 2}));
   ASSERT_TRUE(got.window.ok());
   ASSERT_TRUE(got.window->last_before);
   EXPECT_EQ(got.window->last_before->line, 2u + 298u);  // the last even row
-  ExpectSame(got, Sequential(path));
+  EXPECT_EQ(ExpectSameInParts(path), 3);
 }
 
 // A row whose quoted name holds line breaks, placed so that the middle of the file falls at
-// every byte of it in turn: where the first line break after the middle is inside the quotes,
-// the cut is not a record start and the import must fall back to one thread.
-TEST(Rocprofv3CsvSplitTest, AQuotedNewlineAroundTheCut) {
+// every byte of it in turn: where the first line break after a cut point is inside the quotes,
+// the cut is not a record start and the import must carry on with one thread.
+TEST(Rocprofv3CsvSplitTest, AQuotedNewlineAroundACut) {
   const std::string head = Csv(PlainRows(40));
-  // After each line break inside the quotes a well-formed row seems to start, so that a second
-  // part started there would succeed: only the check at the cut can reject it.
+  // After each line break inside the quotes a well-formed row seems to start, so that a part
+  // started there would succeed: only the check at the cut can reject it.
   const std::string multi = RowText(
       {"multi \"q\", name\nx,fake,5000,5010,4\r\ny,fake2,5020,5030,4\n\nz,end", 3000, 3100});
   int split_runs = 0;
@@ -237,10 +266,13 @@ TEST(Rocprofv3CsvSplitTest, AQuotedNewlineAroundTheCut) {
     const std::string text = head + multi + tail;
     ASSERT_EQ(text.size() / 2, head.size() + at) << "at " << at;
     const std::string path = WriteTemp("quoted_newline.csv", text);
-    const Outcome got = InParts(path);
-    (got.split ? split_runs : fallback_runs)++;
     SCOPED_TRACE("middle at byte " + std::to_string(at) + " of the multi-line row");
-    ExpectSame(got, Sequential(path));
+    const Outcome want = Sequential(path);
+    for (const Config& config : {Config{2, 2}, Config{4, 16}}) {
+      const Outcome got = InParts(path, Split(path, config));
+      if (config.parts == 2) (got.split ? split_runs : fallback_runs)++;
+      ExpectSame(got, want);
+    }
   }
   EXPECT_GT(split_runs, 0);
   EXPECT_GT(fallback_runs, 0);
@@ -251,9 +283,8 @@ TEST(Rocprofv3CsvSplitTest, AHeaderSpanningTheMiddleFallsBack) {
   text += std::string(400, 'h') + "\n\"\n";
   for (const Row& r : PlainRows(5)) text += RowText(r);
   const std::string path = WriteTemp("long_header.csv", text);
-  const Outcome got = InParts(path);
-  EXPECT_FALSE(got.split);
-  ExpectSame(got, Sequential(path));
+  EXPECT_FALSE(InParts(path, Split(path, {2, 2})).split);
+  ExpectSameInParts(path);
 }
 
 TEST(Rocprofv3CsvSplitTest, CrlfRowsAndBlankLinesAroundTheMiddle) {
@@ -261,12 +292,10 @@ TEST(Rocprofv3CsvSplitTest, CrlfRowsAndBlankLinesAroundTheMiddle) {
   const std::string more = Csv(PlainRows(100, "z"), "\r\n");
   text += "\r\n\n\r\n" + more.substr(more.find("\r\n") + 2);  // blank lines, no second header
   const std::string path = WriteTemp("crlf.csv", text);
-  const Outcome got = InParts(path);
-  EXPECT_TRUE(got.split);
-  ExpectSame(got, Sequential(path));
+  EXPECT_EQ(ExpectSameInParts(path), 3);
 }
 
-TEST(Rocprofv3CsvSplitTest, AnErrorAfterTheCutIsReportedAtItsLine) {
+TEST(Rocprofv3CsvSplitTest, AnErrorInALaterPartIsReportedAtItsLine) {
   for (int kind = 0; kind < 4; ++kind) {
     std::vector<Row> rows = PlainRows(300);
     if (kind == 0) rows[250].grid = "1x";
@@ -281,25 +310,29 @@ TEST(Rocprofv3CsvSplitTest, AnErrorAfterTheCutIsReportedAtItsLine) {
       EXPECT_EQ(want.status.where(), path + ":252");
     }
     SCOPED_TRACE(want.status.ToString());
-    ExpectSame(InParts(path), want);
+    ExpectSameInParts(path);
   }
 }
 
-TEST(Rocprofv3CsvSplitTest, AnErrorBeforeTheCutWinsOverOneAfterIt) {
+TEST(Rocprofv3CsvSplitTest, TheFirstErrorInTheFileWins) {
   std::vector<Row> rows = PlainRows(300);
   rows[20].grid = "bad";
+  rows[150].end = 0;
   rows[280].grid = "worse";
-  const std::string path = WriteTemp("two_errors.csv", Csv(rows));
-  const Outcome want = Sequential(path);
-  EXPECT_EQ(want.status.ToString(), path + ":22: Grid_Size_X is not an integer: 'bad'");
-  ExpectSame(InParts(path), want);
+  const std::string path = WriteTemp("three_errors.csv", Csv(rows));
+  EXPECT_EQ(Sequential(path).status.ToString(), path + ":22: Grid_Size_X is not an integer: 'bad'");
+  ExpectSameInParts(path);
+  rows[20].grid = "1";  // now the middle one is first
+  const std::string second = WriteTemp("two_errors.csv", Csv(rows));
+  EXPECT_EQ(Sequential(second).status.ToString(), second + ":152: end before start (0 < 1500)");
+  ExpectSameInParts(second);
 }
 
 TEST(Rocprofv3CsvSplitTest, SmallFilesAndOneCoreStayOnOneThread) {
   const std::string path = WriteTemp("small.csv", Csv(PlainRows(400)));
   CsvSplitOptions defaults;  // 64 MiB at least
   EXPECT_FALSE(InParts(path, defaults).split);
-  CsvSplitOptions one_core = SplitAlways();
+  CsvSplitOptions one_core = Split(path, {2, 8});
   one_core.cores = 1;
   const Outcome got = InParts(path, one_core);
   EXPECT_FALSE(got.split);
@@ -310,21 +343,28 @@ TEST(Rocprofv3CsvSplitTest, EmptyAndHeaderOnlyFiles) {
   for (const std::string& text : {std::string(), std::string("Kernel_Name,BeginNs,EndNs\n"),
                                   std::string("Kernel_Name,BeginNs,EndNs\n\n\n\n")}) {
     const std::string path = WriteTemp("empty.csv", text);
-    const Outcome got = InParts(path);
-    EXPECT_TRUE(got.status.ok()) << got.status.ToString();
-    EXPECT_EQ(got.rows, 0);
-    EXPECT_EQ(got.status.ToString(), Sequential(path).status.ToString());
+    for (const Config& config : kConfigs) {
+      CsvSplitOptions options;
+      options.min_split_bytes = 0;
+      options.min_part_bytes = 1;
+      options.cores = config.cores;
+      const Outcome got = InParts(path, options);
+      EXPECT_TRUE(got.status.ok()) << got.status.ToString();
+      EXPECT_EQ(got.rows, 0);
+    }
   }
 }
 
-TEST(Rocprofv3CsvSplitTest, LineNumbersOfTheSecondPartAreRebased) {
+TEST(Rocprofv3CsvSplitTest, LineNumbersOfLaterPartsAreRebased) {
   const std::string path = WriteTemp("lines.csv", Csv(PlainRows(400)));
-  const Outcome got = InParts(path);
-  ASSERT_TRUE(got.split);
-  ASSERT_TRUE(got.window.ok());
-  // Row i (0-based) sits on line i + 2 and starts at 10 * i.
-  for (const Dispatch& d : got.window->dispatches) {
-    ASSERT_EQ(d.start, 10 * (int64_t{d.line} - 2));
+  for (const Config& config : kConfigs) {
+    const Outcome got = InParts(path, Split(path, config));
+    ASSERT_TRUE(got.split);
+    ASSERT_TRUE(got.window.ok());
+    // Row i (0-based) sits on line i + 2 and starts at 10 * i.
+    for (const Dispatch& d : got.window->dispatches) {
+      ASSERT_EQ(d.start, 10 * (int64_t{d.line} - 2));
+    }
   }
 }
 
