@@ -20,6 +20,17 @@ std::optional<trace::TimestampNs> MarkOn(const trace::PhaseMarks& marks, const c
   return it->second.On(clock);
 }
 
+// Asks for large pages for [data, data + bytes): a trace's window holds millions of
+// dispatches, and faulting them in 4 KiB at a time cost more than parsing them.
+void AdviseLargePages([[maybe_unused]] const void* data, [[maybe_unused]] size_t bytes) {
+#if defined(MADV_HUGEPAGE)
+  constexpr uintptr_t kHuge = uintptr_t{2} << 20;
+  const auto begin = (reinterpret_cast<uintptr_t>(data) + kHuge - 1) & ~(kHuge - 1);
+  const auto end = (reinterpret_cast<uintptr_t>(data) + bytes) & ~(kHuge - 1);
+  if (begin < end) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#endif
+}
+
 }  // namespace
 
 WindowCollector::WindowCollector(const trace::PhaseMarks& marks) {
@@ -39,15 +50,7 @@ void WindowCollector::Reserve(size_t dispatches) {
   } catch (const std::bad_alloc&) {
     return;
   }
-#if defined(MADV_HUGEPAGE)
-  // Large pages for the store: a trace's window holds millions of dispatches, and faulting
-  // them in 4 KiB at a time cost more than parsing them.
-  constexpr uintptr_t kHuge = uintptr_t{2} << 20;
-  const auto begin = (reinterpret_cast<uintptr_t>(candidates_.data()) + kHuge - 1) & ~(kHuge - 1);
-  const auto end =
-      (reinterpret_cast<uintptr_t>(candidates_.data() + candidates_.capacity())) & ~(kHuge - 1);
-  if (begin < end) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
-#endif
+  AdviseLargePages(candidates_.data(), candidates_.capacity() * sizeof(trace::Dispatch));
 }
 
 void WindowCollector::Add(const trace::Dispatch& d) {
