@@ -100,8 +100,8 @@ struct Summary {
 
 // Per-dispatch attribution of the window, for the dispatch CSV.
 struct Attribution {
-  std::vector<ClassId> classes;  // one per window dispatch
-  std::vector<RoleId> roles;     // one per window dispatch (kNoRole = none)
+  std::vector<ClassId> classes;       // one per window dispatch
+  std::vector<RoleId> roles;          // one per window dispatch (kNoRole = none)
   std::vector<std::string> warnings;  // the pack's RoleWarnings for this sequence
 };
 

@@ -45,8 +45,8 @@ namespace decodeprof::base {
 namespace {
 
 TEST(AtomicFileWriterTest, NothingAppearsWithoutCommit) {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("dp_atomic_writer_" + std::to_string(::getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("dp_atomic_writer_" + std::to_string(::getpid()));
   ASSERT_TRUE(MakeDirs(dir.string()).ok());
   const std::string path = (dir / "big.csv").string();
   {
