@@ -7,10 +7,22 @@
 
 #include <optional>
 #include <string>
+
 #include <utility>
 #include <vector>
+#include "tests/support/process_util.h"
 
 namespace decodeprof::guard::testing {
+
+// Process and file helpers shared with the other CLI tests.
+using decodeprof::testing::Count;
+using decodeprof::testing::Exists;
+using decodeprof::testing::Now;
+using decodeprof::testing::ProcessGone;
+using decodeprof::testing::ReadText;
+using decodeprof::testing::SleepSecs;
+using decodeprof::testing::WaitFor;
+using decodeprof::testing::WriteText;
 
 // The decodeprof binary: $DECODEPROF_CLI, else the path CMake compiled in.
 std::string CliPath();
@@ -77,30 +89,12 @@ class GuardFixture {
 };
 
 // Helpers.
-double Now();
-std::string ReadText(const std::string& path);  // "" when missing
-bool Exists(const std::string& path);
-void WriteText(const std::string& path, const std::string& text);
-void SleepSecs(double secs);
-// Polls `predicate` every 20 ms for at most `timeout_secs`.
-template <typename Fn>
-bool WaitFor(Fn predicate, double timeout_secs) {
-  const double deadline = Now() + timeout_secs;
-  while (Now() < deadline) {
-    if (predicate()) return true;
-    SleepSecs(0.02);
-  }
-  return predicate();
-}
-// Gone = no such process, or a zombie.
-bool ProcessGone(pid_t pid);
 // Starts a plain helper process (e.g. {"sleep", "30"}); kill it with KillAndReap.
 pid_t SpawnHelper(const std::vector<std::string>& argv);
 void KillAndReap(pid_t pid);
 // The pid of a child that has already exited and been reaped.
 pid_t ReapedPid();
 // Occurrences of `needle` in `text`.
-int Count(const std::string& text, const std::string& needle);
 // Direct children of `pid` right now.
 std::vector<pid_t> ChildrenOf(pid_t pid);
 

@@ -7,10 +7,22 @@
 #include <sys/types.h>
 
 #include <string>
+
 #include <utility>
 #include <vector>
+#include "tests/support/process_util.h"
 
 namespace decodeprof::profile::testing {
+
+// Process and file helpers shared with the other CLI tests.
+using decodeprof::testing::Count;
+using decodeprof::testing::Exists;
+using decodeprof::testing::Now;
+using decodeprof::testing::ProcessGone;
+using decodeprof::testing::ReadText;
+using decodeprof::testing::SleepSecs;
+using decodeprof::testing::WaitFor;
+using decodeprof::testing::WriteText;
 
 struct RunResult {
   int status = -1;  // exit code, or 128 + signal; -1 when it had to be killed
@@ -64,22 +76,5 @@ class ProfileFixture {
 };
 
 std::string CliPath();
-double Now();
-void SleepSecs(double secs);
-std::string ReadText(const std::string& path);  // "" when missing
-bool Exists(const std::string& path);
-void WriteText(const std::string& path, const std::string& text);
-int Count(const std::string& text, const std::string& needle);
-// Gone = no such process, or a zombie.
-bool ProcessGone(pid_t pid);
-template <typename Fn>
-bool WaitFor(Fn predicate, double timeout_secs) {
-  const double deadline = Now() + timeout_secs;
-  while (Now() < deadline) {
-    if (predicate()) return true;
-    SleepSecs(0.02);
-  }
-  return predicate();
-}
 
 }  // namespace decodeprof::profile::testing
