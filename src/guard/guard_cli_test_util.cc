@@ -20,12 +20,6 @@ extern char** environ;
 namespace decodeprof::guard::testing {
 namespace {
 
-int ShellStatus(int status) {
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return -1;
-}
-
 pid_t SpawnWith(const std::vector<std::string>& argv, const std::vector<std::string>& env,
                 const std::string& stdin_path, const std::string& out_path,
                 const std::string& err_path) {
@@ -55,38 +49,6 @@ pid_t SpawnWith(const std::vector<std::string>& argv, const std::vector<std::str
 }
 
 }  // namespace
-
-std::string CliPath() {
-  const char* env = std::getenv("DECODEPROF_CLI");
-  if (env != nullptr && *env != '\0') return env;
-  return DECODEPROF_CLI_PATH;
-}
-
-RunResult Started::Wait(double timeout_secs) {
-  RunResult result;
-  const double deadline = Now() + timeout_secs;
-  int status = 0;
-  for (;;) {
-    const pid_t r = ::waitpid(pid_, &status, WNOHANG);
-    if (r == pid_) {
-      result.status = ShellStatus(status);
-      break;
-    }
-    if (Now() > deadline) {
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, &status, 0);
-      result.status = -1;
-      break;
-    }
-    SleepSecs(0.01);
-  }
-  result.secs = Now() - start_;
-  result.out = ReadText(out_path_);
-  result.err = ReadText(err_path_);
-  return result;
-}
-
-std::string Started::ErrSoFar() const { return ReadText(err_path_); }
 
 GuardFixture::GuardFixture() {
   std::string pattern = (std::filesystem::temp_directory_path() / "dp-guard-XXXXXX").string();

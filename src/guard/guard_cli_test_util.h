@@ -15,42 +15,17 @@
 namespace decodeprof::guard::testing {
 
 // Process and file helpers shared with the other CLI tests.
+using decodeprof::testing::CliPath;
 using decodeprof::testing::Count;
 using decodeprof::testing::Exists;
 using decodeprof::testing::Now;
 using decodeprof::testing::ProcessGone;
 using decodeprof::testing::ReadText;
+using decodeprof::testing::RunResult;
 using decodeprof::testing::SleepSecs;
+using decodeprof::testing::Started;
 using decodeprof::testing::WaitFor;
 using decodeprof::testing::WriteText;
-
-// The decodeprof binary: $DECODEPROF_CLI, else the path CMake compiled in.
-std::string CliPath();
-
-struct RunResult {
-  int status = -1;  // exit code, or 128 + signal
-  std::string out;
-  std::string err;
-  double secs = 0;  // wall time from start to exit
-};
-
-// One started process: stdout/stderr go to files in the fixture's directory.
-class Started {
- public:
-  Started(pid_t pid, std::string out_path, std::string err_path, double start)
-      : pid_(pid), out_path_(std::move(out_path)), err_path_(std::move(err_path)), start_(start) {}
-  pid_t pid() const { return pid_; }
-  // Waits (at most `timeout_secs`, then SIGKILL and status -1) and reads the outputs.
-  RunResult Wait(double timeout_secs = 60);
-  // The stderr written so far.
-  std::string ErrSoFar() const;
-
- private:
-  pid_t pid_;
-  std::string out_path_;
-  std::string err_path_;
-  double start_;
-};
 
 class GuardFixture {
  public:

@@ -18,45 +18,9 @@ extern char** environ;
 namespace decodeprof::profile::testing {
 namespace {
 
-int ShellStatus(int status) {
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return -1;
-}
-
 bool StartsWith(const std::string& text, const char* prefix) { return text.rfind(prefix, 0) == 0; }
 
 }  // namespace
-
-std::string CliPath() {
-  const char* env = std::getenv("DECODEPROF_CLI");
-  if (env != nullptr && *env != '\0') return env;
-  return DECODEPROF_CLI_PATH;
-}
-
-RunResult Started::Wait(double timeout_secs) {
-  RunResult result;
-  const double deadline = Now() + timeout_secs;
-  int status = 0;
-  for (;;) {
-    const pid_t r = ::waitpid(pid_, &status, WNOHANG);
-    if (r == pid_) {
-      result.status = ShellStatus(status);
-      break;
-    }
-    if (Now() > deadline) {
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, &status, 0);
-      result.status = -1;
-      break;
-    }
-    SleepSecs(0.01);
-  }
-  result.secs = Now() - start_;
-  result.out = ReadText(out_path_);
-  result.err = ReadText(err_path_);
-  return result;
-}
 
 ProfileFixture::ProfileFixture() {
   std::string pattern = (std::filesystem::temp_directory_path() / "dp-profile-XXXXXX").string();
@@ -131,7 +95,7 @@ Started ProfileFixture::Start(const std::vector<std::string>& args,
 
 RunResult ProfileFixture::Run(const std::vector<std::string>& args,
                               const std::vector<std::string>& extra_env, const std::string& cwd) {
-  return Start(args, extra_env, cwd).Wait();
+  return Start(args, extra_env, cwd).Wait(120);
 }
 
 std::string ProfileFixture::MakeModel(const std::string& name) const {

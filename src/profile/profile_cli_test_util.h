@@ -15,35 +15,17 @@
 namespace decodeprof::profile::testing {
 
 // Process and file helpers shared with the other CLI tests.
+using decodeprof::testing::CliPath;
 using decodeprof::testing::Count;
 using decodeprof::testing::Exists;
 using decodeprof::testing::Now;
 using decodeprof::testing::ProcessGone;
 using decodeprof::testing::ReadText;
+using decodeprof::testing::RunResult;
 using decodeprof::testing::SleepSecs;
+using decodeprof::testing::Started;
 using decodeprof::testing::WaitFor;
 using decodeprof::testing::WriteText;
-
-struct RunResult {
-  int status = -1;  // exit code, or 128 + signal; -1 when it had to be killed
-  std::string out;
-  std::string err;
-  double secs = 0;
-};
-
-class Started {
- public:
-  Started(pid_t pid, std::string out_path, std::string err_path, double start)
-      : pid_(pid), out_path_(std::move(out_path)), err_path_(std::move(err_path)), start_(start) {}
-  pid_t pid() const { return pid_; }
-  RunResult Wait(double timeout_secs = 120);
-
- private:
-  pid_t pid_;
-  std::string out_path_;
-  std::string err_path_;
-  double start_;
-};
 
 class ProfileFixture {
  public:
@@ -74,7 +56,5 @@ class ProfileFixture {
   std::string dir_;
   int runs_ = 0;
 };
-
-std::string CliPath();
 
 }  // namespace decodeprof::profile::testing

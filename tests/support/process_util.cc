@@ -1,14 +1,57 @@
 #include "tests/support/process_util.h"
 
 #include <signal.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
 namespace decodeprof::testing {
+namespace {
+
+int ShellStatus(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return -1;
+}
+
+}  // namespace
+
+std::string CliPath() {
+  const char* env = std::getenv("DECODEPROF_CLI");
+  if (env != nullptr && *env != '\0') return env;
+  return DECODEPROF_CLI_PATH;
+}
+
+RunResult Started::Wait(double timeout_secs) {
+  RunResult result;
+  const double deadline = Now() + timeout_secs;
+  int status = 0;
+  for (;;) {
+    const pid_t r = ::waitpid(pid_, &status, WNOHANG);
+    if (r == pid_) {
+      result.status = ShellStatus(status);
+      break;
+    }
+    if (Now() > deadline) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, &status, 0);
+      result.status = -1;
+      break;
+    }
+    SleepSecs(0.01);
+  }
+  result.secs = Now() - start_;
+  result.out = ReadText(out_path_);
+  result.err = ReadText(err_path_);
+  return result;
+}
+
+std::string Started::ErrSoFar() const { return ReadText(err_path_); }
 
 double Now() {
   timespec ts{};

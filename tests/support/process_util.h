@@ -5,6 +5,7 @@
 #include <sys/types.h>
 
 #include <string>
+#include <utility>
 
 namespace decodeprof::testing {
 
@@ -17,6 +18,34 @@ void WriteText(const std::string& path, const std::string& text);
 int Count(const std::string& text, const std::string& needle);
 // Gone = no such process, or a zombie.
 bool ProcessGone(pid_t pid);
+
+// The decodeprof binary: $DECODEPROF_CLI, else DECODEPROF_CLI_PATH compiled into the test.
+std::string CliPath();
+
+struct RunResult {
+  int status = -1;  // exit code, or 128 + signal; -1 when it had to be killed
+  std::string out;
+  std::string err;
+  double secs = 0;  // wall time from start to exit
+};
+
+// One started process whose stdout/stderr go to files.
+class Started {
+ public:
+  Started(pid_t pid, std::string out_path, std::string err_path, double start)
+      : pid_(pid), out_path_(std::move(out_path)), err_path_(std::move(err_path)), start_(start) {}
+  pid_t pid() const { return pid_; }
+  // Waits (at most `timeout_secs`, then SIGKILL and status -1) and reads the outputs.
+  RunResult Wait(double timeout_secs = 60);
+  // The stderr written so far.
+  std::string ErrSoFar() const;
+
+ private:
+  pid_t pid_;
+  std::string out_path_;
+  std::string err_path_;
+  double start_;
+};
 
 // Polls `predicate` every 20 ms for at most `timeout_secs`.
 template <typename Fn>
