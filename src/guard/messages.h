@@ -88,13 +88,12 @@ inline constexpr char kMsgAttemptClean[] = "attempt {}: CLEAN, exit {}";
 // {0}: --max-attempts.
 inline constexpr char kMsgEveryAttemptContended[] = "every attempt ({}) was contended";
 
-// ---- signals (seed spec 1.8)
-// ---------------------------------------------------------------------- {0}: INT or TERM.
+// ---- signals (seed spec 1.8) ----
+// {0}: INT or TERM.
 inline constexpr char kMsgCaughtSignal[] = "caught SIG{}: stopping command and monitor";
 
-// ---- added by decodeprof
-// ------------------------------------------------------------------------- {0}: the backend (amd,
-// nvidia), {1}: its description.
+// ---- added by decodeprof ----
+// {0}: the backend (amd, nvidia), {1}: its description.
 inline constexpr char kMsgGpuAutoPicked[] = "gpu auto: picked {} ({})";
 // {0}: KFD directory, {1}: why NVML is unavailable.
 inline constexpr char kMsgNoGpuFound[] =
