@@ -12,8 +12,8 @@
 #include <cstring>
 #include <string_view>
 
-#include "src/io/dispatch_sink.h"
 #include "src/io/native/native_importer.h"
+#include "src/trace/dispatch_sink.h"
 
 extern char** environ;
 
@@ -227,7 +227,7 @@ base::StatusOr<CommandResult> RunCommand(const std::vector<std::string>& argv,
 
 namespace {
 
-class CountingSink : public io::DispatchSink {
+class CountingSink : public trace::DispatchSink {
  public:
   void Add(const trace::Dispatch&) override {}
 };

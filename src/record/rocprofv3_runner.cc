@@ -23,7 +23,7 @@ bool IsExecutable(const std::string& path) {
 }
 
 // Writes each dispatch as a kernel row; the first write error stops the writes and is kept.
-class WriterSink : public io::DispatchSink {
+class WriterSink : public trace::DispatchSink {
  public:
   WriterSink(nf::NativeWriter& writer, const trace::StringPool& names)
       : writer_(writer), names_(names) {}

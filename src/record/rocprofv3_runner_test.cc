@@ -71,7 +71,7 @@ TEST_F(Rocprofv3RunnerTest, RunsTheCommandAndConvertsTheTrace) {
   ASSERT_TRUE(conversion.ok()) << conversion.ToString();
 
   trace::StringPool names;
-  struct Sink : io::DispatchSink {
+  struct Sink : trace::DispatchSink {
     void Add(const trace::Dispatch& d) override { dispatches.push_back(d); }
     std::vector<trace::Dispatch> dispatches;
   } sink;
@@ -93,7 +93,7 @@ TEST_F(Rocprofv3RunnerTest, ATraceWithoutGridColumnsKeepsGridZero) {
                         "\"k\",10,20\n";
   ASSERT_TRUE(ConvertRocprofv3Csv(csv, dir_ + "/nogrid.sqlite").ok());
   trace::StringPool names;
-  struct Sink : io::DispatchSink {
+  struct Sink : trace::DispatchSink {
     void Add(const trace::Dispatch& d) override { grid = d.grid; }
     int64_t grid = -1;
   } sink;

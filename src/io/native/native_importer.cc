@@ -113,7 +113,7 @@ std::string_view MemoryOpName(int64_t kind, int64_t copy_kind) {
 
 class Importer {
  public:
-  Importer(const std::string& path, trace::StringPool& names, DispatchSink& sink,
+  Importer(const std::string& path, trace::StringPool& names, trace::DispatchSink& sink,
            const NativeImportOptions& options)
       : path_(path), names_(names), sink_(sink), options_(options) {}
 
@@ -358,7 +358,7 @@ class Importer {
 
   const std::string& path_;
   trace::StringPool& names_;
-  DispatchSink& sink_;
+  trace::DispatchSink& sink_;
   const NativeImportOptions& options_;
   Db db_;
   std::optional<Strings> strings_;
@@ -368,7 +368,8 @@ class Importer {
 }  // namespace
 
 base::StatusOr<NativeImport> ImportNative(const std::string& path, trace::StringPool& names,
-                                          DispatchSink& sink, const NativeImportOptions& options) {
+                                          trace::DispatchSink& sink,
+                                          const NativeImportOptions& options) {
   return Importer(path, names, sink, options).Run();
 }
 

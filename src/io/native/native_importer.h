@@ -2,7 +2,7 @@
 // docs/trace-format.md): the SQLite file `decodeprof record` writes and every importer can
 // convert to.
 //
-// Dispatches (kernels, and optionally memcpy/memset) are streamed into a DispatchSink in
+// Dispatches (kernels, and optionally memcpy/memset) are streamed into a trace::DispatchSink in
 // start order (ties: kernels before memory operations, then row id), with `line` = the
 // 1-based position in that order and `grid` = product of max(grid_x|y|z, 1) (0 for memory
 // operations, and when all three are 0: a converted trace that had no grid). Kernel names are the
@@ -39,8 +39,8 @@
 #include <vector>
 
 #include "src/base/status.h"
-#include "src/io/dispatch_sink.h"
 #include "src/trace/dispatch.h"
+#include "src/trace/dispatch_sink.h"
 #include "src/trace/string_pool.h"
 
 namespace decodeprof::io {
@@ -99,7 +99,7 @@ struct NativeImportOptions {
 // Reads `path`, streams its dispatches into `sink` (names interned into `names`) and returns
 // everything else.
 base::StatusOr<NativeImport> ImportNative(const std::string& path, trace::StringPool& names,
-                                          DispatchSink& sink,
+                                          trace::DispatchSink& sink,
                                           const NativeImportOptions& options = {});
 
 // True if `head` (the first bytes of a file, at least 16) starts like an SQLite database.

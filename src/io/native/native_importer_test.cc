@@ -24,7 +24,7 @@ std::string TempPath(const std::string& name) {
   return dir + "/" + name;
 }
 
-class CollectSink : public DispatchSink {
+class CollectSink : public trace::DispatchSink {
  public:
   void Add(const trace::Dispatch& d) override { dispatches.push_back(d); }
   std::vector<trace::Dispatch> dispatches;

@@ -200,7 +200,7 @@ StatusOr<std::optional<Columns>> ReadHeader(CsvReader& reader) {
 
 // The current record of `reader` as a dispatch into `sink`. False with *error set on bad data.
 inline bool AddRow(const CsvReader& reader, const Columns& c, NameCache& name_cache,
-                   DispatchSink& sink, int64_t& rows, base::Status* error) {
+                   trace::DispatchSink& sink, int64_t& rows, base::Status* error) {
   if (reader.size() == 0) return true;  // a blank line: csv.DictReader skips it
   if (reader.size() <= c.needed) {
     *error = base::DataError(base::AtLine(reader.where(), reader.line()),
@@ -260,9 +260,9 @@ enum class RowsEnd { kEnd, kStop, kCancelled, kError };
 // Imports the records that follow the reader's current one, up to the end of the input or
 // (kStop) the first record that starts at or after `stop`, which is read but not imported.
 // `cancel`, when given, is polled between rows (kCancelled).
-RowsEnd ImportRows(CsvReader& reader, const Columns& c, NameCache& name_cache, DispatchSink& sink,
-                   int64_t stop, const std::stop_token* cancel, int64_t& rows,
-                   base::Status* error) {
+RowsEnd ImportRows(CsvReader& reader, const Columns& c, NameCache& name_cache,
+                   trace::DispatchSink& sink, int64_t stop, const std::stop_token* cancel,
+                   int64_t& rows, base::Status* error) {
   while (reader.Next()) {
     if (reader.offset() >= stop) return RowsEnd::kStop;
     if (cancel != nullptr && cancel->stop_requested()) return RowsEnd::kCancelled;
@@ -312,7 +312,7 @@ std::vector<int64_t> ChooseCuts(const std::string& path, const CsvSplitOptions& 
 struct Part {
   int64_t begin = 0;
   int64_t end = kNoStop;  // the next cut (kNoStop for the last part)
-  DispatchSink* sink = nullptr;
+  trace::DispatchSink* sink = nullptr;
   trace::StringPool names;  // its own: ids are mapped into the caller's pool afterwards
   int64_t rows = 0;
   // Parsed without error up to the first record at or after `end` (read, not imported: its
@@ -390,7 +390,7 @@ void CsvLaterPart::Rebase(trace::Dispatch& d) const {
 }
 
 StatusOr<CsvImportStats> ImportRocprofv3Csv(CsvReader& reader, trace::StringPool& names,
-                                            DispatchSink& sink) {
+                                            trace::DispatchSink& sink) {
   CsvImportStats stats;
   DP_ASSIGN_OR_RETURN(const std::optional<Columns> columns, ReadHeader(reader));
   if (!columns) return stats;  // empty file
@@ -405,18 +405,20 @@ StatusOr<CsvImportStats> ImportRocprofv3Csv(CsvReader& reader, trace::StringPool
 }
 
 StatusOr<CsvImportStats> ImportRocprofv3Csv(const std::string& path, trace::StringPool& names,
-                                            DispatchSink& sink, const CsvReader::Options& options) {
+                                            trace::DispatchSink& sink,
+                                            const CsvReader::Options& options) {
   DP_ASSIGN_OR_RETURN(std::unique_ptr<CsvReader> reader, CsvReader::Open(path, options));
   return ImportRocprofv3Csv(*reader, names, sink);
 }
 
 StatusOr<CsvImportStats> ImportRocprofv3Csv(const std::string& path, trace::StringPool& names,
-                                            DispatchSink& sink) {
+                                            trace::DispatchSink& sink) {
   return ImportRocprofv3Csv(path, names, sink, CsvReader::Options());
 }
 
 StatusOr<CsvPartsImport> ImportRocprofv3CsvInParts(const std::string& path,
-                                                   trace::StringPool& names, DispatchSink& first,
+                                                   trace::StringPool& names,
+                                                   trace::DispatchSink& first,
                                                    const PartSinkFactory& new_part,
                                                    const CsvSplitOptions& options) {
   CsvPartsImport out;

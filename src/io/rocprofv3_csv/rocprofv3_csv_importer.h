@@ -41,7 +41,7 @@
 
 #include "src/base/status.h"
 #include "src/io/common/csv_reader.h"
-#include "src/io/dispatch_sink.h"
+#include "src/trace/dispatch_sink.h"
 #include "src/trace/string_pool.h"
 
 namespace decodeprof::io {
@@ -54,17 +54,17 @@ struct CsvImportStats {
 // Streams `path` into `sink` with bounded memory (a fixed-size read buffer; names interned
 // into `names`).
 base::StatusOr<CsvImportStats> ImportRocprofv3Csv(const std::string& path, trace::StringPool& names,
-                                                  DispatchSink& sink);
+                                                  trace::DispatchSink& sink);
 
 // The same with explicit reader options (buffer sizes; used by tests and benchmarks).
 base::StatusOr<CsvImportStats> ImportRocprofv3Csv(const std::string& path, trace::StringPool& names,
-                                                  DispatchSink& sink,
+                                                  trace::DispatchSink& sink,
                                                   const CsvReader::Options& options);
 
 // The same over a reader the caller opened (any source, e.g. CsvReader::FromString); errors
 // name reader.where().
 base::StatusOr<CsvImportStats> ImportRocprofv3Csv(CsvReader& reader, trace::StringPool& names,
-                                                  DispatchSink& sink);
+                                                  trace::DispatchSink& sink);
 
 // The same import on several threads, for large files (the parse is most of `summarize`'s
 // time).
@@ -99,7 +99,7 @@ struct CsvSplitOptions {
 // Makes the sink for the part of index `index` (0, 1, ... in file order; called on the calling
 // thread before any helper starts), about `bytes` bytes of the file long. The sink must stay
 // valid until ImportRocprofv3CsvInParts returns; it is used by one helper thread at a time.
-using PartSinkFactory = std::function<DispatchSink*(size_t index, int64_t bytes)>;
+using PartSinkFactory = std::function<trace::DispatchSink*(size_t index, int64_t bytes)>;
 
 struct CsvLaterPart {
   size_t index = 0;                       // of the part's sink, as `new_part` made it
@@ -118,7 +118,7 @@ struct CsvPartsImport {
 
 base::StatusOr<CsvPartsImport> ImportRocprofv3CsvInParts(const std::string& path,
                                                          trace::StringPool& names,
-                                                         DispatchSink& first,
+                                                         trace::DispatchSink& first,
                                                          const PartSinkFactory& new_part,
                                                          const CsvSplitOptions& options);
 

@@ -9,7 +9,7 @@
 namespace decodeprof::io {
 namespace {
 
-struct VectorSink : DispatchSink {
+struct VectorSink : trace::DispatchSink {
   void Add(const trace::Dispatch& d) override { dispatches.push_back(d); }
   std::vector<trace::Dispatch> dispatches;
 };

@@ -56,7 +56,7 @@ class StandInTest : public ::testing::Test {
 
   Imported Import(const std::string& path) {
     Imported out;
-    struct Sink : io::DispatchSink {
+    struct Sink : trace::DispatchSink {
       Imported* out;
       void Add(const trace::Dispatch& d) override {
         ++out->kernels_by_name[std::string(out->names.Get(d.name))];

@@ -236,7 +236,7 @@ class FakeBuffer {
   std::vector<uint8_t> bytes_;
 };
 
-class CollectSink : public io::DispatchSink {
+class CollectSink : public trace::DispatchSink {
  public:
   void Add(const trace::Dispatch& d) override { dispatches.push_back(d); }
   std::vector<trace::Dispatch> dispatches;
