@@ -12,6 +12,8 @@
 #include <cuda_runtime.h>
 #include <time.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -137,6 +139,40 @@ int Truth(const char* out_path) {
   for (long long us : {5LL, 20LL, 50LL, 100LL, 500LL, 1000LL, 5000LL}) {
     for (int rep = 0; rep < 3; ++rep) spin(us * 1000, -1);
   }
+  // The same fixed cost measured without the recorder: CUDA events around an empty kernel
+  // and around nothing, both queued behind a 200 us blocker so that the GPU meets the
+  // event, the kernel and the event back to back (no host launch latency in between).
+  // event_fixed_cost_ns = median(E0 empty E1) - median(E0 E1): the GPU time one kernel
+  // costs beyond its own instructions, on the GPU's event clock.
+  cudaEvent_t ev0, ev1;
+  CHECK(cudaEventCreate(&ev0));
+  CHECK(cudaEventCreate(&ev1));
+  std::vector<float> with_kernel_ms, without_kernel_ms;
+  constexpr int kEventReps = 41;
+  for (int rep = 0; rep < kEventReps; ++rep) {
+    for (int with_kernel = 0; with_kernel < 2; ++with_kernel) {
+      calib_step_kernel<<<1, 1, 0, stream>>>(200000);
+      ++count_step;
+      CHECK(cudaEventRecord(ev0, stream));
+      if (with_kernel) {
+        calib_empty<<<1, 1, 0, stream>>>();
+        ++count_empty;
+      }
+      CHECK(cudaEventRecord(ev1, stream));
+      CHECK(cudaStreamSynchronize(stream));
+      float ms = 0;
+      CHECK(cudaEventElapsedTime(&ms, ev0, ev1));
+      (with_kernel ? with_kernel_ms : without_kernel_ms).push_back(ms);
+    }
+  }
+  auto median_ns = [](std::vector<float> v) {
+    std::sort(v.begin(), v.end());
+    return static_cast<long long>(std::llround(static_cast<double>(v[v.size() / 2]) * 1e6));
+  };
+  const long long event_with_ns = median_ns(with_kernel_ms);
+  const long long event_without_ns = median_ns(without_kernel_ms);
+  CHECK(cudaEventDestroy(ev0));
+  CHECK(cudaEventDestroy(ev1));
   decodeprof_phase_end(DECODEPROF_PHASE_PREFILL);
 
   decodeprof_phase_begin(DECODEPROF_PHASE_DECODE);
@@ -205,6 +241,10 @@ int Truth(const char* out_path) {
   std::fprintf(out, "  \"graph\": {\"nodes\": %d, \"replays\": %d},\n", kGraphNodes, kGraphReplays);
   std::fprintf(out, "  \"threads\": {\"count\": %d, \"launches_per_thread\": %d},\n", kThreads,
                kPerThread);
+  std::fprintf(out,
+               "  \"event_fixed_cost\": {\"reps\": %d, \"median_with_empty_kernel_ns\": %lld, "
+               "\"median_without_kernel_ns\": %lld, \"fixed_cost_ns\": %lld},\n",
+               kEventReps, event_with_ns, event_without_ns, event_with_ns - event_without_ns);
   std::fprintf(out, "  \"steps\": %d,\n  \"timed\": [\n", kSteps);
   for (size_t i = 0; i < timed.size(); ++i) {
     const Timed& t = timed[i];

@@ -153,6 +153,9 @@ def parse_args(argv):
                     help="-inf logit bias on every EOS id: always generate -n tokens")
     ap.add_argument("--module-ranges", action="store_true",
                     help="one NVTX range per module call, for op-path attribution")
+    ap.add_argument("--cuda-graph", action="store_true",
+                    help="static KV cache and each decode step (forward + greedy pick) replayed "
+                         "from one captured CUDA graph; greedy only (the CUDA-graph unit applied)")
     ap.add_argument("--seed", type=int, default=0, help="weight seed (default 0)")
     ap.add_argument("--device", default="cuda", choices=["cuda", "cpu"],
                     help="cpu: a dry run of the loop without a GPU (no NVTX), for tests")
@@ -167,6 +170,8 @@ def parse_args(argv):
         ap.error("--temperature must be >= 0")
     if not 0.0 < args.top_p <= 1.0:
         ap.error("--top-p must be in (0, 1]")
+    if args.cuda_graph and (args.temperature > 0 or args.device != "cuda"):
+        ap.error("--cuda-graph needs greedy decoding (--temperature 0) on cuda")
     return args
 
 
@@ -364,6 +369,106 @@ class Decoder:
         return generated, d0 - t0, end_mono - d0, end_mono, end_boot
 
 
+class GraphDecoder(Decoder):
+    """The decode step captured once in a CUDA graph and replayed per token (--cuda-graph).
+
+    A transformers StaticCache of fixed length holds the KV cache; the prefill runs eagerly;
+    the graph holds one decode forward pass at the position in a device tensor, the greedy
+    pick, the copy of the picked token into the graph's input and the position increment, so
+    that a step on the host is one graph launch plus the read-back of the token. The cache
+    and the graph are made on the first run and reused (the cache is reset) by later runs."""
+
+    def __init__(self, torch, model, args, eos, nvtx, device, max_len):
+        super().__init__(torch, model, args, eos, nvtx, device)
+        self.max_len = max_len
+        self.cache = None
+        self.graph = None
+        self.ids = torch.zeros((1, 1), dtype=torch.long, device=device)
+        self.pos = torch.zeros((1,), dtype=torch.long, device=device)
+
+    def make_cache(self):
+        from transformers import StaticCache
+        cfg = self.model.config
+        attempts = (dict(config=cfg, max_cache_len=self.max_len),
+                    dict(config=cfg, max_batch_size=1, max_cache_len=self.max_len,
+                         device="cuda", dtype=self.torch.bfloat16))
+        last = None
+        for kw in attempts:
+            try:
+                return StaticCache(**kw)
+            except TypeError as e:
+                last = e
+        raise last
+
+    def step_body(self):
+        out = self.model(input_ids=self.ids, past_key_values=self.cache, use_cache=True,
+                         cache_position=self.pos, **({"logits_to_keep": 1} if self.keep else {}))
+        token = self.sample(out.logits[:, -1, :])
+        self.ids.copy_(token)
+        self.pos.add_(1)
+
+    def capture(self, start_pos, token):
+        torch = self.torch
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):  # warm-up passes outside the capture (allocations)
+            for _ in range(3):
+                self.step_body()
+        torch.cuda.current_stream().wait_stream(side)
+        self.ids.copy_(token)
+        self.pos.fill_(start_pos)
+        self.graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(self.graph):
+            self.step_body()
+        torch.cuda.synchronize()
+
+    def run(self, prompt, tokens, make_cache, measured):
+        torch = self.torch
+        nvtx = self.nvtx
+        if self.cache is None:
+            self.cache = self.make_cache()
+        elif hasattr(self.cache, "reset"):
+            self.cache.reset()
+        n = prompt.shape[1]
+        t0 = monotonic_ns()
+        if measured:
+            nvtx.push("decodeprof:prefill")
+        try:
+            out = self.model(input_ids=prompt, past_key_values=self.cache, use_cache=True,
+                             cache_position=torch.arange(n, device=prompt.device),
+                             **({"logits_to_keep": 1} if self.keep else {}))
+            token = self.sample(out.logits[:, -1, :])
+            token_id = int(token.item())
+        finally:
+            if measured:
+                nvtx.pop()
+        if self.graph is None:
+            self.capture(n, token)  # the capture's warm-up wrote past n; replays rewrite it
+        self.ids.copy_(token)
+        self.pos.fill_(n)
+        d0 = monotonic_ns()
+        generated = 1
+        if measured:
+            nvtx.push("decodeprof:decode")
+        try:
+            while generated < tokens and (self.args.ignore_eos or token_id not in self.eos):
+                if measured:
+                    nvtx.push("decodeprof:step")
+                try:
+                    self.graph.replay()
+                    token_id = int(self.ids.item())  # the per-token read-back (a sync)
+                finally:
+                    if measured:
+                        nvtx.pop()
+                generated += 1
+            end_mono = monotonic_ns()
+            end_boot = boottime_ns()
+        finally:
+            if measured:
+                nvtx.pop()
+        return generated, d0 - t0, end_mono - d0, end_mono, end_boot
+
+
 def main(argv):
     args = parse_args(argv)
     path, source = config_path(args.model)
@@ -409,7 +514,11 @@ def main(argv):
     print(f"[long-prompt] target={args.prompt_tokens} tokens -> using {prompt_len} tokens "
           f"(synthesized ids, seed {PROMPT_SEED})", flush=True)
 
-    decoder = Decoder(torch, model, args, eos, nvtx, device)
+    if args.cuda_graph:
+        decoder = GraphDecoder(torch, model, args, eos, nvtx, device,
+                               prompt_len + max(args.max_tokens, args.warmup_tokens, 2) + 8)
+    else:
+        decoder = Decoder(torch, model, args, eos, nvtx, device)
     with torch.inference_mode():
         # Warmup: prefill + the warmup tokens (at least one decode step, which also picks
         # the cache the model accepts).
@@ -417,7 +526,9 @@ def main(argv):
         nvtx.push("decodeprof:warmup")
         mark("warmup_start", enabled=marks_on)
         try:
-            for label, factory in cache_candidates(torch, model, device):
+            candidates = ([("StaticCache + CUDA graph", lambda: None)] if args.cuda_graph
+                          else cache_candidates(torch, model, device))
+            for label, factory in candidates:
                 try:
                     decoder.run(prompt, max(args.warmup_tokens, 2), factory, measured=False)
                     chosen = (label, factory)

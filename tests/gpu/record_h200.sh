@@ -5,13 +5,13 @@
 #   STAGE_DIR holds decodeprof, libdecodeprof_cupti.so, libsqlite3.so.0 (built on the dev
 #   machine), calibrate (examples/calibrate, nvcc -arch=sm_90) and libbare_cupti.so
 #   (tests/gpu/record_bare_cupti.cc); calibrate is rebuilt there when missing and nvcc is.
-#   PHASE: env calib overhead decode decodefloor (default: all but decodefloor). Results go to $OUT (default
-#   /tmp/record-out): run.log, calib_truth.json, calib.sqlite, calib_check.json,
-#   overhead.json, decode.json, crosscheck.json, decode_floor.json and raw.tar.gz (the raw
-#   inputs).
+#   PHASE: env calib calibbare overhead decode decodefloor (default: env calib calibbare
+#   overhead decode). Results go to $OUT (default /tmp/record-out): run.log,
+#   calib_truth.json, calib.sqlite, calib_check.json, calib_truth_bare.json, overhead.json,
+#   decode.json, crosscheck.json, decode_floor.json and raw.tar.gz (the raw inputs).
 set -u
 STAGE=$(cd "$1" && pwd); shift
-PHASES="${*:-env calib overhead decode}"
+PHASES="${*:-env calib calibbare overhead decode}"
 OUT=${OUT:-/tmp/record-out}
 HERE=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$OUT"
@@ -125,58 +125,78 @@ for kind, label in labels.items():
 PY
 fi
 
+if phase_on calibbare; then
+  # The workload alone, no recorder: its event-measured fixed kernel cost without CUPTI.
+  echo "== calibration without the recorder"
+  timeout 60 "$STAGE/calibrate" truth "$OUT/calib_truth_bare.json" 2>/dev/null
+  echo "bare calibrate exit: $?"
+  python3 -c 'import json,sys; print("event fixed cost, no recorder:", json.load(open(sys.argv[1]))["event_fixed_cost"])' "$OUT/calib_truth_bare.json"
+fi
+
 if phase_on decode; then
   # One kind of run per process (torch.profiler slows the runs that follow it in the same
-  # process, so plain runs never share a process with it); the kinds alternate, 3 rounds.
-  echo "== decode: processes P (plain), R (decodeprof record), T (torch.profiler CPU+CUDA), 3 rounds; then C (torch.profiler CUDA only)"
+  # process, so plain runs never share a process with it). Per round four processes: P
+  # (plain), B (bare CUPTI, concurrent kernels only: the floor), R (decodeprof record), T
+  # (torch.profiler, CPU + CUDA activity); the order rotates from round to round so that no
+  # kind always runs first. ROUNDS rounds (default 5). Every process is pinned to the same
+  # 4 cores (taskset), which removes the scheduler's core migrations from the noise.
+  ROUNDS=${ROUNDS:-5}
+  echo "== decode: $ROUNDS rounds of P (plain), B (bare CUPTI), R (decodeprof record), T (torch.profiler)"
   cd "$HERE" || exit 1
   export PYTHONUNBUFFERED=1
-  for i in 1 2 3; do
-    timeout 120 python3 record_decode.py --runs plain,plain,plain --out "$TMP/decode_P$i.json"
-    echo "P$i exit: $?"
-    timeout 150 "$DP" record -o "$TMP/decode_R$i.sqlite" -- python3 record_decode.py \
-      --runs plain,plain,plain --out "$TMP/decode_R$i.json"
-    echo "R$i exit: $?"
-    extra=""; [ "$i" = 1 ] && extra="--torch-trace $TMP/torch_trace.json"
-    # shellcheck disable=SC2086
-    timeout 150 python3 record_decode.py --runs torchprof,torchprof,torchprof $extra \
-      --out "$TMP/decode_T$i.json"
-    echo "T$i exit: $?"
+  PIN="taskset -c 2-5"
+  command -v taskset >/dev/null || PIN=""
+  KINDS=(P B R T)
+  for ((i = 1; i <= ROUNDS; i++)); do
+    for ((k = 0; k < 4; k++)); do
+      kind=${KINDS[$(((k + i - 1) % 4))]}
+      case $kind in
+        P) $PIN timeout 120 python3 record_decode.py --runs plain,plain,plain --out "$TMP/decode_P$i.json" ;;
+        B) CUDA_INJECTION64_PATH="$STAGE/libbare_cupti.so" $PIN timeout 120 python3 record_decode.py \
+             --runs plain,plain,plain --out "$TMP/decode_B$i.json" ;;
+        R) $PIN timeout 150 "$DP" record -o "$TMP/decode_R$i.sqlite" -- python3 record_decode.py \
+             --runs plain,plain,plain --out "$TMP/decode_R$i.json" ;;
+        T) extra=""; [ "$i" = 1 ] && extra="--torch-trace $TMP/torch_trace.json"
+           # shellcheck disable=SC2086
+           $PIN timeout 150 python3 record_decode.py --runs torchprof,torchprof,torchprof $extra \
+             --out "$TMP/decode_T$i.json" ;;
+      esac
+      echo "$kind$i exit: $?"
+    done
+    [ "$i" -gt 1 ] && rm -f "$TMP/decode_R$i.sqlite"
   done
-  timeout 120 python3 record_decode.py --runs torchprof_cuda,torchprof_cuda,torchprof_cuda \
-    --out "$TMP/decode_C1.json"
-  echo "C1 exit: $?"
-  python3 - "$TMP" "$OUT/decode.json" <<'PY'
+  python3 - "$TMP" "$OUT/decode.json" "$ROUNDS" <<'PY'
 import json, statistics, sys
-tmp, out = sys.argv[1:3]
-order = ["P1", "R1", "T1", "P2", "R2", "T2", "P3", "R3", "T3", "C1"]
+tmp, out, rounds_n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 procs = {}
-for p in order:
-    try:
-        procs[p] = json.load(open(f"{tmp}/decode_{p}.json"))
-    except Exception as e:
-        procs[p] = {"error": str(e), "runs": []}
-def tok(prefix):
-    return [r["tok_s"] for p, d in procs.items() if p.startswith(prefix) for r in d["runs"]]
+for i in range(1, rounds_n + 1):
+    for kind in "PBRT":
+        try:
+            procs[f"{kind}{i}"] = json.load(open(f"{tmp}/decode_{kind}{i}.json"))
+        except Exception as e:
+            procs[f"{kind}{i}"] = {"error": str(e), "runs": []}
 m = lambda xs: statistics.mean(xs) if xs else None
-plain, rec, prof, prof_cuda = tok("P"), tok("R"), tok("T"), tok("C")
-res = {"order": order, "processes": procs,
-       "tok_s": {"plain": plain, "decodeprof_record": rec, "torch_profiler": prof,
-                 "torch_profiler_cuda_only": prof_cuda},
-       "mean_tok_s": {"plain": m(plain), "decodeprof_record": m(rec), "torch_profiler": m(prof),
-                      "torch_profiler_cuda_only": m(prof_cuda)}}
-for key, xs in (("decodeprof", rec), ("torch_profiler", prof), ("torch_profiler_cuda_only", prof_cuda)):
-    if plain and xs:
-        res[f"slowdown_{key}"] = 1 - m(xs) / m(plain)
-# Per round: each recorded / profiled process against the plain process of its round.
-rounds = []
-for i in (1, 2, 3):
-    p = [x["tok_s"] for x in procs[f"P{i}"]["runs"]]
-    r = [x["tok_s"] for x in procs[f"R{i}"]["runs"]]
-    t = [x["tok_s"] for x in procs[f"T{i}"]["runs"]]
-    if p and r and t:
-        rounds.append({"decodeprof": 1 - m(r) / m(p), "torch_profiler": 1 - m(t) / m(p)})
-res["slowdown_per_round"] = rounds
+tok = lambda kind: [r["tok_s"] for p, d in procs.items() if p[0] == kind for r in d["runs"]]
+res = {"rounds": rounds_n, "processes": procs,
+       "mean_tok_s": {k: m(tok(k)) for k in "PBRT"}}
+for k, name in (("B", "bare_cupti"), ("R", "decodeprof"), ("T", "torch_profiler")):
+    if m(tok("P")) and m(tok(k)):
+        res[f"slowdown_{name}_pooled"] = 1 - m(tok(k)) / m(tok("P"))
+# Per round: each process against the plain process of its round.
+per = []
+for i in range(1, rounds_n + 1):
+    p = m([x["tok_s"] for x in procs[f"P{i}"]["runs"]])
+    row = {}
+    for k, name in (("B", "bare_cupti"), ("R", "decodeprof"), ("T", "torch_profiler")):
+        v = m([x["tok_s"] for x in procs[f"{k}{i}"]["runs"]])
+        row[name] = (1 - v / p) if (p and v) else None
+    if row["decodeprof"] is not None and row["torch_profiler"]:
+        row["ratio_decodeprof_to_torch_profiler"] = row["decodeprof"] / row["torch_profiler"]
+    per.append(row)
+res["slowdown_per_round"] = per
+for name in ("bare_cupti", "decodeprof", "torch_profiler", "ratio_decodeprof_to_torch_profiler"):
+    xs = [r[name] for r in per if r.get(name) is not None]
+    res[f"median_{name}"] = statistics.median(xs) if xs else None
 json.dump(res, open(out, "w"), indent=2)
 print(json.dumps({k: v for k, v in res.items() if k != "processes"}, indent=1))
 PY
