@@ -1,12 +1,12 @@
 #include "src/report/markdown_report.h"
 
-#include <algorithm>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "src/base/py_format.h"
+#include "src/report/markdown_table.h"
 #include "src/report/short_name.h"
 
 namespace decodeprof::report {
@@ -14,52 +14,9 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-const Json kNull;
-
-// dict.get(key): the stored value, or null when absent (also when `object` is no object).
-const Json& Get(const Json& object, std::string_view key) {
-  if (!object.is_object()) return kNull;
-  const auto it = object.find(key);
-  return it == object.end() ? kNull : *it;
-}
-
-// Python truthiness of a JSON value.
-bool Truthy(const Json& value) {
-  switch (value.type()) {
-    case Json::value_t::boolean:
-      return value.get<bool>();
-    case Json::value_t::number_integer:
-    case Json::value_t::number_unsigned:
-    case Json::value_t::number_float:
-      return value.get<double>() != 0.0;
-    case Json::value_t::string:
-      return !value.get_ref<const std::string&>().empty();
-    case Json::value_t::array:
-    case Json::value_t::object:
-      return !value.empty();
-    default:
-      return false;
-  }
-}
-
-// The `port_units` object of a summary (null when absent or null).
-base::StatusOr<const Json*> PortUnits(const SummaryFile& summary) {
-  const Json& units = Get(summary.content, "port_units");
-  if (units.is_null()) return &units;
-  if (!units.is_object()) {
-    return base::DataError(summary.path, "`port_units` is not an object");
-  }
-  for (const auto& [id, unit] : units.items()) {
-    if (!unit.is_object()) {
-      return base::DataError(summary.path, "`port_units`.`" + id + "` is not an object");
-    }
-  }
-  return &units;
-}
-
 base::StatusOr<std::optional<double>> Ceiling(const SummaryFile& summary, const std::string& id,
                                               const Json& unit, std::string_view key) {
-  const Json& value = Get(unit, key);
+  const Json& value = JsonGet(unit, key);
   if (value.is_null()) return std::optional<double>();
   if (!value.is_number()) {
     return base::DataError(summary.path, "`port_units`.`" + id + "`.`" + std::string(key) +
@@ -68,36 +25,21 @@ base::StatusOr<std::optional<double>> Ceiling(const SummaryFile& summary, const 
   return std::optional<double>(value.get<double>());
 }
 
-std::string AlignmentRow(size_t right_aligned_columns) {
-  std::string row = "|---|";
-  for (size_t i = 0; i < right_aligned_columns; ++i) row += "---:|";
-  return row;
-}
-
 std::string UnitHeader(std::string_view first_cell, const std::vector<std::string>& unit_ids) {
   std::string header = "| " + std::string(first_cell) + " |";
   for (const std::string& id : unit_ids) header += " #" + id + " |";
   return header;
 }
 
-std::string Row(const std::vector<std::string>& cells) {
-  std::string row = "|";
-  for (const std::string& cell : cells) row += " " + cell + " |";
-  return row;
-}
-
-std::string RunLabel(const SummaryFile& summary) {
-  return "`" + PyStr(Get(summary.content, "name")) + "`";
-}
-
 std::string RunRow(const SummaryFile& summary) {
   const Json& s = summary.content;
-  const Json& plain = Get(s, "plain_decode_tok_s");
-  const Json& cost = Get(s, "profiler_decode_slowdown_pct");
-  return Row({RunLabel(summary), Truthy(plain) ? PyStr(plain) : "-",
-              PyStr(Get(s, "profiled_decode_tok_s")), cost.is_null() ? "-" : PyStr(cost) + "%",
-              PyStr(Get(s, "dispatches_per_token")), PyStr(Get(s, "gpu_ms_per_token")),
-              PyStr(Get(s, "host_gap_ms_per_token")), PyStr(Get(s, "host_gap_pct_of_wall"))});
+  const Json& plain = JsonGet(s, "plain_decode_tok_s");
+  const Json& cost = JsonGet(s, "profiler_decode_slowdown_pct");
+  return MarkdownRow(
+      {RunLabel(summary), IsTruthy(plain) ? PyStr(plain) : "-",
+       PyStr(JsonGet(s, "profiled_decode_tok_s")), cost.is_null() ? "-" : PyStr(cost) + "%",
+       PyStr(JsonGet(s, "dispatches_per_token")), PyStr(JsonGet(s, "gpu_ms_per_token")),
+       PyStr(JsonGet(s, "host_gap_ms_per_token")), PyStr(JsonGet(s, "host_gap_pct_of_wall"))});
 }
 
 base::StatusOr<std::string> ShareRow(const SummaryFile& summary,
@@ -105,12 +47,12 @@ base::StatusOr<std::string> ShareRow(const SummaryFile& summary,
   DP_ASSIGN_OR_RETURN(const Json* units, PortUnits(summary));
   std::vector<std::string> cells = {RunLabel(summary)};
   for (const std::string& id : unit_ids) {
-    const Json& unit = Get(*units, id);
+    const Json& unit = JsonGet(*units, id);
     cells.push_back(unit.is_null() ? "-"
-                                   : PyStr(Get(unit, "reached_default_share_pct")) + " (" +
-                                         PyStr(Get(unit, "fallback_share_pct")) + ")");
+                                   : PyStr(JsonGet(unit, "reached_default_share_pct")) + " (" +
+                                         PyStr(JsonGet(unit, "fallback_share_pct")) + ")");
   }
-  return Row(cells);
+  return MarkdownRow(cells);
 }
 
 base::StatusOr<std::string> CeilingRow(const SummaryFile& summary,
@@ -120,14 +62,14 @@ base::StatusOr<std::string> CeilingRow(const SummaryFile& summary,
   bool any_profiled = false;
   if (units->is_object()) {
     for (const auto& [id, unit] : units->items()) {
-      any_plain = any_plain || !Get(unit, "plain_ceiling_wall_est").is_null();
-      any_profiled = any_profiled || !Get(unit, "ceiling_wall").is_null();
+      any_plain = any_plain || !JsonGet(unit, "plain_ceiling_wall_est").is_null();
+      any_profiled = any_profiled || !JsonGet(unit, "ceiling_wall").is_null();
     }
   }
   const char* basis = any_plain ? "plain" : any_profiled ? "profiled" : "summary predates #2148";
   std::vector<std::string> cells = {RunLabel(summary) + " (" + basis + ")"};
   for (const std::string& id : unit_ids) {
-    const Json& unit = Get(*units, id);
+    const Json& unit = JsonGet(*units, id);
     DP_ASSIGN_OR_RETURN(const std::optional<double> plain,
                         Ceiling(summary, id, unit, "plain_ceiling_wall_est"));
     DP_ASSIGN_OR_RETURN(const std::optional<double> wall,
@@ -136,7 +78,7 @@ base::StatusOr<std::string> CeilingRow(const SummaryFile& summary,
                         Ceiling(summary, id, unit, "ceiling_gpu_share"));
     cells.push_back(CeilingCell(plain, wall, gpu));
   }
-  return Row(cells);
+  return MarkdownRow(cells);
 }
 
 base::Status AppendTopKernels(const SummaryFile& summary, std::vector<std::string>& lines) {
@@ -144,35 +86,21 @@ base::Status AppendTopKernels(const SummaryFile& summary, std::vector<std::strin
   lines.push_back("Top kernels, " + RunLabel(summary) +
                   " (share of decode GPU time, calls per token):");
   lines.push_back("");
-  const Json& top = Get(summary.content, "top_kernels");
+  const Json& top = JsonGet(summary.content, "top_kernels");
   if (top.is_null()) return base::OkStatus();
   if (!top.is_array()) return base::DataError(summary.path, "`top_kernels` is not an array");
   for (size_t i = 0; i < top.size(); ++i) {
     const Json& kernel = top[i];
-    const Json& name = Get(kernel, "kernel");
+    const Json& name = JsonGet(kernel, "kernel");
     if (!kernel.is_object() || !name.is_string()) {
       return base::DataError(summary.path,
                              "`top_kernels`[" + std::to_string(i) + "] has no string `kernel`");
     }
     lines.push_back("- `" + ShortKernelName(name.get_ref<const std::string&>()) + "` " +
-                    PyStr(Get(kernel, "share_pct")) + "%, " +
-                    PyStr(Get(kernel, "calls_per_token")));
+                    PyStr(JsonGet(kernel, "share_pct")) + "%, " +
+                    PyStr(JsonGet(kernel, "calls_per_token")));
   }
   return base::OkStatus();
-}
-
-// Unit ids: the first summary's order, then ids first seen in later summaries (identical to
-// the seed's fixed #2063..#2068 columns whenever every summary holds the same units).
-base::StatusOr<std::vector<std::string>> UnitColumns(const std::vector<SummaryFile>& summaries) {
-  std::vector<std::string> ids;
-  for (const SummaryFile& summary : summaries) {
-    DP_ASSIGN_OR_RETURN(const Json* units, PortUnits(summary));
-    if (!units->is_object()) continue;
-    for (const auto& [id, unit] : units->items()) {
-      if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
-    }
-  }
-  return ids;
 }
 
 }  // namespace
@@ -192,14 +120,14 @@ base::StatusOr<std::string> RenderMarkdownReport(const std::vector<SummaryFile>&
   lines.push_back(
       "| Run | plain tok/s | profiled tok/s | profiler cost | dispatches/token | GPU ms/token | "
       "host gap ms/token | host gap % |");
-  lines.push_back(AlignmentRow(7));
+  lines.push_back(MarkdownAlignmentRow(7));
   for (const SummaryFile& summary : summaries) lines.push_back(RunRow(summary));
 
   // Runs summarized without work units (a pack with no default units) get no unit tables.
   if (!unit_ids.empty()) {
     lines.push_back("");
     lines.push_back(UnitHeader("Run", unit_ids));
-    lines.push_back(AlignmentRow(unit_ids.size()));
+    lines.push_back(MarkdownAlignmentRow(unit_ids.size()));
     for (const SummaryFile& summary : summaries) {
       DP_ASSIGN_OR_RETURN(std::string row, ShareRow(summary, unit_ids));
       lines.push_back(std::move(row));
@@ -207,7 +135,7 @@ base::StatusOr<std::string> RenderMarkdownReport(const std::vector<SummaryFile>&
 
     lines.push_back("");
     lines.push_back(UnitHeader("Run: ceiling wall (GPU share)", unit_ids));
-    lines.push_back(AlignmentRow(unit_ids.size()));
+    lines.push_back(MarkdownAlignmentRow(unit_ids.size()));
     for (const SummaryFile& summary : summaries) {
       DP_ASSIGN_OR_RETURN(std::string row, CeilingRow(summary, unit_ids));
       lines.push_back(std::move(row));

@@ -2,7 +2,7 @@
 // through the binary in tests/golden_test.cc). Every folder tests/golden/report/<case>/
 // holds, in that driver's layout:
 //   args             `report`, the summary directory (@CASE@ = the case folder) and
-//                    optionally `--format md|json`, one per line
+//                    optionally `--format md|json` and `--full`, one per line
 //   input/           the summaries, plus files the *_summary.json glob must skip
 //   expected_stdout  the exact report, or for failures
 //   expected_exit    the exit status and expected_stderr, substrings of the error line
@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "src/base/file_io.h"
+#include "src/report/full_report.h"
 #include "src/report/markdown_report.h"
 #include "src/report/summary_reader.h"
 
@@ -79,20 +80,25 @@ std::string LineDiff(const std::string& expected, const std::string& actual) {
   return diff;
 }
 
-// `report DIR [--format md|json]` → the directory and the format; false for anything else.
-bool ParseArgs(const std::vector<std::string>& args, std::string& dir, std::string& format) {
+// `report DIR [--format md|json] [--full]` → the directory, the format and whether the full
+// report is asked for; false for anything else (`--full` with `--format json` included).
+bool ParseArgs(const std::vector<std::string>& args, std::string& dir, std::string& format,
+               bool& full) {
   if (args.empty() || args[0] != "report") return false;
   format = "md";
+  full = false;
   for (size_t i = 1; i < args.size(); ++i) {
     if (args[i] == "--format" && i + 1 < args.size()) {
       format = args[++i];
+    } else if (args[i] == "--full") {
+      full = true;
     } else if (dir.empty() && !args[i].starts_with('-')) {
       dir = args[i];
     } else {
       return false;
     }
   }
-  return !dir.empty() && (format == "md" || format == "json");
+  return !dir.empty() && (format == "md" || (format == "json" && !full));
 }
 
 class ReportGoldenTest : public testing::TestWithParam<std::string> {};
@@ -104,12 +110,14 @@ TEST_P(ReportGoldenTest, MatchesExpectedOutput) {
     if (!line.empty()) args.push_back(Replace(line, "@CASE@", dir.string()));
   }
   std::string summary_dir, format;
-  if (!ParseArgs(args, summary_dir, format)) GTEST_SKIP() << "a command-line parser case";
+  bool full = false;
+  if (!ParseArgs(args, summary_dir, format, full)) GTEST_SKIP() << "a command-line parser case";
 
   const auto summaries = ReadSummaryDir(summary_dir);
   base::StatusOr<std::string> out = summaries.status();
   if (summaries.ok()) {
     out = format == "json" ? base::StatusOr<std::string>(RenderSummariesJson(*summaries))
+          : full           ? RenderFullMarkdownReport(*summaries)
                            : RenderMarkdownReport(*summaries);
   }
 

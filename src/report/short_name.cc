@@ -5,6 +5,8 @@
 #include <string>
 #include <string_view>
 
+#include "src/report/cuda_short_name.h"
+
 namespace decodeprof::report {
 namespace {
 
@@ -117,6 +119,7 @@ std::optional<std::string_view> FindDtype(std::string_view args) {
 }  // namespace
 
 std::string ShortKernelName(std::string_view name) {
+  if (HasCudaKernelMarker(name)) return CudaShortKernelName(name);
   if (name.starts_with("Cijk_")) return "Cijk_* (Tensile GEMM)";
   const std::optional<BaseMatch> match = FindBase(name);
   const std::string_view base = match ? match->base : name.substr(0, name.find('('));

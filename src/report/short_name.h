@@ -9,7 +9,9 @@
 
 namespace decodeprof::report {
 
-// The seed report's short name of a kernel, byte for byte:
+// The short name of a kernel in the Markdown report. A CUDA kernel name (HasCudaKernelMarker)
+// gets the CUDA rules of cuda_short_name.h (CudaShortKernelName). Every other name — all
+// MLX/ROCm names — gets the seed report's short name, byte for byte:
 //   * a name starting with `Cijk_` (a Tensile GEMM) → `Cijk_* (Tensile GEMM)`;
 //   * otherwise base = the identifier of the first `::<identifier>` that is followed by an
 //     optional template list `<...>` (holding no `(`) and then `(`; without such a match,

@@ -118,10 +118,6 @@ TEST(ShortKernelNameTest, MatchesTheReconstructedRegexes) {
       {"void lower_contiguous_thing::x(int)", "x"},
       {"Upper_strided_name_without_colons_and_very_long_indeed_yes",
        "compiled Upper_strided_name_without_colons_and_ve..."},
-      {"void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<c10::BFloat16>, "
-       "at::detail::Array<char*, 1> >(int, at::native::FillFunctor<c10::BFloat16>, "
-       "at::detail::Array<char*, 1>)",
-       "vectorized_elementwise_kernel"},
       {"", ""},
       {"(", ""},
       {"::", "::"},

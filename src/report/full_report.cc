@@ -1,0 +1,361 @@
+#include "src/report/full_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "src/base/py_format.h"
+#include "src/report/markdown_report.h"
+#include "src/report/markdown_table.h"
+#include "src/report/short_name.h"
+
+namespace decodeprof::report {
+namespace {
+
+using Json = nlohmann::ordered_json;
+using Lines = std::vector<std::string>;
+
+// "`a`.`b`" for error messages.
+std::string FieldName(std::string_view prefix, std::string_view key) {
+  return std::string(prefix) + "`" + std::string(key) + "`";
+}
+
+// A numeric field: nullopt when absent or null. Errors: any other type.
+base::StatusOr<std::optional<double>> NumberOf(const SummaryFile& summary, const Json& object,
+                                               std::string_view prefix, std::string_view key) {
+  const Json& value = JsonGet(object, key);
+  if (value.is_null()) return std::optional<double>();
+  if (!value.is_number()) {
+    return base::DataError(summary.path, FieldName(prefix, key) + " is neither a number nor null");
+  }
+  return std::optional<double>(value.get<double>());
+}
+
+// A numeric field as stored ("-" when absent or null). Errors: as NumberOf.
+base::StatusOr<std::string> NumberCell(const SummaryFile& summary, const Json& object,
+                                       std::string_view prefix, std::string_view key) {
+  DP_RETURN_IF_ERROR(NumberOf(summary, object, prefix, key).status());
+  const Json& value = JsonGet(object, key);
+  return value.is_null() ? std::string("-") : PyStr(value);
+}
+
+std::string EscapeCell(std::string text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    if (c == '|') {
+      out += "\\|";
+    } else if (c == '\n' || c == '\r') {
+      out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// A text field: "-" when absent, null or empty; other values as PyStr.
+std::string TextCell(const Json& value) {
+  if (value.is_null()) return "-";
+  const std::string text = PyStr(value);
+  return text.empty() ? "-" : EscapeCell(text);
+}
+
+// A derived value rounded to 4 decimals; "-" when there is none.
+std::string DerivedCell(std::optional<double> value) {
+  if (!value || !std::isfinite(*value)) return "-";
+  return base::PyRepr(base::PyRound(*value, 4));
+}
+
+std::optional<double> Quotient(std::optional<double> numerator, std::optional<double> divisor) {
+  if (!numerator || !divisor || *divisor == 0.0) return std::nullopt;
+  return *numerator / *divisor;
+}
+
+// "|---|---:|" from "lr": one column per letter, `l` left-aligned, anything else right.
+std::string Alignment(std::string_view columns) {
+  std::string row = "|";
+  for (const char c : columns) row += c == 'l' ? "---|" : "---:|";
+  return row;
+}
+
+// Appends a section: blank line, heading, blank line, header, alignment row (`columns` as
+// for Alignment), rows. Nothing when there are no rows.
+void AppendTable(const std::string& heading, const std::vector<std::string>& header,
+                 std::string_view columns, const Lines& rows, Lines& lines) {
+  if (rows.empty()) return;
+  lines.push_back("");
+  lines.push_back(heading);
+  lines.push_back("");
+  lines.push_back(MarkdownRow(header));
+  lines.push_back(Alignment(columns));
+  lines.insert(lines.end(), rows.begin(), rows.end());
+}
+
+base::Status AppendRunSetup(const std::vector<SummaryFile>& summaries, Lines& lines) {
+  Lines rows;
+  for (const SummaryFile& summary : summaries) {
+    const Json& s = summary.content;
+    std::vector<std::string> cells = {RunLabel(summary), TextCell(JsonGet(s, "model_type"))};
+    for (const char* key :
+         {"temperature", "prompt_tokens", "generated_tokens", "decode_forward_passes"}) {
+      DP_ASSIGN_OR_RETURN(std::string cell, NumberCell(summary, s, "", key));
+      cells.push_back(std::move(cell));
+    }
+    for (const char* key : {"clock", "pack", "units_file"}) {
+      cells.push_back(TextCell(JsonGet(s, key)));
+    }
+    rows.push_back(MarkdownRow(cells));
+  }
+  AppendTable(
+      "Run setup (per-token figures divide by generated tokens; the decode window holds one "
+      "forward pass fewer):",
+      {"Run", "model", "temperature", "prompt tokens", "generated tokens", "forward passes",
+       "clock", "pack", "units"},
+      "llrrrrlll", rows, lines);
+  return base::OkStatus();
+}
+
+base::StatusOr<std::string> PlainMsPerToken(const SummaryFile& summary) {
+  const Json& s = summary.content;
+  DP_ASSIGN_OR_RETURN(const std::optional<double> stored,
+                      NumberOf(summary, s, "", "plain_wall_ms_per_token"));
+  if (stored) return PyStr(JsonGet(s, "plain_wall_ms_per_token"));
+  DP_ASSIGN_OR_RETURN(const std::optional<double> tok_s,
+                      NumberOf(summary, s, "", "plain_decode_tok_s"));
+  return DerivedCell(Quotient(1000.0, tok_s));
+}
+
+base::StatusOr<std::string> ProfiledMsPerToken(const SummaryFile& summary) {
+  const Json& s = summary.content;
+  DP_ASSIGN_OR_RETURN(const std::optional<double> wall, NumberOf(summary, s, "", "decode_wall_ms"));
+  DP_ASSIGN_OR_RETURN(const std::optional<double> tokens,
+                      NumberOf(summary, s, "", "generated_tokens"));
+  if (const std::optional<double> per_token = Quotient(wall, tokens)) {
+    return DerivedCell(per_token);
+  }
+  DP_ASSIGN_OR_RETURN(const std::optional<double> tok_s,
+                      NumberOf(summary, s, "", "profiled_decode_tok_s"));
+  return DerivedCell(Quotient(1000.0, tok_s));
+}
+
+base::Status AppendDecodeTime(const std::vector<SummaryFile>& summaries, Lines& lines) {
+  Lines rows;
+  for (const SummaryFile& summary : summaries) {
+    std::vector<std::string> cells = {RunLabel(summary)};
+    DP_ASSIGN_OR_RETURN(std::string plain, PlainMsPerToken(summary));
+    DP_ASSIGN_OR_RETURN(std::string profiled, ProfiledMsPerToken(summary));
+    cells.push_back(std::move(plain));
+    cells.push_back(std::move(profiled));
+    for (const char* key :
+         {"gpu_ms_per_token", "host_gap_ms_per_token", "plain_host_gap_ms_per_token_est",
+          "dispatches_per_token", "profiler_decode_slowdown_pct"}) {
+      DP_ASSIGN_OR_RETURN(std::string cell, NumberCell(summary, summary.content, "", key));
+      cells.push_back(std::move(cell));
+    }
+    rows.push_back(MarkdownRow(cells));
+  }
+  AppendTable(
+      "Decode time per token (ms; plain = the run without the profiler, profiled = decode wall "
+      "/ generated tokens = GPU busy + host gap):",
+      {"Run", "plain ms/token", "profiled ms/token", "GPU busy ms/token", "host gap ms/token",
+       "plain gap ms/token", "dispatches/token", "profiler cost %"},
+      "lrrrrrrr", rows, lines);
+  return base::OkStatus();
+}
+
+// class_share_pct / role_share_pct: rows = names, columns = runs (header doc, sections 3-4).
+base::Status AppendShareMatrix(const std::vector<SummaryFile>& summaries, std::string_view key,
+                               const std::string& first_header, const std::string& heading,
+                               Lines& lines) {
+  std::vector<const Json*> objects;
+  std::vector<std::string> names;
+  for (const SummaryFile& summary : summaries) {
+    const Json& object = JsonGet(summary.content, key);
+    if (!object.is_null() && !object.is_object()) {
+      return base::DataError(summary.path, FieldName("", key) + " is not an object");
+    }
+    for (const auto& [name, value] : object.items()) {
+      DP_RETURN_IF_ERROR(NumberOf(summary, object, FieldName("", key) + ".", name).status());
+      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+    }
+    objects.push_back(&object);
+  }
+  if (names.empty()) return base::OkStatus();
+  const Json& first = *objects.front();
+  const auto share = [&first](const std::string& name) -> std::optional<double> {
+    const Json& value = JsonGet(first, name);
+    return value.is_number() ? std::optional<double>(value.get<double>()) : std::nullopt;
+  };
+  std::stable_sort(names.begin(), names.end(),
+                   [&share](const std::string& a, const std::string& b) {
+                     const std::optional<double> sa = share(a);
+                     const std::optional<double> sb = share(b);
+                     if (sa.has_value() != sb.has_value()) return sa.has_value();
+                     if (sa && *sa != *sb) return *sa > *sb;
+                     return a < b;
+                   });
+  std::vector<std::string> header = {first_header};
+  for (const SummaryFile& summary : summaries) header.push_back(RunLabel(summary));
+  Lines rows;
+  for (const std::string& name : names) {
+    std::vector<std::string> cells = {EscapeCell(name)};
+    for (const Json* object : objects) {
+      const Json& value = JsonGet(*object, name);
+      cells.push_back(value.is_null() ? "-" : PyStr(value));
+    }
+    rows.push_back(MarkdownRow(cells));
+  }
+  AppendTable(heading, header, "l" + std::string(summaries.size(), 'r'), rows, lines);
+  return base::OkStatus();
+}
+
+base::StatusOr<std::vector<std::string>> UnitRow(const SummaryFile& summary, const std::string& id,
+                                                 const Json& unit) {
+  const std::string prefix = "`port_units`.`" + id + "`.";
+  std::vector<std::string> cells = {RunLabel(summary), EscapeCell("#" + id)};
+  DP_ASSIGN_OR_RETURN(std::string share, NumberCell(summary, unit, prefix, "fallback_share_pct"));
+  cells.push_back(std::move(share));
+  DP_ASSIGN_OR_RETURN(const std::optional<double> share_pct,
+                      NumberOf(summary, unit, prefix, "fallback_share_pct"));
+  DP_ASSIGN_OR_RETURN(const std::optional<double> gpu_sum_ms,
+                      NumberOf(summary, summary.content, "", "decode_gpu_sum_ms"));
+  DP_ASSIGN_OR_RETURN(const std::optional<double> tokens,
+                      NumberOf(summary, summary.content, "", "generated_tokens"));
+  std::optional<double> gpu_ms;
+  if (share_pct && gpu_sum_ms) gpu_ms = Quotient(*share_pct * *gpu_sum_ms / 100.0, tokens);
+  cells.push_back(DerivedCell(gpu_ms));
+  for (const char* key :
+       {"fallback_dispatches_per_token", "fallback_host_gap_ms_per_token",
+        "fallback_wall_share_pct", "plain_ceiling_wall_est", "ceiling_wall", "ceiling_gpu_share"}) {
+    DP_ASSIGN_OR_RETURN(std::string cell, NumberCell(summary, unit, prefix, key));
+    cells.push_back(std::move(cell));
+  }
+  return cells;
+}
+
+base::Status AppendUnits(const std::vector<SummaryFile>& summaries, Lines& lines) {
+  DP_ASSIGN_OR_RETURN(const std::vector<std::string> unit_ids, UnitColumns(summaries));
+  Lines legend;
+  for (const std::string& id : unit_ids) {
+    for (const SummaryFile& summary : summaries) {
+      DP_ASSIGN_OR_RETURN(const Json* units, PortUnits(summary));
+      const Json& unit = JsonGet(*units, id);
+      if (unit.is_null()) continue;
+      legend.push_back(MarkdownRow({EscapeCell("#" + id), TextCell(JsonGet(unit, "port"))}));
+      break;
+    }
+  }
+  AppendTable("Units (what each would build):", {"Unit", "work item"}, "ll", legend, lines);
+
+  Lines rows;
+  for (const SummaryFile& summary : summaries) {
+    DP_ASSIGN_OR_RETURN(const Json* units, PortUnits(summary));
+    for (const std::string& id : unit_ids) {
+      const Json& unit = JsonGet(*units, id);
+      if (unit.is_null()) continue;
+      DP_ASSIGN_OR_RETURN(const std::vector<std::string> cells, UnitRow(summary, id, unit));
+      rows.push_back(MarkdownRow(cells));
+    }
+  }
+  AppendTable(
+      "Units per run (fallback set: every dispatch the unit names; GPU ms/token = share / 100 * "
+      "decode GPU sum / generated tokens; ceilings are speedup bounds):",
+      {"Run", "Unit", "share %", "GPU ms/token", "dispatches/token", "host gap ms/token",
+       "wall share %", "plain wall ceiling", "wall ceiling", "GPU-share ceiling"},
+      "llrrrrrrrr", rows, lines);
+  return base::OkStatus();
+}
+
+base::Status AppendTopKernelsWithClass(const SummaryFile& summary, Lines& lines) {
+  const Json& top = JsonGet(summary.content, "top_kernels");
+  if (top.is_null()) return base::OkStatus();
+  if (!top.is_array()) return base::DataError(summary.path, "`top_kernels` is not an array");
+  bool any_class = false;
+  Lines rows;
+  for (size_t i = 0; i < top.size(); ++i) {
+    const Json& kernel = top[i];
+    const Json& name = JsonGet(kernel, "kernel");
+    if (!kernel.is_object() || !name.is_string()) {
+      return base::DataError(summary.path,
+                             "`top_kernels`[" + std::to_string(i) + "] has no string `kernel`");
+    }
+    any_class = any_class || JsonGet(kernel, "class").is_string();
+    const std::string prefix = "`top_kernels`[" + std::to_string(i) + "].";
+    DP_ASSIGN_OR_RETURN(std::string share, NumberCell(summary, kernel, prefix, "share_pct"));
+    DP_ASSIGN_OR_RETURN(std::string calls, NumberCell(summary, kernel, prefix, "calls_per_token"));
+    rows.push_back(
+        MarkdownRow({std::to_string(i + 1),
+                     "`" + EscapeCell(ShortKernelName(name.get_ref<const std::string&>())) + "`",
+                     TextCell(JsonGet(kernel, "class")), std::move(share), std::move(calls)}));
+  }
+  if (!any_class) return base::OkStatus();
+  AppendTable("Top kernels with class, " + RunLabel(summary) +
+                  " (share of decode GPU time, calls per token):",
+              {"#", "kernel", "class", "share %", "calls/token"}, "rllrr", rows, lines);
+  return base::OkStatus();
+}
+
+base::Status AppendChecks(const std::vector<SummaryFile>& summaries, Lines& lines) {
+  Lines rows;
+  for (const SummaryFile& summary : summaries) {
+    const Json& checks = JsonGet(summary.content, "checks");
+    if (!checks.is_null() && !checks.is_object()) {
+      return base::DataError(summary.path, "`checks` is not an object");
+    }
+    std::vector<std::string> cells = {RunLabel(summary)};
+    for (const char* key : {"kernels_straddling_decode_start", "host_gap_attribution_residual_ns",
+                            "idle_gap_before_first_decode_dispatch_us"}) {
+      DP_ASSIGN_OR_RETURN(std::string cell, NumberCell(summary, checks, "`checks`.", key));
+      cells.push_back(std::move(cell));
+    }
+    const Json& warnings = JsonGet(summary.content, "warnings");
+    std::string text;
+    if (warnings.is_array()) {
+      for (const Json& warning : warnings) {
+        if (!text.empty()) text += "; ";
+        text += TextCell(warning);
+      }
+    } else if (!warnings.is_null()) {
+      text = TextCell(warnings);
+    }
+    cells.push_back(text.empty() ? "-" : text);
+    rows.push_back(MarkdownRow(cells));
+  }
+  AppendTable("Checks (0 straddling kernels and a 0 ns gap residual are expected):",
+              {"Run", "straddling kernels", "gap residual ns", "idle before decode us", "warnings"},
+              "lrrrl", rows, lines);
+  return base::OkStatus();
+}
+
+}  // namespace
+
+base::StatusOr<std::string> RenderFullReportSections(const std::vector<SummaryFile>& summaries) {
+  Lines lines;
+  DP_RETURN_IF_ERROR(AppendRunSetup(summaries, lines));
+  DP_RETURN_IF_ERROR(AppendDecodeTime(summaries, lines));
+  DP_RETURN_IF_ERROR(AppendShareMatrix(summaries, "class_share_pct", "Class",
+                                       "Kernel classes (share of decode GPU time, %):", lines));
+  DP_RETURN_IF_ERROR(AppendShareMatrix(summaries, "role_share_pct", "Role",
+                                       "Roles (share of decode GPU time, %):", lines));
+  DP_RETURN_IF_ERROR(AppendUnits(summaries, lines));
+  for (const SummaryFile& summary : summaries) {
+    DP_RETURN_IF_ERROR(AppendTopKernelsWithClass(summary, lines));
+  }
+  DP_RETURN_IF_ERROR(AppendChecks(summaries, lines));
+  std::string out;
+  for (const std::string& line : lines) out += line + "\n";
+  return out;
+}
+
+base::StatusOr<std::string> RenderFullMarkdownReport(const std::vector<SummaryFile>& summaries) {
+  DP_ASSIGN_OR_RETURN(std::string report, RenderMarkdownReport(summaries));
+  DP_ASSIGN_OR_RETURN(const std::string sections, RenderFullReportSections(summaries));
+  return report + sections;
+}
+
+}  // namespace decodeprof::report

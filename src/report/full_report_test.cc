@@ -1,0 +1,197 @@
+#include "src/report/full_report.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "src/report/markdown_report.h"
+
+namespace decodeprof::report {
+namespace {
+
+SummaryFile Summary(const std::string& text, const std::string& path = "x_summary.json") {
+  auto parsed = ParseSummary(path, text);
+  EXPECT_TRUE(parsed.ok()) << parsed.status().ToString();
+  return parsed.ok() ? *parsed : SummaryFile{};
+}
+
+// Two runs: `a` with every field, `b` an older summary with most of them missing.
+std::vector<SummaryFile> TwoRuns() {
+  return {Summary(R"({
+    "name": "a", "model_type": "llama", "temperature": 0.7, "prompt_tokens": 128,
+    "generated_tokens": 16, "profiled_decode_tok_s": 22.01, "plain_decode_tok_s": 20.81,
+    "profiler_decode_slowdown_pct": -5.45, "dispatches_per_token": 1371.6,
+    "decode_wall_ms": 727.0, "decode_gpu_sum_ms": 93.791, "gpu_ms_per_token": 5.8506,
+    "host_gap_ms_per_token": 39.5869, "plain_wall_ms_per_token": 48.0538,
+    "plain_host_gap_ms_per_token_est": 42.2032,
+    "checks": {"kernels_straddling_decode_start": 0, "host_gap_attribution_residual_ns": 0,
+               "idle_gap_before_first_decode_dispatch_us": 153.3},
+    "top_kernels": [{"kernel": "nvjet_sm90_x", "class": "gemm", "calls_per_token": 60.0,
+                     "share_pct": 32.12}],
+    "class_share_pct": {"gemm": 71.01, "copy": 7.2, "index": 7.2},
+    "role_share_pct": {"unattributed": 100.0},
+    "port_units": {"gemv": {"port": "GEMV | batch 1", "fallback_share_pct": 71.01,
+                            "fallback_dispatches_per_token": 337.8,
+                            "fallback_host_gap_ms_per_token": 4.1302,
+                            "fallback_wall_share_pct": 18.1, "ceiling_gpu_share": 3.46,
+                            "ceiling_wall": 1.22, "plain_ceiling_wall_est": 1.21}},
+    "decode_forward_passes": 15, "clock": "boottime", "pack": "pytorch-cuda",
+    "units_file": "h200-decode", "warnings": ["no grid", "two\nlines"]})",
+                  "d/a_summary.json"),
+          Summary(R"({"name": "b", "profiled_decode_tok_s": 8.0, "plain_decode_tok_s": 0,
+                      "class_share_pct": {"attention": 50.0, "gemm": 40.0},
+                      "top_kernels": [{"kernel": "k", "share_pct": 1.0}]})",
+                  "d/b_summary.json")};
+}
+
+TEST(FullReportTest, ExactSectionsOfTwoRuns) {
+  const auto out = RenderFullReportSections(TwoRuns());
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_EQ(*out,
+            "\n"
+            "Run setup (per-token figures divide by generated tokens; the decode window holds "
+            "one forward pass fewer):\n"
+            "\n"
+            "| Run | model | temperature | prompt tokens | generated tokens | forward passes | "
+            "clock | pack | units |\n"
+            "|---|---|---:|---:|---:|---:|---|---|---|\n"
+            "| `a` | llama | 0.7 | 128 | 16 | 15 | boottime | pytorch-cuda | h200-decode |\n"
+            "| `b` | - | - | - | - | - | - | - | - |\n"
+            "\n"
+            "Decode time per token (ms; plain = the run without the profiler, profiled = decode "
+            "wall / generated tokens = GPU busy + host gap):\n"
+            "\n"
+            "| Run | plain ms/token | profiled ms/token | GPU busy ms/token | host gap ms/token | "
+            "plain gap ms/token | dispatches/token | profiler cost % |\n"
+            "|---|---:|---:|---:|---:|---:|---:|---:|\n"
+            "| `a` | 48.0538 | 45.4375 | 5.8506 | 39.5869 | 42.2032 | 1371.6 | -5.45 |\n"
+            "| `b` | - | 125.0 | - | - | - | - | - |\n"
+            "\n"
+            "Kernel classes (share of decode GPU time, %):\n"
+            "\n"
+            "| Class | `a` | `b` |\n"
+            "|---|---:|---:|\n"
+            "| gemm | 71.01 | 40.0 |\n"
+            "| copy | 7.2 | - |\n"
+            "| index | 7.2 | - |\n"
+            "| attention | - | 50.0 |\n"
+            "\n"
+            "Roles (share of decode GPU time, %):\n"
+            "\n"
+            "| Role | `a` | `b` |\n"
+            "|---|---:|---:|\n"
+            "| unattributed | 100.0 | - |\n"
+            "\n"
+            "Units (what each would build):\n"
+            "\n"
+            "| Unit | work item |\n"
+            "|---|---|\n"
+            "| #gemv | GEMV \\| batch 1 |\n"
+            "\n"
+            "Units per run (fallback set: every dispatch the unit names; GPU ms/token = share / "
+            "100 * decode GPU sum / generated tokens; ceilings are speedup bounds):\n"
+            "\n"
+            "| Run | Unit | share % | GPU ms/token | dispatches/token | host gap ms/token | "
+            "wall share % | plain wall ceiling | wall ceiling | GPU-share ceiling |\n"
+            "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+            "| `a` | #gemv | 71.01 | 4.1626 | 337.8 | 4.1302 | 18.1 | 1.21 | 1.22 | 3.46 |\n"
+            "\n"
+            "Top kernels with class, `a` (share of decode GPU time, calls per token):\n"
+            "\n"
+            "| # | kernel | class | share % | calls/token |\n"
+            "|---:|---|---|---:|---:|\n"
+            "| 1 | `nvjet_sm90_x` | gemm | 32.12 | 60.0 |\n"
+            "\n"
+            "Checks (0 straddling kernels and a 0 ns gap residual are expected):\n"
+            "\n"
+            "| Run | straddling kernels | gap residual ns | idle before decode us | warnings |\n"
+            "|---|---:|---:|---:|---|\n"
+            "| `a` | 0 | 0 | 153.3 | no grid; two lines |\n"
+            "| `b` | - | - | - | - |\n");
+}
+
+TEST(FullReportTest, FullReportIsTheSeedReportFollowedByTheSections) {
+  const std::vector<SummaryFile> runs = TwoRuns();
+  const auto seed = RenderMarkdownReport(runs);
+  const auto sections = RenderFullReportSections(runs);
+  const auto full = RenderFullMarkdownReport(runs);
+  ASSERT_TRUE(seed.ok() && sections.ok() && full.ok());
+  EXPECT_EQ(*full, *seed + *sections);
+  EXPECT_TRUE(full->starts_with("| Run | plain tok/s |"));
+}
+
+TEST(FullReportTest, ClassRowsFollowTheFirstRunThenNames) {
+  const auto out = RenderFullReportSections(
+      {Summary(R"({"name": "a", "class_share_pct": {"z": 1.0, "y": 5.0, "x": 1.0, "n": null}})"),
+       Summary(R"({"name": "b", "class_share_pct": {"c": 9.0, "b": 9.0}})")});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_NE(out->find("| Class | `a` | `b` |\n"
+                      "|---|---:|---:|\n"
+                      "| y | 5.0 | - |\n"
+                      "| x | 1.0 | - |\n"
+                      "| z | 1.0 | - |\n"
+                      "| b | - | 9.0 |\n"
+                      "| c | - | 9.0 |\n"
+                      "| n | - | - |\n"),
+            std::string::npos)
+      << *out;
+}
+
+TEST(FullReportTest, DerivedTimesFallBackAndRoundToFourDecimals) {
+  const auto out = RenderFullReportSections(
+      {Summary(R"({"name": "a", "plain_decode_tok_s": 3, "generated_tokens": 0,
+                   "decode_wall_ms": 10.0, "profiled_decode_tok_s": 7})"),
+       Summary(R"({"name": "b", "generated_tokens": 3, "decode_wall_ms": 1})"),
+       Summary(R"({"name": "c", "plain_wall_ms_per_token": 12, "profiled_decode_tok_s": 0.0})")});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_NE(out->find("| `a` | 333.3333 | 142.8571 | - |"), std::string::npos) << *out;
+  EXPECT_NE(out->find("| `b` | - | 0.3333 | - |"), std::string::npos) << *out;
+  EXPECT_NE(out->find("| `c` | 12 | - | - |"), std::string::npos) << *out;
+}
+
+TEST(FullReportTest, EmptySectionsAreLeftOut) {
+  const auto out =
+      RenderFullReportSections({Summary(R"({"name": "a", "port_units": {}, "class_share_pct": {},
+                   "top_kernels": [{"kernel": "k", "share_pct": 1.0}]})")});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_NE(out->find("Run setup"), std::string::npos);
+  EXPECT_NE(out->find("Checks"), std::string::npos);
+  EXPECT_EQ(out->find("Kernel classes"), std::string::npos) << *out;
+  EXPECT_EQ(out->find("Roles"), std::string::npos) << *out;
+  EXPECT_EQ(out->find("Units"), std::string::npos) << *out;
+  EXPECT_EQ(out->find("Top kernels with class"), std::string::npos) << *out;
+}
+
+TEST(FullReportTest, MalformedFieldsAreDataErrorsNamingTheField) {
+  struct Case {
+    const char* json;
+    const char* message;
+  };
+  const std::vector<Case> cases = {
+      {R"({"gpu_ms_per_token": "fast"})", "`gpu_ms_per_token` is neither a number nor null"},
+      {R"({"decode_wall_ms": [1]})", "`decode_wall_ms` is neither a number nor null"},
+      {R"({"temperature": true})", "`temperature` is neither a number nor null"},
+      {R"({"class_share_pct": [1]})", "`class_share_pct` is not an object"},
+      {R"({"role_share_pct": {"tail": "x"}})",
+       "`role_share_pct`.`tail` is neither a number nor null"},
+      {R"({"checks": 3})", "`checks` is not an object"},
+      {R"({"checks": {"host_gap_attribution_residual_ns": "0"}})",
+       "`checks`.`host_gap_attribution_residual_ns` is neither a number nor null"},
+      {R"({"port_units": {"u": {"ceiling_wall": 1.0, "fallback_wall_share_pct": "x"}}})",
+       "`port_units`.`u`.`fallback_wall_share_pct` is neither a number nor null"},
+      {R"({"top_kernels": [{"kernel": "k", "class": "c", "share_pct": {}}]})",
+       "`top_kernels`[0].`share_pct` is neither a number nor null"},
+      {R"({"top_kernels": [{"class": "c"}]})", "`top_kernels`[0] has no string `kernel`"},
+  };
+  for (const Case& c : cases) {
+    const auto out = RenderFullReportSections({Summary(c.json, "dir/r_summary.json")});
+    ASSERT_FALSE(out.ok()) << c.json;
+    EXPECT_EQ(out.status().exit_code(), 65) << c.json;
+    EXPECT_EQ(out.status().where(), "dir/r_summary.json") << c.json;
+    EXPECT_EQ(out.status().message(), c.message) << c.json;
+  }
+}
+
+}  // namespace
+}  // namespace decodeprof::report
