@@ -9,7 +9,8 @@ the model's KV (and, for the hybrids, recurrent-state) cache. Sampling is plain 
 greedy argmax, or temperature with optional top-p and a multinomial draw.
 
   python3 hf_decode.py --model llama -n 128 --warmup-tokens 20 --prompt-tokens 512 \
-      --ignore-eos [--temperature T] [--top-p P] [--module-ranges]
+      --ignore-eos [--temperature T] [--top-p P] [--module-ranges] [--cuda-graph]
+      [--sdpa-backend auto|flash|efficient|cudnn|math]
 
 Models: llama (Llama-3.1-8B-Instruct), qwen3-moe (Qwen3-30B-A3B), granite
 (granite-4.0-h-tiny), nemotron (NVIDIA-Nemotron-3-Nano-30B-A3B), or a path to a config.json.
@@ -156,6 +157,10 @@ def parse_args(argv):
     ap.add_argument("--cuda-graph", action="store_true",
                     help="static KV cache and each decode step (forward + greedy pick) replayed "
                          "from one captured CUDA graph; greedy only (the CUDA-graph unit applied)")
+    ap.add_argument("--sdpa-backend", default="auto",
+                    choices=["auto", "flash", "efficient", "cudnn", "math"],
+                    help="pin torch's scaled_dot_product_attention to one backend "
+                         "(default auto: PyTorch chooses per call)")
     ap.add_argument("--seed", type=int, default=0, help="weight seed (default 0)")
     ap.add_argument("--device", default="cuda", choices=["cuda", "cpu"],
                     help="cpu: a dry run of the loop without a GPU (no NVTX), for tests")
@@ -286,6 +291,18 @@ def construct(torch, cls, cfg, device):
         elif p.default is p.empty:
             raise TypeError(f"{cls.__name__} needs {name!r}")
     return cls(**kwargs)
+
+
+def sdpa_backend(torch, name):
+    """A context pinning scaled_dot_product_attention to one backend (auto: no pinning)."""
+    import contextlib
+    if name == "auto":
+        return contextlib.nullcontext()
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    backend = {"flash": SDPBackend.FLASH_ATTENTION, "efficient": SDPBackend.EFFICIENT_ATTENTION,
+               "cudnn": SDPBackend.CUDNN_ATTENTION, "math": SDPBackend.MATH}[name]
+    note(f"scaled_dot_product_attention pinned to {name}")
+    return sdpa_kernel([backend])
 
 
 class Decoder:
@@ -519,7 +536,7 @@ def main(argv):
                                prompt_len + max(args.max_tokens, args.warmup_tokens, 2) + 8)
     else:
         decoder = Decoder(torch, model, args, eos, nvtx, device)
-    with torch.inference_mode():
+    with torch.inference_mode(), sdpa_backend(torch, args.sdpa_backend):
         # Warmup: prefill + the warmup tokens (at least one decode step, which also picks
         # the cache the model accepts).
         chosen = None
