@@ -362,6 +362,20 @@ class Decoder:
         finally:
             if measured:
                 nvtx.pop()
+        last = [token]
+
+        def step():
+            logits, _ = self.forward(last[0], cache)
+            last[0] = self.sample(logits)
+            return int(last[0].item())  # the per-token read-back (a sync)
+
+        return self.decode_loop(t0, token_id, step, tokens, measured)
+
+    def decode_loop(self, t0, token_id, step, tokens, measured):
+        """Calls step() (one decode step; returns the new token id) until `tokens` tokens
+        exist or an EOS ends it; NVTX decode/step ranges when measured. Returns run()'s
+        tuple (the first token, from the prefill, counts as generated)."""
+        nvtx = self.nvtx
         d0 = monotonic_ns()
         generated = 1
         if measured:
@@ -371,9 +385,7 @@ class Decoder:
                 if measured:
                     nvtx.push("decodeprof:step")
                 try:
-                    logits, _ = self.forward(token, cache)
-                    token = self.sample(logits)
-                    token_id = int(token.item())  # the per-token read-back (a sync)
+                    token_id = step()
                 finally:
                     if measured:
                         nvtx.pop()
@@ -463,27 +475,12 @@ class GraphDecoder(Decoder):
             self.capture(n, token)  # the capture's warm-up wrote past n; replays rewrite it
         self.ids.copy_(token)
         self.pos.fill_(n)
-        d0 = monotonic_ns()
-        generated = 1
-        if measured:
-            nvtx.push("decodeprof:decode")
-        try:
-            while generated < tokens and (self.args.ignore_eos or token_id not in self.eos):
-                if measured:
-                    nvtx.push("decodeprof:step")
-                try:
-                    self.graph.replay()
-                    token_id = int(self.ids.item())  # the per-token read-back (a sync)
-                finally:
-                    if measured:
-                        nvtx.pop()
-                generated += 1
-            end_mono = monotonic_ns()
-            end_boot = boottime_ns()
-        finally:
-            if measured:
-                nvtx.pop()
-        return generated, d0 - t0, end_mono - d0, end_mono, end_boot
+
+        def step():
+            self.graph.replay()
+            return int(self.ids.item())  # the per-token read-back (a sync)
+
+        return self.decode_loop(t0, token_id, step, tokens, measured)
 
 
 def main(argv):

@@ -24,10 +24,8 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 DP="$STAGE/decodeprof"
 mkdir -p "$OUT"
 exec > >(tee -a "$OUT/run.log") 2>&1
-export PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_PARALLELISM=false
-export DECODEPROF_CUPTI_LIB=$(ls /usr/local/cuda/lib64/libcupti.so.13 \
-  /usr/local/cuda/extras/CUPTI/lib64/libcupti.so.13 \
-  /usr/local/cuda/targets/x86_64-linux/lib/libcupti.so.13 2>/dev/null | head -n 1)
+. "$ROOT/tests/gpu/common.sh"
+dp_find_cupti
 
 WORK=$(mktemp -d /tmp/campaign.XXXXXX)
 mkdir -p "$WORK/models" "$WORK/results"
@@ -74,14 +72,7 @@ echo "profile exit: $status after $(($(date +%s) - start)) s"
 # copy's root and the work directory are replaced here too (no git checkout on this machine).
 [ -f "$WORK/results/guard.log" ] && mv "$WORK/results/guard.log" "$WORK/results/guard_$PART.log"
 for f in "$WORK/results"/*; do
-  python3 - "$f" "$ROOT/" "$WORK/" <<'PY'
-import sys
-path, root, work = sys.argv[1:4]
-data = open(path, "rb").read()
-new = data.replace(root.encode(), b"").replace(work.encode(), b"<work>/")
-if new != data:
-    open(path, "wb").write(new)
-PY
+  dp_scrub "$f" "$ROOT/" "$WORK/"
 done
 if grep -l -e "$ROOT" -e "$WORK" "$WORK/results"/* 2>/dev/null; then
   echo "campaign: a local path is left in the files above" >&2

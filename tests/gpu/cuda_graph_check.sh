@@ -17,10 +17,8 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 DP="$STAGE/decodeprof"
 mkdir -p "$OUT"
 exec > >(tee -a "$OUT/run.log") 2>&1
-export PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_PARALLELISM=false
-export DECODEPROF_CUPTI_LIB=$(ls /usr/local/cuda/lib64/libcupti.so.13 \
-  /usr/local/cuda/extras/CUPTI/lib64/libcupti.so.13 \
-  /usr/local/cuda/targets/x86_64-linux/lib/libcupti.so.13 2>/dev/null | head -n 1)
+. "$ROOT/tests/gpu/common.sh"
+dp_find_cupti
 WORK=$(mktemp -d /tmp/graph.XXXXXX)
 mkdir -p "$WORK/models/Llama-3.1-8B-Instruct" "$WORK/res"
 cp "$ROOT/examples/hf_decode/configs/llama.json" "$WORK/models/Llama-3.1-8B-Instruct/config.json"
@@ -76,14 +74,7 @@ json.dump(r, open(out, "w"), indent=2)
 print(json.dumps(r, indent=1))
 PY
 for f in "$WORK/res"/*; do
-  python3 - "$f" "$ROOT/" "$WORK/" <<'PY'
-import sys
-path, root, work = sys.argv[1:4]
-data = open(path, "rb").read()
-new = data.replace(root.encode(), b"").replace(work.encode(), b"<work>/")
-if new != data:
-    open(path, "wb").write(new)
-PY
+  dp_scrub "$f" "$ROOT/" "$WORK/"
 done
 "$DP" report --full "$WORK/res" > "$OUT/graph_report.md" 2>/dev/null || "$DP" report "$WORK/res" > "$OUT/graph_report.md"
 cat "$OUT/graph_report.md" | head -30

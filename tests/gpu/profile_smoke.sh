@@ -10,10 +10,8 @@ OUT=${OUT:-/tmp/profile-out}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 mkdir -p "$OUT"
 exec > >(tee -a "$OUT/run.log") 2>&1
-export PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_PARALLELISM=false
-export DECODEPROF_CUPTI_LIB=$(ls /usr/local/cuda/lib64/libcupti.so.13 \
-  /usr/local/cuda/extras/CUPTI/lib64/libcupti.so.13 \
-  /usr/local/cuda/targets/x86_64-linux/lib/libcupti.so.13 2>/dev/null | head -n 1)
+. "$ROOT/tests/gpu/common.sh"
+dp_find_cupti
 MODELS=$(mktemp -d)
 mkdir -p "$MODELS/Llama-3.1-8B-Instruct"
 cp "$ROOT/examples/hf_decode/configs/llama.json" "$MODELS/Llama-3.1-8B-Instruct/config.json"
