@@ -1,0 +1,117 @@
+// Importer of PyTorch profiler (Kineto) traces: the Chrome-trace JSON that libkineto writes
+// (`torch.profiler.profile(...).export_chrome_trace()`, vLLM / SGLang / TRT-LLM profiler
+// dumps; reference/trace-formats.md section 5). Part of decodeprof_io; depends on trace, base
+// and nlohmann-json (its SAX interface only).
+//
+// Layout read: a top-level object with `traceEvents` (an array of event objects) and, before
+// it, `baseTimeNanoseconds`; every other top-level key (`schemaVersion`, `deviceProperties`,
+// `distributedInfo`, ...) is skipped. A top-level array is read as the event list itself (the
+// Chrome trace "JSON array format"). The file is streamed: memory holds one event at a time
+// plus what is returned, never a document tree, so traces of hundreds of MB are fine.
+//
+// Time: complete events (`"ph": "X"`) carry `ts` and `dur` in microseconds relative to
+// baseTimeNanoseconds. They are converted exactly from their decimal text (libkineto writes
+// three decimals, i.e. whole nanoseconds; more decimals are rounded half away from zero, an
+// exponent is allowed): start = base + ns(ts), end = start + ns(dur). The base is applied only
+// when it comes before the first event (libkineto's order); a trace that puts it after the
+// events, or has none (older traces), keeps every time relative to it, consistently.
+// Kineto's clock is the host's wall clock (CLOCK_REALTIME), not a bench log's monotonic or
+// boottime clock, so phase marks come from annotation ranges inside the trace.
+//
+// Events used, by `cat` (only `"ph": "X"` events):
+//   kernel                      → a Dispatch: name (a name left mangled, "_Z...", is
+//                                 demangled), start, end, grid = product of max(v, 1) over
+//                                 args.grid [x, y, z] (0 when the event has no grid); `line` =
+//                                 1-based position among the streamed dispatches, in file order.
+//   gpu_memcpy, gpu_memset      → counted; streamed as dispatches only when asked for, named as
+//                                 the native importer names them ("[CUDA memcpy Host-to-Device]",
+//                                 ... "[CUDA memcpy]", "[CUDA memset]", from Kineto's "Memcpy
+//                                 HtoD (...)" / "Memset (...)" names).
+//   cuda_runtime, cuda_driver   → launch calls: args.correlation → the launching thread (`tid`)
+//                                 and the call's start (the earliest call per correlation).
+//   user_annotation             → a trace::Range (record_function / torch.cuda.nvtx ranges on
+//                                 the CPU: phase marks and op-path ranges); thread = `tid`.
+// Every other event (cpu_op, python_function, gpu_user_annotation, ac2g flows, metadata, ...)
+// is skipped and counted by category. The legacy capitalised categories of PyTorch 1.x
+// ("Kernel", "Memcpy", "Memset", "Runtime") are read as their modern names.
+// Threads: an integer `tid` is its absolute value (libkineto writes |tid|); a string `tid`
+// is hashed, so the ranges and launches of one named thread still meet.
+//
+// Errors:
+//   kIo,   where = path: missing or unreadable file.
+//   kData, where = "<path>:byte <N>" (N = 0-based offset of the event's opening '{', or where the
+//     parser stopped): malformed or truncated JSON (the parser's message, with line and
+//     column); a gzip-compressed file (hint: gunzip it); a traceEvents element that is not an
+//     object; a used event without `name`, `ts` or `dur`, or with one of the wrong JSON type;
+//     a negative `dur` ("end before start"); a time beyond int64 nanoseconds.
+//   kData, where = path: the top level is not an object or array; an object without a
+//     `traceEvents` array ("not a Chrome/Kineto trace").
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "src/base/status.h"
+#include "src/trace/dispatch.h"
+#include "src/trace/dispatch_sink.h"
+#include "src/trace/range.h"
+#include "src/trace/string_pool.h"
+
+namespace decodeprof::io {
+
+// KinetoImport::launch_time of a dispatch whose launch call is not in the trace (equal to
+// the native importer's kUnknownLaunchTime and analysis::kUnknownLaunch).
+inline constexpr trace::TimestampNs kKinetoUnknownLaunchTime = INT64_MIN;
+
+struct KinetoImport {
+  std::optional<int64_t> base_time_ns;  // baseTimeNanoseconds, when the trace has it
+  bool base_time_applied = false;       // false: times are relative to the base (see above)
+  // user_annotation ranges, by start, then depth. depth = nesting depth on the range's thread
+  // (0 = outermost), from the ranges' own intervals (ties: the longer range is outer).
+  std::vector<trace::Range> ranges;
+  int64_t events = 0;        // elements of traceEvents
+  int64_t kernels = 0;       // kernel events (all streamed)
+  int64_t memory_ops = 0;    // gpu_memcpy + gpu_memset events (streamed only if asked for)
+  int64_t launch_calls = 0;  // cuda_runtime / cuda_driver events with a nonzero correlation
+  std::map<std::string, int64_t> skipped;  // unused events by `cat` ("" = no cat)
+  // Per streamed dispatch (index = line - 1): the thread that launched it and the launch
+  // call's start; empty when the trace has no launch calls. A dispatch without correlation or
+  // without a matching call gets thread 0 and kKinetoUnknownLaunchTime.
+  std::vector<uint64_t> launch_thread;
+  std::vector<trace::TimestampNs> launch_time;
+};
+
+struct KinetoImportOptions {
+  // Also stream gpu_memcpy / gpu_memset events as dispatches (named as above).
+  bool memory_ops_as_dispatches = false;
+};
+
+// Reads the trace at `path`, streams its dispatches into `sink` (names interned into
+// `names`) and returns everything else.
+base::StatusOr<KinetoImport> ImportKinetoJson(const std::string& path, trace::StringPool& names,
+                                              trace::DispatchSink& sink,
+                                              const KinetoImportOptions& options = {});
+
+// The same over a trace held in memory; `source_name` stands for the path in errors.
+base::StatusOr<KinetoImport> ImportKinetoJsonText(std::string_view text,
+                                                  const std::string& source_name,
+                                                  trace::StringPool& names,
+                                                  trace::DispatchSink& sink,
+                                                  const KinetoImportOptions& options = {});
+
+// True if `head` (the first bytes of a file; a few KB are enough for libkineto's header)
+// looks like a Chrome/Kineto trace: its first non-space byte is '{' and `traceEvents` or
+// `schemaVersion` occurs in it, or it is '[' followed by '{' (the array format), or it is
+// gzip-compressed (so that the importer can say to decompress it).
+bool LooksLikeKinetoJson(std::string_view head);
+
+// Microseconds as decimal text (a JSON number: optional '-', digits, optional fraction and
+// exponent) → nanoseconds, exactly; digits below a nanosecond are rounded half away from zero.
+// nullopt when it is not such a number or the result does not fit in int64.
+std::optional<int64_t> MicrosecondsTextToNs(std::string_view text);
+
+}  // namespace decodeprof::io

@@ -1,0 +1,362 @@
+#include "src/io/kineto_json/kineto_json_importer.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace decodeprof::io {
+namespace {
+
+class Collect : public trace::DispatchSink {
+ public:
+  void Add(const trace::Dispatch& d) override { dispatches.push_back(d); }
+  std::vector<trace::Dispatch> dispatches;
+};
+
+struct Imported {
+  base::StatusOr<KinetoImport> result;
+  std::vector<trace::Dispatch> dispatches;
+};
+
+Imported Import(const std::string& text, trace::StringPool& names,
+                const KinetoImportOptions& options = {}) {
+  Collect sink;
+  auto result = ImportKinetoJsonText(text, "t.json", names, sink, options);
+  return {std::move(result), std::move(sink.dispatches)};
+}
+
+// In libkineto's layout (output_json.cpp): header, then one event per block.
+constexpr const char* kTrace = R"JSON(
+  {
+    "schemaVersion": 1,
+    "deviceProperties": [
+    {
+      "id": 0, "name": "NVIDIA H100", "totalGlobalMem": 102085492736,
+      "computeMajor": 9, "computeMinor": 0, "numSms": 132
+    }
+    ],
+  "displayTimeUnit": "ms",
+  "baseTimeNanoseconds": 1775078550000000000,
+  "traceEvents": [
+  {
+    "name": "process_name", "ph": "M", "ts": 88511388202.755, "pid": 514683, "tid": 0,
+    "args": {
+      "name": "python"
+    }
+  },
+  {
+    "ph": "X", "cat": "user_annotation", "name": "decodeprof:decode", "pid": 514683, "tid": 514683,
+    "ts": 88511388202.700, "dur": 1.000,
+    "args": {
+      "External id": 1, "Record function id": 0, "Ev Idx": 0
+    }
+  },
+  {
+    "ph": "X", "cat": "user_annotation", "name": "decodeprof:step", "pid": 514683, "tid": 514683,
+    "ts": 88511388202.700, "dur": 0.500,
+    "args": {
+      "External id": 2, "Record function id": 0, "Ev Idx": 1
+    }
+  },
+  {
+    "ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 514683, "tid": 514683,
+    "ts": 88511388202.765, "dur": 0.040,
+    "args": {
+      "External id": 3, "Input Dims": [[1, 2048], [2048, 6144]]
+    }
+  },
+  {
+    "ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 514683, "tid": 514683,
+    "ts": 88511388202.765, "dur": 0.010,
+    "args": {
+            "cbid": 211, "correlation": 1
+    }
+  },
+  {
+    "ph": "s", "id": 1, "pid": 514683, "tid": 514683, "ts": 88511388202.765,
+    "cat": "ac2g", "name": "ac2g"
+  },
+  {
+    "ph": "X", "cat": "kernel", "name": "void gemv2T_kernel_val<int>(params)", "pid": 0, "tid": 7,
+    "ts": 88511388202.785, "dur": 0.020,
+    "args": {
+            "queued": 0, "device": 0, "context": 1,      "stream": 7, "correlation": 1,      "registers per thread": 32,      "shared memory": 0,      "blocks per SM": 0.007576,      "warps per SM": 0.000237,      "grid": [64, 2, 0],      "block": [128, 1, 1],      "est. achieved occupancy %": 0,      "graph id": 0, "graph node id": 0
+    }
+  },
+  {
+    "ph": "f", "id": 1, "pid": 0, "tid": 7, "ts": 88511388202.785,
+    "cat": "ac2g", "name": "ac2g", "bp": "e"
+  },
+  {
+    "ph": "X", "cat": "gpu_memcpy", "name": "Memcpy DtoH (Device -> Pinned)", "pid": 0, "tid": 7,
+    "ts": 88511388202.810, "dur": 0.004,
+    "args": {
+      "device": 0, "context": 1,
+      "stream": 7, "correlation": 2,
+      "bytes": 4, "memory bandwidth (GB/s)": 1.0
+    }
+  },
+  {
+    "ph": "X", "cat": "gpu_user_annotation", "name": "decodeprof:step", "pid": 0, "tid": 7,
+    "ts": 88511388202.784, "dur": 0.032,
+    "args": {
+      "External id": 2
+    }
+  },
+  {
+    "name": "Record Window End", "ph": "i", "s": "g",
+    "pid": "", "tid": "", "ts": 88511388203.055
+  }
+  ],
+  "traceName": "/tmp/trace.json"
+}
+)JSON";
+
+constexpr int64_t kBase = 1775078550000000000;
+constexpr int64_t kT0 = kBase + 88511388202000;  // ts 88511388202.000 us
+
+TEST(KinetoJsonImporter, KernelsRangesAndLaunchesFromALibkinetoTrace) {
+  trace::StringPool names;
+  Imported in = Import(kTrace, names);
+  ASSERT_TRUE(in.result.ok()) << in.result.status().ToString();
+  const KinetoImport& k = *in.result;
+  EXPECT_EQ(k.base_time_ns, kBase);
+  EXPECT_TRUE(k.base_time_applied);
+  EXPECT_EQ(k.events, 11);
+  EXPECT_EQ(k.kernels, 1);
+  EXPECT_EQ(k.memory_ops, 1);
+  EXPECT_EQ(k.launch_calls, 1);
+  EXPECT_EQ(k.skipped.at(""), 2);  // process_name, Record Window End: no cat
+  EXPECT_EQ(k.skipped.at("ac2g"), 2);
+  EXPECT_EQ(k.skipped.at("cpu_op"), 1);
+  EXPECT_EQ(k.skipped.at("gpu_user_annotation"), 1);
+
+  ASSERT_EQ(in.dispatches.size(), 1u);  // the memcpy is not streamed by default
+  const trace::Dispatch& d = in.dispatches[0];
+  EXPECT_EQ(names.Get(d.name), "void gemv2T_kernel_val<int>(params)");
+  EXPECT_EQ(d.start, kT0 + 785);
+  EXPECT_EQ(d.end, kT0 + 805);
+  EXPECT_EQ(d.grid, 128);  // 64 * 2 * max(0, 1)
+  EXPECT_EQ(d.line, 1u);
+
+  ASSERT_EQ(k.launch_thread.size(), 1u);
+  EXPECT_EQ(k.launch_thread[0], 514683u);
+  EXPECT_EQ(k.launch_time[0], kT0 + 765);
+
+  ASSERT_EQ(k.ranges.size(), 2u);
+  EXPECT_EQ(names.Get(k.ranges[0].name), "decodeprof:decode");  // same start: outer first
+  EXPECT_EQ(k.ranges[0].depth, 0);
+  EXPECT_EQ(k.ranges[0].start, kT0 + 700);
+  EXPECT_EQ(k.ranges[0].end, kT0 + 1700);
+  EXPECT_EQ(k.ranges[0].thread, 514683u);
+  EXPECT_EQ(names.Get(k.ranges[1].name), "decodeprof:step");
+  EXPECT_EQ(k.ranges[1].depth, 1);
+  EXPECT_EQ(k.ranges[1].end, kT0 + 1200);
+}
+
+TEST(KinetoJsonImporter, MemoryOperationsAsDispatchesWhenAsked) {
+  trace::StringPool names;
+  KinetoImportOptions options;
+  options.memory_ops_as_dispatches = true;
+  Imported in = Import(kTrace, names, options);
+  ASSERT_TRUE(in.result.ok()) << in.result.status().ToString();
+  ASSERT_EQ(in.dispatches.size(), 2u);
+  EXPECT_EQ(names.Get(in.dispatches[1].name), "[CUDA memcpy Device-to-Host]");
+  EXPECT_EQ(in.dispatches[1].grid, 0);
+  EXPECT_EQ(in.dispatches[1].line, 2u);
+  EXPECT_EQ(in.dispatches[1].end - in.dispatches[1].start, 4);
+  // Correlation 2 has no launch call in the trace.
+  EXPECT_EQ(in.result->launch_time[1], kKinetoUnknownLaunchTime);
+  EXPECT_EQ(in.result->launch_thread[1], 0u);
+}
+
+TEST(KinetoJsonImporter, WithoutBaseTimeTimesStayRelative) {
+  trace::StringPool names;
+  Imported in = Import(R"({"traceEvents": [
+    {"ph": "X", "cat": "kernel", "name": "k", "ts": 10.5, "dur": 2, "args": {}}]})",
+                       names);
+  ASSERT_TRUE(in.result.ok()) << in.result.status().ToString();
+  EXPECT_FALSE(in.result->base_time_ns.has_value());
+  ASSERT_EQ(in.dispatches.size(), 1u);
+  EXPECT_EQ(in.dispatches[0].start, 10500);
+  EXPECT_EQ(in.dispatches[0].end, 12500);
+  EXPECT_EQ(in.dispatches[0].grid, 0);  // no grid in args
+  EXPECT_TRUE(in.result->launch_time.empty());
+}
+
+TEST(KinetoJsonImporter, BaseTimeAfterTheEventsIsNotApplied) {
+  trace::StringPool names;
+  Imported in = Import(R"({"traceEvents": [
+    {"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 1}],
+    "baseTimeNanoseconds": 5000})",
+                       names);
+  ASSERT_TRUE(in.result.ok()) << in.result.status().ToString();
+  EXPECT_EQ(in.result->base_time_ns, 5000);
+  EXPECT_FALSE(in.result->base_time_applied);
+  EXPECT_EQ(in.dispatches[0].start, 1000);
+}
+
+TEST(KinetoJsonImporter, ArrayFormatAndLegacyCategoriesAndMangledNames) {
+  trace::StringPool names;
+  Imported in = Import(R"([
+    {"ph": "X", "cat": "Kernel", "name": "_Z6gemv2TPf", "ts": 1, "dur": 1, "tid": "stream 7"},
+    {"ph": "X", "cat": "Runtime", "name": "cudaLaunchKernel", "ts": 0.5, "dur": 0.1, "tid": -12,
+     "args": {"correlation": 0}}
+  ])",
+                       names);
+  ASSERT_TRUE(in.result.ok()) << in.result.status().ToString();
+  ASSERT_EQ(in.dispatches.size(), 1u);
+  EXPECT_EQ(names.Get(in.dispatches[0].name), "gemv2T(float*)");
+  EXPECT_EQ(in.result->launch_calls, 0);  // correlation 0 links nothing
+}
+
+TEST(KinetoJsonImporter, MicrosecondsConvertExactly) {
+  EXPECT_EQ(MicrosecondsTextToNs("88511388202.765"), 88511388202765);
+  EXPECT_EQ(MicrosecondsTextToNs("0.001"), 1);
+  EXPECT_EQ(MicrosecondsTextToNs("-0.001"), -1);
+  EXPECT_EQ(MicrosecondsTextToNs("12"), 12000);
+  EXPECT_EQ(MicrosecondsTextToNs("0.0015"), 2);  // half away from zero
+  EXPECT_EQ(MicrosecondsTextToNs("0.00149"), 1);
+  EXPECT_EQ(MicrosecondsTextToNs("-0.0015"), -2);
+  EXPECT_EQ(MicrosecondsTextToNs("1.5e-3"), 2);
+  EXPECT_EQ(MicrosecondsTextToNs("2E2"), 200000);
+  EXPECT_EQ(MicrosecondsTextToNs("0.0004"), 0);
+  EXPECT_EQ(MicrosecondsTextToNs("0"), 0);
+  // A double would lose the last digits here: 1775078550123456.789 us.
+  EXPECT_EQ(MicrosecondsTextToNs("1775078550123456.789"), 1775078550123456789);
+  EXPECT_EQ(MicrosecondsTextToNs("9223372036854775.807"), INT64_MAX);
+  EXPECT_EQ(MicrosecondsTextToNs("9223372036854775.808"), std::nullopt);
+  EXPECT_EQ(MicrosecondsTextToNs("1e400"), std::nullopt);
+  EXPECT_EQ(MicrosecondsTextToNs("abc"), std::nullopt);
+  EXPECT_EQ(MicrosecondsTextToNs("1e"), std::nullopt);
+}
+
+TEST(KinetoJsonImporter, TimestampsKeepNanosecondPrecisionBeyondADouble) {
+  trace::StringPool names;
+  Imported in = Import(R"({"traceEvents": [
+    {"ph": "X", "cat": "kernel", "name": "k", "ts": 1775078550123456.789, "dur": 0.001}]})",
+                       names);
+  ASSERT_TRUE(in.result.ok()) << in.result.status().ToString();
+  EXPECT_EQ(in.dispatches[0].start, 1775078550123456789);
+  EXPECT_EQ(in.dispatches[0].end, 1775078550123456790);
+}
+
+base::Status ErrorOf(const std::string& text) {
+  trace::StringPool names;
+  return Import(text, names).result.status();
+}
+
+TEST(KinetoJsonImporter, TruncatedJsonNamesTheByteOffset) {
+  const std::string text = std::string(kTrace).substr(0, 900);
+  const base::Status s = ErrorOf(text);
+  EXPECT_EQ(s.kind(), base::ErrorKind::kData);
+  EXPECT_EQ(s.where().rfind("t.json:byte ", 0), 0u) << s.where();
+  EXPECT_NE(s.message().find("malformed JSON"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("unexpected end of input"), std::string::npos) << s.message();
+}
+
+TEST(KinetoJsonImporter, NotJson) {
+  const base::Status s = ErrorOf("Kernel_Name,Start_Timestamp\nk,1\n");
+  EXPECT_EQ(s.kind(), base::ErrorKind::kData);
+  EXPECT_EQ(s.where(), "t.json:byte 1");
+  EXPECT_NE(s.message().find("line 1, column 1"), std::string::npos) << s.message();
+}
+
+TEST(KinetoJsonImporter, NegativeDurationIsAnErrorAtTheEvent) {
+  const std::string text =
+      "{\"traceEvents\": [\n{\"ph\": \"X\", \"cat\": \"kernel\"},\n"
+      "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 5, "
+      "\"dur\": -1}]}";
+  trace::StringPool names;
+  const base::Status s = Import(text, names).result.status();
+  // The first kernel has no name: that is the first error.
+  EXPECT_EQ(s.where(), "t.json:byte 18");
+  EXPECT_EQ(s.message(), "kernel event without a name (line 2)");
+  const std::string negative =
+      "{\"traceEvents\": [\n{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"ts\": 5, "
+      "\"dur\": -1}]}";
+  const base::Status n = ErrorOf(negative);
+  EXPECT_EQ(n.kind(), base::ErrorKind::kData);
+  EXPECT_EQ(n.where(), "t.json:byte 18");
+  EXPECT_EQ(n.message(), "end before start (dur -1000 ns) (line 2)");
+}
+
+TEST(KinetoJsonImporter, WrongTypesOfUsedFields) {
+  EXPECT_EQ(ErrorOf(R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": "5",
+                       "dur": 1}]})")
+                .message(),
+            "kernel event whose ts is not a number (line 1)");
+  EXPECT_EQ(ErrorOf(R"({"traceEvents": [{"ph": "X", "cat": "user_annotation", "name": 3,
+                       "ts": 5, "dur": 1}]})")
+                .message(),
+            "user_annotation event whose name is not a string (line 1)");
+  EXPECT_EQ(
+      ErrorOf(R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 5}]})").message(),
+      "kernel event without dur (line 1)");
+  // The same fields of a skipped event are not checked.
+  EXPECT_TRUE(ErrorOf(R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "ts": "x"}]})").ok());
+  const base::Status element = ErrorOf(R"({"traceEvents": [1]})");
+  EXPECT_EQ(element.kind(), base::ErrorKind::kData);
+  EXPECT_NE(element.message().find("not an event object"), std::string::npos);
+}
+
+TEST(KinetoJsonImporter, NotATrace) {
+  const base::Status no_events = ErrorOf(R"({"schemaVersion": 1})");
+  EXPECT_EQ(no_events.where(), "t.json");
+  EXPECT_EQ(no_events.message(), "no traceEvents array: not a Chrome/Kineto trace");
+  EXPECT_EQ(ErrorOf("42").message(), "the top level is not a JSON object or array");
+  const base::Status gz = ErrorOf(std::string("\x1f\x8b\x08\x00", 4));
+  EXPECT_EQ(gz.message(), "the trace is gzip-compressed");
+}
+
+TEST(KinetoJsonImporter, FileErrors) {
+  trace::StringPool names;
+  Collect sink;
+  const auto missing = ImportKinetoJson("/nonexistent/trace.json", names, sink);
+  EXPECT_EQ(missing.status().kind(), base::ErrorKind::kIo);
+  EXPECT_EQ(missing.status().where(), "/nonexistent/trace.json");
+
+  // The file reader agrees with the in-memory one, across its buffer boundary too.
+  const std::filesystem::path path = std::filesystem::temp_directory_path() /
+                                     ("dp_kineto_" + std::to_string(::getpid()) + ".json");
+  std::string big = "{\"traceEvents\": [";
+  for (int i = 0; i < 20000; ++i) {
+    if (i > 0) big += ",\n";
+    big += "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"kernel_" + std::to_string(i % 7) +
+           "\", \"ts\": " + std::to_string(i) + ".125, \"dur\": 0.5, \"args\": {\"grid\": [2, " +
+           "3, 1], \"Input Dims\": [[1, 2], [3]]}}";
+  }
+  big += ",\n{\"ph\": \"X\", \"cat\": \"kernel\", \"ts\": 1, \"dur\": 1}]}";
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << big;
+  }
+  const auto from_file = ImportKinetoJson(path.string(), names, sink);
+  std::filesystem::remove(path);
+  ASSERT_FALSE(from_file.ok());
+  EXPECT_EQ(sink.dispatches.size(), 20000u);
+  EXPECT_EQ(sink.dispatches.back().start, 19999125);
+  EXPECT_EQ(sink.dispatches.back().grid, 6);
+  const size_t last = big.rfind('{');
+  EXPECT_EQ(from_file.status().where(), path.string() + ":byte " + std::to_string(last));
+  EXPECT_EQ(from_file.status().message(), "kernel event without a name (line 20001)");
+}
+
+TEST(KinetoJsonImporter, Sniffing) {
+  EXPECT_TRUE(LooksLikeKinetoJson("\n  {\n    \"schemaVersion\": 1,"));
+  EXPECT_TRUE(LooksLikeKinetoJson("{\"traceEvents\": []}"));
+  EXPECT_TRUE(LooksLikeKinetoJson(" [ {\"ph\": \"X\"}"));
+  EXPECT_TRUE(LooksLikeKinetoJson(std::string("\x1f\x8b", 2)));
+  EXPECT_FALSE(LooksLikeKinetoJson("{\"model_type\": \"llama\"}"));
+  EXPECT_FALSE(LooksLikeKinetoJson("Kind,Agent_Id,Kernel_Name\n"));
+  EXPECT_FALSE(LooksLikeKinetoJson(std::string("SQLite format 3\0", 16)));
+  EXPECT_FALSE(LooksLikeKinetoJson("   "));
+}
+
+}  // namespace
+}  // namespace decodeprof::io
