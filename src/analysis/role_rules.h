@@ -9,6 +9,7 @@
 //   * Name tests are Conditions (roles.h): case-sensitive substrings unless `lowercase`.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -179,6 +180,44 @@ class NameContainsRule final : public RoleRule {
 
  private:
   NameContainsParams p_;
+};
+
+// pattern — a regular expression over the dispatch sequence whose letters are Conditions: an
+// ordered list of steps, each taking between `min` and `max` consecutive dispatches that
+// match its condition. For each start index i (from 0) the steps are matched anchored at i,
+// greedily with backtracking (each step takes as many dispatches as it can and gives them
+// back one at a time when a later step fails); the first match in that order wins. A step
+// with a role labels the dispatches it takes and may take only writable ones (so, without
+// `overwrite`, it matches only dispatches no earlier rule labelled); a step without a role
+// is context: it takes any dispatch its condition matches and labels nothing. After a match
+// the scan resumes right after the last labelled dispatch (at i + 1 when none was labelled),
+// so a trailing context step may start the next match. Each (step, index) pair fails at most
+// once per Apply, so a scan costs O(steps x dispatches x max) condition tests at worst.
+// The loader guarantees: 1..kMaxPatternSteps steps, at least one with a role and one with
+// min >= 1 (a match is never empty), 0 <= min <= max, 1 <= max <= kMaxPatternRun.
+inline constexpr size_t kMaxPatternSteps = 64;
+inline constexpr int64_t kMaxPatternRun = 1000;
+
+struct PatternStep {
+  Condition match;
+  RoleId role = kNoRole;  // kNoRole: a context step
+  int64_t min = 1;
+  int64_t max = 1;
+};
+
+struct PatternParams {
+  std::vector<PatternStep> steps;
+  bool overwrite = false;
+};
+
+class PatternRule final : public RoleRule {
+ public:
+  explicit PatternRule(PatternParams params) : p_(std::move(params)) {}
+  std::string_view kind() const override { return "pattern"; }
+  void Apply(const SequenceView& seq, std::vector<RoleId>& roles) const override;
+
+ private:
+  PatternParams p_;
 };
 
 // op_path — roles from the annotation ranges that enclose a dispatch's launch (the op path,

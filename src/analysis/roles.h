@@ -107,6 +107,8 @@ class RulePack final : public Pack {
   // padded with other_class() or cut (and RoleWarnings says so).
   std::vector<RoleId> AssignRoles(const SequenceView& seq) const override;
   std::vector<std::string> RoleWarnings(const SequenceView& seq) const override;
+  // The role rules in pack order (AssignRoles applies them in this order).
+  const std::vector<std::unique_ptr<RoleRule>>& rules() const { return rules_; }
 
  private:
   // `seq` with exactly one class per dispatch (`storage` holds a padded copy when needed).

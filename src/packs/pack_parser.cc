@@ -1,4 +1,5 @@
 // Pack files → RulePack (docs/packs.md, "Pack files").
+#include <algorithm>
 #include <filesystem>
 #include <utility>
 
@@ -46,6 +47,8 @@ class PackParser {
   StatusOr<std::unique_ptr<analysis::RoleRule>> FollowRun(const TomlFields& f);
   StatusOr<std::unique_ptr<analysis::RoleRule>> Pair(const TomlFields& f);
   StatusOr<std::unique_ptr<analysis::RoleRule>> NameContains(const TomlFields& f);
+  StatusOr<std::unique_ptr<analysis::RoleRule>> Pattern(const TomlFields& f);
+  StatusOr<analysis::PatternStep> ParsePatternStep(const TomlFields& f) const;
   StatusOr<std::unique_ptr<analysis::RoleRule>> OpPath(const TomlFields& f);
 
   StatusOr<ClassId> ResolveClass(const StringAt& name) const;
@@ -154,6 +157,7 @@ StatusOr<std::unique_ptr<analysis::RoleRule>> PackParser::ParseRule(const toml::
   if (kind == "follow_run") return FollowRun(f);
   if (kind == "pair") return Pair(f);
   if (kind == "name_contains") return NameContains(f);
+  if (kind == "pattern") return Pattern(f);
   if (kind == "op_path") return OpPath(f);
   std::string kinds;
   for (std::string_view k : kRuleKinds) {
@@ -273,6 +277,59 @@ StatusOr<std::unique_ptr<analysis::RoleRule>> PackParser::NameContains(const Tom
   p.lowercase = lowercase.value_or(false);
   DP_ASSIGN_OR_RETURN(p.overwrite, f.RequiredBool("overwrite"));
   return std::unique_ptr<analysis::RoleRule>(new analysis::NameContainsRule(std::move(p)));
+}
+
+StatusOr<std::unique_ptr<analysis::RoleRule>> PackParser::Pattern(const TomlFields& f) {
+  DP_RETURN_IF_ERROR(f.CheckKeys({"kind", "step", "overwrite"}));
+  analysis::PatternParams p;
+  DP_ASSIGN_OR_RETURN(p.overwrite, f.RequiredBool("overwrite"));
+  DP_ASSIGN_OR_RETURN(std::vector<const toml::table*> steps, f.TableList("step"));
+  if (steps.empty()) return ConfigError(f.where(), f.what() + ": needs at least one 'step'");
+  if (steps.size() > analysis::kMaxPatternSteps) {
+    return ConfigError(f.where("step"), f.what() + ": more than " +
+                                            std::to_string(analysis::kMaxPatternSteps) + " steps");
+  }
+  bool labels = false;
+  bool takes = false;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const TomlFields sf(*steps[i], file_, f.what() + " step #" + std::to_string(i + 1));
+    DP_ASSIGN_OR_RETURN(analysis::PatternStep step, ParsePatternStep(sf));
+    labels = labels || step.role != analysis::kNoRole;
+    takes = takes || step.min >= 1;
+    p.steps.push_back(std::move(step));
+  }
+  if (!labels) return ConfigError(f.where(), f.what() + ": no step has a 'role'");
+  if (!takes) {
+    return ConfigError(f.where(), f.what() + ": every step has min = 0, so it could match nothing");
+  }
+  return std::unique_ptr<analysis::RoleRule>(new analysis::PatternRule(std::move(p)));
+}
+
+StatusOr<analysis::PatternStep> PackParser::ParsePatternStep(const TomlFields& f) const {
+  DP_RETURN_IF_ERROR(f.CheckKeys({"match", "role", "min", "max"}));
+  analysis::PatternStep step;
+  DP_ASSIGN_OR_RETURN(step.match, ParseCondition(f, "match", true));
+  if (f.Has("role")) {
+    DP_ASSIGN_OR_RETURN(step.role, RequiredRole(f, "role"));
+  }
+  if (f.Has("min")) {
+    DP_ASSIGN_OR_RETURN(step.min, f.RequiredInt("min"));
+  }
+  step.max = std::max<int64_t>(step.min, 1);
+  if (f.Has("max")) {
+    DP_ASSIGN_OR_RETURN(step.max, f.RequiredInt("max"));
+  }
+  if (step.min < 0) return ConfigError(f.where("min"), f.what() + ": 'min' must not be negative");
+  if (step.max < 1 || step.max > analysis::kMaxPatternRun) {
+    return ConfigError(f.where("max"), f.what() + ": 'max' must be 1 to " +
+                                           std::to_string(analysis::kMaxPatternRun));
+  }
+  if (step.max < step.min) {
+    return ConfigError(f.where("max"), f.what() + ": 'max' (" + std::to_string(step.max) +
+                                           ") is less than 'min' (" + std::to_string(step.min) +
+                                           ")");
+  }
+  return step;
 }
 
 StatusOr<std::unique_ptr<analysis::RoleRule>> PackParser::OpPath(const TomlFields& f) {

@@ -26,6 +26,6 @@ base::StatusOr<std::unique_ptr<analysis::DataUnitTable>> ParseUnits(std::string_
 // The rule kinds pack files may use, in documentation order.
 inline constexpr std::string_view kRuleKinds[] = {
     "tail_after_widest", "span_around", "clusters", "follow_run", "pair",
-    "name_contains",     "op_path"};
+    "name_contains",     "pattern",     "op_path"};
 
 }  // namespace decodeprof::packs

@@ -1,0 +1,85 @@
+// The pattern rule kind: a regular expression of conditions over the dispatch sequence.
+#include <algorithm>
+#include <vector>
+
+#include "src/analysis/role_rules.h"
+
+namespace decodeprof::analysis {
+namespace {
+
+// Matches the steps of one pattern at successive anchors of one sequence. A (step, index)
+// pair that failed stays failed for the rest of the scan: whether the steps from k on match
+// at index p depends only on the dispatches from p on, and labels are written only before
+// the next anchor (see PatternRule::Apply), so nothing the failure depended on changes.
+class PatternScan {
+ public:
+  PatternScan(const PatternParams& p, const SequenceView& seq, const RoleWriter& writer)
+      : p_(p), n_(seq.dispatches.size()), writer_(writer), taken_(p.steps.size(), 0) {
+    evals_.reserve(p.steps.size());
+    for (const PatternStep& step : p.steps) evals_.emplace_back(step.match, seq);
+    failed_.assign(p.steps.size() * (n_ + 1), false);
+  }
+
+  // True when the steps match anchored at `start`; taken() then holds each step's count.
+  bool MatchAt(size_t start) { return Match(0, start); }
+  const std::vector<size_t>& taken() const { return taken_; }
+
+ private:
+  bool Takes(size_t k, size_t index) {
+    if (p_.steps[k].role != kNoRole && !writer_.Writable(index)) return false;
+    return evals_[k].Matches(index);
+  }
+
+  bool Match(size_t k, size_t pos) {
+    if (k == p_.steps.size()) return true;
+    const size_t memo = k * (n_ + 1) + pos;
+    if (failed_[memo]) return false;
+    const PatternStep& step = p_.steps[k];
+    const auto lo = static_cast<size_t>(step.min);
+    const auto hi = static_cast<size_t>(step.max);
+    size_t run = 0;
+    while (run < hi && pos + run < n_ && Takes(k, pos + run)) ++run;
+    for (size_t count = run + 1; count-- > lo;) {
+      taken_[k] = count;
+      if (Match(k + 1, pos + count)) return true;
+    }
+    failed_[memo] = true;
+    return false;
+  }
+
+  const PatternParams& p_;
+  size_t n_;
+  const RoleWriter& writer_;
+  std::vector<ConditionEval> evals_;
+  std::vector<bool> failed_;  // [step * (n + 1) + index]
+  std::vector<size_t> taken_;
+};
+
+}  // namespace
+
+void PatternRule::Apply(const SequenceView& seq, std::vector<RoleId>& roles) const {
+  const size_t n = seq.dispatches.size();
+  if (p_.steps.empty() || n == 0) return;
+  RoleWriter writer(roles, p_.overwrite);
+  PatternScan matcher(p_, seq, writer);
+  size_t i = 0;
+  while (i < n) {
+    if (!matcher.MatchAt(i)) {
+      ++i;
+      continue;
+    }
+    size_t next = i + 1;
+    size_t pos = i;
+    for (size_t k = 0; k < p_.steps.size(); ++k) {
+      const size_t count = matcher.taken()[k];
+      if (p_.steps[k].role != kNoRole && count > 0) {
+        for (size_t j = pos; j < pos + count; ++j) writer.Set(j, p_.steps[k].role);
+        next = std::max(next, pos + count);
+      }
+      pos += count;
+    }
+    i = next;
+  }
+}
+
+}  // namespace decodeprof::analysis
