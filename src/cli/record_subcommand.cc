@@ -1,4 +1,5 @@
-// `decodeprof record [-o FILE] [--backend cupti|rocprofv3] [--follow-fork] -- CMD...`:
+// `decodeprof record [-o FILE] [--backend cupti|rocprofv3] [--follow-fork]
+//  [--only-range NAME] -- CMD...`:
 // runs CMD with a recorder, returns CMD's exit status, then validates the trace and prints
 // a one-line summary to stderr (stdout belongs to CMD). Parsing and printing only; the work
 // is in src/record.
@@ -13,6 +14,7 @@
 
 #include "src/cli/subcommand.h"
 #include "src/record/launcher.h"
+#include "src/record/only_range.h"
 #include "src/record/rocprofv3_runner.h"
 
 namespace decodeprof::cli {
@@ -55,6 +57,13 @@ int RecordMain(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("--follow-fork", options.follow_fork,
                "also record children that CMD starts (each to FILE.<pid>.sqlite)");
+  CLI::Option* only_range =
+      app.add_option("--only-range", options.only_range,
+                     "record CUDA activity (kernels, memcpy/memset, launch calls) only while an\n"
+                     "NVTX range with exactly this message is open (any domain, nested or on\n"
+                     "many threads: one period from the first opening to the last closing);\n"
+                     "NVTX ranges and marks are recorded all the time (cupti backend)")
+          ->type_name("NAME");
   try {
     app.parse(split, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -67,6 +76,16 @@ int RecordMain(int argc, char** argv) {
                                                "usage: decodeprof record [-o FILE] -- CMD..."));
   }
   options.backend = backend == "rocprofv3" ? record::Backend::kRocprofv3 : record::Backend::kCupti;
+  if (only_range->count() > 0) {
+    if (const std::string problem = record::OnlyRangeNameProblem(options.only_range);
+        !problem.empty()) {
+      return ReportError(kName, base::UsageError("--only-range: " + problem,
+                                                 "e.g. --only-range decodeprof:decode"));
+    }
+    if (options.backend != record::Backend::kCupti) {
+      return ReportError(kName, base::UsageError("--only-range needs --backend cupti"));
+    }
+  }
   const record::GetEnvFn getenv = [](const char* name) { return std::getenv(name); };
 
   std::vector<std::string> warnings;
@@ -89,6 +108,14 @@ int RecordMain(int argc, char** argv) {
     if (summary.ok()) {
       std::fprintf(stderr, "decodeprof: %s: %s\n", kName,
                    record::FormatSummary(options.output, *summary).c_str());
+      if (!summary->only_range.empty() && summary->only_range_periods == 0) {
+        Warn("no CUDA activity was recorded: NVTX range '" + summary->only_range +
+             "' never opened while CUDA was up" +
+             (summary->only_range_switch_failures > 0 ? ", or CUPTI refused to switch on" : ""));
+      } else if (summary->only_range_switch_failures > 0) {
+        Warn("CUPTI refused " + std::to_string(summary->only_range_switch_failures) +
+             " switches of --only-range (meta only_range_warnings says what)");
+      }
       if (summary->dropped_records > 0) {
         Warn("the trace lost " + std::to_string(summary->dropped_records) +
              " records (see its counters table); raise DECODEPROF_RECORD_MAX_BUFFERS");

@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "src/io/native/native_importer.h"
+#include "src/record/only_range.h"
 #include "src/trace/dispatch_sink.h"
 
 extern char** environ;
@@ -100,6 +101,7 @@ std::vector<std::string> RecordEnvironment(const std::vector<std::string>& base,
                                            const std::string& output_abs,
                                            const std::string& injection,
                                            const std::string& cupti_lib, bool follow_fork,
+                                           const std::string& only_range,
                                            std::vector<std::string>* warnings) {
   std::vector<std::pair<std::string, std::string>> ours = {
       {"CUDA_INJECTION64_PATH", injection},
@@ -108,6 +110,7 @@ std::vector<std::string> RecordEnvironment(const std::vector<std::string>& base,
       {"DECODEPROF_RECORD_FOLLOW_FORK", follow_fork ? "1" : "0"},
   };
   if (!cupti_lib.empty()) ours.emplace_back("DECODEPROF_CUPTI_LIB", cupti_lib);
+  if (!only_range.empty()) ours.emplace_back(kOnlyRangeVariable, only_range);
   std::vector<std::string> env;
   for (const std::string& entry : base) {
     const std::string_view name = NameOf(entry);
@@ -247,6 +250,17 @@ base::StatusOr<TraceSummary> SummarizeTrace(const std::string& path) {
   summary.dropped_records = imported.dropped_records;
   summary.complete = imported.complete;
   summary.recording_status = imported.recording_status;
+  if (auto it = imported.meta.find(std::string(kMetaOnlyRange)); it != imported.meta.end()) {
+    summary.only_range = it->second;
+  }
+  if (auto it = imported.counters.find(std::string(kCounterOnlyRangePeriods));
+      it != imported.counters.end()) {
+    summary.only_range_periods = it->second;
+  }
+  if (auto it = imported.counters.find(std::string(kCounterOnlyRangeSwitchFailures));
+      it != imported.counters.end()) {
+    summary.only_range_switch_failures = it->second;
+  }
   return summary;
 }
 
@@ -256,6 +270,11 @@ std::string FormatSummary(const std::string& path, const TraceSummary& s) {
                      std::to_string(s.api_calls) + " API calls, " + std::to_string(s.ranges) +
                      " NVTX ranges, " + std::to_string(s.marks) + " marks, " +
                      std::to_string(s.dropped_records) + " dropped records";
+  if (!s.only_range.empty()) {
+    line += "; only inside NVTX range '" + s.only_range +
+            "': " + std::to_string(s.only_range_periods) +
+            (s.only_range_periods == 1 ? " period" : " periods");
+  }
   if (!s.complete) {
     line +=
         "; incomplete: the recorder did not close the file (killed?), it holds the records "
@@ -286,6 +305,11 @@ base::Status CheckRecording(const std::string& path, const base::StatusOr<TraceS
 base::StatusOr<CommandResult> RecordWithCupti(const RecordOptions& options,
                                               const std::string& exe_dir, const GetEnvFn& getenv,
                                               std::vector<std::string>* warnings) {
+  if (!options.only_range.empty()) {
+    if (const std::string problem = OnlyRangeNameProblem(options.only_range); !problem.empty()) {
+      return base::UsageError("--only-range: " + problem);
+    }
+  }
   DP_ASSIGN_OR_RETURN(const std::string injection, FindInjectionLibrary(exe_dir, getenv));
   const std::string cupti_lib = FindCuptiLibrary(getenv);
   char resolved[PATH_MAX];
@@ -307,8 +331,9 @@ base::StatusOr<CommandResult> RecordWithCupti(const RecordOptions& options,
       return base::IoError(victim, std::string("cannot replace: ") + std::strerror(errno));
     }
   }
-  const std::vector<std::string> env = RecordEnvironment(CurrentEnvironment(), output, injection,
-                                                         cupti_lib, options.follow_fork, warnings);
+  const std::vector<std::string> env =
+      RecordEnvironment(CurrentEnvironment(), output, injection, cupti_lib, options.follow_fork,
+                        options.only_range, warnings);
   return RunCommand(options.command, env, "DECODEPROF_RECORD_ROOT_PID");
 }
 

@@ -12,6 +12,7 @@
 //   DECODEPROF_RECORD_FOLLOW_FORK 1 with --follow-fork (children exec'd by CMD record to
 //                                 FILE.<pid>.sqlite), else 0
 //   DECODEPROF_CUPTI_LIB          a libcupti path found here, when one was
+//   DECODEPROF_RECORD_ONLY_RANGE  with --only-range NAME: NAME (only_range.h)
 #pragma once
 
 #include <functional>
@@ -30,6 +31,9 @@ struct RecordOptions {
   std::string output = "decodeprof.sqlite";
   Backend backend = Backend::kCupti;
   bool follow_fork = false;
+  // --only-range NAME: record CUDA activity only while an NVTX range NAME is open ("" = all
+  // the time). Checked by RecordWithCupti (OnlyRangeNameProblem); cupti backend only.
+  std::string only_range;
   std::vector<std::string> command;  // CMD and its arguments; not empty
 };
 
@@ -48,12 +52,14 @@ std::string FindCuptiLibrary(const GetEnvFn& getenv);
 
 // The environment of the recorded command: `base` (NAME=VALUE entries) with the recorder's
 // variables set (replacing earlier values) and DECODEPROF_RECORD_ROOT_PID left out (it is
-// filled in by RunCommand in the child). `warnings` receives a line when an injection
-// variable of another tool was replaced.
+// filled in by RunCommand in the child). DECODEPROF_RECORD_ONLY_RANGE is set to
+// `only_range` unless that is "" (then a value in `base` is kept, like the other settings).
+// `warnings` receives a line when an injection variable of another tool was replaced.
 std::vector<std::string> RecordEnvironment(const std::vector<std::string>& base,
                                            const std::string& output_abs,
                                            const std::string& injection,
                                            const std::string& cupti_lib, bool follow_fork,
+                                           const std::string& only_range,
                                            std::vector<std::string>* warnings);
 
 // This process's environment as NAME=VALUE entries.
@@ -87,13 +93,19 @@ struct TraceSummary {
   int64_t dropped_records = 0;
   bool complete = false;
   std::string recording_status;  // meta recording_status ("" if absent)
+  // Gated recording (--only-range): the range name (meta only_range, "" = not gated), the
+  // periods recorded and the switches CUPTI refused (counters only_range_*).
+  std::string only_range;
+  int64_t only_range_periods = 0;
+  int64_t only_range_switch_failures = 0;
 };
 
 // Reads `path` back with the native importer. Errors: those of io::ImportNative.
 base::StatusOr<TraceSummary> SummarizeTrace(const std::string& path);
 
 // "<path>: 1234 kernels, 12 memory operations, 1240 API calls, 9 NVTX ranges, 0 marks,
-//  0 dropped records" (+ "; incomplete: ..." when the recorder did not close the file).
+//  0 dropped records" (+ "; only inside NVTX range 'NAME': 4 periods" when gated, + ";
+//  incomplete: ..." when the recorder did not close the file).
 std::string FormatSummary(const std::string& path, const TraceSummary& summary);
 
 // Decides what a finished recording means: OK when the trace is usable; kIo when no file
@@ -102,7 +114,8 @@ std::string FormatSummary(const std::string& path, const TraceSummary& summary);
 base::Status CheckRecording(const std::string& path, const base::StatusOr<TraceSummary>& summary);
 
 // The whole cupti backend: finds the libraries, removes a previous output, runs the command
-// and returns its result. `exe_dir` is the directory of the decodeprof binary.
+// and returns its result. `exe_dir` is the directory of the decodeprof binary. Errors: those
+// of FindInjectionLibrary; kUsage for a bad -o or --only-range; kIo from RunCommand.
 base::StatusOr<CommandResult> RecordWithCupti(const RecordOptions& options,
                                               const std::string& exe_dir, const GetEnvFn& getenv,
                                               std::vector<std::string>* warnings);

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <map>
@@ -13,6 +14,7 @@
 
 #include "gtest/gtest.h"
 #include "src/native_format/native_writer.h"
+#include "src/record/only_range.h"
 
 namespace decodeprof::record {
 namespace {
@@ -66,7 +68,7 @@ TEST(LauncherTest, EnvironmentSetsTheRecorderVariablesAndReplacesOthers) {
   std::vector<std::string> warnings;
   const auto env = RecordEnvironment(
       {"PATH=/bin", "CUDA_INJECTION64_PATH=/other/tool.so", "DECODEPROF_RECORD_ROOT_PID=1"},
-      "/out/t.sqlite", "/lib/libdecodeprof_cupti.so", "/cuda/libcupti.so.13", true, &warnings);
+      "/out/t.sqlite", "/lib/libdecodeprof_cupti.so", "/cuda/libcupti.so.13", true, "", &warnings);
   const std::vector<std::string> expected = {
       "PATH=/bin",
       "CUDA_INJECTION64_PATH=/lib/libdecodeprof_cupti.so",
@@ -78,6 +80,42 @@ TEST(LauncherTest, EnvironmentSetsTheRecorderVariablesAndReplacesOthers) {
   EXPECT_EQ(env, expected);
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_NE(warnings[0].find("/other/tool.so"), std::string::npos);
+}
+
+TEST(LauncherTest, OnlyRangeSetsItsVariableElseKeepsTheUsersSetting) {
+  const std::vector<std::string> base = {"PATH=/bin", "DECODEPROF_RECORD_ONLY_RANGE=mine"};
+  const auto gated =
+      RecordEnvironment(base, "/o.sqlite", "/l.so", "", false, "decodeprof:decode", nullptr);
+  EXPECT_EQ(
+      std::count(gated.begin(), gated.end(), "DECODEPROF_RECORD_ONLY_RANGE=decodeprof:decode"), 1);
+  EXPECT_EQ(std::count(gated.begin(), gated.end(), "DECODEPROF_RECORD_ONLY_RANGE=mine"), 0);
+  const auto kept = RecordEnvironment(base, "/o.sqlite", "/l.so", "", false, "", nullptr);
+  EXPECT_EQ(std::count(kept.begin(), kept.end(), "DECODEPROF_RECORD_ONLY_RANGE=mine"), 1);
+}
+
+TEST(LauncherTest, ABadOnlyRangeIsAUsageErrorBeforeAnythingRuns) {
+  const std::string dir = TempDir();
+  RecordOptions options;
+  options.output = dir + "/t.sqlite";
+  options.only_range = std::string("a\tb");
+  options.command = {"/bin/sh", "-c", "touch " + dir + "/ran"};
+  auto result = RecordWithCupti(options, dir, Env({}), nullptr);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().kind(), base::ErrorKind::kUsage);
+  EXPECT_NE(result.status().message().find("--only-range"), std::string::npos);
+  EXPECT_NE(::access((dir + "/ran").c_str(), F_OK), 0);
+  options.only_range = std::string(kMaxOnlyRangeBytes + 1, 'x');
+  EXPECT_FALSE(RecordWithCupti(options, dir, Env({}), nullptr).ok());
+}
+
+TEST(LauncherTest, OnlyRangeNames) {
+  EXPECT_EQ(OnlyRangeNameProblem("decodeprof:record"), "");
+  EXPECT_EQ(OnlyRangeNameProblem("model.layers.0 (décodage)"), "");  // UTF-8 is fine
+  EXPECT_EQ(OnlyRangeNameProblem(std::string(kMaxOnlyRangeBytes, 'x')), "");
+  EXPECT_NE(OnlyRangeNameProblem(""), "");
+  EXPECT_NE(OnlyRangeNameProblem("a\nb"), "");
+  EXPECT_NE(OnlyRangeNameProblem("a\x7f"), "");
+  EXPECT_NE(OnlyRangeNameProblem(std::string(kMaxOnlyRangeBytes + 1, 'x')), "");
 }
 
 TEST(LauncherTest, ReturnsTheCommandsExitStatus) {
@@ -136,6 +174,19 @@ std::string WriteTrace(const std::string& dir, const std::string& status, int ke
     EXPECT_TRUE((*writer)->Commit().ok());
   }
   return path;
+}
+
+TEST(LauncherTest, TheSummaryOfAGatedRecordingNamesTheRange) {
+  TraceSummary s;
+  s.kernels = 5;
+  s.complete = true;
+  s.only_range = "decodeprof:record";
+  s.only_range_periods = 4;
+  EXPECT_EQ(FormatSummary("t.sqlite", s),
+            "t.sqlite: 5 kernels, 0 memory operations, 0 API calls, 0 NVTX ranges, 0 marks, 0 "
+            "dropped records; only inside NVTX range 'decodeprof:record': 4 periods");
+  s.only_range_periods = 1;
+  EXPECT_NE(FormatSummary("t.sqlite", s).find("': 1 period"), std::string::npos);
 }
 
 TEST(LauncherTest, ChecksAndSummarizesTheRecording) {

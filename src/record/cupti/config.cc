@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "src/base/parse.h"
+#include "src/record/only_range.h"
 
 namespace decodeprof::record::cupti {
 namespace {
@@ -81,6 +82,12 @@ base::StatusOr<RecorderConfig> ReadRecorderConfig(const GetEnvFn& getenv, pid_t 
       return base::ConfigError("DECODEPROF_RECORD_CLOCK",
                                "expected callback or offset, got '" + std::string(value) + "'");
     }
+  }
+  if (const char* name = getenv(kOnlyRangeVariable)) {
+    if (const std::string problem = OnlyRangeNameProblem(name); !problem.empty()) {
+      return base::ConfigError(kOnlyRangeVariable, problem);
+    }
+    config.only_range = name;
   }
   config.enabled = true;
   return config;

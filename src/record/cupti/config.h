@@ -33,12 +33,17 @@ struct RecorderConfig {
   // DECODEPROF_RECORD_DISCARD = 0|1: hand CUPTI's buffers back unread and write no activity
   // rows — for measuring what writing the file costs the program (docs/recording.md).
   bool discard = false;
+  // DECODEPROF_RECORD_ONLY_RANGE = NAME: CUPTI's activity kinds (kernels, memcpy/memset,
+  // launch API calls) are on only while an NVTX range of exactly this message is open, any
+  // domain (range_gate.h); "" = always on. NVTX ranges and marks are recorded regardless.
+  std::string only_range;
 };
 
 using GetEnvFn = std::function<const char*(const char*)>;
 
 // Reads the configuration of process `pid`. Errors (kConfig, where = the variable): a value
-// that is not of its form (integers: plain decimal within their range; switches: 0 or 1).
+// that is not of its form (integers: plain decimal within their range; switches: 0 or 1;
+// the range name: record::OnlyRangeNameProblem).
 // `*output_if_known` (may be null) receives this process's output path as soon as it is
 // known, so that after an error the caller can still say why in the file.
 base::StatusOr<RecorderConfig> ReadRecorderConfig(const GetEnvFn& getenv, pid_t pid,

@@ -25,61 +25,81 @@ const std::string* NvtxCollector::RegisterString(std::string text) {
 
 int NvtxCollector::Push(NvtxDomain domain, std::string name, int64_t now_ns, uint64_t thread) {
   if (disabled()) return -1;
-  std::lock_guard<std::mutex> lock(mu_);
-  std::vector<Open>& stack = stacks_[thread];
+  const bool gates = Gates(name);
   int depth = 0;
-  for (const Open& open : stack) depth += open.domain == domain ? 1 : 0;
-  stack.push_back(Open{std::move(name), domain, now_ns, thread});
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::vector<Open>& stack = stacks_[thread];
+    for (const Open& open : stack) depth += open.domain == domain ? 1 : 0;
+    stack.push_back(Open{std::move(name), domain, now_ns, thread, gates});
+  }
+  if (gates) gate_->Open();  // outside mu_: the gate may call into CUPTI
   return depth;
 }
 
 int NvtxCollector::Pop(NvtxDomain domain, int64_t now_ns, uint64_t thread) {
   if (disabled()) return -1;
-  std::lock_guard<std::mutex> lock(mu_);
-  std::vector<Open>& stack = stacks_[thread];
-  for (size_t i = stack.size(); i-- > 0;) {
-    if (stack[i].domain != domain) continue;
-    int depth = 0;
-    for (size_t j = 0; j < i; ++j) depth += stack[j].domain == domain ? 1 : 0;
-    Open open = std::move(stack[i]);
-    stack.erase(stack.begin() + static_cast<std::ptrdiff_t>(i));
-    if (Full()) {
-      ++counts_.dropped;
-    } else {
-      ranges_.push_back(NvtxRangeEvent{std::move(open.name), domain, open.start_ns, now_ns, thread,
-                                       depth, native_format::RangeKind::kPushPop});
+  int depth = -1;
+  bool gates = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::vector<Open>& stack = stacks_[thread];
+    for (size_t i = stack.size(); i-- > 0;) {
+      if (stack[i].domain != domain) continue;
+      depth = 0;
+      for (size_t j = 0; j < i; ++j) depth += stack[j].domain == domain ? 1 : 0;
+      Open open = std::move(stack[i]);
+      stack.erase(stack.begin() + static_cast<std::ptrdiff_t>(i));
+      gates = open.gates;
+      if (Full()) {
+        ++counts_.dropped;
+      } else {
+        ranges_.push_back(NvtxRangeEvent{std::move(open.name), domain, open.start_ns, now_ns,
+                                         thread, depth, native_format::RangeKind::kPushPop});
+      }
+      break;
     }
-    return depth;
+    if (depth < 0) ++counts_.unmatched_pops;
   }
-  ++counts_.unmatched_pops;
-  return -1;
+  if (gates) gate_->Close();
+  return depth;
 }
 
 uint64_t NvtxCollector::Start(NvtxDomain domain, std::string name, int64_t now_ns,
                               uint64_t thread) {
   if (disabled()) return 0;
-  std::lock_guard<std::mutex> lock(mu_);
-  const uint64_t id = next_id_++;
-  started_.emplace(id, Open{std::move(name), domain, now_ns, thread});
+  const bool gates = Gates(name);
+  uint64_t id = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    id = next_id_++;
+    started_.emplace(id, Open{std::move(name), domain, now_ns, thread, gates});
+  }
+  if (gates) gate_->Open();  // before the id is returned, so before it can be ended
   return id;
 }
 
 void NvtxCollector::End(uint64_t id, int64_t now_ns) {
   if (disabled()) return;
-  std::lock_guard<std::mutex> lock(mu_);
-  auto it = started_.find(id);
-  if (it == started_.end()) {
-    ++counts_.unmatched_pops;
-    return;
-  }
-  if (Full()) {
-    ++counts_.dropped;
-  } else {
+  bool gates = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = started_.find(id);
+    if (it == started_.end()) {
+      ++counts_.unmatched_pops;
+      return;
+    }
     Open& open = it->second;
-    ranges_.push_back(NvtxRangeEvent{std::move(open.name), open.domain, open.start_ns, now_ns,
-                                     open.thread, -1, native_format::RangeKind::kStartEnd});
+    gates = open.gates;
+    if (Full()) {
+      ++counts_.dropped;
+    } else {
+      ranges_.push_back(NvtxRangeEvent{std::move(open.name), open.domain, open.start_ns, now_ns,
+                                       open.thread, -1, native_format::RangeKind::kStartEnd});
+    }
+    started_.erase(it);
   }
-  started_.erase(it);
+  if (gates) gate_->Close();
 }
 
 void NvtxCollector::Mark(NvtxDomain domain, std::string name, int64_t now_ns, uint64_t thread) {

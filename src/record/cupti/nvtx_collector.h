@@ -7,6 +7,11 @@
 // from Start and may end on any thread. Completed ranges and marks queue up to `max_pending`
 // events; past that they are dropped and counted (the drain thread is stuck or far behind).
 //
+// With a RangeGate (`--only-range`), every range whose name the gate matches calls the
+// gate's Open() once it is stored and Close() once it is taken off the open ranges (whether
+// or not the completed event fits in the queue), after the collector's mutex is released.
+// Ranges that were refused (Disable) or never opened (unmatched pops) do not reach the gate.
+//
 // Thread-safe through one mutex (a leaf: nothing is called while it is held). After
 // Disable() — at exit, and in a forked child, where the mutex may have been held by a
 // thread that no longer exists — every call returns at once without locking.
@@ -22,6 +27,7 @@
 #include <vector>
 
 #include "src/native_format/schema.h"
+#include "src/record/cupti/range_gate.h"
 
 namespace decodeprof::record::cupti {
 
@@ -53,7 +59,9 @@ struct NvtxCounts {
 
 class NvtxCollector {
  public:
-  explicit NvtxCollector(size_t max_pending) : max_pending_(max_pending) {}
+  // `gate` (may be null: no gating) must outlive the collector.
+  explicit NvtxCollector(size_t max_pending, RangeGate* gate = nullptr)
+      : max_pending_(max_pending), gate_(gate != nullptr && gate->gating() ? gate : nullptr) {}
 
   int Push(NvtxDomain domain, std::string name, int64_t now_ns, uint64_t thread);
   int Pop(NvtxDomain domain, int64_t now_ns, uint64_t thread);
@@ -79,10 +87,13 @@ class NvtxCollector {
     NvtxDomain domain;
     int64_t start_ns;
     uint64_t thread;
+    bool gates;  // its name is the gate's
   };
+  bool Gates(const std::string& name) const { return gate_ != nullptr && gate_->Matches(name); }
   bool Full() const { return ranges_.size() + marks_.size() >= max_pending_; }
 
   const size_t max_pending_;
+  RangeGate* const gate_;  // null when not gating
   std::atomic<bool> disabled_{false};
   mutable std::mutex mu_;                                   // guards everything below; a leaf lock
   std::unordered_map<uint64_t, std::vector<Open>> stacks_;  // thread → open push ranges

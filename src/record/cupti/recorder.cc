@@ -13,6 +13,7 @@
 #include <iterator>
 
 #include "src/record/cupti/clock.h"
+#include "src/record/only_range.h"
 
 #ifndef DECODEPROF_VERSION
 #define DECODEPROF_VERSION "unknown"
@@ -116,7 +117,9 @@ Recorder* Recorder::Create() {
       w.SetMeta(nf::kMetaRecordingStatus, "no CUDA context (NVTX only)").ok() &&
       w.SetMeta("clock_mapping", "none (no CUPTI records)").ok() &&
       w.SetMeta("buffer_bytes", std::to_string(config->buffer_bytes)).ok() &&
-      w.SetMeta("max_buffers", std::to_string(config->max_buffers)).ok() && w.Commit().ok();
+      w.SetMeta("max_buffers", std::to_string(config->max_buffers)).ok() &&
+      (config->only_range.empty() || w.SetMeta(kMetaOnlyRange, config->only_range).ok()) &&
+      w.Commit().ok();
   if (!meta_ok) {
     std::fprintf(stderr, "decodeprof-cupti: not recording: cannot write %s\n",
                  config->output.c_str());
@@ -132,7 +135,8 @@ Recorder::Recorder(RecorderConfig config, std::unique_ptr<nf::NativeWriter> writ
       pid_(::getpid()),
       writer_(std::move(writer)),
       pool_(config_.buffer_bytes, config_.max_buffers),
-      nvtx_(kMaxPendingNvtxEvents) {
+      gate_(config_.only_range),
+      nvtx_(kMaxPendingNvtxEvents, &gate_) {
   sem_init(&wake_, 0, 0);
   sem_init(&done_, 0, 0);
 }
@@ -226,23 +230,32 @@ void Recorder::AttachCupti() {
   // Never CUPTI_ACTIVITY_KIND_KERNEL: it serializes kernels (issue 4).
   rc = cupti_.ActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
   if (rc != CUPTI_SUCCESS) return refuse("CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL", rc);
+  switchable_.push_back(
+      {Switchable::Type::kKind, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL"});
   std::string warnings;
-  auto optional = [&](const char* what, CUptiResult result) {
-    if (result == CUPTI_SUCCESS) return;
-    warnings +=
-        std::string(warnings.empty() ? "" : "; ") + what + ": " + CuptiErrorText(cupti_, result);
+  auto optional = [&](Switchable what, CUptiResult result) {
+    if (result == CUPTI_SUCCESS) {
+      switchable_.push_back(what);
+      return;
+    }
+    warnings += std::string(warnings.empty() ? "" : "; ") + what.name + ": " +
+                CuptiErrorText(cupti_, result);
   };
   if (config_.memory_ops) {
-    optional("MEMCPY", cupti_.ActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY));
-    optional("MEMSET", cupti_.ActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET));
+    optional({Switchable::Type::kKind, CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY"},
+             cupti_.ActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY));
+    optional({Switchable::Type::kKind, CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET"},
+             cupti_.ActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET));
   }
-  (void)cupti_.ActivityEnable(CUPTI_ACTIVITY_KIND_DEVICE);  // device names; optional
+  (void)cupti_.ActivityEnable(CUPTI_ACTIVITY_KIND_DEVICE);  // device names; optional, never gated
   if (config_.api_calls) {
     for (size_t i = 0; i < kLaunchApiCount; ++i) {
       const LaunchApi& api = kLaunchApis[i];
-      optional(api.name, api.kind == CUPTI_ACTIVITY_KIND_RUNTIME
-                             ? cupti_.ActivityEnableRuntimeApi(api.cbid, 1)
-                             : cupti_.ActivityEnableDriverApi(api.cbid, 1));
+      const bool runtime = api.kind == CUPTI_ACTIVITY_KIND_RUNTIME;
+      optional({runtime ? Switchable::Type::kRuntimeApi : Switchable::Type::kDriverApi, api.cbid,
+                api.name},
+               runtime ? cupti_.ActivityEnableRuntimeApi(api.cbid, 1)
+                       : cupti_.ActivityEnableDriverApi(api.cbid, 1));
     }
   }
   if (!warnings.empty()) {
@@ -252,6 +265,45 @@ void Recorder::AttachCupti() {
   SetMeta(std::string(nf::kMetaRecordingStatus),
           config_.discard ? "ok (DECODEPROF_RECORD_DISCARD: activity records not written)" : "ok");
   cupti_attached_.store(true, std::memory_order_release);
+  // Everything is on now; the gate turns it off unless a range of the name is open already.
+  gate_.Attach([this](bool on) { return SwitchActivity(on); }, /*on_now=*/true);
+}
+
+bool Recorder::SwitchActivity(bool on) {
+  std::string refused;
+  for (const Switchable& s : switchable_) {
+    CUptiResult rc = CUPTI_SUCCESS;
+    switch (s.type) {
+      case Switchable::Type::kKind: {
+        const auto kind = static_cast<CUpti_ActivityKind>(s.id);
+        rc = on ? cupti_.ActivityEnable(kind) : cupti_.ActivityDisable(kind);
+        break;
+      }
+      case Switchable::Type::kRuntimeApi:
+        rc = cupti_.ActivityEnableRuntimeApi(s.id, on ? 1 : 0);
+        break;
+      case Switchable::Type::kDriverApi:
+        rc = cupti_.ActivityEnableDriverApi(s.id, on ? 1 : 0);
+        break;
+    }
+    if (rc != CUPTI_SUCCESS) {
+      refused +=
+          std::string(refused.empty() ? "" : "; ") + s.name + ": " + CuptiErrorText(cupti_, rc);
+    }
+  }
+  if (!on) {
+    // Kernels launched in the period and still running are recorded when they end (CUPTI
+    // decides at launch); a plain flush hands back the buffers whose records are complete.
+    flush_requested_.store(true, std::memory_order_release);
+    sem_post(&wake_);
+  }
+  if (refused.empty()) return true;
+  const std::string why =
+      std::string("CUPTI refused to switch recording ") + (on ? "on" : "off") + ": " + refused;
+  if (!gate_warned_.exchange(true))
+    Warn(why + " (--only-range; counted in only_range_switch_failures)");
+  SetMeta(std::string(kMetaOnlyRangeWarnings), why);
+  return false;
 }
 
 void Recorder::OnBufferRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
@@ -346,6 +398,11 @@ void Recorder::WriteCounters() {
       {nf::kCounterNvtxUnendedRanges, n.unended},
   };
   for (const auto& [name, value] : counters) (void)writer_->SetCounter(name, value);
+  if (gate_.gating()) {
+    const RangeGate::Counts g = gate_.counts();
+    (void)writer_->SetCounter(kCounterOnlyRangePeriods, g.periods);
+    (void)writer_->SetCounter(kCounterOnlyRangeSwitchFailures, g.switch_failures);
+  }
 }
 
 void Recorder::DrainLoop() {
@@ -367,7 +424,10 @@ void Recorder::DrainLoop() {
       return;
     }
     const int64_t now = MonotonicNs();
-    if (config_.flush_ms > 0 && now >= next_flush && !stop_.load() &&
+    // A gated period just ended: flush now rather than at the next period (not with
+    // flush_ms = 0, which asks for no flush before exit).
+    const bool period_ended = flush_requested_.exchange(false, std::memory_order_acq_rel);
+    if (config_.flush_ms > 0 && (now >= next_flush || period_ended) && !stop_.load() &&
         cupti_attached_.load(std::memory_order_acquire)) {
       // Hands back buffers whose records are complete, so that commits keep up with the
       // program (and a SIGKILL loses at most about flush_ms + commit_ms of records).

@@ -7,9 +7,18 @@
 //   CUPTI ──bufferRequested──► BufferPool                  ├─► drain thread ─► NativeWriter
 //   CUPTI ──bufferCompleted──► ready queue ─(semaphore)────┘      (commits every commit_ms)
 //
-// Lock order: none nests. ready_mu_, meta_mu_, the pool's and the collector's mutexes are
-// leaves; CUPTI is never called with any of them held (CUPTI may call bufferCompleted from
-// inside cuptiActivityFlushAll, on the calling thread).
+// Lock order: ready_mu_, meta_mu_, the pool's and the collector's mutexes are leaves; CUPTI
+// is never called with any of them held (CUPTI may call bufferCompleted from inside
+// cuptiActivityFlushAll, on the calling thread). The one exception is the range gate's
+// mutex (`--only-range`, range_gate.h): it is held across cuptiActivityEnable/Disable so
+// that switches never cross, and so comes first: gate → CUPTI → (callbacks) pool, ready_mu_;
+// gate → meta_mu_. No CUPTI callback and no drain-thread path takes it.
+//
+// Gating (`--only-range`): AttachCupti enables the activity kinds as always (so that a
+// refusal is found and reported at start), remembers which ones CUPTI accepted, and hands
+// the gate a switch over exactly those; the gate turns them off at once unless a range of
+// the name is already open. Every switch to off also asks the drain thread for a CUPTI
+// flush, so that a period's records reach the file soon after it ends.
 //
 // Lifetime: created on first use (the first of InitializeInjection and the NVTX injection)
 // and never destroyed, so nothing depends on static destruction order. The end of
@@ -42,6 +51,7 @@
 #include "src/record/cupti/config.h"
 #include "src/record/cupti/cupti_api.h"
 #include "src/record/cupti/nvtx_collector.h"
+#include "src/record/cupti/range_gate.h"
 #include "src/record/cupti/record_translator.h"
 
 namespace decodeprof::record::cupti {
@@ -86,13 +96,25 @@ class Recorder {
   static void AtForkChild();
   static void OnSignal(int sig);
   void InstallSignalHandlers();
+  // The gate's switch: enables (on) or disables every kind in switchable_; on a refusal says
+  // why in meta only_range_warnings (and once on stderr) and returns false. Gate mutex held.
+  bool SwitchActivity(bool on);
+
+  // One activity kind or launch API callback that AttachCupti enabled (and the gate switches).
+  struct Switchable {
+    enum class Type { kKind, kRuntimeApi, kDriverApi } type;
+    uint32_t id;  // CUpti_ActivityKind or callback id
+    const char* name;
+  };
 
   const RecorderConfig config_;
   const pid_t pid_;
   std::unique_ptr<native_format::NativeWriter> writer_;  // drain thread only
   BufferPool pool_;
+  RangeGate gate_;  // before nvtx_, which points to it
   NvtxCollector nvtx_;
   CuptiApi cupti_;
+  std::vector<Switchable> switchable_;  // written by AttachCupti before the gate is attached
   std::atomic<bool> cupti_attached_{false};
   std::unique_ptr<RecordTranslator> translator_;  // drain thread only, once attached
   int64_t clock_offset_ns_ = 0;
@@ -105,6 +127,8 @@ class Recorder {
   std::atomic<bool> in_forked_child_{false};
   std::atomic<int> pending_signal_{0};
   std::atomic<int64_t> cupti_dropped_{0};
+  std::atomic<bool> flush_requested_{false};  // set when the gate switched recording off
+  std::atomic<bool> gate_warned_{false};
 
   std::mutex ready_mu_;  // leaf: guards ready_
   std::vector<std::pair<uint8_t*, size_t>> ready_;

@@ -1,11 +1,18 @@
 // A stand-in for libcupti: the entry points the recorder loads, backed by a tiny in-process
 // simulation, so that the injection library's wiring (buffers, drain thread, exit, fork,
-// signals, many threads) is tested without a GPU. It produces CONCURRENT_KERNEL records in
-// CUDA 13's layout (CUpti_ActivityKernel10), as the real CUPTI hands them out.
+// signals, many threads, gating by a range) is tested without a GPU. It produces
+// CONCURRENT_KERNEL records in CUDA 13's layout (CUpti_ActivityKernel10), as the real CUPTI
+// hands them out, and cudaLaunchKernel API records.
+//
+// Like CUPTI, it decides at launch: a kernel launched while CONCURRENT_KERNEL is disabled
+// leaves no record, and one launched while it is enabled is recorded (its record is written
+// at launch and handed back at the next flush) whatever is switched afterwards. The API
+// record follows cuptiActivityEnableRuntimeApi(cudaLaunchKernel) in the same way.
 //
 // Environment: FAKE_CUPTI_REFUSE=1 makes enabling CONCURRENT_KERNEL fail;
-// FAKE_CUPTI_DROPPED=N makes the first dropped-record query report N.
-// Control functions for the host program: FakeCuptiEmitKernels, FakeCuptiStats.
+// FAKE_CUPTI_REFUSE_AGAIN=1 lets the first enabling of CONCURRENT_KERNEL succeed and fails
+// every later one; FAKE_CUPTI_DROPPED=N makes the first dropped-record query report N.
+// Control function for the host program: FakeCuptiEmitKernels.
 #include <cupti.h>
 
 #include <atomic>
@@ -20,13 +27,20 @@ std::mutex g_mu;
 CUpti_BuffersCallbackRequestFunc g_request = nullptr;
 CUpti_BuffersCallbackCompleteFunc g_complete = nullptr;
 CUpti_TimestampCallbackFunc g_timestamp = nullptr;
-bool g_kernels_enabled = false;
+bool g_kernels_enabled = false;  // CONCURRENT_KERNEL
+bool g_api_enabled = false;      // the cudaLaunchKernel runtime API record
+int g_kernel_enables = 0;
 uint8_t* g_buffer = nullptr;  // the buffer being filled
 size_t g_size = 0;
 size_t g_used = 0;
 uint32_t g_correlation = 0;
 std::atomic<int64_t> g_dropped{0};
 std::atomic<bool> g_reported_env_drops{false};
+
+bool Set(const char* variable) {
+  const char* value = std::getenv(variable);
+  return value != nullptr && std::strcmp(value, "1") == 0;
+}
 
 uint64_t Now() {
   if (g_timestamp != nullptr) return g_timestamp();
@@ -87,16 +101,30 @@ CUptiResult cuptiActivityRegisterTimestampCallback(CUpti_TimestampCallbackFunc f
 }
 CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind) {
   if (kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) {
-    const char* refuse = std::getenv("FAKE_CUPTI_REFUSE");
-    if (refuse != nullptr && std::strcmp(refuse, "1") == 0) return CUPTI_ERROR_NOT_INITIALIZED;
     std::lock_guard<std::mutex> lock(g_mu);
+    const bool refuse =
+        Set("FAKE_CUPTI_REFUSE") || (Set("FAKE_CUPTI_REFUSE_AGAIN") && g_kernel_enables > 0);
+    ++g_kernel_enables;
+    if (refuse) return CUPTI_ERROR_NOT_INITIALIZED;
     g_kernels_enabled = true;
   }
   if (kind == CUPTI_ACTIVITY_KIND_KERNEL) std::abort();  // the recorder must never ask
   return CUPTI_SUCCESS;
 }
-CUptiResult cuptiActivityDisable(CUpti_ActivityKind) { return CUPTI_SUCCESS; }
-CUptiResult cuptiActivityEnableRuntimeApi(CUpti_CallbackId, uint8_t) { return CUPTI_SUCCESS; }
+CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind) {
+  if (kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) {
+    std::lock_guard<std::mutex> lock(g_mu);
+    g_kernels_enabled = false;
+  }
+  return CUPTI_SUCCESS;
+}
+CUptiResult cuptiActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable) {
+  if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000) {
+    std::lock_guard<std::mutex> lock(g_mu);
+    g_api_enabled = enable != 0;
+  }
+  return CUPTI_SUCCESS;
+}
 CUptiResult cuptiActivityEnableDriverApi(CUpti_CallbackId, uint8_t) { return CUPTI_SUCCESS; }
 CUptiResult cuptiSetThreadIdType(CUpti_ActivityThreadIdType) { return CUPTI_SUCCESS; }
 CUptiResult cuptiGetTimestamp(uint64_t* t) {
@@ -128,15 +156,19 @@ CUptiResult cuptiActivityGetNextRecord(uint8_t* buffer, size_t valid, CUpti_Acti
   return CUPTI_SUCCESS;
 }
 
-// Records `count` kernels named `name` of `duration_ns` each, one after the other, plus a
-// cudaLaunchKernel API record per kernel. Thread-safe. Returns how many were recorded (the
-// rest were dropped for want of a buffer, and counted).
+// "Launches" `count` kernels named `name` of `duration_ns` each, one after the other: a
+// CONCURRENT_KERNEL record per kernel when that kind is enabled, and a cudaLaunchKernel API
+// record per kernel when that callback is. Thread-safe. Returns how many kernel records
+// were written (the rest were not enabled, or dropped for want of a buffer and counted).
 int FakeCuptiEmitKernels(int count, const char* name, uint64_t duration_ns) {
   std::unique_lock<std::mutex> lock(g_mu);
-  if (!g_kernels_enabled) return 0;
   int recorded = 0;
   for (int i = 0; i < count; ++i) {
-    const size_t need = sizeof(CUpti_ActivityKernel10) + sizeof(CUpti_ActivityAPI);
+    const bool kernel = g_kernels_enabled;
+    const bool api = g_api_enabled;
+    const size_t need =
+        (kernel ? sizeof(CUpti_ActivityKernel10) : 0) + (api ? sizeof(CUpti_ActivityAPI) : 0);
+    if (need == 0) continue;
     if (g_buffer != nullptr && g_used + need > g_size) CompleteLocked(lock);
     if (g_buffer == nullptr) {
       size_t max_records = 0;
@@ -147,7 +179,7 @@ int FakeCuptiEmitKernels(int count, const char* name, uint64_t duration_ns) {
       if (request != nullptr) request(&buffer, &size, &max_records);
       lock.lock();
       if (buffer == nullptr || size < need) {
-        g_dropped += 2;
+        g_dropped += (kernel ? 1 : 0) + (api ? 1 : 0);
         continue;
       }
       if (g_buffer != nullptr) {  // another thread got one meanwhile: keep theirs
@@ -164,15 +196,18 @@ int FakeCuptiEmitKernels(int count, const char* name, uint64_t duration_ns) {
     }
     const uint32_t correlation = ++g_correlation;
     const uint64_t launch = Now();
-    CUpti_ActivityAPI api{};
-    api.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
-    api.cbid = CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000;
-    api.start = launch;
-    api.end = launch + 500;
-    api.threadId = 1;
-    api.correlationId = correlation;
-    std::memcpy(g_buffer + g_used, &api, sizeof api);
-    g_used += sizeof api;
+    if (api) {
+      CUpti_ActivityAPI a{};
+      a.kind = CUPTI_ACTIVITY_KIND_RUNTIME;
+      a.cbid = CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000;
+      a.start = launch;
+      a.end = launch + 500;
+      a.threadId = 1;
+      a.correlationId = correlation;
+      std::memcpy(g_buffer + g_used, &a, sizeof a);
+      g_used += sizeof a;
+    }
+    if (!kernel) continue;
     CUpti_ActivityKernel10 k{};
     k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
     k.start = launch + 1000;

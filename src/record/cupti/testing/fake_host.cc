@@ -62,6 +62,40 @@ int Pop() {
   auto fn = Core<nvtxRangePop_impl_fntype>(NVTX_CBID_CORE_RangePop);
   return fn != nullptr ? fn() : -100;
 }
+nvtxRangeId_t Start(const char* name) {
+  auto fn = Core<nvtxRangeStartA_impl_fntype>(NVTX_CBID_CORE_RangeStartA);
+  return fn != nullptr ? fn(name) : 0;
+}
+void End(nvtxRangeId_t id) {
+  if (auto fn = Core<nvtxRangeEnd_impl_fntype>(NVTX_CBID_CORE_RangeEnd)) fn(id);
+}
+nvtxEventAttributes_t Ascii(const char* message) {
+  nvtxEventAttributes_t attr{};
+  attr.version = NVTX_VERSION;
+  attr.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+  attr.messageType = NVTX_MESSAGE_TYPE_ASCII;
+  attr.message.ascii = message;
+  return attr;
+}
+nvtxDomainHandle_t CreateDomain(const char* name) {
+  auto fn = Core2<nvtxDomainCreateA_impl_fntype>(NVTX_CBID_CORE2_DomainCreateA);
+  return fn != nullptr ? fn(name) : nullptr;
+}
+int DomainPush(nvtxDomainHandle_t domain, const char* name) {
+  auto fn = Core2<nvtxDomainRangePushEx_impl_fntype>(NVTX_CBID_CORE2_DomainRangePushEx);
+  const nvtxEventAttributes_t attr = Ascii(name);
+  return fn != nullptr ? fn(domain, &attr) : -100;
+}
+int DomainPop(nvtxDomainHandle_t domain) {
+  auto fn = Core2<nvtxDomainRangePop_impl_fntype>(NVTX_CBID_CORE2_DomainRangePop);
+  return fn != nullptr ? fn(domain) : -100;
+}
+void Mark(const char* name) {
+  if (auto fn = Core<nvtxMarkA_impl_fntype>(NVTX_CBID_CORE_MarkA)) fn(name);
+}
+
+// The range name the gated scenarios open (DECODEPROF_RECORD_ONLY_RANGE in the tests).
+constexpr const char* kGate = "decodeprof:record";
 
 // ---- the stand-in CUPTI's controls ----
 using EmitFn = int (*)(int, const char*, uint64_t);
@@ -69,9 +103,90 @@ using FlushFn = int (*)(uint32_t);
 EmitFn g_emit = nullptr;
 FlushFn g_flush = nullptr;
 
+int Emit(int n, const char* name, uint64_t duration_ns = 2000) {
+  return g_emit != nullptr ? g_emit(n, name, duration_ns) : 0;
+}
+
 int Fail(const char* what) {
   std::fprintf(stderr, "fake_host: %s\n", what);
   return 2;
+}
+
+// ---- scenarios under DECODEPROF_RECORD_ONLY_RANGE=decodeprof:record ----
+// Kernels named k_in* are launched while a range of the name is open, k_out* while none is.
+int RunGated(const std::string& scenario) {
+  if (scenario == "gated") {
+    Emit(10, "k_out_before");
+    if (Push(kGate) != 0) return Fail("push");
+    Emit(20, "k_in");
+    Emit(1, "k_in_long", 50'000'000);  // still running on the "GPU" when the range closes
+    if (Pop() != 0) return Fail("pop");
+    Emit(30, "k_out_between");
+    Mark("between");  // marks and other ranges are recorded whatever the gate says
+    Push("other");
+    Emit(3, "k_out_other");
+    Pop();
+    Push(kGate);
+    Emit(5, "k_in");
+    Pop();
+    Emit(7, "k_out_after");
+    return 0;
+  }
+  if (scenario == "gated_nested") {
+    Push(kGate);
+    if (Push(kGate) != 1) return Fail("nested push");
+    Emit(4, "k_in_a");
+    Pop();
+    Emit(4, "k_in_b");  // the outer range is still open
+    Pop();
+    Emit(4, "k_out_1");
+    // A start/end range overlapping a push/pop range of the same name in another domain.
+    const nvtxDomainHandle_t domain = CreateDomain("engine");
+    const nvtxRangeId_t id = Start(kGate);
+    if (DomainPush(domain, kGate) != 0) return Fail("domain push");
+    End(id);
+    Emit(4, "k_in_c");  // the domain's range is still open
+    DomainPop(domain);
+    Emit(4, "k_out_2");
+    // A start/end range ended on another thread.
+    const nvtxRangeId_t id2 = Start(kGate);
+    Emit(4, "k_in_d");
+    std::thread([id2] { End(id2); }).join();
+    Emit(4, "k_out_3");
+    if (Pop() != -1) return Fail("unmatched pop accepted");  // must not close anything
+    Emit(4, "k_out_4");
+    return 0;
+  }
+  if (scenario == "gated_threads") {
+    // Many threads opening and closing ranges of the name at once: whenever a thread has its
+    // range open, its kernels are recorded.
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 8; ++t) {
+      threads.emplace_back([] {
+        for (int i = 0; i < 20; ++i) {
+          if (Push(kGate) != 0) std::_Exit(2);
+          Emit(5, "k_in_thread");
+          if (Pop() != 0) std::_Exit(2);
+        }
+      });
+    }
+    for (auto& t : threads) t.join();
+    Emit(9, "k_out_after_threads");
+    return 0;
+  }
+  if (scenario == "gated_unclosed") {
+    Emit(3, "k_out_before");
+    Push(kGate);
+    Emit(10, "k_in_unclosed");  // in CUPTI's buffer at exit: the exit flush must get it
+    return 0;                   // exit with the range still open
+  }
+  if (scenario == "gated_early") {  // the range was pushed before CUDA came up (main)
+    Emit(6, "k_in_early");
+    Pop();
+    Emit(6, "k_out_early");
+    return 0;
+  }
+  return Fail("unknown gated scenario");
 }
 
 }  // namespace
@@ -95,10 +210,20 @@ int main(int argc, char** argv) {
   if (init == nullptr || init_nvtx == nullptr) return Fail("entry points missing");
 
   // The driver calls InitializeInjection during cuInit; a program without CUDA never does.
-  if (scenario != "nvtx_only" && init() != 1) return Fail("InitializeInjection failed");
+  // A program may make NVTX calls before its first CUDA call (gated_early).
+  const bool nvtx_first = scenario == "gated_early";
+  if (scenario != "nvtx_only" && !nvtx_first && init() != 1) {
+    return Fail("InitializeInjection failed");
+  }
   const int nvtx_ok = init_nvtx(&GetExportTable);
-  if (scenario == "not_followed") return nvtx_ok == 0 ? 0 : Fail("NVTX attached in a child");
+  if (scenario == "not_followed" || scenario == "bad_config") {  // the recorder stays out
+    return nvtx_ok == 0 ? 0 : Fail("NVTX attached without a recorder");
+  }
   if (nvtx_ok != 1) return Fail("InitializeInjectionNvtx2 failed");
+  if (nvtx_first) {
+    if (Push(kGate) != 0) return Fail("push before CUDA");
+    if (init() != 1) return Fail("InitializeInjection failed");
+  }
 
   if (const char* fake = std::getenv("DECODEPROF_CUPTI_LIB")) {
     void* cupti = dlopen(fake, RTLD_NOW | RTLD_NOLOAD);
@@ -107,7 +232,7 @@ int main(int argc, char** argv) {
       g_flush = reinterpret_cast<FlushFn>(dlsym(cupti, "cuptiActivityFlushAll"));
     }
   }
-  auto emit = [](int n, const char* name) { return g_emit != nullptr ? g_emit(n, name, 2000) : 0; };
+  auto emit = [](int n, const char* name) { return Emit(n, name); };
 
   if (scenario == "basic") {
     // Many threads launching and annotating at once.
@@ -177,5 +302,6 @@ int main(int argc, char** argv) {
     emit(3, "k");
     return 0;
   }
+  if (scenario.rfind("gated", 0) == 0) return RunGated(scenario);
   return Fail("unknown scenario");
 }

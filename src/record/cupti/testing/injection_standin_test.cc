@@ -1,10 +1,12 @@
 // libdecodeprof_cupti.so in a host process, against a stand-in CUPTI (fake_cupti.cc) and a
 // stand-in host (fake_host.cc): exit without teardown, SIGTERM, SIGKILL, fork, many
-// threads, CUPTI refusing, NVTX only, a child that is not followed, dropped records.
+// threads, CUPTI refusing, NVTX only, a child that is not followed, dropped records, and
+// recording gated by an NVTX range (DECODEPROF_RECORD_ONLY_RANGE).
 #include <signal.h>
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -50,6 +52,7 @@ class StandInTest : public ::testing::Test {
   struct Imported {
     io::NativeImport native;
     std::map<std::string, int> kernels_by_name;
+    std::map<std::string, trace::TimestampNs> last_end_by_name;
     std::map<std::string, int> ranges_by_name;
     trace::StringPool names;
   };
@@ -59,7 +62,10 @@ class StandInTest : public ::testing::Test {
     struct Sink : trace::DispatchSink {
       Imported* out;
       void Add(const trace::Dispatch& d) override {
-        ++out->kernels_by_name[std::string(out->names.Get(d.name))];
+        const std::string name(out->names.Get(d.name));
+        ++out->kernels_by_name[name];
+        trace::TimestampNs& end = out->last_end_by_name[name];
+        end = std::max(end, d.end);
       }
     } sink;
     sink.out = &out;
@@ -182,6 +188,141 @@ TEST_F(StandInTest, DroppedRecordsAreCounted) {
   Imported t = Import(run.path);
   EXPECT_EQ(t.native.dropped_records, 7);
   EXPECT_EQ(t.native.counters["cupti_dropped_records"], 7);
+}
+
+// ---- DECODEPROF_RECORD_ONLY_RANGE (fake_host.cc RunGated: k_in* kernels are launched
+// inside a range of the name, k_out* outside) ----
+
+class GatedTest : public StandInTest {
+ protected:
+  HostRun StartGated(const std::string& scenario, std::map<std::string, std::string> extra = {}) {
+    extra.emplace("DECODEPROF_RECORD_ONLY_RANGE", "decodeprof:record");
+    return Start(scenario, std::move(extra));
+  }
+  static int Count(const Imported& t, const std::string& prefix) {
+    int n = 0;
+    for (const auto& [name, count] : t.kernels_by_name) {
+      if (name.rfind(prefix, 0) == 0) n += count;
+    }
+    return n;
+  }
+};
+
+TEST_F(GatedTest, RecordsKernelsOnlyInsideTheRange) {
+  const HostRun run = StartGated("gated");
+  EXPECT_EQ(run.result.status, 0);
+  Imported t = Import(run.path);
+  EXPECT_TRUE(t.native.complete);
+  EXPECT_EQ(t.native.recording_status, "ok");
+  EXPECT_EQ(t.kernels_by_name["k_in"], 25);
+  EXPECT_EQ(Count(t, "k_out"), 0);
+  EXPECT_EQ(t.native.kernels, 26);
+  EXPECT_EQ(t.native.api_calls, 26);  // the launch API records are gated too
+  EXPECT_EQ(t.native.meta["only_range"], "decodeprof:record");
+  EXPECT_EQ(t.native.counters["only_range_periods"], 2);
+  EXPECT_EQ(t.native.counters["only_range_switch_failures"], 0);
+  EXPECT_EQ(t.native.dropped_records, 0);
+  // NVTX is recorded whatever the gate says.
+  EXPECT_EQ(t.ranges_by_name["decodeprof:record"], 2);
+  EXPECT_EQ(t.ranges_by_name["other"], 1);
+  EXPECT_EQ(t.native.marks.size(), 1u);
+  // A kernel launched in the range and still running when it closed is kept.
+  ASSERT_EQ(t.kernels_by_name["k_in_long"], 1);
+  trace::TimestampNs first_range_end = 0;
+  for (const auto& r : t.native.ranges) {
+    if (t.names.Get(r.name) == "decodeprof:record" && first_range_end == 0) {
+      first_range_end = r.end;
+    }
+  }
+  EXPECT_GT(t.last_end_by_name["k_in_long"], first_range_end);
+  // The summary line of `decodeprof record` says how it was recorded.
+  auto summary = SummarizeTrace(run.path);
+  ASSERT_TRUE(summary.ok());
+  EXPECT_EQ(summary->only_range, "decodeprof:record");
+  EXPECT_EQ(summary->only_range_periods, 2);
+  EXPECT_TRUE(CheckRecording(run.path, summary).ok());
+}
+
+TEST_F(GatedTest, NestedAndOverlappingRangesOfTheNameFormOnePeriod) {
+  const HostRun run = StartGated("gated_nested");
+  EXPECT_EQ(run.result.status, 0);
+  Imported t = Import(run.path);
+  EXPECT_EQ(t.kernels_by_name["k_in_a"], 4);
+  EXPECT_EQ(t.kernels_by_name["k_in_b"], 4);
+  EXPECT_EQ(t.kernels_by_name["k_in_c"], 4);  // start/end + another domain's push/pop
+  EXPECT_EQ(t.kernels_by_name["k_in_d"], 4);  // ended on another thread
+  EXPECT_EQ(Count(t, "k_out"), 0);
+  EXPECT_EQ(t.native.counters["only_range_periods"], 3);
+  EXPECT_EQ(t.native.counters["nvtx_unmatched_pops"], 1);
+  EXPECT_EQ(t.ranges_by_name["decodeprof:record"], 5);
+}
+
+TEST_F(GatedTest, ManyThreads) {
+  const HostRun run = StartGated("gated_threads");
+  EXPECT_EQ(run.result.status, 0);
+  Imported t = Import(run.path);
+  EXPECT_EQ(t.kernels_by_name["k_in_thread"], 8 * 20 * 5);
+  EXPECT_EQ(Count(t, "k_out"), 0);
+  EXPECT_EQ(t.ranges_by_name["decodeprof:record"], 8 * 20);
+  const int64_t periods = t.native.counters["only_range_periods"];
+  EXPECT_GE(periods, 1);
+  EXPECT_LE(periods, 8 * 20);
+  EXPECT_EQ(t.native.counters["only_range_switch_failures"], 0);
+}
+
+TEST_F(GatedTest, ARangeNeverClosedIsFlushedAtExit) {
+  const HostRun run = StartGated("gated_unclosed");
+  EXPECT_EQ(run.result.status, 0);
+  Imported t = Import(run.path);
+  EXPECT_TRUE(t.native.complete);
+  EXPECT_EQ(t.kernels_by_name["k_in_unclosed"], 10);
+  EXPECT_EQ(Count(t, "k_out"), 0);
+  EXPECT_EQ(t.native.counters["only_range_periods"], 1);
+  EXPECT_EQ(t.native.counters["nvtx_unended_ranges"], 1);
+}
+
+TEST_F(GatedTest, ARangeOpenedBeforeCudaCameUp) {
+  const HostRun run = StartGated("gated_early");
+  EXPECT_EQ(run.result.status, 0);
+  Imported t = Import(run.path);
+  EXPECT_EQ(t.kernels_by_name["k_in_early"], 6);
+  EXPECT_EQ(Count(t, "k_out"), 0);
+  EXPECT_EQ(t.native.counters["only_range_periods"], 1);
+}
+
+TEST_F(GatedTest, ARefusedSwitchIsCountedAndSaid) {
+  // CUPTI accepts CONCURRENT_KERNEL at start and refuses it at every later switch on.
+  const HostRun run = StartGated("gated", {{"FAKE_CUPTI_REFUSE_AGAIN", "1"}});
+  EXPECT_EQ(run.result.status, 0);
+  Imported t = Import(run.path);
+  EXPECT_EQ(t.native.recording_status, "ok");
+  EXPECT_EQ(t.native.kernels, 0);
+  EXPECT_EQ(t.native.counters["only_range_periods"], 0);
+  EXPECT_EQ(t.native.counters["only_range_switch_failures"], 2);
+  EXPECT_NE(t.native.meta["only_range_warnings"].find("CONCURRENT_KERNEL"), std::string::npos);
+}
+
+TEST_F(GatedTest, ABadNameRecordsNothingAndSaysWhy) {
+  for (const std::string& value : {std::string(), std::string("decode\nstep")}) {
+    const HostRun run = Start("bad_config", {{"DECODEPROF_RECORD_ONLY_RANGE", value}});
+    EXPECT_EQ(run.result.status, 0) << "the program runs on";
+    Imported t = Import(run.path);
+    EXPECT_EQ(t.native.recording_status.rfind("bad configuration: DECODEPROF_RECORD_ONLY_RANGE", 0),
+              0u)
+        << t.native.recording_status;
+    EXPECT_EQ(t.native.kernels, 0);
+    EXPECT_TRUE(t.native.ranges.empty());
+    EXPECT_FALSE(CheckRecording(run.path, SummarizeTrace(run.path)).ok());
+    ::unlink(run.path.c_str());
+  }
+}
+
+TEST_F(GatedTest, WithoutTheSettingEverythingIsRecorded) {
+  const HostRun run = Start("gated");
+  Imported t = Import(run.path);
+  EXPECT_EQ(t.native.kernels, 76);
+  EXPECT_EQ(t.native.meta.count("only_range"), 0u);
+  EXPECT_EQ(t.native.counters.count("only_range_periods"), 0u);
 }
 
 }  // namespace

@@ -1,0 +1,201 @@
+// Unit tests of recording gated by an NVTX range (`--only-range`): the gate's counting and
+// switching, its wiring into the NVTX collector, and the setting that names the range.
+#include "src/record/cupti/range_gate.h"
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "src/record/cupti/config.h"
+#include "src/record/cupti/nvtx_collector.h"
+#include "src/record/only_range.h"
+
+namespace decodeprof::record::cupti {
+namespace {
+
+// A switch that logs what it was asked; refuses while `refuse` is set.
+struct SwitchLog {
+  std::vector<bool> calls;
+  bool refuse = false;
+  RangeGate::SwitchFn Fn() {
+    return [this](bool on) {
+      calls.push_back(on);
+      return !refuse;
+    };
+  }
+};
+
+TEST(RangeGateTest, CountsUntilAttachedThenSwitchesOnTheOutermostOpenAndLastClose) {
+  RangeGate gate("decodeprof:record");
+  SwitchLog log;
+  gate.Open();
+  gate.Close();
+  EXPECT_EQ(gate.open_ranges(), 0);
+  gate.Attach(log.Fn(), /*on_now=*/true);  // CUPTI came up with everything on: off it goes
+  EXPECT_EQ(log.calls, std::vector<bool>{false});
+  gate.Open();
+  gate.Open();  // nested: no switch
+  EXPECT_EQ(log.calls, (std::vector<bool>{false, true}));
+  gate.Close();
+  EXPECT_EQ(log.calls.size(), 2u);
+  gate.Close();
+  EXPECT_EQ(log.calls, (std::vector<bool>{false, true, false}));
+  gate.Close();  // nothing open: ignored, the count stays at 0
+  EXPECT_EQ(gate.open_ranges(), 0);
+  gate.Open();
+  EXPECT_EQ(log.calls.back(), true);
+  EXPECT_EQ(gate.counts().periods, 2);
+  EXPECT_EQ(gate.counts().switch_failures, 0);
+}
+
+TEST(RangeGateTest, ARangeOpenWhenAttachedIsAPeriodWithoutASwitch) {
+  RangeGate gate("r");
+  SwitchLog log;
+  gate.Open();
+  gate.Attach(log.Fn(), /*on_now=*/true);
+  EXPECT_TRUE(log.calls.empty());
+  EXPECT_EQ(gate.counts().periods, 1);
+  gate.Attach(SwitchLog().Fn(), false);  // a second Attach is ignored
+  gate.Close();
+  EXPECT_EQ(log.calls, std::vector<bool>{false});
+}
+
+TEST(RangeGateTest, RefusedSwitchesAreCountedNotPeriods) {
+  RangeGate gate("r");
+  SwitchLog log;
+  gate.Attach(log.Fn(), /*on_now=*/false);
+  EXPECT_TRUE(log.calls.empty());  // already off
+  log.refuse = true;
+  gate.Open();
+  gate.Close();
+  EXPECT_EQ(log.calls, (std::vector<bool>{true, false}));  // still switched off after a refusal
+  EXPECT_EQ(gate.counts().periods, 0);
+  EXPECT_EQ(gate.counts().switch_failures, 2);
+}
+
+TEST(RangeGateTest, WithoutANameNothingMatchesOrSwitches) {
+  RangeGate gate("");
+  SwitchLog log;
+  EXPECT_FALSE(gate.gating());
+  EXPECT_FALSE(gate.Matches(""));
+  gate.Attach(log.Fn(), true);
+  gate.Open();
+  gate.Close();
+  EXPECT_TRUE(log.calls.empty());
+  RangeGate named("a:b");
+  EXPECT_TRUE(named.Matches("a:b"));
+  EXPECT_FALSE(named.Matches("a:b "));
+  EXPECT_FALSE(named.Matches("A:B"));
+}
+
+TEST(RangeGateTest, ManyThreadsSeeRecordingOnWhileTheirRangeIsOpen) {
+  RangeGate gate("r");
+  std::atomic<bool> on{true};
+  std::atomic<int> crossed{0};  // a switch to the state already in force
+  gate.Attach(
+      [&](bool want) {
+        if (on.exchange(want) == want) ++crossed;
+        return true;
+      },
+      /*on_now=*/true);
+  std::atomic<int> off_inside{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 2000; ++i) {
+        gate.Open();
+        if (!on.load()) ++off_inside;
+        gate.Close();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(off_inside.load(), 0);
+  EXPECT_EQ(crossed.load(), 0);
+  EXPECT_FALSE(on.load());
+  EXPECT_EQ(gate.open_ranges(), 0);
+  EXPECT_GE(gate.counts().periods, 1);
+}
+
+TEST(NvtxCollectorGateTest, EveryRangeOfTheNameOpensAndClosesTheGate) {
+  RangeGate gate("g");
+  SwitchLog log;
+  gate.Attach(log.Fn(), /*on_now=*/false);
+  NvtxCollector c(100, &gate);
+  const NvtxDomain dflt = NvtxCollector::DefaultDomain();
+  const NvtxDomain other = c.Domain("engine");
+  EXPECT_EQ(c.Push(dflt, "g", 1, 7), 0);
+  EXPECT_EQ(gate.open_ranges(), 1);
+  EXPECT_EQ(c.Push(dflt, "other", 2, 7), 1);
+  EXPECT_EQ(c.Pop(dflt, 3, 7), 1);  // closes "other": the gate stays open
+  EXPECT_EQ(gate.open_ranges(), 1);
+  const uint64_t id = c.Start(other, "g", 4, 8);
+  EXPECT_EQ(gate.open_ranges(), 2);
+  EXPECT_EQ(c.Pop(other, 5, 7), -1);  // nothing open in that domain: closes nothing
+  EXPECT_EQ(gate.open_ranges(), 2);
+  c.End(id, 6);
+  c.End(id, 7);  // ended twice: unmatched the second time
+  EXPECT_EQ(c.Pop(dflt, 8, 7), 0);
+  EXPECT_EQ(gate.open_ranges(), 0);
+  EXPECT_EQ(log.calls, (std::vector<bool>{true, false}));
+  EXPECT_EQ(c.counts().unmatched_pops, 2);
+  std::vector<NvtxRangeEvent> ranges;
+  std::vector<NvtxMarkEvent> marks;
+  c.Take(&ranges, &marks);
+  EXPECT_EQ(ranges.size(), 3u);  // every range is recorded, the gate's included
+}
+
+TEST(NvtxCollectorGateTest, AClosedCollectorLeavesTheGateAlone) {
+  RangeGate gate("g");
+  NvtxCollector c(100, &gate);
+  c.Push(NvtxCollector::DefaultDomain(), "g", 1, 7);
+  c.Disable();  // exit or a forked child
+  c.Pop(NvtxCollector::DefaultDomain(), 2, 7);
+  c.Push(NvtxCollector::DefaultDomain(), "g", 3, 7);
+  EXPECT_EQ(gate.open_ranges(), 1);
+}
+
+TEST(NvtxCollectorGateTest, AFullQueueStillClosesTheGate) {
+  RangeGate gate("g");
+  NvtxCollector c(1, &gate);
+  c.Mark(NvtxCollector::DefaultDomain(), "fills the queue", 1, 7);
+  c.Push(NvtxCollector::DefaultDomain(), "g", 2, 7);
+  c.Pop(NvtxCollector::DefaultDomain(), 3, 7);
+  EXPECT_EQ(gate.open_ranges(), 0);
+  EXPECT_EQ(c.counts().dropped, 1);
+}
+
+GetEnvFn Env(std::map<std::string, std::string> vars) {
+  auto shared = std::make_shared<std::map<std::string, std::string>>(std::move(vars));
+  return [shared](const char* name) -> const char* {
+    auto it = shared->find(name);
+    return it == shared->end() ? nullptr : it->second.c_str();
+  };
+}
+
+TEST(OnlyRangeConfigTest, ReadsTheNameAndRefusesBadOnes) {
+  auto none = ReadRecorderConfig(Env({{"DECODEPROF_RECORD_OUTPUT", "/t/x"}}), 1, nullptr);
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(none->only_range, "");
+  auto named = ReadRecorderConfig(Env({{"DECODEPROF_RECORD_OUTPUT", "/t/x"},
+                                       {"DECODEPROF_RECORD_ONLY_RANGE", "decodeprof:decode"}}),
+                                  1, nullptr);
+  ASSERT_TRUE(named.ok()) << named.status().ToString();
+  EXPECT_EQ(named->only_range, "decodeprof:decode");
+  for (const std::string& bad :
+       {std::string(), std::string("a\tb"), std::string(kMaxOnlyRangeBytes + 1, 'r')}) {
+    auto config = ReadRecorderConfig(
+        Env({{"DECODEPROF_RECORD_OUTPUT", "/t/x"}, {"DECODEPROF_RECORD_ONLY_RANGE", bad}}), 1,
+        nullptr);
+    ASSERT_FALSE(config.ok());
+    EXPECT_EQ(config.status().kind(), base::ErrorKind::kConfig);
+    EXPECT_EQ(config.status().where(), "DECODEPROF_RECORD_ONLY_RANGE");
+  }
+}
+
+}  // namespace
+}  // namespace decodeprof::record::cupti

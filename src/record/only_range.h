@@ -1,0 +1,47 @@
+// The name given to `decodeprof record --only-range NAME`, which reaches the injection
+// library as DECODEPROF_RECORD_ONLY_RANGE (docs/recording.md, "Recording only a range").
+//
+// Header-only, so that the launcher (which checks it before running the command) and the
+// injection library (which checks it again when it reads its settings) share one rule
+// without the launcher linking the library.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace decodeprof::record {
+
+// The environment variable, and the meta key of the native file that repeats its value.
+inline constexpr char kOnlyRangeVariable[] = "DECODEPROF_RECORD_ONLY_RANGE";
+inline constexpr std::string_view kMetaOnlyRange = "only_range";
+// Counters of the native file written when recording is gated (informational, not data
+// loss): the periods during which recording was switched on, and the switches CUPTI refused
+// in part or in whole (meta only_range_warnings then says what was refused).
+inline constexpr std::string_view kCounterOnlyRangePeriods = "only_range_periods";
+inline constexpr std::string_view kCounterOnlyRangeSwitchFailures = "only_range_switch_failures";
+inline constexpr std::string_view kMetaOnlyRangeWarnings = "only_range_warnings";
+
+// Longest name accepted, in bytes (NVTX messages are usually a few dozen).
+inline constexpr size_t kMaxOnlyRangeBytes = 1024;
+
+// "" when `name` may be used: 1 to kMaxOnlyRangeBytes bytes, no ASCII control character
+// (a range name is compared byte for byte with NVTX messages, which are UTF-8). Otherwise
+// what is wrong with it, for an error message.
+inline std::string OnlyRangeNameProblem(std::string_view name) {
+  if (name.empty()) return "expected an NVTX range name, got an empty one";
+  if (name.size() > kMaxOnlyRangeBytes) {
+    return "expected an NVTX range name of at most " + std::to_string(kMaxOnlyRangeBytes) +
+           " bytes, got " + std::to_string(name.size());
+  }
+  for (const char c : name) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) {
+      return "expected an NVTX range name without control characters, got one with byte " +
+             std::to_string(static_cast<int>(byte));
+    }
+  }
+  return {};
+}
+
+}  // namespace decodeprof::record
