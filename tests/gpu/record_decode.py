@@ -10,13 +10,20 @@ usage: record_decode.py --runs plain,torchprof,... --out RESULTS.json
          [--prompt 128] [--steps 64] [--torch-trace TRACE.json]
 Run kinds: plain (nothing attached in-process; under `decodeprof record` this is the
 recorded run), torchprof (torch.profiler with CPU + CUDA activity around the decode),
-torchprof_cuda (CUDA activity only). The first run of the list is preceded by one warm-up
-run that is not reported.
+torchprof_cuda (CUDA activity only), gated (a plain run inside the NVTX range
+"decodeprof:record": under `decodeprof record --only-range decodeprof:record` it is the
+recorded run and the plain runs of the same process are not recorded), torchprof_ab
+(torch.profiler, CPU + CUDA activity, started before and stopped after this run alone,
+without record_function annotations: alternated with plain runs it is the in-process
+counterpart of gated). The first run of the list is preceded by one warm-up run that is
+not reported. A torchprof_ab run that raises (torch.profiler refusing to start again in
+the same process) is reported with its error, without tok_s, and the list goes on.
 """
 import argparse
 import json
 import sys
 import time
+import traceback
 
 import torch
 from transformers import LlamaConfig, LlamaForCausalLM
@@ -82,6 +89,44 @@ class NoAnnotate:
         return False
 
 
+# The NVTX range of a gated run: `decodeprof record --only-range decodeprof:record` records
+# CUDA activity inside it only.
+GATE_RANGE = "decodeprof:record"
+RUN_KINDS = ("plain", "gated", "torchprof", "torchprof_cuda", "torchprof_ab")
+
+
+def run_once(kind, model, prompt, args):
+    """One reported run of `kind`; returns its decode seconds."""
+    if kind == "plain":
+        return decode(model, prompt, args.steps, NoAnnotate)
+    if kind == "gated":
+        # The range opens before the prefill and closes after the decode's final sync, so
+        # the recorder's switching on and off falls outside the timed decode.
+        torch.cuda.nvtx.range_push(GATE_RANGE)
+        try:
+            return decode(model, prompt, args.steps, NoAnnotate)
+        finally:
+            torch.cuda.nvtx.range_pop()
+    from torch.profiler import ProfilerActivity, profile, record_function
+    if kind == "torchprof_ab":
+        # A new profiler per run, started and stopped around this run only (torch.profiler
+        # keeps no session open between them); the events are dropped unexported.
+        prof = profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA])
+        prof.start()
+        try:
+            return decode(model, prompt, args.steps, NoAnnotate)
+        finally:
+            prof.stop()
+    acts = [ProfilerActivity.CUDA] if kind == "torchprof_cuda" else [
+        ProfilerActivity.CPU, ProfilerActivity.CUDA]
+    with profile(activities=acts) as prof:
+        seconds = decode(model, prompt, args.steps, record_function)
+    if args.torch_trace and kind == "torchprof":
+        prof.export_chrome_trace(args.torch_trace)
+        args.torch_trace = ""
+    return seconds
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", required=True)
@@ -90,6 +135,10 @@ def main():
     ap.add_argument("--steps", type=int, default=64)
     ap.add_argument("--torch-trace", default="")
     args = ap.parse_args()
+    kinds = args.runs.split(",")
+    unknown = sorted(set(kinds) - set(RUN_KINDS))
+    if unknown:
+        raise SystemExit(f"unknown run kind(s) {','.join(unknown)}; known: {','.join(RUN_KINDS)}")
 
     torch.manual_seed(0)
     t_load = time.perf_counter()
@@ -105,20 +154,16 @@ def main():
     decode(model, prompt, args.steps, NoAnnotate)  # warm-up, not reported
     phase("measured_start")
     results = []
-    for kind in args.runs.split(","):
-        if kind == "plain":
-            seconds = decode(model, prompt, args.steps, NoAnnotate)
-        elif kind in ("torchprof", "torchprof_cuda"):
-            from torch.profiler import ProfilerActivity, profile, record_function
-            acts = [ProfilerActivity.CUDA] if kind == "torchprof_cuda" else [
-                ProfilerActivity.CPU, ProfilerActivity.CUDA]
-            with profile(activities=acts) as prof:
-                seconds = decode(model, prompt, args.steps, record_function)
-            if args.torch_trace and kind == "torchprof":
-                prof.export_chrome_trace(args.torch_trace)
-                args.torch_trace = ""
-        else:
-            raise SystemExit(f"unknown run kind {kind}")
+    for kind in kinds:
+        try:
+            seconds = run_once(kind, model, prompt, args)
+        except Exception as e:  # noqa: BLE001 - reported in the results, the list goes on
+            if kind != "torchprof_ab":
+                raise
+            traceback.print_exc()
+            results.append({"kind": kind, "error": f"{type(e).__name__}: {e}"})
+            print(f"{kind}: failed: {e}", file=sys.stderr, flush=True)
+            continue
         results.append({"kind": kind, "decode_s": seconds,
                         "tok_s": args.steps / seconds})
         print(f"{kind}: {args.steps / seconds:.2f} tok/s", file=sys.stderr, flush=True)

@@ -5,10 +5,11 @@
 #   STAGE_DIR holds decodeprof, libdecodeprof_cupti.so, libsqlite3.so.0 (built on the dev
 #   machine), calibrate (examples/calibrate, nvcc -arch=sm_90) and libbare_cupti.so
 #   (tests/gpu/record_bare_cupti.cc); calibrate is rebuilt there when missing and nvcc is.
-#   PHASE: env calib calibbare overhead decode decodefloor (default: env calib calibbare
-#   overhead decode). Results go to $OUT (default /tmp/record-out): run.log,
+#   PHASE: env calib calibbare overhead decode decodefloor decodeab (default: env calib
+#   calibbare overhead decode). Results go to $OUT (default /tmp/record-out): run.log,
 #   calib_truth.json, calib.sqlite, calib_check.json, calib_truth_bare.json, overhead.json,
-#   decode.json, crosscheck.json, decode_floor.json and raw.tar.gz (the raw inputs).
+#   decode.json, crosscheck.json, decode_floor.json, decode_ab.json and raw.tar.gz (the raw
+#   inputs).
 set -u
 STAGE=$(cd "$1" && pwd); shift
 PHASES="${*:-env calib calibbare overhead decode}"
@@ -255,7 +256,154 @@ print(json.dumps(res, indent=1))
 PY
 fi
 
+if phase_on decodeab; then
+  # The recorder's decode overhead inside one process, so that the machine's drift between
+  # processes cancels: plain and gated runs alternate (ABAB...) under
+  # `decodeprof record --only-range decodeprof:record`, which records the gated runs only
+  # (record_decode.py wraps them in that NVTX range). Each gated run is paired with the mean
+  # of its neighbouring plain runs. ROUNDS such processes (R), plus one process of the same
+  # alternation with no recorder at all (N: its plain runs show what the injected but gated
+  # library costs outside the range, against the plain runs of R; its "gated" runs, whose
+  # range nobody listens to, give the pairing's null result) and one process alternating
+  # plain runs with torch.profiler started and stopped around every second run (T).
+  ROUNDS=${ROUNDS:-5}
+  AB=plain,gated,plain,gated,plain,gated,plain,gated
+  TAB=plain,torchprof_ab,plain,torchprof_ab,plain,torchprof_ab,plain,torchprof_ab
+  GATE=decodeprof:record
+  echo "== decodeab: $ROUNDS processes of $AB under record --only-range $GATE, one without a recorder, one with torch.profiler"
+  cd "$HERE" || exit 1
+  export PYTHONUNBUFFERED=1
+  PIN="taskset -c 2-5"
+  command -v taskset >/dev/null || PIN=""
+  T_AFTER=$((ROUNDS < 2 ? 1 : 2))
+  for ((i = 1; i <= ROUNDS; i++)); do
+    $PIN timeout 300 "$DP" record --only-range "$GATE" -o "$TMP/ab_R$i.sqlite" -- \
+      python3 record_decode.py --runs "$AB" --out "$TMP/ab_R$i.json"
+    echo "R$i exit: $?"
+    if [ "$i" = 1 ]; then
+      $PIN timeout 300 python3 record_decode.py --runs "$AB" --out "$TMP/ab_N.json"
+      echo "N exit: $?"
+    fi
+    if [ "$i" = "$T_AFTER" ]; then
+      $PIN timeout 400 python3 record_decode.py --runs "$TAB" --out "$TMP/ab_T.json"
+      echo "T exit: $?"
+    fi
+  done
+  python3 - "$TMP" "$OUT/decode_ab.json" "$ROUNDS" "$GATE" <<'PY'
+import bisect, json, sqlite3, statistics, sys
+tmp, out, rounds_n, gate = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+
+def load(name):
+    try:
+        return json.load(open(f"{tmp}/{name}.json"))
+    except Exception as e:
+        return {"error": str(e), "runs": []}
+
+def med(xs):
+    return statistics.median(xs) if xs else None
+
+def mean(xs):
+    return statistics.mean(xs) if xs else None
+
+def paired(runs, kind):
+    """Each run of `kind` against the mean tok/s of the nearest plain run before and after."""
+    ok = [(i, r) for i, r in enumerate(runs) if "tok_s" in r]
+    pairs = []
+    for j, r in ok:
+        if r["kind"] != kind:
+            continue
+        before = [x for i, x in ok if i < j and x["kind"] == "plain"][-1:]
+        after = [x for i, x in ok if i > j and x["kind"] == "plain"][:1]
+        refs = [x["tok_s"] for x in before + after]
+        if refs:
+            ref = mean(refs)
+            pairs.append({"index": j, "tok_s": r["tok_s"], "neighbour_plain_tok_s": ref,
+                          "neighbours": len(refs), "slowdown": 1 - r["tok_s"] / ref})
+    return pairs
+
+def process(d, kind):
+    runs = d.get("runs", [])
+    pairs = paired(runs, kind)
+    s = [p["slowdown"] for p in pairs]
+    return {"plain_mean_tok_s": mean([r["tok_s"] for r in runs if r["kind"] == "plain" and "tok_s" in r]),
+            f"{kind}_mean_tok_s": mean([r["tok_s"] for r in runs if r["kind"] == kind and "tok_s" in r]),
+            "errors": [r["error"] for r in runs if "error" in r] + ([d["error"]] if "error" in d else []),
+            "pairs": pairs, "median_slowdown": med(s), "mean_slowdown": mean(s)}
+
+def trace_check(path):
+    """What the gated trace holds: every kernel and launch call inside a range of the gate?"""
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        meta = dict(db.execute("select key, value from meta"))
+        counters = dict(db.execute("select name, value from counters"))
+        ranges = db.execute("select r.start_ns, r.end_ns from ranges r join strings s on "
+                            "s.id = r.name_id where s.text = ? order by r.start_ns", (gate,)).fetchall()
+        kernels = db.execute("select start_ns, end_ns from kernels").fetchall()
+        launches = [t for (t,) in db.execute("select start_ns from api_calls")]
+    except Exception as e:
+        return {"error": str(e)}
+    starts = [a for a, _ in ranges]
+    def inside(t):
+        i = bisect.bisect_right(starts, t) - 1
+        return i if i >= 0 and t <= ranges[i][1] else None
+    per_range = [0] * len(ranges)
+    outside = ending_after = 0
+    for ks, ke in kernels:
+        i = inside(ks)
+        if i is None:
+            outside += 1
+        else:
+            per_range[i] += 1
+            ending_after += ke > ranges[i][1]
+    return {"only_range": meta.get("only_range"), "recording_status": meta.get("recording_status"),
+            "complete": meta.get("complete"), "counters": counters, "gate_ranges": len(ranges),
+            "kernels": len(kernels), "kernels_per_gate_range": per_range,
+            "kernels_starting_outside_gate_ranges": outside,
+            "kernels_ending_after_their_range": ending_after,
+            "launch_calls": len(launches),
+            "launch_calls_outside_gate_ranges": sum(inside(t) is None for t in launches)}
+
+res = {"rounds": rounds_n, "gate": gate,
+       "method": "paired slowdown = 1 - tok/s of a run / mean tok/s of the plain runs next to it, "
+                 "within one process"}
+R = {f"R{i}": process(load(f"ab_R{i}"), "gated") for i in range(1, rounds_n + 1)}
+for i in range(1, rounds_n + 1):
+    R[f"R{i}"]["trace"] = trace_check(f"{tmp}/ab_R{i}.sqlite")
+N = process(load("ab_N"), "gated")
+T = process(load("ab_T"), "torchprof_ab")
+res["decodeprof_processes"] = R
+res["no_recorder_process"] = N
+res["torch_profiler_process"] = T
+r_meds = [p["median_slowdown"] for p in R.values() if p["median_slowdown"] is not None]
+res["decodeprof_per_process_median_slowdown"] = r_meds
+res["decodeprof_median_slowdown"] = med(r_meds)
+res["decodeprof_median_slowdown_all_pairs"] = med(
+    [x["slowdown"] for p in R.values() for x in p["pairs"]])
+res["no_recorder_median_slowdown"] = N["median_slowdown"]
+res["torch_profiler_median_slowdown"] = T["median_slowdown"]
+if res["decodeprof_median_slowdown"] is not None and T["median_slowdown"]:
+    res["ratio_decodeprof_to_torch_profiler"] = res["decodeprof_median_slowdown"] / T["median_slowdown"]
+r_plain = mean([p["plain_mean_tok_s"] for p in R.values() if p["plain_mean_tok_s"]])
+if r_plain and N["plain_mean_tok_s"]:
+    # Across processes, so within the machine's drift: the gated library outside its range.
+    res["plain_tok_s_injected_gated_off"] = r_plain
+    res["plain_tok_s_no_recorder"] = N["plain_mean_tok_s"]
+    res["slowdown_of_plain_runs_injected_vs_none"] = 1 - r_plain / N["plain_mean_tok_s"]
+json.dump(res, open(out, "w"), indent=2)
+brief = {k: v for k, v in res.items() if not k.endswith("_process") and k != "decodeprof_processes"}
+print(json.dumps(brief, indent=1))
+for name, p in list(R.items()) + [("N", N), ("T", T)]:
+    t = p.get("trace", {})
+    print(f"{name}: pairs {[round(x['slowdown'], 4) for x in p['pairs']]} median {p['median_slowdown']}"
+          + (f" | kernels {t.get('kernels')} outside {t.get('kernels_starting_outside_gate_ranges')}"
+             f" per range {t.get('kernels_per_gate_range')} periods "
+             f"{t.get('counters', {}).get('only_range_periods')}" if t else "")
+          + (f" errors {p['errors']}" if p["errors"] else ""))
+PY
+  rm -f "$TMP"/ab_R*.sqlite  # summarized above (trace); hundreds of thousands of kernels each
+fi
+
 # Raw inputs of the summaries above, to re-check them off the machine.
-(cd "$TMP" && tar czf "$OUT/raw.tar.gz" --ignore-failed-read ov_*.json decode_*.json floor_*.json 2>/dev/null)
+(cd "$TMP" && tar czf "$OUT/raw.tar.gz" --ignore-failed-read ov_*.json decode_*.json floor_*.json ab_*.json 2>/dev/null)
 ls -la "$OUT"
 rm -rf "$TMP"
