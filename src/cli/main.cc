@@ -22,6 +22,8 @@ constexpr Subcommand kSubcommands[] = {
      decodeprof::cli::RecordMain},
     {"profile", "guard + plain run + recorded run + summarize, per model and sampling setting",
      decodeprof::cli::ProfileMain},
+    {"diff", "compare two runs' summaries (before/after an optimization)",
+     decodeprof::cli::DiffMain},
 };
 
 void PrintUsage(std::FILE* out) {

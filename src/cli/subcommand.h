@@ -23,6 +23,7 @@ int ClassifyMain(int argc, char** argv);
 int GuardMain(int argc, char** argv);
 int RecordMain(int argc, char** argv);
 int ProfileMain(int argc, char** argv);
+int DiffMain(int argc, char** argv);
 
 // Prints `decodeprof: <subcommand>: <where>: <what>` (and the hint on its own line) to stderr
 // and returns the status's exit code.

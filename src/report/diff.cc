@@ -1,0 +1,442 @@
+#include "src/report/diff.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "src/base/py_format.h"
+#include "src/report/markdown_table.h"
+#include "src/report/short_name.h"
+
+namespace decodeprof::report {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// "<prefix>`<key>`" for error messages, e.g. "`port_units`.`gemv`.`ceiling_wall`".
+std::string FieldName(std::string_view prefix, std::string_view key) {
+  return std::string(prefix) + "`" + std::string(key) + "`";
+}
+
+// A numeric field as stored; missing when absent or null. Errors: any other type.
+base::StatusOr<DiffFigure> Stored(const SummaryFile& summary, const Json& object,
+                                  std::string_view prefix, std::string_view key) {
+  const Json& value = JsonGet(object, key);
+  if (value.is_null()) return DiffFigure{};
+  if (!value.is_number()) {
+    return base::DataError(summary.path, FieldName(prefix, key) + " is neither a number nor null");
+  }
+  DiffFigure figure;
+  figure.value = value.get<double>();
+  if (value.is_number_unsigned()) {
+    const uint64_t u = value.get<uint64_t>();
+    if (u <= static_cast<uint64_t>(INT64_MAX)) figure.integer = static_cast<int64_t>(u);
+  } else if (value.is_number_integer()) {
+    figure.integer = value.get<int64_t>();
+  }
+  return figure;
+}
+
+// A derived figure: the value rounded to 4 decimals; missing when there is none or it is not
+// finite.
+DiffFigure Derived(std::optional<double> value) {
+  if (!value || !std::isfinite(*value)) return DiffFigure{};
+  return DiffFigure{base::PyRound(*value, 4) + 0.0, std::nullopt};
+}
+
+std::optional<double> Quotient(std::optional<double> numerator, std::optional<double> divisor) {
+  if (!numerator || !divisor || *divisor == 0.0) return std::nullopt;
+  return *numerator / *divisor;
+}
+
+// after − before rounded to 4 decimals (+ 0.0 turns -0.0 into 0.0).
+std::optional<double> Change(const DiffFigure& before, const DiffFigure& after) {
+  if (!before.value || !after.value) return std::nullopt;
+  const double change = *after.value - *before.value;
+  if (!std::isfinite(change)) return std::nullopt;
+  return base::PyRound(change, 4) + 0.0;
+}
+
+// numerator / denominator rounded to 2 decimals, only when both are > 0.
+std::optional<double> Ratio(const DiffFigure& numerator, const DiffFigure& denominator) {
+  if (!numerator.value || !denominator.value || !(*numerator.value > 0.0) ||
+      !(*denominator.value > 0.0)) {
+    return std::nullopt;
+  }
+  const double ratio = *numerator.value / *denominator.value;
+  if (!std::isfinite(ratio)) return std::nullopt;
+  return base::PyRound(ratio, 2);
+}
+
+// share / 100 × decode_gpu_sum_ms / generated_tokens (the formula of `report --full`'s unit
+// table), derived.
+struct GpuTimeBasis {
+  DiffFigure gpu_sum_ms;
+  DiffFigure tokens;
+
+  DiffFigure MsPerToken(const DiffFigure& share_pct) const {
+    if (!share_pct.value || !gpu_sum_ms.value) return DiffFigure{};
+    return Derived(Quotient(*share_pct.value * *gpu_sum_ms.value / 100.0, tokens.value));
+  }
+};
+
+base::StatusOr<GpuTimeBasis> GpuBasis(const SummaryFile& summary) {
+  GpuTimeBasis basis;
+  DP_ASSIGN_OR_RETURN(basis.gpu_sum_ms, Stored(summary, summary.content, "", "decode_gpu_sum_ms"));
+  DP_ASSIGN_OR_RETURN(basis.tokens, Stored(summary, summary.content, "", "generated_tokens"));
+  return basis;
+}
+
+base::Status CheckIsSummary(const SummaryFile& summary) {
+  for (const char* key : {"name", "generated_tokens"}) {
+    if (!summary.content.is_object() || !summary.content.contains(key)) {
+      return base::DataError(summary.path,
+                             "not a decodeprof summary: no " + FieldName("", key) + " field",
+                             "pass the <name>_summary.json files that `decodeprof summarize` "
+                             "writes");
+    }
+  }
+  return base::OkStatus();
+}
+
+// ---- per token ---------------------------------------------------------------------------
+
+// The per-token figures of one run, in the order of SummaryDiff::per_token.
+base::StatusOr<std::vector<DiffFigure>> PerTokenFigures(const SummaryFile& summary) {
+  const Json& s = summary.content;
+  std::vector<DiffFigure> figures;
+  // plain ms/token: stored, else 1000 / plain tok/s.
+  DP_ASSIGN_OR_RETURN(DiffFigure plain_ms, Stored(summary, s, "", "plain_wall_ms_per_token"));
+  DP_ASSIGN_OR_RETURN(DiffFigure plain_tok_s, Stored(summary, s, "", "plain_decode_tok_s"));
+  if (plain_tok_s.value && *plain_tok_s.value == 0.0) plain_tok_s = DiffFigure{};  // no plain run
+  if (!plain_ms.value) plain_ms = Derived(Quotient(1000.0, plain_tok_s.value));
+  figures.push_back(plain_ms);
+  // profiled ms/token: decode wall / generated tokens, else 1000 / profiled tok/s.
+  DP_ASSIGN_OR_RETURN(const DiffFigure wall, Stored(summary, s, "", "decode_wall_ms"));
+  DP_ASSIGN_OR_RETURN(const DiffFigure tokens, Stored(summary, s, "", "generated_tokens"));
+  DP_ASSIGN_OR_RETURN(const DiffFigure profiled_tok_s,
+                      Stored(summary, s, "", "profiled_decode_tok_s"));
+  DiffFigure profiled_ms = Derived(Quotient(wall.value, tokens.value));
+  if (!profiled_ms.value) profiled_ms = Derived(Quotient(1000.0, profiled_tok_s.value));
+  figures.push_back(profiled_ms);
+  for (const char* key : {"gpu_ms_per_token", "host_gap_ms_per_token",
+                          "plain_host_gap_ms_per_token_est", "dispatches_per_token"}) {
+    DP_ASSIGN_OR_RETURN(DiffFigure figure, Stored(summary, s, "", key));
+    figures.push_back(figure);
+  }
+  figures.push_back(plain_tok_s);
+  figures.push_back(profiled_tok_s);
+  return figures;
+}
+
+base::StatusOr<std::vector<DiffRow>> PerTokenRows(const SummaryFile& before,
+                                                  const SummaryFile& after) {
+  struct RowSpec {
+    const char* key;
+    const char* label;
+    bool rate;  // higher is better: ratio = after / before
+  };
+  static constexpr RowSpec kRows[] = {
+      {"plain_ms_per_token", "plain ms/token", false},
+      {"profiled_ms_per_token", "profiled ms/token", false},
+      {"gpu_busy_ms_per_token", "GPU busy ms/token", false},
+      {"host_gap_ms_per_token", "host gap ms/token", false},
+      {"plain_gap_ms_per_token", "plain gap ms/token", false},
+      {"dispatches_per_token", "dispatches/token", false},
+      {"plain_tok_s", "plain tok/s", true},
+      {"profiled_tok_s", "profiled tok/s", true},
+  };
+  DP_ASSIGN_OR_RETURN(const std::vector<DiffFigure> b, PerTokenFigures(before));
+  DP_ASSIGN_OR_RETURN(const std::vector<DiffFigure> a, PerTokenFigures(after));
+  std::vector<DiffRow> rows;
+  for (size_t i = 0; i < std::size(kRows); ++i) {
+    DiffRow row{kRows[i].key, kRows[i].label, b[i], a[i], Change(b[i], a[i]), std::nullopt};
+    row.ratio = kRows[i].rate ? Ratio(a[i], b[i]) : Ratio(b[i], a[i]);
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+// ---- kernel classes ----------------------------------------------------------------------
+
+// class_share_pct: null when absent. Errors: not an object, a share neither number nor null.
+base::StatusOr<const Json*> ClassShares(const SummaryFile& summary) {
+  const Json& shares = JsonGet(summary.content, "class_share_pct");
+  if (shares.is_null()) return &shares;
+  if (!shares.is_object()) {
+    return base::DataError(summary.path, "`class_share_pct` is not an object");
+  }
+  for (const auto& [name, value] : shares.items()) {
+    DP_RETURN_IF_ERROR(Stored(summary, shares, "`class_share_pct`.", name).status());
+  }
+  return &shares;
+}
+
+// |a| before |b|, larger first; missing values last. 0 when neither orders first.
+int CompareMagnitudeDesc(std::optional<double> a, std::optional<double> b) {
+  if (a.has_value() != b.has_value()) return a.has_value() ? -1 : 1;
+  if (!a || std::fabs(*a) == std::fabs(*b)) return 0;
+  return std::fabs(*a) > std::fabs(*b) ? -1 : 1;
+}
+
+base::StatusOr<std::vector<DiffClass>> ClassRows(const SummaryFile& before,
+                                                 const SummaryFile& after) {
+  DP_ASSIGN_OR_RETURN(const Json* b, ClassShares(before));
+  DP_ASSIGN_OR_RETURN(const Json* a, ClassShares(after));
+  DP_ASSIGN_OR_RETURN(const GpuTimeBasis b_basis, GpuBasis(before));
+  DP_ASSIGN_OR_RETURN(const GpuTimeBasis a_basis, GpuBasis(after));
+  std::vector<std::string> names;
+  for (const Json* shares : {b, a}) {
+    for (const auto& [name, value] : shares->items()) {
+      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+    }
+  }
+  // A run with class_share_pct lacks a class only when none of its kernels ran: 0.0.
+  const auto share_of = [](const SummaryFile& summary, const Json* shares,
+                           const std::string& name) -> base::StatusOr<DiffFigure> {
+    if (shares->is_null()) return DiffFigure{};
+    if (!shares->contains(name)) return DiffFigure{0.0, std::nullopt};
+    return Stored(summary, *shares, "`class_share_pct`.", name);
+  };
+  std::vector<DiffClass> rows;
+  for (const std::string& name : names) {
+    DiffClass row;
+    row.name = name;
+    DP_ASSIGN_OR_RETURN(row.before_share_pct, share_of(before, b, name));
+    DP_ASSIGN_OR_RETURN(row.after_share_pct, share_of(after, a, name));
+    row.before_gpu_ms_per_token = b_basis.MsPerToken(row.before_share_pct);
+    row.after_gpu_ms_per_token = a_basis.MsPerToken(row.after_share_pct);
+    row.change = Change(row.before_gpu_ms_per_token, row.after_gpu_ms_per_token);
+    rows.push_back(std::move(row));
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const DiffClass& x, const DiffClass& y) {
+    if (const int c = CompareMagnitudeDesc(x.change, y.change); c != 0) return c < 0;
+    return x.name < y.name;
+  });
+  return rows;
+}
+
+// ---- units and the speedup check ---------------------------------------------------------
+
+base::StatusOr<DiffUnitSide> UnitSide(const SummaryFile& summary, const GpuTimeBasis& basis,
+                                      const std::string& id, const Json& unit) {
+  DiffUnitSide side;
+  if (unit.is_null()) return side;
+  side.present = true;
+  const std::string prefix = "`port_units`.`" + id + "`.";
+  DP_ASSIGN_OR_RETURN(side.share_pct, Stored(summary, unit, prefix, "fallback_share_pct"));
+  side.gpu_ms_per_token = basis.MsPerToken(side.share_pct);
+  DP_ASSIGN_OR_RETURN(side.host_gap_ms_per_token,
+                      Stored(summary, unit, prefix, "fallback_host_gap_ms_per_token"));
+  DP_ASSIGN_OR_RETURN(side.plain_ceiling_wall_est,
+                      Stored(summary, unit, prefix, "plain_ceiling_wall_est"));
+  DP_ASSIGN_OR_RETURN(side.ceiling_wall, Stored(summary, unit, prefix, "ceiling_wall"));
+  return side;
+}
+
+base::StatusOr<std::vector<DiffUnit>> UnitRows(const SummaryFile& before,
+                                               const SummaryFile& after) {
+  DP_ASSIGN_OR_RETURN(const std::vector<std::string> ids, UnitColumns({before, after}));
+  DP_ASSIGN_OR_RETURN(const Json* b_units, PortUnits(before));
+  DP_ASSIGN_OR_RETURN(const Json* a_units, PortUnits(after));
+  DP_ASSIGN_OR_RETURN(const GpuTimeBasis b_basis, GpuBasis(before));
+  DP_ASSIGN_OR_RETURN(const GpuTimeBasis a_basis, GpuBasis(after));
+  std::vector<DiffUnit> units;
+  for (const std::string& id : ids) {
+    DiffUnit unit;
+    unit.id = id;
+    const Json& b = JsonGet(*b_units, id);
+    const Json& a = JsonGet(*a_units, id);
+    const Json& port = JsonGet(b.is_null() ? a : b, "port");
+    if (!port.is_null()) unit.port = PyStr(port);
+    DP_ASSIGN_OR_RETURN(unit.before, UnitSide(before, b_basis, id, b));
+    DP_ASSIGN_OR_RETURN(unit.after, UnitSide(after, a_basis, id, a));
+    units.push_back(std::move(unit));
+  }
+  return units;
+}
+
+std::string StripHash(const std::string& id) { return id.starts_with('#') ? id.substr(1) : id; }
+
+base::StatusOr<DiffSpeedupCheck> SpeedupCheck(const std::vector<DiffRow>& per_token,
+                                              const std::vector<DiffUnit>& units,
+                                              const DiffOptions& options) {
+  const DiffRow& plain = per_token[0];
+  const DiffRow& profiled = per_token[1];
+  const auto has_plain_ceiling = [](const DiffUnit& u) {
+    return u.before.plain_ceiling_wall_est.value.has_value();
+  };
+  const DiffUnit* chosen = nullptr;
+  if (!options.unit.empty()) {
+    const std::string id = StripHash(options.unit);
+    std::string known;
+    for (const DiffUnit& unit : units) {
+      if (!unit.before.present) continue;
+      if (unit.id == id) chosen = &unit;
+      known += (known.empty() ? "#" : ", #") + unit.id;
+    }
+    if (chosen == nullptr) {
+      return base::UsageError(
+          "--unit " + options.unit + ": BEFORE has no unit #" + id,
+          known.empty() ? "BEFORE has no port_units" : "BEFORE's units: " + known);
+    }
+  }
+  // Plain basis when both runs have plain figures and BEFORE plain ceilings (seed spec 2.9).
+  const bool plain_basis =
+      plain.ratio.has_value() &&
+      (chosen != nullptr ? has_plain_ceiling(*chosen)
+                         : std::any_of(units.begin(), units.end(), has_plain_ceiling));
+  DiffSpeedupCheck check;
+  check.basis = plain_basis ? "plain" : "profiled";
+  check.measured_speedup = plain_basis ? plain.ratio : profiled.ratio;
+  const auto ceiling = [plain_basis](const DiffUnit& u) -> const DiffFigure& {
+    return plain_basis ? u.before.plain_ceiling_wall_est : u.before.ceiling_wall;
+  };
+  if (chosen == nullptr) {
+    for (const DiffUnit& unit : units) {
+      const std::optional<double> value = ceiling(unit).value;
+      if (!value) continue;
+      if (chosen == nullptr || *value > *ceiling(*chosen).value) chosen = &unit;
+    }
+  }
+  if (chosen != nullptr) {
+    check.unit = chosen->id;
+    check.predicted_ceiling = ceiling(*chosen);
+  }
+  return check;
+}
+
+// ---- top kernels -------------------------------------------------------------------------
+
+struct TopKernel {
+  std::string name;
+  DiffFigure share_pct;
+  DiffFigure calls_per_token;
+};
+
+base::StatusOr<std::vector<TopKernel>> TopKernels(const SummaryFile& summary) {
+  std::vector<TopKernel> kernels;
+  const Json& top = JsonGet(summary.content, "top_kernels");
+  if (top.is_null()) return kernels;
+  if (!top.is_array()) return base::DataError(summary.path, "`top_kernels` is not an array");
+  for (size_t i = 0; i < top.size(); ++i) {
+    const Json& name = JsonGet(top[i], "kernel");
+    if (!top[i].is_object() || !name.is_string()) {
+      return base::DataError(summary.path,
+                             "`top_kernels`[" + std::to_string(i) + "] has no string `kernel`");
+    }
+    const std::string prefix = "`top_kernels`[" + std::to_string(i) + "].";
+    TopKernel kernel{name.get<std::string>(), {}, {}};
+    DP_ASSIGN_OR_RETURN(kernel.share_pct, Stored(summary, top[i], prefix, "share_pct"));
+    DP_ASSIGN_OR_RETURN(kernel.calls_per_token, Stored(summary, top[i], prefix, "calls_per_token"));
+    kernels.push_back(std::move(kernel));
+  }
+  return kernels;
+}
+
+const TopKernel* FindKernel(const std::vector<TopKernel>& kernels, const std::string& name) {
+  for (const TopKernel& kernel : kernels) {
+    if (kernel.name == name) return &kernel;
+  }
+  return nullptr;
+}
+
+DiffKernel MakeKernel(const std::string& name, const TopKernel* before, const TopKernel* after) {
+  DiffKernel kernel;
+  kernel.kernel = name;
+  kernel.short_name = ShortKernelName(name);
+  if (before != nullptr) {
+    kernel.before_share_pct = before->share_pct;
+    kernel.before_calls_per_token = before->calls_per_token;
+  }
+  if (after != nullptr) {
+    kernel.after_share_pct = after->share_pct;
+    kernel.after_calls_per_token = after->calls_per_token;
+  }
+  kernel.share_change = Change(kernel.before_share_pct, kernel.after_share_pct);
+  kernel.calls_change = Change(kernel.before_calls_per_token, kernel.after_calls_per_token);
+  return kernel;
+}
+
+// Indices into `kernels` of the `limit` largest |change|s (`nonzero`: only changes != 0).
+std::vector<size_t> LargestChanges(const std::vector<DiffKernel>& kernels,
+                                   std::optional<double> DiffKernel::*change, bool nonzero,
+                                   size_t limit) {
+  std::vector<size_t> order;
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    const std::optional<double>& value = kernels[i].*change;
+    if (nonzero && (!value || *value == 0.0)) continue;
+    order.push_back(i);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+    return CompareMagnitudeDesc(kernels[x].*change, kernels[y].*change) < 0;
+  });
+  if (order.size() > limit) order.resize(limit);
+  return order;
+}
+
+base::Status CompareTopKernels(const SummaryFile& before, const SummaryFile& after,
+                               SummaryDiff& diff) {
+  DP_ASSIGN_OR_RETURN(const std::vector<TopKernel> b, TopKernels(before));
+  DP_ASSIGN_OR_RETURN(const std::vector<TopKernel> a, TopKernels(after));
+  std::vector<DiffKernel> common;
+  for (const TopKernel& kernel : b) {
+    const TopKernel* match = FindKernel(a, kernel.name);
+    if (match == nullptr) {
+      diff.only_before.push_back(MakeKernel(kernel.name, &kernel, nullptr));
+    } else {
+      common.push_back(MakeKernel(kernel.name, &kernel, match));
+    }
+  }
+  for (const TopKernel& kernel : a) {
+    if (FindKernel(b, kernel.name) == nullptr) {
+      diff.only_after.push_back(MakeKernel(kernel.name, nullptr, &kernel));
+    }
+  }
+  std::vector<size_t> shown =
+      LargestChanges(common, &DiffKernel::share_change, false, kDiffCommonKernelsPerRanking);
+  for (const size_t i :
+       LargestChanges(common, &DiffKernel::calls_change, true, kDiffCommonKernelsPerRanking)) {
+    if (std::find(shown.begin(), shown.end(), i) == shown.end()) shown.push_back(i);
+  }
+  for (const size_t i : shown) diff.common_kernels.push_back(common[i]);
+  std::stable_sort(diff.common_kernels.begin(), diff.common_kernels.end(),
+                   [](const DiffKernel& x, const DiffKernel& y) {
+                     if (const int c = CompareMagnitudeDesc(x.share_change, y.share_change)) {
+                       return c < 0;
+                     }
+                     if (const int c = CompareMagnitudeDesc(x.calls_change, y.calls_change)) {
+                       return c < 0;
+                     }
+                     if (x.short_name != y.short_name) return x.short_name < y.short_name;
+                     return x.kernel < y.kernel;
+                   });
+  diff.common_kernels_left_out = common.size() - diff.common_kernels.size();
+  return base::OkStatus();
+}
+
+}  // namespace
+
+base::StatusOr<SummaryDiff> DiffSummaries(const SummaryFile& before, const SummaryFile& after,
+                                          const DiffOptions& options) {
+  DP_RETURN_IF_ERROR(CheckIsSummary(before));
+  DP_RETURN_IF_ERROR(CheckIsSummary(after));
+  SummaryDiff diff;
+  diff.before_path = before.path;
+  diff.after_path = after.path;
+  diff.before_name = PyStr(JsonGet(before.content, "name"));
+  diff.after_name = PyStr(JsonGet(after.content, "name"));
+  DP_ASSIGN_OR_RETURN(diff.per_token, PerTokenRows(before, after));
+  DP_ASSIGN_OR_RETURN(diff.classes, ClassRows(before, after));
+  DP_ASSIGN_OR_RETURN(diff.units, UnitRows(before, after));
+  DP_ASSIGN_OR_RETURN(diff.speedup_check, SpeedupCheck(diff.per_token, diff.units, options));
+  DP_RETURN_IF_ERROR(CompareTopKernels(before, after, diff));
+  return diff;
+}
+
+}  // namespace decodeprof::report
