@@ -300,8 +300,9 @@ bool Recorder::SwitchActivity(bool on) {
   if (refused.empty()) return true;
   const std::string why =
       std::string("CUPTI refused to switch recording ") + (on ? "on" : "off") + ": " + refused;
-  if (!gate_warned_.exchange(true))
+  if (!gate_warned_.exchange(true)) {
     Warn(why + " (--only-range; counted in only_range_switch_failures)");
+  }
   SetMeta(std::string(kMetaOnlyRangeWarnings), why);
   return false;
 }
@@ -424,8 +425,8 @@ void Recorder::DrainLoop() {
       return;
     }
     const int64_t now = MonotonicNs();
-    // A gated period just ended: flush now rather than at the next period (not with
-    // flush_ms = 0, which asks for no flush before exit).
+    // A gated period just ended: flush now rather than at the next periodic flush (not
+    // with flush_ms = 0, which asks for no flush before exit).
     const bool period_ended = flush_requested_.exchange(false, std::memory_order_acq_rel);
     if (config_.flush_ms > 0 && (now >= next_flush || period_ended) && !stop_.load() &&
         cupti_attached_.load(std::memory_order_acquire)) {
