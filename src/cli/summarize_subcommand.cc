@@ -30,7 +30,7 @@ int SummarizeMain(int argc, char** argv) {
   app.add_option("--trace", req.trace,
                  "kernel trace: rocprofv3 kernel_trace.csv or a native .sqlite file")
       ->required();
-  app.add_option("--format", format, "trace format: auto|rocprofv3-csv|native")
+  app.add_option("--format", format, "trace format: auto|rocprofv3-csv|native|kineto-json")
       ->capture_default_str();
   app.add_option("--log", req.log,
                  "profiled bench log ([phase] marks and results); required for rocprofv3");
@@ -64,8 +64,8 @@ int SummarizeMain(int argc, char** argv) {
   }
   const auto parsed_format = pipeline::ParseTraceFormat(format);
   if (!parsed_format) {
-    return ReportError(
-        kName, base::UsageError("unknown --format " + format, "use auto, rocprofv3-csv or native"));
+    return ReportError(kName, base::UsageError("unknown --format " + format,
+                                               "use auto, rocprofv3-csv, native or kineto-json"));
   }
   req.format = *parsed_format;
   if (generated_tokens >= 0) req.generated_tokens = generated_tokens;

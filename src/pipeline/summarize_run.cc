@@ -14,6 +14,7 @@
 #include "src/analysis/window.h"
 #include "src/base/file_io.h"
 #include "src/io/bench_log/bench_log.h"
+#include "src/io/kineto_json/kineto_json_importer.h"
 #include "src/io/native/native_importer.h"
 #include "src/io/rocprofv3_csv/rocprofv3_csv_importer.h"
 #include "src/packs/pack_loader.h"
@@ -86,8 +87,25 @@ class BufferSink : public trace::DispatchSink {
 };
 
 base::StatusOr<TraceFormat> Sniff(const std::string& path) {
-  DP_ASSIGN_OR_RETURN(const std::string head, base::ReadFilePrefix(path, 64));
-  return io::LooksLikeSqlite(head) ? TraceFormat::kNative : TraceFormat::kRocprofv3Csv;
+  // 64 KB: libkineto writes deviceProperties (about 450 bytes per GPU) and the profiler's
+  // metadata before traceEvents.
+  DP_ASSIGN_OR_RETURN(const std::string head, base::ReadFilePrefix(path, 64 * 1024));
+  if (io::LooksLikeSqlite(head)) return TraceFormat::kNative;
+  if (io::LooksLikeKinetoJson(head)) return TraceFormat::kKinetoJson;
+  return TraceFormat::kRocprofv3Csv;
+}
+
+const char* FormatName(TraceFormat format) {
+  switch (format) {
+    case TraceFormat::kNative:
+      return "native";
+    case TraceFormat::kKinetoJson:
+      return "kineto-json";
+    case TraceFormat::kRocprofv3Csv:
+    case TraceFormat::kAuto:
+      break;
+  }
+  return "rocprofv3";
 }
 
 struct LoadedTrace {
@@ -137,6 +155,59 @@ base::StatusOr<LoadedTrace> LoadRocprofv3(const SummarizeRequest& req, const tra
   return out;
 }
 
+// Cuts the window out of buffered dispatches (native and Kineto traces: their phase marks may
+// come from annotation ranges, known only once the whole trace was read) and picks the launch
+// context of the window's dispatches. `log_marks_first`: the bench log's [phase] marks win
+// over the trace's ranges (native traces, recorded on the log's clocks); otherwise the ranges
+// win and the log's marks serve only a trace without a decode range (Kineto: wall clock).
+// `launch_thread` / `launch_time` are indexed by Dispatch::line - 1, or empty.
+base::Status CutBufferedWindow(const SummarizeRequest& req, const trace::BenchLog& log,
+                               const trace::StringPool& names, std::vector<trace::Range> ranges,
+                               trace::ClockDomain clock, bool log_marks_first,
+                               std::vector<trace::Dispatch> dispatches,
+                               const std::vector<uint64_t>& launch_thread,
+                               const std::vector<trace::TimestampNs>& launch_time,
+                               LoadedTrace& out) {
+  trace::PhaseMarks marks;
+  std::string marks_source = req.trace;
+  out.ranges = std::make_unique<analysis::RangeIndex>(ranges);
+  if (log_marks_first && !log.marks.empty()) {
+    marks = log.marks;
+    marks_source = req.log;
+  } else {
+    analysis::RangeNames range_names;
+    if (!req.decode_range.empty()) range_names.decode = req.decode_range;
+    if (!req.step_range.empty()) range_names.step = req.step_range;
+    auto rm = analysis::MarksFromRanges(ranges, names, clock, range_names, req.trace);
+    if (rm.ok()) {
+      marks = std::move(rm->marks);
+      if (rm->steps > 0) out.steps = rm->steps;
+    } else if (!log.marks.empty()) {
+      marks = log.marks;
+      marks_source = req.log;
+    } else {
+      return rm.status();
+    }
+  }
+  analysis::WindowCollector collector(marks);
+  for (const trace::Dispatch& d : dispatches) collector.Add(d);
+  dispatches = {};
+  DP_ASSIGN_OR_RETURN(out.window, std::move(collector).Finish(marks_source));
+  if (!launch_time.empty()) {
+    const size_t n = out.window.dispatches.size();
+    out.launch_thread.assign(n, 0);
+    out.launch_time.assign(n, analysis::kUnknownLaunch);
+    for (size_t i = 0; i < n; ++i) {
+      const size_t at = out.window.dispatches[i].line - size_t{1};
+      if (at < launch_time.size()) {
+        out.launch_thread[i] = launch_thread[at];
+        out.launch_time[i] = launch_time[at];
+      }
+    }
+  }
+  return base::OkStatus();
+}
+
 base::StatusOr<LoadedTrace> LoadNative(const SummarizeRequest& req, const trace::BenchLog& log,
                                        trace::StringPool& names) {
   BufferSink buffer;
@@ -152,44 +223,32 @@ base::StatusOr<LoadedTrace> LoadNative(const SummarizeRequest& req, const trace:
         "last commit");
   }
   const trace::ClockDomain clock = native.clock.value_or(trace::ClockDomain::kMonotonic);
-  trace::PhaseMarks marks;
-  std::string marks_source = req.trace;
   std::vector<trace::Range> ranges;
   ranges.reserve(native.ranges.size());
   for (const io::NativeRange& r : native.ranges) {
     ranges.push_back(trace::Range{r.name, r.start, r.end, r.thread, r.depth});
   }
-  out.ranges = std::make_unique<analysis::RangeIndex>(ranges);
-  if (!log.marks.empty()) {
-    marks = log.marks;  // the log's [phase] lines win over ranges
-    marks_source = req.log;
-  } else {
-    analysis::RangeNames range_names;
-    if (!req.decode_range.empty()) range_names.decode = req.decode_range;
-    if (!req.step_range.empty()) range_names.step = req.step_range;
-    DP_ASSIGN_OR_RETURN(analysis::RangeMarks rm,
-                        analysis::MarksFromRanges(ranges, names, clock, range_names, req.trace));
-    marks = std::move(rm.marks);
-    if (rm.steps > 0) out.steps = rm.steps;
-  }
-  analysis::WindowCollector collector(marks);
-  for (const trace::Dispatch& d : buffer.dispatches) collector.Add(d);
-  buffer.dispatches = {};
-  DP_ASSIGN_OR_RETURN(out.window, std::move(collector).Finish(marks_source));
-  out.has_grid = true;
   static_assert(io::kUnknownLaunchTime == analysis::kUnknownLaunch);
-  if (!native.launch_time.empty()) {
-    const size_t n = out.window.dispatches.size();
-    out.launch_thread.assign(n, 0);
-    out.launch_time.assign(n, analysis::kUnknownLaunch);
-    for (size_t i = 0; i < n; ++i) {
-      const size_t at = out.window.dispatches[i].line - size_t{1};
-      if (at < native.launch_time.size()) {
-        out.launch_thread[i] = native.launch_thread[at];
-        out.launch_time[i] = native.launch_time[at];
-      }
-    }
-  }
+  DP_RETURN_IF_ERROR(CutBufferedWindow(req, log, names, std::move(ranges), clock,
+                                       /*log_marks_first=*/true, std::move(buffer.dispatches),
+                                       native.launch_thread, native.launch_time, out));
+  out.has_grid = true;
+  return out;
+}
+
+// Kineto times are wall-clock nanoseconds; the window is reported on the monotonic clock, as
+// for native traces whose clock is unknown (the figures only use differences).
+base::StatusOr<LoadedTrace> LoadKineto(const SummarizeRequest& req, const trace::BenchLog& log,
+                                       trace::StringPool& names) {
+  BufferSink buffer;
+  DP_ASSIGN_OR_RETURN(io::KinetoImport kineto, io::ImportKinetoJson(req.trace, names, buffer));
+  LoadedTrace out;
+  static_assert(io::kKinetoUnknownLaunchTime == analysis::kUnknownLaunch);
+  DP_RETURN_IF_ERROR(CutBufferedWindow(req, log, names, std::move(kineto.ranges),
+                                       trace::ClockDomain::kMonotonic,
+                                       /*log_marks_first=*/false, std::move(buffer.dispatches),
+                                       kineto.launch_thread, kineto.launch_time, out));
+  out.has_grid = true;
   return out;
 }
 
@@ -230,6 +289,7 @@ std::optional<TraceFormat> ParseTraceFormat(std::string_view text) {
   if (text == "auto") return TraceFormat::kAuto;
   if (text == "rocprofv3-csv") return TraceFormat::kRocprofv3Csv;
   if (text == "native") return TraceFormat::kNative;
+  if (text == "kineto-json") return TraceFormat::kKinetoJson;
   return std::nullopt;
 }
 
@@ -243,9 +303,8 @@ base::StatusOr<SummarizeResult> RunSummarize(const SummarizeRequest& req) {
   // Configuration first: a bad pack must not cost a pass over a large trace.
   std::string pack_name = req.pack;
   if (pack_name.empty()) {
-    pack_name = format == TraceFormat::kNative ? kCudaDefaultPack : kRocmDefaultPack;
-    result.notes.push_back("pack " + pack_name + " (the default for " +
-                           (format == TraceFormat::kNative ? "native" : "rocprofv3") +
+    pack_name = format == TraceFormat::kRocprofv3Csv ? kRocmDefaultPack : kCudaDefaultPack;
+    result.notes.push_back("pack " + pack_name + " (the default for " + FormatName(format) +
                            " traces; --pack overrides)");
   }
   DP_ASSIGN_OR_RETURN(std::unique_ptr<analysis::Pack> pack, packs::LoadPack(pack_name));
@@ -271,6 +330,8 @@ base::StatusOr<SummarizeResult> RunSummarize(const SummarizeRequest& req) {
   LoadedTrace loaded;
   if (format == TraceFormat::kNative) {
     DP_ASSIGN_OR_RETURN(loaded, LoadNative(req, log, names));
+  } else if (format == TraceFormat::kKinetoJson) {
+    DP_ASSIGN_OR_RETURN(loaded, LoadKineto(req, log, names));
   } else {
     DP_ASSIGN_OR_RETURN(loaded, LoadRocprofv3(req, log, names));
   }

@@ -14,15 +14,21 @@
 
 namespace decodeprof::pipeline {
 
-enum class TraceFormat { kAuto, kRocprofv3Csv, kNative };
+enum class TraceFormat { kAuto, kRocprofv3Csv, kNative, kKinetoJson };
 
-// Parses "auto", "rocprofv3-csv", "native"; nullopt for anything else.
+// Parses "auto", "rocprofv3-csv", "native", "kineto-json"; nullopt for anything else.
+// kAuto sniffs the file's first bytes: SQLite → native; a JSON object naming traceEvents or
+// schemaVersion within its first 64 KB, a JSON array of objects or a gzip file →
+// kineto-json (the importer explains a compressed file); anything else → rocprofv3-csv.
 std::optional<TraceFormat> ParseTraceFormat(std::string_view text);
 
 struct SummarizeRequest {
   std::string trace;
   TraceFormat format = TraceFormat::kAuto;
-  std::string log;        // bench log; required for rocprofv3 traces (they carry no marks)
+  // Bench log; required for rocprofv3 traces (they carry no marks). With native traces its
+  // [phase] marks win over annotation ranges; with Kineto traces (wall-clock time, not the
+  // log's clocks) the trace's ranges win and the log's marks are used only without them.
+  std::string log;
   std::string plain_log;  // optional
   std::string model_dir;  // optional; config.json is read when present
   std::string pack;       // "" = the default for the trace's format

@@ -450,8 +450,11 @@ bool Handler::parse_error(std::size_t position, const std::string&,
   std::string what = e.what();
   // "[json.exception.parse_error.101] parse error at line 3, column 1: ..." → from "parse error".
   if (const size_t at = what.find("] "); at != std::string::npos) what = what.substr(at + 2);
+  // nlohmann counts bytes read (1-based, the end of input included); report the 0-based offset
+  // of the last byte read, which is the file's size when it ended too early.
+  const size_t offset = position > 0 ? position - 1 : 0;
   return Fail(
-      base::DataError(source_ + ":byte " + std::to_string(position), "malformed JSON: " + what));
+      base::DataError(source_ + ":byte " + std::to_string(offset), "malformed JSON: " + what));
 }
 
 // Nesting depth per thread: by start, the longer range first on ties; a range is inside the

@@ -39,11 +39,14 @@
 //
 // Errors:
 //   kIo,   where = path: missing or unreadable file.
-//   kData, where = "<path>:byte <N>" (N = 0-based offset of the event's opening '{', or where the
-//     parser stopped): malformed or truncated JSON (the parser's message, with line and
-//     column); a gzip-compressed file (hint: gunzip it); a traceEvents element that is not an
-//     object; a used event without `name`, `ts` or `dur`, or with one of the wrong JSON type;
-//     a negative `dur` ("end before start"); a time beyond int64 nanoseconds.
+//   kData, where = "<path>:byte <N>", N = 0-based offset of the event's opening '{' (the
+//     message ends with "(line L)"): a traceEvents element that is not an object; a used event
+//     without `name`, `ts` or `dur`, or with one of the wrong JSON type; a negative `dur`
+//     ("end before start"); a time beyond int64 nanoseconds.
+//   kData, where = "<path>:byte <N>", N = 0-based offset of the byte the parser stopped at (the
+//     file's size when it ends too early): malformed or truncated JSON ("malformed JSON: " and
+//     the parser's message, which gives line and column).
+//   kData, where = path: a gzip-compressed file (hint: decompress it).
 //   kData, where = path: the top level is not an object or array; an object without a
 //     `traceEvents` array ("not a Chrome/Kineto trace").
 #pragma once
