@@ -1,0 +1,67 @@
+// Kineto's microsecond timestamps → exact nanoseconds (declared in kineto_json_importer.h).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "src/io/kineto_json/kineto_json_importer.h"
+
+namespace decodeprof::io {
+
+std::optional<int64_t> MicrosecondsTextToNs(std::string_view text) {
+  size_t i = 0;
+  const bool negative = i < text.size() && text[i] == '-';
+  if (negative) ++i;
+  std::string digits;  // significant digits of the mantissa, no leading zeros
+  int64_t fraction_digits = 0;
+  bool any_digit = false;
+  for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) {
+    any_digit = true;
+    if (!digits.empty() || text[i] != '0') digits.push_back(text[i]);
+  }
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) {
+      any_digit = true;
+      ++fraction_digits;
+      if (!digits.empty() || text[i] != '0') digits.push_back(text[i]);
+    }
+  }
+  if (!any_digit) return std::nullopt;
+  int64_t exponent = 0;
+  if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+    ++i;
+    bool exp_negative = false;
+    if (i < text.size() && (text[i] == '+' || text[i] == '-')) exp_negative = text[i++] == '-';
+    if (i == text.size()) return std::nullopt;
+    for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) {
+      if (exponent < 100000) exponent = exponent * 10 + (text[i] - '0');
+    }
+    if (exp_negative) exponent = -exponent;
+  }
+  if (i != text.size()) return std::nullopt;
+  if (digits.empty()) return 0;
+  // value = digits × 10^scale nanoseconds (microseconds → nanoseconds: 10^3).
+  const int64_t scale = exponent - fraction_digits + 3;
+  const int64_t integer_digits = static_cast<int64_t>(digits.size()) + scale;
+  if (integer_digits > 19) return std::nullopt;
+  uint64_t magnitude = 0;
+  const auto push = [&magnitude](char c) {
+    return !__builtin_mul_overflow(magnitude, uint64_t{10}, &magnitude) &&
+           !__builtin_add_overflow(magnitude, static_cast<uint64_t>(c - '0'), &magnitude);
+  };
+  for (int64_t k = 0; k < integer_digits; ++k) {
+    const char c = k < static_cast<int64_t>(digits.size()) ? digits[static_cast<size_t>(k)] : '0';
+    if (!push(c)) return std::nullopt;
+  }
+  // The first dropped digit decides the rounding (half away from zero).
+  if (integer_digits >= 0 && integer_digits < static_cast<int64_t>(digits.size()) &&
+      digits[static_cast<size_t>(integer_digits)] >= '5') {
+    if (__builtin_add_overflow(magnitude, uint64_t{1}, &magnitude)) return std::nullopt;
+  }
+  if (magnitude > static_cast<uint64_t>(INT64_MAX)) return std::nullopt;
+  const auto value = static_cast<int64_t>(magnitude);
+  return negative ? -value : value;
+}
+
+}  // namespace decodeprof::io
