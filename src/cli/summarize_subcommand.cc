@@ -28,7 +28,8 @@ int SummarizeMain(int argc, char** argv) {
       "<out-dir>/<name>_summary.json and <name>_decode_kernels.csv.",
       "decodeprof summarize"};
   app.add_option("--trace", req.trace,
-                 "kernel trace: rocprofv3 kernel_trace.csv or a native .sqlite file")
+                 "kernel trace: rocprofv3 kernel_trace.csv, a native .sqlite file or a "
+                 "torch.profiler (Kineto) .json")
       ->required();
   app.add_option("--format", format, "trace format: auto|rocprofv3-csv|native|kineto-json")
       ->capture_default_str();
@@ -39,7 +40,7 @@ int SummarizeMain(int argc, char** argv) {
                  "model directory; its config.json gives model_type and rope_scaling");
   app.add_option("--pack", req.pack,
                  "rule pack: built-in name or .toml file (default: mlx-rocm for rocprofv3, "
-                 "pytorch-cuda for native traces)");
+                 "pytorch-cuda for native and Kineto traces)");
   app.add_option("--units", req.units,
                  "units file: built-in name or .toml file (default: the pack's)");
   app.add_option("--name", req.name, "run name, the prefix of the output files")->required();
