@@ -6,6 +6,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -18,15 +20,42 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
+// The members of a JSON object by key (none for a non-object). nlohmann's ordered_json finds
+// keys by a linear scan; hostile summaries with many classes, units or kernels must not make
+// the comparison quadratic.
+using MemberIndex = std::unordered_map<std::string_view, const Json*>;
+
+MemberIndex IndexMembers(const Json& object) {
+  MemberIndex index;
+  if (!object.is_object()) return index;
+  index.reserve(object.size());
+  for (const auto& [key, value] : object.items()) index.emplace(key, &value);
+  return index;
+}
+
+const Json* FindMember(const MemberIndex& index, std::string_view key) {
+  const auto it = index.find(key);
+  return it == index.end() ? nullptr : it->second;
+}
+
+// Appends the keys of `object` that `seen` lacks, in their order.
+void AppendNewKeys(const Json& object, std::unordered_set<std::string>& seen,
+                   std::vector<std::string>& keys) {
+  if (!object.is_object()) return;
+  for (const auto& [key, value] : object.items()) {
+    if (seen.insert(key).second) keys.push_back(key);
+  }
+}
+
 // "<prefix>`<key>`" for error messages, e.g. "`port_units`.`gemv`.`ceiling_wall`".
 std::string FieldName(std::string_view prefix, std::string_view key) {
   return std::string(prefix) + "`" + std::string(key) + "`";
 }
 
-// A numeric field as stored; missing when absent or null. Errors: any other type.
-base::StatusOr<DiffFigure> Stored(const SummaryFile& summary, const Json& object,
-                                  std::string_view prefix, std::string_view key) {
-  const Json& value = JsonGet(object, key);
+// A numeric value as stored (the field `<prefix>key`); missing when null. Errors: any other
+// type.
+base::StatusOr<DiffFigure> FigureOf(const SummaryFile& summary, const Json& value,
+                                    std::string_view prefix, std::string_view key) {
   if (value.is_null()) return DiffFigure{};
   if (!value.is_number()) {
     return base::DataError(summary.path, FieldName(prefix, key) + " is neither a number nor null");
@@ -40,6 +69,12 @@ base::StatusOr<DiffFigure> Stored(const SummaryFile& summary, const Json& object
     figure.integer = value.get<int64_t>();
   }
   return figure;
+}
+
+// A numeric field as stored; missing when absent or null. Errors: any other type.
+base::StatusOr<DiffFigure> Stored(const SummaryFile& summary, const Json& object,
+                                  std::string_view prefix, std::string_view key) {
+  return FigureOf(summary, JsonGet(object, key), prefix, key);
 }
 
 // A derived figure: the value rounded to 4 decimals; missing when there is none or it is not
@@ -172,7 +207,7 @@ base::StatusOr<const Json*> ClassShares(const SummaryFile& summary) {
     return base::DataError(summary.path, "`class_share_pct` is not an object");
   }
   for (const auto& [name, value] : shares.items()) {
-    DP_RETURN_IF_ERROR(Stored(summary, shares, "`class_share_pct`.", name).status());
+    DP_RETURN_IF_ERROR(FigureOf(summary, value, "`class_share_pct`.", name).status());
   }
   return &shares;
 }
@@ -191,24 +226,25 @@ base::StatusOr<std::vector<DiffClass>> ClassRows(const SummaryFile& before,
   DP_ASSIGN_OR_RETURN(const GpuTimeBasis b_basis, GpuBasis(before));
   DP_ASSIGN_OR_RETURN(const GpuTimeBasis a_basis, GpuBasis(after));
   std::vector<std::string> names;
-  for (const Json* shares : {b, a}) {
-    for (const auto& [name, value] : shares->items()) {
-      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
-    }
-  }
+  std::unordered_set<std::string> seen;
+  AppendNewKeys(*b, seen, names);
+  AppendNewKeys(*a, seen, names);
+  const MemberIndex b_index = IndexMembers(*b);
+  const MemberIndex a_index = IndexMembers(*a);
   // A run with class_share_pct lacks a class only when none of its kernels ran: 0.0.
-  const auto share_of = [](const SummaryFile& summary, const Json* shares,
+  const auto share_of = [](const SummaryFile& summary, const Json* shares, const MemberIndex& index,
                            const std::string& name) -> base::StatusOr<DiffFigure> {
     if (shares->is_null()) return DiffFigure{};
-    if (!shares->contains(name)) return DiffFigure{0.0, std::nullopt};
-    return Stored(summary, *shares, "`class_share_pct`.", name);
+    const Json* value = FindMember(index, name);
+    if (value == nullptr) return DiffFigure{0.0, std::nullopt};
+    return FigureOf(summary, *value, "`class_share_pct`.", name);
   };
   std::vector<DiffClass> rows;
   for (const std::string& name : names) {
     DiffClass row;
     row.name = name;
-    DP_ASSIGN_OR_RETURN(row.before_share_pct, share_of(before, b, name));
-    DP_ASSIGN_OR_RETURN(row.after_share_pct, share_of(after, a, name));
+    DP_ASSIGN_OR_RETURN(row.before_share_pct, share_of(before, b, b_index, name));
+    DP_ASSIGN_OR_RETURN(row.after_share_pct, share_of(after, a, a_index, name));
     row.before_gpu_ms_per_token = b_basis.MsPerToken(row.before_share_pct);
     row.after_gpu_ms_per_token = a_basis.MsPerToken(row.after_share_pct);
     row.change = Change(row.before_gpu_ms_per_token, row.after_gpu_ms_per_token);
@@ -241,17 +277,26 @@ base::StatusOr<DiffUnitSide> UnitSide(const SummaryFile& summary, const GpuTimeB
 
 base::StatusOr<std::vector<DiffUnit>> UnitRows(const SummaryFile& before,
                                                const SummaryFile& after) {
-  DP_ASSIGN_OR_RETURN(const std::vector<std::string> ids, UnitColumns({before, after}));
   DP_ASSIGN_OR_RETURN(const Json* b_units, PortUnits(before));
   DP_ASSIGN_OR_RETURN(const Json* a_units, PortUnits(after));
+  // UnitColumns' order (BEFORE's units, then AFTER-only ones), without its quadratic search.
+  std::vector<std::string> ids;
+  std::unordered_set<std::string> seen;
+  AppendNewKeys(*b_units, seen, ids);
+  AppendNewKeys(*a_units, seen, ids);
+  const MemberIndex b_index = IndexMembers(*b_units);
+  const MemberIndex a_index = IndexMembers(*a_units);
+  static const Json kAbsent;
   DP_ASSIGN_OR_RETURN(const GpuTimeBasis b_basis, GpuBasis(before));
   DP_ASSIGN_OR_RETURN(const GpuTimeBasis a_basis, GpuBasis(after));
   std::vector<DiffUnit> units;
   for (const std::string& id : ids) {
     DiffUnit unit;
     unit.id = id;
-    const Json& b = JsonGet(*b_units, id);
-    const Json& a = JsonGet(*a_units, id);
+    const Json* b_found = FindMember(b_index, id);
+    const Json* a_found = FindMember(a_index, id);
+    const Json& b = b_found != nullptr ? *b_found : kAbsent;
+    const Json& a = a_found != nullptr ? *a_found : kAbsent;
     const Json& port = JsonGet(b.is_null() ? a : b, "port");
     if (!port.is_null()) unit.port = PyStr(port);
     DP_ASSIGN_OR_RETURN(unit.before, UnitSide(before, b_basis, id, b));
@@ -339,11 +384,18 @@ base::StatusOr<std::vector<TopKernel>> TopKernels(const SummaryFile& summary) {
   return kernels;
 }
 
-const TopKernel* FindKernel(const std::vector<TopKernel>& kernels, const std::string& name) {
-  for (const TopKernel& kernel : kernels) {
-    if (kernel.name == name) return &kernel;
-  }
-  return nullptr;
+// Full name → the first entry of that name.
+std::unordered_map<std::string_view, const TopKernel*> IndexKernels(
+    const std::vector<TopKernel>& kernels) {
+  std::unordered_map<std::string_view, const TopKernel*> index;
+  for (const TopKernel& kernel : kernels) index.emplace(kernel.name, &kernel);
+  return index;
+}
+
+const TopKernel* FindKernel(const std::unordered_map<std::string_view, const TopKernel*>& index,
+                            const std::string& name) {
+  const auto it = index.find(name);
+  return it == index.end() ? nullptr : it->second;
 }
 
 DiffKernel MakeKernel(const std::string& name, const TopKernel* before, const TopKernel* after) {
@@ -384,9 +436,11 @@ base::Status CompareTopKernels(const SummaryFile& before, const SummaryFile& aft
                                SummaryDiff& diff) {
   DP_ASSIGN_OR_RETURN(const std::vector<TopKernel> b, TopKernels(before));
   DP_ASSIGN_OR_RETURN(const std::vector<TopKernel> a, TopKernels(after));
+  const auto b_index = IndexKernels(b);
+  const auto a_index = IndexKernels(a);
   std::vector<DiffKernel> common;
   for (const TopKernel& kernel : b) {
-    const TopKernel* match = FindKernel(a, kernel.name);
+    const TopKernel* match = FindKernel(a_index, kernel.name);
     if (match == nullptr) {
       diff.only_before.push_back(MakeKernel(kernel.name, &kernel, nullptr));
     } else {
@@ -394,7 +448,7 @@ base::Status CompareTopKernels(const SummaryFile& before, const SummaryFile& aft
     }
   }
   for (const TopKernel& kernel : a) {
-    if (FindKernel(b, kernel.name) == nullptr) {
+    if (FindKernel(b_index, kernel.name) == nullptr) {
       diff.only_after.push_back(MakeKernel(kernel.name, nullptr, &kernel));
     }
   }

@@ -262,6 +262,26 @@ TEST(DiffSummariesTest, MalformedFieldsNameTheField) {
   }
 }
 
+// The H200 check of the #cuda_graph ceiling (docs/results/h200-decode-profile-2026-11-30.md).
+TEST(DiffSummariesTest, EagerAgainstCudaGraphOnTheH200) {
+  const std::string dir = std::string(DECODEPROF_SOURCE_DIR) + "/tests/golden/diff/cuda_graph/";
+  auto before = ReadSummaryFile(dir + "Llama-3.1-8B-Instruct_greedy-eager_summary.json");
+  auto after = ReadSummaryFile(dir + "Llama-3.1-8B-Instruct_greedy-graph_summary.json");
+  ASSERT_TRUE(before.ok() && after.ok());
+  const SummaryDiff diff = Diff(*before, *after);
+  EXPECT_EQ(diff.speedup_check.unit, "cuda_graph");
+  EXPECT_EQ(diff.speedup_check.basis, "plain");
+  EXPECT_EQ(diff.speedup_check.measured_speedup, 8.12);  // 63.8978 / 7.8697
+  EXPECT_EQ(diff.speedup_check.predicted_ceiling.value, 10.04);
+  EXPECT_EQ(Row(diff, "host_gap_ms_per_token").change, -46.1466);
+  ASSERT_FALSE(diff.classes.empty());
+  EXPECT_EQ(diff.classes[0].name, "copy");  // 0.4853 -> 0.9892 ms/token
+  ASSERT_EQ(diff.only_after.size(), 1u);
+  EXPECT_EQ(diff.only_after[0].short_name, "elementwise_kernel<direct_copy_kernel_cuda<bf16>>");
+  EXPECT_EQ(diff.common_kernels.size(), 5u);
+  EXPECT_EQ(diff.common_kernels_left_out, 4u);
+}
+
 TEST(RenderDiffMarkdownTest, Tables) {
   const std::string md = RenderDiffMarkdown(Diff(Before(), After()));
   EXPECT_EQ(md.rfind("Before: `m_eager` (before_summary.json)\nAfter: `m_graph` "
