@@ -3,7 +3,11 @@
 // clock), known host gaps between kernels, a captured CUDA graph replayed N times, launches
 // from several threads at once, and NVTX phase marks through include/decodeprof/marks.h.
 // It writes its own ground truth as JSON; tests/gpu/record_calibrate_check.py compares a
-// recorded trace with it.
+// recorded trace with it. The fixed GPU cost of a kernel beyond its instructions (its launch
+// and drain, which no in-kernel timer sees) is measured twice without CUPTI: by the
+// %globaltimer gaps inside a back-to-back chain of kernels (`chain`), and by CUDA events
+// around an empty kernel (`event_fixed_cost`, which also holds the front end's command
+// processing and so bounds it from above).
 //
 //   calibrate truth OUT.json        the calibration run
 //   calibrate launch-loop N [OUT]   N launches of an empty kernel, timed on the host
@@ -71,6 +75,17 @@ extern "C" __global__ void calib_step_kernel(unsigned long long target_ns) {
 
 extern "C" __global__ void calib_empty() {}
 
+// One link of a back-to-back chain: spins like calib_spin and stores its first and last
+// %globaltimer reading in slot `slot`.
+extern "C" __global__ void calib_chain(unsigned long long target_ns, unsigned long long* stamps,
+                                       int slot) {
+  const unsigned long long start = GlobalTimer();
+  unsigned long long now = start;
+  while (now - start < target_ns) now = GlobalTimer();
+  stamps[2 * slot] = start;
+  stamps[2 * slot + 1] = now;
+}
+
 namespace {
 
 long long NowNs() { return decodeprof_clock_ns(CLOCK_MONOTONIC); }
@@ -98,8 +113,12 @@ int Truth(const char* out_path) {
   int* counter = nullptr;
   CHECK(cudaMalloc(&counter, sizeof(int)));
   CHECK(cudaMemset(counter, 0, sizeof(int)));
+  constexpr int kChain = 41;
+  unsigned long long* chain_stamps = nullptr;
+  CHECK(cudaMalloc(&chain_stamps, 2 * kChain * sizeof(unsigned long long)));
 
-  long long count_spin = 0, count_graph = 0, count_thread = 0, count_step = 0, count_empty = 0;
+  long long count_spin = 0, count_graph = 0, count_thread = 0, count_step = 0, count_empty = 0,
+            count_chain = 0;
   std::vector<Timed> timed;
   auto spin = [&](long long target_ns, long long gap_ns) {
     if (timed.size() >= kSlots) std::abort();
@@ -120,6 +139,8 @@ int Truth(const char* out_path) {
   calib_thread_kernel<<<1, 1, 0, stream>>>(counter);
   calib_step_kernel<<<1, 1, 0, stream>>>(1000);
   calib_empty<<<1, 1, 0, stream>>>();
+  calib_chain<<<1, 1, 0, stream>>>(1000, chain_stamps, 0);
+  count_chain += 1;
   count_graph += 1;
   count_thread += 1;
   count_step += 1;
@@ -173,6 +194,25 @@ int Truth(const char* out_path) {
   const long long event_without_ns = median_ns(without_kernel_ms);
   CHECK(cudaEventDestroy(ev0));
   CHECK(cudaEventDestroy(ev1));
+  // A back-to-back chain queued behind a blocker: the GPU runs the links with no host gap,
+  // so the %globaltimer gap between one link's last instruction and the next link's first is
+  // the GPU's fixed cost of a kernel (its drain plus the next one's launch), measured by the
+  // kernels themselves: chain_fixed_cost_ns is the median of those gaps.
+  calib_step_kernel<<<1, 1, 0, stream>>>(300000);
+  ++count_step;
+  for (int i = 0; i < kChain; ++i) calib_chain<<<1, 1, 0, stream>>>(5000, chain_stamps, i);
+  count_chain += kChain;
+  CHECK(cudaGetLastError());
+  CHECK(cudaStreamSynchronize(stream));
+  std::vector<unsigned long long> chain(2 * kChain);
+  CHECK(cudaMemcpy(chain.data(), chain_stamps, chain.size() * sizeof(unsigned long long),
+                   cudaMemcpyDeviceToHost));
+  std::vector<long long> chain_gaps;
+  for (int i = 0; i + 1 < kChain; ++i) {
+    chain_gaps.push_back(static_cast<long long>(chain[2 * (i + 1)] - chain[2 * i + 1]));
+  }
+  std::sort(chain_gaps.begin(), chain_gaps.end());
+  const long long chain_fixed_ns = chain_gaps[chain_gaps.size() / 2];
   decodeprof_phase_end(DECODEPROF_PHASE_PREFILL);
 
   decodeprof_phase_begin(DECODEPROF_PHASE_DECODE);
@@ -235,8 +275,8 @@ int Truth(const char* out_path) {
   std::fprintf(out,
                "{\n  \"expected_counts\": {\"calib_spin\": %lld, \"calib_graph_node\": %lld, "
                "\"calib_thread_kernel\": %lld, \"calib_step_kernel\": %lld, "
-               "\"calib_empty\": %lld},\n",
-               count_spin, count_graph, count_thread, count_step, count_empty);
+               "\"calib_empty\": %lld, \"calib_chain\": %lld},\n",
+               count_spin, count_graph, count_thread, count_step, count_empty, count_chain);
   std::fprintf(out, "  \"thread_kernel_increments\": %d,\n", launched);
   std::fprintf(out, "  \"graph\": {\"nodes\": %d, \"replays\": %d},\n", kGraphNodes, kGraphReplays);
   std::fprintf(out, "  \"threads\": {\"count\": %d, \"launches_per_thread\": %d},\n", kThreads,
@@ -245,6 +285,12 @@ int Truth(const char* out_path) {
                "  \"event_fixed_cost\": {\"reps\": %d, \"median_with_empty_kernel_ns\": %lld, "
                "\"median_without_kernel_ns\": %lld, \"fixed_cost_ns\": %lld},\n",
                kEventReps, event_with_ns, event_without_ns, event_with_ns - event_without_ns);
+  std::fprintf(out, "  \"chain\": {\"links\": %d, \"fixed_cost_ns\": %lld, \"stamps\": [", kChain,
+               chain_fixed_ns);
+  for (int i = 0; i < kChain; ++i) {
+    std::fprintf(out, "%s[%llu, %llu]", i ? ", " : "", chain[2 * i], chain[2 * i + 1]);
+  }
+  std::fprintf(out, "]},\n");
   std::fprintf(out, "  \"steps\": %d,\n  \"timed\": [\n", kSteps);
   for (size_t i = 0; i < timed.size(); ++i) {
     const Timed& t = timed[i];
@@ -257,6 +303,7 @@ int Truth(const char* out_path) {
   }
   std::fprintf(out, "  ]\n}\n");
   std::fclose(out);
+  CHECK(cudaFree(chain_stamps));
   CHECK(cudaGraphExecDestroy(exec));
   CHECK(cudaGraphDestroy(graph));
   // Exit without cudaDeviceReset: the recorder must flush on its own.

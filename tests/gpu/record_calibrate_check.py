@@ -89,6 +89,35 @@ def main():
               f"{len(durations) - len(tbad)}/{len(durations)} ok; recorded - truth "
               f"{min(d['diff_to_truth_ns'] for d in durations)}.."
               f"{max(d['diff_to_truth_ns'] for d in durations)} ns")
+        # The independent truth: the fixed cost the kernels measure themselves, as the
+        # %globaltimer gap between consecutive links of a back-to-back chain (drain of one
+        # plus launch of the next; no CUPTI timestamp, no event).
+        chain = truth.get("chain")
+        if chain is None:
+            check("chain-measured fixed kernel cost present in the truth", False,
+                  "TRUTH.json has no chain (old calibrate)")
+        else:
+            cfix = chain["fixed_cost_ns"]
+            for d in durations:
+                d["truth_chain_ns"] = d["device_ns"] + cfix
+                d["diff_to_chain_truth_ns"] = d["recorded_ns"] - d["truth_chain_ns"]
+            links = [k for k in kernels if k[0] == "calib_chain"][-chain["links"]:]
+            link_diffs = []
+            if len(links) == chain["links"]:
+                for (_, s0, e0, *_), (first, last) in zip(links, chain["stamps"]):
+                    link_diffs.append((e0 - s0) - (last - first + cfix))
+            cbad = [d for d in durations
+                    if abs(d["diff_to_chain_truth_ns"]) > max(0.01 * d["truth_chain_ns"], 500.0)]
+            lbad = [x for x in link_diffs if abs(x) > 500.0]
+            check("durations within max(1%, 0.5 us) of the independent truth (in-kernel span + "
+                  "the chain's %globaltimer fixed cost)",
+                  not cbad and len(link_diffs) == chain["links"] and not lbad,
+                  f"chain fixed cost {cfix} ns; timed {len(durations) - len(cbad)}/"
+                  f"{len(durations)} ok, recorded - truth "
+                  f"{min(d['diff_to_chain_truth_ns'] for d in durations)}.."
+                  f"{max(d['diff_to_chain_truth_ns'] for d in durations)} ns; chain links "
+                  f"{len(link_diffs) - len(lbad)}/{chain['links']} ok"
+                  + (f", {min(link_diffs)}..{max(link_diffs)} ns" if link_diffs else ""))
         # An independent bound that uses no CUPTI timestamp: the recorded interval must lie
         # between the in-kernel span (the instructions alone) and the span plus the fixed
         # cost CUDA events see around an empty kernel queued back to back (which also holds
