@@ -35,22 +35,6 @@ std::string RatioText(std::optional<double> ratio) {
   return ratio ? base::FormatFixed(*ratio, 2) + "x" : "-";
 }
 
-// A table cell holding text from a summary: `|` escaped, line breaks as spaces.
-std::string EscapeCell(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
-    if (c == '|') {
-      out += "\\|";
-    } else if (c == '\n' || c == '\r') {
-      out += ' ';
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
 std::string KernelCell(const DiffKernel& kernel) {
   return "`" + EscapeCell(kernel.short_name) + "`";
 }

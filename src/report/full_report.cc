@@ -43,21 +43,6 @@ base::StatusOr<std::string> NumberCell(const SummaryFile& summary, const Json& o
   return value.is_null() ? std::string("-") : PyStr(value);
 }
 
-std::string EscapeCell(std::string text) {
-  std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
-    if (c == '|') {
-      out += "\\|";
-    } else if (c == '\n' || c == '\r') {
-      out += ' ';
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
 // A text field: "-" when absent, null or empty; other values as PyStr.
 std::string TextCell(const Json& value) {
   if (value.is_null()) return "-";

@@ -34,6 +34,21 @@ bool IsTruthy(const Json& value) {
   }
 }
 
+std::string EscapeCell(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    if (c == '|') {
+      out += "\\|";
+    } else if (c == '\n' || c == '\r') {
+      out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 std::string MarkdownRow(const std::vector<std::string>& cells) {
   std::string row = "|";
   for (const std::string& cell : cells) row += " " + cell + " |";

@@ -23,6 +23,9 @@ const nlohmann::ordered_json& JsonGet(const nlohmann::ordered_json& object, std:
 // Python truthiness of a JSON value: false, 0, 0.0, "", [], {} and null are false.
 bool IsTruthy(const nlohmann::ordered_json& value);
 
+// A table cell holding text from a summary: `|` escaped as `\|`, line breaks as spaces.
+std::string EscapeCell(std::string_view text);
+
 // "| a | b |": every cell between single spaces and bars, cells written as given.
 std::string MarkdownRow(const std::vector<std::string>& cells);
 
