@@ -24,6 +24,8 @@ constexpr Subcommand kSubcommands[] = {
      decodeprof::cli::ProfileMain},
     {"diff", "compare two runs' summaries (before/after an optimization)",
      decodeprof::cli::DiffMain},
+    {"export", "write a trace as a timeline for Perfetto (Chrome trace JSON)",
+     decodeprof::cli::ExportMain},
 };
 
 void PrintUsage(std::FILE* out) {

@@ -24,6 +24,7 @@ int GuardMain(int argc, char** argv);
 int RecordMain(int argc, char** argv);
 int ProfileMain(int argc, char** argv);
 int DiffMain(int argc, char** argv);
+int ExportMain(int argc, char** argv);
 
 // Prints `decodeprof: <subcommand>: <where>: <what>` (and the hint on its own line) to stderr
 // and returns the status's exit code.
