@@ -1,0 +1,141 @@
+// `decodeprof export --chrome-trace` over the recorded H200 trace
+// examples/data/llama_greedy/llama_greedy.sqlite: counts and a few events of the timeline,
+// checked against the trace itself and against `summarize` over the same trace (the expected
+// file would be tens of MB, so no golden copy is kept).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "tests/cli_runner.h"
+
+namespace fs = std::filesystem;
+using decodeprof::testing::Result;
+using decodeprof::testing::RunBinary;
+using decodeprof::testing::Slurp;
+using nlohmann::json;
+
+namespace {
+
+const std::string kTrace =
+    std::string(DECODEPROF_SOURCE_DIR) + "/examples/data/llama_greedy/llama_greedy.sqlite";
+
+class ExportCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("dp_export_" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_ / "out");
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  Result Run(const std::vector<std::string>& args) { return RunBinary(args, {}, dir_); }
+
+  fs::path dir_;
+};
+
+std::map<std::string, int64_t> CountByCat(const json& doc) {
+  std::map<std::string, int64_t> n;
+  for (const json& e : doc["traceEvents"]) ++n[e.value("cat", e["ph"].get<std::string>())];
+  return n;
+}
+
+TEST_F(ExportCliTest, DecodeWindowMatchesSummarize) {
+  const std::string out = (dir_ / "out" / "decode.json").string();
+  const Result r = Run({"export", "--chrome-trace", out, "--trace", kTrace, "--window", "decode"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("decode.json: "), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("pack pytorch-cuda"), std::string::npos) << r.err;
+  const json doc = json::parse(Slurp(out));
+
+  const Result s = Run(
+      {"summarize", "--trace", kTrace, "--name", "llama", "--out-dir", (dir_ / "sum").string()});
+  ASSERT_EQ(s.exit_code, 0) << s.err;
+  const json summary = json::parse(Slurp(dir_ / "sum" / "llama_summary.json"));
+
+  const auto n = CountByCat(doc);
+  EXPECT_EQ(n.at("kernel"), summary["decode_dispatches"].get<int64_t>());
+  EXPECT_EQ(n.at("launch"), n.at("kernel"));  // every kernel of this trace has its launch call
+  EXPECT_EQ(n.at("range"), 16);               // decodeprof:decode + 15 steps
+  EXPECT_GT(n.at("gap"), 0);
+  EXPECT_EQ(doc["otherData"]["window"], "decode");
+  EXPECT_EQ(doc["otherData"]["source"], "llama_greedy.sqlite");
+  EXPECT_EQ(doc["otherData"]["clock"], "monotonic");
+  EXPECT_EQ(doc["otherData"]["origin_ns"], doc["otherData"]["window_lo_ns"]);
+
+  // Kernels: in start order, non-negative durations, each with a class of the pack and a grid,
+  // and on one of the GPU process's tracks.
+  double last_ts = -1;
+  int64_t steps = 0;
+  for (const json& e : doc["traceEvents"]) {
+    const std::string cat = e.value("cat", "");
+    if (cat == "range" && e["name"] == "decodeprof:step") ++steps;
+    if (cat != "kernel") continue;
+    EXPECT_GE(e["ts"].get<double>(), last_ts);
+    last_ts = e["ts"].get<double>();
+    EXPECT_GE(e["dur"].get<double>(), 0.0);
+    EXPECT_EQ(e["pid"], 1);
+    EXPECT_GE(e["tid"].get<int64_t>(), 1);
+    ASSERT_TRUE(e["args"].contains("class")) << e.dump();
+    EXPECT_GT(e["args"]["grid"].get<int64_t>(), 0);
+    EXPECT_EQ(e["args"]["launch_thread"], 511);
+  }
+  EXPECT_EQ(steps, 15);
+  // The last kernel is greedy sampling's argmax.
+  const json* last_kernel = nullptr;
+  for (const json& e : doc["traceEvents"]) {
+    if (e.value("cat", "") == "kernel") last_kernel = &e;
+  }
+  ASSERT_NE(last_kernel, nullptr);
+  EXPECT_NE(last_kernel->at("name").get<std::string>().find("ArgMaxOps"), std::string::npos);
+}
+
+TEST_F(ExportCliTest, WholeTraceHoldsEveryKernel) {
+  const std::string out = (dir_ / "out" / "all.json").string();
+  const Result r = Run({"export", "--chrome-trace", out, "--trace", kTrace});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json doc = json::parse(Slurp(out));
+  const auto n = CountByCat(doc);
+  EXPECT_EQ(n.at("kernel"), 29768);  // rows of the file's kernels table
+  EXPECT_EQ(n.at("range"), 18);      // + decodeprof:warmup and decodeprof:prefill
+  EXPECT_EQ(doc["otherData"]["window"], "all");
+  std::vector<std::string> processes;
+  for (const json& e : doc["traceEvents"]) {
+    if (e["ph"] == "M" && e["name"] == "process_name") processes.push_back(e["args"]["name"]);
+  }
+  EXPECT_EQ(processes, (std::vector<std::string>{"GPU", "CPU"}));
+}
+
+TEST_F(ExportCliTest, MissingTraceIs66AndWritesNothing) {
+  const Result r = Run({"export", "--chrome-trace", (dir_ / "out" / "x.json").string(), "--trace",
+                        (dir_ / "nope.sqlite").string()});
+  EXPECT_EQ(r.exit_code, 66);
+  EXPECT_NE(r.err.find("decodeprof: export: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("nope.sqlite"), std::string::npos) << r.err;
+  EXPECT_TRUE(fs::is_empty(dir_ / "out"));
+}
+
+TEST_F(ExportCliTest, BadFormatAndWindowAre2) {
+  const std::string out = (dir_ / "out" / "x.json").string();
+  Result r = Run({"export", "--chrome-trace", out, "--trace", kTrace, "--format", "nsys"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unknown --format nsys"), std::string::npos) << r.err;
+  r = Run({"export", "--chrome-trace", out, "--trace", kTrace, "--window", "prefill"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unknown --window prefill"), std::string::npos) << r.err;
+  EXPECT_TRUE(fs::is_empty(dir_ / "out"));
+}
+
+TEST_F(ExportCliTest, WrongFormatIsADataError) {
+  // A native trace read as Kineto JSON is malformed input (65), and nothing is written.
+  const std::string out = (dir_ / "out" / "x.json").string();
+  const Result r =
+      Run({"export", "--chrome-trace", out, "--trace", kTrace, "--format", "kineto-json"});
+  EXPECT_EQ(r.exit_code, 65) << r.err;
+  EXPECT_TRUE(fs::is_empty(dir_ / "out"));
+}
+
+}  // namespace
