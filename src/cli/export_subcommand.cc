@@ -184,6 +184,7 @@ base::StatusOr<report::ChromeTraceStats> RunExport(const ExportRequest& req,
   if (req.decode_window) {
     DP_ASSIGN_OR_RETURN(analysis::DecodeWindow window, CutDecodeWindow(req, t, names));
     dispatches = std::move(window.dispatches);
+    if (!t.clock) t.clock = window.clock;  // the clock the log's marks chose
     for (const trace::Range& r : t.ranges) {
       if (r.end >= window.lo && r.start <= window.hi) ranges.push_back(r);
     }
