@@ -14,16 +14,12 @@
 #include <string>
 #include <vector>
 
-#include "src/analysis/range_marks.h"
 #include "src/analysis/window.h"
-#include "src/base/file_io.h"
 #include "src/cli/subcommand.h"
 #include "src/io/bench_log/bench_log.h"
-#include "src/io/kineto_json/kineto_json_importer.h"
-#include "src/io/native/native_importer.h"
 #include "src/io/rocprofv3_csv/rocprofv3_csv_importer.h"
 #include "src/packs/pack_loader.h"
-#include "src/pipeline/summarize_run.h"
+#include "src/pipeline/trace_source.h"
 #include "src/report/chrome_trace.h"
 
 namespace decodeprof::cli {
@@ -44,61 +40,37 @@ struct ExportRequest {
   bool memory_ops = false;
 };
 
-class BufferSink : public trace::DispatchSink {
- public:
-  void Add(const trace::Dispatch& d) override { dispatches.push_back(d); }
-  std::vector<trace::Dispatch> dispatches;
-};
-
 // A whole trace as read, before any window cut. Launch context is indexed by line - 1.
 struct LoadedTrace {
   TraceFormat format = TraceFormat::kAuto;
-  std::vector<trace::Dispatch> dispatches;
-  std::vector<uint64_t> launch_thread;
-  std::vector<trace::TimestampNs> launch_time;
-  std::vector<trace::Range> ranges;
-  std::optional<trace::ClockDomain> clock;
+  pipeline::BufferedTrace trace;
 };
 
-// The same decision as summarize's sniffing (pipeline::ParseTraceFormat documents it).
-base::StatusOr<TraceFormat> Sniff(const std::string& path) {
-  DP_ASSIGN_OR_RETURN(const std::string head, base::ReadFilePrefix(path, 64 * 1024));
-  if (io::LooksLikeSqlite(head)) return TraceFormat::kNative;
-  if (io::LooksLikeKinetoJson(head)) return TraceFormat::kKinetoJson;
-  return TraceFormat::kRocprofv3Csv;
-}
+class VectorSink : public trace::DispatchSink {
+ public:
+  explicit VectorSink(std::vector<trace::Dispatch>& out) : out_(out) {}
+  void Add(const trace::Dispatch& d) override { out_.push_back(d); }
 
-base::StatusOr<LoadedTrace> Load(const ExportRequest& req, trace::StringPool& names) {
+ private:
+  std::vector<trace::Dispatch>& out_;
+};
+
+base::StatusOr<LoadedTrace> Load(const ExportRequest& req, TraceFormat format,
+                                 trace::StringPool& names) {
   LoadedTrace out;
-  out.format = req.format;  // already sniffed: never kAuto
-  BufferSink sink;
-  if (out.format == TraceFormat::kNative) {
-    io::NativeImportOptions options;
-    options.memory_ops_as_dispatches = req.memory_ops;
-    DP_ASSIGN_OR_RETURN(io::NativeImport native, io::ImportNative(req.trace, names, sink, options));
-    out.clock = native.clock;
-    out.ranges.reserve(native.ranges.size());
-    for (const io::NativeRange& r : native.ranges) {
-      out.ranges.push_back(trace::Range{r.name, r.start, r.end, r.thread, r.depth});
-    }
-    out.launch_thread = std::move(native.launch_thread);
-    out.launch_time = std::move(native.launch_time);
-  } else if (out.format == TraceFormat::kKinetoJson) {
-    io::KinetoImportOptions options;
-    options.memory_ops_as_dispatches = req.memory_ops;
-    DP_ASSIGN_OR_RETURN(io::KinetoImport kineto,
-                        io::ImportKinetoJson(req.trace, names, sink, options));
-    out.ranges = std::move(kineto.ranges);
-    out.launch_thread = std::move(kineto.launch_thread);
-    out.launch_time = std::move(kineto.launch_time);
-  } else {
+  out.format = format;
+  if (format == TraceFormat::kRocprofv3Csv) {
+    VectorSink sink(out.trace.dispatches);
     DP_RETURN_IF_ERROR(io::ImportRocprofv3Csv(req.trace, names, sink).status());
+    return out;
   }
-  out.dispatches = std::move(sink.dispatches);
+  DP_ASSIGN_OR_RETURN(out.trace,
+                      pipeline::ImportBuffered(req.trace, format, names, req.memory_ops));
   return out;
 }
 
-// The decode window: its bounds and dispatches (start order), marks chosen as summarize does.
+// The decode window: its bounds and dispatches (start order), marks chosen as summarize does:
+// the log's [phase] marks win for native and rocprofv3 traces, the trace's ranges for Kineto.
 base::StatusOr<analysis::DecodeWindow> CutDecodeWindow(const ExportRequest& req,
                                                        const LoadedTrace& t,
                                                        const trace::StringPool& names) {
@@ -113,35 +85,22 @@ base::StatusOr<analysis::DecodeWindow> CutDecodeWindow(const ExportRequest& req,
         "phase marks)",
         "pass the bench log with the [phase] lines, or use --window all");
   }
-  trace::PhaseMarks marks;
-  std::string marks_source = req.trace;
-  if (t.format != TraceFormat::kKinetoJson && !log_marks.empty()) {
-    marks = log_marks;
-    marks_source = req.log;
-  } else {
-    analysis::RangeNames range_names;
-    if (!req.decode_range.empty()) range_names.decode = req.decode_range;
-    if (!req.step_range.empty()) range_names.step = req.step_range;
-    auto rm = analysis::MarksFromRanges(
-        t.ranges, names, t.clock.value_or(trace::ClockDomain::kMonotonic), range_names, req.trace);
-    if (rm.ok()) {
-      marks = std::move(rm->marks);
-    } else if (!log_marks.empty()) {
-      marks = log_marks;
-      marks_source = req.log;
-    } else {
-      return rm.status();
-    }
-  }
-  analysis::WindowCollector collector(marks);
-  for (const trace::Dispatch& d : t.dispatches) collector.Add(d);
-  return std::move(collector).Finish(marks_source);
+  const pipeline::RangeSource source{req.trace,
+                                     t.trace.clock.value_or(trace::ClockDomain::kMonotonic),
+                                     req.decode_range, req.step_range};
+  DP_ASSIGN_OR_RETURN(
+      const pipeline::MarkChoice chosen,
+      pipeline::ChooseMarks(log_marks, req.log, t.trace.ranges, names, source,
+                            /*log_marks_first=*/t.format != TraceFormat::kKinetoJson));
+  analysis::WindowCollector collector(chosen.marks);
+  for (const trace::Dispatch& d : t.trace.dispatches) collector.Add(d);
+  return std::move(collector).Finish(chosen.source);
 }
 
 std::string ClockText(const LoadedTrace& t) {
   if (t.format == TraceFormat::kKinetoJson) return "wall clock (Kineto)";
-  if (!t.clock) return "unknown";
-  return trace::ClockName(*t.clock);
+  if (!t.trace.clock) return "unknown";
+  return trace::ClockName(*t.trace.clock);
 }
 
 const char* FormatText(TraceFormat f) {
@@ -161,22 +120,18 @@ base::StatusOr<report::ChromeTraceStats> RunExport(const ExportRequest& req,
                                                    std::vector<std::string>& notes) {
   // Configuration first: a bad pack must not cost a pass over a large trace. The default pack
   // needs the format, which sniffing gives cheaply.
-  TraceFormat format = req.format;
-  if (format == TraceFormat::kAuto) {
-    DP_ASSIGN_OR_RETURN(format, Sniff(req.trace));
-  }
+  DP_ASSIGN_OR_RETURN(const TraceFormat format,
+                      pipeline::ResolveTraceFormat(req.trace, req.format));
   std::string pack_name = req.pack;
   if (pack_name.empty()) {
-    pack_name = format == TraceFormat::kRocprofv3Csv ? "mlx-rocm" : "pytorch-cuda";
+    pack_name = pipeline::DefaultPackFor(format);
     notes.push_back("pack " + pack_name + " (the default for " + FormatText(format) +
                     " traces; --pack overrides)");
   }
   DP_ASSIGN_OR_RETURN(const std::unique_ptr<analysis::Pack> pack, packs::LoadPack(pack_name));
 
   trace::StringPool names;
-  ExportRequest sniffed = req;
-  sniffed.format = format;
-  DP_ASSIGN_OR_RETURN(LoadedTrace t, Load(sniffed, names));
+  DP_ASSIGN_OR_RETURN(LoadedTrace t, Load(req, format, names));
 
   std::vector<trace::Dispatch> dispatches;
   std::vector<trace::Range> ranges;
@@ -184,31 +139,31 @@ base::StatusOr<report::ChromeTraceStats> RunExport(const ExportRequest& req,
   if (req.decode_window) {
     DP_ASSIGN_OR_RETURN(analysis::DecodeWindow window, CutDecodeWindow(req, t, names));
     dispatches = std::move(window.dispatches);
-    if (!t.clock) t.clock = window.clock;  // the clock the log's marks chose
-    for (const trace::Range& r : t.ranges) {
+    if (!t.trace.clock) t.trace.clock = window.clock;  // the clock the log's marks chose
+    for (const trace::Range& r : t.trace.ranges) {
       if (r.end >= window.lo && r.start <= window.hi) ranges.push_back(r);
     }
     in.other_data = {{"window", "decode"},
                      {"window_lo_ns", std::to_string(window.lo)},
                      {"window_hi_ns", std::to_string(window.hi)}};
   } else {
-    dispatches = std::move(t.dispatches);
+    dispatches = std::move(t.trace.dispatches);
     std::stable_sort(
         dispatches.begin(), dispatches.end(),
         [](const trace::Dispatch& a, const trace::Dispatch& b) { return a.start < b.start; });
-    ranges = std::move(t.ranges);
+    ranges = std::move(t.trace.ranges);
     in.other_data = {{"window", "all"}};
   }
   std::vector<uint64_t> launch_thread;
   std::vector<trace::TimestampNs> launch_time;
-  if (!t.launch_time.empty()) {
+  if (!t.trace.launch_time.empty()) {
     launch_thread.assign(dispatches.size(), 0);
     launch_time.assign(dispatches.size(), analysis::kUnknownLaunch);
     for (size_t i = 0; i < dispatches.size(); ++i) {
       const size_t at = dispatches[i].line - size_t{1};
-      if (at < t.launch_time.size()) {
-        launch_thread[i] = t.launch_thread[at];
-        launch_time[i] = t.launch_time[at];
+      if (at < t.trace.launch_time.size()) {
+        launch_thread[i] = t.trace.launch_thread[at];
+        launch_time[i] = t.trace.launch_time[at];
       }
     }
   }

@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "src/analysis/range_index.h"
-#include "src/analysis/range_marks.h"
 #include "src/analysis/window.h"
 #include "src/base/file_io.h"
 #include "src/io/bench_log/bench_log.h"
@@ -24,9 +23,6 @@
 
 namespace decodeprof::pipeline {
 namespace {
-
-constexpr const char* kRocmDefaultPack = "mlx-rocm";
-constexpr const char* kCudaDefaultPack = "pytorch-cuda";
 
 struct ModelInfo {
   std::optional<analysis::ModelConfig> config;
@@ -77,23 +73,6 @@ class NoUnits : public analysis::UnitTable {
  private:
   std::vector<analysis::Unit> units_;
 };
-
-// Keeps every dispatch: for formats whose phase marks are only known after the dispatches
-// were read (annotation ranges inside the trace).
-class BufferSink : public trace::DispatchSink {
- public:
-  void Add(const trace::Dispatch& d) override { dispatches.push_back(d); }
-  std::vector<trace::Dispatch> dispatches;
-};
-
-base::StatusOr<TraceFormat> Sniff(const std::string& path) {
-  // 64 KB: libkineto writes deviceProperties (about 450 bytes per GPU) and the profiler's
-  // metadata before traceEvents.
-  DP_ASSIGN_OR_RETURN(const std::string head, base::ReadFilePrefix(path, 64 * 1024));
-  if (io::LooksLikeSqlite(head)) return TraceFormat::kNative;
-  if (io::LooksLikeKinetoJson(head)) return TraceFormat::kKinetoJson;
-  return TraceFormat::kRocprofv3Csv;
-}
 
 const char* FormatName(TraceFormat format) {
   switch (format) {
@@ -155,53 +134,30 @@ base::StatusOr<LoadedTrace> LoadRocprofv3(const SummarizeRequest& req, const tra
   return out;
 }
 
-// Cuts the window out of buffered dispatches (native and Kineto traces: their phase marks may
+// Cuts the window out of a buffered trace (native and Kineto traces: their phase marks may
 // come from annotation ranges, known only once the whole trace was read) and picks the launch
-// context of the window's dispatches. `log_marks_first`: the bench log's [phase] marks win
-// over the trace's ranges (native traces, recorded on the log's clocks); otherwise the ranges
-// win and the log's marks serve only a trace without a decode range (Kineto: wall clock).
-// `launch_thread` / `launch_time` are indexed by Dispatch::line - 1, or empty.
+// context of the window's dispatches. `log_marks_first`: as ChooseMarks.
 base::Status CutBufferedWindow(const SummarizeRequest& req, const trace::BenchLog& log,
-                               const trace::StringPool& names, std::vector<trace::Range> ranges,
-                               trace::ClockDomain clock, bool log_marks_first,
-                               std::vector<trace::Dispatch> dispatches,
-                               const std::vector<uint64_t>& launch_thread,
-                               const std::vector<trace::TimestampNs>& launch_time,
-                               LoadedTrace& out) {
-  trace::PhaseMarks marks;
-  std::string marks_source = req.trace;
-  out.ranges = std::make_unique<analysis::RangeIndex>(ranges);
-  if (log_marks_first && !log.marks.empty()) {
-    marks = log.marks;
-    marks_source = req.log;
-  } else {
-    analysis::RangeNames range_names;
-    if (!req.decode_range.empty()) range_names.decode = req.decode_range;
-    if (!req.step_range.empty()) range_names.step = req.step_range;
-    auto rm = analysis::MarksFromRanges(ranges, names, clock, range_names, req.trace);
-    if (rm.ok()) {
-      marks = std::move(rm->marks);
-      if (rm->steps > 0) out.steps = rm->steps;
-    } else if (!log.marks.empty()) {
-      marks = log.marks;
-      marks_source = req.log;
-    } else {
-      return rm.status();
-    }
-  }
-  analysis::WindowCollector collector(marks);
-  for (const trace::Dispatch& d : dispatches) collector.Add(d);
-  dispatches = {};
-  DP_ASSIGN_OR_RETURN(out.window, std::move(collector).Finish(marks_source));
-  if (!launch_time.empty()) {
+                               const trace::StringPool& names, BufferedTrace buffered,
+                               trace::ClockDomain clock, bool log_marks_first, LoadedTrace& out) {
+  RangeSource source{req.trace, clock, req.decode_range, req.step_range};
+  DP_ASSIGN_OR_RETURN(MarkChoice chosen, ChooseMarks(log.marks, req.log, buffered.ranges, names,
+                                                     source, log_marks_first));
+  out.steps = chosen.steps;
+  out.ranges = std::make_unique<analysis::RangeIndex>(buffered.ranges);
+  analysis::WindowCollector collector(chosen.marks);
+  for (const trace::Dispatch& d : buffered.dispatches) collector.Add(d);
+  buffered.dispatches = {};
+  DP_ASSIGN_OR_RETURN(out.window, std::move(collector).Finish(chosen.source));
+  if (!buffered.launch_time.empty()) {
     const size_t n = out.window.dispatches.size();
     out.launch_thread.assign(n, 0);
     out.launch_time.assign(n, analysis::kUnknownLaunch);
     for (size_t i = 0; i < n; ++i) {
       const size_t at = out.window.dispatches[i].line - size_t{1};
-      if (at < launch_time.size()) {
-        out.launch_thread[i] = launch_thread[at];
-        out.launch_time[i] = launch_time[at];
+      if (at < buffered.launch_time.size()) {
+        out.launch_thread[i] = buffered.launch_thread[at];
+        out.launch_time[i] = buffered.launch_time[at];
       }
     }
   }
@@ -210,8 +166,7 @@ base::Status CutBufferedWindow(const SummarizeRequest& req, const trace::BenchLo
 
 base::StatusOr<LoadedTrace> LoadNative(const SummarizeRequest& req, const trace::BenchLog& log,
                                        trace::StringPool& names) {
-  BufferSink buffer;
-  DP_ASSIGN_OR_RETURN(const io::NativeImport native, io::ImportNative(req.trace, names, buffer));
+  DP_ASSIGN_OR_RETURN(BufferedTrace native, ImportBuffered(req.trace, TraceFormat::kNative, names));
   LoadedTrace out;
   if (native.dropped_records > 0) {
     out.warnings.push_back("the recorder lost " + std::to_string(native.dropped_records) +
@@ -222,16 +177,10 @@ base::StatusOr<LoadedTrace> LoadNative(const SummarizeRequest& req, const trace:
         "the trace was not closed by its recorder (killed?): read up to its "
         "last commit");
   }
-  const trace::ClockDomain clock = native.clock.value_or(trace::ClockDomain::kMonotonic);
-  std::vector<trace::Range> ranges;
-  ranges.reserve(native.ranges.size());
-  for (const io::NativeRange& r : native.ranges) {
-    ranges.push_back(trace::Range{r.name, r.start, r.end, r.thread, r.depth});
-  }
   static_assert(io::kUnknownLaunchTime == analysis::kUnknownLaunch);
-  DP_RETURN_IF_ERROR(CutBufferedWindow(req, log, names, std::move(ranges), clock,
-                                       /*log_marks_first=*/true, std::move(buffer.dispatches),
-                                       native.launch_thread, native.launch_time, out));
+  const trace::ClockDomain clock = native.clock.value_or(trace::ClockDomain::kMonotonic);
+  DP_RETURN_IF_ERROR(CutBufferedWindow(req, log, names, std::move(native), clock,
+                                       /*log_marks_first=*/true, out));
   out.has_grid = true;
   return out;
 }
@@ -240,14 +189,13 @@ base::StatusOr<LoadedTrace> LoadNative(const SummarizeRequest& req, const trace:
 // for native traces whose clock is unknown (the figures only use differences).
 base::StatusOr<LoadedTrace> LoadKineto(const SummarizeRequest& req, const trace::BenchLog& log,
                                        trace::StringPool& names) {
-  BufferSink buffer;
-  DP_ASSIGN_OR_RETURN(io::KinetoImport kineto, io::ImportKinetoJson(req.trace, names, buffer));
+  DP_ASSIGN_OR_RETURN(BufferedTrace kineto,
+                      ImportBuffered(req.trace, TraceFormat::kKinetoJson, names));
   LoadedTrace out;
   static_assert(io::kKinetoUnknownLaunchTime == analysis::kUnknownLaunch);
-  DP_RETURN_IF_ERROR(CutBufferedWindow(req, log, names, std::move(kineto.ranges),
+  DP_RETURN_IF_ERROR(CutBufferedWindow(req, log, names, std::move(kineto),
                                        trace::ClockDomain::kMonotonic,
-                                       /*log_marks_first=*/false, std::move(buffer.dispatches),
-                                       kineto.launch_thread, kineto.launch_time, out));
+                                       /*log_marks_first=*/false, out));
   out.has_grid = true;
   return out;
 }
@@ -285,25 +233,14 @@ base::Status WriteOutputs(const SummarizeRequest& req, const analysis::Summary& 
 
 }  // namespace
 
-std::optional<TraceFormat> ParseTraceFormat(std::string_view text) {
-  if (text == "auto") return TraceFormat::kAuto;
-  if (text == "rocprofv3-csv") return TraceFormat::kRocprofv3Csv;
-  if (text == "native") return TraceFormat::kNative;
-  if (text == "kineto-json") return TraceFormat::kKinetoJson;
-  return std::nullopt;
-}
-
 base::StatusOr<SummarizeResult> RunSummarize(const SummarizeRequest& req) {
   SummarizeResult result;
-  TraceFormat format = req.format;
-  if (format == TraceFormat::kAuto) {
-    DP_ASSIGN_OR_RETURN(format, Sniff(req.trace));
-  }
+  DP_ASSIGN_OR_RETURN(const TraceFormat format, ResolveTraceFormat(req.trace, req.format));
 
   // Configuration first: a bad pack must not cost a pass over a large trace.
   std::string pack_name = req.pack;
   if (pack_name.empty()) {
-    pack_name = format == TraceFormat::kRocprofv3Csv ? kRocmDefaultPack : kCudaDefaultPack;
+    pack_name = DefaultPackFor(format);
     result.notes.push_back("pack " + pack_name + " (the default for " + FormatName(format) +
                            " traces; --pack overrides)");
   }

@@ -11,16 +11,9 @@
 
 #include "src/analysis/summary.h"
 #include "src/base/status.h"
+#include "src/pipeline/trace_source.h"
 
 namespace decodeprof::pipeline {
-
-enum class TraceFormat { kAuto, kRocprofv3Csv, kNative, kKinetoJson };
-
-// Parses "auto", "rocprofv3-csv", "native", "kineto-json"; nullopt for anything else.
-// kAuto sniffs the file's first bytes: SQLite → native; a JSON object naming traceEvents or
-// schemaVersion within its first 64 KB, a JSON array of objects or a gzip file →
-// kineto-json (the importer explains a compressed file); anything else → rocprofv3-csv.
-std::optional<TraceFormat> ParseTraceFormat(std::string_view text);
 
 struct SummarizeRequest {
   std::string trace;
