@@ -1,0 +1,303 @@
+#include "src/report/html_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "src/base/py_format.h"
+#include "src/report/markdown_report.h"
+#include "src/report/markdown_table.h"
+#include "src/report/short_name.h"
+
+namespace decodeprof::report {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr std::string_view kHead = R"(<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>decodeprof report</title>
+<style>
+body { font-family: system-ui, sans-serif; margin: 2em; color: #222; max-width: 72em; }
+h1 { font-size: 1.5em; }
+h2 { font-size: 1.2em; margin-top: 2em; border-bottom: 1px solid #ccc; }
+h3 { font-size: 1em; }
+table { border-collapse: collapse; margin: 0.5em 0; }
+th, td { padding: 0.2em 0.6em; border-bottom: 1px solid #eee; text-align: right; }
+th { background: #f4f4f4; }
+th.l, td.l { text-align: left; }
+code { font-family: ui-monospace, monospace; font-size: 0.95em; }
+.note { color: #555; }
+.wall { display: flex; width: 40em; height: 1.4em; border: 1px solid #888; }
+.gpu { background: #2b7bb9; }
+.gap { background: #e8833a; }
+.key { display: inline-block; width: 0.9em; height: 0.9em; vertical-align: middle; }
+.meter { display: inline-block; width: 12em; height: 0.9em; background: #eee; vertical-align: middle; }
+.meter span { display: block; height: 100%; background: #2b7bb9; }
+</style>
+</head>
+<body>
+<h1>decodeprof report</h1>
+)";
+
+// "`a`.`b`" for error messages.
+std::string FieldName(std::string_view prefix, std::string_view key) {
+  return std::string(prefix) + "`" + std::string(key) + "`";
+}
+
+// A numeric field: nullopt when absent or null. Errors: any other type.
+base::StatusOr<std::optional<double>> NumberOf(const SummaryFile& summary, const Json& object,
+                                               std::string_view prefix, std::string_view key) {
+  const Json& value = JsonGet(object, key);
+  if (value.is_null()) return std::optional<double>();
+  if (!value.is_number()) {
+    return base::DataError(summary.path, FieldName(prefix, key) + " is neither a number nor null");
+  }
+  return std::optional<double>(value.get<double>());
+}
+
+// A numeric field as stored, escaped ("-" when absent or null). Errors: as NumberOf.
+base::StatusOr<std::string> NumberText(const SummaryFile& summary, const Json& object,
+                                       std::string_view prefix, std::string_view key) {
+  DP_RETURN_IF_ERROR(NumberOf(summary, object, prefix, key).status());
+  const Json& value = JsonGet(object, key);
+  return value.is_null() ? std::string("-") : HtmlEscape(PyStr(value));
+}
+
+// A text field, escaped: "-" when absent, null or empty.
+std::string TextOf(const Json& value) {
+  if (value.is_null()) return "-";
+  const std::string text = PyStr(value);
+  return text.empty() ? "-" : HtmlEscape(text);
+}
+
+std::string DerivedText(std::optional<double> value) {
+  if (!value || !std::isfinite(*value)) return "-";
+  return base::PyRepr(base::PyRound(*value, 4));
+}
+
+std::optional<double> Quotient(std::optional<double> numerator, std::optional<double> divisor) {
+  if (!numerator || !divisor || *divisor == 0.0) return std::nullopt;
+  return *numerator / *divisor;
+}
+
+// The run's name in <code>, escaped.
+std::string RunName(const SummaryFile& summary) {
+  return "<code>" + HtmlEscape(PyStr(JsonGet(summary.content, "name"))) + "</code>";
+}
+
+// `pct` clamped to [0, 100] as a CSS width with 2 decimals.
+std::string Width(double pct) {
+  if (!std::isfinite(pct)) pct = 0.0;
+  return "width:" + base::FormatFixed(std::clamp(pct, 0.0, 100.0), 2) + "%";
+}
+
+// full_report.h's plain ms/token: plain_wall_ms_per_token, else 1000 / plain_decode_tok_s.
+base::StatusOr<std::string> PlainMsPerToken(const SummaryFile& summary) {
+  const Json& s = summary.content;
+  DP_ASSIGN_OR_RETURN(const std::optional<double> stored,
+                      NumberOf(summary, s, "", "plain_wall_ms_per_token"));
+  if (stored) return PyStr(JsonGet(s, "plain_wall_ms_per_token"));
+  DP_ASSIGN_OR_RETURN(const std::optional<double> tok_s,
+                      NumberOf(summary, s, "", "plain_decode_tok_s"));
+  return DerivedText(Quotient(1000.0, tok_s));
+}
+
+// full_report.h's profiled ms/token: decode_wall_ms / generated_tokens, else
+// 1000 / profiled_decode_tok_s.
+base::StatusOr<std::string> ProfiledMsPerToken(const SummaryFile& summary) {
+  const Json& s = summary.content;
+  DP_ASSIGN_OR_RETURN(const std::optional<double> wall, NumberOf(summary, s, "", "decode_wall_ms"));
+  DP_ASSIGN_OR_RETURN(const std::optional<double> tokens,
+                      NumberOf(summary, s, "", "generated_tokens"));
+  if (const std::optional<double> per_token = Quotient(wall, tokens)) {
+    return DerivedText(per_token);
+  }
+  DP_ASSIGN_OR_RETURN(const std::optional<double> tok_s,
+                      NumberOf(summary, s, "", "profiled_decode_tok_s"));
+  return DerivedText(Quotient(1000.0, tok_s));
+}
+
+std::string Cell(std::string_view text, bool left = false) {
+  return std::string(left ? "<td class=\"l\">" : "<td>") + std::string(text) + "</td>";
+}
+
+base::Status AppendRunTable(const std::vector<SummaryFile>& summaries, std::string& out) {
+  out +=
+      "<table>\n<tr><th class=\"l\">run</th><th>plain ms/token</th><th>profiled ms/token</th>"
+      "<th>GPU busy ms/token</th><th>host gap ms/token</th><th>dispatches/token</th></tr>\n";
+  for (const SummaryFile& summary : summaries) {
+    DP_ASSIGN_OR_RETURN(const std::string plain, PlainMsPerToken(summary));
+    DP_ASSIGN_OR_RETURN(const std::string profiled, ProfiledMsPerToken(summary));
+    std::string row = "<tr>" + Cell(RunName(summary), true) + Cell(plain) + Cell(profiled);
+    for (const char* key : {"gpu_ms_per_token", "host_gap_ms_per_token", "dispatches_per_token"}) {
+      DP_ASSIGN_OR_RETURN(const std::string text, NumberText(summary, summary.content, "", key));
+      row += Cell(text);
+    }
+    out += row + "</tr>\n";
+  }
+  out += "</table>\n";
+  return base::OkStatus();
+}
+
+base::Status AppendWallBar(const SummaryFile& summary, std::string& out) {
+  const Json& s = summary.content;
+  DP_ASSIGN_OR_RETURN(const std::optional<double> gpu,
+                      NumberOf(summary, s, "", "gpu_ms_per_token"));
+  DP_ASSIGN_OR_RETURN(const std::optional<double> gap,
+                      NumberOf(summary, s, "", "host_gap_ms_per_token"));
+  if (!gpu || !gap || *gpu < 0.0 || *gap < 0.0 || !std::isfinite(*gpu + *gap) ||
+      *gpu + *gap <= 0.0) {
+    out += "<p class=\"note\">No decode wall bar: GPU busy or host gap ms/token missing.</p>\n";
+    return base::OkStatus();
+  }
+  const double gpu_pct = *gpu / (*gpu + *gap) * 100.0;
+  const double gap_pct = 100.0 - gpu_pct;
+  out += "<h3>Decode wall per token</h3>\n";
+  out += "<div class=\"wall\"><div class=\"gpu\" style=\"" + Width(gpu_pct) +
+         "\"></div><div class=\"gap\" style=\"" + Width(gap_pct) + "\"></div></div>\n";
+  out += "<p><span class=\"key gpu\"></span> GPU busy " +
+         HtmlEscape(PyStr(JsonGet(s, "gpu_ms_per_token"))) + " ms (" +
+         base::FormatFixed(gpu_pct, 2) + "%) &nbsp; <span class=\"key gap\"></span> host gap " +
+         HtmlEscape(PyStr(JsonGet(s, "host_gap_ms_per_token"))) + " ms (" +
+         base::FormatFixed(gap_pct, 2) + "%)" +
+         (gap_pct > 50.0 ? " &mdash; launch-bound: the host gap is most of the decode wall" : "") +
+         "</p>\n";
+  return base::OkStatus();
+}
+
+struct UnitLine {
+  std::string id;
+  std::optional<double> wall;  // plain_ceiling_wall_est, else ceiling_wall
+  std::string html;
+};
+
+base::Status AppendUnits(const SummaryFile& summary, const std::vector<std::string>& unit_ids,
+                         std::string& out) {
+  DP_ASSIGN_OR_RETURN(const Json* units, PortUnits(summary));
+  std::vector<UnitLine> lines;
+  bool any_plain = false;
+  for (const std::string& id : unit_ids) {
+    const Json& unit = JsonGet(*units, id);
+    if (unit.is_null()) continue;
+    const std::string prefix = "`port_units`.`" + id + "`.";
+    DP_ASSIGN_OR_RETURN(const std::optional<double> plain,
+                        NumberOf(summary, unit, prefix, "plain_ceiling_wall_est"));
+    DP_ASSIGN_OR_RETURN(const std::optional<double> wall,
+                        NumberOf(summary, unit, prefix, "ceiling_wall"));
+    DP_ASSIGN_OR_RETURN(const std::optional<double> gpu,
+                        NumberOf(summary, unit, prefix, "ceiling_gpu_share"));
+    DP_ASSIGN_OR_RETURN(const std::optional<double> share,
+                        NumberOf(summary, unit, prefix, "fallback_share_pct"));
+    DP_ASSIGN_OR_RETURN(const std::string share_text,
+                        NumberText(summary, unit, prefix, "fallback_share_pct"));
+    any_plain = any_plain || plain.has_value();
+    UnitLine line{id, plain ? plain : wall, ""};
+    line.html = "<tr>" + Cell("<code>#" + HtmlEscape(id) + "</code>", true) +
+                Cell(TextOf(JsonGet(unit, "port")), true) +
+                Cell("<span class=\"meter\"><span style=\"" + Width(share.value_or(0.0)) +
+                         "\"></span></span> " + share_text + "%",
+                     true) +
+                Cell(CeilingCell(plain, wall, gpu)) + "</tr>\n";
+    lines.push_back(std::move(line));
+  }
+  if (lines.empty()) return base::OkStatus();
+  std::stable_sort(lines.begin(), lines.end(), [](const UnitLine& a, const UnitLine& b) {
+    if (a.wall.has_value() != b.wall.has_value()) return a.wall.has_value();
+    return a.wall && *a.wall > *b.wall;
+  });
+  out += std::string("<h3>Work units by ") + (any_plain ? "plain " : "") +
+         "wall ceiling (fallback set)</h3>\n";
+  out +=
+      "<table>\n<tr><th class=\"l\">unit</th><th class=\"l\">work item</th>"
+      "<th class=\"l\">GPU share %</th><th>ceiling wall (GPU share)</th></tr>\n";
+  for (const UnitLine& line : lines) out += line.html;
+  out += "</table>\n";
+  return base::OkStatus();
+}
+
+base::Status AppendTopKernels(const SummaryFile& summary, std::string& out) {
+  const Json& top = JsonGet(summary.content, "top_kernels");
+  if (top.is_null()) return base::OkStatus();
+  if (!top.is_array()) return base::DataError(summary.path, "`top_kernels` is not an array");
+  std::string rows;
+  for (size_t i = 0; i < top.size(); ++i) {
+    const Json& kernel = top[i];
+    const Json& name = JsonGet(kernel, "kernel");
+    if (!kernel.is_object() || !name.is_string()) {
+      return base::DataError(summary.path,
+                             "`top_kernels`[" + std::to_string(i) + "] has no string `kernel`");
+    }
+    const std::string prefix = "`top_kernels`[" + std::to_string(i) + "].";
+    DP_ASSIGN_OR_RETURN(const std::string share, NumberText(summary, kernel, prefix, "share_pct"));
+    DP_ASSIGN_OR_RETURN(const std::string calls,
+                        NumberText(summary, kernel, prefix, "calls_per_token"));
+    rows +=
+        "<tr>" + Cell(std::to_string(i + 1)) +
+        Cell("<code>" + HtmlEscape(ShortKernelName(name.get_ref<const std::string&>())) + "</code>",
+             true) +
+        Cell(TextOf(JsonGet(kernel, "class")), true) + Cell(share) + Cell(calls) + "</tr>\n";
+  }
+  if (rows.empty()) return base::OkStatus();
+  out +=
+      "<h3>Top kernels (share of decode GPU time)</h3>\n<table>\n<tr><th>#</th>"
+      "<th class=\"l\">kernel</th><th class=\"l\">class</th><th>share %</th>"
+      "<th>calls/token</th></tr>\n" +
+      rows + "</table>\n";
+  return base::OkStatus();
+}
+
+}  // namespace
+
+std::string HtmlEscape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+base::StatusOr<std::string> RenderHtmlReport(const std::vector<SummaryFile>& summaries) {
+  DP_ASSIGN_OR_RETURN(const std::vector<std::string> unit_ids, UnitColumns(summaries));
+  std::string out(kHead);
+  out += "<p class=\"note\">" + std::to_string(summaries.size()) +
+         " run(s). Decode time per token in ms: plain = the run without the profiler, profiled = "
+         "decode wall / generated tokens = GPU busy + host gap.</p>\n";
+  DP_RETURN_IF_ERROR(AppendRunTable(summaries, out));
+  for (const SummaryFile& summary : summaries) {
+    out += "<section>\n<h2>" + RunName(summary) + "</h2>\n";
+    DP_RETURN_IF_ERROR(AppendWallBar(summary, out));
+    DP_RETURN_IF_ERROR(AppendUnits(summary, unit_ids, out));
+    DP_RETURN_IF_ERROR(AppendTopKernels(summary, out));
+    out += "</section>\n";
+  }
+  out += "</body>\n</html>\n";
+  return out;
+}
+
+}  // namespace decodeprof::report
