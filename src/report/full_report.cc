@@ -19,22 +19,6 @@ namespace {
 using Json = nlohmann::ordered_json;
 using Lines = std::vector<std::string>;
 
-// "`a`.`b`" for error messages.
-std::string FieldName(std::string_view prefix, std::string_view key) {
-  return std::string(prefix) + "`" + std::string(key) + "`";
-}
-
-// A numeric field: nullopt when absent or null. Errors: any other type.
-base::StatusOr<std::optional<double>> NumberOf(const SummaryFile& summary, const Json& object,
-                                               std::string_view prefix, std::string_view key) {
-  const Json& value = JsonGet(object, key);
-  if (value.is_null()) return std::optional<double>();
-  if (!value.is_number()) {
-    return base::DataError(summary.path, FieldName(prefix, key) + " is neither a number nor null");
-  }
-  return std::optional<double>(value.get<double>());
-}
-
 // A numeric field as stored ("-" when absent or null). Errors: as NumberOf.
 base::StatusOr<std::string> NumberCell(const SummaryFile& summary, const Json& object,
                                        std::string_view prefix, std::string_view key) {
@@ -48,17 +32,6 @@ std::string TextCell(const Json& value) {
   if (value.is_null()) return "-";
   const std::string text = PyStr(value);
   return text.empty() ? "-" : EscapeCell(text);
-}
-
-// A derived value rounded to 4 decimals; "-" when there is none.
-std::string DerivedCell(std::optional<double> value) {
-  if (!value || !std::isfinite(*value)) return "-";
-  return base::PyRepr(base::PyRound(*value, 4));
-}
-
-std::optional<double> Quotient(std::optional<double> numerator, std::optional<double> divisor) {
-  if (!numerator || !divisor || *divisor == 0.0) return std::nullopt;
-  return *numerator / *divisor;
 }
 
 // "|---|---:|" from "lr": one column per letter, `l` left-aligned, anything else right.
@@ -103,29 +76,6 @@ base::Status AppendRunSetup(const std::vector<SummaryFile>& summaries, Lines& li
        "clock", "pack", "units"},
       "llrrrrlll", rows, lines);
   return base::OkStatus();
-}
-
-base::StatusOr<std::string> PlainMsPerToken(const SummaryFile& summary) {
-  const Json& s = summary.content;
-  DP_ASSIGN_OR_RETURN(const std::optional<double> stored,
-                      NumberOf(summary, s, "", "plain_wall_ms_per_token"));
-  if (stored) return PyStr(JsonGet(s, "plain_wall_ms_per_token"));
-  DP_ASSIGN_OR_RETURN(const std::optional<double> tok_s,
-                      NumberOf(summary, s, "", "plain_decode_tok_s"));
-  return DerivedCell(Quotient(1000.0, tok_s));
-}
-
-base::StatusOr<std::string> ProfiledMsPerToken(const SummaryFile& summary) {
-  const Json& s = summary.content;
-  DP_ASSIGN_OR_RETURN(const std::optional<double> wall, NumberOf(summary, s, "", "decode_wall_ms"));
-  DP_ASSIGN_OR_RETURN(const std::optional<double> tokens,
-                      NumberOf(summary, s, "", "generated_tokens"));
-  if (const std::optional<double> per_token = Quotient(wall, tokens)) {
-    return DerivedCell(per_token);
-  }
-  DP_ASSIGN_OR_RETURN(const std::optional<double> tok_s,
-                      NumberOf(summary, s, "", "profiled_decode_tok_s"));
-  return DerivedCell(Quotient(1000.0, tok_s));
 }
 
 base::Status AppendDecodeTime(const std::vector<SummaryFile>& summaries, Lines& lines) {
@@ -213,7 +163,7 @@ base::StatusOr<std::vector<std::string>> UnitRow(const SummaryFile& summary, con
                       NumberOf(summary, summary.content, "", "generated_tokens"));
   std::optional<double> gpu_ms;
   if (share_pct && gpu_sum_ms) gpu_ms = Quotient(*share_pct * *gpu_sum_ms / 100.0, tokens);
-  cells.push_back(DerivedCell(gpu_ms));
+  cells.push_back(DerivedText(gpu_ms));
   for (const char* key :
        {"fallback_dispatches_per_token", "fallback_host_gap_ms_per_token",
         "fallback_wall_share_pct", "plain_ceiling_wall_est", "ceiling_wall", "ceiling_gpu_share"}) {

@@ -46,22 +46,6 @@ code { font-family: ui-monospace, monospace; font-size: 0.95em; }
 <h1>decodeprof report</h1>
 )";
 
-// "`a`.`b`" for error messages.
-std::string FieldName(std::string_view prefix, std::string_view key) {
-  return std::string(prefix) + "`" + std::string(key) + "`";
-}
-
-// A numeric field: nullopt when absent or null. Errors: any other type.
-base::StatusOr<std::optional<double>> NumberOf(const SummaryFile& summary, const Json& object,
-                                               std::string_view prefix, std::string_view key) {
-  const Json& value = JsonGet(object, key);
-  if (value.is_null()) return std::optional<double>();
-  if (!value.is_number()) {
-    return base::DataError(summary.path, FieldName(prefix, key) + " is neither a number nor null");
-  }
-  return std::optional<double>(value.get<double>());
-}
-
 // A numeric field as stored, escaped ("-" when absent or null). Errors: as NumberOf.
 base::StatusOr<std::string> NumberText(const SummaryFile& summary, const Json& object,
                                        std::string_view prefix, std::string_view key) {
@@ -77,16 +61,6 @@ std::string TextOf(const Json& value) {
   return text.empty() ? "-" : HtmlEscape(text);
 }
 
-std::string DerivedText(std::optional<double> value) {
-  if (!value || !std::isfinite(*value)) return "-";
-  return base::PyRepr(base::PyRound(*value, 4));
-}
-
-std::optional<double> Quotient(std::optional<double> numerator, std::optional<double> divisor) {
-  if (!numerator || !divisor || *divisor == 0.0) return std::nullopt;
-  return *numerator / *divisor;
-}
-
 // The run's name in <code>, escaped.
 std::string RunName(const SummaryFile& summary) {
   return "<code>" + HtmlEscape(PyStr(JsonGet(summary.content, "name"))) + "</code>";
@@ -96,32 +70,6 @@ std::string RunName(const SummaryFile& summary) {
 std::string Width(double pct) {
   if (!std::isfinite(pct)) pct = 0.0;
   return "width:" + base::FormatFixed(std::clamp(pct, 0.0, 100.0), 2) + "%";
-}
-
-// full_report.h's plain ms/token: plain_wall_ms_per_token, else 1000 / plain_decode_tok_s.
-base::StatusOr<std::string> PlainMsPerToken(const SummaryFile& summary) {
-  const Json& s = summary.content;
-  DP_ASSIGN_OR_RETURN(const std::optional<double> stored,
-                      NumberOf(summary, s, "", "plain_wall_ms_per_token"));
-  if (stored) return PyStr(JsonGet(s, "plain_wall_ms_per_token"));
-  DP_ASSIGN_OR_RETURN(const std::optional<double> tok_s,
-                      NumberOf(summary, s, "", "plain_decode_tok_s"));
-  return DerivedText(Quotient(1000.0, tok_s));
-}
-
-// full_report.h's profiled ms/token: decode_wall_ms / generated_tokens, else
-// 1000 / profiled_decode_tok_s.
-base::StatusOr<std::string> ProfiledMsPerToken(const SummaryFile& summary) {
-  const Json& s = summary.content;
-  DP_ASSIGN_OR_RETURN(const std::optional<double> wall, NumberOf(summary, s, "", "decode_wall_ms"));
-  DP_ASSIGN_OR_RETURN(const std::optional<double> tokens,
-                      NumberOf(summary, s, "", "generated_tokens"));
-  if (const std::optional<double> per_token = Quotient(wall, tokens)) {
-    return DerivedText(per_token);
-  }
-  DP_ASSIGN_OR_RETURN(const std::optional<double> tok_s,
-                      NumberOf(summary, s, "", "profiled_decode_tok_s"));
-  return DerivedText(Quotient(1000.0, tok_s));
 }
 
 std::string Cell(std::string_view text, bool left = false) {

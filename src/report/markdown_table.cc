@@ -1,9 +1,13 @@
 #include "src/report/markdown_table.h"
 
 #include <algorithm>
+#include <cmath>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "src/base/py_format.h"
 
 namespace decodeprof::report {
 
@@ -89,6 +93,53 @@ base::StatusOr<std::vector<std::string>> UnitColumns(const std::vector<SummaryFi
     }
   }
   return ids;
+}
+
+std::string FieldName(std::string_view prefix, std::string_view key) {
+  return std::string(prefix) + "`" + std::string(key) + "`";
+}
+
+base::StatusOr<std::optional<double>> NumberOf(const SummaryFile& summary, const Json& object,
+                                               std::string_view prefix, std::string_view key) {
+  const Json& value = JsonGet(object, key);
+  if (value.is_null()) return std::optional<double>();
+  if (!value.is_number()) {
+    return base::DataError(summary.path, FieldName(prefix, key) + " is neither a number nor null");
+  }
+  return std::optional<double>(value.get<double>());
+}
+
+std::optional<double> Quotient(std::optional<double> numerator, std::optional<double> divisor) {
+  if (!numerator || !divisor || *divisor == 0.0) return std::nullopt;
+  return *numerator / *divisor;
+}
+
+std::string DerivedText(std::optional<double> value) {
+  if (!value || !std::isfinite(*value)) return "-";
+  return base::PyRepr(base::PyRound(*value, 4));
+}
+
+base::StatusOr<std::string> PlainMsPerToken(const SummaryFile& summary) {
+  const Json& s = summary.content;
+  DP_ASSIGN_OR_RETURN(const std::optional<double> stored,
+                      NumberOf(summary, s, "", "plain_wall_ms_per_token"));
+  if (stored) return PyStr(JsonGet(s, "plain_wall_ms_per_token"));
+  DP_ASSIGN_OR_RETURN(const std::optional<double> tok_s,
+                      NumberOf(summary, s, "", "plain_decode_tok_s"));
+  return DerivedText(Quotient(1000.0, tok_s));
+}
+
+base::StatusOr<std::string> ProfiledMsPerToken(const SummaryFile& summary) {
+  const Json& s = summary.content;
+  DP_ASSIGN_OR_RETURN(const std::optional<double> wall, NumberOf(summary, s, "", "decode_wall_ms"));
+  DP_ASSIGN_OR_RETURN(const std::optional<double> tokens,
+                      NumberOf(summary, s, "", "generated_tokens"));
+  if (const std::optional<double> per_token = Quotient(wall, tokens)) {
+    return DerivedText(per_token);
+  }
+  DP_ASSIGN_OR_RETURN(const std::optional<double> tok_s,
+                      NumberOf(summary, s, "", "profiled_decode_tok_s"));
+  return DerivedText(Quotient(1000.0, tok_s));
 }
 
 }  // namespace decodeprof::report

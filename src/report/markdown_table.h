@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,5 +44,28 @@ base::StatusOr<const nlohmann::ordered_json*> PortUnits(const SummaryFile& summa
 // then ids that only later summaries have, in order of first appearance (the seed's fixed
 // #2063..#2068 columns whenever every summary holds the same units). Errors: as PortUnits.
 base::StatusOr<std::vector<std::string>> UnitColumns(const std::vector<SummaryFile>& summaries);
+
+// "<prefix>`<key>`", the name of a field in error messages (prefix e.g. "`units`.").
+std::string FieldName(std::string_view prefix, std::string_view key);
+
+// A numeric field: nullopt when absent or null. Errors (kData, the summary's path): any other
+// type; `prefix` + `key` name the field in the message.
+base::StatusOr<std::optional<double>> NumberOf(const SummaryFile& summary,
+                                               const nlohmann::ordered_json& object,
+                                               std::string_view prefix, std::string_view key);
+
+// numerator / divisor; nullopt when either is missing or the divisor is 0.
+std::optional<double> Quotient(std::optional<double> numerator, std::optional<double> divisor);
+
+// A value the report computes, rounded to 4 decimals as Python's repr; "-" when there is none.
+std::string DerivedText(std::optional<double> value);
+
+// Decode ms per token of the plain run: plain_wall_ms_per_token as stored, else
+// 1000 / plain_decode_tok_s; "-" without a plain run. Errors: as NumberOf.
+base::StatusOr<std::string> PlainMsPerToken(const SummaryFile& summary);
+
+// Decode ms per token of the profiled run: decode_wall_ms / generated_tokens (= GPU busy +
+// host gap per token), else 1000 / profiled_decode_tok_s. Errors: as NumberOf.
+base::StatusOr<std::string> ProfiledMsPerToken(const SummaryFile& summary);
 
 }  // namespace decodeprof::report
