@@ -103,19 +103,6 @@ std::string ClockText(const LoadedTrace& t) {
   return trace::ClockName(*t.trace.clock);
 }
 
-const char* FormatText(TraceFormat f) {
-  switch (f) {
-    case TraceFormat::kNative:
-      return "native";
-    case TraceFormat::kKinetoJson:
-      return "kineto-json";
-    case TraceFormat::kRocprofv3Csv:
-    case TraceFormat::kAuto:
-      break;
-  }
-  return "rocprofv3-csv";
-}
-
 base::StatusOr<report::ChromeTraceStats> RunExport(const ExportRequest& req,
                                                    std::vector<std::string>& notes) {
   // Configuration first: a bad pack must not cost a pass over a large trace. The default pack
@@ -125,8 +112,7 @@ base::StatusOr<report::ChromeTraceStats> RunExport(const ExportRequest& req,
   std::string pack_name = req.pack;
   if (pack_name.empty()) {
     pack_name = pipeline::DefaultPackFor(format);
-    notes.push_back("pack " + pack_name + " (the default for " + FormatText(format) +
-                    " traces; --pack overrides)");
+    notes.push_back(pipeline::DefaultPackNote(format));
   }
   DP_ASSIGN_OR_RETURN(const std::unique_ptr<analysis::Pack> pack, packs::LoadPack(pack_name));
 
@@ -176,7 +162,7 @@ base::StatusOr<report::ChromeTraceStats> RunExport(const ExportRequest& req,
   // The trace's file name only: the output must not depend on where the trace lies.
   in.other_data.insert(in.other_data.begin(),
                        {{"source", std::filesystem::path(req.trace).filename().string()},
-                        {"format", FormatText(t.format)},
+                        {"format", pipeline::TraceFormatName(t.format)},
                         {"clock", ClockText(t)},
                         {"pack", pack->name()}});
   return report::WriteChromeTraceFile(req.out, in);

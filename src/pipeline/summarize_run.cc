@@ -74,19 +74,6 @@ class NoUnits : public analysis::UnitTable {
   std::vector<analysis::Unit> units_;
 };
 
-const char* FormatName(TraceFormat format) {
-  switch (format) {
-    case TraceFormat::kNative:
-      return "native";
-    case TraceFormat::kKinetoJson:
-      return "kineto-json";
-    case TraceFormat::kRocprofv3Csv:
-    case TraceFormat::kAuto:
-      break;
-  }
-  return "rocprofv3";
-}
-
 struct LoadedTrace {
   analysis::DecodeWindow window;
   bool has_grid = true;
@@ -241,8 +228,7 @@ base::StatusOr<SummarizeResult> RunSummarize(const SummarizeRequest& req) {
   std::string pack_name = req.pack;
   if (pack_name.empty()) {
     pack_name = DefaultPackFor(format);
-    result.notes.push_back("pack " + pack_name + " (the default for " + FormatName(format) +
-                           " traces; --pack overrides)");
+    result.notes.push_back(DefaultPackNote(format));
   }
   DP_ASSIGN_OR_RETURN(std::unique_ptr<analysis::Pack> pack, packs::LoadPack(pack_name));
   const std::string units_name = req.units.empty() ? packs::DefaultUnitsOf(*pack) : req.units;

@@ -41,8 +41,26 @@ base::StatusOr<TraceFormat> ResolveTraceFormat(const std::string& path, TraceFor
   return TraceFormat::kRocprofv3Csv;
 }
 
+const char* TraceFormatName(TraceFormat format) {
+  switch (format) {
+    case TraceFormat::kNative:
+      return "native";
+    case TraceFormat::kKinetoJson:
+      return "kineto-json";
+    case TraceFormat::kRocprofv3Csv:
+    case TraceFormat::kAuto:
+      break;
+  }
+  return "rocprofv3-csv";
+}
+
 const char* DefaultPackFor(TraceFormat format) {
   return format == TraceFormat::kRocprofv3Csv ? "mlx-rocm" : "pytorch-cuda";
+}
+
+std::string DefaultPackNote(TraceFormat format) {
+  return std::string("pack ") + DefaultPackFor(format) + " (the default for " +
+         TraceFormatName(format) + " traces; --pack overrides)";
 }
 
 base::StatusOr<BufferedTrace> ImportBuffered(const std::string& path, TraceFormat format,

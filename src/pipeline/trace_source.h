@@ -31,8 +31,15 @@ std::optional<TraceFormat> ParseTraceFormat(std::string_view text);
 // Errors: the file cannot be read (kNotFound / kIo).
 base::StatusOr<TraceFormat> ResolveTraceFormat(const std::string& path, TraceFormat format);
 
+// The --format value naming a format ("rocprofv3-csv", "native", "kineto-json").
+const char* TraceFormatName(TraceFormat format);
+
 // The built-in pack for a format: mlx-rocm for rocprofv3 traces, pytorch-cuda otherwise.
 const char* DefaultPackFor(TraceFormat format);
+
+// The note a job prints when it picked DefaultPackFor(format) on the user's behalf:
+// "pack <name> (the default for <format> traces; --pack overrides)".
+std::string DefaultPackNote(TraceFormat format);
 
 // A native or Kineto trace read whole: dispatches in file order (Dispatch::line = 1-based
 // record index), the launch context per dispatch indexed by line - 1 (empty when the trace has
