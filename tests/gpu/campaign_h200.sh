@@ -10,6 +10,8 @@
 #   (examples/hf_decode/configs), so that run names are the published names.
 #   COMMIT: the commit the stage was built from (the device's copy has no git history).
 #   SAMPLING: the settings (default "0 0.7 0.7:0.95"); TOKENS/WARMUP/PROMPT override the shape.
+#   KEEP_TRACES=1: also bring back the recorded traces (traces_<PART>.tar.xz: <run>/<run>.sqlite
+#   with the local paths removed from meta.command), e.g. for examples/data.
 # Results in $OUT (default /tmp/campaign-out): run.log, report_<PART>.md (`decodeprof report
 # --full`), results_<PART>.tar.gz (the published files of `decodeprof profile`: summaries,
 # decode kernel tables, bench logs, guard log renamed guard_<PART>.log, provenance_<PART>.txt).
@@ -81,5 +83,23 @@ fi
   "$DP" report "$WORK/results" > "$OUT/report_$PART.md"
 cat "$OUT/report_$PART.md" | head -40
 (cd "$WORK/results" && tar czf "$OUT/results_$PART.tar.gz" .)
+if [ "${KEEP_TRACES:-0}" = 1 ] && [ -d "$WORK/traces" ]; then
+  # A trace's meta.command names the paths it ran with: drop the copy's root and the work dir.
+  python3 - "$ROOT/" "$WORK/" "$WORK/traces" <<'PY'
+import pathlib, sqlite3, sys
+root, work, traces = sys.argv[1:4]
+for path in sorted(pathlib.Path(traces).rglob("*.sqlite")):
+    db = sqlite3.connect(path)
+    for key, value in db.execute("select key, value from meta").fetchall():
+        if isinstance(value, str) and (root in value or work in value):
+            db.execute("update meta set value = ? where key = ?",
+                       (value.replace(root, "").replace(work, "<work>/"), key))
+    db.commit()
+    db.execute("vacuum")
+    db.close()
+PY
+  (cd "$WORK/traces" && tar cJf "$OUT/traces_$PART.tar.xz" --exclude='*-journal' --exclude='*-wal' .)
+  du -a "$WORK/traces"
+fi
 ls -la "$WORK/results"
 exit $status
