@@ -20,6 +20,9 @@ inline constexpr std::string_view kMetaOnlyRange = "only_range";
 // in part or in whole (meta only_range_warnings then says what was refused).
 inline constexpr std::string_view kCounterOnlyRangePeriods = "only_range_periods";
 inline constexpr std::string_view kCounterOnlyRangeSwitchFailures = "only_range_switch_failures";
+// Launch API records CUPTI handed back from outside the periods, dropped (they stay enabled
+// while gated: recorder.cc says why).
+inline constexpr std::string_view kCounterOnlyRangeApiCallsOutside = "only_range_api_calls_outside";
 inline constexpr std::string_view kMetaOnlyRangeWarnings = "only_range_warnings";
 
 // Longest name accepted, in bytes (NVTX messages are usually a few dozen).

@@ -1,9 +1,27 @@
 #include "src/record/cupti/range_gate.h"
 
+#include <algorithm>
+#include <limits>
+
+#include "src/record/cupti/clock.h"
+
 namespace decodeprof::record::cupti {
 
+namespace {
+constexpr int64_t kOpen = std::numeric_limits<int64_t>::max();
+}  // namespace
+
 void RangeGate::SwitchLocked(bool on) {
+  const int64_t before = MonotonicNs();
   const bool ok = switch_(on);
+  {
+    std::lock_guard<std::mutex> lock(spans_mu_);
+    if (on) {
+      spans_.emplace_back(before, kOpen);
+    } else if (!spans_.empty() && spans_.back().second == kOpen) {
+      spans_.back().second = MonotonicNs();
+    }
+  }
   on_ = on;
   if (!ok) {
     switch_failures_.fetch_add(1, std::memory_order_relaxed);
@@ -36,7 +54,19 @@ void RangeGate::Attach(SwitchFn switch_fn, bool on_now) {
     SwitchLocked(want);
   } else if (want) {
     periods_.fetch_add(1, std::memory_order_relaxed);  // a period that began before CUPTI came
+    std::lock_guard<std::mutex> spans_lock(spans_mu_);
+    spans_.emplace_back(std::numeric_limits<int64_t>::min(), kOpen);
   }
+}
+
+bool RangeGate::Covers(int64_t ns) const {
+  if (!gating()) return true;
+  std::lock_guard<std::mutex> lock(spans_mu_);
+  // The last period that begins at or before ns.
+  auto it = std::upper_bound(
+      spans_.begin(), spans_.end(), ns,
+      [](int64_t t, const std::pair<int64_t, int64_t>& span) { return t < span.first; });
+  return it != spans_.begin() && ns <= std::prev(it)->second;
 }
 
 int64_t RangeGate::open_ranges() const {

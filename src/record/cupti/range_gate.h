@@ -14,10 +14,17 @@
 // enable/disable of its activity kinds — and the state CUPTI is in, and brings CUPTI in line
 // with the count at once.
 //
+// The gate also keeps its periods on the host clock (CLOCK_MONOTONIC, clock.h): each runs
+// from just before a switch on to just after the switch off that ends it. Covers() answers
+// whether a host time lies in one, for records the gate cannot switch and that are therefore
+// kept on and filtered by time instead (the launch API records: CUPTI does not turn those
+// back on once they were switched off, recorder.cc).
+//
 // Thread-safety: one mutex, held across the switch, so that a thread returning from Open()
 // knows that recording is on (a kernel it launches next is recorded) and so that switches
 // never cross. The switch calls into CUPTI with it held: safe because no CUPTI callback ever
-// takes it (recorder.h, lock order). counts() does not take it.
+// takes it (recorder.h, lock order). counts() does not take it; Covers() takes only a leaf
+// mutex of the periods.
 #pragma once
 
 #include <atomic>
@@ -27,6 +34,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 namespace decodeprof::record::cupti {
 
@@ -64,6 +72,11 @@ class RangeGate {
   // Ranges of the name open now (for tests).
   int64_t open_ranges() const;
 
+  // True when host time `ns` (CLOCK_MONOTONIC) lies in a period of recording: from just
+  // before a switch on to just after the switch off (a period still open runs on; one that
+  // began before Attach() runs from the start). Always true when not gating.
+  bool Covers(int64_t ns) const;
+
  private:
   void SwitchLocked(bool on);  // mu_ held
 
@@ -74,6 +87,10 @@ class RangeGate {
   bool on_ = false;        // the state last switched to (or given to Attach)
   std::atomic<int64_t> periods_{0};
   std::atomic<int64_t> switch_failures_{0};
+
+  mutable std::mutex spans_mu_;  // leaf: guards spans_
+  // The periods as [begin, end] on CLOCK_MONOTONIC, in order; end is INT64_MAX while open.
+  std::vector<std::pair<int64_t, int64_t>> spans_;
 };
 
 }  // namespace decodeprof::record::cupti

@@ -173,6 +173,11 @@ void RecordTranslator::AddMemoryOp(const Record& m, nf::MemoryOpKind kind, int32
 }
 
 void RecordTranslator::AddApi(const CUpti_ActivityAPI& a) {
+  const int64_t start_ns = static_cast<int64_t>(a.start) + offset_ns_;
+  if (gate_ != nullptr && !gate_->Covers(start_ns)) {
+    ++counts_.api_calls_outside_range;
+    return;
+  }
   const uint64_t key = (static_cast<uint64_t>(a.kind) << 32) | a.cbid;
   nf::ApiCallRow row;
   if (auto it = api_names_.find(key); it != api_names_.end()) {
@@ -183,7 +188,7 @@ void RecordTranslator::AddApi(const CUpti_ActivityAPI& a) {
     api_names_.emplace(key, *name);
     row.name = *name;
   }
-  row.start_ns = static_cast<int64_t>(a.start) + offset_ns_;
+  row.start_ns = start_ns;
   row.end_ns = static_cast<int64_t>(a.end) + offset_ns_;
   row.thread = a.threadId;
   row.correlation = a.correlationId;

@@ -22,6 +22,7 @@
 #include <utility>
 
 #include "src/native_format/native_writer.h"
+#include "src/record/cupti/range_gate.h"
 
 namespace decodeprof::record::cupti {
 
@@ -37,12 +38,16 @@ struct TranslateCounts {
   int64_t translation_failures = 0;
   int64_t write_failures = 0;
   int64_t unknown = 0;
+  int64_t api_calls_outside_range = 0;  // dropped: outside the gate's periods (--only-range)
 };
 
 class RecordTranslator {
  public:
-  RecordTranslator(native_format::NativeWriter& writer, NextRecordFn next, int64_t offset_ns)
-      : writer_(writer), next_(next), offset_ns_(offset_ns) {}
+  // `gate`: with --only-range, launch API records that start outside its periods are dropped
+  // (counted in api_calls_outside_range); nullptr keeps them all.
+  RecordTranslator(native_format::NativeWriter& writer, NextRecordFn next, int64_t offset_ns,
+                   const RangeGate* gate = nullptr)
+      : writer_(writer), next_(next), offset_ns_(offset_ns), gate_(gate) {}
 
   // Writes every record of `buffer` (the first `valid_bytes`) and adds to counts().
   void Translate(uint8_t* buffer, size_t valid_bytes);
@@ -67,6 +72,7 @@ class RecordTranslator {
   native_format::NativeWriter& writer_;
   NextRecordFn next_;
   int64_t offset_ns_;
+  const RangeGate* gate_;
   TranslateCounts counts_;
   struct Hash {
     using is_transparent = void;

@@ -230,32 +230,36 @@ void Recorder::AttachCupti() {
   // Never CUPTI_ACTIVITY_KIND_KERNEL: it serializes kernels (issue 4).
   rc = cupti_.ActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
   if (rc != CUPTI_SUCCESS) return refuse("CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL", rc);
-  switchable_.push_back(
-      {Switchable::Type::kKind, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL"});
+  switchable_.push_back({CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL"});
   std::string warnings;
-  auto optional = [&](Switchable what, CUptiResult result) {
+  // `gated`: the gate switches it (kinds); launch API records are never switched (below).
+  auto optional = [&](Switchable what, CUptiResult result, bool gated = true) {
     if (result == CUPTI_SUCCESS) {
-      switchable_.push_back(what);
+      if (gated) switchable_.push_back(what);
       return;
     }
     warnings += std::string(warnings.empty() ? "" : "; ") + what.name + ": " +
                 CuptiErrorText(cupti_, result);
   };
   if (config_.memory_ops) {
-    optional({Switchable::Type::kKind, CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY"},
+    optional({CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY"},
              cupti_.ActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY));
-    optional({Switchable::Type::kKind, CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET"},
+    optional({CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET"},
              cupti_.ActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET));
   }
   (void)cupti_.ActivityEnable(CUPTI_ACTIVITY_KIND_DEVICE);  // device names; optional, never gated
   if (config_.api_calls) {
+    // Never switched by the gate: on CUPTI 13.0 a launch API record switched off with
+    // cuptiActivityEnable{Runtime,Driver}Api(cbid, 0) stays off when switched on again (seen
+    // on the H200: 0 API records in gated traces). Under --only-range they stay on, and the
+    // translator drops those outside the gate's periods by their host start time.
     for (size_t i = 0; i < kLaunchApiCount; ++i) {
       const LaunchApi& api = kLaunchApis[i];
       const bool runtime = api.kind == CUPTI_ACTIVITY_KIND_RUNTIME;
-      optional({runtime ? Switchable::Type::kRuntimeApi : Switchable::Type::kDriverApi, api.cbid,
-                api.name},
+      optional({api.kind, api.name},
                runtime ? cupti_.ActivityEnableRuntimeApi(api.cbid, 1)
-                       : cupti_.ActivityEnableDriverApi(api.cbid, 1));
+                       : cupti_.ActivityEnableDriverApi(api.cbid, 1),
+               /*gated=*/false);
     }
   }
   if (!warnings.empty()) {
@@ -272,20 +276,7 @@ void Recorder::AttachCupti() {
 bool Recorder::SwitchActivity(bool on) {
   std::string refused;
   for (const Switchable& s : switchable_) {
-    CUptiResult rc = CUPTI_SUCCESS;
-    switch (s.type) {
-      case Switchable::Type::kKind: {
-        const auto kind = static_cast<CUpti_ActivityKind>(s.id);
-        rc = on ? cupti_.ActivityEnable(kind) : cupti_.ActivityDisable(kind);
-        break;
-      }
-      case Switchable::Type::kRuntimeApi:
-        rc = cupti_.ActivityEnableRuntimeApi(s.id, on ? 1 : 0);
-        break;
-      case Switchable::Type::kDriverApi:
-        rc = cupti_.ActivityEnableDriverApi(s.id, on ? 1 : 0);
-        break;
-    }
+    const CUptiResult rc = on ? cupti_.ActivityEnable(s.kind) : cupti_.ActivityDisable(s.kind);
     if (rc != CUPTI_SUCCESS) {
       refused +=
           std::string(refused.empty() ? "" : "; ") + s.name + ": " + CuptiErrorText(cupti_, rc);
@@ -334,8 +325,9 @@ void Recorder::OnBufferCompleted(CUcontext context, uint32_t stream, uint8_t* bu
 
 void Recorder::DrainOnce() {
   if (translator_ == nullptr && cupti_attached_.load(std::memory_order_acquire)) {
-    translator_ = std::make_unique<RecordTranslator>(*writer_, cupti_.ActivityGetNextRecord,
-                                                     clock_offset_ns_);
+    translator_ =
+        std::make_unique<RecordTranslator>(*writer_, cupti_.ActivityGetNextRecord, clock_offset_ns_,
+                                           gate_.gating() ? &gate_ : nullptr);
   }
   std::vector<std::pair<uint8_t*, size_t>> buffers;
   {
@@ -403,6 +395,7 @@ void Recorder::WriteCounters() {
     const RangeGate::Counts g = gate_.counts();
     (void)writer_->SetCounter(kCounterOnlyRangePeriods, g.periods);
     (void)writer_->SetCounter(kCounterOnlyRangeSwitchFailures, g.switch_failures);
+    (void)writer_->SetCounter(kCounterOnlyRangeApiCallsOutside, t.api_calls_outside_range);
   }
 }
 

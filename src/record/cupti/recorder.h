@@ -100,10 +100,9 @@ class Recorder {
   // why in meta only_range_warnings (and once on stderr) and returns false. Gate mutex held.
   bool SwitchActivity(bool on);
 
-  // One activity kind or launch API callback that AttachCupti enabled (and the gate switches).
+  // An activity kind that AttachCupti enabled (in switchable_: the kinds the gate switches).
   struct Switchable {
-    enum class Type { kKind, kRuntimeApi, kDriverApi } type;
-    uint32_t id;  // CUpti_ActivityKind or callback id
+    CUpti_ActivityKind kind;
     const char* name;
   };
 

@@ -7,7 +7,9 @@
 // Like CUPTI, it decides at launch: a kernel launched while CONCURRENT_KERNEL is disabled
 // leaves no record, and one launched while it is enabled is recorded (its record is written
 // at launch and handed back at the next flush) whatever is switched afterwards. The API
-// record follows cuptiActivityEnableRuntimeApi(cudaLaunchKernel) in the same way.
+// record follows cuptiActivityEnableRuntimeApi(cudaLaunchKernel) in the same way, except that,
+// like CUPTI 13.0 on the H200, once switched off it stays off: enabling it again is accepted
+// and does nothing.
 //
 // Environment: FAKE_CUPTI_REFUSE=1 makes enabling CONCURRENT_KERNEL fail;
 // FAKE_CUPTI_REFUSE_AGAIN=1 lets the first enabling of CONCURRENT_KERNEL succeed and fails
@@ -27,8 +29,9 @@ std::mutex g_mu;
 CUpti_BuffersCallbackRequestFunc g_request = nullptr;
 CUpti_BuffersCallbackCompleteFunc g_complete = nullptr;
 CUpti_TimestampCallbackFunc g_timestamp = nullptr;
-bool g_kernels_enabled = false;  // CONCURRENT_KERNEL
-bool g_api_enabled = false;      // the cudaLaunchKernel runtime API record
+bool g_kernels_enabled = false;    // CONCURRENT_KERNEL
+bool g_api_enabled = false;        // the cudaLaunchKernel runtime API record
+bool g_api_disabled_once = false;  // switched off once: stays off (see the top)
 int g_kernel_enables = 0;
 uint8_t* g_buffer = nullptr;  // the buffer being filled
 size_t g_size = 0;
@@ -121,7 +124,8 @@ CUptiResult cuptiActivityDisable(CUpti_ActivityKind kind) {
 CUptiResult cuptiActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable) {
   if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000) {
     std::lock_guard<std::mutex> lock(g_mu);
-    g_api_enabled = enable != 0;
+    if (enable == 0) g_api_disabled_once = true;
+    g_api_enabled = enable != 0 && !g_api_disabled_once;
   }
   return CUPTI_SUCCESS;
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "src/record/cupti/clock.h"
 #include "src/record/cupti/config.h"
 #include "src/record/cupti/nvtx_collector.h"
 #include "src/record/only_range.h"
@@ -50,6 +51,40 @@ TEST(RangeGateTest, CountsUntilAttachedThenSwitchesOnTheOutermostOpenAndLastClos
   EXPECT_EQ(log.calls.back(), true);
   EXPECT_EQ(gate.counts().periods, 2);
   EXPECT_EQ(gate.counts().switch_failures, 0);
+}
+
+TEST(RangeGateTest, CoversHostTimesInsideItsPeriodsOnly) {
+  RangeGate gate("r");
+  SwitchLog log;
+  gate.Attach(log.Fn(), /*on_now=*/true);  // off
+  const int64_t before_first = MonotonicNs();
+  gate.Open();
+  const int64_t in_first = MonotonicNs();
+  gate.Close();
+  const int64_t between = MonotonicNs();
+  gate.Open();
+  const int64_t in_second = MonotonicNs();
+  EXPECT_FALSE(gate.Covers(before_first - 1));
+  EXPECT_TRUE(gate.Covers(in_first));
+  EXPECT_FALSE(gate.Covers(between + 1));
+  EXPECT_TRUE(gate.Covers(in_second));
+  EXPECT_TRUE(gate.Covers(in_second + 1'000'000'000));  // the second period is still open
+  gate.Close();
+  const int64_t after = MonotonicNs();
+  EXPECT_FALSE(gate.Covers(after + 1));
+  EXPECT_TRUE(gate.Covers(in_second));
+  // Not gating: everything is covered.
+  EXPECT_TRUE(RangeGate("").Covers(0));
+}
+
+TEST(RangeGateTest, APeriodOpenBeforeAttachCoversEverythingBefore) {
+  RangeGate gate("r");
+  SwitchLog log;
+  gate.Open();
+  gate.Attach(log.Fn(), /*on_now=*/true);
+  EXPECT_TRUE(gate.Covers(0));
+  gate.Close();
+  EXPECT_FALSE(gate.Covers(MonotonicNs() + 1));
 }
 
 TEST(RangeGateTest, ARangeOpenWhenAttachedIsAPeriodWithoutASwitch) {
