@@ -10,6 +10,8 @@
 #   (examples/hf_decode/configs), so that run names are the published names.
 #   COMMIT: the commit the stage was built from (the device's copy has no git history).
 #   SAMPLING: the settings (default "0 0.7 0.7:0.95"); TOKENS/WARMUP/PROMPT override the shape.
+#   BENCH_EXTRA: more hf_decode.py flags for every run (e.g. "--sdpa-backend flash"), with
+#   NAME_SUFFIX appended to each model directory's name (so to the run names), e.g. "-sdpa-flash".
 #   KEEP_TRACES=1: also bring back the recorded traces (traces_<PART>.tar.xz: <run>/<run>.sqlite
 #   with the local paths removed from meta.command), e.g. for examples/data.
 # Results in $OUT (default /tmp/campaign-out): run.log, report_<PART>.md (`decodeprof report
@@ -40,6 +42,7 @@ for m in $MODELS_WANTED; do
     nemotron) name=NVIDIA-Nemotron-3-Nano-30B-A3B ;;
     *) echo "campaign: unknown model $m" >&2; exit 2 ;;
   esac
+  name="$name${NAME_SUFFIX:-}"
   mkdir -p "$WORK/models/$name"
   cp "$ROOT/examples/hf_decode/configs/$m.json" "$WORK/models/$name/config.json"
   model_dirs+=(--model "$WORK/models/$name")
@@ -55,6 +58,7 @@ for s in $SAMPLING; do sampling_args+=(--sampling "$s"); done
   python3 -c 'import sys, torch, transformers; print("python", sys.version.split()[0], "torch", torch.__version__, "transformers", transformers.__version__)'
   echo "CUPTI: $DECODEPROF_CUPTI_LIB"
   echo "models: $MODELS_WANTED; sampling: $SAMPLING"
+  echo "hf_decode.py extra flags: ${BENCH_EXTRA:-none}"
   echo "command: decodeprof profile --idle-secs 5 ${sampling_args[*]} --tokens ${TOKENS:-128} --warmup-tokens ${WARMUP:-20} --prompt-tokens ${PROMPT:-512} --model <models>/<name> ... -- python3 examples/hf_decode/hf_decode.py"
 } > "$WORK/results/provenance_$PART.txt"
 cat "$WORK/results/provenance_$PART.txt"
@@ -65,7 +69,7 @@ start=$(date +%s)
   --tokens "${TOKENS:-128}" --warmup-tokens "${WARMUP:-20}" --prompt-tokens "${PROMPT:-512}" \
   --out "$WORK/results" --trace-dir "$WORK/traces" "${model_dirs[@]}" \
   --bench-args '-m {model}/config.json -p profile -n {tokens} --warmup-tokens {warmup}
-                --ignore-eos --prompt-tokens {prompt} --temperature {temperature} --top-p {top_p}' \
+                --ignore-eos --prompt-tokens {prompt} --temperature {temperature} --top-p {top_p}'" ${BENCH_EXTRA:-}" \
   -- python3 examples/hf_decode/hf_decode.py
 status=$?
 echo "profile exit: $status after $(($(date +%s) - start)) s"
