@@ -3,11 +3,13 @@
 // clock), known host gaps between kernels, a captured CUDA graph replayed N times, launches
 // from several threads at once, and NVTX phase marks through include/decodeprof/marks.h.
 // It writes its own ground truth as JSON; tests/gpu/record_calibrate_check.py compares a
-// recorded trace with it. The fixed GPU cost of a kernel beyond its instructions (its launch
-// and drain, which no in-kernel timer sees) is measured twice without CUPTI: by the
-// %globaltimer gaps inside a back-to-back chain of kernels (`chain`), and by CUDA events
-// around an empty kernel (`event_fixed_cost`, which also holds the front end's command
-// processing and so bounds it from above).
+// recorded trace with it. Two measurements without CUPTI bound what a kernel costs the GPU
+// beyond its instructions: CUDA events around an empty kernel (`event_fixed_cost`, which also
+// holds the front end's command processing, so an upper bound), and a back-to-back chain of
+// kernels that store %globaltimer at their first and last instruction (`chain`): the gap
+// from one link's last instruction to the next one's first holds the drain of the one, the
+// idle time between the two and the launch of the next, and the stamps referee the recorded
+// timestamps themselves (record_calibrate_check.py).
 //
 //   calibrate truth OUT.json        the calibration run
 //   calibrate launch-loop N [OUT]   N launches of an empty kernel, timed on the host
@@ -196,8 +198,8 @@ int Truth(const char* out_path) {
   CHECK(cudaEventDestroy(ev1));
   // A back-to-back chain queued behind a blocker: the GPU runs the links with no host gap,
   // so the %globaltimer gap between one link's last instruction and the next link's first is
-  // the GPU's fixed cost of a kernel (its drain plus the next one's launch), measured by the
-  // kernels themselves: chain_fixed_cost_ns is the median of those gaps.
+  // the drain of one, the idle time between them and the launch of the next, measured by the
+  // kernels themselves (`fixed_cost_ns` in the JSON is the median of those gaps).
   calib_step_kernel<<<1, 1, 0, stream>>>(300000);
   ++count_step;
   for (int i = 0; i < kChain; ++i) calib_chain<<<1, 1, 0, stream>>>(5000, chain_stamps, i);
