@@ -1,5 +1,6 @@
 // `decodeprof export --chrome-trace` over the recorded H200 trace
-// examples/data/llama_greedy/llama_greedy.sqlite: counts and a few events of the timeline,
+// examples/data/Llama-3.1-8B-Instruct_greedy/Llama-3.1-8B-Instruct_greedy.sqlite (8 generated
+// tokens, so 7 decode steps): counts and a few events of the timeline,
 // checked against the trace itself and against `summarize` over the same trace (the expected
 // file would be tens of MB, so no golden copy is kept).
 #include <gtest/gtest.h>
@@ -20,8 +21,9 @@ using nlohmann::json;
 
 namespace {
 
-const std::string kTrace =
-    std::string(DECODEPROF_SOURCE_DIR) + "/examples/data/llama_greedy/llama_greedy.sqlite";
+const std::string kTrace = std::string(DECODEPROF_SOURCE_DIR) +
+                           "/examples/data/Llama-3.1-8B-Instruct_greedy/"
+                           "Llama-3.1-8B-Instruct_greedy.sqlite";
 
 class ExportCliTest : public ::testing::Test {
  protected:
@@ -59,10 +61,10 @@ TEST_F(ExportCliTest, DecodeWindowMatchesSummarize) {
   const auto n = CountByCat(doc);
   EXPECT_EQ(n.at("kernel"), summary["decode_dispatches"].get<int64_t>());
   EXPECT_EQ(n.at("launch"), n.at("kernel"));  // every kernel of this trace has its launch call
-  EXPECT_EQ(n.at("range"), 16);               // decodeprof:decode + 15 steps
+  EXPECT_EQ(n.at("range"), 8);                // decodeprof:decode + 7 steps
   EXPECT_GT(n.at("gap"), 0);
   EXPECT_EQ(doc["otherData"]["window"], "decode");
-  EXPECT_EQ(doc["otherData"]["source"], "llama_greedy.sqlite");
+  EXPECT_EQ(doc["otherData"]["source"], "Llama-3.1-8B-Instruct_greedy.sqlite");
   EXPECT_EQ(doc["otherData"]["clock"], "monotonic");
   EXPECT_EQ(doc["otherData"]["origin_ns"], doc["otherData"]["window_lo_ns"]);
 
@@ -81,9 +83,9 @@ TEST_F(ExportCliTest, DecodeWindowMatchesSummarize) {
     EXPECT_GE(e["tid"].get<int64_t>(), 1);
     ASSERT_TRUE(e["args"].contains("class")) << e.dump();
     EXPECT_GT(e["args"]["grid"].get<int64_t>(), 0);
-    EXPECT_EQ(e["args"]["launch_thread"], 511);
+    EXPECT_EQ(e["args"]["launch_thread"], 1087);  // the main thread (meta pid 1087)
   }
-  EXPECT_EQ(steps, 15);
+  EXPECT_EQ(steps, 7);
   // The last kernel is greedy sampling's argmax.
   const json* last_kernel = nullptr;
   for (const json& e : doc["traceEvents"]) {
@@ -99,8 +101,8 @@ TEST_F(ExportCliTest, WholeTraceHoldsEveryKernel) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json doc = json::parse(Slurp(out));
   const auto n = CountByCat(doc);
-  EXPECT_EQ(n.at("kernel"), 29768);  // rows of the file's kernels table
-  EXPECT_EQ(n.at("range"), 18);      // + decodeprof:warmup and decodeprof:prefill
+  EXPECT_EQ(n.at("kernel"), 42112);  // rows of the file's kernels table
+  EXPECT_EQ(n.at("range"), 10);      // + decodeprof:warmup and decodeprof:prefill
   EXPECT_EQ(doc["otherData"]["window"], "all");
   std::vector<std::string> processes;
   for (const json& e : doc["traceEvents"]) {

@@ -4,8 +4,8 @@
 //     truth: the whole pack must give exactly their roles (the sequence rules only fill in
 //     where op_path left a dispatch without a role), and the sequence rules alone must agree
 //     with them on at least 99% of the decode GPU time;
-//   * on llama_greedy and nemotron_greedy (no module ranges) the sequence rules must leave
-//     less than 10% of the decode GPU time unattributed.
+//   * on Llama-3.1-8B-Instruct_greedy and NVIDIA-Nemotron-3-Nano-30B-A3B_greedy (no module
+//     ranges) the sequence rules must leave less than 10% of the decode GPU time unattributed.
 // The figures are printed and recorded as test properties.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -76,8 +76,8 @@ class PackRolesTest : public ::testing::Test {
     return path.string();
   }
 
-  // `decodeprof summarize --emit-dispatches` on examples/data/<run> → one Row per decode
-  // dispatch, in start order.
+  // `decodeprof summarize --emit-dispatches` on examples/data/<run> (<run>.sqlite and
+  // <run>_bench.log) → one Row per decode dispatch, in start order.
   std::vector<Row> Dispatches(const std::string& run, Rules rules) {
     const fs::path data = kSource / "examples" / "data" / run;
     const std::string name = run + "_" + std::to_string(static_cast<int>(rules));
@@ -146,7 +146,8 @@ TEST_F(PackRolesTest, SequenceRulesAloneAgreeWithTheOpPathRoles) {
 }
 
 TEST_F(PackRolesTest, WithoutModuleRangesLittleIsLeftUnattributed) {
-  for (const std::string run : {"llama_greedy", "nemotron_greedy"}) {
+  for (const std::string run :
+       {"Llama-3.1-8B-Instruct_greedy", "NVIDIA-Nemotron-3-Nano-30B-A3B_greedy"}) {
     const std::vector<Row> rows = Dispatches(run, Rules::kAll);
     int64_t unattributed = 0;
     for (const Row& r : rows) unattributed += r.role.empty() ? r.ns : 0;

@@ -204,7 +204,8 @@ int ExportMain(int argc, char** argv) {
   app.footer(
       "Example:\n"
       "  decodeprof export --chrome-trace decode.json --window decode \\\n"
-      "      --trace examples/data/llama_greedy/llama_greedy.sqlite\n"
+      "      --trace "
+      "examples/data/Llama-3.1-8B-Instruct_greedy/Llama-3.1-8B-Instruct_greedy.sqlite\n"
       "  then open decode.json in https://ui.perfetto.dev");
   try {
     app.parse(argc, argv);
