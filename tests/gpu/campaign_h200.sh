@@ -18,18 +18,15 @@
 # --full`), results_<PART>.tar.gz (the published files of `decodeprof profile`: summaries,
 # decode kernel tables, bench logs, guard log renamed guard_<PART>.log, provenance_<PART>.txt).
 set -u
-STAGE=$(cd "$1" && pwd); shift
+STAGE_ARG=$1; shift
 MODELS_WANTED="${*:-llama qwen3-moe granite nemotron}"
 OUT=${OUT:-/tmp/campaign-out}
 PART=${PART:-all}
 COMMIT=${COMMIT:-unknown}
 SAMPLING=${SAMPLING:-"0 0.7 0.7:0.95"}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-DP="$STAGE/decodeprof"
-mkdir -p "$OUT"
-exec > >(tee -a "$OUT/run.log") 2>&1
 . "$ROOT/tests/gpu/common.sh"
-dp_find_cupti
+dp_start "$STAGE_ARG"
 
 WORK=$(mktemp -d /tmp/campaign.XXXXXX)
 mkdir -p "$WORK/models" "$WORK/results"

@@ -28,3 +28,13 @@ if new != data:
     open(path, "wb").write(new)
 PY
 }
+
+# dp_start STAGE_DIR: what every script does first once $OUT is set: DP (the staged decodeprof),
+# $OUT created, all output also appended to $OUT/run.log, DECODEPROF_CUPTI_LIB found.
+dp_start() {
+  STAGE=$(cd "$1" && pwd) || exit 2
+  DP="$STAGE/decodeprof"
+  mkdir -p "$OUT"
+  exec > >(tee -a "$OUT/run.log") 2>&1
+  dp_find_cupti
+}

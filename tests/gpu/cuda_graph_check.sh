@@ -10,15 +10,11 @@
 # Results in $OUT (default /tmp/graph-out): run.log, graph_check.json (tok/s per process,
 # medians, speedup), graph_summaries.tar.gz (summaries + kernel tables + logs).
 set -u
-STAGE=$(cd "$1" && pwd)
 OUT=${OUT:-/tmp/graph-out}
 ROUNDS=${ROUNDS:-3}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-DP="$STAGE/decodeprof"
-mkdir -p "$OUT"
-exec > >(tee -a "$OUT/run.log") 2>&1
 . "$ROOT/tests/gpu/common.sh"
-dp_find_cupti
+dp_start "$1"
 WORK=$(mktemp -d /tmp/graph.XXXXXX)
 mkdir -p "$WORK/models/Llama-3.1-8B-Instruct" "$WORK/res"
 cp "$ROOT/examples/hf_decode/configs/llama.json" "$WORK/models/Llama-3.1-8B-Instruct/config.json"

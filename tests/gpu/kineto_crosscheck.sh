@@ -9,15 +9,11 @@
 #   (record_crosscheck.py: kernel names and counts per step, kernel time), summaries.tar.gz
 #   and torch_trace.json.xz (the Kineto trace, for the importer's tests on the dev machine).
 set -u
-STAGE=$(cd "$1" && pwd)
 OUT=${OUT:-/tmp/kineto-out}
 STEPS=${STEPS:-16}
 HERE=$(cd "$(dirname "$0")" && pwd)
-DP="$STAGE/decodeprof"
-mkdir -p "$OUT"
-exec > >(tee -a "$OUT/run.log") 2>&1
 . "$HERE/common.sh"
-dp_find_cupti
+dp_start "$1"
 TMP=$(mktemp -d /tmp/kineto.XXXXXX)
 cd "$HERE" || exit 1
 
