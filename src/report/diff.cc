@@ -365,20 +365,14 @@ struct TopKernel {
 };
 
 base::StatusOr<std::vector<TopKernel>> TopKernels(const SummaryFile& summary) {
+  DP_ASSIGN_OR_RETURN(const std::vector<TopKernelEntry> entries, TopKernelEntries(summary));
   std::vector<TopKernel> kernels;
-  const Json& top = JsonGet(summary.content, "top_kernels");
-  if (top.is_null()) return kernels;
-  if (!top.is_array()) return base::DataError(summary.path, "`top_kernels` is not an array");
-  for (size_t i = 0; i < top.size(); ++i) {
-    const Json& name = JsonGet(top[i], "kernel");
-    if (!top[i].is_object() || !name.is_string()) {
-      return base::DataError(summary.path,
-                             "`top_kernels`[" + std::to_string(i) + "] has no string `kernel`");
-    }
-    const std::string prefix = "`top_kernels`[" + std::to_string(i) + "].";
-    TopKernel kernel{name.get<std::string>(), {}, {}};
-    DP_ASSIGN_OR_RETURN(kernel.share_pct, Stored(summary, top[i], prefix, "share_pct"));
-    DP_ASSIGN_OR_RETURN(kernel.calls_per_token, Stored(summary, top[i], prefix, "calls_per_token"));
+  kernels.reserve(entries.size());
+  for (const TopKernelEntry& e : entries) {
+    TopKernel kernel{*e.name, {}, {}};
+    DP_ASSIGN_OR_RETURN(kernel.share_pct, Stored(summary, *e.fields, e.prefix, "share_pct"));
+    DP_ASSIGN_OR_RETURN(kernel.calls_per_token,
+                        Stored(summary, *e.fields, e.prefix, "calls_per_token"));
     kernels.push_back(std::move(kernel));
   }
   return kernels;

@@ -207,26 +207,18 @@ base::Status AppendUnits(const std::vector<SummaryFile>& summaries, Lines& lines
 }
 
 base::Status AppendTopKernelsWithClass(const SummaryFile& summary, Lines& lines) {
-  const Json& top = JsonGet(summary.content, "top_kernels");
-  if (top.is_null()) return base::OkStatus();
-  if (!top.is_array()) return base::DataError(summary.path, "`top_kernels` is not an array");
+  DP_ASSIGN_OR_RETURN(const std::vector<TopKernelEntry> entries, TopKernelEntries(summary));
   bool any_class = false;
   Lines rows;
-  for (size_t i = 0; i < top.size(); ++i) {
-    const Json& kernel = top[i];
-    const Json& name = JsonGet(kernel, "kernel");
-    if (!kernel.is_object() || !name.is_string()) {
-      return base::DataError(summary.path,
-                             "`top_kernels`[" + std::to_string(i) + "] has no string `kernel`");
-    }
-    any_class = any_class || JsonGet(kernel, "class").is_string();
-    const std::string prefix = "`top_kernels`[" + std::to_string(i) + "].";
-    DP_ASSIGN_OR_RETURN(std::string share, NumberCell(summary, kernel, prefix, "share_pct"));
-    DP_ASSIGN_OR_RETURN(std::string calls, NumberCell(summary, kernel, prefix, "calls_per_token"));
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const TopKernelEntry& e = entries[i];
+    any_class = any_class || JsonGet(*e.fields, "class").is_string();
+    DP_ASSIGN_OR_RETURN(std::string share, NumberCell(summary, *e.fields, e.prefix, "share_pct"));
+    DP_ASSIGN_OR_RETURN(std::string calls,
+                        NumberCell(summary, *e.fields, e.prefix, "calls_per_token"));
     rows.push_back(
-        MarkdownRow({std::to_string(i + 1),
-                     "`" + EscapeCell(ShortKernelName(name.get_ref<const std::string&>())) + "`",
-                     TextCell(JsonGet(kernel, "class")), std::move(share), std::move(calls)}));
+        MarkdownRow({std::to_string(i + 1), "`" + EscapeCell(ShortKernelName(*e.name)) + "`",
+                     TextCell(JsonGet(*e.fields, "class")), std::move(share), std::move(calls)}));
   }
   if (!any_class) return base::OkStatus();
   AppendTable("Top kernels with class, " + RunLabel(summary) +

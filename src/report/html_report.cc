@@ -171,26 +171,17 @@ base::Status AppendUnits(const SummaryFile& summary, const std::vector<std::stri
 }
 
 base::Status AppendTopKernels(const SummaryFile& summary, std::string& out) {
-  const Json& top = JsonGet(summary.content, "top_kernels");
-  if (top.is_null()) return base::OkStatus();
-  if (!top.is_array()) return base::DataError(summary.path, "`top_kernels` is not an array");
+  DP_ASSIGN_OR_RETURN(const std::vector<TopKernelEntry> entries, TopKernelEntries(summary));
   std::string rows;
-  for (size_t i = 0; i < top.size(); ++i) {
-    const Json& kernel = top[i];
-    const Json& name = JsonGet(kernel, "kernel");
-    if (!kernel.is_object() || !name.is_string()) {
-      return base::DataError(summary.path,
-                             "`top_kernels`[" + std::to_string(i) + "] has no string `kernel`");
-    }
-    const std::string prefix = "`top_kernels`[" + std::to_string(i) + "].";
-    DP_ASSIGN_OR_RETURN(const std::string share, NumberText(summary, kernel, prefix, "share_pct"));
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const TopKernelEntry& e = entries[i];
+    DP_ASSIGN_OR_RETURN(const std::string share,
+                        NumberText(summary, *e.fields, e.prefix, "share_pct"));
     DP_ASSIGN_OR_RETURN(const std::string calls,
-                        NumberText(summary, kernel, prefix, "calls_per_token"));
-    rows +=
-        "<tr>" + Cell(std::to_string(i + 1)) +
-        Cell("<code>" + HtmlEscape(ShortKernelName(name.get_ref<const std::string&>())) + "</code>",
-             true) +
-        Cell(TextOf(JsonGet(kernel, "class")), true) + Cell(share) + Cell(calls) + "</tr>\n";
+                        NumberText(summary, *e.fields, e.prefix, "calls_per_token"));
+    rows += "<tr>" + Cell(std::to_string(i + 1)) +
+            Cell("<code>" + HtmlEscape(ShortKernelName(*e.name)) + "</code>", true) +
+            Cell(TextOf(JsonGet(*e.fields, "class")), true) + Cell(share) + Cell(calls) + "</tr>\n";
   }
   if (rows.empty()) return base::OkStatus();
   out +=

@@ -86,19 +86,11 @@ base::Status AppendTopKernels(const SummaryFile& summary, std::vector<std::strin
   lines.push_back("Top kernels, " + RunLabel(summary) +
                   " (share of decode GPU time, calls per token):");
   lines.push_back("");
-  const Json& top = JsonGet(summary.content, "top_kernels");
-  if (top.is_null()) return base::OkStatus();
-  if (!top.is_array()) return base::DataError(summary.path, "`top_kernels` is not an array");
-  for (size_t i = 0; i < top.size(); ++i) {
-    const Json& kernel = top[i];
-    const Json& name = JsonGet(kernel, "kernel");
-    if (!kernel.is_object() || !name.is_string()) {
-      return base::DataError(summary.path,
-                             "`top_kernels`[" + std::to_string(i) + "] has no string `kernel`");
-    }
-    lines.push_back("- `" + ShortKernelName(name.get_ref<const std::string&>()) + "` " +
-                    PyStr(JsonGet(kernel, "share_pct")) + "%, " +
-                    PyStr(JsonGet(kernel, "calls_per_token")));
+  DP_ASSIGN_OR_RETURN(const std::vector<TopKernelEntry> entries, TopKernelEntries(summary));
+  for (const TopKernelEntry& e : entries) {
+    lines.push_back("- `" + ShortKernelName(*e.name) + "` " +
+                    PyStr(JsonGet(*e.fields, "share_pct")) + "%, " +
+                    PyStr(JsonGet(*e.fields, "calls_per_token")));
   }
   return base::OkStatus();
 }

@@ -142,4 +142,21 @@ base::StatusOr<std::string> ProfiledMsPerToken(const SummaryFile& summary) {
   return DerivedText(Quotient(1000.0, tok_s));
 }
 
+base::StatusOr<std::vector<TopKernelEntry>> TopKernelEntries(const SummaryFile& summary) {
+  std::vector<TopKernelEntry> entries;
+  const Json& top = JsonGet(summary.content, "top_kernels");
+  if (top.is_null()) return entries;
+  if (!top.is_array()) return base::DataError(summary.path, "`top_kernels` is not an array");
+  entries.reserve(top.size());
+  for (size_t i = 0; i < top.size(); ++i) {
+    const Json& name = JsonGet(top[i], "kernel");
+    const std::string prefix = "`top_kernels`[" + std::to_string(i) + "]";
+    if (!top[i].is_object() || !name.is_string()) {
+      return base::DataError(summary.path, prefix + " has no string `kernel`");
+    }
+    entries.push_back({&top[i], &name.get_ref<const std::string&>(), prefix + "."});
+  }
+  return entries;
+}
+
 }  // namespace decodeprof::report

@@ -68,4 +68,15 @@ base::StatusOr<std::string> PlainMsPerToken(const SummaryFile& summary);
 // host gap per token), else 1000 / profiled_decode_tok_s. Errors: as NumberOf.
 base::StatusOr<std::string> ProfiledMsPerToken(const SummaryFile& summary);
 
+// One entry of a summary's `top_kernels`, checked to be an object with a string `kernel`.
+struct TopKernelEntry {
+  const nlohmann::ordered_json* fields;  // the entry (points into the summary)
+  const std::string* name;               // its `kernel`
+  std::string prefix;                    // "`top_kernels`[i]." for error messages
+};
+
+// The entries of `top_kernels` in order; none when it is absent or null. Errors (kData, the
+// summary's path): `top_kernels` not an array, an entry without a string `kernel`.
+base::StatusOr<std::vector<TopKernelEntry>> TopKernelEntries(const SummaryFile& summary);
+
 }  // namespace decodeprof::report
