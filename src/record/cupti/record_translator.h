@@ -43,8 +43,8 @@ struct TranslateCounts {
 
 class RecordTranslator {
  public:
-  // `gate`: with --only-range, launch API records that start outside its periods are dropped
-  // (counted in api_calls_outside_range); nullptr keeps them all.
+  // `gate`: launch API records that start outside its periods are dropped (counted in
+  // api_calls_outside_range); a gate that does not gate, or nullptr, keeps them all.
   RecordTranslator(native_format::NativeWriter& writer, NextRecordFn next, int64_t offset_ns,
                    const RangeGate* gate = nullptr)
       : writer_(writer), next_(next), offset_ns_(offset_ns), gate_(gate) {}

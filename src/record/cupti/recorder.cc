@@ -232,20 +232,18 @@ void Recorder::AttachCupti() {
   if (rc != CUPTI_SUCCESS) return refuse("CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL", rc);
   switchable_.push_back({CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL"});
   std::string warnings;
-  // `gated`: the gate switches it (kinds); launch API records are never switched (below).
-  auto optional = [&](Switchable what, CUptiResult result, bool gated = true) {
-    if (result == CUPTI_SUCCESS) {
-      if (gated) switchable_.push_back(what);
-      return;
-    }
-    warnings += std::string(warnings.empty() ? "" : "; ") + what.name + ": " +
-                CuptiErrorText(cupti_, result);
+  // An optional record CUPTI refused is noted in `warnings`; returns whether it is on.
+  auto optional = [&](const char* name, CUptiResult result) {
+    if (result == CUPTI_SUCCESS) return true;
+    warnings +=
+        std::string(warnings.empty() ? "" : "; ") + name + ": " + CuptiErrorText(cupti_, result);
+    return false;
   };
   if (config_.memory_ops) {
-    optional({CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY"},
-             cupti_.ActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY));
-    optional({CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET"},
-             cupti_.ActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET));
+    for (const Switchable kind : {Switchable{CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY"},
+                                  Switchable{CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET"}}) {
+      if (optional(kind.name, cupti_.ActivityEnable(kind.kind))) switchable_.push_back(kind);
+    }
   }
   (void)cupti_.ActivityEnable(CUPTI_ACTIVITY_KIND_DEVICE);  // device names; optional, never gated
   if (config_.api_calls) {
@@ -256,10 +254,8 @@ void Recorder::AttachCupti() {
     for (size_t i = 0; i < kLaunchApiCount; ++i) {
       const LaunchApi& api = kLaunchApis[i];
       const bool runtime = api.kind == CUPTI_ACTIVITY_KIND_RUNTIME;
-      optional({api.kind, api.name},
-               runtime ? cupti_.ActivityEnableRuntimeApi(api.cbid, 1)
-                       : cupti_.ActivityEnableDriverApi(api.cbid, 1),
-               /*gated=*/false);
+      (void)optional(api.name, runtime ? cupti_.ActivityEnableRuntimeApi(api.cbid, 1)
+                                       : cupti_.ActivityEnableDriverApi(api.cbid, 1));
     }
   }
   if (!warnings.empty()) {
@@ -325,9 +321,8 @@ void Recorder::OnBufferCompleted(CUcontext context, uint32_t stream, uint8_t* bu
 
 void Recorder::DrainOnce() {
   if (translator_ == nullptr && cupti_attached_.load(std::memory_order_acquire)) {
-    translator_ =
-        std::make_unique<RecordTranslator>(*writer_, cupti_.ActivityGetNextRecord, clock_offset_ns_,
-                                           gate_.gating() ? &gate_ : nullptr);
+    translator_ = std::make_unique<RecordTranslator>(*writer_, cupti_.ActivityGetNextRecord,
+                                                     clock_offset_ns_, &gate_);
   }
   std::vector<std::pair<uint8_t*, size_t>> buffers;
   {
