@@ -66,6 +66,11 @@ base::StatusOr<KernelClassifier> KernelClassifier::Build(std::vector<ClassSpec> 
     classifier.names_.push_back(spec.name);
     classifier.regexes_.push_back(std::move(regex));
   }
+  // Memory operations are classed by their kind, in every pack (a pack may also declare
+  // these classes, with patterns for kernels that copy).
+  for (std::string_view implicit : {kMemcpyClass, kMemsetClass}) {
+    if (!classifier.Find(implicit)) classifier.names_.emplace_back(implicit);
+  }
   classifier.names_.emplace_back(kOtherClass);
   return classifier;
 }

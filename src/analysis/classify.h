@@ -20,6 +20,10 @@ class RE2;
 namespace decodeprof::analysis {
 
 inline constexpr std::string_view kOtherClass = "other";
+// The classes of memory operations (trace::DispatchKind), present in every pack: declared by
+// it, or added after its classes (matched by kind only, never by name).
+inline constexpr std::string_view kMemcpyClass = "memcpy";
+inline constexpr std::string_view kMemsetClass = "memset";
 
 struct ClassPattern {
   std::string regex;  // RE2 syntax, searched (not anchored)
@@ -44,7 +48,7 @@ class KernelClassifier {
   KernelClassifier& operator=(KernelClassifier&&) noexcept;
   ~KernelClassifier();
 
-  // Class names in rule order, "other" last.
+  // Class names in rule order, then memcpy and memset unless declared, "other" last.
   const std::vector<std::string>& class_names() const { return names_; }
   ClassId other_class() const { return static_cast<ClassId>(names_.size() - 1); }
   // The first class one of whose patterns occurs in `kernel_name`, else other_class().

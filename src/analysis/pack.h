@@ -59,6 +59,17 @@ class Pack {
   // First matching class of a kernel name, or other_class(). Callers memoize per StringId.
   virtual ClassId Classify(std::string_view kernel_name) const = 0;
 
+  // The class of a dispatch: by name for kernels, the memcpy / memset class for memory
+  // operations (every pack has them, classify.h).
+  ClassId ClassOf(const trace::Dispatch& d, std::string_view name) const {
+    if (d.kind == trace::DispatchKind::kKernel) return Classify(name);
+    const std::string_view wanted = d.kind == trace::DispatchKind::kMemcpy ? "memcpy" : "memset";
+    const auto& names = class_names();
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (names[i] == wanted) return static_cast<ClassId>(i);
+    }
+    return other_class();
+  }
   // Role names in declaration order.
   virtual const std::vector<std::string>& role_names() const = 0;
   std::optional<RoleId> FindRole(std::string_view role) const {

@@ -26,7 +26,7 @@ base::StatusOr<RangeMarks> MarksFromRanges(std::span<const trace::Range> ranges,
   }
   const auto stamp = [clock](trace::TimestampNs t) {
     trace::MarkStamp s;
-    (clock == trace::ClockDomain::kBoottime ? s.boottime : s.monotonic) = t;
+    s.On(clock) = t;
     return s;
   };
   RangeMarks out;

@@ -66,6 +66,10 @@ Attribution Attribute(const SummaryInputs& in) {
   out.classes.reserve(dispatches.size());
   std::vector<int32_t> memo(in.names->size(), -1);  // class per interned name
   for (const trace::Dispatch& d : dispatches) {
+    if (d.kind != trace::DispatchKind::kKernel) {
+      out.classes.push_back(in.pack->ClassOf(d, in.names->Get(d.name)));
+      continue;
+    }
     if (memo[d.name] < 0) memo[d.name] = in.pack->Classify(in.names->Get(d.name));
     out.classes.push_back(static_cast<ClassId>(memo[d.name]));
   }

@@ -15,6 +15,7 @@
 #include "src/analysis/units.h"
 #include "src/analysis/window.h"
 #include "src/base/status.h"
+#include "src/trace/diagnostics.h"
 #include "src/trace/phase_marks.h"
 #include "src/trace/string_pool.h"
 
@@ -96,6 +97,12 @@ struct Summary {
   std::string units_file;
   std::optional<int64_t> decode_forward_passes;  // generated tokens − 1 (seed spec 2.4)
   std::vector<std::string> warnings;
+  // The importer that read the trace ("native", "nsys-sqlite", ...), the device summarized
+  // (the trace's only one, or --device's; null for a trace without dispatches' devices), and
+  // everything odd the import and analysis saw (trace/diagnostics.h), non-zero entries only.
+  std::string trace_format;
+  std::optional<int32_t> device;
+  std::vector<trace::DiagnosticEntry> diagnostics;
 };
 
 // Per-dispatch attribution of the window, for the dispatch CSV.

@@ -34,7 +34,7 @@ void AdviseLargePages([[maybe_unused]] const void* data, [[maybe_unused]] size_t
 }  // namespace
 
 WindowCollector::WindowCollector(const trace::PhaseMarks& marks) {
-  for (ClockDomain c : {ClockDomain::kBoottime, ClockDomain::kMonotonic}) {
+  for (ClockDomain c : trace::kAllClocks) {
     PerClock& pc = clocks_[Index(c)];
     pc.warmup_start = MarkOn(marks, "warmup_start", c);
     pc.decode_start = MarkOn(marks, "decode_start", c);
@@ -103,10 +103,11 @@ void WindowCollector::MergeRebased(WindowCollector&& later) {
 }
 
 base::StatusOr<DecodeWindow> WindowCollector::Finish(const std::string& log_path) && {
-  // Boottime first: it wins ties (seed spec 2.4).
+  // Boottime first: it wins ties (seed spec 2.4). Realtime marks come only from a realtime
+  // trace's own ranges, never together with a log's.
   std::optional<ClockDomain> best;
   int64_t best_count = 0;
-  for (ClockDomain c : {ClockDomain::kBoottime, ClockDomain::kMonotonic}) {
+  for (ClockDomain c : trace::kAllClocks) {
     const PerClock& pc = clocks_[Index(c)];
     if (!pc.warmup_start || !pc.measured_end) continue;
     if (!best || pc.bracketed > best_count) {

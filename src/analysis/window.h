@@ -79,12 +79,10 @@ class WindowCollector : public trace::DispatchSink {
     int64_t straddling = 0;
     std::optional<trace::Dispatch> last_before;
   };
-  static constexpr size_t Index(trace::ClockDomain c) {
-    return c == trace::ClockDomain::kBoottime ? 0 : 1;
-  }
+  static constexpr size_t Index(trace::ClockDomain c) { return static_cast<size_t>(c); }
   void MergeRebased(WindowCollector&& later);
 
-  std::array<PerClock, 2> clocks_;
+  std::array<PerClock, std::size(trace::kAllClocks)> clocks_;
   // Dispatches inside either clock's [decode_start, measured_end], in file order, with a bit
   // per clock saying which window holds them.
   std::vector<trace::Dispatch> candidates_;

@@ -2,9 +2,12 @@
 // parses arguments and prints; the work is done by the library modules.
 #pragma once
 
+#include <span>
+#include <string>
 #include <string_view>
 
 #include "src/base/status.h"
+#include "src/trace/diagnostics.h"
 
 namespace decodeprof::cli {
 
@@ -29,5 +32,13 @@ int ExportMain(int argc, char** argv);
 // Prints `decodeprof: <subcommand>: <where>: <what>` (and the hint on its own line) to stderr
 // and returns the status's exit code.
 int ReportError(std::string_view subcommand, const base::Status& status);
+
+// Prints the diagnostics of warning severity or worse as a short table on stderr:
+//   decodeprof: summarize: 2 diagnostics (docs/diagnostics.md):
+//     data-loss  cupti_dropped_records  12  CUPTI dropped activity records ... [trace.sqlite]
+void PrintDiagnostics(std::string_view subcommand, std::span<const trace::DiagnosticEntry> entries);
+
+// The --help footer of the commands that read traces: one line per registered format.
+std::string FormatTable();
 
 }  // namespace decodeprof::cli

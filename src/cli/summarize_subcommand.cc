@@ -6,6 +6,7 @@
 
 #include "src/base/py_format.h"
 #include "src/cli/subcommand.h"
+#include "src/io/importer_registry.h"
 #include "src/pipeline/summarize_run.h"
 
 namespace decodeprof::cli {
@@ -22,25 +23,27 @@ int SummarizeMain(int argc, char** argv) {
   pipeline::SummarizeRequest req;
   std::string format = "auto";
   int64_t generated_tokens = -1;
+  int32_t device = -1;
   CLI::App app{
       "Cut the decode window of a kernel trace by its phase marks and attribute every\n"
       "dispatch and idle gap to kernels, classes, roles and work units. Writes\n"
       "<out-dir>/<name>_summary.json and <name>_decode_kernels.csv.",
       "decodeprof summarize"};
-  app.add_option("--trace", req.trace,
-                 "kernel trace: rocprofv3 kernel_trace.csv, a native .sqlite file or a "
-                 "torch.profiler (Kineto) .json")
+  app.footer(FormatTable());
+  app.add_option("--trace", req.trace, "kernel trace, of any format below (recognized by content)")
       ->required();
-  app.add_option("--format", format, "trace format: auto|rocprofv3-csv|native|kineto-json")
-      ->capture_default_str();
+  app.add_option("--format", format, "trace format: " + io::FormatChoices())->capture_default_str();
+  app.add_option("--device", device,
+                 "the device to summarize, for a trace of several GPUs (each gets its own "
+                 "summary; without it such a trace is refused)")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--log", req.log,
                  "profiled bench log ([phase] marks and results); required for rocprofv3");
   app.add_option("--plain-log", req.plain_log, "unprofiled bench log (profiler-cost figures)");
   app.add_option("--model-dir", req.model_dir,
                  "model directory; its config.json gives model_type and rope_scaling");
   app.add_option("--pack", req.pack,
-                 "rule pack: built-in name or .toml file (default: mlx-rocm for rocprofv3, "
-                 "pytorch-cuda for native and Kineto traces)");
+                 "rule pack: built-in name or .toml file (default: the format's, below)");
   app.add_option("--units", req.units,
                  "units file: built-in name or .toml file (default: the pack's)");
   app.add_option("--name", req.name, "run name, the prefix of the output files")->required();
@@ -63,13 +66,9 @@ int SummarizeMain(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return ReportError(kName, base::UsageError(e.what(), "see decodeprof summarize --help"));
   }
-  const auto parsed_format = pipeline::ParseTraceFormat(format);
-  if (!parsed_format) {
-    return ReportError(kName, base::UsageError("unknown --format " + format,
-                                               "use auto, rocprofv3-csv, native or kineto-json"));
-  }
-  req.format = *parsed_format;
+  req.format = format;
   if (generated_tokens >= 0) req.generated_tokens = generated_tokens;
+  if (device >= 0) req.device = device;
 
   auto result = pipeline::RunSummarize(req);
   if (!result.ok()) return ReportError(kName, result.status());
@@ -80,6 +79,7 @@ int SummarizeMain(int argc, char** argv) {
   for (const std::string& warning : s.warnings) {
     std::fprintf(stderr, "decodeprof: %s: warning: %s\n", kName, warning.c_str());
   }
+  PrintDiagnostics(kName, s.diagnostics);
   std::printf("%s: %lld decode dispatches, %s GPU ms/token, %s host gap ms/token\n",
               req.name.c_str(), static_cast<long long>(s.decode_dispatches),
               PyStr(s.gpu_ms_per_token).c_str(), PyStr(s.host_gap_ms_per_token).c_str());

@@ -326,7 +326,7 @@ TEST_F(KinetoSummarizeTest, TraceRangesWinOverALogOnOtherClocks) {
                         "[phase] measured_end monotonic_ns=3000 boottime_ns=7000\n"
                         "[Profile Results]\n  Generated tokens: 10\n";
   SummarizeRequest req = Request(kineto, "out");
-  req.format = TraceFormat::kKinetoJson;
+  req.format = "kineto-json";
   req.log = log;
   auto r = RunSummarize(req);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
@@ -341,9 +341,24 @@ TEST_F(KinetoSummarizeTest, TraceRangesWinOverALogOnOtherClocks) {
   EXPECT_EQ(missing.status().where(), log);
 }
 
-TEST_F(KinetoSummarizeTest, ParseTraceFormatKnowsKinetoJson) {
-  EXPECT_EQ(ParseTraceFormat("kineto-json"), TraceFormat::kKinetoJson);
-  EXPECT_EQ(ParseTraceFormat("kineto"), std::nullopt);
+TEST_F(KinetoSummarizeTest, TheSummaryNamesItsFormatClockAndDevice) {
+  const std::string kineto = (dir_ / "run.pt.trace.json").string();
+  std::ofstream(kineto, std::ios::binary) << KinetoJson(MakeRun());
+  auto r = RunSummarize(Request(kineto, "out"));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->format, "kineto-json");
+  const std::string summary = Slurp(dir_ / "out" / "decode_summary.json");
+  EXPECT_NE(summary.find("\"clock\": \"realtime\","), std::string::npos) << summary;
+  EXPECT_NE(summary.find("\"trace_format\": \"kineto-json\","), std::string::npos) << summary;
+  EXPECT_NE(summary.find("\"device\": 0,"), std::string::npos) << summary;
+}
+
+TEST_F(KinetoSummarizeTest, AnUnknownFormatNameIsAUsageError) {
+  SummarizeRequest req = Request((dir_ / "x.json").string(), "out");
+  req.format = "kineto";
+  auto r = RunSummarize(req);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().exit_code(), 2);
 }
 
 }  // namespace

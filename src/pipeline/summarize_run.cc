@@ -13,9 +13,7 @@
 #include "src/analysis/window.h"
 #include "src/base/file_io.h"
 #include "src/io/bench_log/bench_log.h"
-#include "src/io/kineto_json/kineto_json_importer.h"
-#include "src/io/native/native_importer.h"
-#include "src/io/rocprofv3_csv/rocprofv3_csv_importer.h"
+#include "src/io/importer_registry.h"
 #include "src/packs/pack_loader.h"
 #include "src/report/dispatch_csv.h"
 #include "src/report/kernel_csv.h"
@@ -74,117 +72,55 @@ class NoUnits : public analysis::UnitTable {
   std::vector<analysis::Unit> units_;
 };
 
+// The window of the trace and what the analysis needs besides: the launch context of every
+// window dispatch and the trace's ranges, for op_path rules.
 struct LoadedTrace {
-  analysis::DecodeWindow window;
-  bool has_grid = true;
-  std::optional<int64_t> steps;       // decode steps counted from step ranges
-  std::vector<std::string> warnings;  // data-quality problems, kept in the summary too
-  // Launch context per window dispatch (empty when the trace has none) and the trace's
-  // annotation ranges, for op_path rules.
-  std::vector<uint64_t> launch_thread;
-  std::vector<trace::TimestampNs> launch_time;
+  WindowedTrace trace;
+  LaunchContext launches;
   std::unique_ptr<analysis::RangeIndex> ranges;
 };
 
-base::StatusOr<LoadedTrace> LoadRocprofv3(const SummarizeRequest& req, const trace::BenchLog& log,
-                                          trace::StringPool& names) {
-  if (req.log.empty()) {
-    return base::UsageError("--log is required: a rocprofv3 trace carries no phase marks",
-                            "pass the bench log with the [phase] lines");
-  }
-  // A large trace is parsed in parts on several threads; the collectors of the later parts are
-  // appended to the first's, which gives what one collector over the whole file gives. The
-  // reservations bound the rows by the bytes (a kernel-trace row takes well over 64).
-  const auto rows_in = [](uintmax_t bytes) { return std::min<uintmax_t>(bytes / 64, 1u << 26); };
-  analysis::WindowCollector collector(log.marks);
-  std::optional<io::CsvPartsImport> imported;
-  {
-    std::error_code ec;
-    const uintmax_t bytes = std::filesystem::file_size(req.trace, ec);
-    if (!ec) collector.Reserve(rows_in(bytes));
-    std::deque<analysis::WindowCollector> parts;
-    const io::PartSinkFactory new_part = [&](size_t, int64_t part_bytes) {
-      analysis::WindowCollector& part = parts.emplace_back(log.marks);
-      part.Reserve(rows_in(static_cast<uintmax_t>(part_bytes)));
-      return &part;
-    };
-    DP_ASSIGN_OR_RETURN(imported, io::ImportRocprofv3CsvInParts(req.trace, names, collector,
-                                                                new_part, io::CsvSplitOptions()));
-    for (const io::CsvLaterPart& part : imported->later) {
-      collector.Merge(std::move(parts[part.index]),
-                      [&part](trace::Dispatch& d) { part.Rebase(d); });
-    }
-  }
+base::StatusOr<LoadedTrace> LoadTrace(const SummarizeRequest& req, const io::Importer& importer,
+                                      const trace::BenchLog& log, trace::StringPool& names) {
+  const TraceRequest request{req.trace, req.format, req.device, req.decode_range, req.step_range};
   LoadedTrace out;
-  DP_ASSIGN_OR_RETURN(out.window, std::move(collector).Finish(req.log));
-  out.has_grid = imported->stats.has_grid_columns;
+  DP_ASSIGN_OR_RETURN(out.trace, ImportWindow(request, importer, log.marks, req.log, names));
+  out.launches = JoinLaunches(out.trace.window.dispatches, out.trace.info, req.trace);
+  out.ranges = std::make_unique<analysis::RangeIndex>(out.trace.info.ranges);
   return out;
 }
 
-// Cuts the window out of a buffered trace (native and Kineto traces: their phase marks may
-// come from annotation ranges, known only once the whole trace was read) and picks the launch
-// context of the window's dispatches. `log_marks_first`: as ChooseMarks.
-base::Status CutBufferedWindow(const SummarizeRequest& req, const trace::BenchLog& log,
-                               const trace::StringPool& names, BufferedTrace buffered,
-                               trace::ClockDomain clock, bool log_marks_first, LoadedTrace& out) {
-  RangeSource source{req.trace, clock, req.decode_range, req.step_range};
-  DP_ASSIGN_OR_RETURN(MarkChoice chosen, ChooseMarks(log.marks, req.log, buffered.ranges, names,
-                                                     source, log_marks_first));
-  out.steps = chosen.steps;
-  out.ranges = std::make_unique<analysis::RangeIndex>(buffered.ranges);
-  analysis::WindowCollector collector(chosen.marks);
-  for (const trace::Dispatch& d : buffered.dispatches) collector.Add(d);
-  buffered.dispatches = {};
-  DP_ASSIGN_OR_RETURN(out.window, std::move(collector).Finish(chosen.source));
-  if (!buffered.launch_time.empty()) {
-    const size_t n = out.window.dispatches.size();
-    out.launch_thread.assign(n, 0);
-    out.launch_time.assign(n, analysis::kUnknownLaunch);
-    for (size_t i = 0; i < n; ++i) {
-      const size_t at = out.window.dispatches[i].line - size_t{1};
-      if (at < buffered.launch_time.size()) {
-        out.launch_thread[i] = buffered.launch_thread[at];
-        out.launch_time[i] = buffered.launch_time[at];
-      }
-    }
+// The diagnostics of the window and the attribution, added to the importer's.
+void AddAnalysisDiagnostics(const SummarizeRequest& req, const analysis::Summary& summary,
+                            const analysis::Attribution& attribution, trace::Diagnostics& diag) {
+  diag.Add(trace::Diag::kStraddlingDecodeStart, summary.kernels_straddling_decode_start,
+           {req.trace, "", "decode_start cuts through them"});
+  if (summary.host_gap_attribution_residual_ns != 0) {
+    diag.Add(trace::Diag::kHostGapResidual, 1,
+             {req.trace, "",
+              std::to_string(summary.host_gap_attribution_residual_ns) + " ns unattributed"});
   }
-  return base::OkStatus();
+  if (!attribution.warnings.empty()) {
+    diag.Add(trace::Diag::kRoleRuleWarning, static_cast<int64_t>(attribution.warnings.size()),
+             {req.trace, "", attribution.warnings.front()});
+  }
 }
 
-base::StatusOr<LoadedTrace> LoadNative(const SummarizeRequest& req, const trace::BenchLog& log,
-                                       trace::StringPool& names) {
-  DP_ASSIGN_OR_RETURN(BufferedTrace native, ImportBuffered(req.trace, TraceFormat::kNative, names));
-  LoadedTrace out;
-  if (native.dropped_records > 0) {
-    out.warnings.push_back("the recorder lost " + std::to_string(native.dropped_records) +
-                           " records: the figures undercount");
+// The summary's warnings of recorder trouble, in the words decodeprof always used.
+void AddRecorderWarnings(const trace::Diagnostics& diag, std::vector<std::string>& warnings) {
+  int64_t lost = 0;
+  for (const trace::DiagnosticEntry& e : diag.entries()) {
+    if (e.code <= trace::Diag::kWriteFailures) lost += e.count;
   }
-  if (!native.complete) {
-    out.warnings.push_back(
+  if (lost > 0) {
+    warnings.push_back("the recorder lost " + std::to_string(lost) +
+                       " records: the figures undercount");
+  }
+  if (diag.count(trace::Diag::kTraceIncomplete) > 0) {
+    warnings.push_back(
         "the trace was not closed by its recorder (killed?): read up to its "
         "last commit");
   }
-  static_assert(io::kUnknownLaunchTime == analysis::kUnknownLaunch);
-  const trace::ClockDomain clock = native.clock.value_or(trace::ClockDomain::kMonotonic);
-  DP_RETURN_IF_ERROR(CutBufferedWindow(req, log, names, std::move(native), clock,
-                                       /*log_marks_first=*/true, out));
-  out.has_grid = true;
-  return out;
-}
-
-// Kineto times are wall-clock nanoseconds; the window is reported on the monotonic clock, as
-// for native traces whose clock is unknown (the figures only use differences).
-base::StatusOr<LoadedTrace> LoadKineto(const SummarizeRequest& req, const trace::BenchLog& log,
-                                       trace::StringPool& names) {
-  DP_ASSIGN_OR_RETURN(BufferedTrace kineto,
-                      ImportBuffered(req.trace, TraceFormat::kKinetoJson, names));
-  LoadedTrace out;
-  static_assert(io::kKinetoUnknownLaunchTime == analysis::kUnknownLaunch);
-  DP_RETURN_IF_ERROR(CutBufferedWindow(req, log, names, std::move(kineto),
-                                       trace::ClockDomain::kMonotonic,
-                                       /*log_marks_first=*/false, out));
-  out.has_grid = true;
-  return out;
 }
 
 base::Status WriteOutputs(const SummarizeRequest& req, const analysis::Summary& summary,
@@ -222,13 +158,14 @@ base::Status WriteOutputs(const SummarizeRequest& req, const analysis::Summary& 
 
 base::StatusOr<SummarizeResult> RunSummarize(const SummarizeRequest& req) {
   SummarizeResult result;
-  DP_ASSIGN_OR_RETURN(const TraceFormat format, ResolveTraceFormat(req.trace, req.format));
+  DP_ASSIGN_OR_RETURN(const io::Importer* importer, io::ResolveImporter(req.trace, req.format));
+  result.format = std::string(importer->name());
 
   // Configuration first: a bad pack must not cost a pass over a large trace.
   std::string pack_name = req.pack;
   if (pack_name.empty()) {
-    pack_name = DefaultPackFor(format);
-    result.notes.push_back(DefaultPackNote(format));
+    pack_name = std::string(importer->default_pack());
+    result.notes.push_back(io::DefaultPackNote(*importer));
   }
   DP_ASSIGN_OR_RETURN(std::unique_ptr<analysis::Pack> pack, packs::LoadPack(pack_name));
   const std::string units_name = req.units.empty() ? packs::DefaultUnitsOf(*pack) : req.units;
@@ -250,30 +187,24 @@ base::StatusOr<SummarizeResult> RunSummarize(const SummarizeRequest& req) {
   }
 
   trace::StringPool names;
-  LoadedTrace loaded;
-  if (format == TraceFormat::kNative) {
-    DP_ASSIGN_OR_RETURN(loaded, LoadNative(req, log, names));
-  } else if (format == TraceFormat::kKinetoJson) {
-    DP_ASSIGN_OR_RETURN(loaded, LoadKineto(req, log, names));
-  } else {
-    DP_ASSIGN_OR_RETURN(loaded, LoadRocprofv3(req, log, names));
-  }
+  DP_ASSIGN_OR_RETURN(LoadedTrace loaded, LoadTrace(req, *importer, log, names));
+  const analysis::DecodeWindow& window = loaded.trace.window;
 
   trace::BenchResults profiled = log.results;
   // Generated tokens: the flag, else the log, else step ranges + 1 (the first token comes
   // from the prefill).
   if (req.generated_tokens) {
     profiled.generated_tokens = req.generated_tokens;
-  } else if (!profiled.generated_tokens && loaded.steps) {
-    profiled.generated_tokens = *loaded.steps + 1;
+  } else if (!profiled.generated_tokens && loaded.trace.steps) {
+    profiled.generated_tokens = *loaded.trace.steps + 1;
   }
 
   analysis::SummaryInputs in;
   in.name = req.name;
   in.temperature = req.temperature;
-  in.window = &loaded.window;
+  in.window = &window;
   in.names = &names;
-  in.has_grid = loaded.has_grid;
+  in.has_grid = loaded.trace.info.has_grid;
   in.pack = pack.get();
   in.units = units.get();
   in.pack_name = pack_name;
@@ -282,15 +213,34 @@ base::StatusOr<SummarizeResult> RunSummarize(const SummarizeRequest& req) {
   in.plain = plain;
   in.model = model.config;
   in.model_type_present = model.model_type_present;
-  in.launch_thread = loaded.launch_thread;
-  in.launch_time = loaded.launch_time;
+  in.launch_thread = loaded.launches.thread;
+  in.launch_time = loaded.launches.time;
   in.ranges = loaded.ranges.get();
   const analysis::Attribution attribution = analysis::Attribute(in);
   DP_ASSIGN_OR_RETURN(result.summary, analysis::BuildSummary(in, attribution));
-  for (std::string& w : loaded.warnings) result.summary.warnings.push_back(std::move(w));
 
-  DP_RETURN_IF_ERROR(WriteOutputs(req, result.summary, loaded.window, names, attribution, *pack,
-                                  *units, result.written));
+  trace::ImportedTrace& info = loaded.trace.info;
+  AddRecorderWarnings(info.diagnostics, result.summary.warnings);
+  AddAnalysisDiagnostics(req, result.summary, attribution, info.diagnostics);
+  result.summary.diagnostics = info.diagnostics.entries();
+  result.summary.trace_format = result.format;
+  result.summary.device = req.device;
+  if (!req.device && info.dispatches_per_device.size() == 1) {
+    result.summary.device = info.dispatches_per_device.begin()->first;
+  }
+  if (info.diagnostics.has_error()) {
+    for (const trace::DiagnosticEntry& e : result.summary.diagnostics) {
+      const trace::DiagnosticInfo& d = trace::Describe(e.code);
+      if (d.severity == trace::Severity::kError) {
+        return base::DataError(e.first.file.empty() ? req.trace : e.first.file,
+                               std::string(d.meaning) + " (" + std::string(d.name) + ", " +
+                                   std::to_string(e.count) + ")");
+      }
+    }
+  }
+
+  DP_RETURN_IF_ERROR(
+      WriteOutputs(req, result.summary, window, names, attribution, *pack, *units, result.written));
   return result;
 }
 

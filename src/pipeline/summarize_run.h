@@ -17,10 +17,13 @@ namespace decodeprof::pipeline {
 
 struct SummarizeRequest {
   std::string trace;
-  TraceFormat format = TraceFormat::kAuto;
-  // Bench log; required for rocprofv3 traces (they carry no marks). With native traces its
-  // [phase] marks win over annotation ranges; with Kineto traces (wall-clock time, not the
-  // log's clocks) the trace's ranges win and the log's marks are used only without them.
+  std::string format;  // a registry name; "" or "auto": recognized from the file
+  // --device: the one device of a multi-device trace to summarize.
+  std::optional<int32_t> device;
+  // Bench log; required for formats that carry no marks (rocprofv3 CSV). On a trace whose
+  // clock the log prints (native), its [phase] marks win over annotation ranges; on any other
+  // clock (Kineto's realtime, nsys's session) the trace's ranges win and the log's marks are
+  // used only without them (pipeline::ChooseMarks).
   std::string log;
   std::string plain_log;  // optional
   std::string model_dir;  // optional; config.json is read when present
@@ -39,6 +42,7 @@ struct SummarizeResult {
   analysis::Summary summary;
   std::vector<std::string> written;  // output paths
   std::vector<std::string> notes;    // what was chosen on the user's behalf (default pack, ...)
+  std::string format;                // the importer that read the trace
 };
 
 // Runs the job. Nothing is written unless everything was computed; each output is written

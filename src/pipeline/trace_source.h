@@ -1,7 +1,8 @@
-// decodeprof::pipeline — what the jobs that read a trace share (summarize, export): the
-// format of a trace file, the buffered import of the formats whose phase marks are only known
-// once the whole trace was read (native, Kineto), and the choice between a bench log's
-// [phase] marks and the trace's annotation ranges.
+// decodeprof::pipeline — what the jobs that read a trace share (summarize, export): finding
+// the importer of a file, reading the trace through it (whole, or only its decode window),
+// the device check, the choice between a bench log's [phase] marks and the trace's
+// annotation ranges, and the kernel → launch join of the window. Nothing here names a
+// format: what differs between formats is what their importers say (clock, ranges, parts).
 #pragma once
 
 #include <cstdint>
@@ -11,53 +12,38 @@
 #include <string_view>
 #include <vector>
 
+#include "src/analysis/window.h"
 #include "src/base/status.h"
-#include "src/trace/dispatch.h"
+#include "src/io/importer.h"
 #include "src/trace/phase_marks.h"
-#include "src/trace/range.h"
-#include "src/trace/string_pool.h"
+#include "src/trace/trace.h"
 
 namespace decodeprof::pipeline {
 
-enum class TraceFormat { kAuto, kRocprofv3Csv, kNative, kKinetoJson };
-
-// Parses "auto", "rocprofv3-csv", "native", "kineto-json"; nullopt for anything else.
-// kAuto sniffs the file's first bytes: SQLite → native; a JSON object naming traceEvents or
-// schemaVersion within its first 64 KB, a JSON array of objects or a gzip file →
-// kineto-json (the importer explains a compressed file); anything else → rocprofv3-csv.
-std::optional<TraceFormat> ParseTraceFormat(std::string_view text);
-
-// `format`, or for kAuto the format sniffed from the file's first 64 KB (ParseTraceFormat).
-// Errors: the file cannot be read (kNotFound / kIo).
-base::StatusOr<TraceFormat> ResolveTraceFormat(const std::string& path, TraceFormat format);
-
-// The --format value naming a format ("rocprofv3-csv", "native", "kineto-json").
-const char* TraceFormatName(TraceFormat format);
-
-// The built-in pack for a format: mlx-rocm for rocprofv3 traces, pytorch-cuda otherwise.
-const char* DefaultPackFor(TraceFormat format);
-
-// The note a job prints when it picked DefaultPackFor(format) on the user's behalf:
-// "pack <name> (the default for <format> traces; --pack overrides)".
-std::string DefaultPackNote(TraceFormat format);
-
-// A native or Kineto trace read whole: dispatches in file order (Dispatch::line = 1-based
-// record index), the launch context per dispatch indexed by line - 1 (empty when the trace has
-// none), the annotation ranges, the trace's clock (nullopt: unknown; Kineto: wall clock).
-struct BufferedTrace {
-  std::vector<trace::Dispatch> dispatches;
-  std::vector<uint64_t> launch_thread;
-  std::vector<trace::TimestampNs> launch_time;
-  std::vector<trace::Range> ranges;
-  std::optional<trace::ClockDomain> clock;
-  int64_t dropped_records = 0;  // native: records the recorder lost
-  bool complete = true;         // native: the recorder closed the file
+// The trace side of a job's request.
+struct TraceRequest {
+  std::string path;
+  std::string format;             // "" or "auto": recognized from the file
+  std::optional<int32_t> device;  // --device; required when the trace has several
+  std::string decode_range;       // "" = decodeprof:decode
+  std::string step_range;         // "" = decodeprof:step
 };
 
-// Imports a kNative or kKinetoJson trace (any other format is an internal error).
-// `memory_ops`: memcpy/memset become dispatches too. Errors: the importers'.
-base::StatusOr<BufferedTrace> ImportBuffered(const std::string& path, TraceFormat format,
-                                             trace::StringPool& names, bool memory_ops = false);
+// A trace read whole: every dispatch in source order.
+struct WholeTrace {
+  trace::ImportedTrace info;
+  std::vector<trace::Dispatch> dispatches;
+};
+
+// Reads the whole trace through `importer` (dispatches of request.device only, when given),
+// then checks its devices (CheckDevices). Errors: the importer's; the device check's.
+base::StatusOr<WholeTrace> ImportWhole(const TraceRequest& request, const io::Importer& importer,
+                                       trace::StringPool& names);
+
+// A multi-device trace is never merged into one GPU: without --device it is an error (kData)
+// listing each device with its dispatch count; a --device the trace does not have is one too.
+// With --device on a multi-device trace, diagnostic devices_in_trace is counted.
+base::Status CheckDevices(const TraceRequest& request, trace::ImportedTrace& info);
 
 // Where the decode window's phase marks come from.
 struct MarkChoice {
@@ -66,22 +52,45 @@ struct MarkChoice {
   std::optional<int64_t> steps;  // decode steps counted from step ranges
 };
 
-// The trace side of the choice: its path, the clock of its ranges and the range names.
-struct RangeSource {
-  std::string trace_path;
-  trace::ClockDomain clock = trace::ClockDomain::kMonotonic;
-  std::string decode_range;  // "" = decodeprof:decode
-  std::string step_range;    // "" = decodeprof:step
-};
-
-// `log_marks_first`: the log's marks (when there are any) win over the ranges (native
-// traces, recorded on the log's clocks); otherwise the ranges win and the log's marks serve
-// only a trace without a decode range (Kineto: wall clock). Errors: neither source gives
-// marks (the ranges' error, which names the trace and the missing range).
+// The log's marks apply when the trace's clock is one a bench log prints (or is unknown and
+// the marks pick it): then they win over the trace's ranges, which serve only without them.
+// On any other clock (realtime, session) the ranges win and the log's marks serve only a trace
+// without a decode range. Errors: neither gives marks (the ranges' error, which names the
+// trace and the missing range).
 base::StatusOr<MarkChoice> ChooseMarks(const trace::PhaseMarks& log_marks,
                                        const std::string& log_path,
-                                       std::span<const trace::Range> ranges,
-                                       const trace::StringPool& names, const RangeSource& source,
-                                       bool log_marks_first);
+                                       const trace::ImportedTrace& info,
+                                       const trace::StringPool& names, const TraceRequest& request);
+
+// A trace cut to its decode window.
+struct WindowedTrace {
+  trace::ImportedTrace info;
+  analysis::DecodeWindow window;
+  std::optional<int64_t> steps;  // decode steps counted from step ranges
+};
+
+// Reads the trace and cuts its decode window. A format that carries no ranges needs a log
+// (`log_path` non-empty; kUsage otherwise), whose marks are then known before the trace is
+// read: an importer with a several-thread import streams its parts straight into window
+// collectors, so memory is bounded by the window. Errors: the importer's, the device check's, the
+// marks' and the window's.
+base::StatusOr<WindowedTrace> ImportWindow(const TraceRequest& request,
+                                           const io::Importer& importer,
+                                           const trace::PhaseMarks& log_marks,
+                                           const std::string& log_path, trace::StringPool& names);
+
+// The kernel → launch join for `dispatches`: the launching thread and the launch call's start
+// per dispatch (thread 0 and analysis::kUnknownLaunch where none matches); both empty when the
+// trace has no launch calls. Counts launch_not_found into `info.diagnostics`.
+struct LaunchContext {
+  std::vector<uint64_t> thread;
+  std::vector<trace::TimestampNs> time;
+};
+LaunchContext JoinLaunches(std::span<const trace::Dispatch> dispatches, trace::ImportedTrace& info,
+                           const std::string& path);
+
+// The clock a job reports: the trace's, else the one the window chose, else "unknown".
+std::string ClockText(const trace::ImportedTrace& info,
+                      std::optional<trace::ClockDomain> window_clock = std::nullopt);
 
 }  // namespace decodeprof::pipeline

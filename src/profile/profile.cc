@@ -253,12 +253,12 @@ class Job {
 
     pipeline::SummarizeRequest request;
     request.trace = trace_file;
-    request.format = pipeline::TraceFormat::kNative;
+    request.format = "native";
     if (options_.backend == record::Backend::kRocprofv3) {
       // The seed summarized rocprofv3's CSV itself (and the default pack follows from it).
       const std::string dir = trace_file + ".rocprofv3";
       request.trace = Join(dir, "trace_kernel_trace.csv");
-      request.format = pipeline::TraceFormat::kRocprofv3Csv;
+      request.format = "rocprofv3-csv";
       const std::string stats = Join(dir, "trace_kernel_stats.csv");
       base::StatusOr<std::string> text = base::ReadFile(stats);
       base::Status copied =

@@ -189,10 +189,12 @@ void WriteRanges(const ChromeTraceInput& in, EventWriter& w) {
 
 struct ClassCache {
   explicit ClassCache(const analysis::Pack* pack) : pack_(pack) {}
-  // Class id of a name id, classified once per distinct name.
-  analysis::ClassId Get(const trace::StringPool& names, trace::StringId id) {
+  // Class id of a dispatch, classified once per distinct name (memory operations have names
+  // of their own, so a name never stands for two kinds).
+  analysis::ClassId Get(const trace::StringPool& names, const trace::Dispatch& d) {
+    const trace::StringId id = d.name;
     if (id >= cache_.size()) cache_.resize(static_cast<size_t>(id) + 1, -1);
-    if (cache_[id] < 0) cache_[id] = pack_->Classify(names.Get(id));
+    if (cache_[id] < 0) cache_[id] = pack_->ClassOf(d, names.Get(id));
     return static_cast<analysis::ClassId>(cache_[id]);
   }
 
@@ -230,7 +232,7 @@ void WriteDispatches(const ChromeTraceInput& in, EventWriter& w, ChromeTraceStat
     w.PidTid(kGpuPid, kFirstLaneTid + lane);
     std::optional<analysis::ClassId> cls;
     if (in.pack != nullptr) {
-      cls = classes.Get(*in.names, d.name);
+      cls = classes.Get(*in.names, d);
       line += ",\"cname\":\"";
       line += *cls == in.pack->other_class() ? kOtherColour
                                              : kClassColours[*cls % kClassColours.size()];

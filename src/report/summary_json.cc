@@ -105,6 +105,21 @@ JsonValue SummaryToJson(const analysis::Summary& s) {
   doc.Add("units_file", JsonValue::Str(s.units_file));
   JsonValue& warnings = doc.Add("warnings", JsonValue::MakeArray());
   for (const std::string& w : s.warnings) warnings.Push(JsonValue::Str(w));
+  doc.Add("trace_format", JsonValue::Str(s.trace_format));
+  doc.Add("device", s.device ? JsonValue::Int(*s.device) : JsonValue::Null());
+  JsonValue& diagnostics = doc.Add("diagnostics", JsonValue::MakeArray());
+  for (const trace::DiagnosticEntry& e : s.diagnostics) {
+    const trace::DiagnosticInfo& info = trace::Describe(e.code);
+    JsonValue& entry = diagnostics.Push(JsonValue::MakeObject());
+    entry.Add("code", JsonValue::Str(std::string(info.name)));
+    entry.Add("severity", JsonValue::Str(trace::SeverityName(info.severity)));
+    entry.Add("count", JsonValue::Int(e.count));
+    entry.Add("meaning", JsonValue::Str(std::string(info.meaning)));
+    JsonValue& first = entry.Add("first", JsonValue::MakeObject());
+    first.Add("file", JsonValue::Str(e.first.file));
+    first.Add("position", JsonValue::Str(e.first.position));
+    first.Add("detail", JsonValue::Str(e.first.detail));
+  }
   return doc;
 }
 

@@ -11,13 +11,40 @@
 
 namespace decodeprof::trace {
 
-// One mark's timestamps; a clock the bench could not read ("na") is absent.
+// One mark's timestamps; a clock the bench could not read ("na") is absent. Bench logs print
+// monotonic and boottime; `realtime` and `session` are set only by marks taken from the
+// ranges of a trace on those clocks.
 struct MarkStamp {
   std::optional<TimestampNs> monotonic;
   std::optional<TimestampNs> boottime;
+  std::optional<TimestampNs> realtime;
+  std::optional<TimestampNs> session;
 
   std::optional<TimestampNs> On(ClockDomain c) const {
-    return c == ClockDomain::kBoottime ? boottime : monotonic;
+    switch (c) {
+      case ClockDomain::kBoottime:
+        return boottime;
+      case ClockDomain::kMonotonic:
+        return monotonic;
+      case ClockDomain::kRealtime:
+        return realtime;
+      case ClockDomain::kSession:
+        break;
+    }
+    return session;
+  }
+  std::optional<TimestampNs>& On(ClockDomain c) {
+    switch (c) {
+      case ClockDomain::kBoottime:
+        return boottime;
+      case ClockDomain::kMonotonic:
+        return monotonic;
+      case ClockDomain::kRealtime:
+        return realtime;
+      case ClockDomain::kSession:
+        break;
+    }
+    return session;
   }
 };
 

@@ -87,20 +87,21 @@ std::string Demangle(const std::string& mangled) {
   return out;
 }
 
-// Kineto names copies "Memcpy <kind> (<src> -> <dst>)" (CuptiActivity.cpp memcpyName).
+// Kineto names copies "Memcpy <kind> (<src> -> <dst>)" (CuptiActivity.cpp memcpyName); the
+// kinds map onto CUpti_ActivityMemcpyKind for trace::MemcpyName.
 std::string_view MemoryOpName(bool memset, std::string_view name) {
-  if (memset) return "[CUDA memset]";
-  static constexpr std::array<std::pair<std::string_view, std::string_view>, 5> kKinds = {{
-      {"Memcpy HtoD", "[CUDA memcpy Host-to-Device]"},
-      {"Memcpy DtoH", "[CUDA memcpy Device-to-Host]"},
-      {"Memcpy DtoD", "[CUDA memcpy Device-to-Device]"},
-      {"Memcpy HtoH", "[CUDA memcpy Host-to-Host]"},
-      {"Memcpy PtoP", "[CUDA memcpy Peer-to-Peer]"},
+  if (memset) return trace::kMemsetName;
+  static constexpr std::array<std::pair<std::string_view, int>, 5> kKinds = {{
+      {"Memcpy HtoD", 1},
+      {"Memcpy DtoH", 2},
+      {"Memcpy DtoD", 8},
+      {"Memcpy HtoH", 9},
+      {"Memcpy PtoP", 10},
   }};
-  for (const auto& [prefix, out] : kKinds) {
-    if (name.substr(0, prefix.size()) == prefix) return out;
+  for (const auto& [prefix, kind] : kKinds) {
+    if (name.substr(0, prefix.size()) == prefix) return trace::MemcpyName(kind);
   }
-  return "[CUDA memcpy]";
+  return trace::MemcpyName(0);
 }
 
 enum class Category { kKernel, kMemcpy, kMemset, kLaunch, kAnnotation, kOther };
@@ -128,6 +129,8 @@ struct Event {
   bool time_overflow = false;
   uint64_t tid = 0;
   uint64_t correlation = 0;
+  int64_t device = 0;
+  int64_t stream = 0;
   std::array<int64_t, 3> grid = {0, 0, 0};
   bool has_grid = false;
 };
@@ -137,12 +140,12 @@ struct Event {
 // read, and everything nested in them, are skipped.
 class Handler {
  public:
-  Handler(std::string source, ByteReader& reader, trace::StringPool& names,
-          trace::DispatchSink& sink, const KinetoImportOptions& options)
+  Handler(std::string source, ByteReader& reader, trace::TraceBuilder& builder,
+          const KinetoImportOptions& options)
       : source_(std::move(source)),
         reader_(reader),
-        names_(names),
-        sink_(sink),
+        names_(builder.names()),
+        builder_(builder),
         options_(options) {}
 
   // --- nlohmann SAX interface ---
@@ -202,12 +205,12 @@ class Handler {
   bool ValueInEventList(const char* what);
   bool Number(std::optional<int64_t> integer, const std::string& text);
   bool EndEvent();
-  bool AddDispatch(const Event& e, std::string_view name);
+  bool AddDispatch(const Event& e, std::string_view name, trace::DispatchKind kind);
 
   std::string source_;
   ByteReader& reader_;
   trace::StringPool& names_;
-  trace::DispatchSink& sink_;
+  trace::TraceBuilder& builder_;
   const KinetoImportOptions& options_;
   base::Status status_;
 
@@ -220,12 +223,6 @@ class Handler {
   int64_t base_ = 0;
   Event event_;
   uint32_t dispatches_ = 0;
-  std::vector<uint64_t> correlations_;  // per streamed dispatch
-  struct Launch {
-    uint64_t thread = 0;
-    trace::TimestampNs time = 0;
-  };
-  std::unordered_map<uint64_t, Launch> launches_;
   KinetoImport result_;
 };
 
@@ -361,6 +358,10 @@ bool Handler::Number(std::optional<int64_t> integer, const std::string& text) {
     case Frame::kArgs:
       if (key_ == "correlation" && integer && *integer > 0) {
         event_.correlation = static_cast<uint64_t>(*integer);
+      } else if (key_ == "device" && integer) {
+        event_.device = *integer;
+      } else if (key_ == "stream" && integer) {
+        event_.stream = *integer;
       }
       break;
     case Frame::kGrid:
@@ -373,8 +374,15 @@ bool Handler::Number(std::optional<int64_t> integer, const std::string& text) {
   return true;
 }
 
-bool Handler::AddDispatch(const Event& e, std::string_view name) {
+bool Handler::AddDispatch(const Event& e, std::string_view name, trace::DispatchKind kind) {
   trace::Dispatch d;
+  d.kind = kind;
+  d.correlation = e.correlation;
+  if (e.device < INT16_MIN || e.device > INT16_MAX) {
+    return Fail(EventError(e, "device " + std::to_string(e.device) + " is out of range"));
+  }
+  d.device = static_cast<int16_t>(e.device);
+  d.stream = static_cast<uint32_t>(e.stream);
   d.start = e.ts_ns;
   d.end = e.ts_ns + e.dur_ns;
   d.name = names_.Intern(name);
@@ -386,9 +394,8 @@ bool Handler::AddDispatch(const Event& e, std::string_view name) {
       }
     }
   }
-  d.line = ++dispatches_;
-  correlations_.push_back(e.correlation);
-  sink_.Add(d);
+  d.line = dispatches_ < UINT32_MAX ? ++dispatches_ : dispatches_;
+  builder_.AddDispatch(d);
   return true;
 }
 
@@ -421,18 +428,21 @@ bool Handler::EndEvent() {
   switch (category) {
     case Category::kKernel:
       ++result_.kernels;
-      return AddDispatch(e, e.name.rfind("_Z", 0) == 0 ? Demangle(e.name) : e.name);
+      return AddDispatch(e, e.name.rfind("_Z", 0) == 0 ? Demangle(e.name) : e.name,
+                         trace::DispatchKind::kKernel);
     case Category::kMemcpy:
     case Category::kMemset:
       ++result_.memory_ops;
       if (!options_.memory_ops_as_dispatches) return true;
       e.has_grid = false;
-      return AddDispatch(e, MemoryOpName(category == Category::kMemset, e.name));
+      return AddDispatch(e, MemoryOpName(category == Category::kMemset, e.name),
+                         category == Category::kMemset ? trace::DispatchKind::kMemset
+                                                       : trace::DispatchKind::kMemcpy);
     case Category::kLaunch:
       if (e.correlation != 0) {
         ++result_.launch_calls;
-        auto [it, inserted] = launches_.try_emplace(e.correlation, Launch{e.tid, e.ts_ns});
-        if (!inserted && e.ts_ns < it->second.time) it->second = Launch{e.tid, e.ts_ns};
+        builder_.AddLaunch(trace::ApiCall{names_.Intern(e.name), e.ts_ns, e.ts_ns + e.dur_ns, e.tid,
+                                          e.correlation});
       }
       return true;
     case Category::kAnnotation:
@@ -487,17 +497,25 @@ base::StatusOr<KinetoImport> Handler::Finish() {
                            "export it with torch.profiler's export_chrome_trace()");
   }
   AssignDepths(result_.ranges);
-  if (!launches_.empty()) {
-    result_.launch_thread.assign(correlations_.size(), 0);
-    result_.launch_time.assign(correlations_.size(), kKinetoUnknownLaunchTime);
-    for (size_t i = 0; i < correlations_.size(); ++i) {
-      if (correlations_[i] == 0) continue;
-      if (auto it = launches_.find(correlations_[i]); it != launches_.end()) {
-        result_.launch_thread[i] = it->second.thread;
-        result_.launch_time[i] = it->second.time;
-      }
-    }
+  trace::ImportedTrace& t = builder_.trace();
+  for (const trace::Range& r : result_.ranges) builder_.AddRange(r);
+  // libkineto stamps CLOCK_REALTIME; without the base before the events, the times stay
+  // relative to it: a clock of the file's own.
+  t.clock =
+      result_.base_time_applied ? trace::ClockDomain::kRealtime : trace::ClockDomain::kSession;
+  if (result_.base_time_ns && !result_.base_time_applied) {
+    t.diagnostics.Add(
+        trace::Diag::kBaseTimeAfterEvents, 1,
+        {source_, "", "baseTimeNanoseconds " + std::to_string(*result_.base_time_ns)});
   }
+  int64_t skipped = 0;
+  std::string categories;
+  for (const auto& [cat, n] : result_.skipped) {
+    skipped += n;
+    if (!categories.empty()) categories += ", ";
+    categories += (cat.empty() ? std::string("(no cat)") : cat) + " " + std::to_string(n);
+  }
+  t.diagnostics.Add(trace::Diag::kEventsSkipped, skipped, {source_, "", categories});
   return std::move(result_);
 }
 
@@ -507,9 +525,8 @@ bool IsGzip(std::string_view head) {
 }
 
 base::StatusOr<KinetoImport> Run(const std::string& source, ByteReader& reader,
-                                 trace::StringPool& names, trace::DispatchSink& sink,
-                                 const KinetoImportOptions& options) {
-  Handler handler(source, reader, names, sink, options);
+                                 trace::TraceBuilder& builder, const KinetoImportOptions& options) {
+  Handler handler(source, reader, builder, options);
   bool ok = false;
   try {
     ok = Json::sax_parse(ByteIterator(&reader), ByteIterator(), &handler);
@@ -529,8 +546,7 @@ base::StatusOr<KinetoImport> Run(const std::string& source, ByteReader& reader,
 
 }  // namespace
 
-base::StatusOr<KinetoImport> ImportKinetoJson(const std::string& path, trace::StringPool& names,
-                                              trace::DispatchSink& sink,
+base::StatusOr<KinetoImport> ImportKinetoJson(const std::string& path, trace::TraceBuilder& builder,
                                               const KinetoImportOptions& options) {
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
                                                        &std::fclose);
@@ -545,7 +561,14 @@ base::StatusOr<KinetoImport> ImportKinetoJson(const std::string& path, trace::St
     return base::IoError(path, std::string("cannot read: ") + std::strerror(errno));
   }
   ByteReader reader(file.get());
-  return Run(path, reader, names, sink, options);
+  return Run(path, reader, builder, options);
+}
+
+base::StatusOr<KinetoImport> ImportKinetoJson(const std::string& path, trace::StringPool& names,
+                                              trace::DispatchSink& sink,
+                                              const KinetoImportOptions& options) {
+  trace::TraceBuilder builder(names, sink);
+  return ImportKinetoJson(path, builder, options);
 }
 
 base::StatusOr<KinetoImport> ImportKinetoJsonText(std::string_view text,
@@ -557,7 +580,37 @@ base::StatusOr<KinetoImport> ImportKinetoJsonText(std::string_view text,
     return base::DataError(source_name, "the trace is gzip-compressed", "decompress it first");
   }
   ByteReader reader(text);
-  return Run(source_name, reader, names, sink, options);
+  trace::TraceBuilder builder(names, sink);
+  return Run(source_name, reader, builder, options);
+}
+
+namespace {
+
+class KinetoJsonImporterImpl final : public Importer {
+ public:
+  std::string_view name() const override { return "kineto-json"; }
+  std::string_view description() const override {
+    return "PyTorch profiler (Kineto) Chrome-trace JSON";
+  }
+  std::string_view produced_by() const override {
+    return "torch.profiler.profile(...).export_chrome_trace(FILE)";
+  }
+  std::string_view default_pack() const override { return "pytorch-cuda"; }
+  Recognition Recognize(const FileProbe& probe) const override {
+    return LooksLikeKinetoJson(probe.head()) ? Recognition::kYes : Recognition::kNo;
+  }
+  base::Status Import(const std::string& path, trace::TraceBuilder& builder) const override {
+    KinetoImportOptions options;
+    options.memory_ops_as_dispatches = true;
+    return ImportKinetoJson(path, builder, options).status();
+  }
+};
+
+}  // namespace
+
+const Importer& KinetoJsonImporter() {
+  static const KinetoJsonImporterImpl importer;
+  return importer;
 }
 
 bool LooksLikeKinetoJson(std::string_view head) {

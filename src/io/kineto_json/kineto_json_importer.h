@@ -27,8 +27,9 @@
 //                                 the native importer names them ("[CUDA memcpy Host-to-Device]",
 //                                 ... "[CUDA memcpy]", "[CUDA memset]", from Kineto's "Memcpy
 //                                 HtoD (...)" / "Memset (...)" names).
-//   cuda_runtime, cuda_driver   → launch calls: args.correlation → the launching thread (`tid`)
-//                                 and the call's start (the earliest call per correlation).
+//   cuda_runtime, cuda_driver   → launch calls (trace::ApiCall: name, ts, dur, |tid|,
+//                                 args.correlation), when args.correlation is non-zero.
+// Dispatches carry args.correlation, args.device and args.stream (0 when absent).
 //   user_annotation             → a trace::Range (record_function / torch.cuda.nvtx ranges on
 //                                 the CPU: phase marks and op-path ranges); thread = `tid`.
 // Every other event (cpu_op, python_function, gpu_user_annotation, ac2g flows, metadata, ...)
@@ -59,16 +60,13 @@
 #include <vector>
 
 #include "src/base/status.h"
+#include "src/io/importer.h"
 #include "src/trace/dispatch.h"
 #include "src/trace/dispatch_sink.h"
 #include "src/trace/range.h"
 #include "src/trace/string_pool.h"
 
 namespace decodeprof::io {
-
-// KinetoImport::launch_time of a dispatch whose launch call is not in the trace (equal to
-// the native importer's kUnknownLaunchTime and analysis::kUnknownLaunch).
-inline constexpr trace::TimestampNs kKinetoUnknownLaunchTime = INT64_MIN;
 
 struct KinetoImport {
   std::optional<int64_t> base_time_ns;  // baseTimeNanoseconds, when the trace has it
@@ -81,17 +79,22 @@ struct KinetoImport {
   int64_t memory_ops = 0;    // gpu_memcpy + gpu_memset events (streamed only if asked for)
   int64_t launch_calls = 0;  // cuda_runtime / cuda_driver events with a nonzero correlation
   std::map<std::string, int64_t> skipped;  // unused events by `cat` ("" = no cat)
-  // Per streamed dispatch (index = line - 1): the thread that launched it and the launch
-  // call's start; empty when the trace has no launch calls. A dispatch without correlation or
-  // without a matching call gets thread 0 and kKinetoUnknownLaunchTime.
-  std::vector<uint64_t> launch_thread;
-  std::vector<trace::TimestampNs> launch_time;
 };
 
 struct KinetoImportOptions {
   // Also stream gpu_memcpy / gpu_memset events as dispatches (named as above).
   bool memory_ops_as_dispatches = false;
 };
+
+// The plug-in (registered in src/io/builtin_importers.inc): kernels and memory operations
+// stream into the model, launch calls and ranges are its tables; clock realtime (session when
+// the base time is missing or comes after the events, diagnostic base_time_after_events);
+// skipped events are counted as events_skipped.
+const Importer& KinetoJsonImporter();
+
+// Reads the trace at `path` into `builder` and returns the importer's own counts.
+base::StatusOr<KinetoImport> ImportKinetoJson(const std::string& path, trace::TraceBuilder& builder,
+                                              const KinetoImportOptions& options = {});
 
 // Reads the trace at `path`, streams its dispatches into `sink` (names interned into
 // `names`) and returns everything else.

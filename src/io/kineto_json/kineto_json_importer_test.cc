@@ -144,9 +144,10 @@ TEST(KinetoJsonImporter, KernelsRangesAndLaunchesFromALibkinetoTrace) {
   EXPECT_EQ(d.grid, 128);  // 64 * 2 * max(0, 1)
   EXPECT_EQ(d.line, 1u);
 
-  ASSERT_EQ(k.launch_thread.size(), 1u);
-  EXPECT_EQ(k.launch_thread[0], 514683u);
-  EXPECT_EQ(k.launch_time[0], kT0 + 765);
+  EXPECT_EQ(d.correlation, 1u);
+  EXPECT_EQ(d.stream, 7u);
+  EXPECT_EQ(d.device, 0);
+  EXPECT_EQ(d.kind, trace::DispatchKind::kKernel);
 
   ASSERT_EQ(k.ranges.size(), 2u);
   EXPECT_EQ(names.Get(k.ranges[0].name), "decodeprof:decode");  // same start: outer first
@@ -170,9 +171,39 @@ TEST(KinetoJsonImporter, MemoryOperationsAsDispatchesWhenAsked) {
   EXPECT_EQ(in.dispatches[1].grid, 0);
   EXPECT_EQ(in.dispatches[1].line, 2u);
   EXPECT_EQ(in.dispatches[1].end - in.dispatches[1].start, 4);
-  // Correlation 2 has no launch call in the trace.
-  EXPECT_EQ(in.result->launch_time[1], kKinetoUnknownLaunchTime);
-  EXPECT_EQ(in.result->launch_thread[1], 0u);
+  EXPECT_EQ(in.dispatches[1].kind, trace::DispatchKind::kMemcpy);
+  EXPECT_EQ(in.dispatches[1].correlation, 2u);
+}
+
+// Through the plug-in: memory operations stream, launches are the model's table (the join is
+// the model's: trace::LaunchIndex), skipped events are a diagnostic, the clock is realtime.
+TEST(KinetoJsonImporter, ThePlugInFillsTheModel) {
+  const std::string path = ::testing::TempDir() + "/kineto_plugin.json";
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << kTrace;
+  }
+  trace::StringPool names;
+  Collect sink;
+  trace::TraceBuilder builder(names, sink);
+  ASSERT_TRUE(KinetoJsonImporter().Import(path, builder).ok());
+  const trace::ImportedTrace t = std::move(builder).Finish();
+  ASSERT_EQ(sink.dispatches.size(), 2u);
+  EXPECT_EQ(t.kernels, 1);
+  EXPECT_EQ(t.memory_ops, 1);
+  EXPECT_EQ(t.clock, trace::ClockDomain::kRealtime);
+  ASSERT_EQ(t.launches.size(), 1u);
+  const trace::LaunchIndex index(t.launches);
+  const trace::ApiCall* launch = index.Find(sink.dispatches[0].correlation);
+  ASSERT_NE(launch, nullptr);
+  EXPECT_EQ(launch->thread, 514683u);
+  EXPECT_EQ(launch->start, kT0 + 765);
+  EXPECT_EQ(index.Find(sink.dispatches[1].correlation), nullptr);  // no call has 2
+  EXPECT_EQ(t.ranges.size(), 2u);
+  EXPECT_EQ(t.diagnostics.count(trace::Diag::kEventsSkipped), 6);
+  const auto entries = t.diagnostics.entries();
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0].first.detail, "(no cat) 2, ac2g 2, cpu_op 1, gpu_user_annotation 1");
 }
 
 TEST(KinetoJsonImporter, WithoutBaseTimeTimesStayRelative) {
@@ -186,7 +217,7 @@ TEST(KinetoJsonImporter, WithoutBaseTimeTimesStayRelative) {
   EXPECT_EQ(in.dispatches[0].start, 10500);
   EXPECT_EQ(in.dispatches[0].end, 12500);
   EXPECT_EQ(in.dispatches[0].grid, 0);  // no grid in args
-  EXPECT_TRUE(in.result->launch_time.empty());
+  EXPECT_EQ(in.result->launch_calls, 0);
 }
 
 TEST(KinetoJsonImporter, BaseTimeAfterTheEventsIsNotApplied) {

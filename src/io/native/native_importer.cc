@@ -1,8 +1,5 @@
 #include "src/io/native/native_importer.h"
 
-#include <sqlite3.h>
-#include <unistd.h>
-
 #include <cxxabi.h>
 
 #include <algorithm>
@@ -13,44 +10,14 @@
 #include <string_view>
 #include <utility>
 
+#include "src/io/common/sqlite_db.h"
+#include "src/io/importer.h"
 #include "src/native_format/schema.h"
 
 namespace decodeprof::io {
 namespace {
 
 namespace nf = native_format;
-
-// Owns the connection; declared before any Query so that it is closed after them.
-struct Db {
-  ~Db() { sqlite3_close(db_); }
-  sqlite3* db_ = nullptr;
-};
-
-class Query {
- public:
-  Query(sqlite3* db, const std::string& sql) {
-    rc_ = sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt_, nullptr);
-  }
-  ~Query() { sqlite3_finalize(stmt_); }
-  Query(const Query&) = delete;
-  Query& operator=(const Query&) = delete;
-  bool prepared() const { return rc_ == SQLITE_OK; }
-  // SQLITE_ROW, SQLITE_DONE or an error code.
-  int Step() { return rc_ = sqlite3_step(stmt_); }
-  int rc() const { return rc_; }
-  int64_t Int(int col) const { return sqlite3_column_int64(stmt_, col); }
-  bool IsNull(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
-  std::string Text(int col) const {
-    const auto* p = sqlite3_column_text(stmt_, col);
-    return p == nullptr ? std::string()
-                        : std::string(reinterpret_cast<const char*>(p),
-                                      static_cast<size_t>(sqlite3_column_bytes(stmt_, col)));
-  }
-
- private:
-  sqlite3_stmt* stmt_ = nullptr;
-  int rc_ = SQLITE_OK;
-};
 
 // Maps file string ids to pool ids, interning on first use.
 class Strings {
@@ -93,29 +60,11 @@ class Strings {
   trace::StringPool& pool_;
 };
 
-std::string_view MemoryOpName(int64_t kind, int64_t copy_kind) {
-  if (kind == static_cast<int>(nf::MemoryOpKind::kMemset)) return "[CUDA memset]";
-  switch (copy_kind) {  // CUpti_ActivityMemcpyKind
-    case 1:
-      return "[CUDA memcpy Host-to-Device]";
-    case 2:
-      return "[CUDA memcpy Device-to-Host]";
-    case 8:
-      return "[CUDA memcpy Device-to-Device]";
-    case 9:
-      return "[CUDA memcpy Host-to-Host]";
-    case 10:
-      return "[CUDA memcpy Peer-to-Peer]";
-    default:
-      return "[CUDA memcpy]";
-  }
-}
-
-class Importer {
+class NativeReader {
  public:
-  Importer(const std::string& path, trace::StringPool& names, trace::DispatchSink& sink,
-           const NativeImportOptions& options)
-      : path_(path), names_(names), sink_(sink), options_(options) {}
+  NativeReader(const std::string& path, trace::TraceBuilder& builder,
+               const NativeImportOptions& options)
+      : path_(path), names_(builder.names()), builder_(builder), options_(options) {}
 
   base::StatusOr<NativeImport> Run() {
     DP_RETURN_IF_ERROR(Open());
@@ -124,9 +73,12 @@ class Importer {
     DP_RETURN_IF_ERROR(ReadCounters());
     DP_RETURN_IF_ERROR(Count("api_calls", &result_.api_calls));
     DP_RETURN_IF_ERROR(Count("memory_ops", &result_.memory_ops));
+    DP_RETURN_IF_ERROR(ReadDevices());
     DP_RETURN_IF_ERROR(ReadDispatches());
+    DP_RETURN_IF_ERROR(ReadLaunches());
     DP_RETURN_IF_ERROR(ReadRanges());
     DP_RETURN_IF_ERROR(ReadMarks());
+    Describe();
     return std::move(result_);
   }
 
@@ -138,44 +90,18 @@ class Importer {
     return base::DataError(path_ + ": " + std::string(table) + " id " + std::to_string(id),
                            std::move(message));
   }
-  base::Status SqlError(const Query& q, std::string_view what) const {
-    const int rc = q.rc();
-    std::string message = std::string(what) + ": " + sqlite3_errmsg(db_.db_);
-    if ((rc & 0xff) == SQLITE_NOTADB) return DataError("not an SQLite database");
-    if ((rc & 0xff) == SQLITE_CORRUPT) return DataError("the database is corrupt: " + message);
-    if ((rc & 0xff) == SQLITE_READONLY || (rc & 0xff) == SQLITE_CANTOPEN) {
-      return base::IoError(path_, message,
-                           "the file has a journal left by a killed recorder; reading it needs "
-                           "write access to the file and its directory");
-    }
-    return DataError(std::move(message));
+  base::Status SqlError(const SqliteQuery& q, std::string_view what) const {
+    return db_->Error(q, what);
   }
 
   base::Status Open() {
-    if (::access(path_.c_str(), R_OK) != 0) {
-      return base::IoError(path_, std::string("cannot open: ") + std::strerror(errno));
-    }
-    // Read-only first; a hot journal left by a killed recorder needs a writable connection
-    // to be rolled back (SQLITE_READONLY_ROLLBACK), so retry read-write then.
-    for (int flags : {SQLITE_OPEN_READONLY, SQLITE_OPEN_READWRITE}) {
-      sqlite3_close(db_.db_);
-      db_.db_ = nullptr;
-      if (sqlite3_open_v2(path_.c_str(), &db_.db_, flags, nullptr) != SQLITE_OK) {
-        return base::IoError(path_, std::string("cannot open: ") + sqlite3_errmsg(db_.db_));
-      }
-      sqlite3_extended_result_codes(db_.db_, 1);
-      Query probe(db_.db_, "SELECT count(*) FROM sqlite_master");
-      if (probe.prepared() && probe.Step() == SQLITE_ROW) return base::OkStatus();
-      if (sqlite3_extended_errcode(db_.db_) != SQLITE_READONLY_ROLLBACK ||
-          flags == SQLITE_OPEN_READWRITE) {
-        return SqlError(probe, "cannot read");
-      }
-    }
+    DP_ASSIGN_OR_RETURN(SqliteDb db, SqliteDb::Open(path_));
+    db_.emplace(std::move(db));
     return base::OkStatus();
   }
 
   base::Status ReadMeta() {
-    Query q(db_.db_, "SELECT key, value FROM meta");
+    SqliteQuery q(*db_, "SELECT key, value FROM meta");
     if (!q.prepared()) {
       return DataError("not a decodeprof native trace (it has no meta table)",
                        "convert other traces with their importer");
@@ -202,12 +128,11 @@ class Importer {
                        "update decodeprof");
     }
     const std::string clock = get(nf::kMetaClockDomain);
-    if (clock == "monotonic") {
-      result_.clock = trace::ClockDomain::kMonotonic;
-    } else if (clock == "boottime") {
-      result_.clock = trace::ClockDomain::kBoottime;
-    } else if (clock != "unknown") {
-      return DataError("unknown clock_domain '" + clock + "'");
+    if (clock != "unknown") {
+      for (trace::ClockDomain c : trace::kAllClocks) {
+        if (clock == trace::ClockName(c)) result_.clock = c;
+      }
+      if (!result_.clock) return DataError("unknown clock_domain '" + clock + "'");
     }
     result_.complete = get(nf::kMetaComplete) == "1";
     result_.recording_status = get(nf::kMetaRecordingStatus);
@@ -215,7 +140,7 @@ class Importer {
   }
 
   base::Status ReadStrings() {
-    Query q(db_.db_, "SELECT id, text FROM strings ORDER BY id");
+    SqliteQuery q(*db_, "SELECT id, text FROM strings ORDER BY id");
     if (!q.prepared()) return SqlError(q, "cannot read table strings");
     std::vector<std::string> texts;
     int rc;
@@ -232,7 +157,7 @@ class Importer {
   }
 
   base::Status ReadCounters() {
-    Query q(db_.db_, "SELECT name, value FROM counters");
+    SqliteQuery q(*db_, "SELECT name, value FROM counters");
     if (!q.prepared()) return SqlError(q, "cannot read table counters");
     int rc;
     while ((rc = q.Step()) == SQLITE_ROW) {
@@ -245,33 +170,23 @@ class Importer {
   }
 
   base::Status Count(const std::string& table, int64_t* out) {
-    Query q(db_.db_, "SELECT count(*) FROM " + table);
+    SqliteQuery q(*db_, "SELECT count(*) FROM " + table);
     if (!q.prepared() || q.Step() != SQLITE_ROW) return SqlError(q, "cannot read table " + table);
     *out = q.Int(0);
     return base::OkStatus();
   }
 
   base::Status ReadDispatches() {
-    // Columns 10 and 11: the launching API call's thread and start (NULL when none).
-    const bool launches = result_.api_calls > 0;
-    std::string sql;
-    std::string join = " t";
-    std::string launch_cols = ", NULL, NULL";
-    if (launches) {
-      sql =
-          "WITH launch AS (SELECT correlation, thread, MIN(start_ns) AS start_ns FROM api_calls "
-          "WHERE correlation != 0 GROUP BY correlation) ";
-      join = " t LEFT JOIN launch a ON a.correlation = t.correlation AND t.correlation != 0";
-      launch_cols = ", a.thread, a.start_ns";
-    }
-    sql += "SELECT 0, t.id, t.start_ns, t.end_ns, t.name_id, t.grid_x, t.grid_y, t.grid_z, 0, 0" +
-           launch_cols + " FROM kernels" + join;
+    std::string sql =
+        "SELECT 0, id, start_ns, end_ns, name_id, grid_x, grid_y, grid_z, 0, 0, device, stream, "
+        "correlation FROM kernels";
     if (options_.memory_ops_as_dispatches) {
-      sql += " UNION ALL SELECT 1, t.id, t.start_ns, t.end_ns, 0, 0, 0, 0, t.kind, t.copy_kind" +
-             launch_cols + " FROM memory_ops" + join;
+      sql +=
+          " UNION ALL SELECT 1, id, start_ns, end_ns, 0, 0, 0, 0, kind, copy_kind, device, "
+          "stream, correlation FROM memory_ops";
     }
     sql += " ORDER BY 3, 1, 2";
-    Query q(db_.db_, sql);
+    SqliteQuery q(*db_, sql);
     if (!q.prepared()) return SqlError(q, "cannot read table kernels");
     uint32_t line = 0;
     int rc;
@@ -299,24 +214,51 @@ class Importer {
           for (int col = 5; col <= 7; ++col) d.grid *= std::max<int64_t>(q.Int(col), 1);
         }
       } else {
-        d.name = names_.Intern(MemoryOpName(q.Int(8), q.Int(9)));
+        const bool memset = q.Int(8) == static_cast<int>(nf::MemoryOpKind::kMemset);
+        d.kind = memset ? trace::DispatchKind::kMemset : trace::DispatchKind::kMemcpy;
+        d.name = names_.Intern(memset ? trace::kMemsetName : trace::MemcpyName(q.Int(9)));
       }
-      d.line = ++line;
-      if (launches) {
-        const bool known = !q.IsNull(11);
-        result_.launch_thread.push_back(known ? static_cast<uint64_t>(q.Int(10)) : 0);
-        result_.launch_time.push_back(known ? q.Int(11) : kUnknownLaunchTime);
-      }
-      sink_.Add(d);
+      d.device = static_cast<int16_t>(q.Int(10));
+      d.stream = static_cast<uint32_t>(q.Int(11));
+      d.correlation = static_cast<uint64_t>(q.Int(12));
+      d.line = line < UINT32_MAX ? ++line : line;
+      builder_.AddDispatch(d);
     }
     if (rc != SQLITE_DONE) return SqlError(q, "cannot read table kernels");
     return base::OkStatus();
   }
 
+  base::Status ReadLaunches() {
+    SqliteQuery q(*db_,
+                  "SELECT id, name_id, start_ns, end_ns, thread, correlation FROM api_calls "
+                  "WHERE correlation != 0 ORDER BY id");
+    if (!q.prepared()) return SqlError(q, "cannot read table api_calls");
+    int rc;
+    while ((rc = q.Step()) == SQLITE_ROW) {
+      auto name = strings_->Get(q.Int(1));
+      if (!name) return RowError("api_calls", q.Int(0), "name_id is not in table strings");
+      builder_.AddLaunch(trace::ApiCall{*name, q.Int(2), q.Int(3), static_cast<uint64_t>(q.Int(4)),
+                                        static_cast<uint64_t>(q.Int(5))});
+    }
+    if (rc != SQLITE_DONE) return SqlError(q, "cannot read table api_calls");
+    return base::OkStatus();
+  }
+
+  base::Status ReadDevices() {
+    SqliteQuery q(*db_, "SELECT id, name FROM devices ORDER BY id");
+    if (!q.prepared()) return SqlError(q, "cannot read table devices");
+    int rc;
+    while ((rc = q.Step()) == SQLITE_ROW) {
+      builder_.trace().devices.push_back(trace::Device{static_cast<int32_t>(q.Int(0)), q.Text(1)});
+    }
+    if (rc != SQLITE_DONE) return SqlError(q, "cannot read table devices");
+    return base::OkStatus();
+  }
+
   base::Status ReadRanges() {
-    Query q(db_.db_,
-            "SELECT id, name_id, domain_id, start_ns, end_ns, thread, depth FROM ranges "
-            "ORDER BY start_ns, depth, id");
+    SqliteQuery q(*db_,
+                  "SELECT id, name_id, domain_id, start_ns, end_ns, thread, depth FROM ranges "
+                  "ORDER BY start_ns, depth, id");
     if (!q.prepared()) return SqlError(q, "cannot read table ranges");
     int rc;
     while ((rc = q.Step()) == SQLITE_ROW) {
@@ -332,13 +274,14 @@ class Importer {
       r.thread = static_cast<uint64_t>(q.Int(5));
       r.depth = static_cast<int32_t>(q.Int(6));
       result_.ranges.push_back(r);
+      builder_.AddRange(trace::Range{r.name, r.start, r.end, r.thread, r.depth});
     }
     if (rc != SQLITE_DONE) return SqlError(q, "cannot read table ranges");
     return base::OkStatus();
   }
 
   base::Status ReadMarks() {
-    Query q(db_.db_, "SELECT id, name_id, domain_id, time_ns, thread FROM marks ORDER BY 4, 1");
+    SqliteQuery q(*db_, "SELECT id, name_id, domain_id, time_ns, thread FROM marks ORDER BY 4, 1");
     if (!q.prepared()) return SqlError(q, "cannot read table marks");
     int rc;
     while ((rc = q.Step()) == SQLITE_ROW) {
@@ -356,26 +299,65 @@ class Importer {
     return base::OkStatus();
   }
 
+  // What the model gets besides the tables: clock, meta, and every counter, the file's
+  // completeness and its recording status as diagnostics.
+  void Describe() {
+    trace::ImportedTrace& t = builder_.trace();
+    t.clock = result_.clock;
+    t.meta = result_.meta;
+    for (const auto& [name, value] : result_.counters) {
+      t.diagnostics.Add(trace::DiagForRecorderCounter(name), value,
+                        {path_, "table counters", name + " = " + std::to_string(value)});
+    }
+    if (!result_.complete) t.diagnostics.Add(trace::Diag::kTraceIncomplete, 1, {path_, "", ""});
+    const std::string& status = result_.recording_status;
+    if (!status.empty() && status.rfind("ok", 0) != 0) {
+      t.diagnostics.Add(trace::Diag::kRecordingNotOk, 1, {path_, "meta recording_status", status});
+    }
+  }
+
   const std::string& path_;
   trace::StringPool& names_;
-  trace::DispatchSink& sink_;
+  trace::TraceBuilder& builder_;
   const NativeImportOptions& options_;
-  Db db_;
+  std::optional<SqliteDb> db_;
   std::optional<Strings> strings_;
   NativeImport result_;
 };
 
+class NativeImporterImpl final : public io::Importer {
+ public:
+  std::string_view name() const override { return "native"; }
+  std::string_view description() const override {
+    return "decodeprof's native trace (SQLite), written by decodeprof record";
+  }
+  std::string_view produced_by() const override { return "decodeprof record -o FILE -- CMD"; }
+  std::string_view default_pack() const override { return "pytorch-cuda"; }
+  Recognition Recognize(const FileProbe& probe) const override {
+    if (!probe.is_sqlite()) return Recognition::kNo;
+    // Any other SQLite file gets a maybe, so that it hears why it is not a native trace.
+    return probe.HasTable("meta") && probe.HasTable("kernels") ? Recognition::kYes
+                                                               : Recognition::kMaybe;
+  }
+  base::Status Import(const std::string& path, trace::TraceBuilder& builder) const override {
+    NativeImportOptions options;
+    options.memory_ops_as_dispatches = true;
+    return NativeReader(path, builder, options).Run().status();
+  }
+};
+
 }  // namespace
+
+const Importer& NativeImporter() {
+  static const NativeImporterImpl importer;
+  return importer;
+}
 
 base::StatusOr<NativeImport> ImportNative(const std::string& path, trace::StringPool& names,
                                           trace::DispatchSink& sink,
                                           const NativeImportOptions& options) {
-  return Importer(path, names, sink, options).Run();
-}
-
-bool LooksLikeSqlite(std::string_view head) {
-  static constexpr std::string_view kMagic("SQLite format 3\0", 16);
-  return head.substr(0, kMagic.size()) == kMagic;
+  trace::TraceBuilder builder(names, sink);
+  return NativeReader(path, builder, options).Run();
 }
 
 }  // namespace decodeprof::io

@@ -2,7 +2,7 @@
 // docs/trace-format.md): the SQLite file `decodeprof record` writes and every importer can
 // convert to.
 //
-// Dispatches (kernels, and optionally memcpy/memset) are streamed into a trace::DispatchSink in
+// Dispatches (kernels, and memcpy/memset) are streamed into a trace::DispatchSink in
 // start order (ties: kernels before memory operations, then row id), with `line` = the
 // 1-based position in that order and `grid` = product of max(grid_x|y|z, 1) (0 for memory
 // operations, and when all three are 0: a converted trace that had no grid). Kernel names are the
@@ -13,11 +13,9 @@
 // "[CUDA memcpy]" (other kinds) and "[CUDA memset]". NVTX ranges, marks, counters and
 // metadata are small and are returned whole.
 //
-// Launch context: when the file has API calls, each streamed dispatch's launching thread and
-// launch time are returned too (NativeImport::launch_thread / launch_time, indexed by
-// `line` - 1): those of the API call with the dispatch's correlation id (the earliest, if
-// several share it). A dispatch with correlation 0 or without a matching call gets thread 0
-// and time kUnknownLaunchTime. 16 bytes per dispatch; nothing per dispatch is kept otherwise.
+// Launch API calls (correlation != 0) go to the model's launch table; the kernel → launch
+// join is the model's (trace::LaunchIndex). Every counter, an incomplete file and a recording
+// status other than "ok..." become diagnostics of the model.
 //
 // A file whose recorder was killed is readable up to its last commit: a leftover rollback
 // journal is applied (which needs write access to the file's directory) and `complete` is
@@ -39,6 +37,7 @@
 #include <vector>
 
 #include "src/base/status.h"
+#include "src/io/importer.h"
 #include "src/trace/dispatch.h"
 #include "src/trace/dispatch_sink.h"
 #include "src/trace/string_pool.h"
@@ -64,9 +63,6 @@ struct NativeMark {
   uint64_t thread = 0;
 };
 
-// NativeImport::launch_time of a dispatch whose launch was not recorded.
-inline constexpr trace::TimestampNs kUnknownLaunchTime = INT64_MIN;
-
 struct NativeImport {
   // The host clock of every timestamp; nullopt when the file says "unknown" (a trace
   // converted from a format whose clock is not known, e.g. rocprofv3 CSV).
@@ -76,10 +72,6 @@ struct NativeImport {
   int64_t kernels = 0;              // rows of table kernels (all of them went to the sink)
   int64_t memory_ops = 0;           // rows of table memory_ops (sent only if asked for)
   int64_t api_calls = 0;            // rows of table api_calls
-  // Per streamed dispatch (index = line - 1): the OS thread that launched it and the launch
-  // call's start (ns); empty when the file has no API calls (see above).
-  std::vector<uint64_t> launch_thread;
-  std::vector<trace::TimestampNs> launch_time;
   // Every counter of the file, and the sum of those that count lost records
   // (native_format::IsDataLossCounter: CUPTI's dropped records, translation failures, ...).
   std::map<std::string, int64_t> counters;
@@ -96,14 +88,14 @@ struct NativeImportOptions {
   bool memory_ops_as_dispatches = false;
 };
 
+// The plug-in (registered in src/io/builtin_importers.inc): streams kernels and memory
+// operations into the model.
+const Importer& NativeImporter();
+
 // Reads `path`, streams its dispatches into `sink` (names interned into `names`) and returns
-// everything else.
+// everything else (for the recorder's own read-back, which wants the file's details).
 base::StatusOr<NativeImport> ImportNative(const std::string& path, trace::StringPool& names,
                                           trace::DispatchSink& sink,
                                           const NativeImportOptions& options = {});
-
-// True if `head` (the first bytes of a file, at least 16) starts like an SQLite database.
-// Whether it is a native trace is known only by reading its meta table.
-bool LooksLikeSqlite(std::string_view head);
 
 }  // namespace decodeprof::io

@@ -1,5 +1,7 @@
 #include "src/io/native/native_importer.h"
 
+#include "src/io/common/sqlite_db.h"
+
 #include <signal.h>
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -199,30 +201,33 @@ TEST(NativeImporterTest, ReturnsTheLaunchContextPerLine) {
     api(50, 11, 0);   // correlation 0 matches nothing
     ASSERT_TRUE(w.Close().ok());
   }
+  // Through the plug-in: memory operations are dispatches, launches are the model's table
+  // and the join is the model's (trace::LaunchIndex).
   trace::StringPool names;
   CollectSink sink;
-  auto result = ImportNative(path, names, sink);
-  ASSERT_TRUE(result.ok()) << result.status().ToString();
-  ASSERT_EQ(sink.dispatches.size(), 4u);
-  EXPECT_EQ(names.Get(sink.dispatches[3].name), "late");
-  ASSERT_EQ(result->launch_thread.size(), 4u);
-  ASSERT_EQ(result->launch_time.size(), 4u);
-  EXPECT_EQ(result->launch_thread[0], 11u);
-  EXPECT_EQ(result->launch_time[0], 90);
-  EXPECT_EQ(result->launch_time[1], kUnknownLaunchTime);
-  EXPECT_EQ(result->launch_thread[1], 0u);
-  EXPECT_EQ(result->launch_time[2], kUnknownLaunchTime);
-  EXPECT_EQ(result->launch_thread[3], 13u);
-  EXPECT_EQ(result->launch_time[3], 470);
-
-  // With memory operations streamed too, the memcpy (line 4) has its own launch.
-  CollectSink with_copies;
-  auto copies = ImportNative(path, names, with_copies, {.memory_ops_as_dispatches = true});
-  ASSERT_TRUE(copies.ok()) << copies.status().ToString();
-  ASSERT_EQ(copies->launch_time.size(), 5u);
-  EXPECT_EQ(copies->launch_thread[3], 12u);
-  EXPECT_EQ(copies->launch_time[3], 95);
-  EXPECT_EQ(copies->launch_time[4], 470);
+  trace::TraceBuilder builder(names, sink);
+  ASSERT_TRUE(NativeImporter().Import(path, builder).ok());
+  const trace::ImportedTrace t = std::move(builder).Finish();
+  ASSERT_EQ(sink.dispatches.size(), 5u);
+  EXPECT_EQ(names.Get(sink.dispatches[4].name), "late");
+  EXPECT_EQ(sink.dispatches[3].kind, trace::DispatchKind::kMemcpy);
+  EXPECT_EQ(t.kernels, 4);
+  EXPECT_EQ(t.memory_ops, 1);
+  ASSERT_EQ(t.launches.size(), 4u);  // the call with correlation 0 is not a launch
+  const trace::LaunchIndex index(t.launches);
+  const auto launch = [&](size_t i) { return index.Find(sink.dispatches[i].correlation); };
+  ASSERT_NE(launch(0), nullptr);
+  EXPECT_EQ(launch(0)->thread, 11u);
+  EXPECT_EQ(launch(0)->start, 90);
+  EXPECT_EQ(launch(1), nullptr);  // orphan
+  EXPECT_EQ(launch(2), nullptr);  // correlation 0
+  ASSERT_NE(launch(3), nullptr);  // the memcpy has its own launch
+  EXPECT_EQ(launch(3)->thread, 12u);
+  EXPECT_EQ(launch(3)->start, 95);
+  ASSERT_NE(launch(4), nullptr);
+  EXPECT_EQ(launch(4)->thread, 13u);  // the earliest of two calls with correlation 3
+  EXPECT_EQ(launch(4)->start, 470);
+  EXPECT_EQ(names.Get(launch(4)->name), "cudaLaunchKernel");
 }
 
 TEST(NativeImporterTest, NoLaunchContextWithoutApiCalls) {
@@ -238,8 +243,7 @@ TEST(NativeImporterTest, NoLaunchContextWithoutApiCalls) {
   auto result = ImportNative(path, names, sink);
   ASSERT_TRUE(result.ok()) << result.status().ToString();
   EXPECT_EQ(sink.dispatches.size(), 1u);
-  EXPECT_TRUE(result->launch_thread.empty());
-  EXPECT_TRUE(result->launch_time.empty());
+  EXPECT_EQ(result->api_calls, 0);
 }
 
 TEST(NativeImporterTest, ReadsAFileWhoseRecorderWasKilled) {

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <stop_token>
@@ -165,6 +166,8 @@ struct Columns {
   size_t header_size = 0;
   Column name, start, end;
   std::vector<Column> grid;
+  // Optional: device, queue and correlation (a row that lacks them gets 0).
+  Column agent, queue, correlation;
   size_t needed = 0;  // the highest index read
 };
 
@@ -193,9 +196,28 @@ StatusOr<std::optional<Columns>> ReadHeader(CsvReader& reader) {
     Column column = FindColumn(header, {axis});
     if (column.index != kNoColumn) c.grid.push_back(std::move(column));
   }
+  c.agent = FindColumn(header, {"Agent_Id"});
+  c.queue = FindColumn(header, {"Queue_Id"});
+  c.correlation = FindColumn(header, {"Correlation_Id"});
   c.needed = std::max({c.name.index, c.start.index, c.end.index});
   for (const Column& column : c.grid) c.needed = std::max(c.needed, column.index);
   return std::optional<Columns>(std::move(c));
+}
+
+// The number that ends an optional id field ("3", "Agent 3"), at most `max`; 0 when the column
+// or the row's field is absent or holds none.
+inline uint64_t TrailingNumber(const CsvReader& reader, const Column& column, uint64_t max) {
+  if (column.index == kNoColumn || column.index >= reader.size()) return 0;
+  const std::string_view text = base::Trim(reader[column.index]);
+  size_t at = text.size();
+  while (at > 0 && text[at - 1] >= '0' && text[at - 1] <= '9') --at;
+  uint64_t value = 0;
+  for (size_t i = at; i < text.size(); ++i) {
+    const uint64_t digit = static_cast<uint64_t>(text[i] - '0');
+    if (value > (max - digit) / 10) return max;
+    value = value * 10 + digit;
+  }
+  return value;
 }
 
 // The current record of `reader` as a dispatch into `sink`. False with *error set on bad data.
@@ -246,6 +268,9 @@ inline bool AddRow(const CsvReader& reader, const Columns& c, NameCache& name_ca
   d.end = end_ns;
   d.grid = grid_size;
   d.name = name_cache.Intern(reader[c.name.index]);
+  d.device = static_cast<int16_t>(TrailingNumber(reader, c.agent, INT16_MAX));
+  d.stream = static_cast<uint32_t>(TrailingNumber(reader, c.queue, UINT32_MAX));
+  d.correlation = TrailingNumber(reader, c.correlation, UINT64_MAX);
   d.line =
       static_cast<uint32_t>(std::min<int64_t>(reader.line(), std::numeric_limits<uint32_t>::max()));
   sink.Add(d);
@@ -507,6 +532,74 @@ StatusOr<CsvPartsImport> ImportRocprofv3CsvInParts(const std::string& path,
     }
     if (!AddRow(*reader, *columns, name_cache, first, out.stats.rows, &error)) return error;
   }
+}
+
+namespace {
+
+class Rocprofv3CsvImporterImpl final : public Importer, public PartsImporter {
+ public:
+  std::string_view name() const override { return "rocprofv3-csv"; }
+  std::string_view description() const override {
+    return "rocprofv3 kernel trace CSV (<name>_kernel_trace.csv)";
+  }
+  std::string_view produced_by() const override {
+    return "rocprofv3 --kernel-trace --output-format csv -- CMD";
+  }
+  std::string_view default_pack() const override { return "mlx-rocm"; }
+  Recognition Recognize(const FileProbe& probe) const override {
+    const std::string_view head = probe.head();
+    if (probe.is_sqlite() || head.find('\0') != std::string_view::npos) return Recognition::kNo;
+    const std::string_view first_line = head.substr(0, head.find('\n'));
+    if (first_line.find("Kernel_Name") != std::string_view::npos ||
+        first_line.find("KernelName") != std::string_view::npos) {
+      return Recognition::kYes;
+    }
+    // Any other text: the importer says which column is missing.
+    return Recognition::kMaybe;
+  }
+  base::Status Import(const std::string& path, trace::TraceBuilder& builder) const override {
+    // Through a sink that counts in the builder, so that devices are counted as for any format.
+    struct ToBuilder : trace::DispatchSink {
+      trace::TraceBuilder* builder;
+      void Add(const trace::Dispatch& d) override { builder->AddDispatch(d); }
+    } sink;
+    sink.builder = &builder;
+    DP_ASSIGN_OR_RETURN(const CsvImportStats stats,
+                        ImportRocprofv3Csv(path, builder.names(), sink));
+    Describe(stats, builder.trace());
+    return base::OkStatus();
+  }
+  bool carries_ranges() const override { return false; }
+  const PartsImporter* parts() const override { return this; }
+
+  base::StatusOr<Result> ImportInParts(const std::string& path, trace::StringPool& names,
+                                       trace::DispatchSink& first,
+                                       const SinkFactory& new_part) const override {
+    DP_ASSIGN_OR_RETURN(CsvPartsImport imported,
+                        ImportRocprofv3CsvInParts(path, names, first, new_part, CsvSplitOptions()));
+    Result out;
+    out.trace.format = std::string(name());
+    Describe(imported.stats, out.trace);
+    for (CsvLaterPart& part : imported.later) {
+      auto shared = std::make_shared<CsvLaterPart>(std::move(part));
+      out.later.push_back({shared->index, [shared](trace::Dispatch& d) { shared->Rebase(d); }});
+    }
+    return out;
+  }
+
+ private:
+  // rocprofv3 CSV timestamps are on the clock rocprofv3 chose: the bench log's marks pick it.
+  static void Describe(const CsvImportStats& stats, trace::ImportedTrace& t) {
+    t.clock = std::nullopt;
+    t.has_grid = stats.has_grid_columns;
+  }
+};
+
+}  // namespace
+
+const Importer& Rocprofv3CsvImporter() {
+  static const Rocprofv3CsvImporterImpl importer;
+  return importer;
 }
 
 }  // namespace decodeprof::io

@@ -41,10 +41,16 @@
 
 #include "src/base/status.h"
 #include "src/io/common/csv_reader.h"
+#include "src/io/importer.h"
 #include "src/trace/dispatch_sink.h"
 #include "src/trace/string_pool.h"
 
 namespace decodeprof::io {
+
+// The plug-in (registered in src/io/builtin_importers.inc), with the several-thread import.
+// Dispatches carry Agent_Id as device, Queue_Id as stream and Correlation_Id (the number that
+// ends each field; 0 without the column). The clock is the one the bench log's marks pick.
+const Importer& Rocprofv3CsvImporter();
 
 struct CsvImportStats {
   int64_t rows = 0;               // data rows read (= dispatches)

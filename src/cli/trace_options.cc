@@ -1,0 +1,44 @@
+// What the subcommands that read traces print besides their results: the diagnostics table
+// and the list of formats in --help.
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <string>
+
+#include "src/cli/subcommand.h"
+#include "src/io/importer_registry.h"
+
+namespace decodeprof::cli {
+
+void PrintDiagnostics(std::string_view subcommand,
+                      std::span<const trace::DiagnosticEntry> entries) {
+  std::string table;
+  int shown = 0;
+  for (const trace::DiagnosticEntry& e : entries) {
+    const trace::DiagnosticInfo& info = trace::Describe(e.code);
+    if (info.severity == trace::Severity::kInfo) continue;
+    ++shown;
+    std::string where = e.first.file;
+    if (!e.first.position.empty()) where += ": " + e.first.position;
+    if (!e.first.detail.empty()) where += ": " + e.first.detail;
+    table += fmt::format("  {:<9}  {:<26} {:>8}  {}", trace::SeverityName(info.severity), info.name,
+                         e.count, info.meaning);
+    if (!where.empty()) table += " [" + where + "]";
+    table += "\n";
+  }
+  if (shown == 0) return;
+  std::fprintf(stderr, "decodeprof: %.*s: %d diagnostic%s (the summary's \"diagnostics\"):\n%s",
+               static_cast<int>(subcommand.size()), subcommand.data(), shown, shown == 1 ? "" : "s",
+               table.c_str());
+}
+
+std::string FormatTable() {
+  std::string out = "Trace formats (--format; auto recognizes them by content):\n";
+  for (const io::Importer* importer : io::Importers()) {
+    out += fmt::format("  {:<14} {} [default pack {}]\n", importer->name(), importer->description(),
+                       importer->default_pack());
+  }
+  return out;
+}
+
+}  // namespace decodeprof::cli

@@ -1,0 +1,33 @@
+// The importer registry: every built-in format (src/io/builtin_importers.inc), how a file's
+// format is recognized, and the text that --format's help and errors show.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "src/base/status.h"
+#include "src/io/importer.h"
+
+namespace decodeprof::io {
+
+// Every importer, ordered by name.
+std::span<const Importer* const> Importers();
+
+// The importer named `name`, or null.
+const Importer* FindImporter(std::string_view name);
+
+// "auto|kineto-json|native|..." — the --format choices.
+std::string FormatChoices();
+
+// The importer of `path`: the one named `format`, or for "auto" (or "") the one that
+// recognizes the file (a kYes wins over a kMaybe; among equals, the first by name).
+// Errors: kUsage for an unknown format name (the hint lists the choices); kIo when the file
+// cannot be read; kData when no importer recognizes it.
+base::StatusOr<const Importer*> ResolveImporter(const std::string& path, std::string_view format);
+
+// The note a job prints when it picked the importer's default pack on the user's behalf:
+// "pack <name> (the default for <format> traces; --pack overrides)".
+std::string DefaultPackNote(const Importer& importer);
+
+}  // namespace decodeprof::io

@@ -1,0 +1,72 @@
+#include "src/io/importer_registry.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace decodeprof::io {
+namespace {
+
+TEST(ImporterRegistryTest, ListsEveryFormatOnceByName) {
+  const auto all = Importers();
+  ASSERT_GE(all.size(), 3u);
+  for (size_t i = 1; i < all.size(); ++i) EXPECT_LT(all[i - 1]->name(), all[i]->name());
+  for (const Importer* importer : all) {
+    EXPECT_EQ(FindImporter(importer->name()), importer);
+    EXPECT_FALSE(importer->description().empty()) << importer->name();
+    EXPECT_FALSE(importer->produced_by().empty()) << importer->name();
+    EXPECT_FALSE(importer->default_pack().empty()) << importer->name();
+  }
+  EXPECT_EQ(FindImporter("nope"), nullptr);
+}
+
+TEST(ImporterRegistryTest, FormatChoicesStartWithAutoAndNameEveryImporter) {
+  const std::string choices = FormatChoices();
+  EXPECT_EQ(choices.rfind("auto|", 0), 0u);
+  for (const Importer* importer : Importers()) {
+    EXPECT_NE(choices.find("|" + std::string(importer->name())), std::string::npos);
+  }
+}
+
+TEST(ImporterRegistryTest, UnknownFormatIsAUsageErrorListingTheChoices) {
+  auto r = ResolveImporter("/nonexistent", "csv");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().kind(), base::ErrorKind::kUsage);
+  EXPECT_EQ(r.status().message(), "unknown --format 'csv'");
+  EXPECT_NE(r.status().hint().find("rocprofv3-csv"), std::string::npos);
+}
+
+TEST(ImporterRegistryTest, AMissingFileIsAnIoError) {
+  auto r = ResolveImporter("/nonexistent/trace", "auto");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().exit_code(), 66);
+}
+
+// The recognizer that says yes to each kind of file, given its first bytes.
+const Importer* Recognized(const FileProbe& probe) {
+  const Importer* maybe = nullptr;
+  for (const Importer* importer : Importers()) {
+    const Recognition r = importer->Recognize(probe);
+    if (r == Recognition::kYes) return importer;
+    if (r == Recognition::kMaybe && maybe == nullptr) maybe = importer;
+  }
+  return maybe;
+}
+
+TEST(ImporterRegistryTest, RecognizesEachFormatByContent) {
+  const std::string sqlite("SQLite format 3\0......", 22);
+  EXPECT_EQ(Recognized(FileProbe("a", sqlite, {"counters", "kernels", "meta", "strings"}))->name(),
+            "native");
+  EXPECT_EQ(Recognized(FileProbe("a", "{\"schemaVersion\": 1, \"traceEvents\": []}"))->name(),
+            "kineto-json");
+  EXPECT_EQ(Recognized(FileProbe("a", "[{\"ph\": \"X\"}]"))->name(), "kineto-json");
+  EXPECT_EQ(Recognized(FileProbe("a", "\"Kind\",\"Agent_Id\",\"Kernel_Name\"\n"))->name(),
+            "rocprofv3-csv");
+  // Any other text is the CSV importer's to explain (its missing column).
+  EXPECT_EQ(Recognized(FileProbe("a", "hello\n"))->name(), "rocprofv3-csv");
+  // Any other SQLite file is the native importer's to explain (not a native trace).
+  EXPECT_EQ(Recognized(FileProbe("a", sqlite, {"other"}))->name(), "native");
+}
+
+}  // namespace
+}  // namespace decodeprof::io

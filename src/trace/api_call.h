@@ -1,0 +1,25 @@
+// A host API call that launched GPU work (cudaLaunchKernel, cuLaunchKernel, cudaGraphLaunch,
+// cudaMemcpyAsync, hipLaunchKernel, ...): the other side of the kernel → launch join.
+#pragma once
+
+#include <cstdint>
+
+#include "src/trace/dispatch.h"
+#include "src/trace/string_pool.h"
+
+namespace decodeprof::trace {
+
+struct ApiCall {
+  // The call's name (native: the recorded API name; Kineto: the event name; nsys: the
+  // runtime/driver API name from its nameId).
+  StringId name = 0;
+  TimestampNs start = 0;  // on the trace's clock
+  TimestampNs end = 0;
+  // OS thread id of the calling thread (native: gettid(); Kineto: |tid|; nsys: the tid part
+  // of globalTid).
+  uint64_t thread = 0;
+  // The id the launched dispatches carry (Dispatch::correlation); never 0 in the model.
+  uint64_t correlation = 0;
+};
+
+}  // namespace decodeprof::trace

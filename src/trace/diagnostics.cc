@@ -1,0 +1,125 @@
+#include "src/trace/diagnostics.h"
+
+#include <utility>
+
+namespace decodeprof::trace {
+namespace {
+
+using S = Severity;
+
+constexpr DiagnosticInfo kDiagnosticInfo[] = {
+    {Diag::kCuptiDroppedRecords, "cupti_dropped_records", S::kDataLoss,
+     "CUPTI dropped activity records (its buffers were full): GPU work is missing"},
+    {Diag::kTranslationFailures, "translation_failures", S::kDataLoss,
+     "activity records the recorder could not translate: GPU work is missing"},
+    {Diag::kIncompleteKernelRecords, "incomplete_kernel_records", S::kDataLoss,
+     "kernel records without an end time, left out"},
+    {Diag::kNvtxEventsDropped, "nvtx_events_dropped", S::kDataLoss,
+     "NVTX events lost because the recorder's queue was full: ranges may be missing"},
+    {Diag::kWriteFailures, "write_failures", S::kDataLoss,
+     "records the recorder could not write to the trace file"},
+    {Diag::kBufferPoolExhausted, "buffer_pool_exhausted", S::kWarning,
+     "CUPTI asked for a buffer when none was free (its drops are counted separately)"},
+    {Diag::kNvtxUnmatchedPops, "nvtx_unmatched_pops", S::kWarning,
+     "NVTX pops without a matching push (the engine's ranges are unbalanced)"},
+    {Diag::kNvtxUnendedRanges, "nvtx_unended_ranges", S::kWarning,
+     "NVTX ranges still open when the recording ended, closed at its end"},
+    {Diag::kUnknownRecordKinds, "unknown_record_kinds", S::kInfo,
+     "CUPTI records of kinds decodeprof does not use, skipped"},
+    {Diag::kOnlyRangePeriods, "only_range_periods", S::kInfo,
+     "periods the --only-range gate kept the recording on"},
+    {Diag::kOnlyRangeSwitchFailures, "only_range_switch_failures", S::kWarning,
+     "times the --only-range gate could not switch CUPTI activity on or off"},
+    {Diag::kOnlyRangeApiCallsOutside, "only_range_api_calls_outside", S::kInfo,
+     "launch API calls outside the --only-range periods, dropped by design"},
+    {Diag::kUnknownRecorderCounter, "unknown_recorder_counter", S::kWarning,
+     "a counter this decodeprof does not know (a newer recorder?)"},
+    {Diag::kTraceIncomplete, "trace_incomplete", S::kDataLoss,
+     "the trace was not closed by its recorder (killed?): read up to its last commit"},
+    {Diag::kRecordingNotOk, "recording_not_ok", S::kDataLoss,
+     "the recorder says recording was off or failed for part of the run"},
+    {Diag::kEventsSkipped, "events_skipped", S::kInfo,
+     "events of kinds decodeprof does not use (CPU ops, flows, metadata), skipped"},
+    {Diag::kUnendedRanges, "unended_ranges", S::kWarning,
+     "annotation ranges without an end in the trace, left out"},
+    {Diag::kBaseTimeAfterEvents, "base_time_after_events", S::kWarning,
+     "the trace's base time comes after its events: times stay relative to it"},
+    {Diag::kLaunchNotFound, "launch_not_found", S::kInfo,
+     "dispatches whose correlation id matches no launch call (no op path or launch time)"},
+    {Diag::kDevicesInTrace, "devices_in_trace", S::kInfo,
+     "the trace holds dispatches of several devices; the summary covers the one chosen"},
+    {Diag::kStraddlingDecodeStart, "straddling_decode_start", S::kWarning,
+     "kernels that started before decode_start and ended after it (not in the window)"},
+    {Diag::kHostGapResidual, "host_gap_residual", S::kWarning,
+     "host gap the attribution could not place (the per-role gaps do not add up)"},
+    {Diag::kRoleRuleWarning, "role_rule_warning", S::kWarning,
+     "the pack's role rules doubt their labels on this trace"},
+};
+static_assert(std::size(kDiagnosticInfo) == static_cast<size_t>(Diag::kCount_),
+              "every Diag code needs its entry");
+
+constexpr bool InCodeOrder() {
+  for (size_t i = 0; i < std::size(kDiagnosticInfo); ++i) {
+    if (static_cast<size_t>(kDiagnosticInfo[i].code) != i) return false;
+  }
+  return true;
+}
+static_assert(InCodeOrder(), "kDiagnosticInfo is in Diag order");
+
+}  // namespace
+
+const char* SeverityName(Severity s) {
+  switch (s) {
+    case Severity::kInfo:
+      return "info";
+    case Severity::kWarning:
+      return "warning";
+    case Severity::kDataLoss:
+      return "data-loss";
+    case Severity::kError:
+      break;
+  }
+  return "error";
+}
+
+std::span<const DiagnosticInfo> AllDiagnostics() { return kDiagnosticInfo; }
+
+const DiagnosticInfo& Describe(Diag code) { return kDiagnosticInfo[static_cast<size_t>(code)]; }
+
+void Diagnostics::Add(Diag code, int64_t count, DiagnosticExample first) {
+  if (count <= 0) return;
+  const size_t i = Index(code);
+  if (counts_[i] == 0) first_[i] = std::move(first);
+  counts_[i] += count;
+}
+
+void Diagnostics::Merge(const Diagnostics& other) {
+  for (size_t i = 0; i < std::size(counts_); ++i) {
+    if (other.counts_[i] > 0) Add(static_cast<Diag>(i), other.counts_[i], other.first_[i]);
+  }
+}
+
+std::vector<DiagnosticEntry> Diagnostics::entries() const {
+  std::vector<DiagnosticEntry> out;
+  for (size_t i = 0; i < std::size(counts_); ++i) {
+    if (counts_[i] > 0) out.push_back({static_cast<Diag>(i), counts_[i], first_[i]});
+  }
+  return out;
+}
+
+bool Diagnostics::has_error() const {
+  for (size_t i = 0; i < std::size(counts_); ++i) {
+    if (counts_[i] > 0 && kDiagnosticInfo[i].severity == Severity::kError) return true;
+  }
+  return false;
+}
+
+Diag DiagForRecorderCounter(std::string_view counter) {
+  for (const DiagnosticInfo& info : kDiagnosticInfo) {
+    if (info.code > Diag::kOnlyRangeApiCallsOutside) break;
+    if (info.name == counter) return info.code;
+  }
+  return Diag::kUnknownRecorderCounter;
+}
+
+}  // namespace decodeprof::trace
