@@ -46,6 +46,10 @@ enum class Diag : uint16_t {
   kBaseTimeAfterEvents,
   kLaunchNotFound,
   kDevicesInTrace,
+  kGraphLevelTrace,
+  kSessionClock,
+  kDanglingStringId,
+  kSchemaVariant,
   // The window and the attribution.
   kStraddlingDecodeStart,
   kHostGapResidual,
