@@ -19,13 +19,15 @@ TEST(KernelClassifierTest, FirstMatchingClassWinsAndOtherIsLast) {
       {Spec("arg_reduce", {"arg_?reduce"}), Spec("reduce", {"reduce"}), Spec("copy", {"copy"})});
   ASSERT_TRUE(classifier.ok()) << classifier.status().ToString();
   EXPECT_EQ(classifier->class_names(),
-            (std::vector<std::string>{"arg_reduce", "reduce", "copy", "other"}));
+            (std::vector<std::string>{"arg_reduce", "reduce", "copy", "memcpy", "memset", "other"}));
   EXPECT_EQ(classifier->Classify("arg_reduce_final<float>"), 0);
   EXPECT_EQ(classifier->Classify("col_reduce_small<float>"), 1);
   EXPECT_EQ(classifier->Classify("copy_v"), 2);
   EXPECT_EQ(classifier->Classify("hadamard"), classifier->other_class());
   EXPECT_EQ(classifier->Find("copy"), std::optional<ClassId>(2));
-  EXPECT_EQ(classifier->Find("other"), std::optional<ClassId>(3));
+  EXPECT_EQ(classifier->Find("other"), std::optional<ClassId>(5));
+  // Memory-operation classes are matched by kind only, never by a kernel's name.
+  EXPECT_EQ(classifier->Classify("memcpy32_post"), classifier->other_class());
   EXPECT_EQ(classifier->Find("nope"), std::nullopt);
 }
 
@@ -69,8 +71,16 @@ TEST(KernelClassifierTest, RejectsDuplicateOtherEmptyAndPatternlessClasses) {
 TEST(KernelClassifierTest, NoClassesMeansEverythingIsOther) {
   auto classifier = KernelClassifier::Build({});
   ASSERT_TRUE(classifier.ok());
-  EXPECT_EQ(classifier->class_names(), std::vector<std::string>{"other"});
-  EXPECT_EQ(classifier->Classify("anything"), 0);
+  EXPECT_EQ(classifier->class_names(), (std::vector<std::string>{"memcpy", "memset", "other"}));
+  EXPECT_EQ(classifier->Classify("anything"), classifier->other_class());
+}
+
+TEST(KernelClassifierTest, APackMayDeclareTheMemoryClassesWithPatterns) {
+  auto classifier = KernelClassifier::Build({Spec("memcpy", {"memcpy"}), Spec("copy", {"copy"})});
+  ASSERT_TRUE(classifier.ok());
+  EXPECT_EQ(classifier->class_names(),
+            (std::vector<std::string>{"memcpy", "copy", "memset", "other"}));
+  EXPECT_EQ(classifier->Classify("memcpy32_post"), 0);
 }
 
 }  // namespace

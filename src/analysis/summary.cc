@@ -73,9 +73,38 @@ Attribution Attribute(const SummaryInputs& in) {
     if (memo[d.name] < 0) memo[d.name] = in.pack->Classify(in.names->Get(d.name));
     out.classes.push_back(static_cast<ClassId>(memo[d.name]));
   }
-  const SequenceView seq{dispatches,       in.names,       out.classes, in.has_grid,
-                         in.launch_thread, in.launch_time, in.ranges};
-  out.roles = in.pack->AssignRoles(seq);
+  // Role rules see the kernels only: their sequence rules describe the kernels an op
+  // launches, and a memory operation between two of them (a token copied to the host, a
+  // memset) would break a run. Memory operations keep no role.
+  const bool all_kernels =
+      std::all_of(dispatches.begin(), dispatches.end(),
+                  [](const trace::Dispatch& d) { return d.kind == trace::DispatchKind::kKernel; });
+  if (all_kernels) {
+    const SequenceView seq{dispatches,       in.names,       out.classes, in.has_grid,
+                           in.launch_thread, in.launch_time, in.ranges};
+    out.roles = in.pack->AssignRoles(seq);
+    out.warnings = in.pack->RoleWarnings(seq);
+    return out;
+  }
+  std::vector<size_t> at;  // window index of each kernel
+  std::vector<trace::Dispatch> kernels;
+  std::vector<ClassId> classes;
+  std::vector<uint64_t> threads;
+  std::vector<trace::TimestampNs> times;
+  for (size_t i = 0; i < dispatches.size(); ++i) {
+    if (dispatches[i].kind != trace::DispatchKind::kKernel) continue;
+    at.push_back(i);
+    kernels.push_back(dispatches[i]);
+    classes.push_back(out.classes[i]);
+    if (!in.launch_time.empty()) {
+      threads.push_back(in.launch_thread[i]);
+      times.push_back(in.launch_time[i]);
+    }
+  }
+  const SequenceView seq{kernels, in.names, classes, in.has_grid, threads, times, in.ranges};
+  const std::vector<RoleId> roles = in.pack->AssignRoles(seq);
+  out.roles.assign(dispatches.size(), kNoRole);
+  for (size_t k = 0; k < at.size(); ++k) out.roles[at[k]] = roles[k];
   out.warnings = in.pack->RoleWarnings(seq);
   return out;
 }

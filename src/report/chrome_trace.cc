@@ -226,7 +226,9 @@ void WriteDispatches(const ChromeTraceInput& in, EventWriter& w, ChromeTraceStat
     const size_t lane = PickLane(lane_end, d);
     const bool launch_known = launches && in.launch_time[i] != analysis::kUnknownLaunch;
     std::string& line = w.Begin(name);
-    line += ",\"cat\":\"kernel\",\"ph\":\"X\"";
+    line += ",\"cat\":\"";
+    line += trace::DispatchKindName(d.kind);  // kernel, memcpy or memset
+    line += "\",\"ph\":\"X\"";
     w.Ts(d.start);
     w.Dur(d.duration());
     w.PidTid(kGpuPid, kFirstLaneTid + lane);

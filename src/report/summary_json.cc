@@ -1,5 +1,6 @@
 #include "src/report/summary_json.h"
 
+#include <filesystem>
 #include <string>
 
 namespace decodeprof::report {
@@ -116,7 +117,8 @@ JsonValue SummaryToJson(const analysis::Summary& s) {
     entry.Add("count", JsonValue::Int(e.count));
     entry.Add("meaning", JsonValue::Str(std::string(info.meaning)));
     JsonValue& first = entry.Add("first", JsonValue::MakeObject());
-    first.Add("file", JsonValue::Str(e.first.file));
+    // The file's name only: the summary must not depend on where its inputs lie.
+    first.Add("file", JsonValue::Str(std::filesystem::path(e.first.file).filename().string()));
     first.Add("position", JsonValue::Str(e.first.position));
     first.Add("detail", JsonValue::Str(e.first.detail));
   }

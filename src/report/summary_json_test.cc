@@ -85,7 +85,10 @@ TEST(SummaryJsonTest, KeysComeInTheSeedsOrderThenDecodeprofs) {
                                                  "decode_forward_passes",
                                                  "pack",
                                                  "units_file",
-                                                 "warnings"}));
+                                                 "warnings",
+                                                 "trace_format",
+                                                 "device",
+                                                 "diagnostics"}));
   EXPECT_EQ(Keys(doc["checks"]),
             (std::vector<std::string>{
                 "kernels_straddling_decode_start", "host_gap_attribution_residual_ns",
@@ -148,7 +151,8 @@ TEST(SummaryJsonTest, NumbersArePythonStyled) {
   EXPECT_NE(text.find("\n  \"dispatches_per_token\": 1.0,\n"), std::string::npos);
   EXPECT_NE(text.find("\n  \"decode_wall_ms\": 0.001,\n"), std::string::npos);
   EXPECT_NE(text.find("\n  \"gpu_ms_per_token\": 0.0002,\n"), std::string::npos);
-  EXPECT_NE(text.find("\n  \"warnings\": []\n}\n"), std::string::npos);
+  EXPECT_NE(text.find("\n  \"warnings\": [],\n"), std::string::npos);
+  EXPECT_NE(text.find("\n  \"diagnostics\": []\n}\n"), std::string::npos);
 }
 
 TEST(KernelCsvTest, SeedDialect) {

@@ -317,12 +317,12 @@ TEST(NativeImporterTest, NewerVersionAndUnknownClockAreDataErrors) {
   }
   {
     const std::string path = WriteSample();
-    Exec(path, "UPDATE meta SET value='realtime' WHERE key='clock_domain'");
+    Exec(path, "UPDATE meta SET value='tai' WHERE key='clock_domain'");
     trace::StringPool names;
     CollectSink sink;
     auto result = ImportNative(path, names, sink);
     ASSERT_FALSE(result.ok());
-    EXPECT_NE(result.status().message().find("clock_domain 'realtime'"), std::string::npos);
+    EXPECT_NE(result.status().message().find("clock_domain 'tai'"), std::string::npos);
   }
   {
     const std::string path = WriteSample();
