@@ -65,7 +65,7 @@ TEST_F(ExportCliTest, DecodeWindowMatchesSummarize) {
   EXPECT_GT(n.at("memcpy"), 0);
   // Every kernel of this trace has its launch call; the recorder keeps no memcpy/memset calls.
   EXPECT_EQ(n.at("launch"), n.at("kernel"));
-  EXPECT_EQ(n.at("range"), 8);                // decodeprof:decode + 7 steps
+  EXPECT_EQ(n.at("range"), 8);  // decodeprof:decode + 7 steps
   EXPECT_GT(n.at("gap"), 0);
   EXPECT_EQ(doc["otherData"]["window"], "decode");
   EXPECT_EQ(doc["otherData"]["source"], "Llama-3.1-8B-Instruct_greedy.sqlite");
@@ -105,9 +105,9 @@ TEST_F(ExportCliTest, WholeTraceHoldsEveryKernel) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json doc = json::parse(Slurp(out));
   const auto n = CountByCat(doc);
-  EXPECT_EQ(n.at("kernel"), 42112);  // rows of the file's kernels table
+  EXPECT_EQ(n.at("kernel"), 42112);                 // rows of the file's kernels table
   EXPECT_EQ(n.at("memcpy") + n.at("memset"), 156);  // and of its memory_ops table
-  EXPECT_EQ(n.at("range"), 10);      // + decodeprof:warmup and decodeprof:prefill
+  EXPECT_EQ(n.at("range"), 10);                     // + decodeprof:warmup and decodeprof:prefill
   EXPECT_EQ(doc["otherData"]["window"], "all");
   std::vector<std::string> processes;
   for (const json& e : doc["traceEvents"]) {

@@ -18,8 +18,8 @@ TEST(KernelClassifierTest, FirstMatchingClassWinsAndOtherIsLast) {
   auto classifier = KernelClassifier::Build(
       {Spec("arg_reduce", {"arg_?reduce"}), Spec("reduce", {"reduce"}), Spec("copy", {"copy"})});
   ASSERT_TRUE(classifier.ok()) << classifier.status().ToString();
-  EXPECT_EQ(classifier->class_names(),
-            (std::vector<std::string>{"arg_reduce", "reduce", "copy", "memcpy", "memset", "other"}));
+  EXPECT_EQ(classifier->class_names(), (std::vector<std::string>{"arg_reduce", "reduce", "copy",
+                                                                 "memcpy", "memset", "other"}));
   EXPECT_EQ(classifier->Classify("arg_reduce_final<float>"), 0);
   EXPECT_EQ(classifier->Classify("col_reduce_small<float>"), 1);
   EXPECT_EQ(classifier->Classify("copy_v"), 2);
