@@ -30,7 +30,8 @@ class SummarizeNativeTest : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
 
   // A warmup, then a decode range of 3 steps (4 tokens) holding 2 kernels per step.
-  std::string WriteTrace(const std::string& decode_name, const std::string& step_name) {
+  std::string WriteTrace(const std::string& decode_name, const std::string& step_name,
+                         int64_t dropped = 0) {
     const std::string path = (dir_ / "run.sqlite").string();
     auto writer = NativeWriter::Create(path, "monotonic", "test");
     EXPECT_TRUE(writer.ok());
@@ -67,6 +68,9 @@ class SummarizeNativeTest : public ::testing::Test {
       k.end_ns = t + 140;
       k.name = k.mangled = add;
       EXPECT_TRUE(w.AddKernel(k).ok());
+    }
+    if (dropped > 0) {
+      EXPECT_TRUE(w.SetCounter("cupti_dropped_records", dropped).ok());
     }
     EXPECT_TRUE(w.Close().ok());
     return path;
@@ -202,6 +206,46 @@ TEST_F(SummarizeNativeTest, OpPathRulesSkippedWithoutLaunchRecords) {
   ASSERT_EQ(s["warnings"].size(), 1u);
   EXPECT_NE(s["warnings"][0].get<std::string>().find("op_path rules were skipped"),
             std::string::npos);
+}
+
+// What summarize prints on stderr: every diagnostic of warning severity or worse, as a table.
+TEST_F(SummarizeNativeTest, DiagnosticsArePrintedAsATable) {
+  const std::string trace = WriteTrace("decodeprof:decode", "decodeprof:step", 12);
+  const auto r = RunBinary(
+      {"summarize", "--trace", trace, "--name", "n", "--out-dir", (dir_ / "out").string()}, {},
+      dir_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("decodeprof: summarize: 2 diagnostics (the summary's \"diagnostics\"):\n"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("  data-loss  cupti_dropped_records            12  CUPTI dropped activity "
+                       "records (its buffers were full): GPU work is missing [" +
+                       trace + ": table counters: cupti_dropped_records = 12]\n"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("  warning    role_rule_warning                 1  "), std::string::npos)
+      << r.err;
+  const auto s = nlohmann::json::parse(Slurp(dir_ / "out" / "n_summary.json"));
+  EXPECT_EQ(s["diagnostics"][0]["code"], "cupti_dropped_records");
+}
+
+TEST_F(SummarizeNativeTest, DeviceOptionPicksADevice) {
+  const std::string trace = WriteTrace("decodeprof:decode", "decodeprof:step");
+  auto r = RunBinary({"summarize", "--trace", trace, "--name", "n", "--out-dir",
+                      (dir_ / "out").string(), "--device", "1"},
+                     {}, dir_);
+  EXPECT_EQ(r.exit_code, 65) << r.err;
+  EXPECT_NE(r.err.find("the trace has no dispatch on device 1 (device 0: 7 dispatches)"),
+            std::string::npos)
+      << r.err;
+  r = RunBinary({"summarize", "--trace", trace, "--name", "n", "--out-dir", (dir_ / "out").string(),
+                 "--device", "0"},
+                {}, dir_);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  r = RunBinary({"summarize", "--trace", trace, "--name", "n", "--out-dir", (dir_ / "out").string(),
+                 "--device", "-1"},
+                {}, dir_);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
 }
 
 }  // namespace

@@ -76,9 +76,8 @@ int SummarizeMain(int argc, char** argv) {
     std::fprintf(stderr, "decodeprof: %s: %s\n", kName, note.c_str());
   }
   const auto& s = result->summary;
-  for (const std::string& warning : s.warnings) {
-    std::fprintf(stderr, "decodeprof: %s: warning: %s\n", kName, warning.c_str());
-  }
+  // The summary's warnings are diagnostics too (recorder losses, role-rule doubts): the
+  // table says each once.
   PrintDiagnostics(kName, s.diagnostics);
   std::printf("%s: %lld decode dispatches, %s GPU ms/token, %s host gap ms/token\n",
               req.name.c_str(), static_cast<long long>(s.decode_dispatches),
