@@ -67,6 +67,19 @@ base::StatusOr<const Importer*> ResolveImporter(const std::string& path, std::st
                          "formats: " + choices.substr(5) + " (docs/trace-formats.md)");
 }
 
+std::string FormatTableMarkdown() {
+  std::string out =
+      "| `--format` | reads | made by | default pack | marks inside the trace |\n"
+      "|---|---|---|---|---|\n";
+  for (const Importer* importer : Importers()) {
+    out += "| `" + std::string(importer->name()) + "` | " + std::string(importer->description()) +
+           " | `" + std::string(importer->produced_by()) + "` | `" +
+           std::string(importer->default_pack()) + "` | " +
+           (importer->carries_ranges() ? "yes" : "no (needs `--log`)") + " |\n";
+  }
+  return out;
+}
+
 std::string DefaultPackNote(const Importer& importer) {
   return "pack " + std::string(importer.default_pack()) + " (the default for " +
          std::string(importer.name()) + " traces; --pack overrides)";

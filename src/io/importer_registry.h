@@ -26,6 +26,11 @@ std::string FormatChoices();
 // cannot be read; kData when no importer recognizes it.
 base::StatusOr<const Importer*> ResolveImporter(const std::string& path, std::string_view format);
 
+// The docs' format table (docs/trace-formats.md, checked against this by a test): a Markdown
+// table with one row per importer — --format, what it reads, how it is made, default pack,
+// whether it carries ranges (phase marks inside the trace).
+std::string FormatTableMarkdown();
+
 // The note a job prints when it picked the importer's default pack on the user's behalf:
 // "pack <name> (the default for <format> traces; --pack overrides)".
 std::string DefaultPackNote(const Importer& importer);

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 namespace decodeprof::io {
@@ -66,6 +69,31 @@ TEST(ImporterRegistryTest, RecognizesEachFormatByContent) {
   EXPECT_EQ(Recognized(FileProbe("a", "hello\n"))->name(), "rocprofv3-csv");
   // Any other SQLite file is the native importer's to explain (not a native trace).
   EXPECT_EQ(Recognized(FileProbe("a", sqlite, {"other"}))->name(), "native");
+}
+
+// docs/trace-formats.md holds the registry's table between its two markers;
+// DECODEPROF_UPDATE_GOLDEN=1 rewrites it.
+TEST(ImporterRegistryTest, TheDocsFormatTableIsTheRegistrys) {
+  const std::string path = std::string(DECODEPROF_SOURCE_DIR) + "/docs/trace-formats.md";
+  std::ifstream in(path);
+  ASSERT_TRUE(in) << path;
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  std::string doc = buffer.str();
+  const std::string begin = "<!-- format table: generated from the importer registry -->\n";
+  const std::string end = "<!-- end of format table -->";
+  const size_t a = doc.find(begin);
+  const size_t b = doc.find(end);
+  ASSERT_NE(a, std::string::npos);
+  ASSERT_NE(b, std::string::npos);
+  const std::string table = doc.substr(a + begin.size(), b - a - begin.size());
+  if (std::getenv("DECODEPROF_UPDATE_GOLDEN") != nullptr) {
+    doc.replace(a + begin.size(), b - a - begin.size(), FormatTableMarkdown());
+    std::ofstream(path, std::ios::binary) << doc;
+    return;
+  }
+  EXPECT_EQ(table, FormatTableMarkdown())
+      << "docs/trace-formats.md is out of date: rerun with DECODEPROF_UPDATE_GOLDEN=1";
 }
 
 }  // namespace
