@@ -419,6 +419,16 @@ NamedValues RoleHostGaps(const Pack& pack, const GapAttribution& gaps, const Rat
   return rows;
 }
 
+// The units' fallback ceilings in rank order (ranking.h).
+std::vector<RankedUnit> RankedUnitsOf(const std::vector<UnitSummary>& units) {
+  std::vector<UnitCeilings> ceilings;
+  ceilings.reserve(units.size());
+  for (const UnitSummary& u : units) {
+    ceilings.push_back({u.id, u.fallback.plain_ceiling_wall_est, u.fallback.ceiling_wall});
+  }
+  return RankUnits(ceilings);
+}
+
 }  // namespace
 
 Attribution Attribute(const SummaryInputs& in) {
@@ -490,6 +500,7 @@ base::StatusOr<Summary> BuildSummary(const SummaryInputs& in, const Attribution&
   s.role_dispatches_per_token = RoleDispatchesPerToken(*in.pack, totals.roles, rates);
   s.role_host_gap_ms_per_token = RoleHostGaps(*in.pack, gaps, rates);
   s.warnings = attribution.warnings;
+  s.ranked_units = RankedUnitsOf(s.units);
   return s;
 }
 
