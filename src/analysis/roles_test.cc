@@ -116,7 +116,7 @@ TEST_F(MlxRocmRolesTest, DenseLayerAndSamplerTail) {
                "qmv:1000", "add",      "rms",      "qmv:90000", "cast",     "argmax",   "embed"});
   const std::vector<std::string> roles = Roles(seq);
   ASSERT_EQ(roles.size(), 21u);
-  for (int i = 3; i < 7; ++i) EXPECT_EQ(roles[i], "rope_append") << i;
+  for (size_t i = 3; i < 7; ++i) EXPECT_EQ(roles[i], "rope_append") << i;
   EXPECT_EQ(roles[9], "add_rms_join_post_attn");
   EXPECT_EQ(roles[10], "add_rms_join_post_attn");
   EXPECT_EQ(roles[15], "add_rms_join");
@@ -137,7 +137,7 @@ TEST_F(MlxRocmRolesTest, MoeBlock) {
   EXPECT_EQ(roles[8], "moe_expert_gemv");
   EXPECT_EQ(roles[10], "moe_expert_gemv");
   EXPECT_EQ(roles[9], "moe_activation");
-  for (int i = 11; i < 14; ++i) EXPECT_EQ(roles[i], "moe_weighted_sum") << i;
+  for (size_t i = 11; i < 14; ++i) EXPECT_EQ(roles[i], "moe_weighted_sum") << i;
   EXPECT_EQ(roles[4], "moe_gather_indices");
   EXPECT_EQ(roles[5], "moe_gather_indices");
   EXPECT_EQ(roles[3], "");  // router top-k stays outside the fused kernel
@@ -156,7 +156,7 @@ TEST_F(MlxRocmRolesTest, MambaMixer) {
   EXPECT_EQ(roles[2], "ssm_step");
   EXPECT_EQ(roles[3], "ssm_conv");
   EXPECT_EQ(roles[4], "ssm_conv");
-  for (int i : {5, 6, 8, 9}) EXPECT_EQ(roles[i], "ssm_step") << i;
+  for (size_t i : {5u, 6u, 8u, 9u}) EXPECT_EQ(roles[i], "ssm_step") << i;
   EXPECT_EQ(roles[7], "ssm_silu");
   EXPECT_EQ(roles[10], "ssm_silu");
   EXPECT_EQ(roles[11], "ssm_gated_norm");

@@ -58,6 +58,377 @@ std::vector<size_t> DescendingOrder(const std::vector<T>& values, KeyFn key) {
   return order;
 }
 
+template <typename Set, typename Value>
+bool Contains(const Set& set, Value value) {
+  return std::find(set.begin(), set.end(), value) != set.end();
+}
+
+std::string RoleName(const Pack& pack, RoleId r) {
+  return r == kNoRole ? kUnattributed : pack.role_names()[static_cast<size_t>(r)];
+}
+
+// Per-token figures and shares of decode GPU time (seed spec 2.5, 2.10).
+struct Rates {
+  int64_t tokens = 0;
+  DurationNs gpu_sum = 0;
+
+  // round(value / tokens, digits); null without tokens.
+  std::optional<double> PerToken(double value, int digits) const {
+    if (tokens == 0) return std::nullopt;
+    return PyRound(value / static_cast<double>(tokens), digits);
+  }
+  // 100 · ns / gpu_sum, unrounded; null when the window holds no GPU time.
+  std::optional<double> ExactShare(int64_t ns) const {
+    if (gpu_sum <= 0) return std::nullopt;
+    return static_cast<double>(100 * ns) / static_cast<double>(gpu_sum);
+  }
+  // ExactShare rounded to 2 decimals.
+  std::optional<double> Share(int64_t ns) const {
+    if (gpu_sum <= 0) return std::nullopt;
+    return PyRound(static_cast<double>(100 * ns) / static_cast<double>(gpu_sum), 2);
+  }
+};
+
+// The decode window's durations (seed spec 2.5).
+struct WindowTimes {
+  DurationNs gpu_sum = 0;  // Σ dispatch durations
+  DurationNs busy = 0;     // union of the dispatches within [lo, hi]
+  DurationNs wall = 0;     // hi − lo
+  DurationNs gap() const { return wall - busy; }
+};
+
+WindowTimes MeasureWindow(const DecodeWindow& window) {
+  WindowTimes t;
+  for (const auto& d : window.dispatches) t.gpu_sum += d.duration();
+  t.busy = BusyUnion(window.dispatches, window.lo, window.hi);
+  t.wall = window.hi - window.lo;
+  return t;
+}
+
+// What the run is: its name, settings, clock, model type, pack and units file.
+void SetRunIdentity(const SummaryInputs& in, Summary& s) {
+  s.name = in.name;
+  s.temperature = in.temperature;
+  s.clock = in.window->clock;
+  s.pack = in.pack_name;
+  s.units_file = in.units_name;
+  if (in.model && in.model_type_present) s.model_type = in.model->model_type;
+}
+
+// The bench logs' token counts and rates, the profiler's slowdown, the forward passes.
+void SetTokenFigures(const SummaryInputs& in, Summary& s) {
+  s.prompt_tokens = in.profiled.prompt_tokens;
+  s.generated_tokens = in.profiled.generated_tokens;
+  s.profiled_decode_tok_s = in.profiled.decode_tok_s;
+  s.profiled_prefill_tok_s = in.profiled.prefill_tok_s;
+  if (in.plain) {
+    s.plain_decode_tok_s = in.plain->decode_tok_s;
+    s.plain_prefill_tok_s = in.plain->prefill_tok_s;
+  }
+  const std::optional<double>& plain_tok_s = s.plain_decode_tok_s;
+  const std::optional<double>& prof_tok_s = s.profiled_decode_tok_s;
+  if (plain_tok_s && prof_tok_s && *plain_tok_s != 0 && *prof_tok_s != 0) {
+    s.profiler_decode_slowdown_pct = PyRound(100 * (*plain_tok_s / *prof_tok_s - 1), 2);
+  }
+  const int64_t tokens = in.profiled.generated_tokens.value_or(0);
+  if (tokens != 0) s.decode_forward_passes = tokens - 1;
+}
+
+// Dispatches, wall, GPU sum and busy, the host gap, and the plain run's wall and gap per
+// token. Reads the plain decode rate that SetTokenFigures stored.
+void SetTimeFigures(const DecodeWindow& window, const WindowTimes& t, const Rates& rates,
+                    Summary& s) {
+  const size_t dispatches = window.dispatches.size();
+  s.decode_dispatches = static_cast<int64_t>(dispatches);
+  s.dispatches_per_token = rates.PerToken(static_cast<double>(dispatches), 1);
+  s.decode_wall_ms = PyRound(static_cast<double>(t.wall) / 1e6, 3);
+  s.decode_gpu_sum_ms = PyRound(static_cast<double>(t.gpu_sum) / 1e6, 3);
+  s.decode_gpu_busy_ms = PyRound(static_cast<double>(t.busy) / 1e6, 3);
+  s.gpu_ms_per_token = rates.PerToken(static_cast<double>(t.busy) / 1e6, 4);
+  s.host_gap_ms_per_token = rates.PerToken(static_cast<double>(t.gap()) / 1e6, 4);
+  if (t.wall != 0) {
+    s.host_gap_pct_of_wall =
+        PyRound(static_cast<double>(100 * t.gap()) / static_cast<double>(t.wall), 2);
+  }
+  const std::optional<double>& plain_tok_s = s.plain_decode_tok_s;
+  if (plain_tok_s && *plain_tok_s != 0) {
+    s.plain_wall_ms_per_token = PyRound(1000 / *plain_tok_s, 4);
+    if (rates.tokens != 0) {
+      s.plain_host_gap_ms_per_token_est =
+          PyRound(1000 / *plain_tok_s -
+                      static_cast<double>(t.busy) / 1e6 / static_cast<double>(rates.tokens),
+                  4);
+    }
+  }
+}
+
+// Totals of the window per kernel name, role and class, each in first-appearance order
+// (seed spec 2.10).
+struct KernelTotal {
+  trace::StringId name;
+  ClassId cls;
+  int64_t calls = 0;
+  int64_t ns = 0;
+  std::vector<bool> roles_seen;  // by RoleSlot
+};
+struct Totals {
+  std::vector<KernelTotal> kernels;
+  InsertionTotals<RoleId> roles;
+  InsertionTotals<ClassId> classes;
+};
+
+Totals SumByKernelRoleAndClass(const SummaryInputs& in, const Attribution& attribution) {
+  const auto& decode = in.window->dispatches;
+  const size_t role_slots = in.pack->role_names().size() + 1;
+  Totals totals;
+  std::vector<int32_t> kernel_slot(in.names->size(), -1);
+  for (size_t i = 0; i < decode.size(); ++i) {
+    const trace::Dispatch& d = decode[i];
+    const RoleId r = attribution.roles[i];
+    const ClassId c = attribution.classes[i];
+    if (kernel_slot[d.name] < 0) {
+      kernel_slot[d.name] = static_cast<int32_t>(totals.kernels.size());
+      totals.kernels.push_back(KernelTotal{d.name, c, 0, 0, std::vector<bool>(role_slots)});
+    }
+    KernelTotal& k = totals.kernels[static_cast<size_t>(kernel_slot[d.name])];
+    ++k.calls;
+    k.ns += d.duration();
+    k.roles_seen[RoleSlot(r)] = true;
+    auto& role_total = totals.roles.At(r, RoleSlot(r));
+    role_total.ns += d.duration();
+    ++role_total.calls;
+    totals.classes.At(c, c).ns += d.duration();
+  }
+  return totals;
+}
+
+// The window checks (seed spec 2.4): straddling kernels, the gap attribution's residual, and
+// the idle time since the last dispatch before the window.
+void SetChecks(const SummaryInputs& in, const WindowTimes& t, const GapAttribution& gaps,
+               Summary& s) {
+  const DecodeWindow& window = *in.window;
+  s.kernels_straddling_decode_start = window.straddling;
+  s.host_gap_attribution_residual_ns = gaps.total() - t.gap();
+  if (window.last_before) {
+    s.idle_gap_before_first_decode_dispatch_us = PyRound(
+        static_cast<double>(window.dispatches.front().start - window.last_before->end) / 1e3, 1);
+    s.last_dispatch_before_decode =
+        std::string(base::TruncateCodePoints(in.names->Get(window.last_before->name), 120));
+  }
+}
+
+// The seed reads role totals through a default-dict in its unit loop (seed spec 2.14): every
+// fallback role of every unit, in table order, gets a (zero) entry when it has none, so the
+// role tables list it.
+void InsertUnitRoles(const UnitTable& units, InsertionTotals<RoleId>& roles) {
+  for (const Unit& unit : units.units()) {
+    for (RoleId r : unit.fallback_roles) roles.At(r, RoleSlot(r));
+  }
+}
+
+// The inputs of ComputeWallFields for a set of roles and classes of the window (seed spec
+// 2.9), from the window's totals and the summary's rounded plain and gap figures.
+class WallInputsOfSets {
+ public:
+  WallInputsOfSets(const SummaryInputs& in, const Attribution& attribution, const Totals& totals,
+                   const GapAttribution& gaps, const WindowTimes& t, const Summary& s)
+      : decode_(in.window->dispatches),
+        attribution_(attribution),
+        roles_(totals.roles),
+        gaps_(gaps),
+        t_(t),
+        tokens_(in.profiled.generated_tokens.value_or(0)),
+        scale_(GapScale(s.plain_host_gap_ms_per_token_est, s.host_gap_ms_per_token)),
+        plain_wall_ms_per_token_(s.plain_wall_ms_per_token) {
+    // Per-dispatch gaps are needed (once) only when a unit names classes.
+    const auto& units = in.units->units();
+    if (std::any_of(units.begin(), units.end(), [](const Unit& u) { return !u.classes.empty(); })) {
+      gap_by_dispatch_ = GapEndedByEach(decode_, in.window->lo, in.window->hi);
+    }
+  }
+
+  // `roles` alone: the seed's role-set sums. With `classes`: every dispatch holding one of
+  // the roles or classes counts once. HostGapOwnership::kAll owns the window's whole gap.
+  WallFieldInputs For(const std::vector<RoleId>& roles, const std::vector<ClassId>& classes,
+                      HostGapOwnership host_gap) const {
+    WallFieldInputs w;
+    if (classes.empty()) {
+      for (RoleId r : roles) {
+        if (const auto* e = roles_.Find(RoleSlot(r))) {
+          w.kernel_ns += e->ns;
+          w.calls += e->calls;
+        }
+        w.gap_ns += GapOfRole(r);
+      }
+    } else {
+      for (size_t i = 0; i < decode_.size(); ++i) {
+        if (!Contains(roles, attribution_.roles[i]) &&
+            !Contains(classes, attribution_.classes[i])) {
+          continue;
+        }
+        w.kernel_ns += decode_[i].duration();
+        ++w.calls;
+        w.gap_ns += gap_by_dispatch_[i];
+      }
+    }
+    if (host_gap == HostGapOwnership::kAll) w.gap_ns = t_.gap();
+    w.gpu_sum_ns = t_.gpu_sum;
+    w.wall_ns = t_.wall;
+    w.tokens = tokens_;
+    w.scale = scale_;
+    w.plain_wall_ms_per_token = plain_wall_ms_per_token_;
+    return w;
+  }
+
+ private:
+  int64_t GapOfRole(RoleId r) const {
+    for (const auto& [role, ns] : gaps_.per_role) {
+      if (role == r) return ns;
+    }
+    return 0;
+  }
+
+  const std::vector<trace::Dispatch>& decode_;
+  const Attribution& attribution_;
+  const InsertionTotals<RoleId>& roles_;
+  const GapAttribution& gaps_;
+  const WindowTimes& t_;
+  int64_t tokens_;
+  std::optional<double> scale_;
+  std::optional<double> plain_wall_ms_per_token_;
+  std::vector<DurationNs> gap_by_dispatch_;
+};
+
+// Every unit's shares, dispatches and ceilings, for its fallback, reached-default and opt-in
+// sets, with the reach note (seed spec 2.8, 2.9).
+std::vector<UnitSummary> SummarizeUnits(const SummaryInputs& in, const WallInputsOfSets& sets,
+                                        const Rates& rates) {
+  const auto& units = in.units->units();
+  const auto& class_names = in.pack->class_names();
+  const ModelConfig config = in.model.value_or(ModelConfig{});
+  const bool sampled = in.temperature > 0;
+  const std::vector<ClassId> no_classes;
+  std::vector<UnitSummary> out;
+  for (size_t u = 0; u < units.size(); ++u) {
+    const Unit& unit = units[u];
+    const UnitReach reach = in.units->Reach(u, config, sampled);
+    // A reached set is the whole unit (classes, owned host time) only when the reach case
+    // says so; a list of roles reaches those roles and their own gaps.
+    const auto reached_set = [&](const std::vector<RoleId>& roles, bool whole) {
+      return whole ? sets.For(roles, unit.classes, unit.host_gap)
+                   : sets.For(roles, no_classes, HostGapOwnership::kRoles);
+    };
+    const WallFieldInputs fallback = sets.For(unit.fallback_roles, unit.classes, unit.host_gap);
+    const WallFieldInputs reached = reached_set(reach.default_roles, reach.default_whole);
+    const WallFieldInputs optin = reached_set(reach.optin_roles, reach.optin_whole);
+    UnitSummary summary;
+    summary.id = unit.id;
+    summary.port = unit.port;
+    summary.fallback_share_pct = rates.Share(fallback.kernel_ns);
+    summary.fallback_dispatches_per_token = rates.PerToken(static_cast<double>(fallback.calls), 1);
+    summary.reached_default_share_pct = rates.Share(reached.kernel_ns);
+    summary.reached_default_dispatches_per_token =
+        rates.PerToken(static_cast<double>(reached.calls), 1);
+    summary.reached_optin_share_pct = rates.Share(optin.kernel_ns);
+    summary.fallback = ComputeWallFields(fallback);
+    summary.reached_default = ComputeWallFields(reached);
+    summary.reached_optin = ComputeWallFields(optin);
+    summary.note = reach.note;
+    for (ClassId c : unit.classes) summary.classes.push_back(class_names[c]);
+    if (unit.host_gap == HostGapOwnership::kAll) summary.host_gap = "all";
+    out.push_back(std::move(summary));
+  }
+  return out;
+}
+
+// One row per kernel name by total time, descending, stable: class, roles and units seen,
+// calls, time, shares (seed spec 2.10, 2.14).
+std::vector<KernelStat> KernelTable(const SummaryInputs& in,
+                                    const std::vector<KernelTotal>& kernels, const Rates& rates) {
+  const auto& role_names = in.pack->role_names();
+  const auto& units = in.units->units();
+  std::vector<KernelStat> table;
+  for (size_t idx : DescendingOrder(kernels, [](const KernelTotal& k) { return k.ns; })) {
+    const KernelTotal& k = kernels[idx];
+    KernelStat stat;
+    stat.name = std::string(in.names->Get(k.name));
+    stat.class_name = in.pack->class_names()[k.cls];
+    for (size_t slot = 1; slot < k.roles_seen.size(); ++slot) {
+      if (k.roles_seen[slot]) stat.roles.push_back(role_names[slot - 1]);
+    }
+    std::sort(stat.roles.begin(), stat.roles.end());
+    for (const Unit& unit : units) {
+      const bool holds = std::any_of(unit.fallback_roles.begin(), unit.fallback_roles.end(),
+                                     [&](RoleId r) { return k.roles_seen[RoleSlot(r)]; }) ||
+                         Contains(unit.classes, k.cls);
+      if (holds) stat.unit_ids.push_back(unit.id);
+    }
+    std::sort(stat.unit_ids.begin(), stat.unit_ids.end());
+    stat.calls = k.calls;
+    stat.total_ns = k.ns;
+    stat.calls_per_token = rates.PerToken(static_cast<double>(k.calls), 2);
+    stat.avg_ns = base::PyRoundToInt(static_cast<double>(k.ns) / static_cast<double>(k.calls));
+    stat.share_exact = rates.ExactShare(k.ns);
+    stat.share_pct = rates.Share(k.ns);
+    table.push_back(std::move(stat));
+  }
+  return table;
+}
+
+// class_share_pct: by raw ns, descending, stable.
+NamedValues ClassShares(const Pack& pack, const InsertionTotals<ClassId>& classes,
+                        const Rates& rates) {
+  NamedValues shares;
+  const auto& entries = classes.entries();
+  for (size_t idx : DescendingOrder(entries, [](const auto& e) { return e.ns; })) {
+    shares.emplace_back(pack.class_names()[entries[idx].key], rates.Share(entries[idx].ns));
+  }
+  return shares;
+}
+
+// role_share_pct: by raw ns, descending, stable.
+NamedValues RoleShares(const Pack& pack, const InsertionTotals<RoleId>& roles, const Rates& rates) {
+  NamedValues shares;
+  const auto& entries = roles.entries();
+  for (size_t idx : DescendingOrder(entries, [](const auto& e) { return e.ns; })) {
+    shares.emplace_back(RoleName(pack, entries[idx].key), rates.Share(entries[idx].ns));
+  }
+  return shares;
+}
+
+// role_dispatches_per_token: insertion order.
+NamedValues RoleDispatchesPerToken(const Pack& pack, const InsertionTotals<RoleId>& roles,
+                                   const Rates& rates) {
+  NamedValues rows;
+  for (const auto& e : roles.entries()) {
+    rows.emplace_back(RoleName(pack, e.key), rates.PerToken(static_cast<double>(e.calls), 1));
+  }
+  return rows;
+}
+
+// role_host_gap_ms_per_token: the gaps per role and the tail, by raw ns, descending, stable.
+NamedValues RoleHostGaps(const Pack& pack, const GapAttribution& gaps, const Rates& rates) {
+  std::vector<std::pair<std::string, int64_t>> gap_rows;
+  for (const auto& [role, ns] : gaps.per_role) gap_rows.emplace_back(RoleName(pack, role), ns);
+  gap_rows.emplace_back("tail", gaps.tail);
+  NamedValues rows;
+  for (size_t idx : DescendingOrder(gap_rows, [](const auto& e) { return e.second; })) {
+    rows.emplace_back(gap_rows[idx].first,
+                      rates.PerToken(static_cast<double>(gap_rows[idx].second) / 1e6, 4));
+  }
+  return rows;
+}
+
+// The units' fallback ceilings in rank order (ranking.h).
+std::vector<RankedUnit> RankedUnitsOf(const std::vector<UnitSummary>& units) {
+  std::vector<UnitCeilings> ceilings;
+  ceilings.reserve(units.size());
+  for (const UnitSummary& u : units) {
+    ceilings.push_back({u.id, u.fallback.plain_ceiling_wall_est, u.fallback.ceiling_wall});
+  }
+  return RankUnits(ceilings);
+}
+
 }  // namespace
 
 Attribution Attribute(const SummaryInputs& in) {
@@ -111,250 +482,25 @@ Attribution Attribute(const SummaryInputs& in) {
 
 base::StatusOr<Summary> BuildSummary(const SummaryInputs& in, const Attribution& attribution) {
   const DecodeWindow& window = *in.window;
-  const auto& decode = window.dispatches;
-  const Pack& pack = *in.pack;
-  const auto& role_names = pack.role_names();
-  const auto& class_names = pack.class_names();
-  const auto role_name = [&](RoleId r) -> std::string {
-    return r == kNoRole ? kUnattributed : role_names[static_cast<size_t>(r)];
-  };
-
+  const WindowTimes times = MeasureWindow(window);
+  const Rates rates{in.profiled.generated_tokens.value_or(0), times.gpu_sum};
   Summary s;
-  s.name = in.name;
-  s.temperature = in.temperature;
-  s.clock = window.clock;
-  s.pack = in.pack_name;
-  s.units_file = in.units_name;
-  if (in.model && in.model_type_present) s.model_type = in.model->model_type;
-
-  const int64_t tokens = in.profiled.generated_tokens.value_or(0);
-  const auto tok = static_cast<double>(tokens);
-  const auto per_token = [&](double value, int digits) -> std::optional<double> {
-    if (tokens == 0) return std::nullopt;
-    return PyRound(value / tok, digits);
-  };
-
-  // ---- time metrics (seed spec 2.5) -------------------------------------------------------
-  DurationNs gpu_sum = 0;
-  for (const auto& d : decode) gpu_sum += d.duration();
-  const DurationNs busy = BusyUnion(decode, window.lo, window.hi);
-  const DurationNs wall = window.hi - window.lo;
-  const auto share = [&](int64_t ns) -> std::optional<double> {
-    if (gpu_sum <= 0) return std::nullopt;
-    return PyRound(static_cast<double>(100 * ns) / static_cast<double>(gpu_sum), 2);
-  };
-
-  s.prompt_tokens = in.profiled.prompt_tokens;
-  s.generated_tokens = in.profiled.generated_tokens;
-  s.profiled_decode_tok_s = in.profiled.decode_tok_s;
-  s.profiled_prefill_tok_s = in.profiled.prefill_tok_s;
-  if (in.plain) {
-    s.plain_decode_tok_s = in.plain->decode_tok_s;
-    s.plain_prefill_tok_s = in.plain->prefill_tok_s;
-  }
-  const std::optional<double>& plain_tok_s = s.plain_decode_tok_s;
-  const std::optional<double>& prof_tok_s = s.profiled_decode_tok_s;
-  if (plain_tok_s && prof_tok_s && *plain_tok_s != 0 && *prof_tok_s != 0) {
-    s.profiler_decode_slowdown_pct = PyRound(100 * (*plain_tok_s / *prof_tok_s - 1), 2);
-  }
-  s.decode_dispatches = static_cast<int64_t>(decode.size());
-  if (tokens != 0) s.decode_forward_passes = tokens - 1;
-  s.dispatches_per_token = per_token(static_cast<double>(decode.size()), 1);
-  s.decode_wall_ms = PyRound(static_cast<double>(wall) / 1e6, 3);
-  s.decode_gpu_sum_ms = PyRound(static_cast<double>(gpu_sum) / 1e6, 3);
-  s.decode_gpu_busy_ms = PyRound(static_cast<double>(busy) / 1e6, 3);
-  s.gpu_ms_per_token = per_token(static_cast<double>(busy) / 1e6, 4);
-  s.host_gap_ms_per_token = per_token(static_cast<double>(wall - busy) / 1e6, 4);
-  if (wall != 0) {
-    s.host_gap_pct_of_wall =
-        PyRound(static_cast<double>(100 * (wall - busy)) / static_cast<double>(wall), 2);
-  }
-  if (plain_tok_s && *plain_tok_s != 0) {
-    s.plain_wall_ms_per_token = PyRound(1000 / *plain_tok_s, 4);
-    if (tokens != 0) {
-      s.plain_host_gap_ms_per_token_est =
-          PyRound(1000 / *plain_tok_s - static_cast<double>(busy) / 1e6 / tok, 4);
-    }
-  }
-
-  // ---- aggregation by kernel, role and class (seed spec 2.10) ------------------------------
-  struct KernelAcc {
-    trace::StringId name;
-    ClassId cls;
-    int64_t calls = 0;
-    int64_t ns = 0;
-    std::vector<bool> roles_seen;  // by RoleSlot
-  };
-  std::vector<KernelAcc> kernels;
-  std::vector<int32_t> kernel_slot(in.names->size(), -1);
-  InsertionTotals<RoleId> roles;
-  InsertionTotals<ClassId> classes;
-  for (size_t i = 0; i < decode.size(); ++i) {
-    const trace::Dispatch& d = decode[i];
-    const RoleId r = attribution.roles[i];
-    const ClassId c = attribution.classes[i];
-    if (kernel_slot[d.name] < 0) {
-      kernel_slot[d.name] = static_cast<int32_t>(kernels.size());
-      kernels.push_back(KernelAcc{d.name, c, 0, 0, std::vector<bool>(role_names.size() + 1)});
-    }
-    KernelAcc& k = kernels[static_cast<size_t>(kernel_slot[d.name])];
-    ++k.calls;
-    k.ns += d.duration();
-    k.roles_seen[RoleSlot(r)] = true;
-    auto& role_total = roles.At(r, RoleSlot(r));
-    role_total.ns += d.duration();
-    ++role_total.calls;
-    classes.At(c, c).ns += d.duration();
-  }
-
+  SetRunIdentity(in, s);
+  SetTokenFigures(in, s);
+  SetTimeFigures(window, times, rates, s);
+  Totals totals = SumByKernelRoleAndClass(in, attribution);
   DP_ASSIGN_OR_RETURN(const GapAttribution gaps,
-                      AttributeGaps(decode, attribution.roles, window.lo, window.hi));
-
-  // ---- checks (seed spec 2.4) ---------------------------------------------------------------
-  s.kernels_straddling_decode_start = window.straddling;
-  s.host_gap_attribution_residual_ns = gaps.total() - (wall - busy);
-  if (window.last_before) {
-    s.idle_gap_before_first_decode_dispatch_us =
-        PyRound(static_cast<double>(decode.front().start - window.last_before->end) / 1e3, 1);
-    s.last_dispatch_before_decode =
-        std::string(base::TruncateCodePoints(in.names->Get(window.last_before->name), 120));
-  }
-
-  // ---- units (seed spec 2.8, 2.9); reading role totals inserts zero entries --------------
-  const auto& units = in.units->units();
-  for (const Unit& unit : units) {
-    for (RoleId r : unit.fallback_roles) roles.At(r, RoleSlot(r));
-  }
-  const auto gap_of = [&](RoleId r) -> int64_t {
-    for (const auto& [role, ns] : gaps.per_role) {
-      if (role == r) return ns;
-    }
-    return 0;
-  };
-  const std::optional<double> scale =
-      GapScale(s.plain_host_gap_ms_per_token_est, s.host_gap_ms_per_token);
-  // Per-dispatch gaps, only needed (and computed once) when a unit names classes.
-  std::vector<DurationNs> gap_by_dispatch;
-  const auto contains = [](const auto& set, auto value) {
-    return std::find(set.begin(), set.end(), value) != set.end();
-  };
-  const auto wall_fields = [&](const std::vector<RoleId>& set, const std::vector<ClassId>& cls,
-                               HostGapOwnership host_gap) {
-    WallFieldInputs w;
-    if (cls.empty()) {
-      // The seed's role-set sums (spec 2.9).
-      for (RoleId r : set) {
-        if (const auto* e = roles.Find(RoleSlot(r))) {
-          w.kernel_ns += e->ns;
-          w.calls += e->calls;
-        }
-        w.gap_ns += gap_of(r);
-      }
-    } else {
-      // Roles and classes: every dispatch holding either counts once.
-      if (gap_by_dispatch.size() != decode.size()) {
-        gap_by_dispatch = GapEndedByEach(decode, window.lo, window.hi);
-      }
-      for (size_t i = 0; i < decode.size(); ++i) {
-        if (!contains(set, attribution.roles[i]) && !contains(cls, attribution.classes[i])) {
-          continue;
-        }
-        w.kernel_ns += decode[i].duration();
-        ++w.calls;
-        w.gap_ns += gap_by_dispatch[i];
-      }
-    }
-    if (host_gap == HostGapOwnership::kAll) w.gap_ns = wall - busy;
-    w.gpu_sum_ns = gpu_sum;
-    w.wall_ns = wall;
-    w.tokens = tokens;
-    w.scale = scale;
-    w.plain_wall_ms_per_token = s.plain_wall_ms_per_token;
-    return w;
-  };
-  const ModelConfig config = in.model.value_or(ModelConfig{});
-  const bool sampled = in.temperature > 0;
-  const std::vector<ClassId> no_classes;
-  for (size_t u = 0; u < units.size(); ++u) {
-    const Unit& unit = units[u];
-    const UnitReach reach = in.units->Reach(u, config, sampled);
-    // A reached set is the whole unit (classes, owned host time) only when the reach case
-    // says so; a list of roles reaches those roles and their own gaps.
-    const auto reached_set = [&](const std::vector<RoleId>& set, bool whole) {
-      return whole ? wall_fields(set, unit.classes, unit.host_gap)
-                   : wall_fields(set, no_classes, HostGapOwnership::kRoles);
-    };
-    UnitSummary out;
-    out.id = unit.id;
-    out.port = unit.port;
-    const WallFieldInputs fallback = wall_fields(unit.fallback_roles, unit.classes, unit.host_gap);
-    const WallFieldInputs reached = reached_set(reach.default_roles, reach.default_whole);
-    const WallFieldInputs optin = reached_set(reach.optin_roles, reach.optin_whole);
-    out.fallback_share_pct = share(fallback.kernel_ns);
-    out.fallback_dispatches_per_token = per_token(static_cast<double>(fallback.calls), 1);
-    out.reached_default_share_pct = share(reached.kernel_ns);
-    out.reached_default_dispatches_per_token = per_token(static_cast<double>(reached.calls), 1);
-    out.reached_optin_share_pct = share(optin.kernel_ns);
-    out.fallback = ComputeWallFields(fallback);
-    out.reached_default = ComputeWallFields(reached);
-    out.reached_optin = ComputeWallFields(optin);
-    out.note = reach.note;
-    for (ClassId c : unit.classes) out.classes.push_back(class_names[c]);
-    if (unit.host_gap == HostGapOwnership::kAll) out.host_gap = "all";
-    s.units.push_back(std::move(out));
-  }
-
-  // ---- kernel table ---------------------------------------------------------------------------
-  for (size_t idx : DescendingOrder(kernels, [](const KernelAcc& k) { return k.ns; })) {
-    const KernelAcc& k = kernels[idx];
-    KernelStat stat;
-    stat.name = std::string(in.names->Get(k.name));
-    stat.class_name = class_names[k.cls];
-    for (size_t slot = 1; slot < k.roles_seen.size(); ++slot) {
-      if (k.roles_seen[slot]) stat.roles.push_back(role_names[slot - 1]);
-    }
-    std::sort(stat.roles.begin(), stat.roles.end());
-    for (const Unit& unit : units) {
-      const bool holds = std::any_of(unit.fallback_roles.begin(), unit.fallback_roles.end(),
-                                     [&](RoleId r) { return k.roles_seen[RoleSlot(r)]; }) ||
-                         contains(unit.classes, k.cls);
-      if (holds) stat.unit_ids.push_back(unit.id);
-    }
-    std::sort(stat.unit_ids.begin(), stat.unit_ids.end());
-    stat.calls = k.calls;
-    stat.total_ns = k.ns;
-    stat.calls_per_token = per_token(static_cast<double>(k.calls), 2);
-    stat.avg_ns = base::PyRoundToInt(static_cast<double>(k.ns) / static_cast<double>(k.calls));
-    if (gpu_sum > 0) {
-      stat.share_exact = static_cast<double>(100 * k.ns) / static_cast<double>(gpu_sum);
-    }
-    stat.share_pct = share(k.ns);
-    s.kernels.push_back(std::move(stat));
-  }
-
-  // ---- share tables ---------------------------------------------------------------------------
-  const auto& class_entries = classes.entries();
-  for (size_t idx : DescendingOrder(class_entries, [](const auto& e) { return e.ns; })) {
-    s.class_share_pct.emplace_back(class_names[class_entries[idx].key],
-                                   share(class_entries[idx].ns));
-  }
-  const auto& role_entries = roles.entries();
-  for (size_t idx : DescendingOrder(role_entries, [](const auto& e) { return e.ns; })) {
-    s.role_share_pct.emplace_back(role_name(role_entries[idx].key), share(role_entries[idx].ns));
-  }
-  for (const auto& e : role_entries) {
-    s.role_dispatches_per_token.emplace_back(role_name(e.key),
-                                             per_token(static_cast<double>(e.calls), 1));
-  }
-  std::vector<std::pair<std::string, int64_t>> gap_rows;
-  for (const auto& [role, ns] : gaps.per_role) gap_rows.emplace_back(role_name(role), ns);
-  gap_rows.emplace_back("tail", gaps.tail);
-  for (size_t idx : DescendingOrder(gap_rows, [](const auto& e) { return e.second; })) {
-    s.role_host_gap_ms_per_token.emplace_back(
-        gap_rows[idx].first, per_token(static_cast<double>(gap_rows[idx].second) / 1e6, 4));
-  }
-
+                      AttributeGaps(window.dispatches, attribution.roles, window.lo, window.hi));
+  SetChecks(in, times, gaps, s);
+  InsertUnitRoles(*in.units, totals.roles);
+  s.units = SummarizeUnits(in, WallInputsOfSets(in, attribution, totals, gaps, times, s), rates);
+  s.kernels = KernelTable(in, totals.kernels, rates);
+  s.class_share_pct = ClassShares(*in.pack, totals.classes, rates);
+  s.role_share_pct = RoleShares(*in.pack, totals.roles, rates);
+  s.role_dispatches_per_token = RoleDispatchesPerToken(*in.pack, totals.roles, rates);
+  s.role_host_gap_ms_per_token = RoleHostGaps(*in.pack, gaps, rates);
   s.warnings = attribution.warnings;
+  s.ranked_units = RankedUnitsOf(s.units);
   return s;
 }
 

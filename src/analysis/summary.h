@@ -12,6 +12,7 @@
 
 #include "src/analysis/ceilings.h"
 #include "src/analysis/pack.h"
+#include "src/analysis/ranking.h"
 #include "src/analysis/units.h"
 #include "src/analysis/window.h"
 #include "src/base/status.h"
@@ -103,6 +104,7 @@ struct Summary {
   std::string trace_format;
   std::optional<int32_t> device;
   std::vector<trace::DiagnosticEntry> diagnostics;
+  std::vector<RankedUnit> ranked_units;  // `units` in rank order (ranking.h)
 };
 
 // Per-dispatch attribution of the window, for the dispatch CSV.

@@ -241,6 +241,12 @@ TEST(SummaryTest, UnitsOwningHostTimeAndNamingClasses) {
   EXPECT_EQ(s->kernels[2].unit_ids, std::vector<std::string>{"rope"});  // copy_gg, by role
   // Classes insert nothing into the role tables; "graph" and "gemv" have no roles.
   ASSERT_EQ(s->role_share_pct.size(), 2u);
+
+  // Ranked by the fallback sets' plain wall ceilings, not in table order.
+  constexpr auto kPlain = RankFigure::kPlainCeilingWallEst;
+  EXPECT_EQ(s->ranked_units,
+            (std::vector<RankedUnit>{
+                {"gemv", kPlain, 2.86}, {"rope", kPlain, 2.0}, {"graph", kPlain, 1.6}}));
 }
 
 TEST(SummaryTest, RoleOnlyUnitsKeepTheSeedSums) {

@@ -1,5 +1,6 @@
 // Minimal Pack and UnitTable for analysis tests: a class per name prefix, roles from a fixed
-// per-name table, units from a fixed list. The real rule kinds are tested in src/packs.
+// per-name table, units from a fixed list. The real rule kinds are tested with rules the pack
+// loader builds (decodeprof_analysis_pack_rule_tests).
 #pragma once
 
 #include <map>

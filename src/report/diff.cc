@@ -310,6 +310,7 @@ std::string StripHash(const std::string& id) { return id.starts_with('#') ? id.s
 
 base::StatusOr<DiffSpeedupCheck> SpeedupCheck(const std::vector<DiffRow>& per_token,
                                               const std::vector<DiffUnit>& units,
+                                              const std::vector<analysis::RankedUnit>& ranked,
                                               const DiffOptions& options) {
   const DiffRow& plain = per_token[0];
   const DiffRow& profiled = per_token[1];
@@ -343,10 +344,17 @@ base::StatusOr<DiffSpeedupCheck> SpeedupCheck(const std::vector<DiffRow>& per_to
     return plain_basis ? u.before.plain_ceiling_wall_est : u.before.ceiling_wall;
   };
   if (chosen == nullptr) {
+    // BEFORE's first unit in its rank order that has a ceiling on the basis.
+    std::unordered_map<std::string_view, const DiffUnit*> before_units;
     for (const DiffUnit& unit : units) {
-      const std::optional<double> value = ceiling(unit).value;
-      if (!value) continue;
-      if (chosen == nullptr || *value > *ceiling(*chosen).value) chosen = &unit;
+      if (unit.before.present) before_units.emplace(unit.id, &unit);
+    }
+    for (const analysis::RankedUnit& r : ranked) {
+      const auto it = before_units.find(r.id);
+      if (it != before_units.end() && ceiling(*it->second).value) {
+        chosen = it->second;
+        break;
+      }
     }
   }
   if (chosen != nullptr) {
@@ -482,7 +490,9 @@ base::StatusOr<SummaryDiff> DiffSummaries(const SummaryFile& before, const Summa
   DP_ASSIGN_OR_RETURN(diff.per_token, PerTokenRows(before, after));
   DP_ASSIGN_OR_RETURN(diff.classes, ClassRows(before, after));
   DP_ASSIGN_OR_RETURN(diff.units, UnitRows(before, after));
-  DP_ASSIGN_OR_RETURN(diff.speedup_check, SpeedupCheck(diff.per_token, diff.units, options));
+  DP_ASSIGN_OR_RETURN(const std::vector<analysis::RankedUnit> before_ranked, RankedUnits(before));
+  DP_ASSIGN_OR_RETURN(diff.speedup_check,
+                      SpeedupCheck(diff.per_token, diff.units, before_ranked, options));
   DP_RETURN_IF_ERROR(CompareTopKernels(before, after, diff));
   return diff;
 }

@@ -82,8 +82,11 @@ struct DiffUnit {
 //                     plain_ceiling_wall_est of the unit;
 //   basis "profiled": measured = profiled ms/token before / after, ceiling = ceiling_wall —
 //                     used when a run has no plain ms/token or BEFORE has no plain ceilings.
-// The unit is DiffOptions::unit, else BEFORE's unit with the largest ceiling on the basis
-// (the first in port_units order on ties); "" when BEFORE has no unit with such a ceiling.
+// The unit is DiffOptions::unit, else the first unit in BEFORE's rank order (RankedUnits,
+// summary_reader.h) that has a ceiling on the basis: on the plain basis that is BEFORE's
+// largest plain_ceiling_wall_est (the first in port_units order on ties), and so it is on
+// the profiled basis when BEFORE has no plain ceilings (its rank is then by ceiling_wall);
+// "" when BEFORE has no unit with such a ceiling.
 struct DiffSpeedupCheck {
   std::string unit;
   std::string basis;                       // "plain" or "profiled"
@@ -144,8 +147,9 @@ struct DiffOptions {
 // Compares two parsed summaries. Errors:
 //   kData (where = the file): not a summary (an object without `name` or without
 //     `generated_tokens`, fields every summarize version writes); a numeric field read here
-//     holding neither a number nor null; class_share_pct not an object; port_units or
-//     top_kernels malformed (as RenderMarkdownReport). The message names the field.
+//     holding neither a number nor null; class_share_pct not an object; port_units,
+//     ranked_units or top_kernels malformed (as RenderMarkdownReport, RankedUnits). The
+//     message names the field.
 //   kUsage: options.unit names no unit of BEFORE's port_units (the hint lists them).
 base::StatusOr<SummaryDiff> DiffSummaries(const SummaryFile& before, const SummaryFile& after,
                                           const DiffOptions& options);

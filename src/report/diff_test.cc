@@ -142,6 +142,26 @@ TEST(DiffSummariesTest, UnitsAndTheSpeedupCheck) {
   EXPECT_EQ(chosen.speedup_check.predicted_ceiling.value, 1.19);
 }
 
+// The default unit of the check is the first of BEFORE's ranked_units with a ceiling on the
+// basis, as summarize stored the rank.
+TEST(DiffSummariesTest, TheSpeedupCheckTakesBeforesRankOrder) {
+  SummaryFile before = Before();
+  before.content["ranked_units"] = nlohmann::ordered_json::parse(
+      R"([{"id": "gemv", "by": "plain_ceiling_wall_est", "value": 1.19},
+          {"id": "graph", "by": "plain_ceiling_wall_est", "value": 10.0}])");
+  EXPECT_EQ(Diff(before, After()).speedup_check.unit, "gemv");
+
+  // On the profiled basis (AFTER without a plain run) a unit without ceiling_wall is passed.
+  SummaryFile after = After();
+  after.content.erase("plain_decode_tok_s");
+  after.content.erase("plain_wall_ms_per_token");
+  before.content["port_units"]["gemv"].erase("ceiling_wall");
+  const SummaryDiff profiled = Diff(before, after);
+  EXPECT_EQ(profiled.speedup_check.basis, "profiled");
+  EXPECT_EQ(profiled.speedup_check.unit, "graph");
+  EXPECT_EQ(profiled.speedup_check.predicted_ceiling.value, 8.7);
+}
+
 TEST(DiffSummariesTest, AnUnknownUnitIsAUsageError) {
   const auto diff = DiffSummaries(Before(), After(), DiffOptions{"copies"});  // AFTER's only
   ASSERT_FALSE(diff.ok());

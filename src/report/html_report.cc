@@ -5,7 +5,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 #include "src/base/py_format.h"
@@ -120,21 +119,16 @@ base::Status AppendWallBar(const SummaryFile& summary, std::string& out) {
   return base::OkStatus();
 }
 
-struct UnitLine {
-  std::string id;
-  std::optional<double> wall;  // plain_ceiling_wall_est, else ceiling_wall
-  std::string html;
-};
-
-base::Status AppendUnits(const SummaryFile& summary, const std::vector<std::string>& unit_ids,
-                         std::string& out) {
+// The run's units in its rank order (RankedUnits: analysis/ranking.h decides it; this writer
+// only prints it).
+base::Status AppendUnits(const SummaryFile& summary, std::string& out) {
   DP_ASSIGN_OR_RETURN(const Json* units, PortUnits(summary));
-  std::vector<UnitLine> lines;
+  DP_ASSIGN_OR_RETURN(const std::vector<analysis::RankedUnit> ranked, RankedUnits(summary));
+  std::string rows;
   bool any_plain = false;
-  for (const std::string& id : unit_ids) {
-    const Json& unit = JsonGet(*units, id);
-    if (unit.is_null()) continue;
-    const std::string prefix = "`port_units`.`" + id + "`.";
+  for (const analysis::RankedUnit& r : ranked) {
+    const Json& unit = JsonGet(*units, r.id);
+    const std::string prefix = "`port_units`.`" + r.id + "`.";
     DP_ASSIGN_OR_RETURN(const std::optional<double> plain,
                         NumberOf(summary, unit, prefix, "plain_ceiling_wall_est"));
     DP_ASSIGN_OR_RETURN(const std::optional<double> wall,
@@ -146,26 +140,20 @@ base::Status AppendUnits(const SummaryFile& summary, const std::vector<std::stri
     DP_ASSIGN_OR_RETURN(const std::string share_text,
                         NumberText(summary, unit, prefix, "fallback_share_pct"));
     any_plain = any_plain || plain.has_value();
-    UnitLine line{id, plain ? plain : wall, ""};
-    line.html = "<tr>" + Cell("<code>#" + HtmlEscape(id) + "</code>", true) +
-                Cell(TextOf(JsonGet(unit, "port")), true) +
-                Cell("<span class=\"meter\"><span style=\"" + Width(share.value_or(0.0)) +
-                         "\"></span></span> " + share_text + "%",
-                     true) +
-                Cell(CeilingCell(plain, wall, gpu)) + "</tr>\n";
-    lines.push_back(std::move(line));
+    rows += "<tr>" + Cell("<code>#" + HtmlEscape(r.id) + "</code>", true) +
+            Cell(TextOf(JsonGet(unit, "port")), true) +
+            Cell("<span class=\"meter\"><span style=\"" + Width(share.value_or(0.0)) +
+                     "\"></span></span> " + share_text + "%",
+                 true) +
+            Cell(CeilingCell(plain, wall, gpu)) + "</tr>\n";
   }
-  if (lines.empty()) return base::OkStatus();
-  std::stable_sort(lines.begin(), lines.end(), [](const UnitLine& a, const UnitLine& b) {
-    if (a.wall.has_value() != b.wall.has_value()) return a.wall.has_value();
-    return a.wall && *a.wall > *b.wall;
-  });
+  if (rows.empty()) return base::OkStatus();
   out += std::string("<h3>Work units by ") + (any_plain ? "plain " : "") +
          "wall ceiling (fallback set)</h3>\n";
   out +=
       "<table>\n<tr><th class=\"l\">unit</th><th class=\"l\">work item</th>"
       "<th class=\"l\">GPU share %</th><th>ceiling wall (GPU share)</th></tr>\n";
-  for (const UnitLine& line : lines) out += line.html;
+  out += rows;
   out += "</table>\n";
   return base::OkStatus();
 }
@@ -222,7 +210,6 @@ std::string HtmlEscape(std::string_view text) {
 }
 
 base::StatusOr<std::string> RenderHtmlReport(const std::vector<SummaryFile>& summaries) {
-  DP_ASSIGN_OR_RETURN(const std::vector<std::string> unit_ids, UnitColumns(summaries));
   std::string out(kHead);
   out += "<p class=\"note\">" + std::to_string(summaries.size()) +
          " run(s). Decode time per token in ms: plain = the run without the profiler, profiled = "
@@ -231,7 +218,7 @@ base::StatusOr<std::string> RenderHtmlReport(const std::vector<SummaryFile>& sum
   for (const SummaryFile& summary : summaries) {
     out += "<section>\n<h2>" + RunName(summary) + "</h2>\n";
     DP_RETURN_IF_ERROR(AppendWallBar(summary, out));
-    DP_RETURN_IF_ERROR(AppendUnits(summary, unit_ids, out));
+    DP_RETURN_IF_ERROR(AppendUnits(summary, out));
     DP_RETURN_IF_ERROR(AppendTopKernels(summary, out));
     out += "</section>\n";
   }

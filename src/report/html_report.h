@@ -12,11 +12,11 @@
 //         in % with 2 decimals ("width:12.30%"); no bar (a note instead) when either is
 //         absent or negative, or their sum is not positive; the legend marks the run
 //         launch-bound when the host gap is more than half of the sum;
-//      b. the run's work units (port_units, UnitColumns order) ranked by wall ceiling,
-//         largest first (plain_ceiling_wall_est, else ceiling_wall; units without either
-//         come last; ties keep UnitColumns order): the unit, its work item (`port`), a bar of
-//         its GPU share (fallback_share_pct clamped to [0, 100]) with the share printed, and
-//         its CeilingCell (markdown_report.h); left out when the run has no units;
+//      b. the run's work units in its rank order (RankedUnits, summary_reader.h: by wall
+//         ceiling, largest first — plain_ceiling_wall_est, else ceiling_wall; units without
+//         either come last; ties keep port_units order): the unit, its work item (`port`), a
+//         bar of its GPU share (fallback_share_pct clamped to [0, 100]) with the share
+//         printed, and its CeilingCell (markdown_report.h); left out when the run has no units;
 //      c. its top kernels: rank, ShortKernelName, `class`, share_pct, calls_per_token.
 // Stored values print as Python's str() (PyStr), "-" when absent or null; derived values as
 // in full_report.h (rounded to 4 decimals). Every text taken from a summary is HTML-escaped
@@ -38,7 +38,8 @@ std::string HtmlEscape(std::string_view text);
 
 // The HTML page described above, ending in "\n". Errors (kData, where = the summary's path,
 // the message naming the field): a numeric field used above that holds neither a number nor
-// null; port_units or top_kernels malformed (as RenderMarkdownReport).
+// null; port_units, ranked_units or top_kernels malformed (as RenderMarkdownReport,
+// RankedUnits).
 base::StatusOr<std::string> RenderHtmlReport(const std::vector<SummaryFile>& summaries);
 
 }  // namespace decodeprof::report

@@ -91,6 +91,16 @@ TEST(HtmlReportTest, UnitsAreRankedByPlainWallCeilingWithShareBars) {
   EXPECT_TRUE(Contains(*out, "<code>nvjet_sm90_tst_64x8</code>"));
 }
 
+TEST(HtmlReportTest, UnitsFollowTheStoredRankOrder) {
+  SummaryFile run = LaunchBound();
+  run.content["ranked_units"] = nlohmann::ordered_json::parse(
+      R"([{"id": "gemv", "by": "plain_ceiling_wall_est", "value": 1.21},
+          {"id": "cuda_graph", "by": "plain_ceiling_wall_est", "value": 9.09}])");
+  const auto out = RenderHtmlReport({run});
+  ASSERT_TRUE(out.ok()) << out.status().ToString();
+  EXPECT_LT(out->find("#gemv"), out->find("#cuda_graph"));  // as stored, not re-ranked
+}
+
 TEST(HtmlReportTest, IsDeterministic) {
   const std::vector<SummaryFile> runs = {LaunchBound(), LaunchBound()};
   const auto first = RenderHtmlReport(runs);

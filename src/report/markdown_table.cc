@@ -13,13 +13,6 @@ namespace decodeprof::report {
 
 using Json = nlohmann::ordered_json;
 
-const Json& JsonGet(const Json& object, std::string_view key) {
-  static const Json kNull;
-  if (!object.is_object()) return kNull;
-  const auto it = object.find(key);
-  return it == object.end() ? kNull : *it;
-}
-
 bool IsTruthy(const Json& value) {
   switch (value.type()) {
     case Json::value_t::boolean:
@@ -69,20 +62,6 @@ std::string RunLabel(const SummaryFile& summary) {
   return "`" + PyStr(JsonGet(summary.content, "name")) + "`";
 }
 
-base::StatusOr<const Json*> PortUnits(const SummaryFile& summary) {
-  const Json& units = JsonGet(summary.content, "port_units");
-  if (units.is_null()) return &units;
-  if (!units.is_object()) {
-    return base::DataError(summary.path, "`port_units` is not an object");
-  }
-  for (const auto& [id, unit] : units.items()) {
-    if (!unit.is_object()) {
-      return base::DataError(summary.path, "`port_units`.`" + id + "` is not an object");
-    }
-  }
-  return &units;
-}
-
 base::StatusOr<std::vector<std::string>> UnitColumns(const std::vector<SummaryFile>& summaries) {
   std::vector<std::string> ids;
   for (const SummaryFile& summary : summaries) {
@@ -93,20 +72,6 @@ base::StatusOr<std::vector<std::string>> UnitColumns(const std::vector<SummaryFi
     }
   }
   return ids;
-}
-
-std::string FieldName(std::string_view prefix, std::string_view key) {
-  return std::string(prefix) + "`" + std::string(key) + "`";
-}
-
-base::StatusOr<std::optional<double>> NumberOf(const SummaryFile& summary, const Json& object,
-                                               std::string_view prefix, std::string_view key) {
-  const Json& value = JsonGet(object, key);
-  if (value.is_null()) return std::optional<double>();
-  if (!value.is_number()) {
-    return base::DataError(summary.path, FieldName(prefix, key) + " is neither a number nor null");
-  }
-  return std::optional<double>(value.get<double>());
 }
 
 std::optional<double> Quotient(std::optional<double> numerator, std::optional<double> divisor) {

@@ -1,6 +1,7 @@
 // Pieces shared by the Markdown writers of `decodeprof report` (the seed's four sections in
 // markdown_report.h, the sections `--full` adds in full_report.h): reading a value the way
-// the seed's Python reads a summary, and writing table rows.
+// the seed's Python reads a summary, and writing table rows. The plain field readers
+// (JsonGet, NumberOf, PortUnits, RankedUnits) are summary_reader.h's.
 #pragma once
 
 #include <cstddef>
@@ -15,11 +16,6 @@
 #include "src/report/summary_reader.h"
 
 namespace decodeprof::report {
-
-// Python's dict.get(key) on a parsed summary value: the stored value, or a null value when
-// the key is absent or `object` is not an object. The reference stays valid as long as
-// `object` does (the null is a static).
-const nlohmann::ordered_json& JsonGet(const nlohmann::ordered_json& object, std::string_view key);
 
 // Python truthiness of a JSON value: false, 0, 0.0, "", [], {} and null are false.
 bool IsTruthy(const nlohmann::ordered_json& value);
@@ -36,23 +32,12 @@ std::string MarkdownAlignmentRow(size_t right_aligned_columns);
 // "`<name>`": the run's `name` field as Python's str() prints it, in backticks.
 std::string RunLabel(const SummaryFile& summary);
 
-// The summary's `port_units` object, or a null value when it is absent or null. Errors (kData,
-// where = the summary's path): `port_units` not an object, an entry of it not an object.
-base::StatusOr<const nlohmann::ordered_json*> PortUnits(const SummaryFile& summary);
-
 // The unit ids of the report's unit columns: the first summary's `port_units` in their order,
 // then ids that only later summaries have, in order of first appearance (the seed's fixed
-// #2063..#2068 columns whenever every summary holds the same units). Errors: as PortUnits.
+// #2063..#2068 columns whenever every summary holds the same units). A column layout shared
+// by every run, not a ranking: a run's units in rank order are RankedUnits (summary_reader.h).
+// Errors: as PortUnits.
 base::StatusOr<std::vector<std::string>> UnitColumns(const std::vector<SummaryFile>& summaries);
-
-// "<prefix>`<key>`", the name of a field in error messages (prefix e.g. "`units`.").
-std::string FieldName(std::string_view prefix, std::string_view key);
-
-// A numeric field: nullopt when absent or null. Errors (kData, the summary's path): any other
-// type; `prefix` + `key` name the field in the message.
-base::StatusOr<std::optional<double>> NumberOf(const SummaryFile& summary,
-                                               const nlohmann::ordered_json& object,
-                                               std::string_view prefix, std::string_view key);
 
 // numerator / divisor; nullopt when either is missing or the divisor is 0.
 std::optional<double> Quotient(std::optional<double> numerator, std::optional<double> divisor);

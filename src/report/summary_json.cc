@@ -30,6 +30,16 @@ void AddWallFields(JsonValue& unit, const std::string& prefix, const std::string
 
 }  // namespace
 
+std::string_view RankFigureField(analysis::RankFigure figure) {
+  switch (figure) {
+    case analysis::RankFigure::kPlainCeilingWallEst:
+      return "plain_ceiling_wall_est";
+    case analysis::RankFigure::kCeilingWall:
+      return "ceiling_wall";
+  }
+  return "ceiling_wall";
+}
+
 JsonValue SummaryToJson(const analysis::Summary& s) {
   JsonValue doc = JsonValue::MakeObject();
   doc.Add("name", JsonValue::Str(s.name));
@@ -121,6 +131,15 @@ JsonValue SummaryToJson(const analysis::Summary& s) {
     first.Add("file", JsonValue::Str(std::filesystem::path(e.first.file).filename().string()));
     first.Add("position", JsonValue::Str(e.first.position));
     first.Add("detail", JsonValue::Str(e.first.detail));
+  }
+  // The units in rank order (analysis/ranking.h), each with the field it ranks by and that
+  // field's value; after every other field.
+  JsonValue& ranked = doc.Add("ranked_units", JsonValue::MakeArray());
+  for (const analysis::RankedUnit& r : s.ranked_units) {
+    JsonValue& entry = ranked.Push(JsonValue::MakeObject());
+    entry.Add("id", JsonValue::Str(r.id));
+    entry.Add("by", JsonValue::Str(std::string(RankFigureField(r.by))));
+    entry.Add("value", JsonValue::OptFloat(r.value));
   }
   return doc;
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "src/analysis/summary.h"
 #include "src/base/json_writer.h"
@@ -10,6 +11,10 @@
 namespace decodeprof::report {
 
 base::JsonValue SummaryToJson(const analysis::Summary& summary);
+
+// The `port_units` field (of the fallback set) that a ranking figure names, as `ranked_units`
+// spells it in "by": "plain_ceiling_wall_est" or "ceiling_wall".
+std::string_view RankFigureField(analysis::RankFigure figure);
 
 // The file's whole text, with the trailing newline.
 std::string SummaryJsonText(const analysis::Summary& summary);

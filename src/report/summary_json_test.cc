@@ -88,7 +88,8 @@ TEST(SummaryJsonTest, KeysComeInTheSeedsOrderThenDecodeprofs) {
                                                  "warnings",
                                                  "trace_format",
                                                  "device",
-                                                 "diagnostics"}));
+                                                 "diagnostics",
+                                                 "ranked_units"}));
   EXPECT_EQ(Keys(doc["checks"]),
             (std::vector<std::string>{
                 "kernels_straddling_decode_start", "host_gap_attribution_residual_ns",
@@ -152,7 +153,35 @@ TEST(SummaryJsonTest, NumbersArePythonStyled) {
   EXPECT_NE(text.find("\n  \"decode_wall_ms\": 0.001,\n"), std::string::npos);
   EXPECT_NE(text.find("\n  \"gpu_ms_per_token\": 0.0002,\n"), std::string::npos);
   EXPECT_NE(text.find("\n  \"warnings\": [],\n"), std::string::npos);
-  EXPECT_NE(text.find("\n  \"diagnostics\": []\n}\n"), std::string::npos);
+  EXPECT_NE(text.find("\n  \"diagnostics\": [],\n"), std::string::npos);
+}
+
+TEST(SummaryJsonTest, RankedUnitsComeLastWithTheFigureTheyRankBy) {
+  SampleRun run;
+  run.summary.ranked_units = {{"graph", analysis::RankFigure::kPlainCeilingWallEst, 9.09},
+                              {"2063", analysis::RankFigure::kCeilingWall, 1.5},
+                              {"none", analysis::RankFigure::kCeilingWall, std::nullopt}};
+  const std::string text = SummaryJsonText(run.summary);
+  EXPECT_NE(text.find("\n  \"ranked_units\": [\n"
+                      "    {\n"
+                      "      \"id\": \"graph\",\n"
+                      "      \"by\": \"plain_ceiling_wall_est\",\n"
+                      "      \"value\": 9.09\n"
+                      "    },\n"
+                      "    {\n"
+                      "      \"id\": \"2063\",\n"
+                      "      \"by\": \"ceiling_wall\",\n"
+                      "      \"value\": 1.5\n"
+                      "    },\n"
+                      "    {\n"
+                      "      \"id\": \"none\",\n"
+                      "      \"by\": \"ceiling_wall\",\n"
+                      "      \"value\": null\n"
+                      "    }\n"
+                      "  ]\n"
+                      "}\n"),
+            std::string::npos)
+      << text;
 }
 
 TEST(KernelCsvTest, SeedDialect) {

@@ -6,11 +6,14 @@
 // must accept summaries written by older versions of the seed, with fields missing.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "src/analysis/ranking.h"
 #include "src/base/status.h"
 
 namespace decodeprof::report {
@@ -42,6 +45,35 @@ base::StatusOr<SummaryFile> ReadSummaryFile(const std::string& path);
 
 // ListSummaryFiles + ReadSummaryFile for each, in listing order; the first error wins.
 base::StatusOr<std::vector<SummaryFile>> ReadSummaryDir(const std::string& dir);
+
+// Python's dict.get(key) on a parsed summary value: the stored value, or a null value when
+// the key is absent or `object` is not an object. The reference stays valid as long as
+// `object` does (the null is a static).
+const nlohmann::ordered_json& JsonGet(const nlohmann::ordered_json& object, std::string_view key);
+
+// "<prefix>`<key>`", the name of a field in error messages (prefix e.g. "`units`.").
+std::string FieldName(std::string_view prefix, std::string_view key);
+
+// A numeric field: nullopt when absent or null. Errors (kData, the summary's path): any other
+// type; `prefix` + `key` name the field in the message.
+base::StatusOr<std::optional<double>> NumberOf(const SummaryFile& summary,
+                                               const nlohmann::ordered_json& object,
+                                               std::string_view prefix, std::string_view key);
+
+// The summary's `port_units` object, or a null value when it is absent or null. Errors (kData,
+// where = the summary's path): `port_units` not an object, an entry of it not an object.
+base::StatusOr<const nlohmann::ordered_json*> PortUnits(const SummaryFile& summary);
+
+// The run's units in rank order (analysis/ranking.h), each with the figure it ranks by: the
+// stored `ranked_units`; for a summary written before that field existed (absent or null),
+// the same order computed from `port_units` (analysis::RankUnits over each unit's
+// plain_ceiling_wall_est and ceiling_wall). Empty when the run has no units. Errors (kData,
+// where = the summary's path, the message naming the field): as PortUnits; a ceiling read
+// for the computed order neither a number nor null; `ranked_units` not an array, an entry of
+// it not an object with a string `id`, a `by` other than "plain_ceiling_wall_est" or
+// "ceiling_wall", a `value` neither a number nor null; ids that are not those of
+// `port_units`, each once.
+base::StatusOr<std::vector<analysis::RankedUnit>> RankedUnits(const SummaryFile& summary);
 
 // Python's str() of a value as json.load returns it: a string verbatim, an integer in
 // decimal, a float as repr ("0.83", "12.0", "1e-05"), null as "None", booleans as

@@ -4,7 +4,9 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "src/base/file_io.h"
@@ -154,6 +156,74 @@ TEST(RenderSummariesJsonTest, WritesPythonJsonDumpsIndent2) {
             "    \"z\": {}\n  },\n  {\n    \"n\": 1e-05,\n    \"big\": 1.8446744073709552e+19\n"
             "  }\n]\n");
   EXPECT_EQ(RenderSummariesJson({}), "[]\n");
+}
+
+constexpr auto kPlain = analysis::RankFigure::kPlainCeilingWallEst;
+constexpr auto kWall = analysis::RankFigure::kCeilingWall;
+
+base::StatusOr<std::vector<analysis::RankedUnit>> RankedUnitsOf(const std::string& text) {
+  const auto summary = ParseSummary("d/r_summary.json", text);
+  EXPECT_TRUE(summary.ok()) << summary.status().ToString();
+  return RankedUnits(*summary);
+}
+
+TEST(RankedUnitsTest, ReadsTheStoredOrder) {
+  // Stored by summarize; read as stored, not ranked again.
+  const auto ranked = RankedUnitsOf(R"({
+    "port_units": {"a": {"ceiling_wall": 2.0}, "b": {"ceiling_wall": 1.0}},
+    "ranked_units": [{"id": "b", "by": "ceiling_wall", "value": 1.0},
+                     {"id": "a", "by": "plain_ceiling_wall_est", "value": null}]})");
+  ASSERT_TRUE(ranked.ok()) << ranked.status().ToString();
+  EXPECT_EQ(*ranked,
+            (std::vector<analysis::RankedUnit>{{"b", kWall, 1.0}, {"a", kPlain, std::nullopt}}));
+}
+
+TEST(RankedUnitsTest, SummariesWrittenBeforeTheFieldAreRankedFromTheirUnits) {
+  const auto ranked = RankedUnitsOf(R"({
+    "port_units": {"gemv": {"ceiling_wall": 1.22, "plain_ceiling_wall_est": 1.21},
+                   "none": {},
+                   "graph": {"ceiling_wall": 8.13, "plain_ceiling_wall_est": 9.09},
+                   "wall_only": {"ceiling_wall": 1.5, "plain_ceiling_wall_est": null}}})");
+  ASSERT_TRUE(ranked.ok()) << ranked.status().ToString();
+  EXPECT_EQ(*ranked, (std::vector<analysis::RankedUnit>{{"graph", kPlain, 9.09},
+                                                        {"wall_only", kWall, 1.5},
+                                                        {"gemv", kPlain, 1.21},
+                                                        {"none", kWall, std::nullopt}}));
+  for (const char* text : {R"({"name": "no units"})", R"({"port_units": null})",
+                           R"({"port_units": {}, "ranked_units": null})"}) {
+    const auto none = RankedUnitsOf(text);
+    ASSERT_TRUE(none.ok()) << text << ": " << none.status().ToString();
+    EXPECT_TRUE(none->empty()) << text;
+  }
+}
+
+TEST(RankedUnitsTest, MalformedEntriesAreDataErrorsNamingTheField) {
+  const std::string units = R"("port_units": {"a": {"ceiling_wall": 1.0}, "b": {}})";
+  const std::pair<std::string, std::string> cases[] = {
+      {R"({"port_units": {"a": {"ceiling_wall": "x"}}})",
+       "`port_units`.`a`.`ceiling_wall` is neither a number nor null"},
+      {R"({"port_units": [], "ranked_units": []})", "`port_units` is not an object"},
+      {"{" + units + R"(, "ranked_units": {}})", "`ranked_units` is not an array"},
+      {"{" + units + R"(, "ranked_units": [{"by": "ceiling_wall"}]})",
+       "`ranked_units`[0] is not an object with a string `id`"},
+      {"{" + units + R"(, "ranked_units": [{"id": "c", "by": "ceiling_wall"}]})",
+       "`ranked_units`[0].`id` \"c\" is no unit of `port_units`"},
+      {"{" + units + R"(, "ranked_units": [{"id": "a", "by": "ceiling_wall"},
+                                            {"id": "a", "by": "ceiling_wall"}]})",
+       "`ranked_units`[1].`id` \"a\" is listed twice"},
+      {"{" + units + R"(, "ranked_units": [{"id": "a", "by": "fallback_share_pct"}]})",
+       "`ranked_units`[0].`by` is neither \"plain_ceiling_wall_est\" nor \"ceiling_wall\""},
+      {"{" + units + R"(, "ranked_units": [{"id": "a", "by": "ceiling_wall", "value": "1"}]})",
+       "`ranked_units`[0].`value` is neither a number nor null"},
+      {"{" + units + R"(, "ranked_units": [{"id": "a", "by": "ceiling_wall", "value": 1.0}]})",
+       "`ranked_units` lacks `port_units`.`b`"},
+  };
+  for (const auto& [text, message] : cases) {
+    const auto ranked = RankedUnitsOf(text);
+    ASSERT_FALSE(ranked.ok()) << text;
+    EXPECT_EQ(ranked.status().kind(), base::ErrorKind::kData) << text;
+    EXPECT_EQ(ranked.status().ToString(), "d/r_summary.json: " + message) << text;
+  }
 }
 
 }  // namespace
