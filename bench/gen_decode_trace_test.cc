@@ -87,9 +87,9 @@ std::map<std::string, std::pair<uint64_t, uint64_t>> Marks(const std::string& lo
 }
 
 size_t CountContaining(const ModelProgram& p, const KernelTable& t, std::string_view needle) {
-  return std::count_if(p.decode_step.begin(), p.decode_step.end(), [&](const Op& op) {
-    return t.at(op.kernel).name.find(needle) != std::string::npos;
-  });
+  return static_cast<size_t>(std::count_if(
+      p.decode_step.begin(), p.decode_step.end(),
+      [&](const Op& op) { return t.at(op.kernel).name.find(needle) != std::string::npos; }));
 }
 
 GenOptions SmallRun(const fs::path& dir) {

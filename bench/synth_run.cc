@@ -34,7 +34,7 @@ class Rng {
 
 uint64_t Fnv1a(std::string_view s) {
   uint64_t h = 0xcbf29ce484222325u;
-  for (unsigned char c : s) h = (h ^ c) * 0x100000001b3u;
+  for (char c : s) h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3u;
   return h;
 }
 

@@ -44,12 +44,3 @@ function(decodeprof_find_static_or_shared lib header)
                  Threads::Threads ${CMAKE_DL_LIBS} m)
   endif()
 endfunction()
-
-# decodeprof_conversion_warnings(<target>...)
-#   Adds -Wconversion -Wsign-conversion to the targets (PRIVATE). A folder whose code is clean
-#   of them calls this for its targets until every folder is, when build_flags takes them.
-function(decodeprof_conversion_warnings)
-  foreach(target ${ARGN})
-    target_compile_options(${target} PRIVATE -Wconversion -Wsign-conversion)
-  endforeach()
-endfunction()

@@ -209,7 +209,8 @@ TEST(CsvReaderTest, ViewsOfEscapedFieldsAreStable) {
   std::string line;
   std::vector<std::string> expected;
   for (int i = 0; i < 20; ++i) {
-    const std::string value = std::string(static_cast<size_t>(50 + i), 'a' + i % 26);
+    const std::string value =
+        std::string(static_cast<size_t>(50 + i), static_cast<char>('a' + i % 26));
     line += (i ? "," : "") + ("\"" + value + "\"\"\"");
     expected.push_back(value + "\"");
   }
@@ -383,7 +384,7 @@ TEST(CsvReaderTest, GeneratedRecordsMatchPythonsReader) {
       if (rng() % 20 == 0) {  // a quote inside an unquoted field, then one that looks closing
         text += ",ab\"c," + std::string(rng() % 70, 'p') + "d\",x";
       }
-      const unsigned eol = rng() % 30;
+      const auto eol = static_cast<unsigned>(rng() % 30);
       text += eol == 0 ? "\r\n" : eol == 1 ? "\r" : eol == 2 ? "\n\n" : "\n";
     }
     const std::vector<Record> want = PythonReference(text);
