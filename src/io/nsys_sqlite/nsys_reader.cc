@@ -1,0 +1,356 @@
+#include "src/io/nsys_sqlite/nsys_reader.h"
+
+#include <cxxabi.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <limits>
+#include <utility>
+
+namespace decodeprof::io::nsys {
+namespace {
+
+std::string Demangle(const std::string& mangled) {
+  int status = 0;
+  char* text = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
+  std::string out = (status == 0 && text != nullptr) ? std::string(text) : mangled;
+  std::free(text);
+  return out;
+}
+
+// The tables of GPU work, in the order that breaks start-time ties.
+enum class Source : int64_t { kKernel = 0, kGraph = 1, kMemcpy = 2, kMemset = 3 };
+
+std::string_view SourceTable(int64_t source) {
+  switch (static_cast<Source>(source)) {
+    case Source::kKernel:
+      return kKernelTable;
+    case Source::kGraph:
+      return kGraphTraceTable;
+    case Source::kMemcpy:
+      return kMemcpyTable;
+    case Source::kMemset:
+      break;
+  }
+  return kMemsetTable;
+}
+
+// Result columns of the dispatch query.
+enum Col : int {
+  kSource,
+  kRowid,
+  kStart,
+  kEnd,
+  kDevice,
+  kStream,
+  kCorrelation,
+  kPid,
+  kDemangled,
+  kMangled,
+  kShort,
+  kGridX,
+  kGridY,
+  kGridZ,
+  kExtra,  // memcpy: copyKind; graph launch: graphId
+};
+constexpr const char* kNameColumns[] = {"demangledName", "mangledName", "shortName"};
+
+}  // namespace
+
+base::Status StringTable::Load(const SqliteDb& db) {
+  SqliteQuery q(db, "SELECT id, value FROM StringIds");
+  if (!q.prepared()) return db.Error(q, "cannot read table StringIds");
+  while (q.Step() == SQLITE_ROW) entries_[q.Int(0)].text = q.Text(1);
+  if (q.rc() != SQLITE_DONE) return db.Error(q, "cannot read table StringIds");
+  return base::OkStatus();
+}
+
+std::optional<trace::StringId> StringTable::Text(int64_t id, trace::StringPool& pool) {
+  auto it = entries_.find(id);
+  if (it == entries_.end()) return std::nullopt;
+  Entry& e = it->second;
+  if (e.plain == kUnset) e.plain = pool.Intern(e.text);
+  return static_cast<trace::StringId>(e.plain);
+}
+
+std::optional<trace::StringId> StringTable::KernelName(int64_t id, trace::StringPool& pool) {
+  auto it = entries_.find(id);
+  if (it == entries_.end()) return std::nullopt;
+  Entry& e = it->second;
+  if (e.kernel == kUnset)
+    e.kernel = pool.Intern(e.text.starts_with("_Z") ? Demangle(e.text) : e.text);
+  return static_cast<trace::StringId>(e.kernel);
+}
+
+std::optional<trace::StringId> StringTable::ApiName(int64_t id, trace::StringPool& pool) {
+  auto it = entries_.find(id);
+  if (it == entries_.end()) return std::nullopt;
+  Entry& e = it->second;
+  if (e.api == kUnset) e.api = pool.Intern(StripApiVersion(e.text));
+  return static_cast<trace::StringId>(e.api);
+}
+
+TableShape::TableShape(const SqliteDb& db, std::string name)
+    : name_(std::move(name)), columns_(db.Columns(name_)) {}
+
+bool TableShape::Has(std::string_view column) const {
+  return std::find(columns_.begin(), columns_.end(), column) != columns_.end();
+}
+
+std::string TableShape::Or(std::string_view column, std::string_view expr) const {
+  return Has(column) ? std::string(expr) : std::string("NULL");
+}
+
+base::Status Context::RowError(std::string_view table, int64_t rowid, std::string message) const {
+  return base::DataError(path + ": " + std::string(table) + " rowid " + std::to_string(rowid),
+                         std::move(message));
+}
+
+base::Status Context::DanglingString(std::string_view table, int64_t rowid, std::string_view column,
+                                     int64_t id) {
+  const std::string message =
+      std::string(column) + " " + std::to_string(id) + " is not in table StringIds";
+  builder.diagnostics().Add(
+      trace::Diag::kDanglingStringId, 1,
+      {path, std::string(table) + " rowid " + std::to_string(rowid), message});
+  return RowError(table, rowid, message);
+}
+
+base::Status Context::Require(const TableShape& table,
+                              std::initializer_list<const char*> columns) const {
+  for (const char* column : columns) {
+    if (!table.Has(column)) {
+      return base::DataError(path, "table " + table.name() + " has no column " + column,
+                             "not an Nsight Systems export of a known version");
+    }
+  }
+  return base::OkStatus();
+}
+
+void Context::NoteMissing(const TableShape& table, std::initializer_list<const char*> columns,
+                          std::string_view what) {
+  for (const char* column : columns) {
+    if (!table.Has(column)) {
+      Variant(table.name() + " has no " + column + " column " + std::string(what));
+    }
+  }
+}
+
+base::StatusOr<int64_t> Context::Time(int64_t session_ns, std::string_view table,
+                                      int64_t rowid) const {
+  int64_t out = 0;
+  if (__builtin_add_overflow(session_ns, time_offset, &out)) {
+    return RowError(table, rowid,
+                    "time " + std::to_string(session_ns) + " + systemClockNs " +
+                        std::to_string(time_offset) + " is beyond int64");
+  }
+  return out;
+}
+
+uint64_t Context::Correlation(std::optional<int64_t> correlation,
+                              std::optional<int64_t> pid) const {
+  const uint64_t id = static_cast<uint64_t>(correlation.value_or(0)) & 0xFFFFFFFFu;
+  if (id == 0 || !result.per_process_correlation) return id;
+  return (static_cast<uint64_t>(pid.value_or(0)) << 32) | id;
+}
+
+std::string PidExpr(std::string_view column) {
+  return "((" + std::string(column) + " >> 24) & 16777215)";
+}
+
+base::Status DetectProcesses(Context& ctx) {
+  std::string calls;
+  for (std::string_view name : {kRuntimeTable, kDriverTable}) {
+    const TableShape t(ctx.db, std::string(name));
+    if (!t.Has("globalTid")) continue;
+    if (!calls.empty()) calls += " UNION ";
+    calls += "SELECT DISTINCT " + PidExpr("globalTid") + " FROM " + t.name() +
+             " WHERE globalTid IS NOT NULL";
+  }
+  if (calls.empty()) return base::OkStatus();
+  SqliteQuery q(ctx.db, "SELECT count(*) FROM (" + calls + ")");
+  if (!q.prepared() || q.Step() != SQLITE_ROW) return ctx.SqlError(q, kRuntimeTable);
+  if (q.Int(0) < 2) return base::OkStatus();
+  for (std::string_view name : {kKernelTable, kGraphTraceTable, kMemcpyTable, kMemsetTable}) {
+    const TableShape t(ctx.db, std::string(name));
+    if (t.present() && !t.Has("globalPid")) {
+      ctx.Variant(t.name() +
+                  " has no globalPid column (correlations of several processes may collide)");
+      return base::OkStatus();
+    }
+  }
+  ctx.result.per_process_correlation = true;
+  return base::OkStatus();
+}
+
+base::Status ReadDispatches(Context& ctx) {
+  std::string sql;
+  const auto add = [&](Source source, const TableShape& t, std::string names, std::string grid,
+                       std::string extra) {
+    if (!sql.empty()) sql += " UNION ALL ";
+    sql += "SELECT " + std::to_string(static_cast<int64_t>(source)) +
+           ", rowid, start, end, deviceId, streamId, " + t.Or("correlationId") + ", " +
+           t.Or("globalPid", PidExpr("globalPid")) + ", " + names + ", " + grid + ", " + extra +
+           " FROM " + t.name();
+  };
+  const TableShape kernels(ctx.db, std::string(kKernelTable));
+  if (kernels.present()) {
+    DP_RETURN_IF_ERROR(
+        ctx.Require(kernels, {"start", "end", "deviceId", "streamId", "gridX", "gridY", "gridZ"}));
+    if (!kernels.Has("demangledName") && !kernels.Has("mangledName") && !kernels.Has("shortName")) {
+      return ctx.Require(kernels, {"demangledName"});
+    }
+    ctx.NoteMissing(kernels, {"correlationId"}, "(no launch calls joined)");
+    ctx.NoteMissing(kernels, {"demangledName", "mangledName", "shortName"},
+                    "(names from the others)");
+    add(Source::kKernel, kernels,
+        kernels.Or("demangledName") + ", " + kernels.Or("mangledName") + ", " +
+            kernels.Or("shortName"),
+        "gridX, gridY, gridZ", "NULL");
+  }
+  const TableShape graphs(ctx.db, std::string(kGraphTraceTable));
+  if (graphs.present()) {
+    DP_RETURN_IF_ERROR(ctx.Require(graphs, {"start", "end", "deviceId", "streamId"}));
+    ctx.NoteMissing(graphs, {"correlationId"}, "(no launch calls joined)");
+    add(Source::kGraph, graphs, "NULL, NULL, NULL", "NULL, NULL, NULL", graphs.Or("graphId"));
+  }
+  const TableShape memcpys(ctx.db, std::string(kMemcpyTable));
+  if (memcpys.present()) {
+    DP_RETURN_IF_ERROR(ctx.Require(memcpys, {"start", "end", "deviceId", "streamId", "copyKind"}));
+    ctx.NoteMissing(memcpys, {"correlationId"}, "(no launch calls joined)");
+    add(Source::kMemcpy, memcpys, "NULL, NULL, NULL", "NULL, NULL, NULL", "copyKind");
+  }
+  const TableShape memsets(ctx.db, std::string(kMemsetTable));
+  if (memsets.present()) {
+    DP_RETURN_IF_ERROR(ctx.Require(memsets, {"start", "end", "deviceId", "streamId"}));
+    ctx.NoteMissing(memsets, {"correlationId"}, "(no launch calls joined)");
+    add(Source::kMemset, memsets, "NULL, NULL, NULL", "NULL, NULL, NULL", "NULL");
+  }
+  if (sql.empty()) return base::OkStatus();
+  sql += " ORDER BY 3, 1, 2";
+  SqliteQuery q(ctx.db, sql);
+  if (!q.prepared()) return ctx.SqlError(q, kKernelTable);
+
+  trace::StringPool& names = ctx.names();
+  const trace::StringId memset_name = names.Intern(trace::kMemsetName);
+  std::unordered_map<int64_t, trace::StringId> memcpy_names;
+  std::unordered_map<int64_t, trace::StringId> graph_names;
+  uint32_t line = 0;
+  while (q.Step() == SQLITE_ROW) {
+    const int64_t source = q.Int(kSource);
+    const std::string_view table = SourceTable(source);
+    const int64_t rowid = q.Int(kRowid);
+    trace::Dispatch d;
+    DP_ASSIGN_OR_RETURN(d.start, ctx.Time(q.Int(kStart), table, rowid));
+    DP_ASSIGN_OR_RETURN(d.end, ctx.Time(q.Int(kEnd), table, rowid));
+    if (d.end < d.start) {
+      return ctx.RowError(table, rowid,
+                          "end before start (" + std::to_string(q.Int(kEnd)) + " < " +
+                              std::to_string(q.Int(kStart)) + ")");
+    }
+    const int64_t device = q.Int(kDevice);
+    const int64_t stream = q.Int(kStream);
+    if (device < std::numeric_limits<int16_t>::min() ||
+        device > std::numeric_limits<int16_t>::max()) {
+      return ctx.RowError(table, rowid, "deviceId " + std::to_string(device) + " is out of range");
+    }
+    if (stream < 0 || stream > std::numeric_limits<uint32_t>::max()) {
+      return ctx.RowError(table, rowid, "streamId " + std::to_string(stream) + " is out of range");
+    }
+    d.device = static_cast<int16_t>(device);
+    d.stream = static_cast<uint32_t>(stream);
+    d.correlation = ctx.Correlation(q.OptInt(kCorrelation), q.OptInt(kPid));
+    switch (static_cast<Source>(source)) {
+      case Source::kKernel: {
+        ++ctx.result.kernels;
+        int col = kDemangled;
+        while (col <= kShort && q.IsNull(col)) ++col;
+        if (col > kShort) {
+          return ctx.RowError(table, rowid, "the kernel has no name (its name ids are NULL)");
+        }
+        auto name = ctx.strings.KernelName(q.Int(col), names);
+        if (!name)
+          return ctx.DanglingString(table, rowid, kNameColumns[col - kDemangled], q.Int(col));
+        d.name = *name;
+        d.grid = 1;
+        for (int c = kGridX; c <= kGridZ; ++c) d.grid *= std::max<int64_t>(q.Int(c), 1);
+        break;
+      }
+      case Source::kGraph: {
+        ++ctx.result.graph_launches;
+        const int64_t graph = q.IsNull(kExtra) ? -1 : q.Int(kExtra);
+        auto [it, added] = graph_names.emplace(graph, 0);
+        if (added) {
+          it->second = names.Intern(graph < 0 ? std::string("[CUDA graph]")
+                                              : "[CUDA graph " + std::to_string(graph) + "]");
+        }
+        d.name = it->second;
+        if (ctx.result.graph_launches == 1) {
+          ctx.builder.diagnostics().Add(
+              trace::Diag::kGraphLevelTrace, 1,
+              {ctx.path, std::string(table) + " rowid " + std::to_string(rowid),
+               "a CUDA-graph launch traced whole; nsys profile --cuda-graph-trace=node records "
+               "its kernels"});
+        } else {
+          ctx.builder.diagnostics().Add(trace::Diag::kGraphLevelTrace, 1);
+        }
+        break;
+      }
+      case Source::kMemcpy: {
+        ++ctx.result.memcpys;
+        d.kind = trace::DispatchKind::kMemcpy;
+        const int64_t kind = q.Int(kExtra);
+        auto [it, added] = memcpy_names.emplace(kind, 0);
+        if (added) it->second = names.Intern(trace::MemcpyName(kind));
+        d.name = it->second;
+        break;
+      }
+      case Source::kMemset:
+        ++ctx.result.memsets;
+        d.kind = trace::DispatchKind::kMemset;
+        d.name = memset_name;
+        break;
+    }
+    d.line = line < UINT32_MAX ? ++line : line;
+    ctx.builder.AddDispatch(d);
+  }
+  if (q.rc() != SQLITE_DONE) return ctx.SqlError(q, kKernelTable);
+  return base::OkStatus();
+}
+
+base::Status ReadLaunches(Context& ctx) {
+  for (std::string_view name : {kRuntimeTable, kDriverTable}) {
+    const TableShape t(ctx.db, std::string(name));
+    if (!t.present()) continue;
+    DP_RETURN_IF_ERROR(ctx.Require(t, {"start", "end", "nameId", "correlationId"}));
+    ctx.NoteMissing(t, {"globalTid"}, "(thread 0)");
+    SqliteQuery q(ctx.db, "SELECT rowid, start, end, nameId, correlationId, " + t.Or("globalTid") +
+                              " FROM " + t.name() + " ORDER BY rowid");
+    if (!q.prepared()) return ctx.SqlError(q, name);
+    while (q.Step() == SQLITE_ROW) {
+      ++ctx.result.api_calls;
+      const int64_t rowid = q.Int(0);
+      trace::ApiCall call;
+      DP_ASSIGN_OR_RETURN(call.start, ctx.Time(q.Int(1), name, rowid));
+      DP_ASSIGN_OR_RETURN(call.end, ctx.Time(q.Int(2), name, rowid));
+      if (call.end < call.start) {
+        return ctx.RowError(name, rowid,
+                            "end before start (" + std::to_string(q.Int(2)) + " < " +
+                                std::to_string(q.Int(1)) + ")");
+      }
+      auto api = ctx.strings.ApiName(q.Int(3), ctx.names());
+      if (!api) return ctx.DanglingString(name, rowid, "nameId", q.Int(3));
+      call.name = *api;
+      const std::optional<int64_t> tid = q.OptInt(5);
+      call.thread = static_cast<uint64_t>(tid.value_or(0)) & 0xFFFFFFu;
+      std::optional<int64_t> pid;
+      if (tid) pid = (*tid >> 24) & 0xFFFFFF;
+      call.correlation = ctx.Correlation(q.OptInt(4), pid);
+      ctx.builder.AddLaunch(call);
+    }
+    if (q.rc() != SQLITE_DONE) return ctx.SqlError(q, name);
+  }
+  return base::OkStatus();
+}
+
+}  // namespace decodeprof::io::nsys

@@ -1,0 +1,111 @@
+// Internals of the nsys-sqlite importer (nsys_sqlite_importer.h has the contract): the state
+// one import shares between the readers of its tables, and those readers.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "src/base/status.h"
+#include "src/io/common/sqlite_db.h"
+#include "src/io/nsys_sqlite/nsys_sqlite_importer.h"
+#include "src/trace/string_pool.h"
+#include "src/trace/trace.h"
+
+namespace decodeprof::io::nsys {
+
+inline constexpr std::string_view kKernelTable = "CUPTI_ACTIVITY_KIND_KERNEL";
+inline constexpr std::string_view kMemcpyTable = "CUPTI_ACTIVITY_KIND_MEMCPY";
+inline constexpr std::string_view kMemsetTable = "CUPTI_ACTIVITY_KIND_MEMSET";
+inline constexpr std::string_view kGraphTraceTable = "CUPTI_ACTIVITY_KIND_GRAPH_TRACE";
+inline constexpr std::string_view kRuntimeTable = "CUPTI_ACTIVITY_KIND_RUNTIME";
+inline constexpr std::string_view kDriverTable = "CUPTI_ACTIVITY_KIND_DRIVER";
+inline constexpr std::string_view kNvtxTable = "NVTX_EVENTS";
+
+// StringIds, read once (A4); each entry is interned into the pool on first use, in the
+// spelling its use asks for.
+class StringTable {
+ public:
+  base::Status Load(const SqliteDb& db);
+  bool Has(int64_t id) const { return entries_.count(id) != 0; }
+  // The pool id of entry `id` as is / demangled when it starts with "_Z" / without the API
+  // version suffix; nullopt when StringIds has no entry `id`.
+  std::optional<trace::StringId> Text(int64_t id, trace::StringPool& pool);
+  std::optional<trace::StringId> KernelName(int64_t id, trace::StringPool& pool);
+  std::optional<trace::StringId> ApiName(int64_t id, trace::StringPool& pool);
+
+ private:
+  static constexpr int64_t kUnset = -1;
+  struct Entry {
+    std::string text;
+    int64_t plain = kUnset;
+    int64_t kernel = kUnset;
+    int64_t api = kUnset;
+  };
+  std::unordered_map<int64_t, Entry> entries_;
+};
+
+// A table's columns as the file has them.
+class TableShape {
+ public:
+  TableShape(const SqliteDb& db, std::string name);
+  const std::string& name() const { return name_; }
+  bool present() const { return !columns_.empty(); }
+  bool Has(std::string_view column) const;
+  // `expr` for a select list when the table has `column`, else "NULL".
+  std::string Or(std::string_view column, std::string_view expr) const;
+  std::string Or(std::string_view column) const { return Or(column, column); }
+
+ private:
+  std::string name_;
+  std::vector<std::string> columns_;
+};
+
+// One import's shared state.
+struct Context {
+  const std::string& path;
+  const SqliteDb& db;
+  trace::TraceBuilder& builder;
+  NsysImport& result;
+  StringTable strings;
+  int64_t time_offset = 0;  // added to every time (systemClockNs, or 0)
+
+  trace::StringPool& names() { return builder.names(); }
+
+  // "<path>: <table> rowid <N>": <message>, kData.
+  base::Status RowError(std::string_view table, int64_t rowid, std::string message) const;
+  // A string id StringIds lacks: counted as dangling_string_id, and the import's error.
+  base::Status DanglingString(std::string_view table, int64_t rowid, std::string_view column,
+                              int64_t id);
+  // kData unless `table` has every one of `columns`.
+  base::Status Require(const TableShape& table, std::initializer_list<const char*> columns) const;
+  // Records a schema variant for each of `columns` that `table` lacks (`what` says how the
+  // import copes: "(correlation 0)").
+  void NoteMissing(const TableShape& table, std::initializer_list<const char*> columns,
+                   std::string_view what);
+  void Variant(std::string detail) { result.schema_variants.push_back(std::move(detail)); }
+  // A session time on the trace's clock; kData on overflow.
+  base::StatusOr<int64_t> Time(int64_t session_ns, std::string_view table, int64_t rowid) const;
+  // The model's correlation for nsys's (`pid` from the row's globalPid / globalTid).
+  uint64_t Correlation(std::optional<int64_t> correlation, std::optional<int64_t> pid) const;
+  // The failed query's error on this file.
+  base::Status SqlError(const SqliteQuery& q, std::string_view table) const {
+    return db.Error(q, "cannot read table " + std::string(table));
+  }
+};
+
+// (globalTid or globalPid >> 24) & 0xFFFFFF as SQL, for a select list (A5).
+std::string PidExpr(std::string_view column);
+
+// Decides Context::result.per_process_correlation: true when the launch calls come from more
+// than one process and every dispatch table names its process.
+base::Status DetectProcesses(Context& ctx);
+base::Status ReadDispatches(Context& ctx);
+base::Status ReadLaunches(Context& ctx);
+base::Status ReadRanges(Context& ctx);
+
+}  // namespace decodeprof::io::nsys
