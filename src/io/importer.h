@@ -57,6 +57,8 @@ class Importer {
   // Streams the trace at `path` into `builder`. Errors: kIo (unreadable), kData (malformed,
   // with the file and the line, byte or table row).
   virtual base::Status Import(const std::string& path, trace::TraceBuilder& builder) const = 0;
+  // How a Dispatch::line is named in messages: "line" for text formats, else "record".
+  virtual std::string_view position_word() const { return "record"; }
   // False for a format that cannot hold annotation ranges (its phase marks must come from a
   // bench log).
   virtual bool carries_ranges() const { return true; }

@@ -1,5 +1,6 @@
 #include "src/pipeline/summarize_run.h"
 
+#include <cmath>
 #include <deque>
 #include <filesystem>
 #include <memory>
@@ -25,15 +26,24 @@ namespace {
 struct ModelInfo {
   std::optional<analysis::ModelConfig> config;
   bool model_type_present = false;
+  bool config_missing = false;  // the directory exists but holds no config.json
 };
 
 // DIR/config.json's model_type and rope_scaling (rope_type, else type), when the file exists.
 base::StatusOr<ModelInfo> ReadModelConfig(const std::string& model_dir) {
   ModelInfo info;
   if (model_dir.empty()) return info;
-  const std::string path = (std::filesystem::path(model_dir) / "config.json").string();
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return info;
+  if (!std::filesystem::is_directory(model_dir, ec)) {
+    return base::IoError(model_dir, std::filesystem::exists(model_dir, ec)
+                                        ? "--model-dir is not a directory"
+                                        : "--model-dir does not exist");
+  }
+  const std::string path = (std::filesystem::path(model_dir) / "config.json").string();
+  if (!std::filesystem::exists(path, ec)) {
+    info.config_missing = true;  // the seed's behaviour: no model_type, no rope_scaling
+    return info;
+  }
   DP_ASSIGN_OR_RETURN(const std::string text, base::ReadFile(path));
   nlohmann::json doc;
   try {
@@ -154,9 +164,23 @@ base::Status WriteOutputs(const SummarizeRequest& req, const analysis::Summary& 
   return base::OkStatus();
 }
 
+// Options that cannot be right, before anything is read.
+base::Status CheckRequest(const SummarizeRequest& req) {
+  if (!std::isfinite(req.temperature) || req.temperature < 0) {
+    return base::UsageError("--temperature must be a finite number >= 0",
+                            "the sampling temperature of the run, e.g. 0 or 0.7");
+  }
+  if (req.generated_tokens && *req.generated_tokens < 1) {
+    return base::UsageError("--generated-tokens must be at least 1",
+                            "the tokens the run generated, the prefill's first token included");
+  }
+  return base::OkStatus();
+}
+
 }  // namespace
 
 base::StatusOr<SummarizeResult> RunSummarize(const SummarizeRequest& req) {
+  DP_RETURN_IF_ERROR(CheckRequest(req));
   SummarizeResult result;
   DP_ASSIGN_OR_RETURN(const io::Importer* importer, io::ResolveImporter(req.trace, req.format));
   result.format = std::string(importer->name());
@@ -181,9 +205,18 @@ base::StatusOr<SummarizeResult> RunSummarize(const SummarizeRequest& req) {
     DP_ASSIGN_OR_RETURN(log, io::ParseBenchLog(req.log));
   }
   std::optional<trace::BenchResults> plain;
+  trace::Diagnostics inputs = log.diagnostics;  // what the logs and the model dir said
   if (!req.plain_log.empty()) {
     DP_ASSIGN_OR_RETURN(const trace::BenchLog plain_log, io::ParseBenchLog(req.plain_log));
     plain = plain_log.results;
+    inputs.Merge(plain_log.diagnostics);
+    if (!plain->decode_tok_s && !plain->generated_tokens) {
+      inputs.Add(trace::Diag::kLogWithoutResults, 1,
+                 {req.plain_log, "", "--plain-log has no Decode: or Generated tokens: line"});
+    }
+  }
+  if (model.config_missing) {
+    inputs.Add(trace::Diag::kModelDirWithoutConfig, 1, {req.model_dir, "", "no config.json"});
   }
 
   trace::StringPool names;
@@ -220,6 +253,11 @@ base::StatusOr<SummarizeResult> RunSummarize(const SummarizeRequest& req) {
   DP_ASSIGN_OR_RETURN(result.summary, analysis::BuildSummary(in, attribution));
 
   trace::ImportedTrace& info = loaded.trace.info;
+  info.diagnostics.Merge(inputs);
+  if (!log.marks.empty() && loaded.trace.marks_source != req.log) {
+    info.diagnostics.Add(trace::Diag::kLogMarksUnused, 1,
+                         {req.log, "", "the window comes from " + loaded.trace.marks_source});
+  }
   AddRecorderWarnings(info.diagnostics, result.summary.warnings);
   AddAnalysisDiagnostics(req, result.summary, attribution, info.diagnostics);
   result.summary.diagnostics = info.diagnostics.entries();

@@ -1,5 +1,6 @@
 #include "src/pipeline/trace_source.h"
 
+#include <algorithm>
 #include <deque>
 #include <filesystem>
 #include <utility>
@@ -31,16 +32,15 @@ std::string DeviceList(const trace::ImportedTrace& info) {
 }
 
 // Reads the window of a parts-capable importer's trace straight into window collectors.
-base::StatusOr<WindowedTrace> ImportWindowInParts(const TraceRequest& request,
-                                                  const io::PartsImporter& parts,
-                                                  const trace::PhaseMarks& log_marks,
-                                                  const std::string& log_path,
-                                                  trace::StringPool& names) {
+base::StatusOr<WindowedTrace> ImportWindowInParts(
+    const TraceRequest& request, const io::Importer& importer, const io::PartsImporter& parts,
+    const trace::PhaseMarks& log_marks, const std::string& log_path, trace::StringPool& names) {
   // The reservations bound the rows by the bytes (a kernel-trace row takes well over 64).
   const auto rows_in = [](uintmax_t bytes) { return std::min<uintmax_t>(bytes / 64, 1u << 26); };
   analysis::WindowCollector collector(log_marks);
   trace::CountingSink first(collector);
   first.set_device_filter(request.device);
+  first.set_position_word(importer.position_word());
   std::error_code ec;
   const uintmax_t bytes = std::filesystem::file_size(request.path, ec);
   if (!ec) collector.Reserve(rows_in(bytes));
@@ -51,6 +51,7 @@ base::StatusOr<WindowedTrace> ImportWindowInParts(const TraceRequest& request,
     part.Reserve(rows_in(static_cast<uintmax_t>(part_bytes)));
     trace::CountingSink& counter = counters.emplace_back(part);
     counter.set_device_filter(request.device);
+    counter.set_position_word(importer.position_word());
     return &counter;
   };
   DP_ASSIGN_OR_RETURN(io::PartsImporter::Result imported,
@@ -62,12 +63,32 @@ base::StatusOr<WindowedTrace> ImportWindowInParts(const TraceRequest& request,
     counters[part.index].AddCountsTo(out.info);
     collector.Merge(std::move(collectors[part.index]), part.rebase);
   }
-  DP_RETURN_IF_ERROR(CheckDevices(request, out.info));
+  DP_RETURN_IF_ERROR(CheckImported(request, importer, out.info));
+  out.marks_source = log_path;
   DP_ASSIGN_OR_RETURN(out.window, std::move(collector).Finish(log_path));
+  DP_RETURN_IF_ERROR(CheckWindow(request, importer, out.window, names, out.info));
   return out;
 }
 
 }  // namespace
+
+base::Status CheckImported(const TraceRequest& request, const io::Importer& importer,
+                           trace::ImportedTrace& info) {
+  info.diagnostics.SetFileIfEmpty(request.path);
+  if (info.bad_dispatch) {
+    const std::string where =
+        importer.position_word() == "line"
+            ? base::AtLine(request.path, info.bad_dispatch->line)
+            : request.path + ": record " + std::to_string(info.bad_dispatch->line);
+    return base::DataError(where, "a dispatch " + info.bad_dispatch->what);
+  }
+  if (info.dispatches_per_device.empty()) {
+    return base::DataError(request.path,
+                           "the trace holds no dispatch (no kernel, no memory operation)",
+                           "was the GPU work recorded? (an empty or header-only file)");
+  }
+  return CheckDevices(request, info);
+}
 
 base::StatusOr<WholeTrace> ImportWhole(const TraceRequest& request, const io::Importer& importer,
                                        trace::StringPool& names) {
@@ -75,10 +96,11 @@ base::StatusOr<WholeTrace> ImportWhole(const TraceRequest& request, const io::Im
   BufferSink sink(out.dispatches);
   trace::TraceBuilder builder(names, sink);
   builder.set_device_filter(request.device);
+  builder.set_position_word(importer.position_word());
   builder.trace().format = std::string(importer.name());
   DP_RETURN_IF_ERROR(importer.Import(request.path, builder));
   out.info = std::move(builder).Finish();
-  DP_RETURN_IF_ERROR(CheckDevices(request, out.info));
+  DP_RETURN_IF_ERROR(CheckImported(request, importer, out.info));
   return out;
 }
 
@@ -154,19 +176,136 @@ base::StatusOr<WindowedTrace> ImportWindow(const TraceRequest& request,
   // Without ranges the log's marks are known before the trace is read: stream the window.
   const io::PartsImporter* parts = importer.parts();
   if (parts != nullptr && !importer.carries_ranges()) {
-    return ImportWindowInParts(request, *parts, log_marks, log_path, names);
+    return ImportWindowInParts(request, importer, *parts, log_marks, log_path, names);
   }
   DP_ASSIGN_OR_RETURN(WholeTrace whole, ImportWhole(request, importer, names));
   DP_ASSIGN_OR_RETURN(MarkChoice chosen,
                       ChooseMarks(log_marks, log_path, whole.info, names, request));
   WindowedTrace out;
   out.steps = chosen.steps;
+  out.marks_source = chosen.source;
   analysis::WindowCollector collector(chosen.marks);
   for (const trace::Dispatch& d : whole.dispatches) collector.Add(d);
   whole.dispatches = {};
   out.info = std::move(whole.info);
   DP_ASSIGN_OR_RETURN(out.window, std::move(collector).Finish(chosen.source));
+  DP_RETURN_IF_ERROR(CheckWindow(request, importer, out.window, names, out.info));
   return out;
+}
+
+std::optional<std::string> RepairedName(std::string_view text) {
+  std::string out;
+  bool changed = false;
+  for (size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    size_t len = 0;
+    if (c < 0x80) {
+      len = 1;
+    } else if (c >= 0xC2 && c <= 0xDF) {
+      len = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      len = 3;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      len = 4;
+    }
+    bool valid = len > 0 && i + len <= text.size();
+    for (size_t k = 1; valid && k < len; ++k) {
+      valid = (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80;
+    }
+    if (valid && len == 3) {  // no overlong forms, no surrogates
+      const auto c1 = static_cast<unsigned char>(text[i + 1]);
+      valid = !(c == 0xE0 && c1 < 0xA0) && !(c == 0xED && c1 >= 0xA0);
+    } else if (valid && len == 4) {
+      const auto c1 = static_cast<unsigned char>(text[i + 1]);
+      valid = !(c == 0xF0 && c1 < 0x90) && !(c == 0xF4 && c1 >= 0x90);
+    }
+    if (!valid) {
+      out += "\xEF\xBF\xBD";  // U+FFFD
+      changed = true;
+      ++i;
+      continue;
+    }
+    // Tabs and newlines are text (names in quoted CSV fields hold them; the seed keeps them).
+    if (len == 1 && (c < 0x20 || c == 0x7F) && c != '\t' && c != '\n') {
+      static constexpr char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 0xF];
+      changed = true;
+      ++i;
+      continue;
+    }
+    out.append(text.substr(i, len));
+    i += len;
+  }
+  if (!changed) return std::nullopt;
+  return out;
+}
+
+base::Status CheckWindow(const TraceRequest& request, const io::Importer& importer,
+                         analysis::DecodeWindow& window, trace::StringPool& names,
+                         trace::ImportedTrace& info) {
+  auto& ds = window.dispatches;
+  const auto same = [](const trace::Dispatch& a, const trace::Dispatch& b) {
+    return a.end == b.end && a.name == b.name && a.device == b.device && a.stream == b.stream &&
+           a.kind == b.kind && a.correlation == b.correlation;
+  };
+  for (size_t i = 0; i < ds.size(); ++i) {
+    for (size_t j = i + 1; j < ds.size() && ds[j].start == ds[i].start; ++j) {
+      if (!same(ds[i], ds[j])) continue;
+      const uint32_t line = std::max(ds[i].line, ds[j].line);
+      const std::string where = importer.position_word() == "line"
+                                    ? base::AtLine(request.path, line)
+                                    : request.path + ": record " + std::to_string(line);
+      return base::DataError(
+          where,
+          "a dispatch recorded twice (the same start, end, name, device, "
+          "stream and correlation as " +
+              std::string(importer.position_word()) + " " +
+              std::to_string(std::min(ds[i].line, ds[j].line)) + ")",
+          "the trace holds its records twice (a file concatenated with itself?)");
+    }
+  }
+  const trace::DurationNs wall = window.hi - window.lo;
+  int64_t long_ones = 0;
+  const trace::Dispatch* first_long = nullptr;
+  for (const trace::Dispatch& d : ds) {
+    if (d.end - d.start > wall) {
+      if (first_long == nullptr) first_long = &d;
+      ++long_ones;
+    }
+  }
+  if (first_long != nullptr) {
+    info.diagnostics.Add(
+        trace::Diag::kDispatchLongerThanWindow, long_ones,
+        {request.path,
+         std::string(importer.position_word()) + " " + std::to_string(first_long->line),
+         std::to_string(first_long->end - first_long->start) + " ns against a " +
+             std::to_string(wall) + " ns window"});
+  }
+  // Names: each distinct one once.
+  std::vector<int64_t> repaired(names.size(), -1);  // -1 unchecked, -2 fine, else the new id
+  int64_t count = 0;
+  std::string first;
+  for (trace::Dispatch& d : ds) {
+    int64_t& slot = repaired[d.name];
+    if (slot == -1) {
+      if (auto text = RepairedName(names.Get(d.name))) {
+        if (count++ == 0) first = *text;
+        slot = names.Intern(*text);
+      } else {
+        slot = -2;
+      }
+    }
+    if (slot >= 0) d.name = static_cast<trace::StringId>(slot);
+  }
+  if (window.last_before) {
+    if (auto text = RepairedName(names.Get(window.last_before->name))) {
+      window.last_before->name = names.Intern(*text);
+    }
+  }
+  info.diagnostics.Add(trace::Diag::kNamesRepaired, count, {request.path, "", first});
+  return base::OkStatus();
 }
 
 LaunchContext JoinLaunches(std::span<const trace::Dispatch> dispatches, trace::ImportedTrace& info,

@@ -40,6 +40,13 @@ struct WholeTrace {
 base::StatusOr<WholeTrace> ImportWhole(const TraceRequest& request, const io::Importer& importer,
                                        trace::StringPool& names);
 
+// The checks every import gets, whatever the format: the first impossible dispatch
+// (trace::CountingSink: negative start, longer than a day) is an error at its line or record;
+// a trace without any dispatch is an error naming the trace; then CheckDevices. Examples of
+// the importer's diagnostics without a file get the trace's path.
+base::Status CheckImported(const TraceRequest& request, const io::Importer& importer,
+                           trace::ImportedTrace& info);
+
 // A multi-device trace is never merged into one GPU: without --device it is an error (kData)
 // listing each device with its dispatch count; a --device the trace does not have is one too.
 // With --device on a multi-device trace, diagnostic devices_in_trace is counted.
@@ -67,6 +74,7 @@ struct WindowedTrace {
   trace::ImportedTrace info;
   analysis::DecodeWindow window;
   std::optional<int64_t> steps;  // decode steps counted from step ranges
+  std::string marks_source;      // the file whose marks cut the window (log or trace)
 };
 
 // Reads the trace and cuts its decode window. A format that carries no ranges needs a log
@@ -78,6 +86,20 @@ base::StatusOr<WindowedTrace> ImportWindow(const TraceRequest& request,
                                            const io::Importer& importer,
                                            const trace::PhaseMarks& log_marks,
                                            const std::string& log_path, trace::StringPool& names);
+
+// The checks of a cut window, the same for every format: a dispatch recorded twice (the same
+// start, end, name, device, stream, kind and correlation) is an error at the second's
+// position; dispatches longer than the whole window are counted (dispatch_longer_than_window);
+// names with invalid UTF-8 or control characters are repaired in place (invalid bytes become
+// U+FFFD, control characters other than tab and newline "\xNN": no escape sequence reaches
+// a terminal) and counted (names_repaired).
+base::Status CheckWindow(const TraceRequest& request, const io::Importer& importer,
+                         analysis::DecodeWindow& window, trace::StringPool& names,
+                         trace::ImportedTrace& info);
+
+// `text` with invalid UTF-8 bytes replaced by U+FFFD and control characters (C0, DEL) by
+// "\xNN"; nullopt when it needs no repair.
+std::optional<std::string> RepairedName(std::string_view text);
 
 // The kernel → launch join for `dispatches`: the launching thread and the launch call's start
 // per dispatch (thread 0 and analysis::kUnknownLaunch where none matches); both empty when the

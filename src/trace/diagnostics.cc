@@ -56,8 +56,26 @@ constexpr DiagnosticInfo kDiagnosticInfo[] = {
      "records name a string id the file does not hold"},
     {Diag::kSchemaVariant, "schema_variant", S::kInfo,
      "an older or newer schema variant, read with its own column names"},
+    {Diag::kZeroDurationDispatches, "zero_duration_dispatches", S::kWarning,
+     "dispatches that end when they start (a tracer's timer too coarse?)"},
+    {Diag::kDuplicateColumn, "duplicate_column", S::kWarning,
+     "a column named twice in the header: its last occurrence is read (as csv.DictReader)"},
+    {Diag::kNamesRepaired, "names_repaired", S::kWarning,
+     "names with invalid UTF-8 or control characters, shown repaired (U+FFFD, \\xNN)"},
+    {Diag::kLogLineUnread, "log_line_unread", S::kWarning,
+     "a bench-log line naming a result or mark whose value cannot be read: left out"},
+    {Diag::kDuplicateMarks, "duplicate_marks", S::kWarning,
+     "a phase mark printed more than once: the last one is used (seed spec 2.3)"},
+    {Diag::kLogMarksUnused, "log_marks_unused", S::kWarning,
+     "the bench log's [phase] marks were not used: the trace's own ranges cut the window"},
+    {Diag::kLogWithoutResults, "log_without_results", S::kWarning,
+     "a bench log without a results block: its figures are null"},
+    {Diag::kModelDirWithoutConfig, "model_dir_without_config", S::kWarning,
+     "--model-dir holds no config.json: model_type and rope_scaling are unknown"},
     {Diag::kStraddlingDecodeStart, "straddling_decode_start", S::kWarning,
      "kernels that started before decode_start and ended after it (not in the window)"},
+    {Diag::kDispatchLongerThanWindow, "dispatch_longer_than_window", S::kWarning,
+     "a decode dispatch that runs longer than the whole decode window"},
     {Diag::kHostGapResidual, "host_gap_residual", S::kWarning,
      "host gap the attribution could not place (the per-role gaps do not add up)"},
     {Diag::kRoleRuleWarning, "role_rule_warning", S::kWarning,
@@ -99,6 +117,12 @@ void Diagnostics::Add(Diag code, int64_t count, DiagnosticExample first) {
   const size_t i = Index(code);
   if (counts_[i] == 0) first_[i] = std::move(first);
   counts_[i] += count;
+}
+
+void Diagnostics::SetFileIfEmpty(const std::string& file) {
+  for (size_t i = 0; i < std::size(counts_); ++i) {
+    if (counts_[i] > 0 && first_[i].file.empty()) first_[i].file = file;
+  }
 }
 
 void Diagnostics::Merge(const Diagnostics& other) {

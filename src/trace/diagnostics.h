@@ -50,8 +50,18 @@ enum class Diag : uint16_t {
   kSessionClock,
   kDanglingStringId,
   kSchemaVariant,
+  kZeroDurationDispatches,
+  kDuplicateColumn,
+  kNamesRepaired,
+  // The bench logs and the other inputs.
+  kLogLineUnread,
+  kDuplicateMarks,
+  kLogMarksUnused,
+  kLogWithoutResults,
+  kModelDirWithoutConfig,
   // The window and the attribution.
   kStraddlingDecodeStart,
+  kDispatchLongerThanWindow,
   kHostGapResidual,
   kRoleRuleWarning,
   kCount_,
@@ -86,6 +96,8 @@ class Diagnostics {
  public:
   // Counts `count` (> 0) occurrences of `code`; the first call's example is kept.
   void Add(Diag code, int64_t count, DiagnosticExample first = {});
+  // Gives every example without a file this one (an importer's counts name no file).
+  void SetFileIfEmpty(const std::string& file);
   // Adds every entry of `other` (counts add; this table's examples win).
   void Merge(const Diagnostics& other);
 

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "src/trace/diagnostics.h"
 #include "src/trace/dispatch.h"
 
 namespace decodeprof::trace {
@@ -64,6 +65,9 @@ struct BenchResults {
 struct BenchLog {
   PhaseMarks marks;
   BenchResults results;
+  // Lines the parser could not use although they name a mark or a result
+  // (log_line_unread), marks printed twice (duplicate_marks).
+  Diagnostics diagnostics;
 };
 
 }  // namespace decodeprof::trace

@@ -11,6 +11,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "src/trace/api_call.h"
@@ -28,6 +29,16 @@ struct Device {
   int32_t id = 0;
   std::string name;
 };
+
+// The first dispatch that cannot be right, as CountingSink found it.
+struct BadDispatch {
+  uint32_t line = 0;  // Dispatch::line
+  std::string what;   // "starts at a negative time (-5 ns)", ...
+};
+
+// The longest a dispatch can run: a day. Nothing in a decode runs that long; a longer one is
+// a broken timestamp (an end of INT64_MAX, a clock mix-up).
+inline constexpr DurationNs kMaxDispatchNs = int64_t{86'400} * 1'000'000'000;
 
 // Everything an import gives besides the dispatches.
 struct ImportedTrace {
@@ -50,34 +61,51 @@ struct ImportedTrace {
   int64_t memory_ops = 0;
   // What the importer counted (skipped events, recorder counters, ...).
   Diagnostics diagnostics;
+  // The first dispatch that cannot be right (CountingSink's checks); the job fails with it.
+  std::optional<BadDispatch> bad_dispatch;
   // Source metadata worth showing (native meta keys, nsys export version, ...).
   std::map<std::string, std::string> meta;
 };
 
-// A sink in front of another that counts what passes (per device, kernels and memory
-// operations) and, with a device filter, forwards only that device's dispatches.
+// A sink in front of another that checks and counts what passes (per device, kernels and
+// memory operations) and, with a device filter, forwards only that device's dispatches.
+// Checks, the same for every format: a negative start or a dispatch longer than
+// kMaxDispatchNs is an error (the first one is kept: bad()); a zero-length dispatch is
+// counted as diagnostic zero_duration_dispatches.
 class CountingSink final : public DispatchSink {
  public:
   explicit CountingSink(DispatchSink& next) : next_(next) {}
   void set_device_filter(std::optional<int32_t> device) { device_filter_ = device; }
+  // How positions are named in examples: "line" (text formats) or "record".
+  void set_position_word(std::string_view word) { position_word_ = word; }
   void Add(const Dispatch& d) override {
-    ++per_device_[d.device];
+    if (d.device != last_device_ || last_count_ == nullptr) {
+      last_device_ = d.device;
+      last_count_ = &per_device_[d.device];
+    }
+    ++*last_count_;
     ++(d.kind == DispatchKind::kKernel ? kernels_ : memory_ops_);
+    if (d.start < 0 || d.end - d.start > kMaxDispatchNs || d.end == d.start) Check(d);
     if (!device_filter_ || *device_filter_ == d.device) next_.Add(d);
   }
-  // Adds the counts into `t` (dispatches_per_device, kernels, memory_ops).
-  void AddCountsTo(ImportedTrace& t) const {
-    for (const auto& [device, n] : per_device_) t.dispatches_per_device[device] += n;
-    t.kernels += kernels_;
-    t.memory_ops += memory_ops_;
-  }
+  // Adds the counts, the diagnostics and the first bad dispatch into `t`.
+  void AddCountsTo(ImportedTrace& t) const;
+  const std::optional<BadDispatch>& bad() const { return bad_; }
 
  private:
+  void Check(const Dispatch& d);
+
   DispatchSink& next_;
   std::optional<int32_t> device_filter_;
   std::map<int32_t, int64_t> per_device_;
+  int32_t last_device_ = 0;
+  int64_t* last_count_ = nullptr;
   int64_t kernels_ = 0;
   int64_t memory_ops_ = 0;
+  int64_t zero_length_ = 0;
+  uint32_t first_zero_line_ = 0;
+  std::optional<BadDispatch> bad_;
+  std::string_view position_word_ = "record";
 };
 
 // The one way importers write the model. Dispatches are counted (per device and kind) and
@@ -91,6 +119,7 @@ class TraceBuilder {
   Diagnostics& diagnostics() { return trace_.diagnostics; }
 
   void set_device_filter(std::optional<int32_t> device) { counter_.set_device_filter(device); }
+  void set_position_word(std::string_view word) { counter_.set_position_word(word); }
 
   void AddDispatch(const Dispatch& d) { counter_.Add(d); }
   // A launch call; calls with correlation 0 launch nothing that can be joined and are dropped.

@@ -172,13 +172,68 @@ bool MatchCount(std::string_view line, std::string_view key, std::optional<int64
   return true;
 }
 
-void ParseLine(std::string_view line, trace::BenchLog& log) {
-  if (MatchPhase(line, log.marks)) return;
+// A line that begins like one the parser reads (after leading spaces), whatever follows.
+bool NamesAField(std::string_view line) {
+  const size_t first = line.find_first_not_of(" \t");
+  if (first == std::string_view::npos) return false;
+  line.remove_prefix(first);
+  for (std::string_view key :
+       {"[phase] ", "Decode:", "Prefill:", "Generated tokens:", "Prompt tokens:"}) {
+    if (line.substr(0, key.size()) == key) return true;
+  }
+  return false;
+}
+
+trace::DiagnosticExample Example(int64_t line_number, std::string_view line, std::string what) {
+  constexpr size_t kShown = 80;
+  std::string shown(line.substr(0, kShown));
+  for (char& c : shown) {
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7F) c = '?';
+  }
+  return {"", "line " + std::to_string(line_number), std::move(what) + ": '" + shown + "'"};
+}
+
+void ParseLine(std::string_view line, int64_t line_number, trace::BenchLog& log) {
+  if (line.rfind("[phase] ", 0) == 0) {
+    trace::PhaseMarks parsed;
+    if (MatchPhase(line, parsed)) {
+      const auto& [label, stamp] = *parsed.begin();
+      if (log.marks.count(label) > 0) {
+        log.diagnostics.Add(trace::Diag::kDuplicateMarks, 1,
+                            Example(line_number, line, "mark " + label + " again"));
+      }
+      // "na" is how the seed says a clock could not be read; anything else is unreadable.
+      const auto is_na = [line](std::string_view key) {
+        const size_t at = line.find(key);
+        if (at == std::string_view::npos) return false;
+        const std::string_view value = line.substr(at + key.size());
+        return value.substr(0, value.find_first_of(" \t")) == "na";
+      };
+      const bool readable =
+          (stamp.monotonic || is_na("monotonic_ns=")) && (stamp.boottime || is_na("boottime_ns="));
+      if (!readable) {
+        log.diagnostics.Add(trace::Diag::kLogLineUnread, 1,
+                            Example(line_number, line, "a clock value that is not an integer"));
+      }
+      log.marks[label] = stamp;
+      return;
+    }
+  }
   trace::BenchResults& r = log.results;
   if (MatchTiming(line, "Decode:", r.decode_ms, r.decode_tok_s)) return;
   if (MatchTiming(line, "Prefill:", r.prefill_ms, r.prefill_tok_s)) return;
-  if (MatchCount(line, "Generated tokens:", r.generated_tokens)) return;
-  MatchCount(line, "Prompt tokens:", r.prompt_tokens);
+  if (MatchCount(line, "Generated tokens:", r.generated_tokens)) {
+    if (*r.generated_tokens <= 0) {
+      log.diagnostics.Add(trace::Diag::kLogLineUnread, 1,
+                          Example(line_number, line, "no token generated"));
+    }
+    return;
+  }
+  if (MatchCount(line, "Prompt tokens:", r.prompt_tokens)) return;
+  if (NamesAField(line)) {
+    log.diagnostics.Add(trace::Diag::kLogLineUnread, 1,
+                        Example(line_number, line, "a value the seed's pattern does not read"));
+  }
 }
 
 }  // namespace
@@ -187,13 +242,15 @@ trace::BenchLog ParseBenchLogText(std::string_view text) {
   trace::BenchLog log;
   // Lines end at LF, CRLF or a lone CR (Python's universal newlines).
   size_t begin = 0;
+  int64_t line_number = 0;
   while (begin < text.size()) {
     const size_t stop = text.find_first_of("\r\n", begin);
+    ++line_number;
     if (stop == std::string_view::npos) {
-      ParseLine(text.substr(begin), log);
+      ParseLine(text.substr(begin), line_number, log);
       break;
     }
-    ParseLine(text.substr(begin, stop - begin), log);
+    ParseLine(text.substr(begin, stop - begin), line_number, log);
     begin = stop + 1;
     if (text[stop] == '\r' && begin < text.size() && text[begin] == '\n') ++begin;
   }
@@ -202,7 +259,9 @@ trace::BenchLog ParseBenchLogText(std::string_view text) {
 
 base::StatusOr<trace::BenchLog> ParseBenchLog(const std::string& path) {
   DP_ASSIGN_OR_RETURN(const std::string text, base::ReadFile(path));
-  return ParseBenchLogText(text);
+  trace::BenchLog log = ParseBenchLogText(text);
+  log.diagnostics.SetFileIfEmpty(path);
+  return log;
 }
 
 }  // namespace decodeprof::io

@@ -570,6 +570,7 @@ class Rocprofv3CsvImporterImpl final : public Importer, public PartsImporter {
     return base::OkStatus();
   }
   bool carries_ranges() const override { return false; }
+  std::string_view position_word() const override { return "line"; }
   const PartsImporter* parts() const override { return this; }
 
   base::StatusOr<Result> ImportInParts(const std::string& path, trace::StringPool& names,
