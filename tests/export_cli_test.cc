@@ -6,10 +6,13 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "tests/cli_runner.h"
 
@@ -143,6 +146,111 @@ TEST_F(ExportCliTest, WrongFormatIsADataError) {
       Run({"export", "--chrome-trace", out, "--trace", kTrace, "--format", "kineto-json"});
   EXPECT_EQ(r.exit_code, 65) << r.err;
   EXPECT_TRUE(fs::is_empty(dir_ / "out"));
+}
+
+// Issue 11, "Output paths": what --chrome-trace may replace. The input is the small Kineto
+// trace of the golden cases, copied so that a regression cannot touch the checked-in file.
+class ExportOutputTest : public ExportCliTest {
+ protected:
+  void SetUp() override {
+    ExportCliTest::SetUp();
+    fs::copy_file(fs::path(DECODEPROF_SOURCE_DIR) / "tests/golden/export/kineto_decode/trace.json",
+                  input());
+    input_bytes_ = Slurp(input());
+    ASSERT_FALSE(input_bytes_.empty());
+  }
+  std::string input() const { return (dir_ / "in.json").string(); }
+  Result Export(const std::string& out) {
+    return Run({"export", "--chrome-trace", out, "--trace", input(), "--format", "kineto-json"});
+  }
+  // The file names in out/ (no temporary file may be left there).
+  std::vector<std::string> OutEntries() const {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(dir_ / "out")) names.push_back(e.path().filename());
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+
+  std::string input_bytes_;
+};
+
+TEST_F(ExportOutputTest, SymlinkIsNotReplaced) {
+  const fs::path target = dir_ / "out" / "target.json";
+  const fs::path link = dir_ / "out" / "link.json";
+  std::ofstream(target) << "keep";
+  fs::create_symlink("target.json", link);
+  const Result r = Export(link.string());
+  EXPECT_EQ(r.exit_code, 66) << r.err;
+  EXPECT_NE(r.err.find("decodeprof: export: " + link.string() +
+                       ": refusing to replace a symlink (to target.json)\nhint: "),
+            std::string::npos)
+      << r.err;
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_EQ(fs::read_symlink(link), "target.json");
+  EXPECT_EQ(Slurp(target), "keep");
+  EXPECT_EQ(OutEntries(), (std::vector<std::string>{"link.json", "target.json"}));
+  // A dangling link too: nothing appears behind it.
+  fs::create_symlink("nowhere.json", dir_ / "out" / "dangling.json");
+  EXPECT_EQ(Export((dir_ / "out" / "dangling.json").string()).exit_code, 66);
+  EXPECT_FALSE(fs::exists(dir_ / "out" / "nowhere.json"));
+}
+
+TEST_F(ExportOutputTest, DeviceNodeIsNotReplaced) {
+  // The symlink case first: if that is not refused, /dev/null is not put at risk.
+  fs::create_symlink("nowhere.json", dir_ / "out" / "link.json");
+  ASSERT_EQ(Export((dir_ / "out" / "link.json").string()).exit_code, 66);
+  const Result r = Export("/dev/null");
+  EXPECT_EQ(r.exit_code, 66) << r.err;
+  EXPECT_NE(r.err.find("decodeprof: export: /dev/null: refusing to replace a character device"),
+            std::string::npos)
+      << r.err;
+  EXPECT_TRUE(fs::is_character_file("/dev/null"));
+  for (const auto& e : fs::directory_iterator("/dev")) {
+    EXPECT_EQ(e.path().filename().string().rfind("null.tmp.", 0), std::string::npos) << e.path();
+  }
+}
+
+TEST_F(ExportOutputTest, OwnInputIsNotReplaced) {
+  // The trace itself, under its own name and under others.
+  fs::create_hard_link(input(), dir_ / "hard.json");
+  for (const std::string& out :
+       {input(), (dir_ / "out" / ".." / "in.json").string(), (dir_ / "hard.json").string()}) {
+    const Result r = Export(out);
+    EXPECT_EQ(r.exit_code, 2) << out << "\n" << r.err;
+    EXPECT_NE(r.err.find("decodeprof: export: " + out +
+                         ": refusing to overwrite an input of this command (" + input() + ")"),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(Slurp(input()), input_bytes_) << out;
+  }
+  // The bench log is an input too.
+  const std::string log = (dir_ / "bench.log").string();
+  std::ofstream(log) << "[phase] decode_start monotonic_ns=1\n";
+  const Result r = Run({"export", "--chrome-trace", log, "--trace", input(), "--format",
+                        "kineto-json", "--log", log});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(Slurp(log), "[phase] decode_start monotonic_ns=1\n");
+  EXPECT_EQ(Slurp(input()), input_bytes_);
+  EXPECT_TRUE(OutEntries().empty());
+}
+
+TEST_F(ExportOutputTest, DashIsStandardOutput) {
+  const Result r = Export("-");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json doc = json::parse(r.out);  // only the timeline on stdout
+  EXPECT_EQ(doc["otherData"]["source"], "in.json");
+  EXPECT_NE(r.err.find("<stdout>: 5 dispatches"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists("-"));
+  EXPECT_TRUE(OutEntries().empty());
+}
+
+TEST_F(ExportOutputTest, RegularFileIsReplaced) {
+  const fs::path out = dir_ / "out" / "old.json";
+  std::ofstream(out) << "old";
+  const Result r = Export(out.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json::parse(Slurp(out))["otherData"]["source"], "in.json");
+  EXPECT_EQ(OutEntries(), (std::vector<std::string>{"old.json"}));
 }
 
 }  // namespace

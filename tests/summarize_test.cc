@@ -3,9 +3,12 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "tests/cli_runner.h"
 
@@ -92,6 +95,89 @@ TEST(SummarizeTest, OutputsAreByteIdenticalAcrossRuns) {
       }
     }
   }
+  fs::remove_all(dir);
+}
+
+// Issue 11, "Output paths": a --name that is not a plain file name, and outputs that would
+// replace a symlink or an input, are refused before anything is written.
+std::vector<std::string> SeedArgs(const fs::path& out, const std::string& name) {
+  return {"summarize",
+          "--trace",
+          (kSeedWindow / "trace.csv").string(),
+          "--log",
+          (kSeedWindow / "bench.log").string(),
+          "--name",
+          name,
+          "--out-dir",
+          out.string(),
+          "--emit-dispatches"};
+}
+
+// Every file under `dir`, relative to it (the runner's stdout/stderr captures excepted).
+std::vector<std::string> Tree(const fs::path& dir) {
+  std::vector<std::string> files;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    const std::string rel = e.path().lexically_relative(dir).string();
+    if (rel != "stdout" && rel != "stderr") files.push_back(rel);
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+TEST(SummarizeTest, NameThatIsNotAFileNameIsRefused) {
+  const fs::path dir = Scratch("names");
+  for (const std::string& name :
+       {std::string("../x"), std::string("a/b"), std::string(), std::string("."), std::string(".."),
+        (dir / "abs").string(), std::string("tab\tname")}) {
+    const auto r = RunBinary(SeedArgs(dir / "out", name), {}, dir);
+    EXPECT_EQ(r.exit_code, 2) << name << "\n" << r.err;
+    EXPECT_EQ(r.err.rfind("decodeprof: summarize: --name must be a plain file name, got '", 0), 0u)
+        << r.err;
+    EXPECT_NE(r.err.find("\nhint: "), std::string::npos) << r.err;
+    EXPECT_EQ(Tree(dir), (std::vector<std::string>{"out"})) << name;
+  }
+  // A name starting with '.' is a plain (hidden) file name.
+  const auto r = RunBinary(SeedArgs(dir / "out", ".t"), {}, dir);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(dir / "out" / ".t_summary.json"));
+  fs::remove_all(dir);
+}
+
+TEST(SummarizeTest, OutDirDashIsAUsageError) {
+  const fs::path dir = Scratch("dash");
+  const auto r = RunBinary(SeedArgs("-", "t"), {}, dir);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("decodeprof: summarize: --out-dir - : summarize writes several files"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists("-"));
+  fs::remove_all(dir);
+}
+
+TEST(SummarizeTest, NoOutputIsWrittenWhenOneTargetIsRefused) {
+  const fs::path dir = Scratch("targets");
+  std::ofstream(dir / "target") << "keep";
+  fs::create_symlink(dir / "target", dir / "out" / "t_summary.json");
+  auto r = RunBinary(SeedArgs(dir / "out", "t"), {}, dir);
+  EXPECT_EQ(r.exit_code, 66) << r.err;
+  EXPECT_NE(r.err.find("t_summary.json: refusing to replace a symlink"), std::string::npos)
+      << r.err;
+  EXPECT_TRUE(fs::is_symlink(dir / "out" / "t_summary.json"));
+  EXPECT_EQ(Slurp(dir / "target"), "keep");
+  EXPECT_EQ(Tree(dir / "out"), (std::vector<std::string>{"t_summary.json"}));
+
+  // The bench log read as --log, at the place of an output: refused, unchanged.
+  fs::remove(dir / "out" / "t_summary.json");
+  fs::copy_file(kSeedWindow / "bench.log", dir / "out" / "t_decode_kernels.csv");
+  std::vector<std::string> args = SeedArgs(dir / "out", "t");
+  args[4] = (dir / "out" / "t_decode_kernels.csv").string();
+  r = RunBinary(args, {}, dir);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("t_decode_kernels.csv: refusing to overwrite an input of this command"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(Slurp(dir / "out" / "t_decode_kernels.csv"), Slurp(kSeedWindow / "bench.log"));
+  EXPECT_EQ(Tree(dir / "out"), (std::vector<std::string>{"t_decode_kernels.csv"}));
   fs::remove_all(dir);
 }
 

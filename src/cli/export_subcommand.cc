@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "src/analysis/window.h"
+#include "src/base/file_io.h"
 #include "src/cli/subcommand.h"
 #include "src/io/bench_log/bench_log.h"
 #include "src/io/importer_registry.h"
@@ -56,8 +57,16 @@ base::StatusOr<analysis::DecodeWindow> CutDecodeWindow(const ExportRequest& req,
   return std::move(collector).Finish(chosen.source);
 }
 
+// The files export reads: its output must be none of them.
+std::vector<std::string> Inputs(const ExportRequest& req) {
+  return {req.trace.path, req.log, req.pack};
+}
+
 base::StatusOr<report::ChromeTraceStats> RunExport(const ExportRequest& req,
                                                    std::vector<std::string>& notes) {
+  // Where the output goes is checked before anything is read (a symlink, a device or the
+  // trace itself is refused) and again right before the rename.
+  DP_RETURN_IF_ERROR(base::CheckOutputTarget(req.out, Inputs(req)));
   // Configuration first: a bad pack must not cost a pass over a large trace. The default pack
   // needs the format, which recognizing the file gives cheaply.
   DP_ASSIGN_OR_RETURN(const io::Importer* importer,
@@ -108,7 +117,7 @@ base::StatusOr<report::ChromeTraceStats> RunExport(const ExportRequest& req,
                         {"format", std::string(importer->name())},
                         {"clock", pipeline::ClockText(t.info, window_clock)},
                         {"pack", pack->name()}});
-  return report::WriteChromeTraceFile(req.out, in);
+  return report::WriteChromeTraceFile(req.out, in, Inputs(req));
 }
 
 }  // namespace
@@ -124,7 +133,10 @@ int ExportMain(int argc, char** argv) {
       "their class in the pack), the host gaps between them, the annotation ranges and the\n"
       "launch calls on their CPU threads.",
       "decodeprof export"};
-  app.add_option("--chrome-trace", req.out, "output file (JSON; written atomically)")->required();
+  app.add_option("--chrome-trace", req.out,
+                 "output file (JSON; written atomically, never onto a link or an input), or - "
+                 "for stdout")
+      ->required();
   app.add_option("--trace", req.trace.path,
                  "kernel trace, of any format below (recognized by content)")
       ->required();
@@ -172,13 +184,15 @@ int ExportMain(int argc, char** argv) {
     std::fprintf(stderr, "decodeprof: %s: %s\n", kName, note.c_str());
   }
   if (!stats.ok()) return ReportError(kName, stats.status());
-  std::printf(
-      "%s: %lld dispatches, %lld host gaps, %lld ranges, %lld launches on %lld CPU "
-      "threads (window %s)\n",
-      std::filesystem::path(req.out).filename().c_str(), static_cast<long long>(stats->dispatches),
-      static_cast<long long>(stats->host_gaps), static_cast<long long>(stats->ranges),
-      static_cast<long long>(stats->launches), static_cast<long long>(stats->cpu_threads),
-      window.c_str());
+  // With the timeline on standard output, the one-line summary goes to stderr.
+  const bool to_stdout = req.out == base::kStdout;
+  std::fprintf(to_stdout ? stderr : stdout,
+               "%s: %lld dispatches, %lld host gaps, %lld ranges, %lld launches on %lld CPU "
+               "threads (window %s)\n",
+               to_stdout ? "<stdout>" : std::filesystem::path(req.out).filename().c_str(),
+               static_cast<long long>(stats->dispatches), static_cast<long long>(stats->host_gaps),
+               static_cast<long long>(stats->ranges), static_cast<long long>(stats->launches),
+               static_cast<long long>(stats->cpu_threads), window.c_str());
   return 0;
 }
 

@@ -50,7 +50,8 @@ int RecordMain(int argc, char** argv) {
       "memcpy/memset, launch API calls, NVTX ranges) or rocprofv3 (its kernel trace,\n"
       "converted). Returns CMD's exit status, then prints a one-line summary of the trace.",
       "decodeprof record [options] -- CMD..."};
-  app.add_option("-o,--output", options.output, "trace file to write (replaced)")
+  app.add_option("-o,--output", options.output,
+                 "trace file to write (replaces only a regular file that CMD does not name)")
       ->capture_default_str();
   app.add_option("--backend", backend, "recorder: cupti|rocprofv3")
       ->check(CLI::IsMember({"cupti", "rocprofv3"}))

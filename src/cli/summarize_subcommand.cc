@@ -46,8 +46,13 @@ int SummarizeMain(int argc, char** argv) {
                  "rule pack: built-in name or .toml file (default: the format's, below)");
   app.add_option("--units", req.units,
                  "units file: built-in name or .toml file (default: the pack's)");
-  app.add_option("--name", req.name, "run name, the prefix of the output files")->required();
-  app.add_option("--out-dir", req.out_dir, "output directory (created)")->required();
+  app.add_option("--name", req.name,
+                 "run name, the prefix of the output files: a plain file name (no '/' or "
+                 "control characters, not '.' or '..', at most 200 bytes)")
+      ->required();
+  app.add_option("--out-dir", req.out_dir,
+                 "output directory (created; not -); outputs replace only regular files")
+      ->required();
   app.add_option("--temperature", req.temperature, "sampling temperature of the run")
       ->capture_default_str();
   app.add_option("--decode-range", req.decode_range,

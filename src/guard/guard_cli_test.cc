@@ -9,6 +9,7 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -494,6 +495,28 @@ TEST_F(GuardCliTest, TheCommandDoesNotInheritTheGuardsIgnoredSigpipe) {
   ASSERT_TRUE(std::regex_search(r.out, match, std::regex("SigIgn:\\s*([0-9a-f]+)")));
   const unsigned long long ignored = std::stoull(match[1], nullptr, 16);
   EXPECT_EQ(ignored & (1ull << (SIGPIPE - 1)), 0u);
+}
+
+// Issue 11, "Output paths": --log is appended to, and only a regular file is opened.
+TEST_F(GuardCliTest, ALogThatIsNotARegularFileIsRefused) {
+  const std::string target = fx_.Path("target.log");
+  WriteText(target, "keep\n");
+  const std::string link = fx_.Path("link.log");
+  ASSERT_EQ(::symlink("target.log", link.c_str()), 0);
+  const std::string fifo = fx_.Path("fifo.log");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::string marker = fx_.Path("ran");
+  for (const auto& [log, what] : std::vector<std::pair<std::string, std::string>>{
+           {link, "refusing to write to a symlink (to target.log)"},
+           {fifo, "refusing to write to a FIFO"},
+           {fx_.dir(), "refusing to write to a directory"}}) {
+    const RunResult r =
+        fx_.Run(Args({"--idle-secs", "0", "--log", log}, {"touch", marker}), {}, "/dev/null", 10);
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_THAT(r.err, HasSubstr("cannot open log " + log + ": " + what));
+    EXPECT_FALSE(Exists(marker));
+  }
+  EXPECT_EQ(ReadText(target), "keep\n");
 }
 
 }  // namespace

@@ -1,15 +1,21 @@
 #include "src/guard/notes.h"
 
-#include <fcntl.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
+#include <string_view>
 
+#include "src/base/file_io.h"
 #include "src/guard/messages.h"
 
 namespace decodeprof::guard {
+namespace {
+
+// base::OpenStreamOutput's words for an open that failed (file_io.h).
+constexpr std::string_view kCannotOpenPrefix = "cannot open: ";
+
+}  // namespace
 
 void Notes::Note(std::string_view message) {
   const std::string line = clock_->Timestamp() + " " + std::string(message) + "\n";
@@ -23,9 +29,12 @@ void Notes::LogOnly(std::string_view message) {
 }
 
 base::StatusOr<int> OpenLog(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
-  if (fd < 0) return base::UsageError(fmt::format(kMsgCannotOpenLog, path, std::strerror(errno)));
-  return fd;
+  base::StatusOr<int> fd = base::OpenStreamOutput(path, /*append=*/true);
+  if (fd.ok()) return fd;
+  // The catalogue's text: "cannot open log PATH: <why>", without base's own "cannot open: ".
+  std::string why = fd.status().message();
+  if (why.starts_with(kCannotOpenPrefix)) why.erase(0, std::string_view(kCannotOpenPrefix).size());
+  return base::UsageError(fmt::format(kMsgCannotOpenLog, path, why));
 }
 
 void WriteAll(int fd, std::string_view text) {

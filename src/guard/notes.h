@@ -30,8 +30,9 @@ class Notes {
   int log_fd_;
 };
 
-// Opens FILE for appending (created 0666 minus umask) with O_CLOEXEC. The error is the
-// kMsgCannotOpenLog text.
+// Opens FILE for appending (created 0666 minus umask) with O_CLOEXEC, through
+// base::OpenStreamOutput: only a regular file, never through a symlink, never a directory,
+// device, FIFO or socket. The error is the kMsgCannotOpenLog text (kUsage, exit 2).
 base::StatusOr<int> OpenLog(const std::string& path);
 
 // Writes all of `text` to `fd`, retrying short writes and EINTR; errors are ignored (the

@@ -133,31 +133,68 @@ void AddRecorderWarnings(const trace::Diagnostics& diag, std::vector<std::string
   }
 }
 
+// The files summarize reads: no output may replace one of them.
+std::vector<std::string> InputsOf(const SummarizeRequest& req) {
+  std::vector<std::string> inputs = {req.trace, req.log, req.plain_log, req.pack, req.units};
+  if (!req.model_dir.empty()) {
+    inputs.push_back((std::filesystem::path(req.model_dir) / "config.json").string());
+  }
+  return inputs;
+}
+
+// <out-dir>/<name>_decode_kernels.csv, [_decode_dispatches.csv,] _summary.json.
+std::vector<std::string> OutputsOf(const SummarizeRequest& req) {
+  const std::filesystem::path out(req.out_dir);
+  std::vector<std::string> paths = {(out / (req.name + "_decode_kernels.csv")).string()};
+  if (req.emit_dispatches) paths.push_back((out / (req.name + "_decode_dispatches.csv")).string());
+  paths.push_back((out / (req.name + "_summary.json")).string());
+  return paths;
+}
+
+// --name and --out-dir, and the files they make (issue 11, "Output paths"): checked before
+// any input is read, and again before the first output is written.
+base::Status CheckOutputs(const SummarizeRequest& req) {
+  DP_RETURN_IF_ERROR(base::CheckOutputName(req.name, "--name"));
+  if (req.out_dir == base::kStdout) {
+    return base::UsageError("--out-dir - : summarize writes several files, not standard output",
+                            "name a directory (./- for one called '-')");
+  }
+  const std::vector<std::string> inputs = InputsOf(req);
+  for (const std::string& path : OutputsOf(req)) {
+    DP_RETURN_IF_ERROR(base::CheckOutputTarget(path, inputs));
+  }
+  return base::OkStatus();
+}
+
 base::Status WriteOutputs(const SummarizeRequest& req, const analysis::Summary& summary,
                           const analysis::DecodeWindow& window, const trace::StringPool& names,
                           const analysis::Attribution& attribution, const analysis::Pack& pack,
                           const analysis::UnitTable& units, std::vector<std::string>& written) {
   DP_RETURN_IF_ERROR(base::MakeDirs(req.out_dir));
-  const std::filesystem::path out(req.out_dir);
+  // Every target again before the first file is written: none is replaced when one is refused.
+  DP_RETURN_IF_ERROR(CheckOutputs(req));
+  const std::vector<std::string> inputs = InputsOf(req);
+  const std::vector<std::string> paths = OutputsOf(req);
   const auto undo = [&written](base::Status s) {
     for (const std::string& path : written) std::filesystem::remove(path);
     written.clear();
     return s;
   };
-  const std::string kernels = (out / (req.name + "_decode_kernels.csv")).string();
-  if (auto s = base::WriteFileAtomic(kernels, report::KernelCsvText(summary)); !s.ok()) {
+  const std::string& kernels = paths.front();
+  if (auto s = base::WriteFileAtomic(kernels, report::KernelCsvText(summary), inputs); !s.ok()) {
     return undo(s);
   }
   written.push_back(kernels);
   if (req.emit_dispatches) {
-    const std::string path = (out / (req.name + "_decode_dispatches.csv")).string();
-    if (auto s = report::WriteDispatchCsv(path, window, names, attribution, pack, units); !s.ok()) {
+    const std::string& path = paths[1];
+    if (auto s = report::WriteDispatchCsv(path, window, names, attribution, pack, units, inputs);
+        !s.ok()) {
       return undo(s);
     }
     written.push_back(path);
   }
-  const std::string json = (out / (req.name + "_summary.json")).string();
-  if (auto s = base::WriteFileAtomic(json, report::SummaryJsonText(summary)); !s.ok()) {
+  const std::string& json = paths.back();
+  if (auto s = base::WriteFileAtomic(json, report::SummaryJsonText(summary), inputs); !s.ok()) {
     return undo(s);
   }
   written.push_back(json);
@@ -181,6 +218,7 @@ base::Status CheckRequest(const SummarizeRequest& req) {
 
 base::StatusOr<SummarizeResult> RunSummarize(const SummarizeRequest& req) {
   DP_RETURN_IF_ERROR(CheckRequest(req));
+  DP_RETURN_IF_ERROR(CheckOutputs(req));
   SummarizeResult result;
   DP_ASSIGN_OR_RETURN(const io::Importer* importer, io::ResolveImporter(req.trace, req.format));
   result.format = std::string(importer->name());

@@ -46,7 +46,11 @@ struct SummarizeResult {
 };
 
 // Runs the job. Nothing is written unless everything was computed; each output is written
-// atomically, and on a write failure the outputs already written are removed.
+// atomically, and on a write failure the outputs already written are removed. Before any
+// input is read: `name` must pass base::CheckOutputName and `out_dir` must not be "-"
+// (kUsage), and each output must pass base::CheckOutputTarget against the inputs (trace,
+// logs, pack, units, model config): a symlink, directory, device... there is kIo, an input
+// kUsage.
 base::StatusOr<SummarizeResult> RunSummarize(const SummarizeRequest& request);
 
 }  // namespace decodeprof::pipeline

@@ -81,7 +81,7 @@ base::Status PathScrubber::ScrubFile(const std::string& path) const {
 base::Status PublishLog(const std::string& from, const std::string& to,
                         const std::vector<LinePredicate>& drop, const PathScrubber& scrubber) {
   DP_ASSIGN_OR_RETURN(const std::string text, base::ReadFile(from));
-  return base::WriteFileAtomic(to, scrubber.Scrub(DropLines(text, drop)));
+  return base::WriteFileAtomic(to, scrubber.Scrub(DropLines(text, drop)), {from});
 }
 
 }  // namespace decodeprof::profile

@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "src/base/file_io.h"
+
 namespace decodeprof::profile {
 namespace {
 
@@ -102,9 +104,8 @@ base::StatusOr<int> RunForked(const ChildSetup& setup, const std::function<int()
   if (g_caught != 0) return signals::ExitCode(g_caught);
   int out_fd = -1;
   if (!setup.output.empty()) {
-    out_fd = ::open(setup.output.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (out_fd < 0)
-      return base::IoError(setup.output, std::string("cannot create: ") + std::strerror(errno));
+    // Streamed while the child runs, so no temporary file; only a regular file is opened.
+    DP_ASSIGN_OR_RETURN(out_fd, base::OpenStreamOutput(setup.output, /*append=*/false));
   }
   std::fflush(nullptr);  // the child must not write this process's buffered output again
   // Blocked from before the fork until the child's pid is known, so none is lost.

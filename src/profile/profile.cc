@@ -54,8 +54,7 @@ bool CommandExists(const std::string& name, const record::GetEnvFn& getenv) {
 }
 
 base::Status AppendLine(const std::string& path, const std::string& line) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) return base::IoError(path, std::string("cannot open: ") + std::strerror(errno));
+  DP_ASSIGN_OR_RETURN(const int fd, base::OpenStreamOutput(path, /*append=*/true));
   const std::string text = line + "\n";
   const ssize_t n = ::write(fd, text.data(), text.size());
   const int write_errno = errno;
@@ -262,8 +261,9 @@ class Job {
       const std::string stats = Join(dir, "trace_kernel_stats.csv");
       base::StatusOr<std::string> text = base::ReadFile(stats);
       base::Status copied =
-          text.ok() ? base::WriteFileAtomic(Join(out_dir_, name + "_kernel_stats.csv"), *text)
-                    : text.status();
+          text.ok()
+              ? base::WriteFileAtomic(Join(out_dir_, name + "_kernel_stats.csv"), *text, {stats})
+              : text.status();
       if (!copied.ok()) reporter_.Note("warning: no kernel stats published: " + copied.ToString());
     }
     request.log = bench_out;
@@ -355,8 +355,10 @@ base::Status ValidateOptions(const ProfileOptions& options, const record::GetEnv
     return base::UsageError("--tag names the runs of one sampling setting, not of several",
                             "leave --tag out: the default tags tell the settings apart");
   }
-  if (options.tag.find('/') != std::string::npos) {
-    return base::UsageError("--tag must not contain '/', got '" + options.tag + "'");
+  if (!options.tag.empty()) DP_RETURN_IF_ERROR(base::CheckOutputName(options.tag, "--tag"));
+  if (options.out_dir == base::kStdout) {
+    return base::UsageError("--out - : profile writes a directory of results, not standard output",
+                            "name a directory (./- for one called '-')");
   }
   std::set<std::string> names;
   for (const Sampling& sampling : options.samplings) {
@@ -366,6 +368,8 @@ base::Status ValidateOptions(const ProfileOptions& options, const record::GetEnv
         return base::UsageError("cannot name a run after --model '" + model + "'");
       }
       const std::string name = RunName(model, TagOf(options, sampling));
+      // The run name prefixes the published files and summarize's --name.
+      DP_RETURN_IF_ERROR(base::CheckOutputName(name, "the run name of --model '" + model + "'"));
       if (!names.insert(name).second) {
         return base::UsageError("two runs would be named " + name,
                                 "give the models distinct last path components");

@@ -97,8 +97,17 @@ TEST_F(ProfileOptionsTest, UsageErrors) {
   options_.tag = "mine";
   expect_usage("--tag");
   options_ = saved;
-  options_.tag = "a/b";
-  expect_usage("must not contain '/'");
+  // Tags and run names become file names (issue 11, "Output paths").
+  for (const char* tag : {"a/b", "..", ".", "x\ty"}) {
+    options_.tag = tag;
+    expect_usage("--tag must be a plain file name, got '");
+  }
+  options_ = saved;
+  options_.models = {"models/bad\nname"};
+  expect_usage("the run name of --model 'models/bad\nname' must be a plain file name");
+  options_ = saved;
+  options_.out_dir = "-";
+  expect_usage("--out - : profile writes a directory");
   options_ = saved;
   options_.models = {"/a/Llama", "/b/Llama/"};
   expect_usage("two runs would be named Llama_greedy");

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <string_view>
 
+#include "src/base/file_io.h"
 #include "src/io/native/native_importer.h"
 #include "src/record/only_range.h"
 #include "src/trace/dispatch_sink.h"
@@ -302,6 +303,14 @@ base::Status CheckRecording(const std::string& path, const base::StatusOr<TraceS
   return base::OkStatus();
 }
 
+base::Status CheckRecordOutput(const RecordOptions& options) {
+  if (options.output == base::kStdout) {
+    return base::UsageError("-o - : the trace is a SQLite file and standard output is CMD's",
+                            "name a file, e.g. -o decode.sqlite");
+  }
+  return base::CheckOutputTarget(options.output, options.command);
+}
+
 base::StatusOr<CommandResult> RecordWithCupti(const RecordOptions& options,
                                               const std::string& exe_dir, const GetEnvFn& getenv,
                                               std::vector<std::string>* warnings) {
@@ -317,6 +326,7 @@ base::StatusOr<CommandResult> RecordWithCupti(const RecordOptions& options,
   if (output.empty() || output.back() == '/') {
     return base::UsageError("-o needs a file name, got '" + output + "'");
   }
+  DP_RETURN_IF_ERROR(CheckRecordOutput(options));
   if (output.front() != '/') {
     if (::getcwd(resolved, sizeof resolved) == nullptr) {
       return base::IoError(

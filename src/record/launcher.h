@@ -113,9 +113,17 @@ std::string FormatSummary(const std::string& path, const TraceSummary& summary);
 // kernel was recorded (the command ran untraced).
 base::Status CheckRecording(const std::string& path, const base::StatusOr<TraceSummary>& summary);
 
-// The whole cupti backend: finds the libraries, removes a previous output, runs the command
-// and returns its result. `exe_dir` is the directory of the decodeprof binary. Errors: those
-// of FindInjectionLibrary; kUsage for a bad -o or --only-range; kIo from RunCommand.
+// Where -o may write (issue 11, "Output paths"), checked before CMD starts: not "-" (the
+// trace is a SQLite file, and stdout is CMD's) and base::CheckOutputTarget with CMD's words as
+// the inputs, so a symlink, directory, device, FIFO or socket is refused (kIo), and so is
+// the program or a file it is given (kUsage). The recorder writes the file in place (SQLite),
+// so this check, not a rename, is what keeps -o from replacing them.
+base::Status CheckRecordOutput(const RecordOptions& options);
+
+// The whole cupti backend: finds the libraries, checks -o (CheckRecordOutput), removes a
+// previous output, runs the command and returns its result. `exe_dir` is the directory of the
+// decodeprof binary. Errors: those of FindInjectionLibrary and CheckRecordOutput; kUsage for
+// a bad -o or --only-range; kIo from RunCommand.
 base::StatusOr<CommandResult> RecordWithCupti(const RecordOptions& options,
                                               const std::string& exe_dir, const GetEnvFn& getenv,
                                               std::vector<std::string>* warnings);

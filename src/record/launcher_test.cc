@@ -8,9 +8,12 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "src/native_format/native_writer.h"
@@ -106,6 +109,45 @@ TEST(LauncherTest, ABadOnlyRangeIsAUsageErrorBeforeAnythingRuns) {
   EXPECT_NE(::access((dir + "/ran").c_str(), F_OK), 0);
   options.only_range = std::string(kMaxOnlyRangeBytes + 1, 'x');
   EXPECT_FALSE(RecordWithCupti(options, dir, Env({}), nullptr).ok());
+}
+
+// Issue 11, "Output paths": -o is checked before CMD runs.
+TEST(LauncherTest, AnOutputThatMustNotBeReplacedIsRefusedBeforeAnythingRuns) {
+  const std::string dir = TempDir();
+  std::ofstream(dir + "/fake.so") << "x";
+  std::ofstream(dir + "/target") << "keep";
+  ASSERT_EQ(::symlink("target", (dir + "/link.sqlite").c_str()), 0);
+  const std::string script = dir + "/bench.sh";
+  std::ofstream(script) << "#!/bin/sh\ntouch " << dir << "/ran\n";
+  ASSERT_EQ(::chmod(script.c_str(), 0755), 0);
+  const auto env = Env({{"DECODEPROF_CUPTI_INJECTION", dir + "/fake.so"}});
+  for (const auto& [output, kind] : std::vector<std::pair<std::string, base::ErrorKind>>{
+           {dir + "/link.sqlite", base::ErrorKind::kIo},  // a symlink
+           {dir, base::ErrorKind::kIo},                   // a directory
+           {"/dev/null", base::ErrorKind::kIo},           // a device
+           {script, base::ErrorKind::kUsage},             // the program itself
+           {dir + "/./target", base::ErrorKind::kUsage},  // a file CMD is given
+           {"-", base::ErrorKind::kUsage}}) {
+    RecordOptions options;
+    options.output = output;
+    options.command = {script, dir + "/target"};
+    EXPECT_EQ(CheckRecordOutput(options).kind(), kind) << output;
+    auto result = RecordWithCupti(options, dir, env, nullptr);
+    ASSERT_FALSE(result.ok()) << output;
+    EXPECT_EQ(result.status().kind(), kind) << result.status().ToString();
+    EXPECT_NE(::access((dir + "/ran").c_str(), F_OK), 0) << output;
+  }
+  struct stat st {};
+  ASSERT_EQ(::lstat((dir + "/link.sqlite").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode));
+  std::ifstream target(dir + "/target");
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(target), {}), "keep");
+  ASSERT_EQ(::lstat(script.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISREG(st.st_mode));
+  EXPECT_TRUE(
+      CheckRecordOutput(
+          RecordOptions{dir + "/new.sqlite", Backend::kCupti, false, "", {script, dir + "/target"}})
+          .ok());
 }
 
 TEST(LauncherTest, OnlyRangeNames) {

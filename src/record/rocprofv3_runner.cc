@@ -89,6 +89,7 @@ base::StatusOr<CommandResult> RecordWithRocprofv3(const RecordOptions& options,
                                                   const GetEnvFn& getenv,
                                                   base::Status* conversion) {
   DP_ASSIGN_OR_RETURN(const std::string rocprofv3, FindRocprofv3(getenv));
+  DP_RETURN_IF_ERROR(CheckRecordOutput(options));
   const std::string dir = options.output + ".rocprofv3";
   std::vector<std::string> argv = {rocprofv3,
                                    "--kernel-trace",
@@ -107,7 +108,8 @@ base::StatusOr<CommandResult> RecordWithRocprofv3(const RecordOptions& options,
   if (::access(csv.c_str(), F_OK) != 0) {
     *conversion =
         base::IoError(csv, "rocprofv3 wrote no kernel trace", "see rocprofv3's messages above");
-  } else {
+  } else if (*conversion = CheckRecordOutput(options); conversion->ok()) {
+    // Checked again: the command ran for a while, and the conversion writes in place.
     *conversion = ConvertRocprofv3Csv(csv, options.output).status();
   }
   return result;

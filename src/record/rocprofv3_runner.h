@@ -28,9 +28,10 @@ base::StatusOr<std::string> FindRocprofv3(const GetEnvFn& getenv);
 base::StatusOr<int64_t> ConvertRocprofv3Csv(const std::string& csv, const std::string& output);
 
 // Runs the command under rocprofv3 and converts its kernel trace to options.output.
-// Returns the command's result (errors: rocprofv3 not found, cannot run); `*conversion`
-// receives the outcome of the conversion: kIo naming the CSV rocprofv3 should have
-// written when there is none, or the importer's/writer's error.
+// Returns the command's result (errors: rocprofv3 not found, a refused -o
+// (CheckRecordOutput, before the command starts), cannot run); `*conversion` receives the
+// outcome of the conversion: kIo naming the CSV rocprofv3 should have written when there is
+// none, CheckRecordOutput's error when -o changed meanwhile, or the importer's/writer's error.
 base::StatusOr<CommandResult> RecordWithRocprofv3(const RecordOptions& options,
                                                   const GetEnvFn& getenv, base::Status* conversion);
 

@@ -323,8 +323,9 @@ ChromeTraceStats WriteChromeTrace(const ChromeTraceInput& in,
 }
 
 base::StatusOr<ChromeTraceStats> WriteChromeTraceFile(const std::string& path,
-                                                      const ChromeTraceInput& in) {
-  base::AtomicFileWriter writer(path);
+                                                      const ChromeTraceInput& in,
+                                                      const std::vector<std::string>& inputs) {
+  base::AtomicFileWriter writer(path, inputs);
   DP_RETURN_IF_ERROR(writer.Open());
   const ChromeTraceStats stats =
       WriteChromeTrace(in, [&writer](std::string_view text) { writer.Write(text); });

@@ -94,9 +94,13 @@ std::string MicrosText(int64_t ns);
 ChromeTraceStats WriteChromeTrace(const ChromeTraceInput& in,
                                   const std::function<void(std::string_view)>& out);
 
-// Streams the trace to `path` through a buffered base::AtomicFileWriter: the file appears,
-// complete, only on success. Errors: kIo naming the path (cannot create, write or rename).
+// Streams the trace to `path` (base::kStdout: standard output) through a buffered
+// base::AtomicFileWriter: the file appears, complete, only on success, and replaces only a
+// regular file that is none of `inputs`. Errors: those of base::CheckOutputTarget (a
+// symlink, device, directory... at `path`, or an input); kIo naming the path (cannot create,
+// write or rename).
 base::StatusOr<ChromeTraceStats> WriteChromeTraceFile(const std::string& path,
-                                                      const ChromeTraceInput& in);
+                                                      const ChromeTraceInput& in,
+                                                      const std::vector<std::string>& inputs = {});
 
 }  // namespace decodeprof::report

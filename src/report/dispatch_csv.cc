@@ -13,7 +13,8 @@ namespace decodeprof::report {
 base::Status WriteDispatchCsv(const std::string& path, const analysis::DecodeWindow& window,
                               const trace::StringPool& names,
                               const analysis::Attribution& attribution, const analysis::Pack& pack,
-                              const analysis::UnitTable& units) {
+                              const analysis::UnitTable& units,
+                              const std::vector<std::string>& inputs) {
   // Per role and per class: the ids of the units that would replace it.
   const auto& role_names = pack.role_names();
   const auto& class_names = pack.class_names();
@@ -46,7 +47,7 @@ base::Status WriteDispatchCsv(const std::string& path, const analysis::DecodeWin
   std::vector<std::string> quoted_names(names.size());
   std::vector<bool> quoted(names.size());
 
-  base::AtomicFileWriter writer(path);
+  base::AtomicFileWriter writer(path, inputs);
   DP_RETURN_IF_ERROR(writer.Open());
   writer.Write("index,kernel,start_ns,end_ns,class,role,units\r\n");
   std::string row;

@@ -6,15 +6,19 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "src/analysis/summary.h"
 #include "src/base/status.h"
 
 namespace decodeprof::report {
 
+// Written through base::AtomicFileWriter(path, inputs): complete or not at all, and only onto
+// a regular file that is none of `inputs`. Errors: those of base::CheckOutputTarget; kIo.
 base::Status WriteDispatchCsv(const std::string& path, const analysis::DecodeWindow& window,
                               const trace::StringPool& names,
                               const analysis::Attribution& attribution, const analysis::Pack& pack,
-                              const analysis::UnitTable& units);
+                              const analysis::UnitTable& units,
+                              const std::vector<std::string>& inputs = {});
 
 }  // namespace decodeprof::report
