@@ -181,6 +181,12 @@ base::StatusOr<WindowedTrace> ImportWindow(const TraceRequest& request,
   DP_ASSIGN_OR_RETURN(WholeTrace whole, ImportWhole(request, importer, names));
   DP_ASSIGN_OR_RETURN(MarkChoice chosen,
                       ChooseMarks(log_marks, log_path, whole.info, names, request));
+  if (!request.step_range.empty() && chosen.source == request.path && !chosen.steps) {
+    return base::DataError(request.path,
+                           "no range named '" + request.step_range + "' inside the decode range",
+                           "--step-range names the range of one decode step; leave it out to "
+                           "take the tokens from the log or --generated-tokens");
+  }
   WindowedTrace out;
   out.steps = chosen.steps;
   out.marks_source = chosen.source;

@@ -168,6 +168,8 @@ struct Columns {
   std::vector<Column> grid;
   // Optional: device, queue and correlation (a row that lacks them gets 0).
   Column agent, queue, correlation;
+  // Read columns whose name the header holds more than once (the last one is read).
+  std::vector<std::string> duplicates;
   size_t needed = 0;  // the highest index read
 };
 
@@ -199,6 +201,17 @@ StatusOr<std::optional<Columns>> ReadHeader(CsvReader& reader) {
   c.agent = FindColumn(header, {"Agent_Id"});
   c.queue = FindColumn(header, {"Queue_Id"});
   c.correlation = FindColumn(header, {"Correlation_Id"});
+  for (const Column* column : {&c.name, &c.start, &c.end, &c.agent, &c.queue, &c.correlation}) {
+    if (column->index != kNoColumn &&
+        std::count(header.begin(), header.end(), column->name) > 1) {
+      c.duplicates.push_back(column->name);
+    }
+  }
+  for (const Column& column : c.grid) {
+    if (std::count(header.begin(), header.end(), column.name) > 1) {
+      c.duplicates.push_back(column.name);
+    }
+  }
   c.needed = std::max({c.name.index, c.start.index, c.end.index});
   for (const Column& column : c.grid) c.needed = std::max(c.needed, column.index);
   return std::optional<Columns>(std::move(c));
@@ -420,6 +433,7 @@ StatusOr<CsvImportStats> ImportRocprofv3Csv(CsvReader& reader, trace::StringPool
   DP_ASSIGN_OR_RETURN(const std::optional<Columns> columns, ReadHeader(reader));
   if (!columns) return stats;  // empty file
   stats.has_grid_columns = !columns->grid.empty();
+  stats.duplicate_columns = columns->duplicates;
   NameCache name_cache(names);
   base::Status error;
   if (ImportRows(reader, *columns, name_cache, sink, kNoStop, nullptr, stats.rows, &error) ==
@@ -451,6 +465,7 @@ StatusOr<CsvPartsImport> ImportRocprofv3CsvInParts(const std::string& path,
   DP_ASSIGN_OR_RETURN(const std::optional<Columns> columns, ReadHeader(*reader));
   if (!columns) return out;  // empty file
   out.stats.has_grid_columns = !columns->grid.empty();
+  out.stats.duplicate_columns = columns->duplicates;
   NameCache name_cache(names);
   base::Status error;
 
@@ -593,6 +608,10 @@ class Rocprofv3CsvImporterImpl final : public Importer, public PartsImporter {
   static void Describe(const CsvImportStats& stats, trace::ImportedTrace& t) {
     t.clock = std::nullopt;
     t.has_grid = stats.has_grid_columns;
+    for (const std::string& column : stats.duplicate_columns) {
+      t.diagnostics.Add(trace::Diag::kDuplicateColumn, 1,
+                        {"", "line 1", "column " + column + " appears more than once"});
+    }
   }
 };
 

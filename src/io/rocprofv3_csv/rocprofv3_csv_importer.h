@@ -55,6 +55,9 @@ const Importer& Rocprofv3CsvImporter();
 struct CsvImportStats {
   int64_t rows = 0;               // data rows read (= dispatches)
   bool has_grid_columns = false;  // false → every grid is 0 (seed spec 2.2 pitfall)
+  // Read columns named more than once in the header (the last occurrence is read, as
+  // csv.DictReader does): diagnostic duplicate_column.
+  std::vector<std::string> duplicate_columns;
 };
 
 // Streams `path` into `sink` with bounded memory (a fixed-size read buffer; names interned
