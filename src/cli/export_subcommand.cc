@@ -14,6 +14,7 @@
 
 #include "src/analysis/window.h"
 #include "src/base/file_io.h"
+#include "src/cli/option_checks.h"
 #include "src/cli/subcommand.h"
 #include "src/io/bench_log/bench_log.h"
 #include "src/io/importer_registry.h"
@@ -144,7 +145,7 @@ int ExportMain(int argc, char** argv) {
   app.add_option("--format", req.trace.format, "trace format: " + io::FormatChoices())
       ->capture_default_str();
   app.add_option("--device", device, "the device to export, for a trace of several GPUs")
-      ->check(CLI::NonNegativeNumber);
+      ->check(IntegerIn(0, INT16_MAX));
   app.add_option("--window", window,
                  "all: the whole trace; decode: the decode window only (marks from the "
                  "trace's decodeprof:decode range or --log)")

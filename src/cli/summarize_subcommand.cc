@@ -5,6 +5,7 @@
 #include <string>
 
 #include "src/base/py_format.h"
+#include "src/cli/option_checks.h"
 #include "src/cli/subcommand.h"
 #include "src/io/importer_registry.h"
 #include "src/pipeline/summarize_run.h"
@@ -36,7 +37,7 @@ int SummarizeMain(int argc, char** argv) {
   app.add_option("--device", device,
                  "the device to summarize, for a trace of several GPUs (each gets its own "
                  "summary; without it such a trace is refused)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(IntegerIn(0, INT16_MAX));
   app.add_option("--log", req.log,
                  "profiled bench log ([phase] marks and results); required for rocprofv3");
   app.add_option("--plain-log", req.plain_log, "unprofiled bench log (profiler-cost figures)");
@@ -61,7 +62,7 @@ int SummarizeMain(int argc, char** argv) {
                  "annotation range marking one decode step (default decodeprof:step)");
   app.add_option("--generated-tokens", generated_tokens,
                  "generated tokens, when neither the log nor step ranges say")
-      ->check(CLI::NonNegativeNumber);
+      ->check(IntegerIn(1, INT64_MAX));
   app.add_flag("--emit-dispatches", req.emit_dispatches,
                "also write <name>_decode_dispatches.csv, one row per decode dispatch");
   try {

@@ -28,7 +28,7 @@ std::optional<std::string> NonEmptyEnv(const char* name) {
   return std::string(value);
 }
 
-// Usage and environment errors: `decodeprof guard: <message>` without a timestamp, as the
+// Usage and environment errors: `decodeprof: guard: <message>` without a timestamp, as the
 // seed echoes them (they are not log notes).
 int Fail(const std::string& message, bool print_usage = false) {
   WriteAll(2, kStderrPrefix + message + "\n");
@@ -186,6 +186,7 @@ int RunGuard(const Options& options, const GuardEnvironment& env) {
 
   Sampler sampler(&proc, gpu->get(), std::move(compilers).value());
   const std::string command_text = JoinCommand(options.command);
+  std::string last_blocked;  // what contended the last rejected attempt
   for (uint64_t attempt = 1; attempt <= options.max_attempts; ++attempt) {
     switch (IdleWait(options.idle_secs, sampler, clock, notes, budget)) {
       case IdleOutcome::kIdle:
@@ -211,13 +212,15 @@ int RunGuard(const Options& options, const GuardEnvironment& env) {
     }
     const int rc = (*child)->ExitCode();
     if (monitor.contended) {
+      last_blocked = monitor.blocked_by;
       notes.Note(fmt::format(kMsgAttemptRejected, attempt, rc));
       continue;
     }
     notes.Note(fmt::format(kMsgAttemptClean, attempt, rc));
     return rc;
   }
-  notes.Note(fmt::format(kMsgEveryAttemptContended, options.max_attempts));
+  notes.Note(fmt::format(kMsgEveryAttemptContended, options.max_attempts) +
+             (last_blocked.empty() ? std::string() : "; the last by " + last_blocked));
   return kExitTempFail;
 }
 

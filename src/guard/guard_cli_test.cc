@@ -55,7 +55,7 @@ TEST_F(GuardCliTest, AForeignGpuProcessDuringTheRunRejectsEveryAttempt) {
   EXPECT_EQ(r.status, 75) << r.err;
   EXPECT_THAT(r.err, HasSubstr("CONTENDED foreign_gpu=[1:"));
   EXPECT_THAT(r.err, HasSubstr("attempt 1: REJECTED (contended), exit 0; rerunning"));
-  EXPECT_THAT(r.err, HasSubstr("every attempt (2) was contended"));
+  EXPECT_THAT(r.err, HasSubstr("every attempt (2) was contended; the last by gpu=[1:"));
 }
 
 // 3
@@ -430,11 +430,11 @@ TEST_F(GuardCliTest, AFiveSecondIdleWaitEndsWithinSixSeconds) {
 TEST_F(GuardCliTest, UsageErrorsExit2WithTheSeedTexts) {
   RunResult r = fx_.Run({"--idle-secs", "1", "true"});
   EXPECT_EQ(r.status, 2);
-  EXPECT_THAT(r.err, HasSubstr("decodeprof guard: unknown option 'true'"));
+  EXPECT_THAT(r.err, HasSubstr("decodeprof: guard: unknown option 'true'"));
   EXPECT_THAT(r.err, HasSubstr("usage: decodeprof guard"));
   r = fx_.Run({"--idle-secs", "1", "--"});
   EXPECT_EQ(r.status, 2);
-  EXPECT_THAT(r.err, HasSubstr("decodeprof guard: no command given"));
+  EXPECT_THAT(r.err, HasSubstr("decodeprof: guard: no command given"));
   r = fx_.Run({"--gpu", "intel", "--", "true"});
   EXPECT_EQ(r.status, 2);
   EXPECT_THAT(r.err, HasSubstr("--gpu needs one of auto, amd, nvidia, got 'intel'"));
@@ -461,7 +461,7 @@ TEST_F(GuardCliTest, NoteLinesCarryThePrefixAndTheSeedTimestamp) {
   const RunResult r = fx_.Run(Args({"--idle-secs", "0", "--log", fx_.log()}, {"true"}));
   EXPECT_EQ(r.status, 0) << r.err;
   const std::regex stderr_line(
-      "decodeprof guard: [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}[+-][0-9]{4} "
+      "decodeprof: guard: [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}[+-][0-9]{4} "
       "attempt 1/5: start: true");
   EXPECT_TRUE(std::regex_search(r.err, stderr_line)) << r.err;
   const std::regex log_line(

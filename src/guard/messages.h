@@ -25,7 +25,7 @@ inline constexpr int kExitSigInt = 130;      // stopped by SIGINT
 inline constexpr int kExitSigTerm = 143;     // stopped by SIGTERM
 
 // ---- line prefixes and formats ---------------------------------------------------------------
-inline constexpr char kStderrPrefix[] = "decodeprof guard: ";
+inline constexpr char kStderrPrefix[] = "decodeprof: guard: ";
 inline constexpr char kTimestampFormat[] = "%Y-%m-%dT%H:%M:%S%z";
 
 // ---- option validation (seed spec 1.2) --------------------------------------------------------
@@ -64,7 +64,10 @@ inline constexpr char kMsgWaitingForIdle[] = "waiting for {}s of idle GPU and no
 inline constexpr char kMsgIdleStreakReset[] =
     "idle streak reset after {}s: gpu=[{}] compilers=[{}]";
 // {0}: --max-wait, {1}: --idle-secs.
+// (followed by "; last blocked by " + kMsgBlockedBy when a sample was not quiet)
 inline constexpr char kMsgGaveUpIdle[] = "gave up after {}s of waiting without {}s of idle";
+// {0}: GPU holders, {1}: compilers — what a sample that was not quiet saw.
+inline constexpr char kMsgBlockedBy[] = "gpu=[{}] compilers=[{}]";
 // {0}: seconds idle, {1}: what "no GPU holder" means for the backend (kKfdEmpty, kNvmlEmpty).
 inline constexpr char kMsgIdleFor[] = "idle for {}s: {} and no compiler in every 1 Hz sample";
 inline constexpr char kKfdEmpty[] = "kfd proc empty";
@@ -86,6 +89,7 @@ inline constexpr char kMsgAttemptRejected[] =
     "attempt {}: REJECTED (contended), exit {}; rerunning";
 inline constexpr char kMsgAttemptClean[] = "attempt {}: CLEAN, exit {}";
 // {0}: --max-attempts.
+// (followed by "; the last by " + kMsgBlockedBy)
 inline constexpr char kMsgEveryAttemptContended[] = "every attempt ({}) was contended";
 
 // ---- signals (seed spec 1.8) ----

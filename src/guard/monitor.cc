@@ -28,6 +28,7 @@ IdleOutcome IdleWait(uint64_t idle_secs, Sampler& sampler, Clock& clock, Notes& 
   const auto needed =
       static_cast<int64_t>(std::ceil(static_cast<double>(idle_secs) / kSamplePeriodSecs - 1e-9));
   std::optional<int64_t> streak_start;  // tick of the first quiet sample of the streak
+  std::string last_blocked;             // what the last sample that was not quiet saw
   int64_t tick = 0;
   while (needed > 0) {
     const Sample sample = sampler.Take();
@@ -42,9 +43,11 @@ IdleOutcome IdleWait(uint64_t idle_secs, Sampler& sampler, Clock& clock, Notes& 
                                JoinList(sample.compilers)));
       }
       streak_start.reset();
+      last_blocked = fmt::format(kMsgBlockedBy, JoinList(sample.holders), JoinList(sample.compilers));
     }
     if (budget.limited() && budget.Waited(clock.Now()) >= static_cast<double>(budget.max_wait)) {
-      notes.Note(fmt::format(kMsgGaveUpIdle, budget.max_wait, idle_secs));
+      notes.Note(fmt::format(kMsgGaveUpIdle, budget.max_wait, idle_secs) +
+                 (last_blocked.empty() ? std::string() : "; last blocked by " + last_blocked));
       return IdleOutcome::kGaveUp;
     }
     tick = std::max(tick + 1, NextTick(start, clock.Now()));
@@ -70,6 +73,7 @@ MonitorResult Monitor(ChildWatch& child, Sampler& sampler, Clock& clock, Notes& 
       notes.Note(fmt::format(kMsgSampleContended, result.samples, JoinList(foreign),
                              JoinList(sample.compilers)));
       result.contended = true;
+      result.blocked_by = fmt::format(kMsgBlockedBy, JoinList(foreign), JoinList(sample.compilers));
     } else {
       notes.LogOnly(fmt::format(kMsgSampleClean, result.samples, JoinList(sample.holders)));
     }

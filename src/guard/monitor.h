@@ -34,6 +34,8 @@ struct MonitorResult {
   uint64_t samples = 0;
   bool contended = false;
   bool interrupted = false;  // INT/TERM arrived; the command is still to be stopped
+  // What the last contended sample saw (empty when none was): "gpu=[...] compilers=[...]".
+  std::string blocked_by;
 };
 
 // Samples while the command runs: the first sample at once, then once a second until

@@ -42,7 +42,7 @@ TEST_F(MonitorTest, AFiveSecondIdleWaitTakesFiveWallSeconds) {
   EXPECT_DOUBLE_EQ(clock_.Now() - start, 5.0);
   EXPECT_EQ(gpu_.reads(), 6);  // quiet at 0, 1, 2, 3, 4 and 5 s
   const std::string err = err_.Text();
-  EXPECT_THAT(err, HasSubstr("decodeprof guard: 2026-09-30T19:36:18+0900 waiting for 5s of idle "
+  EXPECT_THAT(err, HasSubstr("decodeprof: guard: 2026-09-30T19:36:18+0900 waiting for 5s of idle "
                              "GPU and no compiler\n"));
   EXPECT_THAT(err, HasSubstr("idle for 5s: kfd proc empty and no compiler in every 1 Hz sample"));
   EXPECT_EQ(log_.Text().substr(0, 25), "2026-09-30T19:36:18+0900 ");
@@ -78,7 +78,9 @@ TEST_F(MonitorTest, TheIdleWaitGivesUpWhenTheBudgetIsSpent) {
   Sampler sampler = MakeSampler();
   const Budget budget{3, clock_.Now(), 0};
   EXPECT_EQ(IdleWait(1, sampler, clock_, notes_, budget), IdleOutcome::kGaveUp);
-  EXPECT_THAT(err_.Text(), HasSubstr("gave up after 3s of waiting without 1s of idle"));
+  // It says what blocked it.
+  EXPECT_THAT(err_.Text(), HasSubstr("gave up after 3s of waiting without 1s of idle; last "
+                                     "blocked by gpu=[500:python3] compilers=[]"));
   EXPECT_DOUBLE_EQ(budget.Waited(clock_.Now()), 3.0);
 }
 
@@ -131,6 +133,7 @@ TEST_F(MonitorTest, ForeignHoldersAndCompilersAreContention) {
   EXPECT_THAT(log_.Text(), HasSubstr("sample 1: clean gpu=[201:bench-child]"));
   EXPECT_THAT(err_.Text(), HasSubstr("sample 2: CONTENDED foreign_gpu=[500:python3] compilers=[]"));
   EXPECT_THAT(log_.Text(), HasSubstr("sample 3: clean gpu=[201:bench-child]"));
+  EXPECT_EQ(r.blocked_by, "gpu=[500:python3] compilers=[]");
 }
 
 TEST_F(MonitorTest, AnInterruptedMonitorSaysSoAndPrintsNoTotal) {

@@ -1,6 +1,6 @@
 // decodeprof::guard — the guard's log lines (seed spec 1.10).
 //
-// A note goes to stderr as `decodeprof guard: <timestamp> <message>` and, with --log, to
+// A note goes to stderr as `decodeprof: guard: <timestamp> <message>` and, with --log, to
 // the log file as `<timestamp> <message>`. Clean monitor samples go to the log file only.
 // Each line is written with one write(2) on an O_APPEND descriptor, so several guards can
 // share a log and its lines stay whole and in event order.

@@ -13,7 +13,7 @@
 
 namespace decodeprof::profile {
 
-// A line the guard wrote to stderr (it starts with "decodeprof guard: "); the same notes
+// A line the guard wrote to stderr (it starts with "decodeprof: guard: "); the same notes
 // are in guard.log already.
 bool IsGuardLine(std::string_view line);
 

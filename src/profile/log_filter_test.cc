@@ -11,8 +11,8 @@ namespace decodeprof::profile {
 namespace {
 
 TEST(LineFilterTest, GuardLines) {
-  EXPECT_TRUE(IsGuardLine("decodeprof guard: 2026-12-01T10:00:00+0000 attempt 1: CLEAN, exit 0"));
-  EXPECT_FALSE(IsGuardLine(" decodeprof guard: indented"));
+  EXPECT_TRUE(IsGuardLine("decodeprof: guard: 2026-12-01T10:00:00+0000 attempt 1: CLEAN, exit 0"));
+  EXPECT_FALSE(IsGuardLine(" decodeprof: guard: indented"));
   EXPECT_FALSE(IsGuardLine("decodeprof: record: x.sqlite: 3 kernels"));
   EXPECT_FALSE(IsGuardLine(""));
 }
@@ -31,12 +31,12 @@ TEST(LineFilterTest, GlogLines) {
 
 TEST(DropLinesTest, KeepsEveryOtherLineByteForByte) {
   const std::string text =
-      "decodeprof guard: note\r\n"
+      "decodeprof: guard: note\r\n"
       "kept 1\r\n"
       "W1201 glog\n"
       "kept 2\n"
       "\n"
-      "decodeprof guard: last without newline";
+      "decodeprof: guard: last without newline";
   EXPECT_EQ(DropLines(text, {IsGuardLine, IsGlogLine}), "kept 1\r\nkept 2\n\n");
   EXPECT_EQ(DropLines(text, {}), text);
   EXPECT_EQ(DropLines("tail", {IsGuardLine}), "tail");
@@ -101,7 +101,7 @@ TEST(PathScrubberTest, ScrubFileRewritesInPlaceAndSkipsMissingFiles) {
 TEST(PublishLogTest, DropsLinesThenScrubs) {
   const std::string dir = TempDir();
   ASSERT_FALSE(dir.empty());
-  std::ofstream(dir + "/bench.log") << "decodeprof guard: attempt 1/5: start: /tmp/t/x\n"
+  std::ofstream(dir + "/bench.log") << "decodeprof: guard: attempt 1/5: start: /tmp/t/x\n"
                                        "W1201 12:00:00 1 a.cpp:1] /tmp/t/r/out\n"
                                        "decodeprof: record: /tmp/t/r/r.sqlite: 18 kernels\n"
                                        "[Profile Results]\n";

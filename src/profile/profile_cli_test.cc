@@ -75,15 +75,15 @@ TEST_F(ProfileCliTest, PlainAndProfiledRunsOfTwoModelsEndInSummaries) {
                              "--prompt-tokens 512 --temperature 0 --top-p 1.0\n"))
       << plain;
   EXPECT_TRUE(Has(plain, "Decode:           0.4 ms (10000.0 tok/s)")) << plain;
-  EXPECT_FALSE(Has(plain, "decodeprof guard: ")) << plain;
+  EXPECT_FALSE(Has(plain, "decodeprof: guard: ")) << plain;
   EXPECT_FALSE(Has(plain, "[phase]")) << plain;
-  EXPECT_TRUE(Has(ReadText(Traces() + "/Llama_greedy/plain_bench.log"), "decodeprof guard: "));
+  EXPECT_TRUE(Has(ReadText(Traces() + "/Llama_greedy/plain_bench.log"), "decodeprof: guard: "));
 
   // The profiled log: phase marks on, rocprofv3's glog line and the guard's lines gone.
   const std::string bench = ReadText(Out() + "/Llama_greedy_bench.log");
   EXPECT_EQ(Count(bench, "[phase] "), 4) << bench;
   EXPECT_FALSE(Has(bench, "W1201 12:00:00")) << bench;
-  EXPECT_FALSE(Has(bench, "decodeprof guard: ")) << bench;
+  EXPECT_FALSE(Has(bench, "decodeprof: guard: ")) << bench;
   EXPECT_TRUE(Has(ReadText(Traces() + "/Llama_greedy/bench.log"), "W1201 12:00:00"));
 
   // Summaries from the real summarize over the stand-in's kernel trace and both logs.
