@@ -127,18 +127,6 @@ base::StatusOr<GpuTimeBasis> GpuBasis(const SummaryFile& summary) {
   return basis;
 }
 
-base::Status CheckIsSummary(const SummaryFile& summary) {
-  for (const char* key : {"name", "generated_tokens"}) {
-    if (!summary.content.is_object() || !summary.content.contains(key)) {
-      return base::DataError(summary.path,
-                             "not a decodeprof summary: no " + FieldName("", key) + " field",
-                             "pass the <name>_summary.json files that `decodeprof summarize` "
-                             "writes");
-    }
-  }
-  return base::OkStatus();
-}
-
 // ---- per token ---------------------------------------------------------------------------
 
 // The per-token figures of one run, in the order of SummaryDiff::per_token.
@@ -480,8 +468,6 @@ base::Status CompareTopKernels(const SummaryFile& before, const SummaryFile& aft
 
 base::StatusOr<SummaryDiff> DiffSummaries(const SummaryFile& before, const SummaryFile& after,
                                           const DiffOptions& options) {
-  DP_RETURN_IF_ERROR(CheckIsSummary(before));
-  DP_RETURN_IF_ERROR(CheckIsSummary(after));
   SummaryDiff diff;
   diff.before_path = before.path;
   diff.after_path = after.path;

@@ -138,21 +138,5 @@ TEST(HtmlReportTest, ProfiledCeilingBasisWithoutPlainEstimate) {
   EXPECT_TRUE(Contains(*out, "<td>2.50 (-)</td>"));
 }
 
-TEST(HtmlReportTest, BadFieldsAreDataErrorsNamingFileAndField) {
-  const auto wall = RenderHtmlReport({Summary(R"({"gpu_ms_per_token": "x"})", "d/w_summary.json")});
-  ASSERT_FALSE(wall.ok());
-  EXPECT_EQ(wall.status().kind(), base::ErrorKind::kData);
-  EXPECT_TRUE(Contains(wall.status().ToString(), "d/w_summary.json"));
-  EXPECT_TRUE(Contains(wall.status().ToString(), "gpu_ms_per_token"));
-
-  const auto units = RenderHtmlReport({Summary(R"({"port_units": {"u": {"ceiling_wall": []}}})")});
-  ASSERT_FALSE(units.ok());
-  EXPECT_TRUE(Contains(units.status().ToString(), "ceiling_wall"));
-
-  const auto top = RenderHtmlReport({Summary(R"({"top_kernels": [{"share_pct": 1}]})")});
-  ASSERT_FALSE(top.ok());
-  EXPECT_TRUE(Contains(top.status().ToString(), "top_kernels"));
-}
-
 }  // namespace
 }  // namespace decodeprof::report

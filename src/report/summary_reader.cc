@@ -19,6 +19,7 @@
 #include "src/base/json_writer.h"
 #include "src/base/py_format.h"
 #include "src/report/summary_json.h"
+#include "src/report/summary_validation.h"
 
 namespace decodeprof::report {
 namespace {
@@ -333,13 +334,16 @@ base::StatusOr<SummaryFile> ParseSummary(const std::string& path, const std::str
         base::AtLine(path, LineOfOffset(text, offset)),
         "invalid JSON at byte " + std::to_string(offset) + ": " + ParseErrorDescription(e.what()));
   } catch (const nlohmann::ordered_json::exception& e) {
-    return base::DataError(path, std::string("invalid JSON: ") + e.what());
+    // out_of_range.406: a number beyond the range of a double ("number overflow parsing
+    // '1e309'"); nlohmann gives no position for it.
+    return base::DataError(path, "invalid JSON: " + ParseErrorDescription(e.what()));
   }
   if (!summary.content.is_object()) {
     return base::DataError(
         base::AtLine(path, 1),
         std::string("a summary must be a JSON object, found ") + summary.content.type_name());
   }
+  DP_RETURN_IF_ERROR(ValidateSummary(summary));
   return summary;
 }
 

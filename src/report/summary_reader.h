@@ -1,5 +1,6 @@
 // Reading the `<name>_summary.json` files that `summarize` writes, for the writers that
-// combine several runs (the Markdown report, seed spec 2.11, and `report --format json`).
+// combine runs (the Markdown report, seed spec 2.11, its --full and HTML forms,
+// `report --format json` and `diff`).
 //
 // A summary is kept as the parsed JSON document, not as an analysis::Summary: the report
 // prints Python's str() of the stored values (an integer stays "12", a float "12.0"), and it
@@ -19,6 +20,8 @@
 namespace decodeprof::report {
 
 // One summary file: its path (as listed, `<dir>/<file>`) and its content, key order kept.
+// A SummaryFile from ParseSummary (or ReadSummaryFile, ReadSummaryDir) has passed
+// ValidateSummary (summary_validation.h).
 struct SummaryFile {
   std::string path;
   nlohmann::ordered_json content;
@@ -33,10 +36,13 @@ inline constexpr int kMaxSummaryNesting = 64;
 // unreadable → kIo; no match → kData "no *_summary.json in <dir>".
 base::StatusOr<std::vector<std::string>> ListSummaryFiles(const std::string& dir);
 
-// Parses one summary (`text` is the file's content, `path` names it in errors). Errors
-// (kData, where = "<path>:<line>"): invalid JSON (the message gives the byte offset and
-// nlohmann's description), nesting deeper than kMaxSummaryNesting, a document that is not
-// a JSON object.
+// Parses one summary (`text` is the file's content, `path` names it in errors) and checks it
+// with ValidateSummary, so every command that reads summaries accepts the same files. Errors
+// (kData): invalid JSON (where = "<path>:<line>", the message gives the byte offset and
+// nlohmann's description), nesting deeper than kMaxSummaryNesting (where = "<path>:<line>"), a
+// number beyond the range of a double such as 1e309 (where = path: nlohmann refuses it), a
+// document that is not a JSON object (where = "<path>:1"); then ValidateSummary's errors
+// (where = path).
 base::StatusOr<SummaryFile> ParseSummary(const std::string& path, const std::string& text);
 
 // Reads and parses one summary file. Errors: as ParseSummary; not a regular file or
