@@ -157,16 +157,6 @@ std::vector<analysis::RankedUnit> RankPortUnits(const Json& units) {
   return analysis::RankUnits(ceilings);
 }
 
-std::optional<analysis::RankFigure> RankFigureNamed(const Json& name) {
-  for (const auto figure :
-       {analysis::RankFigure::kPlainCeilingWallEst, analysis::RankFigure::kCeilingWall}) {
-    if (name.is_string() && name.get_ref<const std::string&>() == RankFigureField(figure)) {
-      return figure;
-    }
-  }
-  return std::nullopt;
-}
-
 }  // namespace
 
 const Json& JsonGet(const Json& object, std::string_view key) {
@@ -199,7 +189,9 @@ std::vector<analysis::RankedUnit> RankedUnits(const SummaryFile& summary) {
   out.reserve(ranked.size());
   for (const Json& entry : ranked) {
     const Json& id = JsonGet(entry, "id");
-    const std::optional<analysis::RankFigure> by = RankFigureNamed(JsonGet(entry, "by"));
+    const Json& by_name = JsonGet(entry, "by");
+    const std::optional<analysis::RankFigure> by =
+        by_name.is_string() ? RankFigureNamed(by_name.get_ref<const std::string&>()) : std::nullopt;
     if (!id.is_string() || !by) continue;
     out.push_back({id.get<std::string>(), *by, OptionalNumber(entry, "value")});
   }

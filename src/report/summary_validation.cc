@@ -217,16 +217,6 @@ base::Status CheckDiagnostics(const SummaryFile& summary) {
   return base::OkStatus();
 }
 
-bool IsRankFigure(const Json& by) {
-  if (!by.is_string()) return false;
-  const std::string& name = by.get_ref<const std::string&>();
-  for (const auto figure :
-       {analysis::RankFigure::kPlainCeilingWallEst, analysis::RankFigure::kCeilingWall}) {
-    if (name == RankFigureField(figure)) return true;
-  }
-  return false;
-}
-
 // `ranked_units` against `port_units` (already checked: an object or null).
 base::Status CheckRankedUnits(const SummaryFile& summary) {
   const Json& ranked = JsonGet(summary.content, "ranked_units");
@@ -250,7 +240,8 @@ base::Status CheckRankedUnits(const SummaryFile& summary) {
     if (!seen.insert(unit).second) {
       return Error(summary, name + ".`id` \"" + unit + "\" is listed twice");
     }
-    if (!IsRankFigure(JsonGet(entry, "by"))) {
+    const Json& by = JsonGet(entry, "by");
+    if (!by.is_string() || !RankFigureNamed(by.get_ref<const std::string&>())) {
       return Error(summary,
                    name + ".`by` is neither \"plain_ceiling_wall_est\" nor \"ceiling_wall\"");
     }
