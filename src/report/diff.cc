@@ -47,19 +47,9 @@ void AppendNewKeys(const Json& object, std::unordered_set<std::string>& seen,
   }
 }
 
-// "<prefix>`<key>`" for error messages, e.g. "`port_units`.`gemv`.`ceiling_wall`".
-std::string FieldName(std::string_view prefix, std::string_view key) {
-  return std::string(prefix) + "`" + std::string(key) + "`";
-}
-
-// A numeric value as stored (the field `<prefix>key`); missing when null. Errors: any other
-// type.
-base::StatusOr<DiffFigure> FigureOf(const SummaryFile& summary, const Json& value,
-                                    std::string_view prefix, std::string_view key) {
-  if (value.is_null()) return DiffFigure{};
-  if (!value.is_number()) {
-    return base::DataError(summary.path, FieldName(prefix, key) + " is neither a number nor null");
-  }
+// A numeric value as stored; missing when null (or not a number).
+DiffFigure FigureOf(const Json& value) {
+  if (!value.is_number()) return DiffFigure{};
   DiffFigure figure;
   figure.value = value.get<double>();
   if (value.is_number_unsigned()) {
@@ -71,10 +61,9 @@ base::StatusOr<DiffFigure> FigureOf(const SummaryFile& summary, const Json& valu
   return figure;
 }
 
-// A numeric field as stored; missing when absent or null. Errors: any other type.
-base::StatusOr<DiffFigure> Stored(const SummaryFile& summary, const Json& object,
-                                  std::string_view prefix, std::string_view key) {
-  return FigureOf(summary, JsonGet(object, key), prefix, key);
+// A numeric field as stored; missing when absent or null.
+DiffFigure Stored(const Json& object, std::string_view key) {
+  return FigureOf(JsonGet(object, key));
 }
 
 // A derived figure: the value rounded to 4 decimals; missing when there is none or it is not
@@ -120,57 +109,40 @@ struct GpuTimeBasis {
   }
 };
 
-base::StatusOr<GpuTimeBasis> GpuBasis(const SummaryFile& summary) {
-  GpuTimeBasis basis;
-  DP_ASSIGN_OR_RETURN(basis.gpu_sum_ms, Stored(summary, summary.content, "", "decode_gpu_sum_ms"));
-  DP_ASSIGN_OR_RETURN(basis.tokens, Stored(summary, summary.content, "", "generated_tokens"));
-  return basis;
-}
-
-base::Status CheckIsSummary(const SummaryFile& summary) {
-  for (const char* key : {"name", "generated_tokens"}) {
-    if (!summary.content.is_object() || !summary.content.contains(key)) {
-      return base::DataError(summary.path,
-                             "not a decodeprof summary: no " + FieldName("", key) + " field",
-                             "pass the <name>_summary.json files that `decodeprof summarize` "
-                             "writes");
-    }
-  }
-  return base::OkStatus();
+GpuTimeBasis GpuBasis(const SummaryFile& summary) {
+  return {Stored(summary.content, "decode_gpu_sum_ms"),
+          Stored(summary.content, "generated_tokens")};
 }
 
 // ---- per token ---------------------------------------------------------------------------
 
 // The per-token figures of one run, in the order of SummaryDiff::per_token.
-base::StatusOr<std::vector<DiffFigure>> PerTokenFigures(const SummaryFile& summary) {
+std::vector<DiffFigure> PerTokenFigures(const SummaryFile& summary) {
   const Json& s = summary.content;
   std::vector<DiffFigure> figures;
   // plain ms/token: stored, else 1000 / plain tok/s.
-  DP_ASSIGN_OR_RETURN(DiffFigure plain_ms, Stored(summary, s, "", "plain_wall_ms_per_token"));
-  DP_ASSIGN_OR_RETURN(DiffFigure plain_tok_s, Stored(summary, s, "", "plain_decode_tok_s"));
+  DiffFigure plain_ms = Stored(s, "plain_wall_ms_per_token");
+  DiffFigure plain_tok_s = Stored(s, "plain_decode_tok_s");
   if (plain_tok_s.value && *plain_tok_s.value == 0.0) plain_tok_s = DiffFigure{};  // no plain run
   if (!plain_ms.value) plain_ms = Derived(Quotient(1000.0, plain_tok_s.value));
   figures.push_back(plain_ms);
   // profiled ms/token: decode wall / generated tokens, else 1000 / profiled tok/s.
-  DP_ASSIGN_OR_RETURN(const DiffFigure wall, Stored(summary, s, "", "decode_wall_ms"));
-  DP_ASSIGN_OR_RETURN(const DiffFigure tokens, Stored(summary, s, "", "generated_tokens"));
-  DP_ASSIGN_OR_RETURN(const DiffFigure profiled_tok_s,
-                      Stored(summary, s, "", "profiled_decode_tok_s"));
+  const DiffFigure wall = Stored(s, "decode_wall_ms");
+  const DiffFigure tokens = Stored(s, "generated_tokens");
+  const DiffFigure profiled_tok_s = Stored(s, "profiled_decode_tok_s");
   DiffFigure profiled_ms = Derived(Quotient(wall.value, tokens.value));
   if (!profiled_ms.value) profiled_ms = Derived(Quotient(1000.0, profiled_tok_s.value));
   figures.push_back(profiled_ms);
   for (const char* key : {"gpu_ms_per_token", "host_gap_ms_per_token",
                           "plain_host_gap_ms_per_token_est", "dispatches_per_token"}) {
-    DP_ASSIGN_OR_RETURN(DiffFigure figure, Stored(summary, s, "", key));
-    figures.push_back(figure);
+    figures.push_back(Stored(s, key));
   }
   figures.push_back(plain_tok_s);
   figures.push_back(profiled_tok_s);
   return figures;
 }
 
-base::StatusOr<std::vector<DiffRow>> PerTokenRows(const SummaryFile& before,
-                                                  const SummaryFile& after) {
+std::vector<DiffRow> PerTokenRows(const SummaryFile& before, const SummaryFile& after) {
   struct RowSpec {
     const char* key;
     const char* label;
@@ -186,8 +158,8 @@ base::StatusOr<std::vector<DiffRow>> PerTokenRows(const SummaryFile& before,
       {"plain_tok_s", "plain tok/s", true},
       {"profiled_tok_s", "profiled tok/s", true},
   };
-  DP_ASSIGN_OR_RETURN(const std::vector<DiffFigure> b, PerTokenFigures(before));
-  DP_ASSIGN_OR_RETURN(const std::vector<DiffFigure> a, PerTokenFigures(after));
+  const std::vector<DiffFigure> b = PerTokenFigures(before);
+  const std::vector<DiffFigure> a = PerTokenFigures(after);
   std::vector<DiffRow> rows;
   for (size_t i = 0; i < std::size(kRows); ++i) {
     DiffRow row{kRows[i].key, kRows[i].label, b[i], a[i], Change(b[i], a[i]), std::nullopt};
@@ -199,17 +171,11 @@ base::StatusOr<std::vector<DiffRow>> PerTokenRows(const SummaryFile& before,
 
 // ---- kernel classes ----------------------------------------------------------------------
 
-// class_share_pct: null when absent. Errors: not an object, a share neither number nor null.
-base::StatusOr<const Json*> ClassShares(const SummaryFile& summary) {
+// class_share_pct: null when absent (or not an object).
+const Json& ClassShares(const SummaryFile& summary) {
+  static const Json kNull;
   const Json& shares = JsonGet(summary.content, "class_share_pct");
-  if (shares.is_null()) return &shares;
-  if (!shares.is_object()) {
-    return base::DataError(summary.path, "`class_share_pct` is not an object");
-  }
-  for (const auto& [name, value] : shares.items()) {
-    DP_RETURN_IF_ERROR(FigureOf(summary, value, "`class_share_pct`.", name).status());
-  }
-  return &shares;
+  return shares.is_object() ? shares : kNull;
 }
 
 // |a| before |b|, larger first; missing values last. 0 when neither orders first.
@@ -219,32 +185,31 @@ int CompareMagnitudeDesc(std::optional<double> a, std::optional<double> b) {
   return std::fabs(*a) > std::fabs(*b) ? -1 : 1;
 }
 
-base::StatusOr<std::vector<DiffClass>> ClassRows(const SummaryFile& before,
-                                                 const SummaryFile& after) {
-  DP_ASSIGN_OR_RETURN(const Json* b, ClassShares(before));
-  DP_ASSIGN_OR_RETURN(const Json* a, ClassShares(after));
-  DP_ASSIGN_OR_RETURN(const GpuTimeBasis b_basis, GpuBasis(before));
-  DP_ASSIGN_OR_RETURN(const GpuTimeBasis a_basis, GpuBasis(after));
+std::vector<DiffClass> ClassRows(const SummaryFile& before, const SummaryFile& after) {
+  const Json& b = ClassShares(before);
+  const Json& a = ClassShares(after);
+  const GpuTimeBasis b_basis = GpuBasis(before);
+  const GpuTimeBasis a_basis = GpuBasis(after);
   std::vector<std::string> names;
   std::unordered_set<std::string> seen;
-  AppendNewKeys(*b, seen, names);
-  AppendNewKeys(*a, seen, names);
-  const MemberIndex b_index = IndexMembers(*b);
-  const MemberIndex a_index = IndexMembers(*a);
+  AppendNewKeys(b, seen, names);
+  AppendNewKeys(a, seen, names);
+  const MemberIndex b_index = IndexMembers(b);
+  const MemberIndex a_index = IndexMembers(a);
   // A run with class_share_pct lacks a class only when none of its kernels ran: 0.0.
-  const auto share_of = [](const SummaryFile& summary, const Json* shares, const MemberIndex& index,
-                           const std::string& name) -> base::StatusOr<DiffFigure> {
-    if (shares->is_null()) return DiffFigure{};
+  const auto share_of = [](const Json& shares, const MemberIndex& index,
+                           const std::string& name) -> DiffFigure {
+    if (shares.is_null()) return DiffFigure{};
     const Json* value = FindMember(index, name);
     if (value == nullptr) return DiffFigure{0.0, std::nullopt};
-    return FigureOf(summary, *value, "`class_share_pct`.", name);
+    return FigureOf(*value);
   };
   std::vector<DiffClass> rows;
   for (const std::string& name : names) {
     DiffClass row;
     row.name = name;
-    DP_ASSIGN_OR_RETURN(row.before_share_pct, share_of(before, b, b_index, name));
-    DP_ASSIGN_OR_RETURN(row.after_share_pct, share_of(after, a, a_index, name));
+    row.before_share_pct = share_of(b, b_index, name);
+    row.after_share_pct = share_of(a, a_index, name);
     row.before_gpu_ms_per_token = b_basis.MsPerToken(row.before_share_pct);
     row.after_gpu_ms_per_token = a_basis.MsPerToken(row.after_share_pct);
     row.change = Change(row.before_gpu_ms_per_token, row.after_gpu_ms_per_token);
@@ -259,36 +224,31 @@ base::StatusOr<std::vector<DiffClass>> ClassRows(const SummaryFile& before,
 
 // ---- units and the speedup check ---------------------------------------------------------
 
-base::StatusOr<DiffUnitSide> UnitSide(const SummaryFile& summary, const GpuTimeBasis& basis,
-                                      const std::string& id, const Json& unit) {
+DiffUnitSide UnitSide(const GpuTimeBasis& basis, const Json& unit) {
   DiffUnitSide side;
   if (unit.is_null()) return side;
   side.present = true;
-  const std::string prefix = "`port_units`.`" + id + "`.";
-  DP_ASSIGN_OR_RETURN(side.share_pct, Stored(summary, unit, prefix, "fallback_share_pct"));
+  side.share_pct = Stored(unit, "fallback_share_pct");
   side.gpu_ms_per_token = basis.MsPerToken(side.share_pct);
-  DP_ASSIGN_OR_RETURN(side.host_gap_ms_per_token,
-                      Stored(summary, unit, prefix, "fallback_host_gap_ms_per_token"));
-  DP_ASSIGN_OR_RETURN(side.plain_ceiling_wall_est,
-                      Stored(summary, unit, prefix, "plain_ceiling_wall_est"));
-  DP_ASSIGN_OR_RETURN(side.ceiling_wall, Stored(summary, unit, prefix, "ceiling_wall"));
+  side.host_gap_ms_per_token = Stored(unit, "fallback_host_gap_ms_per_token");
+  side.plain_ceiling_wall_est = Stored(unit, "plain_ceiling_wall_est");
+  side.ceiling_wall = Stored(unit, "ceiling_wall");
   return side;
 }
 
-base::StatusOr<std::vector<DiffUnit>> UnitRows(const SummaryFile& before,
-                                               const SummaryFile& after) {
-  DP_ASSIGN_OR_RETURN(const Json* b_units, PortUnits(before));
-  DP_ASSIGN_OR_RETURN(const Json* a_units, PortUnits(after));
+std::vector<DiffUnit> UnitRows(const SummaryFile& before, const SummaryFile& after) {
+  const Json& b_units = PortUnits(before);
+  const Json& a_units = PortUnits(after);
   // UnitColumns' order (BEFORE's units, then AFTER-only ones), without its quadratic search.
   std::vector<std::string> ids;
   std::unordered_set<std::string> seen;
-  AppendNewKeys(*b_units, seen, ids);
-  AppendNewKeys(*a_units, seen, ids);
-  const MemberIndex b_index = IndexMembers(*b_units);
-  const MemberIndex a_index = IndexMembers(*a_units);
+  AppendNewKeys(b_units, seen, ids);
+  AppendNewKeys(a_units, seen, ids);
+  const MemberIndex b_index = IndexMembers(b_units);
+  const MemberIndex a_index = IndexMembers(a_units);
   static const Json kAbsent;
-  DP_ASSIGN_OR_RETURN(const GpuTimeBasis b_basis, GpuBasis(before));
-  DP_ASSIGN_OR_RETURN(const GpuTimeBasis a_basis, GpuBasis(after));
+  const GpuTimeBasis b_basis = GpuBasis(before);
+  const GpuTimeBasis a_basis = GpuBasis(after);
   std::vector<DiffUnit> units;
   for (const std::string& id : ids) {
     DiffUnit unit;
@@ -299,8 +259,8 @@ base::StatusOr<std::vector<DiffUnit>> UnitRows(const SummaryFile& before,
     const Json& a = a_found != nullptr ? *a_found : kAbsent;
     const Json& port = JsonGet(b.is_null() ? a : b, "port");
     if (!port.is_null()) unit.port = PyStr(port);
-    DP_ASSIGN_OR_RETURN(unit.before, UnitSide(before, b_basis, id, b));
-    DP_ASSIGN_OR_RETURN(unit.after, UnitSide(after, a_basis, id, a));
+    unit.before = UnitSide(b_basis, b);
+    unit.after = UnitSide(a_basis, a);
     units.push_back(std::move(unit));
   }
   return units;
@@ -372,16 +332,13 @@ struct TopKernel {
   DiffFigure calls_per_token;
 };
 
-base::StatusOr<std::vector<TopKernel>> TopKernels(const SummaryFile& summary) {
-  DP_ASSIGN_OR_RETURN(const std::vector<TopKernelEntry> entries, TopKernelEntries(summary));
+std::vector<TopKernel> TopKernels(const SummaryFile& summary) {
+  const std::vector<TopKernelEntry> entries = TopKernelEntries(summary);
   std::vector<TopKernel> kernels;
   kernels.reserve(entries.size());
   for (const TopKernelEntry& e : entries) {
-    TopKernel kernel{*e.name, {}, {}};
-    DP_ASSIGN_OR_RETURN(kernel.share_pct, Stored(summary, *e.fields, e.prefix, "share_pct"));
-    DP_ASSIGN_OR_RETURN(kernel.calls_per_token,
-                        Stored(summary, *e.fields, e.prefix, "calls_per_token"));
-    kernels.push_back(std::move(kernel));
+    kernels.push_back(
+        {*e.name, Stored(*e.fields, "share_pct"), Stored(*e.fields, "calls_per_token")});
   }
   return kernels;
 }
@@ -434,10 +391,9 @@ std::vector<size_t> LargestChanges(const std::vector<DiffKernel>& kernels,
   return order;
 }
 
-base::Status CompareTopKernels(const SummaryFile& before, const SummaryFile& after,
-                               SummaryDiff& diff) {
-  DP_ASSIGN_OR_RETURN(const std::vector<TopKernel> b, TopKernels(before));
-  DP_ASSIGN_OR_RETURN(const std::vector<TopKernel> a, TopKernels(after));
+void CompareTopKernels(const SummaryFile& before, const SummaryFile& after, SummaryDiff& diff) {
+  const std::vector<TopKernel> b = TopKernels(before);
+  const std::vector<TopKernel> a = TopKernels(after);
   const auto b_index = IndexKernels(b);
   const auto a_index = IndexKernels(a);
   std::vector<DiffKernel> common;
@@ -473,27 +429,23 @@ base::Status CompareTopKernels(const SummaryFile& before, const SummaryFile& aft
                      return x.kernel < y.kernel;
                    });
   diff.common_kernels_left_out = common.size() - diff.common_kernels.size();
-  return base::OkStatus();
 }
 
 }  // namespace
 
 base::StatusOr<SummaryDiff> DiffSummaries(const SummaryFile& before, const SummaryFile& after,
                                           const DiffOptions& options) {
-  DP_RETURN_IF_ERROR(CheckIsSummary(before));
-  DP_RETURN_IF_ERROR(CheckIsSummary(after));
   SummaryDiff diff;
   diff.before_path = before.path;
   diff.after_path = after.path;
   diff.before_name = PyStr(JsonGet(before.content, "name"));
   diff.after_name = PyStr(JsonGet(after.content, "name"));
-  DP_ASSIGN_OR_RETURN(diff.per_token, PerTokenRows(before, after));
-  DP_ASSIGN_OR_RETURN(diff.classes, ClassRows(before, after));
-  DP_ASSIGN_OR_RETURN(diff.units, UnitRows(before, after));
-  DP_ASSIGN_OR_RETURN(const std::vector<analysis::RankedUnit> before_ranked, RankedUnits(before));
+  diff.per_token = PerTokenRows(before, after);
+  diff.classes = ClassRows(before, after);
+  diff.units = UnitRows(before, after);
   DP_ASSIGN_OR_RETURN(diff.speedup_check,
-                      SpeedupCheck(diff.per_token, diff.units, before_ranked, options));
-  DP_RETURN_IF_ERROR(CompareTopKernels(before, after, diff));
+                      SpeedupCheck(diff.per_token, diff.units, RankedUnits(before), options));
+  CompareTopKernels(before, after, diff);
   return diff;
 }
 

@@ -144,13 +144,9 @@ struct DiffOptions {
   std::string unit;
 };
 
-// Compares two parsed summaries. Errors:
-//   kData (where = the file): not a summary (an object without `name` or without
-//     `generated_tokens`, fields every summarize version writes); a numeric field read here
-//     holding neither a number nor null; class_share_pct not an object; port_units,
-//     ranked_units or top_kernels malformed (as RenderMarkdownReport, RankedUnits). The
-//     message names the field.
-//   kUsage: options.unit names no unit of BEFORE's port_units (the hint lists them).
+// Compares two parsed summaries (ParseSummary checked their fields, summary_validation.h: a
+// file that `report` accepts compares too). Errors: kUsage when options.unit names no unit of
+// BEFORE's port_units (the hint lists them).
 base::StatusOr<SummaryDiff> DiffSummaries(const SummaryFile& before, const SummaryFile& after,
                                           const DiffOptions& options);
 

@@ -19,10 +19,8 @@ namespace {
 using Json = nlohmann::ordered_json;
 using Lines = std::vector<std::string>;
 
-// A numeric field as stored ("-" when absent or null). Errors: as NumberOf.
-base::StatusOr<std::string> NumberCell(const SummaryFile& summary, const Json& object,
-                                       std::string_view prefix, std::string_view key) {
-  DP_RETURN_IF_ERROR(NumberOf(summary, object, prefix, key).status());
+// A numeric field as stored ("-" when absent or null).
+std::string NumberCell(const Json& object, std::string_view key) {
   const Json& value = JsonGet(object, key);
   return value.is_null() ? std::string("-") : PyStr(value);
 }
@@ -54,15 +52,14 @@ void AppendTable(const std::string& heading, const std::vector<std::string>& hea
   lines.insert(lines.end(), rows.begin(), rows.end());
 }
 
-base::Status AppendRunSetup(const std::vector<SummaryFile>& summaries, Lines& lines) {
+void AppendRunSetup(const std::vector<SummaryFile>& summaries, Lines& lines) {
   Lines rows;
   for (const SummaryFile& summary : summaries) {
     const Json& s = summary.content;
     std::vector<std::string> cells = {RunLabel(summary), TextCell(JsonGet(s, "model_type"))};
     for (const char* key :
          {"temperature", "prompt_tokens", "generated_tokens", "decode_forward_passes"}) {
-      DP_ASSIGN_OR_RETURN(std::string cell, NumberCell(summary, s, "", key));
-      cells.push_back(std::move(cell));
+      cells.push_back(NumberCell(s, key));
     }
     for (const char* key : {"clock", "pack", "units_file"}) {
       cells.push_back(TextCell(JsonGet(s, key)));
@@ -75,22 +72,17 @@ base::Status AppendRunSetup(const std::vector<SummaryFile>& summaries, Lines& li
       {"Run", "model", "temperature", "prompt tokens", "generated tokens", "forward passes",
        "clock", "pack", "units"},
       "llrrrrlll", rows, lines);
-  return base::OkStatus();
 }
 
-base::Status AppendDecodeTime(const std::vector<SummaryFile>& summaries, Lines& lines) {
+void AppendDecodeTime(const std::vector<SummaryFile>& summaries, Lines& lines) {
   Lines rows;
   for (const SummaryFile& summary : summaries) {
-    std::vector<std::string> cells = {RunLabel(summary)};
-    DP_ASSIGN_OR_RETURN(std::string plain, PlainMsPerToken(summary));
-    DP_ASSIGN_OR_RETURN(std::string profiled, ProfiledMsPerToken(summary));
-    cells.push_back(std::move(plain));
-    cells.push_back(std::move(profiled));
+    std::vector<std::string> cells = {RunLabel(summary), PlainMsPerToken(summary),
+                                      ProfiledMsPerToken(summary)};
     for (const char* key :
          {"gpu_ms_per_token", "host_gap_ms_per_token", "plain_host_gap_ms_per_token_est",
           "dispatches_per_token", "profiler_decode_slowdown_pct"}) {
-      DP_ASSIGN_OR_RETURN(std::string cell, NumberCell(summary, summary.content, "", key));
-      cells.push_back(std::move(cell));
+      cells.push_back(NumberCell(summary.content, key));
     }
     rows.push_back(MarkdownRow(cells));
   }
@@ -100,27 +92,23 @@ base::Status AppendDecodeTime(const std::vector<SummaryFile>& summaries, Lines& 
       {"Run", "plain ms/token", "profiled ms/token", "GPU busy ms/token", "host gap ms/token",
        "plain gap ms/token", "dispatches/token", "profiler cost %"},
       "lrrrrrrr", rows, lines);
-  return base::OkStatus();
 }
 
 // class_share_pct / role_share_pct: rows = names, columns = runs (header doc, sections 3-4).
-base::Status AppendShareMatrix(const std::vector<SummaryFile>& summaries, std::string_view key,
-                               const std::string& first_header, const std::string& heading,
-                               Lines& lines) {
+void AppendShareMatrix(const std::vector<SummaryFile>& summaries, std::string_view key,
+                       const std::string& first_header, const std::string& heading, Lines& lines) {
+  static const Json kNull;
   std::vector<const Json*> objects;
   std::vector<std::string> names;
   for (const SummaryFile& summary : summaries) {
-    const Json& object = JsonGet(summary.content, key);
-    if (!object.is_null() && !object.is_object()) {
-      return base::DataError(summary.path, FieldName("", key) + " is not an object");
-    }
-    for (const auto& [name, value] : object.items()) {
-      DP_RETURN_IF_ERROR(NumberOf(summary, object, FieldName("", key) + ".", name).status());
+    const Json& value = JsonGet(summary.content, key);
+    const Json& object = value.is_object() ? value : kNull;
+    for (const auto& [name, share] : object.items()) {
       if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
     }
     objects.push_back(&object);
   }
-  if (names.empty()) return base::OkStatus();
+  if (names.empty()) return;
   const Json& first = *objects.front();
   const auto share = [&first](const std::string& name) -> std::optional<double> {
     const Json& value = JsonGet(first, name);
@@ -146,40 +134,32 @@ base::Status AppendShareMatrix(const std::vector<SummaryFile>& summaries, std::s
     rows.push_back(MarkdownRow(cells));
   }
   AppendTable(heading, header, "l" + std::string(summaries.size(), 'r'), rows, lines);
-  return base::OkStatus();
 }
 
-base::StatusOr<std::vector<std::string>> UnitRow(const SummaryFile& summary, const std::string& id,
-                                                 const Json& unit) {
-  const std::string prefix = "`port_units`.`" + id + "`.";
-  std::vector<std::string> cells = {RunLabel(summary), EscapeCell("#" + id)};
-  DP_ASSIGN_OR_RETURN(std::string share, NumberCell(summary, unit, prefix, "fallback_share_pct"));
-  cells.push_back(std::move(share));
-  DP_ASSIGN_OR_RETURN(const std::optional<double> share_pct,
-                      NumberOf(summary, unit, prefix, "fallback_share_pct"));
-  DP_ASSIGN_OR_RETURN(const std::optional<double> gpu_sum_ms,
-                      NumberOf(summary, summary.content, "", "decode_gpu_sum_ms"));
-  DP_ASSIGN_OR_RETURN(const std::optional<double> tokens,
-                      NumberOf(summary, summary.content, "", "generated_tokens"));
+std::vector<std::string> UnitRow(const SummaryFile& summary, const std::string& id,
+                                 const Json& unit) {
+  std::vector<std::string> cells = {RunLabel(summary), EscapeCell("#" + id),
+                                    NumberCell(unit, "fallback_share_pct")};
+  const std::optional<double> share_pct = OptionalNumber(unit, "fallback_share_pct");
+  const std::optional<double> gpu_sum_ms = OptionalNumber(summary.content, "decode_gpu_sum_ms");
+  const std::optional<double> tokens = OptionalNumber(summary.content, "generated_tokens");
   std::optional<double> gpu_ms;
   if (share_pct && gpu_sum_ms) gpu_ms = Quotient(*share_pct * *gpu_sum_ms / 100.0, tokens);
   cells.push_back(DerivedText(gpu_ms));
   for (const char* key :
        {"fallback_dispatches_per_token", "fallback_host_gap_ms_per_token",
         "fallback_wall_share_pct", "plain_ceiling_wall_est", "ceiling_wall", "ceiling_gpu_share"}) {
-    DP_ASSIGN_OR_RETURN(std::string cell, NumberCell(summary, unit, prefix, key));
-    cells.push_back(std::move(cell));
+    cells.push_back(NumberCell(unit, key));
   }
   return cells;
 }
 
-base::Status AppendUnits(const std::vector<SummaryFile>& summaries, Lines& lines) {
-  DP_ASSIGN_OR_RETURN(const std::vector<std::string> unit_ids, UnitColumns(summaries));
+void AppendUnits(const std::vector<SummaryFile>& summaries, Lines& lines) {
+  const std::vector<std::string> unit_ids = UnitColumns(summaries);
   Lines legend;
   for (const std::string& id : unit_ids) {
     for (const SummaryFile& summary : summaries) {
-      DP_ASSIGN_OR_RETURN(const Json* units, PortUnits(summary));
-      const Json& unit = JsonGet(*units, id);
+      const Json& unit = JsonGet(PortUnits(summary), id);
       if (unit.is_null()) continue;
       legend.push_back(MarkdownRow({EscapeCell("#" + id), TextCell(JsonGet(unit, "port"))}));
       break;
@@ -189,12 +169,11 @@ base::Status AppendUnits(const std::vector<SummaryFile>& summaries, Lines& lines
 
   Lines rows;
   for (const SummaryFile& summary : summaries) {
-    DP_ASSIGN_OR_RETURN(const Json* units, PortUnits(summary));
+    const Json& units = PortUnits(summary);
     for (const std::string& id : unit_ids) {
-      const Json& unit = JsonGet(*units, id);
+      const Json& unit = JsonGet(units, id);
       if (unit.is_null()) continue;
-      DP_ASSIGN_OR_RETURN(const std::vector<std::string> cells, UnitRow(summary, id, unit));
-      rows.push_back(MarkdownRow(cells));
+      rows.push_back(MarkdownRow(UnitRow(summary, id, unit)));
     }
   }
   AppendTable(
@@ -203,52 +182,39 @@ base::Status AppendUnits(const std::vector<SummaryFile>& summaries, Lines& lines
       {"Run", "Unit", "share %", "GPU ms/token", "dispatches/token", "host gap ms/token",
        "wall share %", "plain wall ceiling", "wall ceiling", "GPU-share ceiling"},
       "llrrrrrrrr", rows, lines);
-  return base::OkStatus();
 }
 
-base::Status AppendTopKernelsWithClass(const SummaryFile& summary, Lines& lines) {
-  DP_ASSIGN_OR_RETURN(const std::vector<TopKernelEntry> entries, TopKernelEntries(summary));
+void AppendTopKernelsWithClass(const SummaryFile& summary, Lines& lines) {
+  const std::vector<TopKernelEntry> entries = TopKernelEntries(summary);
   bool any_class = false;
   Lines rows;
   for (size_t i = 0; i < entries.size(); ++i) {
     const TopKernelEntry& e = entries[i];
     any_class = any_class || JsonGet(*e.fields, "class").is_string();
-    DP_ASSIGN_OR_RETURN(std::string share, NumberCell(summary, *e.fields, e.prefix, "share_pct"));
-    DP_ASSIGN_OR_RETURN(std::string calls,
-                        NumberCell(summary, *e.fields, e.prefix, "calls_per_token"));
     rows.push_back(
         MarkdownRow({std::to_string(i + 1), "`" + EscapeCell(ShortKernelName(*e.name)) + "`",
-                     TextCell(JsonGet(*e.fields, "class")), std::move(share), std::move(calls)}));
+                     TextCell(JsonGet(*e.fields, "class")), NumberCell(*e.fields, "share_pct"),
+                     NumberCell(*e.fields, "calls_per_token")}));
   }
-  if (!any_class) return base::OkStatus();
+  if (!any_class) return;
   AppendTable("Top kernels with class, " + RunLabel(summary) +
                   " (share of decode GPU time, calls per token):",
               {"#", "kernel", "class", "share %", "calls/token"}, "rllrr", rows, lines);
-  return base::OkStatus();
 }
 
-base::Status AppendChecks(const std::vector<SummaryFile>& summaries, Lines& lines) {
+void AppendChecks(const std::vector<SummaryFile>& summaries, Lines& lines) {
   Lines rows;
   for (const SummaryFile& summary : summaries) {
     const Json& checks = JsonGet(summary.content, "checks");
-    if (!checks.is_null() && !checks.is_object()) {
-      return base::DataError(summary.path, "`checks` is not an object");
-    }
     std::vector<std::string> cells = {RunLabel(summary)};
     for (const char* key : {"kernels_straddling_decode_start", "host_gap_attribution_residual_ns",
                             "idle_gap_before_first_decode_dispatch_us"}) {
-      DP_ASSIGN_OR_RETURN(std::string cell, NumberCell(summary, checks, "`checks`.", key));
-      cells.push_back(std::move(cell));
+      cells.push_back(NumberCell(checks, key));
     }
-    const Json& warnings = JsonGet(summary.content, "warnings");
     std::string text;
-    if (warnings.is_array()) {
-      for (const Json& warning : warnings) {
-        if (!text.empty()) text += "; ";
-        text += TextCell(warning);
-      }
-    } else if (!warnings.is_null()) {
-      text = TextCell(warnings);
+    for (const Json& warning : JsonGet(summary.content, "warnings")) {
+      if (!text.empty()) text += "; ";
+      text += TextCell(warning);
     }
     cells.push_back(text.empty() ? "-" : text);
     rows.push_back(MarkdownRow(cells));
@@ -256,33 +222,28 @@ base::Status AppendChecks(const std::vector<SummaryFile>& summaries, Lines& line
   AppendTable("Checks (0 straddling kernels and a 0 ns gap residual are expected):",
               {"Run", "straddling kernels", "gap residual ns", "idle before decode us", "warnings"},
               "lrrrl", rows, lines);
-  return base::OkStatus();
 }
 
 }  // namespace
 
-base::StatusOr<std::string> RenderFullReportSections(const std::vector<SummaryFile>& summaries) {
+std::string RenderFullReportSections(const std::vector<SummaryFile>& summaries) {
   Lines lines;
-  DP_RETURN_IF_ERROR(AppendRunSetup(summaries, lines));
-  DP_RETURN_IF_ERROR(AppendDecodeTime(summaries, lines));
-  DP_RETURN_IF_ERROR(AppendShareMatrix(summaries, "class_share_pct", "Class",
-                                       "Kernel classes (share of decode GPU time, %):", lines));
-  DP_RETURN_IF_ERROR(AppendShareMatrix(summaries, "role_share_pct", "Role",
-                                       "Roles (share of decode GPU time, %):", lines));
-  DP_RETURN_IF_ERROR(AppendUnits(summaries, lines));
-  for (const SummaryFile& summary : summaries) {
-    DP_RETURN_IF_ERROR(AppendTopKernelsWithClass(summary, lines));
-  }
-  DP_RETURN_IF_ERROR(AppendChecks(summaries, lines));
+  AppendRunSetup(summaries, lines);
+  AppendDecodeTime(summaries, lines);
+  AppendShareMatrix(summaries, "class_share_pct", "Class",
+                    "Kernel classes (share of decode GPU time, %):", lines);
+  AppendShareMatrix(summaries, "role_share_pct", "Role",
+                    "Roles (share of decode GPU time, %):", lines);
+  AppendUnits(summaries, lines);
+  for (const SummaryFile& summary : summaries) AppendTopKernelsWithClass(summary, lines);
+  AppendChecks(summaries, lines);
   std::string out;
   for (const std::string& line : lines) out += line + "\n";
   return out;
 }
 
-base::StatusOr<std::string> RenderFullMarkdownReport(const std::vector<SummaryFile>& summaries) {
-  DP_ASSIGN_OR_RETURN(std::string report, RenderMarkdownReport(summaries));
-  DP_ASSIGN_OR_RETURN(const std::string sections, RenderFullReportSections(summaries));
-  return report + sections;
+std::string RenderFullMarkdownReport(const std::vector<SummaryFile>& summaries) {
+  return RenderMarkdownReport(summaries) + RenderFullReportSections(summaries);
 }
 
 }  // namespace decodeprof::report

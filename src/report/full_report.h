@@ -45,24 +45,22 @@
 //     checks.host_gap_attribution_residual_ns,
 //     checks.idle_gap_before_first_decode_dispatch_us, warnings joined with "; ".
 //
-// Errors (kData, where = the summary's path, the message naming the field): a numeric
-// field above that holds neither a number nor null; class_share_pct, role_share_pct or
-// checks not an object; port_units or top_kernels malformed (as RenderMarkdownReport).
+// The fields' types were checked by ParseSummary (summary_validation.h); the sections
+// themselves cannot fail.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "src/base/status.h"
 #include "src/report/summary_reader.h"
 
 namespace decodeprof::report {
 
 // The added sections alone (each starting with its blank line), lines joined with "\n"
 // plus a final "\n"; "" when every section is empty.
-base::StatusOr<std::string> RenderFullReportSections(const std::vector<SummaryFile>& summaries);
+std::string RenderFullReportSections(const std::vector<SummaryFile>& summaries);
 
 // `report --full`: RenderMarkdownReport(summaries) followed by RenderFullReportSections.
-base::StatusOr<std::string> RenderFullMarkdownReport(const std::vector<SummaryFile>& summaries);
+std::string RenderFullMarkdownReport(const std::vector<SummaryFile>& summaries);
 
 }  // namespace decodeprof::report

@@ -47,8 +47,7 @@ std::vector<SummaryFile> TwoRuns() {
 
 TEST(FullReportTest, ExactSectionsOfTwoRuns) {
   const auto out = RenderFullReportSections(TwoRuns());
-  ASSERT_TRUE(out.ok()) << out.status().ToString();
-  EXPECT_EQ(*out,
+  EXPECT_EQ(out,
             "\n"
             "Run setup (per-token figures divide by generated tokens; the decode window holds "
             "one forward pass fewer):\n"
@@ -113,29 +112,25 @@ TEST(FullReportTest, ExactSectionsOfTwoRuns) {
 
 TEST(FullReportTest, FullReportIsTheSeedReportFollowedByTheSections) {
   const std::vector<SummaryFile> runs = TwoRuns();
-  const auto seed = RenderMarkdownReport(runs);
-  const auto sections = RenderFullReportSections(runs);
-  const auto full = RenderFullMarkdownReport(runs);
-  ASSERT_TRUE(seed.ok() && sections.ok() && full.ok());
-  EXPECT_EQ(*full, *seed + *sections);
-  EXPECT_TRUE(full->starts_with("| Run | plain tok/s |"));
+  const std::string full = RenderFullMarkdownReport(runs);
+  EXPECT_EQ(full, RenderMarkdownReport(runs) + RenderFullReportSections(runs));
+  EXPECT_TRUE(full.starts_with("| Run | plain tok/s |"));
 }
 
 TEST(FullReportTest, ClassRowsFollowTheFirstRunThenNames) {
   const auto out = RenderFullReportSections(
       {Summary(R"({"name": "a", "class_share_pct": {"z": 1.0, "y": 5.0, "x": 1.0, "n": null}})"),
        Summary(R"({"name": "b", "class_share_pct": {"c": 9.0, "b": 9.0}})")});
-  ASSERT_TRUE(out.ok()) << out.status().ToString();
-  EXPECT_NE(out->find("| Class | `a` | `b` |\n"
-                      "|---|---:|---:|\n"
-                      "| y | 5.0 | - |\n"
-                      "| x | 1.0 | - |\n"
-                      "| z | 1.0 | - |\n"
-                      "| b | - | 9.0 |\n"
-                      "| c | - | 9.0 |\n"
-                      "| n | - | - |\n"),
+  EXPECT_NE(out.find("| Class | `a` | `b` |\n"
+                     "|---|---:|---:|\n"
+                     "| y | 5.0 | - |\n"
+                     "| x | 1.0 | - |\n"
+                     "| z | 1.0 | - |\n"
+                     "| b | - | 9.0 |\n"
+                     "| c | - | 9.0 |\n"
+                     "| n | - | - |\n"),
             std::string::npos)
-      << *out;
+      << out;
 }
 
 TEST(FullReportTest, DerivedTimesFallBackAndRoundToFourDecimals) {
@@ -144,53 +139,21 @@ TEST(FullReportTest, DerivedTimesFallBackAndRoundToFourDecimals) {
                    "decode_wall_ms": 10.0, "profiled_decode_tok_s": 7})"),
        Summary(R"({"name": "b", "generated_tokens": 3, "decode_wall_ms": 1})"),
        Summary(R"({"name": "c", "plain_wall_ms_per_token": 12, "profiled_decode_tok_s": 0.0})")});
-  ASSERT_TRUE(out.ok()) << out.status().ToString();
-  EXPECT_NE(out->find("| `a` | 333.3333 | 142.8571 | - |"), std::string::npos) << *out;
-  EXPECT_NE(out->find("| `b` | - | 0.3333 | - |"), std::string::npos) << *out;
-  EXPECT_NE(out->find("| `c` | 12 | - | - |"), std::string::npos) << *out;
+  EXPECT_NE(out.find("| `a` | 333.3333 | 142.8571 | - |"), std::string::npos) << out;
+  EXPECT_NE(out.find("| `b` | - | 0.3333 | - |"), std::string::npos) << out;
+  EXPECT_NE(out.find("| `c` | 12 | - | - |"), std::string::npos) << out;
 }
 
 TEST(FullReportTest, EmptySectionsAreLeftOut) {
   const auto out =
       RenderFullReportSections({Summary(R"({"name": "a", "port_units": {}, "class_share_pct": {},
                    "top_kernels": [{"kernel": "k", "share_pct": 1.0}]})")});
-  ASSERT_TRUE(out.ok()) << out.status().ToString();
-  EXPECT_NE(out->find("Run setup"), std::string::npos);
-  EXPECT_NE(out->find("Checks"), std::string::npos);
-  EXPECT_EQ(out->find("Kernel classes"), std::string::npos) << *out;
-  EXPECT_EQ(out->find("Roles"), std::string::npos) << *out;
-  EXPECT_EQ(out->find("Units"), std::string::npos) << *out;
-  EXPECT_EQ(out->find("Top kernels with class"), std::string::npos) << *out;
-}
-
-TEST(FullReportTest, MalformedFieldsAreDataErrorsNamingTheField) {
-  struct Case {
-    const char* json;
-    const char* message;
-  };
-  const std::vector<Case> cases = {
-      {R"({"gpu_ms_per_token": "fast"})", "`gpu_ms_per_token` is neither a number nor null"},
-      {R"({"decode_wall_ms": [1]})", "`decode_wall_ms` is neither a number nor null"},
-      {R"({"temperature": true})", "`temperature` is neither a number nor null"},
-      {R"({"class_share_pct": [1]})", "`class_share_pct` is not an object"},
-      {R"({"role_share_pct": {"tail": "x"}})",
-       "`role_share_pct`.`tail` is neither a number nor null"},
-      {R"({"checks": 3})", "`checks` is not an object"},
-      {R"({"checks": {"host_gap_attribution_residual_ns": "0"}})",
-       "`checks`.`host_gap_attribution_residual_ns` is neither a number nor null"},
-      {R"({"port_units": {"u": {"ceiling_wall": 1.0, "fallback_wall_share_pct": "x"}}})",
-       "`port_units`.`u`.`fallback_wall_share_pct` is neither a number nor null"},
-      {R"({"top_kernels": [{"kernel": "k", "class": "c", "share_pct": {}}]})",
-       "`top_kernels`[0].`share_pct` is neither a number nor null"},
-      {R"({"top_kernels": [{"class": "c"}]})", "`top_kernels`[0] has no string `kernel`"},
-  };
-  for (const Case& c : cases) {
-    const auto out = RenderFullReportSections({Summary(c.json, "dir/r_summary.json")});
-    ASSERT_FALSE(out.ok()) << c.json;
-    EXPECT_EQ(out.status().exit_code(), 65) << c.json;
-    EXPECT_EQ(out.status().where(), "dir/r_summary.json") << c.json;
-    EXPECT_EQ(out.status().message(), c.message) << c.json;
-  }
+  EXPECT_NE(out.find("Run setup"), std::string::npos);
+  EXPECT_NE(out.find("Checks"), std::string::npos);
+  EXPECT_EQ(out.find("Kernel classes"), std::string::npos) << out;
+  EXPECT_EQ(out.find("Roles"), std::string::npos) << out;
+  EXPECT_EQ(out.find("Units"), std::string::npos) << out;
+  EXPECT_EQ(out.find("Top kernels with class"), std::string::npos) << out;
 }
 
 }  // namespace

@@ -45,10 +45,8 @@ code { font-family: ui-monospace, monospace; font-size: 0.95em; }
 <h1>decodeprof report</h1>
 )";
 
-// A numeric field as stored, escaped ("-" when absent or null). Errors: as NumberOf.
-base::StatusOr<std::string> NumberText(const SummaryFile& summary, const Json& object,
-                                       std::string_view prefix, std::string_view key) {
-  DP_RETURN_IF_ERROR(NumberOf(summary, object, prefix, key).status());
+// A numeric field as stored, escaped ("-" when absent or null).
+std::string NumberText(const Json& object, std::string_view key) {
   const Json& value = JsonGet(object, key);
   return value.is_null() ? std::string("-") : HtmlEscape(PyStr(value));
 }
@@ -75,34 +73,29 @@ std::string Cell(std::string_view text, bool left = false) {
   return std::string(left ? "<td class=\"l\">" : "<td>") + std::string(text) + "</td>";
 }
 
-base::Status AppendRunTable(const std::vector<SummaryFile>& summaries, std::string& out) {
+void AppendRunTable(const std::vector<SummaryFile>& summaries, std::string& out) {
   out +=
       "<table>\n<tr><th class=\"l\">run</th><th>plain ms/token</th><th>profiled ms/token</th>"
       "<th>GPU busy ms/token</th><th>host gap ms/token</th><th>dispatches/token</th></tr>\n";
   for (const SummaryFile& summary : summaries) {
-    DP_ASSIGN_OR_RETURN(const std::string plain, PlainMsPerToken(summary));
-    DP_ASSIGN_OR_RETURN(const std::string profiled, ProfiledMsPerToken(summary));
-    std::string row = "<tr>" + Cell(RunName(summary), true) + Cell(plain) + Cell(profiled);
+    std::string row = "<tr>" + Cell(RunName(summary), true) + Cell(PlainMsPerToken(summary)) +
+                      Cell(ProfiledMsPerToken(summary));
     for (const char* key : {"gpu_ms_per_token", "host_gap_ms_per_token", "dispatches_per_token"}) {
-      DP_ASSIGN_OR_RETURN(const std::string text, NumberText(summary, summary.content, "", key));
-      row += Cell(text);
+      row += Cell(NumberText(summary.content, key));
     }
     out += row + "</tr>\n";
   }
   out += "</table>\n";
-  return base::OkStatus();
 }
 
-base::Status AppendWallBar(const SummaryFile& summary, std::string& out) {
+void AppendWallBar(const SummaryFile& summary, std::string& out) {
   const Json& s = summary.content;
-  DP_ASSIGN_OR_RETURN(const std::optional<double> gpu,
-                      NumberOf(summary, s, "", "gpu_ms_per_token"));
-  DP_ASSIGN_OR_RETURN(const std::optional<double> gap,
-                      NumberOf(summary, s, "", "host_gap_ms_per_token"));
+  const std::optional<double> gpu = OptionalNumber(s, "gpu_ms_per_token");
+  const std::optional<double> gap = OptionalNumber(s, "host_gap_ms_per_token");
   if (!gpu || !gap || *gpu < 0.0 || *gap < 0.0 || !std::isfinite(*gpu + *gap) ||
       *gpu + *gap <= 0.0) {
     out += "<p class=\"note\">No decode wall bar: GPU busy or host gap ms/token missing.</p>\n";
-    return base::OkStatus();
+    return;
   }
   const double gpu_pct = *gpu / (*gpu + *gap) * 100.0;
   const double gap_pct = 100.0 - gpu_pct;
@@ -116,29 +109,21 @@ base::Status AppendWallBar(const SummaryFile& summary, std::string& out) {
          base::FormatFixed(gap_pct, 2) + "%)" +
          (gap_pct > 50.0 ? " &mdash; launch-bound: the host gap is most of the decode wall" : "") +
          "</p>\n";
-  return base::OkStatus();
 }
 
 // The run's units in its rank order (RankedUnits: analysis/ranking.h decides it; this writer
 // only prints it).
-base::Status AppendUnits(const SummaryFile& summary, std::string& out) {
-  DP_ASSIGN_OR_RETURN(const Json* units, PortUnits(summary));
-  DP_ASSIGN_OR_RETURN(const std::vector<analysis::RankedUnit> ranked, RankedUnits(summary));
+void AppendUnits(const SummaryFile& summary, std::string& out) {
+  const Json& units = PortUnits(summary);
   std::string rows;
   bool any_plain = false;
-  for (const analysis::RankedUnit& r : ranked) {
-    const Json& unit = JsonGet(*units, r.id);
-    const std::string prefix = "`port_units`.`" + r.id + "`.";
-    DP_ASSIGN_OR_RETURN(const std::optional<double> plain,
-                        NumberOf(summary, unit, prefix, "plain_ceiling_wall_est"));
-    DP_ASSIGN_OR_RETURN(const std::optional<double> wall,
-                        NumberOf(summary, unit, prefix, "ceiling_wall"));
-    DP_ASSIGN_OR_RETURN(const std::optional<double> gpu,
-                        NumberOf(summary, unit, prefix, "ceiling_gpu_share"));
-    DP_ASSIGN_OR_RETURN(const std::optional<double> share,
-                        NumberOf(summary, unit, prefix, "fallback_share_pct"));
-    DP_ASSIGN_OR_RETURN(const std::string share_text,
-                        NumberText(summary, unit, prefix, "fallback_share_pct"));
+  for (const analysis::RankedUnit& r : RankedUnits(summary)) {
+    const Json& unit = JsonGet(units, r.id);
+    const std::optional<double> plain = OptionalNumber(unit, "plain_ceiling_wall_est");
+    const std::optional<double> wall = OptionalNumber(unit, "ceiling_wall");
+    const std::optional<double> gpu = OptionalNumber(unit, "ceiling_gpu_share");
+    const std::optional<double> share = OptionalNumber(unit, "fallback_share_pct");
+    const std::string share_text = NumberText(unit, "fallback_share_pct");
     any_plain = any_plain || plain.has_value();
     rows += "<tr>" + Cell("<code>#" + HtmlEscape(r.id) + "</code>", true) +
             Cell(TextOf(JsonGet(unit, "port")), true) +
@@ -147,7 +132,7 @@ base::Status AppendUnits(const SummaryFile& summary, std::string& out) {
                  true) +
             Cell(CeilingCell(plain, wall, gpu)) + "</tr>\n";
   }
-  if (rows.empty()) return base::OkStatus();
+  if (rows.empty()) return;
   out += std::string("<h3>Work units by ") + (any_plain ? "plain " : "") +
          "wall ceiling (fallback set)</h3>\n";
   out +=
@@ -155,29 +140,25 @@ base::Status AppendUnits(const SummaryFile& summary, std::string& out) {
       "<th class=\"l\">GPU share %</th><th>ceiling wall (GPU share)</th></tr>\n";
   out += rows;
   out += "</table>\n";
-  return base::OkStatus();
 }
 
-base::Status AppendTopKernels(const SummaryFile& summary, std::string& out) {
-  DP_ASSIGN_OR_RETURN(const std::vector<TopKernelEntry> entries, TopKernelEntries(summary));
+void AppendTopKernels(const SummaryFile& summary, std::string& out) {
+  const std::vector<TopKernelEntry> entries = TopKernelEntries(summary);
   std::string rows;
   for (size_t i = 0; i < entries.size(); ++i) {
     const TopKernelEntry& e = entries[i];
-    DP_ASSIGN_OR_RETURN(const std::string share,
-                        NumberText(summary, *e.fields, e.prefix, "share_pct"));
-    DP_ASSIGN_OR_RETURN(const std::string calls,
-                        NumberText(summary, *e.fields, e.prefix, "calls_per_token"));
     rows += "<tr>" + Cell(std::to_string(i + 1)) +
             Cell("<code>" + HtmlEscape(ShortKernelName(*e.name)) + "</code>", true) +
-            Cell(TextOf(JsonGet(*e.fields, "class")), true) + Cell(share) + Cell(calls) + "</tr>\n";
+            Cell(TextOf(JsonGet(*e.fields, "class")), true) +
+            Cell(NumberText(*e.fields, "share_pct")) +
+            Cell(NumberText(*e.fields, "calls_per_token")) + "</tr>\n";
   }
-  if (rows.empty()) return base::OkStatus();
+  if (rows.empty()) return;
   out +=
       "<h3>Top kernels (share of decode GPU time)</h3>\n<table>\n<tr><th>#</th>"
       "<th class=\"l\">kernel</th><th class=\"l\">class</th><th>share %</th>"
       "<th>calls/token</th></tr>\n" +
       rows + "</table>\n";
-  return base::OkStatus();
 }
 
 }  // namespace
@@ -209,17 +190,17 @@ std::string HtmlEscape(std::string_view text) {
   return out;
 }
 
-base::StatusOr<std::string> RenderHtmlReport(const std::vector<SummaryFile>& summaries) {
+std::string RenderHtmlReport(const std::vector<SummaryFile>& summaries) {
   std::string out(kHead);
   out += "<p class=\"note\">" + std::to_string(summaries.size()) +
          " run(s). Decode time per token in ms: plain = the run without the profiler, profiled = "
          "decode wall / generated tokens = GPU busy + host gap.</p>\n";
-  DP_RETURN_IF_ERROR(AppendRunTable(summaries, out));
+  AppendRunTable(summaries, out);
   for (const SummaryFile& summary : summaries) {
     out += "<section>\n<h2>" + RunName(summary) + "</h2>\n";
-    DP_RETURN_IF_ERROR(AppendWallBar(summary, out));
-    DP_RETURN_IF_ERROR(AppendUnits(summary, out));
-    DP_RETURN_IF_ERROR(AppendTopKernels(summary, out));
+    AppendWallBar(summary, out);
+    AppendUnits(summary, out);
+    AppendTopKernels(summary, out);
     out += "</section>\n";
   }
   out += "</body>\n</html>\n";

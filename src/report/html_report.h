@@ -27,7 +27,6 @@
 #include <string_view>
 #include <vector>
 
-#include "src/base/status.h"
 #include "src/report/summary_reader.h"
 
 namespace decodeprof::report {
@@ -36,10 +35,8 @@ namespace decodeprof::report {
 // in quoted attribute values). Other bytes are kept as they are.
 std::string HtmlEscape(std::string_view text);
 
-// The HTML page described above, ending in "\n". Errors (kData, where = the summary's path,
-// the message naming the field): a numeric field used above that holds neither a number nor
-// null; port_units, ranked_units or top_kernels malformed (as RenderMarkdownReport,
-// RankedUnits).
-base::StatusOr<std::string> RenderHtmlReport(const std::vector<SummaryFile>& summaries);
+// The HTML page described above, ending in "\n". The fields' types were checked by
+// ParseSummary (summary_validation.h); the page itself cannot fail.
+std::string RenderHtmlReport(const std::vector<SummaryFile>& summaries);
 
 }  // namespace decodeprof::report

@@ -41,54 +41,50 @@ TEST(HtmlEscapeTest, EscapesTheFiveSpecialCharacters) {
 
 TEST(HtmlReportTest, IsOneSelfContainedPage) {
   const auto out = RenderHtmlReport({LaunchBound()});
-  ASSERT_TRUE(out.ok()) << out.status().ToString();
-  EXPECT_EQ(out->rfind("<!DOCTYPE html>\n", 0), 0u);
-  EXPECT_TRUE(out->ends_with("</body>\n</html>\n"));
-  EXPECT_FALSE(Contains(*out, "<script"));
-  EXPECT_FALSE(Contains(*out, "http"));
-  EXPECT_FALSE(Contains(*out, "<link"));
+  EXPECT_EQ(out.rfind("<!DOCTYPE html>\n", 0), 0u);
+  EXPECT_TRUE(out.ends_with("</body>\n</html>\n"));
+  EXPECT_FALSE(Contains(out, "<script"));
+  EXPECT_FALSE(Contains(out, "http"));
+  EXPECT_FALSE(Contains(out, "<link"));
 }
 
 TEST(HtmlReportTest, EscapesEveryTextFromTheSummary) {
   const auto out = RenderHtmlReport({Summary(R"({"name": "a<b>&\"c\"'d'",
     "top_kernels": [{"kernel": "k<&>", "class": "x\"y", "share_pct": 1.0}],
     "port_units": {"u<1>": {"port": "p & q", "fallback_share_pct": 5.0}}})")});
-  ASSERT_TRUE(out.ok()) << out.status().ToString();
-  EXPECT_TRUE(Contains(*out, "<code>a&lt;b&gt;&amp;&quot;c&quot;&#39;d&#39;</code>"));
-  EXPECT_TRUE(Contains(*out, "<code>k&lt;&amp;&gt;</code>"));
-  EXPECT_TRUE(Contains(*out, "x&quot;y"));
-  EXPECT_TRUE(Contains(*out, "<code>#u&lt;1&gt;</code>"));
-  EXPECT_TRUE(Contains(*out, "p &amp; q"));
-  EXPECT_FALSE(Contains(*out, "a<b>"));
-  EXPECT_FALSE(Contains(*out, "k<&>"));
+  EXPECT_TRUE(Contains(out, "<code>a&lt;b&gt;&amp;&quot;c&quot;&#39;d&#39;</code>"));
+  EXPECT_TRUE(Contains(out, "<code>k&lt;&amp;&gt;</code>"));
+  EXPECT_TRUE(Contains(out, "x&quot;y"));
+  EXPECT_TRUE(Contains(out, "<code>#u&lt;1&gt;</code>"));
+  EXPECT_TRUE(Contains(out, "p &amp; q"));
+  EXPECT_FALSE(Contains(out, "a<b>"));
+  EXPECT_FALSE(Contains(out, "k<&>"));
 }
 
 TEST(HtmlReportTest, WallBarWidthsAreGpuBusyAndHostGapShares) {
   const auto out = RenderHtmlReport({LaunchBound()});
-  ASSERT_TRUE(out.ok()) << out.status().ToString();
-  EXPECT_TRUE(Contains(*out,
+  EXPECT_TRUE(Contains(out,
                        "<div class=\"wall\"><div class=\"gpu\" style=\"width:25.00%\"></div>"
                        "<div class=\"gap\" style=\"width:75.00%\"></div></div>"));
-  EXPECT_TRUE(Contains(*out, "launch-bound"));
+  EXPECT_TRUE(Contains(out, "launch-bound"));
   // The run line: plain 4.5, profiled 32 / 8 = 4.0, GPU 1.0, gap 3.0, dispatches 1280.1.
-  EXPECT_TRUE(Contains(*out,
+  EXPECT_TRUE(Contains(out,
                        "<td class=\"l\"><code>run&lt;1&gt;</code></td><td>4.5</td><td>4.0</td>"
                        "<td>1.0</td><td>3.0</td><td>1280.1</td>"));
 }
 
 TEST(HtmlReportTest, UnitsAreRankedByPlainWallCeilingWithShareBars) {
   const auto out = RenderHtmlReport({LaunchBound()});
-  ASSERT_TRUE(out.ok()) << out.status().ToString();
-  EXPECT_TRUE(Contains(*out, "Work units by plain wall ceiling"));
-  const size_t graph = out->find("#cuda_graph");
-  const size_t gemv = out->find("#gemv");
+  EXPECT_TRUE(Contains(out, "Work units by plain wall ceiling"));
+  const size_t graph = out.find("#cuda_graph");
+  const size_t gemv = out.find("#gemv");
   ASSERT_NE(graph, std::string::npos);
   ASSERT_NE(gemv, std::string::npos);
   EXPECT_LT(graph, gemv);  // 9.09 before 1.21, although gemv comes first in port_units
-  EXPECT_TRUE(Contains(*out, "<span style=\"width:71.12%\"></span></span> 71.12%"));
-  EXPECT_TRUE(Contains(*out, "<td>9.09 (1.00)</td>"));
-  EXPECT_TRUE(Contains(*out, "<td>1.21 (3.46)</td>"));
-  EXPECT_TRUE(Contains(*out, "<code>nvjet_sm90_tst_64x8</code>"));
+  EXPECT_TRUE(Contains(out, "<span style=\"width:71.12%\"></span></span> 71.12%"));
+  EXPECT_TRUE(Contains(out, "<td>9.09 (1.00)</td>"));
+  EXPECT_TRUE(Contains(out, "<td>1.21 (3.46)</td>"));
+  EXPECT_TRUE(Contains(out, "<code>nvjet_sm90_tst_64x8</code>"));
 }
 
 TEST(HtmlReportTest, UnitsFollowTheStoredRankOrder) {
@@ -97,61 +93,38 @@ TEST(HtmlReportTest, UnitsFollowTheStoredRankOrder) {
       R"([{"id": "gemv", "by": "plain_ceiling_wall_est", "value": 1.21},
           {"id": "cuda_graph", "by": "plain_ceiling_wall_est", "value": 9.09}])");
   const auto out = RenderHtmlReport({run});
-  ASSERT_TRUE(out.ok()) << out.status().ToString();
-  EXPECT_LT(out->find("#gemv"), out->find("#cuda_graph"));  // as stored, not re-ranked
+  EXPECT_LT(out.find("#gemv"), out.find("#cuda_graph"));  // as stored, not re-ranked
 }
 
 TEST(HtmlReportTest, IsDeterministic) {
   const std::vector<SummaryFile> runs = {LaunchBound(), LaunchBound()};
-  const auto first = RenderHtmlReport(runs);
-  const auto second = RenderHtmlReport(runs);
-  ASSERT_TRUE(first.ok());
-  ASSERT_TRUE(second.ok());
-  EXPECT_EQ(*first, *second);
+  EXPECT_EQ(RenderHtmlReport(runs), RenderHtmlReport(runs));
 }
 
 TEST(HtmlReportTest, RunWithoutUnitsOrPlainRun) {
   const auto out = RenderHtmlReport({Summary(R"({"name": "old", "profiled_decode_tok_s": 8.0,
                                                  "plain_decode_tok_s": 0})")});
-  ASSERT_TRUE(out.ok()) << out.status().ToString();
   // plain "-", profiled 1000 / 8, the rest absent.
-  EXPECT_TRUE(Contains(*out,
+  EXPECT_TRUE(Contains(out,
                        "<td class=\"l\"><code>old</code></td><td>-</td><td>125.0</td><td>-</td>"
                        "<td>-</td><td>-</td>"));
-  EXPECT_TRUE(Contains(*out, "No decode wall bar"));
-  EXPECT_FALSE(Contains(*out, "class=\"wall\""));
-  EXPECT_FALSE(Contains(*out, "Work units"));
-  EXPECT_FALSE(Contains(*out, "Top kernels"));
+  EXPECT_TRUE(Contains(out, "No decode wall bar"));
+  EXPECT_FALSE(Contains(out, "class=\"wall\""));
+  EXPECT_FALSE(Contains(out, "Work units"));
+  EXPECT_FALSE(Contains(out, "Top kernels"));
 }
 
 TEST(HtmlReportTest, ProfiledCeilingBasisWithoutPlainEstimate) {
   const auto out = RenderHtmlReport({Summary(R"({"name": "p",
     "port_units": {"a": {"ceiling_wall": 1.5}, "b": {"ceiling_wall": 2.5}, "c": {}}})")});
-  ASSERT_TRUE(out.ok()) << out.status().ToString();
-  EXPECT_TRUE(Contains(*out, "Work units by wall ceiling"));
-  const size_t a = out->find("#a<");
-  const size_t b = out->find("#b<");
-  const size_t c = out->find("#c<");
+  EXPECT_TRUE(Contains(out, "Work units by wall ceiling"));
+  const size_t a = out.find("#a<");
+  const size_t b = out.find("#b<");
+  const size_t c = out.find("#c<");
   ASSERT_NE(c, std::string::npos);
   EXPECT_LT(b, a);
   EXPECT_LT(a, c);  // no ceiling: last
-  EXPECT_TRUE(Contains(*out, "<td>2.50 (-)</td>"));
-}
-
-TEST(HtmlReportTest, BadFieldsAreDataErrorsNamingFileAndField) {
-  const auto wall = RenderHtmlReport({Summary(R"({"gpu_ms_per_token": "x"})", "d/w_summary.json")});
-  ASSERT_FALSE(wall.ok());
-  EXPECT_EQ(wall.status().kind(), base::ErrorKind::kData);
-  EXPECT_TRUE(Contains(wall.status().ToString(), "d/w_summary.json"));
-  EXPECT_TRUE(Contains(wall.status().ToString(), "gpu_ms_per_token"));
-
-  const auto units = RenderHtmlReport({Summary(R"({"port_units": {"u": {"ceiling_wall": []}}})")});
-  ASSERT_FALSE(units.ok());
-  EXPECT_TRUE(Contains(units.status().ToString(), "ceiling_wall"));
-
-  const auto top = RenderHtmlReport({Summary(R"({"top_kernels": [{"share_pct": 1}]})")});
-  ASSERT_FALSE(top.ok());
-  EXPECT_TRUE(Contains(top.status().ToString(), "top_kernels"));
+  EXPECT_TRUE(Contains(out, "<td>2.50 (-)</td>"));
 }
 
 }  // namespace

@@ -14,17 +14,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-base::StatusOr<std::optional<double>> Ceiling(const SummaryFile& summary, const std::string& id,
-                                              const Json& unit, std::string_view key) {
-  const Json& value = JsonGet(unit, key);
-  if (value.is_null()) return std::optional<double>();
-  if (!value.is_number()) {
-    return base::DataError(summary.path, "`port_units`.`" + id + "`.`" + std::string(key) +
-                                             "` is neither a number nor null");
-  }
-  return std::optional<double>(value.get<double>());
-}
-
 std::string UnitHeader(std::string_view first_cell, const std::vector<std::string>& unit_ids) {
   std::string header = "| " + std::string(first_cell) + " |";
   for (const std::string& id : unit_ids) header += " #" + id + " |";
@@ -42,12 +31,11 @@ std::string RunRow(const SummaryFile& summary) {
        PyStr(JsonGet(s, "host_gap_ms_per_token")), PyStr(JsonGet(s, "host_gap_pct_of_wall"))});
 }
 
-base::StatusOr<std::string> ShareRow(const SummaryFile& summary,
-                                     const std::vector<std::string>& unit_ids) {
-  DP_ASSIGN_OR_RETURN(const Json* units, PortUnits(summary));
+std::string ShareRow(const SummaryFile& summary, const std::vector<std::string>& unit_ids) {
+  const Json& units = PortUnits(summary);
   std::vector<std::string> cells = {RunLabel(summary)};
   for (const std::string& id : unit_ids) {
-    const Json& unit = JsonGet(*units, id);
+    const Json& unit = JsonGet(units, id);
     cells.push_back(unit.is_null() ? "-"
                                    : PyStr(JsonGet(unit, "reached_default_share_pct")) + " (" +
                                          PyStr(JsonGet(unit, "fallback_share_pct")) + ")");
@@ -55,44 +43,35 @@ base::StatusOr<std::string> ShareRow(const SummaryFile& summary,
   return MarkdownRow(cells);
 }
 
-base::StatusOr<std::string> CeilingRow(const SummaryFile& summary,
-                                       const std::vector<std::string>& unit_ids) {
-  DP_ASSIGN_OR_RETURN(const Json* units, PortUnits(summary));
+std::string CeilingRow(const SummaryFile& summary, const std::vector<std::string>& unit_ids) {
+  const Json& units = PortUnits(summary);
   bool any_plain = false;
   bool any_profiled = false;
-  if (units->is_object()) {
-    for (const auto& [id, unit] : units->items()) {
-      any_plain = any_plain || !JsonGet(unit, "plain_ceiling_wall_est").is_null();
-      any_profiled = any_profiled || !JsonGet(unit, "ceiling_wall").is_null();
-    }
+  for (const auto& [id, unit] : units.items()) {
+    any_plain = any_plain || !JsonGet(unit, "plain_ceiling_wall_est").is_null();
+    any_profiled = any_profiled || !JsonGet(unit, "ceiling_wall").is_null();
   }
   const char* basis = any_plain ? "plain" : any_profiled ? "profiled" : "summary predates #2148";
   std::vector<std::string> cells = {RunLabel(summary) + " (" + basis + ")"};
   for (const std::string& id : unit_ids) {
-    const Json& unit = JsonGet(*units, id);
-    DP_ASSIGN_OR_RETURN(const std::optional<double> plain,
-                        Ceiling(summary, id, unit, "plain_ceiling_wall_est"));
-    DP_ASSIGN_OR_RETURN(const std::optional<double> wall,
-                        Ceiling(summary, id, unit, "ceiling_wall"));
-    DP_ASSIGN_OR_RETURN(const std::optional<double> gpu,
-                        Ceiling(summary, id, unit, "ceiling_gpu_share"));
-    cells.push_back(CeilingCell(plain, wall, gpu));
+    const Json& unit = JsonGet(units, id);
+    cells.push_back(CeilingCell(OptionalNumber(unit, "plain_ceiling_wall_est"),
+                                OptionalNumber(unit, "ceiling_wall"),
+                                OptionalNumber(unit, "ceiling_gpu_share")));
   }
   return MarkdownRow(cells);
 }
 
-base::Status AppendTopKernels(const SummaryFile& summary, std::vector<std::string>& lines) {
+void AppendTopKernels(const SummaryFile& summary, std::vector<std::string>& lines) {
   lines.push_back("");
   lines.push_back("Top kernels, " + RunLabel(summary) +
                   " (share of decode GPU time, calls per token):");
   lines.push_back("");
-  DP_ASSIGN_OR_RETURN(const std::vector<TopKernelEntry> entries, TopKernelEntries(summary));
-  for (const TopKernelEntry& e : entries) {
+  for (const TopKernelEntry& e : TopKernelEntries(summary)) {
     lines.push_back("- `" + ShortKernelName(*e.name) + "` " +
                     PyStr(JsonGet(*e.fields, "share_pct")) + "%, " +
                     PyStr(JsonGet(*e.fields, "calls_per_token")));
   }
-  return base::OkStatus();
 }
 
 }  // namespace
@@ -106,8 +85,8 @@ std::string CeilingCell(std::optional<double> plain_ceiling_wall_est,
   return cell(wall) + " (" + cell(ceiling_gpu_share) + ")";
 }
 
-base::StatusOr<std::string> RenderMarkdownReport(const std::vector<SummaryFile>& summaries) {
-  DP_ASSIGN_OR_RETURN(const std::vector<std::string> unit_ids, UnitColumns(summaries));
+std::string RenderMarkdownReport(const std::vector<SummaryFile>& summaries) {
+  const std::vector<std::string> unit_ids = UnitColumns(summaries);
   std::vector<std::string> lines;
   lines.push_back(
       "| Run | plain tok/s | profiled tok/s | profiler cost | dispatches/token | GPU ms/token | "
@@ -120,23 +99,15 @@ base::StatusOr<std::string> RenderMarkdownReport(const std::vector<SummaryFile>&
     lines.push_back("");
     lines.push_back(UnitHeader("Run", unit_ids));
     lines.push_back(MarkdownAlignmentRow(unit_ids.size()));
-    for (const SummaryFile& summary : summaries) {
-      DP_ASSIGN_OR_RETURN(std::string row, ShareRow(summary, unit_ids));
-      lines.push_back(std::move(row));
-    }
+    for (const SummaryFile& summary : summaries) lines.push_back(ShareRow(summary, unit_ids));
 
     lines.push_back("");
     lines.push_back(UnitHeader("Run: ceiling wall (GPU share)", unit_ids));
     lines.push_back(MarkdownAlignmentRow(unit_ids.size()));
-    for (const SummaryFile& summary : summaries) {
-      DP_ASSIGN_OR_RETURN(std::string row, CeilingRow(summary, unit_ids));
-      lines.push_back(std::move(row));
-    }
+    for (const SummaryFile& summary : summaries) lines.push_back(CeilingRow(summary, unit_ids));
   }
 
-  for (const SummaryFile& summary : summaries) {
-    DP_RETURN_IF_ERROR(AppendTopKernels(summary, lines));
-  }
+  for (const SummaryFile& summary : summaries) AppendTopKernels(summary, lines);
   std::string out;
   for (const std::string& line : lines) out += line + "\n";
   return out;

@@ -10,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "src/base/status.h"
 #include "src/report/summary_reader.h"
 
 namespace decodeprof::report {
@@ -35,10 +34,8 @@ std::string CeilingCell(std::optional<double> plain_ceiling_wall_est,
 // Unit columns (headers "#<id>"): the ids of the first summary's `port_units` in their
 // order, then ids that only later summaries have, in order of first appearance; a summary
 // without a unit gets "-" in that column. Summaries written before #2148 (no ceiling
-// fields) are accepted: basis "summary predates #2148", cells "-".
-// Errors (kData, where = the summary's path): `port_units` not an object, a unit entry not
-// an object, a ceiling field neither a number nor null, `top_kernels` not an array, an
-// entry of it not an object or without a string `kernel`.
-base::StatusOr<std::string> RenderMarkdownReport(const std::vector<SummaryFile>& summaries);
+// fields) are accepted: basis "summary predates #2148", cells "-". The fields' types were
+// checked by ParseSummary (summary_validation.h); the report itself cannot fail.
+std::string RenderMarkdownReport(const std::vector<SummaryFile>& summaries);
 
 }  // namespace decodeprof::report

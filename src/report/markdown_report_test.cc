@@ -41,19 +41,18 @@ TEST(MarkdownReportTest, WindowTestsSummaryT) {
              "\"ceiling_gpu_share\": 1.0, \"ceiling_wall\": 1.0, "
              "\"plain_ceiling_wall_est\": 1.0}";
   }
-  const auto report = RenderMarkdownReport({Summary(
+  const std::string report = RenderMarkdownReport({Summary(
       "{\"name\": \"t\", \"plain_decode_tok_s\": 8000.0, \"port_units\": {" + units + "}}")});
-  ASSERT_TRUE(report.ok()) << report.status().ToString();
-  EXPECT_NE(report->find("| Run: ceiling wall (GPU share) |"), std::string::npos) << *report;
-  EXPECT_NE(report->find("| `t` (plain) | 1.00 (1.00) |"), std::string::npos) << *report;
-  EXPECT_NE(report->find("| Run | #2063 | #2064 | #2065 | #2067 | #2068 |\n"
-                         "|---|---:|---:|---:|---:|---:|\n"),
+  EXPECT_NE(report.find("| Run: ceiling wall (GPU share) |"), std::string::npos) << report;
+  EXPECT_NE(report.find("| `t` (plain) | 1.00 (1.00) |"), std::string::npos) << report;
+  EXPECT_NE(report.find("| Run | #2063 | #2064 | #2065 | #2067 | #2068 |\n"
+                        "|---|---:|---:|---:|---:|---:|\n"),
             std::string::npos)
-      << *report;
+      << report;
 }
 
 TEST(MarkdownReportTest, ExactLayoutOfOneRun) {
-  const auto report = RenderMarkdownReport({Summary(R"({
+  const std::string report = RenderMarkdownReport({Summary(R"({
     "name": "m", "plain_decode_tok_s": 0.0, "profiled_decode_tok_s": 39.78,
     "profiler_decode_slowdown_pct": -6.79, "dispatches_per_token": 491.6,
     "gpu_ms_per_token": 23.34, "host_gap_ms_per_token": 1.8, "host_gap_pct_of_wall": 7.15,
@@ -62,8 +61,7 @@ TEST(MarkdownReportTest, ExactLayoutOfOneRun) {
     "port_units": {"7": {"fallback_share_pct": 1.66, "reached_default_share_pct": 0.0,
                          "ceiling_gpu_share": 1.02, "ceiling_wall": 1.03,
                          "plain_ceiling_wall_est": null}}})")});
-  ASSERT_TRUE(report.ok()) << report.status().ToString();
-  EXPECT_EQ(*report,
+  EXPECT_EQ(report,
             "| Run | plain tok/s | profiled tok/s | profiler cost | dispatches/token | "
             "GPU ms/token | host gap ms/token | host gap % |\n"
             "|---|---:|---:|---:|---:|---:|---:|---:|\n"
@@ -82,60 +80,35 @@ TEST(MarkdownReportTest, ExactLayoutOfOneRun) {
             "- `Cijk_* (Tensile GEMM)` 0.5%, 2.0\n");
 }
 
+// Integers stay integers, floats print as repr (values of other types are rejected by
+// ParseSummary: summary_reader_consistency_test.cc).
 TEST(MarkdownReportTest, PrintsPythonStrOfTheStoredValues) {
-  const auto report = RenderMarkdownReport({Summary(R"({
-    "name": 5, "plain_decode_tok_s": 12, "profiled_decode_tok_s": 1e-05,
-    "profiler_decode_slowdown_pct": 0, "dispatches_per_token": true,
-    "gpu_ms_per_token": "n/a", "host_gap_ms_per_token": [1, "a'b", null],
-    "host_gap_pct_of_wall": {"k": 1.0}})")});
-  ASSERT_TRUE(report.ok()) << report.status().ToString();
-  EXPECT_NE(report->find("| `5` | 12 | 1e-05 | 0% | True | n/a | [1, \"a'b\", None] | "
-                         "{'k': 1.0} |\n"),
+  const std::string report = RenderMarkdownReport({Summary(R"({
+    "name": "5", "plain_decode_tok_s": 12, "profiled_decode_tok_s": 1e-05,
+    "profiler_decode_slowdown_pct": 0, "dispatches_per_token": 1.5e16,
+    "gpu_ms_per_token": -0.0, "host_gap_ms_per_token": 18446744073709551615,
+    "host_gap_pct_of_wall": 12.0})")});
+  EXPECT_NE(report.find("| `5` | 12 | 1e-05 | 0% | 1.5e+16 | -0.0 | 18446744073709551615 | "
+                        "12.0 |\n"),
             std::string::npos)
-      << *report;
+      << report;
 }
 
 TEST(MarkdownReportTest, SummaryPredating2148HasDashCells) {
-  const auto report = RenderMarkdownReport({Summary(
+  const std::string report = RenderMarkdownReport({Summary(
       R"({"name": "old", "port_units": {"2063": {"fallback_share_pct": 2.82,
           "reached_default_share_pct": 0.0}}})")});
-  ASSERT_TRUE(report.ok()) << report.status().ToString();
-  EXPECT_NE(report->find("| `old` (summary predates #2148) | - |\n"), std::string::npos) << *report;
-  EXPECT_NE(report->find("| `old` | 0.0 (2.82) |\n"), std::string::npos) << *report;
+  EXPECT_NE(report.find("| `old` (summary predates #2148) | - |\n"), std::string::npos) << report;
+  EXPECT_NE(report.find("| `old` | 0.0 (2.82) |\n"), std::string::npos) << report;
 }
 
 TEST(MarkdownReportTest, UnitColumnsFollowTheFirstSummaryThenNewIds) {
   const auto report =
       RenderMarkdownReport({Summary(R"({"name": "a", "port_units": {"9": {}, "3": {}}})"),
                             Summary(R"({"name": "b", "port_units": {"4": {}, "3": {}}})")});
-  ASSERT_TRUE(report.ok()) << report.status().ToString();
-  EXPECT_NE(report->find("| Run | #9 | #3 | #4 |\n"), std::string::npos) << *report;
-  EXPECT_NE(report->find("| `a` | None (None) | None (None) | - |\n"), std::string::npos)
-      << *report;
-  EXPECT_NE(report->find("| `b` | - | None (None) | None (None) |\n"), std::string::npos)
-      << *report;
-}
-
-TEST(MarkdownReportTest, StructuralErrorsNameTheFileAndField) {
-  struct Case {
-    const char* json;
-    const char* message;
-  };
-  const Case cases[] = {
-      {R"({"port_units": [1]})", "`port_units` is not an object"},
-      {R"({"port_units": {"2063": 1.5}})", "`port_units`.`2063` is not an object"},
-      {R"({"port_units": {"2063": {"ceiling_wall": "1.5"}}})",
-       "`port_units`.`2063`.`ceiling_wall` is neither a number nor null"},
-      {R"({"top_kernels": {}})", "`top_kernels` is not an array"},
-      {R"({"top_kernels": [{"kernel": 3}]})", "`top_kernels`[0] has no string `kernel`"},
-      {R"({"top_kernels": [7]})", "`top_kernels`[0] has no string `kernel`"},
-  };
-  for (const Case& c : cases) {
-    const auto report = RenderMarkdownReport({Summary(c.json, "dir/r_summary.json")});
-    ASSERT_FALSE(report.ok()) << c.json;
-    EXPECT_EQ(report.status().kind(), base::ErrorKind::kData);
-    EXPECT_EQ(report.status().ToString(), std::string("dir/r_summary.json: ") + c.message);
-  }
+  EXPECT_NE(report.find("| Run | #9 | #3 | #4 |\n"), std::string::npos) << report;
+  EXPECT_NE(report.find("| `a` | None (None) | None (None) | - |\n"), std::string::npos) << report;
+  EXPECT_NE(report.find("| `b` | - | None (None) | None (None) |\n"), std::string::npos) << report;
 }
 
 }  // namespace

@@ -62,12 +62,10 @@ std::string RunLabel(const SummaryFile& summary) {
   return "`" + PyStr(JsonGet(summary.content, "name")) + "`";
 }
 
-base::StatusOr<std::vector<std::string>> UnitColumns(const std::vector<SummaryFile>& summaries) {
+std::vector<std::string> UnitColumns(const std::vector<SummaryFile>& summaries) {
   std::vector<std::string> ids;
   for (const SummaryFile& summary : summaries) {
-    DP_ASSIGN_OR_RETURN(const Json* units, PortUnits(summary));
-    if (!units->is_object()) continue;
-    for (const auto& [id, unit] : units->items()) {
+    for (const auto& [id, unit] : PortUnits(summary).items()) {
       if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
     }
   }
@@ -84,42 +82,31 @@ std::string DerivedText(std::optional<double> value) {
   return base::PyRepr(base::PyRound(*value, 4));
 }
 
-base::StatusOr<std::string> PlainMsPerToken(const SummaryFile& summary) {
+std::string PlainMsPerToken(const SummaryFile& summary) {
   const Json& s = summary.content;
-  DP_ASSIGN_OR_RETURN(const std::optional<double> stored,
-                      NumberOf(summary, s, "", "plain_wall_ms_per_token"));
-  if (stored) return PyStr(JsonGet(s, "plain_wall_ms_per_token"));
-  DP_ASSIGN_OR_RETURN(const std::optional<double> tok_s,
-                      NumberOf(summary, s, "", "plain_decode_tok_s"));
-  return DerivedText(Quotient(1000.0, tok_s));
+  if (OptionalNumber(s, "plain_wall_ms_per_token")) {
+    return PyStr(JsonGet(s, "plain_wall_ms_per_token"));
+  }
+  return DerivedText(Quotient(1000.0, OptionalNumber(s, "plain_decode_tok_s")));
 }
 
-base::StatusOr<std::string> ProfiledMsPerToken(const SummaryFile& summary) {
+std::string ProfiledMsPerToken(const SummaryFile& summary) {
   const Json& s = summary.content;
-  DP_ASSIGN_OR_RETURN(const std::optional<double> wall, NumberOf(summary, s, "", "decode_wall_ms"));
-  DP_ASSIGN_OR_RETURN(const std::optional<double> tokens,
-                      NumberOf(summary, s, "", "generated_tokens"));
-  if (const std::optional<double> per_token = Quotient(wall, tokens)) {
+  if (const std::optional<double> per_token =
+          Quotient(OptionalNumber(s, "decode_wall_ms"), OptionalNumber(s, "generated_tokens"))) {
     return DerivedText(per_token);
   }
-  DP_ASSIGN_OR_RETURN(const std::optional<double> tok_s,
-                      NumberOf(summary, s, "", "profiled_decode_tok_s"));
-  return DerivedText(Quotient(1000.0, tok_s));
+  return DerivedText(Quotient(1000.0, OptionalNumber(s, "profiled_decode_tok_s")));
 }
 
-base::StatusOr<std::vector<TopKernelEntry>> TopKernelEntries(const SummaryFile& summary) {
+std::vector<TopKernelEntry> TopKernelEntries(const SummaryFile& summary) {
   std::vector<TopKernelEntry> entries;
   const Json& top = JsonGet(summary.content, "top_kernels");
-  if (top.is_null()) return entries;
-  if (!top.is_array()) return base::DataError(summary.path, "`top_kernels` is not an array");
+  if (!top.is_array()) return entries;
   entries.reserve(top.size());
-  for (size_t i = 0; i < top.size(); ++i) {
-    const Json& name = JsonGet(top[i], "kernel");
-    const std::string prefix = "`top_kernels`[" + std::to_string(i) + "]";
-    if (!top[i].is_object() || !name.is_string()) {
-      return base::DataError(summary.path, prefix + " has no string `kernel`");
-    }
-    entries.push_back({&top[i], &name.get_ref<const std::string&>(), prefix + "."});
+  for (const Json& entry : top) {
+    const Json& name = JsonGet(entry, "kernel");
+    if (name.is_string()) entries.push_back({&entry, &name.get_ref<const std::string&>()});
   }
   return entries;
 }

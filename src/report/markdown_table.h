@@ -1,7 +1,8 @@
 // Pieces shared by the Markdown writers of `decodeprof report` (the seed's four sections in
 // markdown_report.h, the sections `--full` adds in full_report.h): reading a value the way
 // the seed's Python reads a summary, and writing table rows. The plain field readers
-// (JsonGet, NumberOf, PortUnits, RankedUnits) are summary_reader.h's.
+// (JsonGet, OptionalNumber, PortUnits, RankedUnits) are summary_reader.h's. Summaries come
+// checked from ParseSummary (summary_validation.h): nothing here fails on a field's type.
 #pragma once
 
 #include <cstddef>
@@ -12,7 +13,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "src/base/status.h"
 #include "src/report/summary_reader.h"
 
 namespace decodeprof::report {
@@ -36,8 +36,7 @@ std::string RunLabel(const SummaryFile& summary);
 // then ids that only later summaries have, in order of first appearance (the seed's fixed
 // #2063..#2068 columns whenever every summary holds the same units). A column layout shared
 // by every run, not a ranking: a run's units in rank order are RankedUnits (summary_reader.h).
-// Errors: as PortUnits.
-base::StatusOr<std::vector<std::string>> UnitColumns(const std::vector<SummaryFile>& summaries);
+std::vector<std::string> UnitColumns(const std::vector<SummaryFile>& summaries);
 
 // numerator / divisor; nullopt when either is missing or the divisor is 0.
 std::optional<double> Quotient(std::optional<double> numerator, std::optional<double> divisor);
@@ -46,22 +45,20 @@ std::optional<double> Quotient(std::optional<double> numerator, std::optional<do
 std::string DerivedText(std::optional<double> value);
 
 // Decode ms per token of the plain run: plain_wall_ms_per_token as stored, else
-// 1000 / plain_decode_tok_s; "-" without a plain run. Errors: as NumberOf.
-base::StatusOr<std::string> PlainMsPerToken(const SummaryFile& summary);
+// 1000 / plain_decode_tok_s; "-" without a plain run.
+std::string PlainMsPerToken(const SummaryFile& summary);
 
 // Decode ms per token of the profiled run: decode_wall_ms / generated_tokens (= GPU busy +
-// host gap per token), else 1000 / profiled_decode_tok_s. Errors: as NumberOf.
-base::StatusOr<std::string> ProfiledMsPerToken(const SummaryFile& summary);
+// host gap per token), else 1000 / profiled_decode_tok_s.
+std::string ProfiledMsPerToken(const SummaryFile& summary);
 
-// One entry of a summary's `top_kernels`, checked to be an object with a string `kernel`.
+// One entry of a summary's `top_kernels`: an object with a string `kernel`.
 struct TopKernelEntry {
   const nlohmann::ordered_json* fields;  // the entry (points into the summary)
   const std::string* name;               // its `kernel`
-  std::string prefix;                    // "`top_kernels`[i]." for error messages
 };
 
-// The entries of `top_kernels` in order; none when it is absent or null. Errors (kData, the
-// summary's path): `top_kernels` not an array, an entry without a string `kernel`.
-base::StatusOr<std::vector<TopKernelEntry>> TopKernelEntries(const SummaryFile& summary);
+// The entries of `top_kernels` in order; none when it is absent or null.
+std::vector<TopKernelEntry> TopKernelEntries(const SummaryFile& summary);
 
 }  // namespace decodeprof::report

@@ -1,6 +1,7 @@
 #include "src/report/summary_json.h"
 
 #include <filesystem>
+#include <optional>
 #include <string>
 
 namespace decodeprof::report {
@@ -38,6 +39,14 @@ std::string_view RankFigureField(analysis::RankFigure figure) {
       return "ceiling_wall";
   }
   return "ceiling_wall";
+}
+
+std::optional<analysis::RankFigure> RankFigureNamed(std::string_view field) {
+  for (const auto figure :
+       {analysis::RankFigure::kPlainCeilingWallEst, analysis::RankFigure::kCeilingWall}) {
+    if (field == RankFigureField(figure)) return figure;
+  }
+  return std::nullopt;
 }
 
 JsonValue SummaryToJson(const analysis::Summary& s) {

@@ -11,7 +11,6 @@
 #include <string>
 #include <string_view>
 #include <system_error>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -19,6 +18,7 @@
 #include "src/base/json_writer.h"
 #include "src/base/py_format.h"
 #include "src/report/summary_json.h"
+#include "src/report/summary_validation.h"
 
 namespace decodeprof::report {
 namespace {
@@ -148,71 +148,13 @@ std::string PyReprNested(const nlohmann::ordered_json& value) {
 }
 
 // The order of a summary without `ranked_units`, computed as summarize computes it.
-base::StatusOr<std::vector<analysis::RankedUnit>> RankPortUnits(const SummaryFile& summary,
-                                                                const Json& units) {
+std::vector<analysis::RankedUnit> RankPortUnits(const Json& units) {
   std::vector<analysis::UnitCeilings> ceilings;
   for (const auto& [id, unit] : units.items()) {
-    const std::string where = "`port_units`.`" + id + "`.";
-    analysis::UnitCeilings c{id, std::nullopt, std::nullopt};
-    DP_ASSIGN_OR_RETURN(c.plain_ceiling_wall_est,
-                        NumberOf(summary, unit, where, "plain_ceiling_wall_est"));
-    DP_ASSIGN_OR_RETURN(c.ceiling_wall, NumberOf(summary, unit, where, "ceiling_wall"));
-    ceilings.push_back(std::move(c));
+    ceilings.push_back(
+        {id, OptionalNumber(unit, "plain_ceiling_wall_est"), OptionalNumber(unit, "ceiling_wall")});
   }
   return analysis::RankUnits(ceilings);
-}
-
-std::optional<analysis::RankFigure> RankFigureNamed(const Json& name) {
-  for (const auto figure :
-       {analysis::RankFigure::kPlainCeilingWallEst, analysis::RankFigure::kCeilingWall}) {
-    if (name.is_string() && name.get_ref<const std::string&>() == RankFigureField(figure)) {
-      return figure;
-    }
-  }
-  return std::nullopt;
-}
-
-// The stored `ranked_units`, checked against `units` (port_units, an object or null).
-base::StatusOr<std::vector<analysis::RankedUnit>> ReadRankedUnits(const SummaryFile& summary,
-                                                                  const Json& ranked,
-                                                                  const Json& units) {
-  if (!ranked.is_array()) return base::DataError(summary.path, "`ranked_units` is not an array");
-  std::vector<analysis::RankedUnit> out;
-  std::unordered_set<std::string> seen;
-  for (size_t i = 0; i < ranked.size(); ++i) {
-    const Json& entry = ranked[i];
-    const std::string where = "`ranked_units`[" + std::to_string(i) + "].";
-    const Json& id = JsonGet(entry, "id");
-    if (!entry.is_object() || !id.is_string()) {
-      return base::DataError(summary.path, "`ranked_units`[" + std::to_string(i) +
-                                               "] is not an object with a string `id`");
-    }
-    analysis::RankedUnit unit;
-    unit.id = id.get<std::string>();
-    if (!units.is_object() || !units.contains(unit.id)) {
-      return base::DataError(summary.path,
-                             where + "`id` \"" + unit.id + "\" is no unit of `port_units`");
-    }
-    if (!seen.insert(unit.id).second) {
-      return base::DataError(summary.path, where + "`id` \"" + unit.id + "\" is listed twice");
-    }
-    const std::optional<analysis::RankFigure> by = RankFigureNamed(JsonGet(entry, "by"));
-    if (!by) {
-      return base::DataError(
-          summary.path, where + "`by` is neither \"plain_ceiling_wall_est\" nor \"ceiling_wall\"");
-    }
-    unit.by = *by;
-    DP_ASSIGN_OR_RETURN(unit.value, NumberOf(summary, entry, where, "value"));
-    out.push_back(std::move(unit));
-  }
-  if (units.is_object() && out.size() != units.size()) {
-    for (const auto& [id, unit] : units.items()) {
-      if (!seen.contains(id)) {
-        return base::DataError(summary.path, "`ranked_units` lacks `port_units`.`" + id + "`");
-      }
-    }
-  }
-  return out;
 }
 
 }  // namespace
@@ -228,36 +170,32 @@ std::string FieldName(std::string_view prefix, std::string_view key) {
   return std::string(prefix) + "`" + std::string(key) + "`";
 }
 
-base::StatusOr<std::optional<double>> NumberOf(const SummaryFile& summary, const Json& object,
-                                               std::string_view prefix, std::string_view key) {
+std::optional<double> OptionalNumber(const Json& object, std::string_view key) {
   const Json& value = JsonGet(object, key);
-  if (value.is_null()) return std::optional<double>();
-  if (!value.is_number()) {
-    return base::DataError(summary.path, FieldName(prefix, key) + " is neither a number nor null");
-  }
-  return std::optional<double>(value.get<double>());
+  if (!value.is_number()) return std::nullopt;
+  return value.get<double>();
 }
 
-base::StatusOr<const Json*> PortUnits(const SummaryFile& summary) {
+const Json& PortUnits(const SummaryFile& summary) {
+  static const Json kNull;
   const Json& units = JsonGet(summary.content, "port_units");
-  if (units.is_null()) return &units;
-  if (!units.is_object()) {
-    return base::DataError(summary.path, "`port_units` is not an object");
-  }
-  for (const auto& [id, unit] : units.items()) {
-    if (!unit.is_object()) {
-      return base::DataError(summary.path, "`port_units`.`" + id + "` is not an object");
-    }
-  }
-  return &units;
+  return units.is_object() ? units : kNull;
 }
 
-base::StatusOr<std::vector<analysis::RankedUnit>> RankedUnits(const SummaryFile& summary) {
-  DP_ASSIGN_OR_RETURN(const Json* units, PortUnits(summary));
+std::vector<analysis::RankedUnit> RankedUnits(const SummaryFile& summary) {
   const Json& ranked = JsonGet(summary.content, "ranked_units");
-  if (!ranked.is_null()) return ReadRankedUnits(summary, ranked, *units);
-  if (!units->is_object()) return std::vector<analysis::RankedUnit>();
-  return RankPortUnits(summary, *units);  // written before `ranked_units` existed
+  if (!ranked.is_array()) return RankPortUnits(PortUnits(summary));  // written before it existed
+  std::vector<analysis::RankedUnit> out;
+  out.reserve(ranked.size());
+  for (const Json& entry : ranked) {
+    const Json& id = JsonGet(entry, "id");
+    const Json& by_name = JsonGet(entry, "by");
+    const std::optional<analysis::RankFigure> by =
+        by_name.is_string() ? RankFigureNamed(by_name.get_ref<const std::string&>()) : std::nullopt;
+    if (!id.is_string() || !by) continue;
+    out.push_back({id.get<std::string>(), *by, OptionalNumber(entry, "value")});
+  }
+  return out;
 }
 
 std::string PyStr(const nlohmann::ordered_json& value) {
@@ -333,13 +271,16 @@ base::StatusOr<SummaryFile> ParseSummary(const std::string& path, const std::str
         base::AtLine(path, LineOfOffset(text, offset)),
         "invalid JSON at byte " + std::to_string(offset) + ": " + ParseErrorDescription(e.what()));
   } catch (const nlohmann::ordered_json::exception& e) {
-    return base::DataError(path, std::string("invalid JSON: ") + e.what());
+    // out_of_range.406: a number beyond the range of a double ("number overflow parsing
+    // '1e309'"); nlohmann gives no position for it.
+    return base::DataError(path, "invalid JSON: " + ParseErrorDescription(e.what()));
   }
   if (!summary.content.is_object()) {
     return base::DataError(
         base::AtLine(path, 1),
         std::string("a summary must be a JSON object, found ") + summary.content.type_name());
   }
+  DP_RETURN_IF_ERROR(ValidateSummary(summary));
   return summary;
 }
 

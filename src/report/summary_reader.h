@@ -1,5 +1,6 @@
 // Reading the `<name>_summary.json` files that `summarize` writes, for the writers that
-// combine several runs (the Markdown report, seed spec 2.11, and `report --format json`).
+// combine runs (the Markdown report, seed spec 2.11, its --full and HTML forms,
+// `report --format json` and `diff`).
 //
 // A summary is kept as the parsed JSON document, not as an analysis::Summary: the report
 // prints Python's str() of the stored values (an integer stays "12", a float "12.0"), and it
@@ -19,6 +20,10 @@
 namespace decodeprof::report {
 
 // One summary file: its path (as listed, `<dir>/<file>`) and its content, key order kept.
+// A SummaryFile from ParseSummary (or ReadSummaryFile, ReadSummaryDir) has passed
+// ValidateSummary (summary_validation.h): the writers read its fields with the accessors below
+// and do not check them again. The accessors never throw; in a SummaryFile built in code that
+// skipped the check, a field of the wrong type reads as missing.
 struct SummaryFile {
   std::string path;
   nlohmann::ordered_json content;
@@ -33,10 +38,13 @@ inline constexpr int kMaxSummaryNesting = 64;
 // unreadable → kIo; no match → kData "no *_summary.json in <dir>".
 base::StatusOr<std::vector<std::string>> ListSummaryFiles(const std::string& dir);
 
-// Parses one summary (`text` is the file's content, `path` names it in errors). Errors
-// (kData, where = "<path>:<line>"): invalid JSON (the message gives the byte offset and
-// nlohmann's description), nesting deeper than kMaxSummaryNesting, a document that is not
-// a JSON object.
+// Parses one summary (`text` is the file's content, `path` names it in errors) and checks it
+// with ValidateSummary, so every command that reads summaries accepts the same files. Errors
+// (kData): invalid JSON (where = "<path>:<line>", the message gives the byte offset and
+// nlohmann's description), nesting deeper than kMaxSummaryNesting (where = "<path>:<line>"), a
+// number beyond the range of a double such as 1e309 (where = path: nlohmann refuses it), a
+// document that is not a JSON object (where = "<path>:1"); then ValidateSummary's errors
+// (where = path).
 base::StatusOr<SummaryFile> ParseSummary(const std::string& path, const std::string& text);
 
 // Reads and parses one summary file. Errors: as ParseSummary; not a regular file or
@@ -54,26 +62,18 @@ const nlohmann::ordered_json& JsonGet(const nlohmann::ordered_json& object, std:
 // "<prefix>`<key>`", the name of a field in error messages (prefix e.g. "`units`.").
 std::string FieldName(std::string_view prefix, std::string_view key);
 
-// A numeric field: nullopt when absent or null. Errors (kData, the summary's path): any other
-// type; `prefix` + `key` name the field in the message.
-base::StatusOr<std::optional<double>> NumberOf(const SummaryFile& summary,
-                                               const nlohmann::ordered_json& object,
-                                               std::string_view prefix, std::string_view key);
+// A numeric field: its value; nullopt when absent or null (or not a number).
+std::optional<double> OptionalNumber(const nlohmann::ordered_json& object, std::string_view key);
 
-// The summary's `port_units` object, or a null value when it is absent or null. Errors (kData,
-// where = the summary's path): `port_units` not an object, an entry of it not an object.
-base::StatusOr<const nlohmann::ordered_json*> PortUnits(const SummaryFile& summary);
+// The summary's `port_units` object, or a null value when it is absent or null (or not an
+// object).
+const nlohmann::ordered_json& PortUnits(const SummaryFile& summary);
 
 // The run's units in rank order (analysis/ranking.h), each with the figure it ranks by: the
 // stored `ranked_units`; for a summary written before that field existed (absent or null),
 // the same order computed from `port_units` (analysis::RankUnits over each unit's
-// plain_ceiling_wall_est and ceiling_wall). Empty when the run has no units. Errors (kData,
-// where = the summary's path, the message naming the field): as PortUnits; a ceiling read
-// for the computed order neither a number nor null; `ranked_units` not an array, an entry of
-// it not an object with a string `id`, a `by` other than "plain_ceiling_wall_est" or
-// "ceiling_wall", a `value` neither a number nor null; ids that are not those of
-// `port_units`, each once.
-base::StatusOr<std::vector<analysis::RankedUnit>> RankedUnits(const SummaryFile& summary);
+// plain_ceiling_wall_est and ceiling_wall). Empty when the run has no units.
+std::vector<analysis::RankedUnit> RankedUnits(const SummaryFile& summary);
 
 // Python's str() of a value as json.load returns it: a string verbatim, an integer in
 // decimal, a float as repr ("0.83", "12.0", "1e-05"), null as "None", booleans as

@@ -4,12 +4,14 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <limits>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "src/base/file_io.h"
+#include "src/report/summary_validation.h"
 
 namespace decodeprof::report {
 namespace {
@@ -66,11 +68,12 @@ TEST(ListSummaryFilesTest, ErrorsForAMissingOrEmptyDirectory) {
 }
 
 TEST(ParseSummaryTest, KeepsKeyOrderAndNumberKinds) {
-  const auto s = ParseSummary("s.json", R"({"b": 1, "a": 1.0, "c": 1e-05, "d": null})");
+  const auto s =
+      ParseSummary("s.json", R"({"name": "n", "b": 1, "a": 1.0, "c": 1e-05, "d": null})");
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   std::string keys;
-  for (const auto& [key, value] : s->content.items()) keys += key;
-  EXPECT_EQ(keys, "bacd");
+  for (const auto& [key, value] : s->content.items()) keys += key + " ";
+  EXPECT_EQ(keys, "name b a c d ");
   EXPECT_EQ(PyStr(s->content["b"]), "1");
   EXPECT_EQ(PyStr(s->content["a"]), "1.0");
   EXPECT_EQ(PyStr(s->content["c"]), "1e-05");
@@ -79,9 +82,10 @@ TEST(ParseSummaryTest, KeepsKeyOrderAndNumberKinds) {
 
 TEST(ParseSummaryTest, DuplicateKeysKeepTheFirstPositionAndTheLastValue) {
   // As Python's dict built by json.load.
-  const auto s = ParseSummary("s.json", R"({"a": 1, "b": 2, "a": 3})");
-  ASSERT_TRUE(s.ok());
-  EXPECT_EQ(RenderSummariesJson({*s}), "[\n  {\n    \"a\": 3,\n    \"b\": 2\n  }\n]\n");
+  const auto s = ParseSummary("s.json", R"({"name": "n", "a": 1, "b": 2, "a": 3})");
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(RenderSummariesJson({*s}),
+            "[\n  {\n    \"name\": \"n\",\n    \"a\": 3,\n    \"b\": 2\n  }\n]\n");
 }
 
 TEST(ParseSummaryTest, InvalidJsonNamesLineAndByte) {
@@ -113,7 +117,7 @@ TEST(ParseSummaryTest, RejectsDeepNestingWithoutRecursingIntoIt) {
   EXPECT_EQ(s.status().kind(), base::ErrorKind::kData);
   EXPECT_EQ(s.status().message(), "JSON nests deeper than 64 levels at byte 69");
   // Brackets inside strings do not count.
-  const auto quoted = ParseSummary("s.json", "{\"a\": \"" + std::string(1000, '[') + "\\\"\"}");
+  const auto quoted = ParseSummary("s.json", "{\"name\": \"" + std::string(1000, '[') + "\\\"\"}");
   EXPECT_TRUE(quoted.ok()) << quoted.status().ToString();
 }
 
@@ -149,60 +153,58 @@ TEST(PyStrTest, MatchesPythonStr) {
 
 TEST(RenderSummariesJsonTest, WritesPythonJsonDumpsIndent2) {
   const auto a = ParseSummary("a.json", R"({"name": "a\u00e9", "x": 12.0, "y": [], "z": {}})");
-  const auto b = ParseSummary("b.json", R"({"n": 1e-05, "big": 18446744073709551615})");
+  const auto b =
+      ParseSummary("b.json", R"({"name": "b", "n": 1e-05, "big": 18446744073709551615})");
   ASSERT_TRUE(a.ok() && b.ok());
   EXPECT_EQ(RenderSummariesJson({*a, *b}),
             "[\n  {\n    \"name\": \"a\\u00e9\",\n    \"x\": 12.0,\n    \"y\": [],\n"
-            "    \"z\": {}\n  },\n  {\n    \"n\": 1e-05,\n    \"big\": 1.8446744073709552e+19\n"
-            "  }\n]\n");
+            "    \"z\": {}\n  },\n  {\n    \"name\": \"b\",\n    \"n\": 1e-05,\n"
+            "    \"big\": 1.8446744073709552e+19\n  }\n]\n");
   EXPECT_EQ(RenderSummariesJson({}), "[]\n");
 }
 
 constexpr auto kPlain = analysis::RankFigure::kPlainCeilingWallEst;
 constexpr auto kWall = analysis::RankFigure::kCeilingWall;
 
-base::StatusOr<std::vector<analysis::RankedUnit>> RankedUnitsOf(const std::string& text) {
+std::vector<analysis::RankedUnit> RankedUnitsOf(const std::string& text) {
   const auto summary = ParseSummary("d/r_summary.json", text);
   EXPECT_TRUE(summary.ok()) << summary.status().ToString();
-  return RankedUnits(*summary);
+  return summary.ok() ? RankedUnits(*summary) : std::vector<analysis::RankedUnit>{};
 }
 
 TEST(RankedUnitsTest, ReadsTheStoredOrder) {
   // Stored by summarize; read as stored, not ranked again.
-  const auto ranked = RankedUnitsOf(R"({
+  const auto ranked = RankedUnitsOf(R"({"name": "r",
     "port_units": {"a": {"ceiling_wall": 2.0}, "b": {"ceiling_wall": 1.0}},
     "ranked_units": [{"id": "b", "by": "ceiling_wall", "value": 1.0},
                      {"id": "a", "by": "plain_ceiling_wall_est", "value": null}]})");
-  ASSERT_TRUE(ranked.ok()) << ranked.status().ToString();
-  EXPECT_EQ(*ranked,
+  EXPECT_EQ(ranked,
             (std::vector<analysis::RankedUnit>{{"b", kWall, 1.0}, {"a", kPlain, std::nullopt}}));
 }
 
 TEST(RankedUnitsTest, SummariesWrittenBeforeTheFieldAreRankedFromTheirUnits) {
-  const auto ranked = RankedUnitsOf(R"({
+  const auto ranked = RankedUnitsOf(R"({"name": "r",
     "port_units": {"gemv": {"ceiling_wall": 1.22, "plain_ceiling_wall_est": 1.21},
                    "none": {},
                    "graph": {"ceiling_wall": 8.13, "plain_ceiling_wall_est": 9.09},
                    "wall_only": {"ceiling_wall": 1.5, "plain_ceiling_wall_est": null}}})");
-  ASSERT_TRUE(ranked.ok()) << ranked.status().ToString();
-  EXPECT_EQ(*ranked, (std::vector<analysis::RankedUnit>{{"graph", kPlain, 9.09},
-                                                        {"wall_only", kWall, 1.5},
-                                                        {"gemv", kPlain, 1.21},
-                                                        {"none", kWall, std::nullopt}}));
-  for (const char* text : {R"({"name": "no units"})", R"({"port_units": null})",
-                           R"({"port_units": {}, "ranked_units": null})"}) {
-    const auto none = RankedUnitsOf(text);
-    ASSERT_TRUE(none.ok()) << text << ": " << none.status().ToString();
-    EXPECT_TRUE(none->empty()) << text;
+  EXPECT_EQ(ranked, (std::vector<analysis::RankedUnit>{{"graph", kPlain, 9.09},
+                                                       {"wall_only", kWall, 1.5},
+                                                       {"gemv", kPlain, 1.21},
+                                                       {"none", kWall, std::nullopt}}));
+  for (const char* text : {R"({"name": "no units"})", R"({"name": "r", "port_units": null})",
+                           R"({"name": "r", "port_units": {}, "ranked_units": null})"}) {
+    EXPECT_TRUE(RankedUnitsOf(text).empty()) << text;
   }
 }
 
+// ParseSummary checks `ranked_units` against `port_units` (summary_validation.h).
 TEST(RankedUnitsTest, MalformedEntriesAreDataErrorsNamingTheField) {
-  const std::string units = R"("port_units": {"a": {"ceiling_wall": 1.0}, "b": {}})";
+  const std::string units = R"("name": "r", "port_units": {"a": {"ceiling_wall": 1.0}, "b": {}})";
   const std::pair<std::string, std::string> cases[] = {
-      {R"({"port_units": {"a": {"ceiling_wall": "x"}}})",
+      {R"({"name": "r", "port_units": {"a": {"ceiling_wall": "x"}}})",
        "`port_units`.`a`.`ceiling_wall` is neither a number nor null"},
-      {R"({"port_units": [], "ranked_units": []})", "`port_units` is not an object"},
+      {R"({"name": "r", "port_units": [], "ranked_units": []})", "`port_units` is not an object"},
       {"{" + units + R"(, "ranked_units": {}})", "`ranked_units` is not an array"},
       {"{" + units + R"(, "ranked_units": [{"by": "ceiling_wall"}]})",
        "`ranked_units`[0] is not an object with a string `id`"},
@@ -219,11 +221,35 @@ TEST(RankedUnitsTest, MalformedEntriesAreDataErrorsNamingTheField) {
        "`ranked_units` lacks `port_units`.`b`"},
   };
   for (const auto& [text, message] : cases) {
-    const auto ranked = RankedUnitsOf(text);
-    ASSERT_FALSE(ranked.ok()) << text;
-    EXPECT_EQ(ranked.status().kind(), base::ErrorKind::kData) << text;
-    EXPECT_EQ(ranked.status().ToString(), "d/r_summary.json: " + message) << text;
+    const auto summary = ParseSummary("d/r_summary.json", text);
+    ASSERT_FALSE(summary.ok()) << text;
+    EXPECT_EQ(summary.status().kind(), base::ErrorKind::kData) << text;
+    EXPECT_EQ(summary.status().ToString(), "d/r_summary.json: " + message) << text;
   }
+}
+
+// nlohmann refuses to parse 1e309 (ParseSummary: "number overflow"), so only a summary
+// built in code can hold a non-finite number; ValidateSummary rejects it there too.
+TEST(ValidateSummaryTest, RejectsNonFiniteNumbersOfSummariesBuiltInCode) {
+  using Json = nlohmann::ordered_json;
+  const double inf = std::numeric_limits<double>::infinity();
+  SummaryFile top{"d/r_summary.json", Json::parse(R"({"name": "r"})")};
+  top.content["gpu_ms_per_token"] = -inf;
+  EXPECT_EQ(ValidateSummary(top).ToString(),
+            "d/r_summary.json: `gpu_ms_per_token` is not a finite number");
+  SummaryFile unit{"d/r_summary.json", Json::parse(R"({"name": "r", "port_units": {"u": {}}})")};
+  unit.content["port_units"]["u"]["ceiling_wall"] = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_EQ(ValidateSummary(unit).ToString(),
+            "d/r_summary.json: `port_units`.`u`.`ceiling_wall` is not a finite number");
+  SummaryFile share{"d/r_summary.json", Json::parse(R"({"name": "r", "class_share_pct": {}})")};
+  share.content["class_share_pct"]["gemm"] = inf;
+  EXPECT_EQ(ValidateSummary(share).ToString(),
+            "d/r_summary.json: `class_share_pct`.`gemm` is not a finite number");
+  const auto overflow = ParseSummary("d/r_summary.json", R"({"name": "r", "x": [1e309]})");
+  ASSERT_FALSE(overflow.ok());
+  EXPECT_EQ(overflow.status().kind(), base::ErrorKind::kData);
+  EXPECT_EQ(overflow.status().ToString(),
+            "d/r_summary.json: invalid JSON: number overflow parsing '1e309'");
 }
 
 }  // namespace

@@ -1,0 +1,320 @@
+// Issue 11, "One reader of summaries": `report` (Markdown, --full, --format html,
+// --format json) and `diff` (the file as BEFORE and as AFTER) accept and reject the same
+// summary files, with the same message. Each case below is one file, run through every
+// reader entry those commands use (as src/cli/report_subcommand.cc and diff_subcommand.cc
+// call them); the outcomes must all be equal, and equal to the case's expectation.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "src/base/file_io.h"
+#include "src/report/diff.h"
+#include "src/report/full_report.h"
+#include "src/report/html_report.h"
+#include "src/report/markdown_report.h"
+#include "src/report/summary_reader.h"
+
+namespace decodeprof::report {
+namespace {
+
+namespace fs = std::filesystem;
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "dp_consistency_XXXXXX").string();
+    path_ = ::mkdtemp(pattern.data());
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// "" when accepted, else the error as the CLI prints it (without "decodeprof: <command>: "):
+// "<where>: <message>", the hint on its own line, and the exit status.
+std::string Outcome(const base::Status& status) {
+  if (status.ok()) return "";
+  std::string text = status.ToString();
+  if (!status.hint().empty()) text += "\nhint: " + status.hint();
+  return text + "\nexit " + std::to_string(status.exit_code());
+}
+
+// A summary that every reader accepts, the other side of the diffs.
+constexpr const char* kGood = R"({
+  "name": "good", "generated_tokens": 4, "profiled_decode_tok_s": 20.0,
+  "plain_decode_tok_s": 15.0, "decode_wall_ms": 200.0, "decode_gpu_sum_ms": 40.0,
+  "gpu_ms_per_token": 10.0, "host_gap_ms_per_token": 40.0, "dispatches_per_token": 100.0,
+  "top_kernels": [{"kernel": "k", "class": "gemm", "calls_per_token": 1.0, "share_pct": 50.0}],
+  "class_share_pct": {"gemm": 50.0, "copy": 50.0},
+  "port_units": {"u": {"port": "p", "fallback_share_pct": 50.0, "ceiling_wall": 1.5,
+                       "plain_ceiling_wall_est": 1.4, "ceiling_gpu_share": 2.0}}})";
+
+// The outcome of each reader entry for the summary `dir`/x_summary.json (alone in `dir`).
+std::vector<std::pair<std::string, std::string>> EveryReader(const std::string& dir,
+                                                             const std::string& good_path) {
+  std::vector<std::pair<std::string, std::string>> outcomes;
+  const auto report = [&](const char* command, auto render) {
+    const auto summaries = ReadSummaryDir(dir);
+    if (summaries.ok()) {
+      EXPECT_FALSE(render(*summaries).empty()) << command;
+    }
+    outcomes.emplace_back(command, Outcome(summaries.status()));
+  };
+  report("report", [](const auto& s) { return RenderMarkdownReport(s); });
+  report("report --full", [](const auto& s) { return RenderFullMarkdownReport(s); });
+  report("report --format html", [](const auto& s) { return RenderHtmlReport(s); });
+  report("report --format json", [](const auto& s) { return RenderSummariesJson(s); });
+
+  const std::string path = dir + "/x_summary.json";
+  for (const bool as_before : {true, false}) {
+    const auto before = ReadSummaryFile(as_before ? path : good_path);
+    const auto after = before.ok() ? ReadSummaryFile(as_before ? good_path : path) : before;
+    const char* command = as_before ? "diff FILE GOOD" : "diff GOOD FILE";
+    if (!after.ok()) {
+      outcomes.emplace_back(command, Outcome(after.status()));
+      continue;
+    }
+    const auto diff = DiffSummaries(*before, *after, {});
+    if (diff.ok()) {
+      EXPECT_FALSE(RenderDiffMarkdown(*diff).empty());
+      EXPECT_FALSE(RenderDiffJson(*diff).empty());
+    }
+    outcomes.emplace_back(command, Outcome(diff.status()));
+  }
+  return outcomes;
+}
+
+struct Case {
+  std::string text;
+  std::string error;  // "" = accepted; else the message (where is the file's path)
+};
+
+// One malformed summary per field and type problem, and valid edge cases.
+std::vector<Case> Cases() {
+  std::vector<Case> cases = {
+      // Accepted: missing optional fields (older summaries), nulls, empty containers, integers
+      // where numbers are read, fields no writer reads, a run without generated_tokens.
+      {R"({"name": "minimal"})", ""},
+      {R"({"name": "all null", "model_type": null, "temperature": null, "clock": null,
+           "prompt_tokens": null, "generated_tokens": null, "profiled_decode_tok_s": null,
+           "plain_decode_tok_s": null, "profiler_decode_slowdown_pct": null,
+           "decode_dispatches": null, "dispatches_per_token": null, "decode_wall_ms": null,
+           "decode_gpu_sum_ms": null, "gpu_ms_per_token": null, "host_gap_ms_per_token": null,
+           "host_gap_pct_of_wall": null, "plain_wall_ms_per_token": null,
+           "plain_host_gap_ms_per_token_est": null, "checks": null, "top_kernels": null,
+           "class_share_pct": null, "role_share_pct": null, "port_units": null,
+           "decode_forward_passes": null, "pack": null, "units_file": null, "warnings": null,
+           "trace_format": null, "device": null, "diagnostics": null, "ranked_units": null})",
+       ""},
+      {R"({"name": "null members",
+           "checks": {"kernels_straddling_decode_start": null,
+                      "host_gap_attribution_residual_ns": null,
+                      "idle_gap_before_first_decode_dispatch_us": null},
+           "top_kernels": [{"kernel": "k", "class": null, "calls_per_token": null,
+                            "share_pct": null}],
+           "class_share_pct": {"gemm": null}, "role_share_pct": {"tail": null},
+           "port_units": {"u": {"port": null, "fallback_share_pct": null,
+                                "fallback_dispatches_per_token": null,
+                                "reached_default_share_pct": null,
+                                "fallback_host_gap_ms_per_token": null,
+                                "fallback_wall_share_pct": null, "ceiling_gpu_share": null,
+                                "ceiling_wall": null, "plain_ceiling_wall_est": null}},
+           "diagnostics": [{"code": null, "severity": null, "count": null, "meaning": null,
+                            "first": null}, {"first": {"file": null}}],
+           "ranked_units": [{"id": "u", "by": "ceiling_wall", "value": null}]})",
+       ""},
+      {R"({"name": "empty", "top_kernels": [], "class_share_pct": {}, "role_share_pct": {},
+           "port_units": {}, "checks": {}, "warnings": [], "diagnostics": [],
+           "ranked_units": []})",
+       ""},
+      {R"({"name": "integers", "generated_tokens": 18446744073709551615, "device": -1,
+           "profiled_decode_tok_s": 12, "decode_wall_ms": 0, "temperature": 0,
+           "checks": {"host_gap_attribution_residual_ns": -3},
+           "port_units": {"u": {"ceiling_wall": 2, "plain_ceiling_wall_est": 1e-320}},
+           "top_kernels": [{"kernel": "k", "calls_per_token": 3, "share_pct": 1e308}]})",
+       ""},
+      {R"({"name": "", "not_read": [1, "a", {"b": null}], "role_dispatches_per_token": "x",
+           "port_units": {"u": {"note": 7, "classes": "gemm"}},
+           "top_kernels": [{"kernel": "k", "extra": []}]})",
+       ""},
+      {R"({"name": "tokens and decode wall only", "generated_tokens": 0, "decode_wall_ms": 5.0,
+           "warnings": ["no grid", ""]})",
+       ""},
+
+      // Not a summary.
+      {R"({"traceEvents": []})",
+       "not a decodeprof summary: no `name` field\nhint: pass the "
+       "<name>_summary.json files that `decodeprof summarize` writes"},
+      {R"({"name": 5})", "`name` is not a string"},
+      {R"({"name": null})", "`name` is not a string"},
+      {R"({"name": ["a"]})", "`name` is not a string"},
+
+      // Numbers beyond a double: nlohmann refuses them while parsing.
+      {R"({"name": "x", "gpu_ms_per_token": 1e309})",
+       "invalid JSON: number overflow parsing '1e309'"},
+      {R"({"name": "x", "port_units": {"u": {"ceiling_wall": -1e400}}})",
+       "invalid JSON: number overflow parsing '-1e400'"},
+      {R"({"name": "x", "not_read": 1e999})", "invalid JSON: number overflow parsing '1e999'"},
+
+      // checks
+      {R"({"name": "x", "checks": 3})", "`checks` is not an object"},
+      {R"({"name": "x", "checks": []})", "`checks` is not an object"},
+      {R"({"name": "x", "checks": {"kernels_straddling_decode_start": 0.5}})",
+       "`checks`.`kernels_straddling_decode_start` is neither an integer nor null"},
+      {R"({"name": "x", "checks": {"host_gap_attribution_residual_ns": "0"}})",
+       "`checks`.`host_gap_attribution_residual_ns` is neither a number nor null"},
+      {R"({"name": "x", "checks": {"idle_gap_before_first_decode_dispatch_us": [1]}})",
+       "`checks`.`idle_gap_before_first_decode_dispatch_us` is neither a number nor null"},
+
+      // top_kernels
+      {R"({"name": "x", "top_kernels": {}})", "`top_kernels` is not an array"},
+      {R"({"name": "x", "top_kernels": "k"})", "`top_kernels` is not an array"},
+      {R"({"name": "x", "top_kernels": [7]})", "`top_kernels`[0] has no string `kernel`"},
+      {R"({"name": "x", "top_kernels": [null]})", "`top_kernels`[0] has no string `kernel`"},
+      {R"({"name": "x", "top_kernels": [{"kernel": "a"}, {"kernel": 3}]})",
+       "`top_kernels`[1] has no string `kernel`"},
+      {R"({"name": "x", "top_kernels": [{"share_pct": 1.0}]})",
+       "`top_kernels`[0] has no string `kernel`"},
+      {R"({"name": "x", "top_kernels": [{"kernel": "k", "class": 1}]})",
+       "`top_kernels`[0].`class` is neither a string nor null"},
+      {R"({"name": "x", "top_kernels": [{"kernel": "k", "calls_per_token": "2"}]})",
+       "`top_kernels`[0].`calls_per_token` is neither a number nor null"},
+      {R"({"name": "x", "top_kernels": [{"kernel": "k", "share_pct": {}}]})",
+       "`top_kernels`[0].`share_pct` is neither a number nor null"},
+
+      // class_share_pct, role_share_pct
+      {R"({"name": "x", "class_share_pct": [1]})", "`class_share_pct` is not an object"},
+      {R"({"name": "x", "class_share_pct": {"gemm": 1.0, "copy": "a lot"}})",
+       "`class_share_pct`.`copy` is neither a number nor null"},
+      {R"({"name": "x", "class_share_pct": {"gemm": true}})",
+       "`class_share_pct`.`gemm` is neither a number nor null"},
+      {R"({"name": "x", "role_share_pct": "x"})", "`role_share_pct` is not an object"},
+      {R"({"name": "x", "role_share_pct": {"tail": "x"}})",
+       "`role_share_pct`.`tail` is neither a number nor null"},
+
+      // port_units
+      {R"({"name": "x", "port_units": [1]})", "`port_units` is not an object"},
+      {R"({"name": "x", "port_units": {"2063": 1.5}})", "`port_units`.`2063` is not an object"},
+      {R"({"name": "x", "port_units": {"2063": null}})", "`port_units`.`2063` is not an object"},
+
+      // warnings
+      {R"({"name": "x", "warnings": "no grid"})", "`warnings` is not an array"},
+      {R"({"name": "x", "warnings": ["a", null]})", "`warnings`[1] is not a string"},
+
+      // diagnostics
+      {R"({"name": "x", "diagnostics": {}})", "`diagnostics` is not an array"},
+      {R"({"name": "x", "diagnostics": [1]})", "`diagnostics`[0] is not an object"},
+      {R"({"name": "x", "diagnostics": [{"code": 1}]})",
+       "`diagnostics`[0].`code` is neither a string nor null"},
+      {R"({"name": "x", "diagnostics": [{"severity": true}]})",
+       "`diagnostics`[0].`severity` is neither a string nor null"},
+      {R"({"name": "x", "diagnostics": [{"count": 1.5}]})",
+       "`diagnostics`[0].`count` is neither an integer nor null"},
+      {R"({"name": "x", "diagnostics": [{"meaning": []}]})",
+       "`diagnostics`[0].`meaning` is neither a string nor null"},
+      {R"({"name": "x", "diagnostics": [{"first": "a.json"}]})",
+       "`diagnostics`[0].`first` is not an object"},
+      {R"({"name": "x", "diagnostics": [{}, {"first": {"file": 1}}]})",
+       "`diagnostics`[1].`first`.`file` is neither a string nor null"},
+      {R"({"name": "x", "diagnostics": [{"first": {"position": 3}}]})",
+       "`diagnostics`[0].`first`.`position` is neither a string nor null"},
+      {R"({"name": "x", "diagnostics": [{"first": {"detail": {}}}]})",
+       "`diagnostics`[0].`first`.`detail` is neither a string nor null"},
+
+      // ranked_units (more in summary_reader_test.cc)
+      {R"({"name": "x", "ranked_units": {}})", "`ranked_units` is not an array"},
+      {R"({"name": "x", "port_units": {"u": {}}, "ranked_units": [{"id": "v", "by": "ceiling_wall"}]})",
+       "`ranked_units`[0].`id` \"v\" is no unit of `port_units`"},
+      {R"({"name": "x", "port_units": {"u": {}}, "ranked_units": []})",
+       "`ranked_units` lacks `port_units`.`u`"},
+      {R"({"name": "x", "port_units": {"u": {}}, "ranked_units": [{"id": "u", "by": "share"}]})",
+       "`ranked_units`[0].`by` is neither \"plain_ceiling_wall_est\" nor \"ceiling_wall\""},
+  };
+
+  // Every scalar field of a run with a value of a wrong type.
+  for (const char* key :
+       {"temperature", "profiled_decode_tok_s", "plain_decode_tok_s",
+        "profiler_decode_slowdown_pct", "dispatches_per_token", "decode_wall_ms",
+        "decode_gpu_sum_ms", "gpu_ms_per_token", "host_gap_ms_per_token", "host_gap_pct_of_wall",
+        "plain_wall_ms_per_token", "plain_host_gap_ms_per_token_est"}) {
+    for (const char* value : {R"("7")", "true", "[1]", R"({"k": 1.0})"}) {
+      cases.push_back({std::string(R"({"name": "x", ")") + key + "\": " + value + "}",
+                       std::string("`") + key + "` is neither a number nor null"});
+    }
+  }
+  for (const char* key : {"prompt_tokens", "generated_tokens", "decode_dispatches",
+                          "decode_forward_passes", "device"}) {
+    for (const char* value : {"128.0", "12.5", "1e3", R"("12")", "false"}) {
+      cases.push_back({std::string(R"({"name": "x", ")") + key + "\": " + value + "}",
+                       std::string("`") + key + "` is neither an integer nor null"});
+    }
+  }
+  for (const char* key : {"model_type", "clock", "pack", "units_file", "trace_format"}) {
+    for (const char* value : {"3", "true", R"(["a"])", "{}"}) {
+      cases.push_back({std::string(R"({"name": "x", ")") + key + "\": " + value + "}",
+                       std::string("`") + key + "` is neither a string nor null"});
+    }
+  }
+  // Every field of a unit that a writer reads.
+  for (const char* key :
+       {"fallback_share_pct", "fallback_dispatches_per_token", "reached_default_share_pct",
+        "fallback_host_gap_ms_per_token", "fallback_wall_share_pct", "ceiling_gpu_share",
+        "ceiling_wall", "plain_ceiling_wall_est"}) {
+    cases.push_back(
+        {std::string(R"({"name": "x", "port_units": {"2063": {")") + key + R"(": "1.5"}}})",
+         std::string("`port_units`.`2063`.`") + key + "` is neither a number nor null"});
+  }
+  cases.push_back({R"({"name": "x", "port_units": {"2063": {"port": 3}}})",
+                   "`port_units`.`2063`.`port` is neither a string nor null"});
+  return cases;
+}
+
+TEST(SummaryReaderConsistencyTest, EveryCommandAcceptsAndRejectsTheSameFiles) {
+  TempDir good_dir;
+  const std::string good_path = good_dir.path() + "/good_summary.json";
+  ASSERT_TRUE(base::WriteFileAtomic(good_path, kGood).ok());
+  for (const Case& c : Cases()) {
+    TempDir dir;
+    const std::string path = dir.path() + "/x_summary.json";
+    ASSERT_TRUE(base::WriteFileAtomic(path, c.text).ok());
+    const std::string expected = c.error.empty() ? "" : path + ": " + c.error + "\nexit 65";
+    for (const auto& [command, outcome] : EveryReader(dir.path(), good_path)) {
+      EXPECT_EQ(outcome, expected) << command << " on " << c.text;
+    }
+  }
+}
+
+// Summaries that summarize wrote (the seed's fields, then decodeprof's: diagnostics,
+// ranked_units, device, trace_format) are accepted by every reader.
+TEST(SummaryReaderConsistencyTest, SummariesWrittenBySummarizeAreAccepted) {
+  TempDir good_dir;
+  const std::string good_path = good_dir.path() + "/good_summary.json";
+  ASSERT_TRUE(base::WriteFileAtomic(good_path, kGood).ok());
+  const std::string golden = std::string(DECODEPROF_SOURCE_DIR) + "/tests/golden/";
+  for (const std::string& source :
+       {golden + "summarize/seed_window/expected/t_summary.json",
+        golden + "summarize/kineto_decode/expected/kineto_summary.json",
+        golden + "diff/cuda_graph/Llama-3.1-8B-Instruct_greedy-eager_summary.json"}) {
+    const auto text = base::ReadFile(source);
+    ASSERT_TRUE(text.ok()) << text.status().ToString();
+    TempDir dir;
+    ASSERT_TRUE(base::WriteFileAtomic(dir.path() + "/x_summary.json", *text).ok());
+    for (const auto& [command, outcome] : EveryReader(dir.path(), good_path)) {
+      EXPECT_EQ(outcome, "") << command << " on " << source;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace decodeprof::report

@@ -1,0 +1,274 @@
+#include "src/report/summary_validation.h"
+
+#include <cmath>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <utility>
+
+#include "src/report/summary_json.h"
+
+namespace decodeprof::report {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+enum class Type { kNumber, kInteger, kString };
+
+struct Field {
+  std::string_view key;
+  Type type;
+};
+
+// The scalar fields of a run, in the order summarize writes them.
+constexpr Field kRunFields[] = {
+    {"model_type", Type::kString},
+    {"temperature", Type::kNumber},
+    {"clock", Type::kString},
+    {"prompt_tokens", Type::kInteger},
+    {"generated_tokens", Type::kInteger},
+    {"profiled_decode_tok_s", Type::kNumber},
+    {"plain_decode_tok_s", Type::kNumber},
+    {"profiler_decode_slowdown_pct", Type::kNumber},
+    {"decode_dispatches", Type::kInteger},
+    {"dispatches_per_token", Type::kNumber},
+    {"decode_wall_ms", Type::kNumber},
+    {"decode_gpu_sum_ms", Type::kNumber},
+    {"gpu_ms_per_token", Type::kNumber},
+    {"host_gap_ms_per_token", Type::kNumber},
+    {"host_gap_pct_of_wall", Type::kNumber},
+    {"plain_wall_ms_per_token", Type::kNumber},
+    {"plain_host_gap_ms_per_token_est", Type::kNumber},
+    {"decode_forward_passes", Type::kInteger},
+    {"pack", Type::kString},
+    {"units_file", Type::kString},
+    {"trace_format", Type::kString},
+    {"device", Type::kInteger},
+};
+
+constexpr Field kCheckFields[] = {
+    {"kernels_straddling_decode_start", Type::kInteger},
+    {"host_gap_attribution_residual_ns", Type::kNumber},
+    {"idle_gap_before_first_decode_dispatch_us", Type::kNumber},
+};
+
+constexpr Field kTopKernelFields[] = {
+    {"class", Type::kString},
+    {"calls_per_token", Type::kNumber},
+    {"share_pct", Type::kNumber},
+};
+
+constexpr Field kUnitFields[] = {
+    {"port", Type::kString},
+    {"fallback_share_pct", Type::kNumber},
+    {"fallback_dispatches_per_token", Type::kNumber},
+    {"reached_default_share_pct", Type::kNumber},
+    {"fallback_host_gap_ms_per_token", Type::kNumber},
+    {"fallback_wall_share_pct", Type::kNumber},
+    {"ceiling_gpu_share", Type::kNumber},
+    {"ceiling_wall", Type::kNumber},
+    {"plain_ceiling_wall_est", Type::kNumber},
+};
+
+constexpr Field kDiagnosticFields[] = {
+    {"code", Type::kString},
+    {"severity", Type::kString},
+    {"count", Type::kInteger},
+    {"meaning", Type::kString},
+};
+
+constexpr Field kDiagnosticFirstFields[] = {
+    {"file", Type::kString},
+    {"position", Type::kString},
+    {"detail", Type::kString},
+};
+
+base::Status Error(const SummaryFile& summary, std::string message) {
+  return base::DataError(summary.path, std::move(message));
+}
+
+// `value`, the field `<prefix>key`: null, or a finite number.
+base::Status CheckNumber(const SummaryFile& summary, const Json& value, std::string_view prefix,
+                         std::string_view key) {
+  if (value.is_null()) return base::OkStatus();
+  if (!value.is_number()) {
+    return Error(summary, FieldName(prefix, key) + " is neither a number nor null");
+  }
+  if (value.is_number_float() && !std::isfinite(value.get<double>())) {
+    return Error(summary, FieldName(prefix, key) + " is not a finite number");
+  }
+  return base::OkStatus();
+}
+
+base::Status CheckField(const SummaryFile& summary, const Json& object, std::string_view prefix,
+                        const Field& field) {
+  const Json& value = JsonGet(object, field.key);
+  if (value.is_null()) return base::OkStatus();
+  switch (field.type) {
+    case Type::kNumber:
+      return CheckNumber(summary, value, prefix, field.key);
+    case Type::kInteger:
+      // is_number_integer() holds for signed and unsigned integers; 12.0 is a float.
+      if (value.is_number_integer()) return base::OkStatus();
+      return Error(summary, FieldName(prefix, field.key) + " is neither an integer nor null");
+    case Type::kString:
+      if (value.is_string()) return base::OkStatus();
+      return Error(summary, FieldName(prefix, field.key) + " is neither a string nor null");
+  }
+  return base::OkStatus();
+}
+
+base::Status CheckFields(const SummaryFile& summary, const Json& object, std::string_view prefix,
+                         std::span<const Field> fields) {
+  for (const Field& field : fields) {
+    DP_RETURN_IF_ERROR(CheckField(summary, object, prefix, field));
+  }
+  return base::OkStatus();
+}
+
+std::string Indexed(std::string_view key, size_t i) {
+  return "`" + std::string(key) + "`[" + std::to_string(i) + "]";
+}
+
+// Every summarize version writes `name`; diff and the report name runs by it.
+base::Status CheckName(const SummaryFile& summary) {
+  if (!summary.content.is_object() || !summary.content.contains("name")) {
+    return base::DataError(summary.path, "not a decodeprof summary: no `name` field",
+                           "pass the <name>_summary.json files that `decodeprof summarize` "
+                           "writes");
+  }
+  if (!JsonGet(summary.content, "name").is_string()) {
+    return Error(summary, "`name` is not a string");
+  }
+  return base::OkStatus();
+}
+
+base::Status CheckChecks(const SummaryFile& summary) {
+  const Json& checks = JsonGet(summary.content, "checks");
+  if (checks.is_null()) return base::OkStatus();
+  if (!checks.is_object()) return Error(summary, "`checks` is not an object");
+  return CheckFields(summary, checks, "`checks`.", kCheckFields);
+}
+
+base::Status CheckTopKernels(const SummaryFile& summary) {
+  const Json& top = JsonGet(summary.content, "top_kernels");
+  if (top.is_null()) return base::OkStatus();
+  if (!top.is_array()) return Error(summary, "`top_kernels` is not an array");
+  for (size_t i = 0; i < top.size(); ++i) {
+    const std::string entry = Indexed("top_kernels", i);
+    if (!top[i].is_object() || !JsonGet(top[i], "kernel").is_string()) {
+      return Error(summary, entry + " has no string `kernel`");
+    }
+    DP_RETURN_IF_ERROR(CheckFields(summary, top[i], entry + ".", kTopKernelFields));
+  }
+  return base::OkStatus();
+}
+
+// class_share_pct / role_share_pct: {name: share}.
+base::Status CheckShareMap(const SummaryFile& summary, std::string_view key) {
+  const Json& shares = JsonGet(summary.content, key);
+  if (shares.is_null()) return base::OkStatus();
+  if (!shares.is_object()) return Error(summary, FieldName("", key) + " is not an object");
+  const std::string prefix = FieldName("", key) + ".";
+  for (const auto& [name, value] : shares.items()) {
+    DP_RETURN_IF_ERROR(CheckNumber(summary, value, prefix, name));
+  }
+  return base::OkStatus();
+}
+
+base::Status CheckPortUnits(const SummaryFile& summary) {
+  const Json& units = JsonGet(summary.content, "port_units");
+  if (units.is_null()) return base::OkStatus();
+  if (!units.is_object()) return Error(summary, "`port_units` is not an object");
+  for (const auto& [id, unit] : units.items()) {
+    const std::string name = FieldName("`port_units`.", id);
+    if (!unit.is_object()) return Error(summary, name + " is not an object");
+    DP_RETURN_IF_ERROR(CheckFields(summary, unit, name + ".", kUnitFields));
+  }
+  return base::OkStatus();
+}
+
+base::Status CheckWarnings(const SummaryFile& summary) {
+  const Json& warnings = JsonGet(summary.content, "warnings");
+  if (warnings.is_null()) return base::OkStatus();
+  if (!warnings.is_array()) return Error(summary, "`warnings` is not an array");
+  for (size_t i = 0; i < warnings.size(); ++i) {
+    if (!warnings[i].is_string())
+      return Error(summary, Indexed("warnings", i) + " is not a string");
+  }
+  return base::OkStatus();
+}
+
+base::Status CheckDiagnostics(const SummaryFile& summary) {
+  const Json& diagnostics = JsonGet(summary.content, "diagnostics");
+  if (diagnostics.is_null()) return base::OkStatus();
+  if (!diagnostics.is_array()) return Error(summary, "`diagnostics` is not an array");
+  for (size_t i = 0; i < diagnostics.size(); ++i) {
+    const Json& entry = diagnostics[i];
+    const std::string name = Indexed("diagnostics", i);
+    if (!entry.is_object()) return Error(summary, name + " is not an object");
+    DP_RETURN_IF_ERROR(CheckFields(summary, entry, name + ".", kDiagnosticFields));
+    const Json& first = JsonGet(entry, "first");
+    if (first.is_null()) continue;
+    if (!first.is_object()) return Error(summary, name + ".`first` is not an object");
+    DP_RETURN_IF_ERROR(CheckFields(summary, first, name + ".`first`.", kDiagnosticFirstFields));
+  }
+  return base::OkStatus();
+}
+
+// `ranked_units` against `port_units` (already checked: an object or null).
+base::Status CheckRankedUnits(const SummaryFile& summary) {
+  const Json& ranked = JsonGet(summary.content, "ranked_units");
+  if (ranked.is_null()) return base::OkStatus();
+  if (!ranked.is_array()) return Error(summary, "`ranked_units` is not an array");
+  const Json& units = JsonGet(summary.content, "port_units");
+  std::unordered_set<std::string_view> unit_ids;
+  for (const auto& [id, unit] : units.items()) unit_ids.insert(id);
+  std::unordered_set<std::string_view> seen;
+  for (size_t i = 0; i < ranked.size(); ++i) {
+    const Json& entry = ranked[i];
+    const std::string name = Indexed("ranked_units", i);
+    const Json& id = JsonGet(entry, "id");
+    if (!entry.is_object() || !id.is_string()) {
+      return Error(summary, name + " is not an object with a string `id`");
+    }
+    const std::string& unit = id.get_ref<const std::string&>();
+    if (!unit_ids.contains(unit)) {
+      return Error(summary, name + ".`id` \"" + unit + "\" is no unit of `port_units`");
+    }
+    if (!seen.insert(unit).second) {
+      return Error(summary, name + ".`id` \"" + unit + "\" is listed twice");
+    }
+    const Json& by = JsonGet(entry, "by");
+    if (!by.is_string() || !RankFigureNamed(by.get_ref<const std::string&>())) {
+      return Error(summary,
+                   name + ".`by` is neither \"plain_ceiling_wall_est\" nor \"ceiling_wall\"");
+    }
+    DP_RETURN_IF_ERROR(CheckNumber(summary, JsonGet(entry, "value"), name + ".", "value"));
+  }
+  if (seen.size() != unit_ids.size()) {
+    for (const auto& [id, unit] : units.items()) {
+      if (!seen.contains(id))
+        return Error(summary, "`ranked_units` lacks `port_units`.`" + id + "`");
+    }
+  }
+  return base::OkStatus();
+}
+
+}  // namespace
+
+base::Status ValidateSummary(const SummaryFile& summary) {
+  DP_RETURN_IF_ERROR(CheckName(summary));
+  DP_RETURN_IF_ERROR(CheckFields(summary, summary.content, "", kRunFields));
+  DP_RETURN_IF_ERROR(CheckChecks(summary));
+  DP_RETURN_IF_ERROR(CheckTopKernels(summary));
+  DP_RETURN_IF_ERROR(CheckShareMap(summary, "class_share_pct"));
+  DP_RETURN_IF_ERROR(CheckShareMap(summary, "role_share_pct"));
+  DP_RETURN_IF_ERROR(CheckPortUnits(summary));
+  DP_RETURN_IF_ERROR(CheckWarnings(summary));
+  DP_RETURN_IF_ERROR(CheckDiagnostics(summary));
+  return CheckRankedUnits(summary);
+}
+
+}  // namespace decodeprof::report
