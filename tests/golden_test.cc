@@ -10,7 +10,8 @@
 //   expected_stderr     (optional) substrings, one per line, that stderr must contain
 //   expected/           (optional) the exact files the run must leave in @OUT@ — and no others,
 //                       so a failing run that must leave nothing has an empty or no expected/
-// DECODEPROF_UPDATE_GOLDEN=1 rewrites expected_stdout and expected/ from the actual run.
+// expected_stderr and expected_stdout are compared whole (paths as @CASE@, @OUT@, @SCRATCH@).
+// DECODEPROF_UPDATE_GOLDEN=1 rewrites them and expected/ from the actual run.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -81,18 +82,25 @@ TEST_P(GoldenTest, MatchesExpected) {
   const int expected_exit =
       fs::exists(dir / "expected_exit") ? std::stoi(Slurp(dir / "expected_exit")) : 0;
   EXPECT_EQ(r.exit_code, expected_exit) << context;
-  if (fs::exists(dir / "expected_stderr")) {
-    std::istringstream wanted(Slurp(dir / "expected_stderr"));
-    for (std::string line; std::getline(wanted, line);) {
-      if (line.empty()) continue;
-      line = Replace(line, "@CASE@", dir.string());
-      EXPECT_NE(r.err.find(line), std::string::npos) << "missing: " << line << "\n" << context;
+  // The whole of stderr, not a part of it; the case's and the output's paths are written as
+  // @CASE@ and @OUT@ (the scratch directory as @SCRATCH@).
+  const auto generic = [&](const std::string& text) {
+    return Replace(Replace(Replace(text, out.string(), "@OUT@"), dir.string(), "@CASE@"),
+                   scratch.string(), "@SCRATCH@");
+  };
+  if (update) {
+    if (fs::exists(dir / "expected_stderr") || expected_exit != 0) {
+      Spit(dir / "expected_stderr", generic(r.err));
     }
+  } else if (fs::exists(dir / "expected_stderr")) {
+    EXPECT_EQ(generic(r.err), Slurp(dir / "expected_stderr")) << context;
   }
   if (update) {
-    if (fs::exists(dir / "expected_stdout") || !r.out.empty()) Spit(dir / "expected_stdout", r.out);
+    if (fs::exists(dir / "expected_stdout") || !r.out.empty()) {
+      Spit(dir / "expected_stdout", generic(r.out));
+    }
   } else if (fs::exists(dir / "expected_stdout")) {
-    EXPECT_EQ(r.out, Replace(Slurp(dir / "expected_stdout"), "@CASE@", dir.string())) << context;
+    EXPECT_EQ(generic(r.out), Slurp(dir / "expected_stdout")) << context;
   }
 
   // The output directory must hold exactly the expected files.
