@@ -110,6 +110,15 @@ TEST_F(ReliabilityTest, AZeroLengthDispatchIsAWarning) {
   EXPECT_NE(r.err.find("zero_duration_dispatches"), std::string::npos) << r.err;
 }
 
+TEST_F(ReliabilityTest, ADispatchLongerThanTheWindowIsAWarning) {
+  const auto r = Summarize(
+      Write("trace.csv", kHeader + Rows() + Row("k_long", 770000, 770000 + 1'000'000'000)),
+      Write("bench.log", kLog));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(HasDiagnostic("dispatch_longer_than_window"));
+  EXPECT_NE(r.err.find("1000000000 ns against a 200000 ns window"), std::string::npos) << r.err;
+}
+
 TEST_F(ReliabilityTest, EveryRowTwiceIsAnError) {
   const std::string trace = Write("trace.csv", kHeader + Rows() + Rows());
   const auto r = Summarize(trace, Write("bench.log", kLog));

@@ -344,6 +344,8 @@ TEST_F(KinetoSummarizeTest, TraceRangesWinOverALogOnOtherClocks) {
   const std::string summary = Slurp(dir_ / "out" / "decode_summary.json");
   EXPECT_NE(summary.find("\"decode_dispatches\": 24,"), std::string::npos) << summary;
   EXPECT_NE(summary.find("\"generated_tokens\": 10,"), std::string::npos) << summary;
+  // The log's marks were not used: said, not silent.
+  EXPECT_NE(summary.find("\"code\": \"log_marks_unused\""), std::string::npos) << summary;
 
   // Without a decode range the log's marks are used: here they bracket no dispatch.
   req.decode_range = "no-such-range";

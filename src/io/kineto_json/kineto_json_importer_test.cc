@@ -317,6 +317,20 @@ TEST(KinetoJsonImporter, NegativeDurationIsAnErrorAtTheEvent) {
   EXPECT_EQ(n.message(), "end before start (dur -1000 ns) (line 2)");
 }
 
+TEST(KinetoJsonImporter, ATimeBeyondInt64IsAnError) {
+  // (1e309 does not even parse: "malformed JSON: number overflow parsing '1e309'".)
+  EXPECT_EQ(ErrorOf("{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 1e309}]}").kind(),
+            base::ErrorKind::kData);
+  for (const char* ts : {"9223372036854775.808", "99999999999999999999999999999"}) {
+    const base::Status s = ErrorOf(
+        std::string("{\"traceEvents\": [\n{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", "
+                    "\"ts\": ") +
+        ts + ", \"dur\": 1}]}");
+    EXPECT_EQ(s.kind(), base::ErrorKind::kData) << ts;
+    EXPECT_EQ(s.message(), "time does not fit in 64-bit nanoseconds (line 2)") << ts;
+  }
+}
+
 TEST(KinetoJsonImporter, WrongTypesOfUsedFields) {
   EXPECT_EQ(ErrorOf(R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": "5",
                        "dur": 1}]})")
