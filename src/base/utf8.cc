@@ -7,6 +7,10 @@ size_t DecodeUtf8(std::string_view text, size_t i, uint32_t& cp) {
   const unsigned char b0 = byte(i);
   size_t len = 0;
   uint32_t min = 0;
+  if (b0 < 0x80) {
+    cp = b0;
+    return 1;
+  }
   if (b0 >= 0xC2 && b0 <= 0xDF) {
     len = 2, cp = b0 & 0x1Fu, min = 0x80;
   } else if (b0 >= 0xE0 && b0 <= 0xEF) {

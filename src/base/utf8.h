@@ -9,8 +9,9 @@
 
 namespace decodeprof::base {
 
-// Decodes the UTF-8 sequence starting at text[i] into `cp`; returns its length in bytes, or 0
-// when the bytes there are not valid UTF-8 (overlong forms and surrogates included).
+// Decodes the UTF-8 sequence starting at text[i] into `cp`; returns its length in bytes (1 for
+// ASCII), or 0 when the bytes there are not valid UTF-8 (overlong forms and surrogates
+// included).
 size_t DecodeUtf8(std::string_view text, size_t i, uint32_t& cp);
 
 // Python's text[:n] on a UTF-8 string: the first n code points (continuation bytes never

@@ -7,6 +7,8 @@ namespace {
 
 TEST(Utf8Test, DecodesValidSequencesAndRejectsInvalidOnes) {
   uint32_t cp = 0;
+  EXPECT_EQ(DecodeUtf8("a", 0, cp), 1u);
+  EXPECT_EQ(cp, 0x61u);
   EXPECT_EQ(DecodeUtf8("\xc3\xa9", 0, cp), 2u);
   EXPECT_EQ(cp, 0xE9u);
   EXPECT_EQ(DecodeUtf8("\xf0\x9f\x98\x80", 0, cp), 4u);

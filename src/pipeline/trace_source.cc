@@ -7,6 +7,7 @@
 
 #include "src/analysis/pack.h"
 #include "src/analysis/range_marks.h"
+#include "src/base/utf8.h"
 
 namespace decodeprof::pipeline {
 namespace {
@@ -203,40 +204,20 @@ std::optional<std::string> RepairedName(std::string_view text) {
   std::string out;
   bool changed = false;
   for (size_t i = 0; i < text.size();) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    size_t len = 0;
-    if (c < 0x80) {
-      len = 1;
-    } else if (c >= 0xC2 && c <= 0xDF) {
-      len = 2;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-      len = 3;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-      len = 4;
-    }
-    bool valid = len > 0 && i + len <= text.size();
-    for (size_t k = 1; valid && k < len; ++k) {
-      valid = (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80;
-    }
-    if (valid && len == 3) {  // no overlong forms, no surrogates
-      const auto c1 = static_cast<unsigned char>(text[i + 1]);
-      valid = !(c == 0xE0 && c1 < 0xA0) && !(c == 0xED && c1 >= 0xA0);
-    } else if (valid && len == 4) {
-      const auto c1 = static_cast<unsigned char>(text[i + 1]);
-      valid = !(c == 0xF0 && c1 < 0x90) && !(c == 0xF4 && c1 >= 0x90);
-    }
-    if (!valid) {
+    uint32_t cp = 0;
+    const size_t len = base::DecodeUtf8(text, i, cp);
+    if (len == 0) {
       out += "\xEF\xBF\xBD";  // U+FFFD
       changed = true;
       ++i;
       continue;
     }
     // Tabs and newlines are text (names in quoted CSV fields hold them; the seed keeps them).
-    if (len == 1 && (c < 0x20 || c == 0x7F) && c != '\t' && c != '\n') {
+    if ((cp < 0x20 || cp == 0x7F) && cp != '\t' && cp != '\n') {
       static constexpr char kHex[] = "0123456789abcdef";
       out += "\\x";
-      out += kHex[c >> 4];
-      out += kHex[c & 0xF];
+      out += kHex[cp >> 4];
+      out += kHex[cp & 0xF];
       changed = true;
       ++i;
       continue;

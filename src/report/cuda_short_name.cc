@@ -1,7 +1,5 @@
 #include "src/report/cuda_short_name.h"
 
-#include <cxxabi.h>
-
 #include <array>
 #include <cstdlib>
 #include <optional>
@@ -9,6 +7,8 @@
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include "src/base/demangle.h"
 
 namespace decodeprof::report {
 namespace {
@@ -358,17 +358,6 @@ std::string CutlassGemmLabel(std::string_view text) {
   return label;
 }
 
-// The demangled name, or nullopt when abi::__cxa_demangle rejects it.
-std::optional<std::string> Demangle(std::string_view mangled) {
-  int status = 0;
-  char* text = abi::__cxa_demangle(std::string(mangled).c_str(), nullptr, nullptr, &status);
-  if (text == nullptr) return std::nullopt;
-  std::string demangled = status == 0 ? std::string(text) : std::string();
-  std::free(text);
-  if (status != 0) return std::nullopt;
-  return demangled;
-}
-
 // `_Z[L][N][K|V|r]<len><id>...` → "id::id" (+ "<...>" when template arguments follow).
 std::string MangledLabel(std::string_view mangled) {
   size_t pos = 2;
@@ -420,7 +409,7 @@ bool HasCudaKernelMarker(std::string_view name) {
 std::string CudaShortKernelName(std::string_view name) {
   std::string demangled;
   if (name.starts_with("_Z")) {
-    std::optional<std::string> text = Demangle(name);
+    std::optional<std::string> text = base::Demangle(name);
     if (!text) return IsCutlassGemm(name) ? CutlassGemmLabel(name) : MangledLabel(name);
     demangled = std::move(*text);
     name = demangled;

@@ -1,6 +1,6 @@
 #include "src/io/kineto_json/kineto_json_importer.h"
 
-#include <cxxabi.h>
+#include "src/base/demangle.h"
 
 #include <algorithm>
 #include <array>
@@ -78,14 +78,6 @@ class ByteIterator {
   bool AtEnd() const { return reader_ == nullptr || !reader_->Available(); }
   ByteReader* reader_ = nullptr;
 };
-
-std::string Demangle(const std::string& mangled) {
-  int status = 0;
-  char* text = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
-  std::string out = (status == 0 && text != nullptr) ? std::string(text) : mangled;
-  std::free(text);
-  return out;
-}
 
 // Kineto names copies "Memcpy <kind> (<src> -> <dst>)" (CuptiActivity.cpp memcpyName); the
 // kinds map onto CUpti_ActivityMemcpyKind for trace::MemcpyName.
@@ -428,8 +420,7 @@ bool Handler::EndEvent() {
   switch (category) {
     case Category::kKernel:
       ++result_.kernels;
-      return AddDispatch(e, e.name.rfind("_Z", 0) == 0 ? Demangle(e.name) : e.name,
-                         trace::DispatchKind::kKernel);
+      return AddDispatch(e, base::DemangledOrSelf(e.name), trace::DispatchKind::kKernel);
     case Category::kMemcpy:
     case Category::kMemset:
       ++result_.memory_ops;

@@ -1,7 +1,5 @@
 #include "src/io/native/native_importer.h"
 
-#include <cxxabi.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
@@ -10,6 +8,7 @@
 #include <string_view>
 #include <utility>
 
+#include "src/base/demangle.h"
 #include "src/io/common/sqlite_db.h"
 #include "src/io/importer.h"
 #include "src/native_format/schema.h"
@@ -39,20 +38,12 @@ class Strings {
     int64_t& slot = kernel_ids_[static_cast<size_t>(file_id - 1)];
     if (slot == kUnset) {
       const std::string& text = texts_[static_cast<size_t>(file_id - 1)];
-      slot = pool_.Intern(text.rfind("_Z", 0) == 0 ? Demangle(text) : text);
+      slot = pool_.Intern(base::DemangledOrSelf(text));
     }
     return static_cast<trace::StringId>(slot);
   }
 
  private:
-  static std::string Demangle(const std::string& mangled) {
-    int status = 0;
-    char* text = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
-    std::string out = (status == 0 && text != nullptr) ? std::string(text) : mangled;
-    std::free(text);
-    return out;
-  }
-
   static constexpr int64_t kUnset = -1;
   std::vector<std::string> texts_;
   std::vector<int64_t> ids_;

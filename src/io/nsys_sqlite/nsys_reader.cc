@@ -1,22 +1,14 @@
 #include "src/io/nsys_sqlite/nsys_reader.h"
 
-#include <cxxabi.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <limits>
 #include <utility>
 
+#include "src/base/demangle.h"
+
 namespace decodeprof::io::nsys {
 namespace {
-
-std::string Demangle(const std::string& mangled) {
-  int status = 0;
-  char* text = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
-  std::string out = (status == 0 && text != nullptr) ? std::string(text) : mangled;
-  std::free(text);
-  return out;
-}
 
 // The tables of GPU work, in the order that breaks start-time ties.
 enum class Source : int64_t { kKernel = 0, kGraph = 1, kMemcpy = 2, kMemset = 3 };
@@ -77,8 +69,7 @@ std::optional<trace::StringId> StringTable::KernelName(int64_t id, trace::String
   auto it = entries_.find(id);
   if (it == entries_.end()) return std::nullopt;
   Entry& e = it->second;
-  if (e.kernel == kUnset)
-    e.kernel = pool.Intern(e.text.starts_with("_Z") ? Demangle(e.text) : e.text);
+  if (e.kernel == kUnset) e.kernel = pool.Intern(base::DemangledOrSelf(e.text));
   return static_cast<trace::StringId>(e.kernel);
 }
 

@@ -1,8 +1,8 @@
 #include "src/record/cupti/record_translator.h"
 
-#include <cxxabi.h>
-
 #include <cstdlib>
+
+#include "src/base/demangle.h"
 
 namespace decodeprof::record::cupti {
 
@@ -109,11 +109,7 @@ bool RecordTranslator::KernelNames(const char* name, nf::StringRef* demangled,
     *mangled = it->second.second;
     return true;
   }
-  int status = 0;
-  char* text = abi::__cxa_demangle(std::string(key).c_str(), nullptr, nullptr, &status);
-  const std::string pretty =
-      (status == 0 && text != nullptr) ? std::string(text) : std::string(key);
-  std::free(text);
+  const std::string pretty = base::Demangle(key).value_or(std::string(key));
   auto d = writer_.Intern(pretty);
   auto m = writer_.Intern(key);
   if (!Ok(d.status()) || !Ok(m.status())) return false;
