@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -163,7 +164,12 @@ class NativeReader {
     while ((rc = q.Step()) == SQLITE_ROW) {
       const std::string name = q.Text(0);
       result_.counters[name] = q.Int(1);
-      if (nf::IsDataLossCounter(name)) result_.dropped_records += q.Int(1);
+      // Saturated: the counters of a damaged file may add up beyond int64.
+      if (nf::IsDataLossCounter(name) &&
+          __builtin_add_overflow(result_.dropped_records, q.Int(1), &result_.dropped_records)) {
+        result_.dropped_records = q.Int(1) > 0 ? std::numeric_limits<int64_t>::max()
+                                               : std::numeric_limits<int64_t>::min();
+      }
     }
     if (rc != SQLITE_DONE) return SqlError(q, "cannot read table counters");
     return base::OkStatus();

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -365,6 +366,19 @@ TEST(NativeImporterTest, BadRowsNameTableAndId) {
     ASSERT_FALSE(result.ok());
     EXPECT_NE(result.status().message().find("marks"), std::string::npos);
   }
+}
+
+TEST(NativeImporterTest, DataLossCountersBeyondInt64Saturate) {
+  // Found by tests/fuzz/native_fuzzer: the sum of the data-loss counters overflowed (UB).
+  const std::string path = WriteSample();  // cupti_dropped_records 2, incomplete_kernel_records 1
+  Exec(path, "UPDATE counters SET value = 9223372036854775807 WHERE name = "
+             "'cupti_dropped_records'");
+  trace::StringPool names;
+  CollectSink sink;
+  auto result = ImportNative(path, names, sink);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_EQ(result->dropped_records, std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(result->counters.at("cupti_dropped_records"), std::numeric_limits<int64_t>::max());
 }
 
 TEST(NativeImporterTest, SniffsSqliteMagic) {
