@@ -217,7 +217,11 @@ class NativeReader {
         // All three 0: the source had no grid (a converted CSV without grid columns).
         if (q.Int(5) != 0 || q.Int(6) != 0 || q.Int(7) != 0) {
           d.grid = 1;
-          for (int col = 5; col <= 7; ++col) d.grid *= std::max<int64_t>(q.Int(col), 1);
+          for (int col = 5; col <= 7; ++col) {
+            if (__builtin_mul_overflow(d.grid, std::max<int64_t>(q.Int(col), 1), &d.grid)) {
+              return RowError(table, q.Int(1), "grid size does not fit in 64 bits");
+            }
+          }
         }
       } else {
         const bool memset = q.Int(8) == static_cast<int>(nf::MemoryOpKind::kMemset);

@@ -358,6 +358,17 @@ TEST(NativeImporterTest, BadRowsNameTableAndId) {
     EXPECT_EQ(result.status().where(), path + ": kernels id 1");
   }
   {
+    // Found by tests/fuzz/native_fuzzer: the grid product overflowed int64 (UB).
+    const std::string path = WriteSample();
+    Exec(path, "UPDATE kernels SET grid_x = 4294967296, grid_y = 4294967296 WHERE id = 3");
+    trace::StringPool names;
+    CollectSink sink;
+    auto result = ImportNative(path, names, sink);
+    ASSERT_FALSE(result.ok());
+    EXPECT_EQ(result.status().where(), path + ": kernels id 3");
+    EXPECT_EQ(result.status().message(), "grid size does not fit in 64 bits");
+  }
+  {
     const std::string path = WriteSample();
     Exec(path, "DROP TABLE marks");
     trace::StringPool names;
