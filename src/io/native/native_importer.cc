@@ -247,6 +247,7 @@ class NativeReader {
     while ((rc = q.Step()) == SQLITE_ROW) {
       auto name = strings_->Get(q.Int(1));
       if (!name) return RowError("api_calls", q.Int(0), "name_id is not in table strings");
+      if (q.Int(3) < q.Int(2)) return RowError("api_calls", q.Int(0), "end before start");
       builder_.AddLaunch(trace::ApiCall{*name, q.Int(2), q.Int(3), static_cast<uint64_t>(q.Int(4)),
                                         static_cast<uint64_t>(q.Int(5))});
     }

@@ -358,6 +358,18 @@ TEST(NativeImporterTest, BadRowsNameTableAndId) {
     EXPECT_EQ(result.status().where(), path + ": kernels id 1");
   }
   {
+    // Found by tests/fuzz/native_fuzzer: a launch call ending before its start reached the
+    // model (the nsys and Kineto importers refuse one).
+    const std::string path = WriteSample();
+    Exec(path, "UPDATE api_calls SET correlation = 7, end_ns = 80 WHERE id = 1");
+    trace::StringPool names;
+    CollectSink sink;
+    auto result = ImportNative(path, names, sink);
+    ASSERT_FALSE(result.ok());
+    EXPECT_EQ(result.status().where(), path + ": api_calls id 1");
+    EXPECT_EQ(result.status().message(), "end before start");
+  }
+  {
     // Found by tests/fuzz/native_fuzzer: the grid product overflowed int64 (UB).
     const std::string path = WriteSample();
     Exec(path, "UPDATE kernels SET grid_x = 4294967296, grid_y = 4294967296 WHERE id = 3");
