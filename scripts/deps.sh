@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages decodeprof builds with, when any is missing.
-# Sourced by scripts/test and scripts/demo.
+# Sourced by scripts/test, scripts/demo and scripts/fuzz.
+#   decodeprof_install_deps               the packages of every build
+#   decodeprof_install_deps fuzz          those, and the fuzz build's (DECODEPROF_FUZZ_PACKAGES)
 set -euo pipefail
 
 DECODEPROF_PACKAGES=(
@@ -8,10 +10,15 @@ DECODEPROF_PACKAGES=(
   libcli11-dev libfmt-dev libtomlplusplus-dev libre2-dev libsqlite3-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
 )
+# The fuzz preset only (scripts/fuzz): Debian's clang with libFuzzer and the sanitizer runtimes;
+# llvm for llvm-symbolizer (readable stack traces in the fuzzers' reports).
+DECODEPROF_FUZZ_PACKAGES=(clang libclang-rt-14-dev llvm)
 
 decodeprof_install_deps() {
+  local wanted=("${DECODEPROF_PACKAGES[@]}")
+  if [ "${1:-}" = fuzz ]; then wanted+=("${DECODEPROF_FUZZ_PACKAGES[@]}"); fi
   local missing=()
-  for pkg in "${DECODEPROF_PACKAGES[@]}"; do
+  for pkg in "${wanted[@]}"; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" ||
       missing+=("$pkg")
   done

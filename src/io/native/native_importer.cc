@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -154,7 +155,12 @@ class NativeReader {
     while ((rc = q.Step()) == SQLITE_ROW) {
       const std::string name = q.Text(0);
       result_.counters[name] = q.Int(1);
-      if (nf::IsDataLossCounter(name)) result_.dropped_records += q.Int(1);
+      // Saturated: the counters of a damaged file may add up beyond int64.
+      if (nf::IsDataLossCounter(name) &&
+          __builtin_add_overflow(result_.dropped_records, q.Int(1), &result_.dropped_records)) {
+        result_.dropped_records = q.Int(1) > 0 ? std::numeric_limits<int64_t>::max()
+                                               : std::numeric_limits<int64_t>::min();
+      }
     }
     if (rc != SQLITE_DONE) return SqlError(q, "cannot read table counters");
     return base::OkStatus();
@@ -202,7 +208,11 @@ class NativeReader {
         // All three 0: the source had no grid (a converted CSV without grid columns).
         if (q.Int(5) != 0 || q.Int(6) != 0 || q.Int(7) != 0) {
           d.grid = 1;
-          for (int col = 5; col <= 7; ++col) d.grid *= std::max<int64_t>(q.Int(col), 1);
+          for (int col = 5; col <= 7; ++col) {
+            if (__builtin_mul_overflow(d.grid, std::max<int64_t>(q.Int(col), 1), &d.grid)) {
+              return RowError(table, q.Int(1), "grid size does not fit in 64 bits");
+            }
+          }
         }
       } else {
         const bool memset = q.Int(8) == static_cast<int>(nf::MemoryOpKind::kMemset);
@@ -228,6 +238,7 @@ class NativeReader {
     while ((rc = q.Step()) == SQLITE_ROW) {
       auto name = strings_->Get(q.Int(1));
       if (!name) return RowError("api_calls", q.Int(0), "name_id is not in table strings");
+      if (q.Int(3) < q.Int(2)) return RowError("api_calls", q.Int(0), "end before start");
       builder_.AddLaunch(trace::ApiCall{*name, q.Int(2), q.Int(3), static_cast<uint64_t>(q.Int(4)),
                                         static_cast<uint64_t>(q.Int(5))});
     }

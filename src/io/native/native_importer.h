@@ -27,7 +27,7 @@
 //     "decodeprof-native" ("not a decodeprof native trace ..."); `format_version` newer than
 //     this reader's (hint: update decodeprof); an unknown `clock_domain`; a missing table.
 //   kData, where = "<path>: <table> id <N>": end before start; a name/domain id that is not
-//     in `strings`.
+//     in `strings`; a grid size (grid_x * grid_y * grid_z) beyond int64.
 #pragma once
 
 #include <cstdint>

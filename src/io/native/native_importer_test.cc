@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -357,6 +358,29 @@ TEST(NativeImporterTest, BadRowsNameTableAndId) {
     EXPECT_EQ(result.status().where(), path + ": kernels id 1");
   }
   {
+    // Found by tests/fuzz/native_fuzzer: a launch call ending before its start reached the
+    // model (the nsys and Kineto importers refuse one).
+    const std::string path = WriteSample();
+    Exec(path, "UPDATE api_calls SET correlation = 7, end_ns = 80 WHERE id = 1");
+    trace::StringPool names;
+    CollectSink sink;
+    auto result = ImportNative(path, names, sink);
+    ASSERT_FALSE(result.ok());
+    EXPECT_EQ(result.status().where(), path + ": api_calls id 1");
+    EXPECT_EQ(result.status().message(), "end before start");
+  }
+  {
+    // Found by tests/fuzz/native_fuzzer: the grid product overflowed int64 (UB).
+    const std::string path = WriteSample();
+    Exec(path, "UPDATE kernels SET grid_x = 4294967296, grid_y = 4294967296 WHERE id = 3");
+    trace::StringPool names;
+    CollectSink sink;
+    auto result = ImportNative(path, names, sink);
+    ASSERT_FALSE(result.ok());
+    EXPECT_EQ(result.status().where(), path + ": kernels id 3");
+    EXPECT_EQ(result.status().message(), "grid size does not fit in 64 bits");
+  }
+  {
     const std::string path = WriteSample();
     Exec(path, "DROP TABLE marks");
     trace::StringPool names;
@@ -365,6 +389,19 @@ TEST(NativeImporterTest, BadRowsNameTableAndId) {
     ASSERT_FALSE(result.ok());
     EXPECT_NE(result.status().message().find("marks"), std::string::npos);
   }
+}
+
+TEST(NativeImporterTest, DataLossCountersBeyondInt64Saturate) {
+  // Found by tests/fuzz/native_fuzzer: the sum of the data-loss counters overflowed (UB).
+  const std::string path = WriteSample();  // cupti_dropped_records 2, incomplete_kernel_records 1
+  Exec(path, "UPDATE counters SET value = 9223372036854775807 WHERE name = "
+             "'cupti_dropped_records'");
+  trace::StringPool names;
+  CollectSink sink;
+  auto result = ImportNative(path, names, sink);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_EQ(result->dropped_records, std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(result->counters.at("cupti_dropped_records"), std::numeric_limits<int64_t>::max());
 }
 
 TEST(NativeImporterTest, SniffsSqliteMagic) {

@@ -264,7 +264,11 @@ base::Status ReadDispatches(Context& ctx) {
           return ctx.DanglingString(table, rowid, kNameColumns[col - kDemangled], q.Int(col));
         d.name = *name;
         d.grid = 1;
-        for (int c = kGridX; c <= kGridZ; ++c) d.grid *= std::max<int64_t>(q.Int(c), 1);
+        for (int c = kGridX; c <= kGridZ; ++c) {
+          if (__builtin_mul_overflow(d.grid, std::max<int64_t>(q.Int(c), 1), &d.grid)) {
+            return ctx.RowError(table, rowid, "grid size does not fit in 64 bits");
+          }
+        }
         break;
       }
       case Source::kGraph: {

@@ -55,7 +55,7 @@
 //     export); a table that lacks a column every nsys version has ("table T has no column C").
 //   kData, where = "<path>: <table> rowid <N>": end before start; a string id that is not in
 //     StringIds (also counted as dangling_string_id); a deviceId or streamId out of range; a
-//     time beyond int64 once mapped.
+//     time beyond int64 once mapped; a kernel's grid size (gridX * gridY * gridZ) beyond int64.
 #pragma once
 
 #include <cstdint>

@@ -569,6 +569,20 @@ TEST_F(NsysImporterTest, ATimeBeyondInt64OnceMappedIsADataError) {
   EXPECT_NE(t->status.message().find("is beyond int64"), std::string::npos);
 }
 
+TEST_F(NsysImporterTest, AGridSizeBeyondInt64IsADataError) {
+  // Found by tests/fuzz/nsys_sqlite_fuzzer: the grid product overflowed int64 (UB).
+  const std::string path = Write(SmallRun(NsysSchema::k2025_6));
+  ASSERT_TRUE(nsys_testing::ExecSql(path,
+                                    "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET gridX = 4294967296, "
+                                    "gridY = 4294967296 WHERE rowid = 2")
+                  .ok());
+  const auto t = Import(path);
+  ASSERT_FALSE(t->status.ok());
+  EXPECT_EQ(t->status.kind(), base::ErrorKind::kData);
+  EXPECT_EQ(t->status.where(), path + ": CUPTI_ACTIVITY_KIND_KERNEL rowid 2");
+  EXPECT_EQ(t->status.message(), "grid size does not fit in 64 bits");
+}
+
 TEST_F(NsysImporterTest, ANullSystemClockKeepsTheSessionClock) {
   NsysDb db = SmallRun(NsysSchema::k2025_6);
   db.system_clock_ns = std::nullopt;

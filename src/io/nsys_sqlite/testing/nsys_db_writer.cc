@@ -211,7 +211,9 @@ class Writer {
   // Inserts one row: the given columns, 0 for every other NOT NULL column, NULL otherwise.
   base::Status Insert(const Table& t, const Row& row) {
     if (created_.count(t.name) == 0) DP_RETURN_IF_ERROR(Create(t));
-    for (const auto& [name, value] : row) {
+    for (const auto& column_value : row) {
+      // Not a structured binding: clang 14 (the fuzz build) cannot capture one in a lambda.
+      const std::string& name = column_value.first;
       const bool known = std::any_of(t.columns.begin(), t.columns.end(),
                                      [&](const Column& c) { return c.name == name; });
       if (!known) return base::InternalError(path_, t.name + " has no column " + name);
@@ -370,7 +372,10 @@ base::Status WriteSession(Writer& w, const NsysDb& db) {
   const int64_t start = system_clock ? db.system_clock_ns.value_or(0) : 184'033'390;
   const Table details{"ANALYSIS_DETAILS",
                       Cols({"!globalVid", "!duration", "!startTime", "!stopTime"})};
-  const int64_t duration = LastEnd(db) + 1'000;
+  int64_t duration = 0;  // saturated, as stop: the fuzz target ends events at INT64_MAX
+  if (__builtin_add_overflow(LastEnd(db), 1'000, &duration)) {
+    duration = std::numeric_limits<int64_t>::max();
+  }
   int64_t stop = 0;  // saturated: tests give systemClockNs values near the end of int64
   if (__builtin_add_overflow(start, duration, &stop)) stop = std::numeric_limits<int64_t>::max();
   return w.Insert(details, {{"globalVid", UInt(GlobalPid(0))},
