@@ -43,7 +43,8 @@ IdleOutcome IdleWait(uint64_t idle_secs, Sampler& sampler, Clock& clock, Notes& 
                                JoinList(sample.compilers)));
       }
       streak_start.reset();
-      last_blocked = fmt::format(kMsgBlockedBy, JoinList(sample.holders), JoinList(sample.compilers));
+      last_blocked =
+          fmt::format(kMsgBlockedBy, JoinList(sample.holders), JoinList(sample.compilers));
     }
     if (budget.limited() && budget.Waited(clock.Now()) >= static_cast<double>(budget.max_wait)) {
       notes.Note(fmt::format(kMsgGaveUpIdle, budget.max_wait, idle_secs) +

@@ -24,13 +24,12 @@
 
 #include "src/trace/trace.h"
 
-#define FUZZ_CHECK(cond)                                                              \
-  do {                                                                                \
-    if (!(cond)) {                                                                    \
-      std::fprintf(stderr, "%s:%d: fuzz invariant failed: %s\n", __FILE__, __LINE__, \
-                   #cond);                                                            \
-      std::abort();                                                                   \
-    }                                                                                 \
+#define FUZZ_CHECK(cond)                                                                     \
+  do {                                                                                       \
+    if (!(cond)) {                                                                           \
+      std::fprintf(stderr, "%s:%d: fuzz invariant failed: %s\n", __FILE__, __LINE__, #cond); \
+      std::abort();                                                                          \
+    }                                                                                        \
   } while (0)
 
 namespace decodeprof::fuzz {

@@ -133,31 +133,32 @@ bool WriteNativeFile(const std::string& path, FuzzedDataProvider& fdp) {
         break;
       }
       case 8: {
-        static const char* const kKeys[] = {"format", "format_version", "clock_domain",
+        static const char* const kKeys[] = {"format",   "format_version",   "clock_domain",
                                             "complete", "recording_status", "recorder"};
-        static const char* const kValues[] = {"decodeprof-native", "1", "2", "0", "-1",
-                                              "99999999999", "monotonic", "unknown", "ok",
-                                              "ok: fine", "cupti unavailable", ""};
-        const std::string key = fdp.ConsumeBool()
-                                    ? kKeys[fdp.ConsumeIntegralInRange<size_t>(0, 5)]
-                                    : fdp.ConsumeRandomLengthString(12);
-        const std::string value =
-            fdp.ConsumeBool() ? kValues[fdp.ConsumeIntegralInRange<size_t>(0, 11)]
-                              : fdp.ConsumeRandomLengthString(12);
+        static const char* const kValues[] = {
+            "decodeprof-native", "1",         "2",       "0",  "-1",
+            "99999999999",       "monotonic", "unknown", "ok", "ok: fine",
+            "cupti unavailable", ""};
+        const std::string key = fdp.ConsumeBool() ? kKeys[fdp.ConsumeIntegralInRange<size_t>(0, 5)]
+                                                  : fdp.ConsumeRandomLengthString(12);
+        const std::string value = fdp.ConsumeBool()
+                                      ? kValues[fdp.ConsumeIntegralInRange<size_t>(0, 11)]
+                                      : fdp.ConsumeRandomLengthString(12);
         (void)writer->SetMeta(key, value);
         break;
       }
       case 9: {
         static const std::string_view kCounters[] = {
-            nf::kCounterCuptiDropped,       nf::kCounterTranslationFailures,
-            nf::kCounterIncompleteKernels,  nf::kCounterNvtxQueueFull,
-            nf::kCounterWriteFailures,      nf::kCounterBufferPoolExhausted,
-            nf::kCounterNvtxUnmatchedPops,  nf::kCounterNvtxUnendedRanges,
+            nf::kCounterCuptiDropped,      nf::kCounterTranslationFailures,
+            nf::kCounterIncompleteKernels, nf::kCounterNvtxQueueFull,
+            nf::kCounterWriteFailures,     nf::kCounterBufferPoolExhausted,
+            nf::kCounterNvtxUnmatchedPops, nf::kCounterNvtxUnendedRanges,
             nf::kCounterUnknownRecords};
-        const std::string name = fdp.ConsumeBool()
-                                     ? std::string(kCounters[fdp.ConsumeIntegralInRange<size_t>(
-                                           0, std::size(kCounters) - 1)])
-                                     : fdp.ConsumeRandomLengthString(12);
+        const std::string name =
+            fdp.ConsumeBool()
+                ? std::string(
+                      kCounters[fdp.ConsumeIntegralInRange<size_t>(0, std::size(kCounters) - 1)])
+                : fdp.ConsumeRandomLengthString(12);
         (void)writer->SetCounter(name, fuzz::FuzzSmall<int64_t>(fdp, -1, 100));
         break;
       }

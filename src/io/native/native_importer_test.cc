@@ -394,8 +394,9 @@ TEST(NativeImporterTest, BadRowsNameTableAndId) {
 TEST(NativeImporterTest, DataLossCountersBeyondInt64Saturate) {
   // Found by tests/fuzz/native_fuzzer: the sum of the data-loss counters overflowed (UB).
   const std::string path = WriteSample();  // cupti_dropped_records 2, incomplete_kernel_records 1
-  Exec(path, "UPDATE counters SET value = 9223372036854775807 WHERE name = "
-             "'cupti_dropped_records'");
+  Exec(path,
+       "UPDATE counters SET value = 9223372036854775807 WHERE name = "
+       "'cupti_dropped_records'");
   trace::StringPool names;
   CollectSink sink;
   auto result = ImportNative(path, names, sink);

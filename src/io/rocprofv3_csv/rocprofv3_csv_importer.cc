@@ -202,8 +202,7 @@ StatusOr<std::optional<Columns>> ReadHeader(CsvReader& reader) {
   c.queue = FindColumn(header, {"Queue_Id"});
   c.correlation = FindColumn(header, {"Correlation_Id"});
   for (const Column* column : {&c.name, &c.start, &c.end, &c.agent, &c.queue, &c.correlation}) {
-    if (column->index != kNoColumn &&
-        std::count(header.begin(), header.end(), column->name) > 1) {
+    if (column->index != kNoColumn && std::count(header.begin(), header.end(), column->name) > 1) {
       c.duplicates.push_back(column->name);
     }
   }
