@@ -60,7 +60,8 @@ inline const char* DispatchKindName(DispatchKind k) {
 }
 
 // Names of memory operations, the same in every format (nsys's and Kineto's spellings are
-// mapped onto them; CUpti_ActivityMemcpyKind numbers in MemcpyName).
+// mapped onto them; CUpti_ActivityMemcpyKind numbers in MemcpyName, and nsys's
+// ENUM_CUDA_MEMCPY_OPER, which adds 11..13 for unified-memory migrations).
 inline constexpr std::string_view kMemsetName = "[CUDA memset]";
 inline std::string_view MemcpyName(int64_t cupti_copy_kind) {
   switch (cupti_copy_kind) {
@@ -74,6 +75,12 @@ inline std::string_view MemcpyName(int64_t cupti_copy_kind) {
       return "[CUDA memcpy Host-to-Host]";
     case 10:
       return "[CUDA memcpy Peer-to-Peer]";
+    case 11:
+      return "[CUDA memcpy Unified Host-to-Device]";
+    case 12:
+      return "[CUDA memcpy Unified Device-to-Host]";
+    case 13:
+      return "[CUDA memcpy Unified Device-to-Device]";
     default:
       return "[CUDA memcpy]";
   }

@@ -83,6 +83,14 @@ TEST(TraceBuilderTest, CountsEveryDeviceAndForwardsOnlyTheChosenOne) {
   EXPECT_EQ(t.launches.size(), 1u);
 }
 
+TEST(DispatchTest, MemoryOperationsHaveOneNameInEveryFormat) {
+  EXPECT_EQ(MemcpyName(1), "[CUDA memcpy Host-to-Device]");
+  EXPECT_EQ(MemcpyName(11), "[CUDA memcpy Unified Host-to-Device]");  // nsys's UVM kinds
+  EXPECT_EQ(MemcpyName(13), "[CUDA memcpy Unified Device-to-Device]");
+  EXPECT_EQ(MemcpyName(99), "[CUDA memcpy]");
+  EXPECT_STREQ(DispatchKindName(DispatchKind::kMemset), "memset");
+}
+
 TEST(ClockTest, OnlyBootAndMonotonicAreLogClocks) {
   EXPECT_TRUE(IsLogClock(ClockDomain::kBoottime));
   EXPECT_TRUE(IsLogClock(ClockDomain::kMonotonic));
