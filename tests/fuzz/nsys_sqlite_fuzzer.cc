@@ -44,6 +44,11 @@ bool WriteNsysFile(const std::string& path, FuzzedDataProvider& fdp) {
   db.kernel_mangled_name_column = fdp.ConsumeBool();
   int64_t clock = 1000;
   auto correlation = [&]() { return fuzz::FuzzSmall<uint32_t>(fdp, 0, 32); };
+  // A thread of process p: p itself or one of the next two ids (saturating: a pid near
+  // UINT32_MAX must not give an empty range, which FuzzedDataProvider aborts on).
+  auto tid_of = [&](uint32_t p) {
+    return fuzz::FuzzSmall<uint32_t>(fdp, p, p > UINT32_MAX - 2 ? UINT32_MAX : p + 2);
+  };
   auto pid = [&]() { return fuzz::FuzzSmall<uint32_t>(fdp, 100, 102); };
   const int rows = fdp.ConsumeIntegralInRange<int>(0, 48);
   for (int i = 0; i < rows && fdp.remaining_bytes() > 0; ++i) {
@@ -84,7 +89,7 @@ bool WriteNsysFile(const std::string& path, FuzzedDataProvider& fdp) {
         a.end = fuzz::FuzzEnd(fdp, a.start, clock);
         a.name = fuzz::FuzzName(fdp);
         const uint32_t p = pid();
-        a.global_tid = nt::GlobalTid(p, fuzz::FuzzSmall<uint32_t>(fdp, p, p + 2));
+        a.global_tid = nt::GlobalTid(p, tid_of(p));
         a.correlation = correlation();
         a.driver = fdp.ConsumeBool();
         db.api_calls.push_back(a);
@@ -101,7 +106,7 @@ bool WriteNsysFile(const std::string& path, FuzzedDataProvider& fdp) {
         e.text = fuzz::FuzzName(fdp);
         e.registered = fdp.ConsumeBool();
         const uint32_t p = pid();
-        e.global_tid = nt::GlobalTid(p, fuzz::FuzzSmall<uint32_t>(fdp, p, p + 2));
+        e.global_tid = nt::GlobalTid(p, tid_of(p));
         e.domain = fuzz::FuzzSmall<int32_t>(fdp, 0, 2);
         db.nvtx.push_back(e);
         break;
