@@ -120,7 +120,9 @@ void AddAnalysisDiagnostics(const SummarizeRequest& req, const analysis::Summary
 void AddRecorderWarnings(const trace::Diagnostics& diag, std::vector<std::string>& warnings) {
   int64_t lost = 0;
   for (const trace::DiagnosticEntry& e : diag.entries()) {
-    if (e.code <= trace::Diag::kWriteFailures) lost += e.count;
+    if (e.code <= trace::Diag::kWriteFailures && __builtin_add_overflow(lost, e.count, &lost)) {
+      lost = INT64_MAX;  // counters of a damaged file: saturate
+    }
   }
   if (lost > 0) {
     warnings.push_back("the recorder lost " + std::to_string(lost) +

@@ -1,5 +1,6 @@
 #include "src/trace/diagnostics.h"
 
+#include <cstdint>
 #include <utility>
 
 namespace decodeprof::trace {
@@ -116,7 +117,8 @@ void Diagnostics::Add(Diag code, int64_t count, DiagnosticExample first) {
   if (count <= 0) return;
   const size_t i = Index(code);
   if (counts_[i] == 0) first_[i] = std::move(first);
-  counts_[i] += count;
+  // Counts come from files too (a recorder's counters): they saturate, never overflow.
+  if (__builtin_add_overflow(counts_[i], count, &counts_[i])) counts_[i] = INT64_MAX;
 }
 
 void Diagnostics::SetFileIfEmpty(const std::string& file) {

@@ -94,7 +94,8 @@ struct DiagnosticEntry {
 
 class Diagnostics {
  public:
-  // Counts `count` (> 0) occurrences of `code`; the first call's example is kept.
+  // Counts `count` (> 0) occurrences of `code` (saturating at INT64_MAX); the first call's
+  // example is kept.
   void Add(Diag code, int64_t count, DiagnosticExample first = {});
   // Gives every example without a file this one (an importer's counts name no file).
   void SetFileIfEmpty(const std::string& file);

@@ -48,6 +48,17 @@ TEST(DiagnosticsTest, CountsAddAndTheFirstExampleStays) {
   EXPECT_EQ(d.entries().size(), 2u);
 }
 
+TEST(DiagnosticsTest, CountsSaturateInsteadOfOverflowing) {
+  Diagnostics d;
+  d.Add(Diag::kCuptiDroppedRecords, INT64_MAX - 1, {});
+  d.Add(Diag::kCuptiDroppedRecords, 5, {});
+  EXPECT_EQ(d.count(Diag::kCuptiDroppedRecords), INT64_MAX);
+  Diagnostics other;
+  other.Add(Diag::kCuptiDroppedRecords, INT64_MAX, {});
+  d.Merge(other);
+  EXPECT_EQ(d.count(Diag::kCuptiDroppedRecords), INT64_MAX);
+}
+
 TEST(DiagnosticsTest, RecorderCountersMapToTheirCodes) {
   EXPECT_EQ(DiagForRecorderCounter("cupti_dropped_records"), Diag::kCuptiDroppedRecords);
   EXPECT_EQ(DiagForRecorderCounter("only_range_api_calls_outside"),
