@@ -100,12 +100,32 @@ TEST_F(SummarizeNativeTest, MarksFromNvtxRanges) {
 
 TEST_F(SummarizeNativeTest, EngineRangeNamesAndExplicitTokens) {
   const std::string trace = WriteTrace("generate", "forward");
-  const auto missing = RunBinary(
-      {"summarize", "--trace", trace, "--name", "n", "--out-dir", (dir_ / "out").string()}, {},
+  // Without decodeprof's names the loop is found in the kernels: 3 steps of (gemv, add) after
+  // the warm-up's gemv.
+  const auto found = RunBinary(
+      {"summarize", "--trace", trace, "--name", "f", "--out-dir", (dir_ / "out").string()}, {},
       dir_);
+  ASSERT_EQ(found.exit_code, 0) << found.err;
+  EXPECT_NE(found.err.find("no phase marks: the decode loop found by periodic: 3 steps of 2 "
+                           "dispatches"),
+            std::string::npos)
+      << found.err;
+  const auto f = nlohmann::json::parse(Slurp(dir_ / "out" / "f_summary.json"));
+  EXPECT_EQ(f["window_source"], "periodic");
+  EXPECT_EQ(f["window_evidence"]["steps"], 3);
+  EXPECT_EQ(f["decode_forward_passes"], 3);
+  EXPECT_EQ(f["decode_dispatches"], 6);
+
+  // A --decode-range the trace lacks is an error that lists the ranges that repeat.
+  const auto missing = RunBinary({"summarize", "--trace", trace, "--decode-range", "gen*x",
+                                  "--name", "n", "--out-dir", (dir_ / "out").string()},
+                                 {}, dir_);
   EXPECT_EQ(missing.exit_code, 65);
-  EXPECT_NE(missing.err.find("no range named 'decodeprof:decode'"), std::string::npos);
-  EXPECT_TRUE(fs::is_empty(dir_ / "out"));
+  EXPECT_NE(missing.err.find("no range matches --decode-range 'gen*x'"), std::string::npos)
+      << missing.err;
+  EXPECT_NE(missing.err.find("ranges that repeat: 'forward' (3)"), std::string::npos)
+      << missing.err;
+  EXPECT_FALSE(fs::exists(dir_ / "out" / "n_summary.json"));
 
   const auto r = RunBinary(
       {"summarize", "--trace", trace, "--decode-range", "generate", "--step-range", "forward",
@@ -115,6 +135,34 @@ TEST_F(SummarizeNativeTest, EngineRangeNamesAndExplicitTokens) {
   const auto s = nlohmann::json::parse(Slurp(dir_ / "out" / "n_summary.json"));
   EXPECT_EQ(s["generated_tokens"], 10);
   EXPECT_EQ(s["decode_dispatches"], 6);
+  EXPECT_EQ(s["window_source"], "ranges");
+  EXPECT_EQ(s["window_evidence"]["range"], "generate");
+
+  // Globs: the step ranges alone span the window when there is no decode range.
+  const auto steps = RunBinary({"summarize", "--trace", trace, "--step-range", "for*", "--name",
+                                "g", "--out-dir", (dir_ / "out").string()},
+                               {}, dir_);
+  ASSERT_EQ(steps.exit_code, 0) << steps.err;
+  const auto g = nlohmann::json::parse(Slurp(dir_ / "out" / "g_summary.json"));
+  EXPECT_EQ(g["window_source"], "ranges");
+  EXPECT_EQ(g["window_evidence"]["steps"], 3);
+  EXPECT_EQ(g["generated_tokens"], 4);
+  EXPECT_EQ(g["decode_dispatches"], 6);
+
+  // --window all and START..END.
+  const auto all = RunBinary({"summarize", "--trace", trace, "--window", "all", "--name", "a",
+                              "--generated-tokens", "4", "--out-dir", (dir_ / "out").string()},
+                             {}, dir_);
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  const auto a = nlohmann::json::parse(Slurp(dir_ / "out" / "a_summary.json"));
+  EXPECT_EQ(a["window_source"], "all");
+  EXPECT_EQ(a["decode_dispatches"], 7);
+  const auto bad = RunBinary({"summarize", "--trace", trace, "--window", "9..3", "--name", "b",
+                              "--out-dir", (dir_ / "out").string()},
+                             {}, dir_);
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--window 9..3: the start is after the end"), std::string::npos)
+      << bad.err;
 }
 
 // Op-path roles: a decode of 2 steps with module ranges (examples/hf_decode

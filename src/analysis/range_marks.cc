@@ -1,8 +1,16 @@
 #include "src/analysis/range_marks.h"
 
+#include <fnmatch.h>
+
 #include <optional>
 
 namespace decodeprof::analysis {
+
+bool RangeNameMatches(std::string_view name, const std::string& pattern) {
+  if (name == pattern) return true;
+  if (pattern.find_first_of("*?[") == std::string::npos) return false;
+  return fnmatch(pattern.c_str(), std::string(name).c_str(), 0) == 0;
+}
 
 base::StatusOr<RangeMarks> MarksFromRanges(std::span<const trace::Range> ranges,
                                            const trace::StringPool& strings,
@@ -13,8 +21,8 @@ base::StatusOr<RangeMarks> MarksFromRanges(std::span<const trace::Range> ranges,
   for (const trace::Range& r : ranges) {
     const std::string_view name = strings.Get(r.name);
     // The last decode range wins, as the last [phase] line does in a log (a rerun).
-    if (name == names.decode && (!decode || r.start >= decode->start)) decode = r;
-    if (name == names.warmup && (!warmup_start || r.start < *warmup_start)) {
+    if (RangeNameMatches(name, names.decode) && (!decode || r.start >= decode->start)) decode = r;
+    if (RangeNameMatches(name, names.warmup) && (!warmup_start || r.start < *warmup_start)) {
       warmup_start = r.start;
     }
   }
@@ -36,7 +44,8 @@ base::StatusOr<RangeMarks> MarksFromRanges(std::span<const trace::Range> ranges,
   out.marks["decode_start"] = stamp(decode->start);
   out.marks["measured_end"] = stamp(decode->end);
   for (const trace::Range& r : ranges) {
-    if (strings.Get(r.name) == names.step && decode->start <= r.start && r.start <= decode->end) {
+    if (RangeNameMatches(strings.Get(r.name), names.step) && decode->start <= r.start &&
+        r.start <= decode->end) {
       ++out.steps;
     }
   }

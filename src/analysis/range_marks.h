@@ -6,12 +6,16 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "src/base/status.h"
 #include "src/trace/phase_marks.h"
 #include "src/trace/range.h"
 
 namespace decodeprof::analysis {
+
+// True when `name` is `pattern` or matches it as a shell glob (fnmatch: *, ?, [...]).
+bool RangeNameMatches(std::string_view name, const std::string& pattern);
 
 struct RangeNames {
   std::string warmup = "decodeprof:warmup";

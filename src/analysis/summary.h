@@ -57,6 +57,22 @@ struct UnitSummary {
   std::string host_gap;
 };
 
+// How the decode window was found and what supports it (issue 12). Fields a source does not
+// give are absent.
+struct WindowEvidence {
+  trace::TimestampNs start_ns = 0;  // the window on the trace's clock
+  trace::TimestampNs end_ns = 0;
+  std::optional<int64_t> steps;                // decode steps found (or counted from ranges)
+  std::optional<int64_t> dispatches_per_step;  // finder: in the first step
+  std::optional<int64_t> kernels_per_step;
+  std::optional<int64_t> graph_launches_per_step;
+  std::optional<int64_t> deviated_steps;     // finder: steps unlike the one before
+  std::optional<int64_t> runs;               // finder: runs of the unit (warm-up decodes, ...)
+  std::optional<int64_t> dispatches_before;  // dispatches that started before the window
+  std::string anchor;                        // finder: what each step starts with
+  std::string range;                         // ranges: the decode or step range pattern
+};
+
 struct Summary {
   std::string name;
   std::optional<std::string> model_type;
@@ -104,6 +120,11 @@ struct Summary {
   std::string trace_format;
   std::optional<int32_t> device;
   std::vector<trace::DiagnosticEntry> diagnostics;
+  // How the window was found: "log", "marks" (decodeprof:* ranges), "ranges" (--decode-range /
+  // --step-range), "graph-launches" or "periodic" (found without marks), "all" or "explicit"
+  // (--window).
+  std::string window_source;
+  std::optional<WindowEvidence> window_evidence;
   std::vector<RankedUnit> ranked_units;  // `units` in rank order (ranking.h)
 };
 

@@ -46,13 +46,9 @@ base::StatusOr<analysis::DecodeWindow> CutDecodeWindow(const ExportRequest& req,
     DP_ASSIGN_OR_RETURN(const trace::BenchLog log, io::ParseBenchLog(req.log));
     log_marks = log.marks;
   }
-  if (!importer.carries_ranges() && log_marks.empty()) {
-    return base::UsageError("--window decode needs --log for a " + std::string(importer.name()) +
-                                " trace (it carries no phase marks)",
-                            "pass the bench log with the [phase] lines, or use --window all");
-  }
+  (void)importer;
   DP_ASSIGN_OR_RETURN(const pipeline::MarkChoice chosen,
-                      pipeline::ChooseMarks(log_marks, req.log, t.info, names, req.trace));
+                      pipeline::ChooseMarks(log_marks, req.log, t, names, req.trace));
   analysis::WindowCollector collector(chosen.marks);
   for (const trace::Dispatch& d : t.dispatches) collector.Add(d);
   return std::move(collector).Finish(chosen.source);

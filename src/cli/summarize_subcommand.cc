@@ -28,7 +28,9 @@ int SummarizeMain(int argc, char** argv) {
   CLI::App app{
       "Cut the decode window of a kernel trace by its phase marks and attribute every\n"
       "dispatch and idle gap to kernels, classes, roles and work units. Writes\n"
-      "<out-dir>/<name>_summary.json and <name>_decode_kernels.csv.",
+      "<out-dir>/<name>_summary.json and <name>_decode_kernels.csv. Without marks (no\n"
+      "log, no decodeprof:* ranges) the decode loop is found in the trace itself; the\n"
+      "summary's window_source says how the window was found.",
       "decodeprof summarize"};
   app.footer(FormatTable());
   app.add_option("--trace", req.trace, "kernel trace, of any format below (recognized by content)")
@@ -38,8 +40,7 @@ int SummarizeMain(int argc, char** argv) {
                  "the device to summarize, for a trace of several GPUs (each gets its own "
                  "summary; without it such a trace is refused)")
       ->check(IntegerIn(0, INT16_MAX));
-  app.add_option("--log", req.log,
-                 "profiled bench log ([phase] marks and results); required for rocprofv3");
+  app.add_option("--log", req.log, "profiled bench log ([phase] marks and results)");
   app.add_option("--plain-log", req.plain_log, "unprofiled bench log (profiler-cost figures)");
   app.add_option("--model-dir", req.model_dir,
                  "model directory; its config.json gives model_type and rope_scaling");
@@ -57,9 +58,17 @@ int SummarizeMain(int argc, char** argv) {
   app.add_option("--temperature", req.temperature, "sampling temperature of the run")
       ->capture_default_str();
   app.add_option("--decode-range", req.decode_range,
-                 "annotation range marking the decode loop (default decodeprof:decode)");
+                 "annotation range marking the decode loop, a glob (default decodeprof:decode)");
   app.add_option("--step-range", req.step_range,
-                 "annotation range marking one decode step (default decodeprof:step)");
+                 "annotation range marking one decode step, a glob such as 'ProfilerStep#*' "
+                 "(default decodeprof:step); without a decode range the steps span the window");
+  std::string window = "decode";
+  app.add_option("--window", window,
+                 "decode: the decode loop, from the log's marks, the trace's ranges or, "
+                 "without either, found in the dispatches (CUDA-graph launches or the "
+                 "repeating kernel sequence); all: every dispatch; START_NS..END_NS: the "
+                 "dispatches starting in that span of the trace's clock")
+      ->capture_default_str();
   app.add_option("--generated-tokens", generated_tokens,
                  "generated tokens, when neither the log nor step ranges say")
       ->check(IntegerIn(1, INT64_MAX));
@@ -73,6 +82,9 @@ int SummarizeMain(int argc, char** argv) {
     return ReportError(kName, base::UsageError(e.what(), "see decodeprof summarize --help"));
   }
   req.format = format;
+  auto window_spec = pipeline::ParseWindowSpec(window);
+  if (!window_spec.ok()) return ReportError(kName, window_spec.status());
+  req.window = *window_spec;
   if (generated_tokens >= 0) req.generated_tokens = generated_tokens;
   if (device >= 0) req.device = device;
 

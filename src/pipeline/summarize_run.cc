@@ -92,7 +92,8 @@ struct LoadedTrace {
 
 base::StatusOr<LoadedTrace> LoadTrace(const SummarizeRequest& req, const io::Importer& importer,
                                       const trace::BenchLog& log, trace::StringPool& names) {
-  const TraceRequest request{req.trace, req.format, req.device, req.decode_range, req.step_range};
+  TraceRequest request{req.trace, req.format, req.device, req.decode_range, req.step_range};
+  request.window = req.window;
   LoadedTrace out;
   DP_ASSIGN_OR_RETURN(out.trace, ImportWindow(request, importer, log.marks, req.log, names));
   out.launches = JoinLaunches(out.trace.window.dispatches, out.trace.info, req.trace);
@@ -262,6 +263,24 @@ base::StatusOr<SummarizeResult> RunSummarize(const SummarizeRequest& req) {
   trace::StringPool names;
   DP_ASSIGN_OR_RETURN(LoadedTrace loaded, LoadTrace(req, *importer, log, names));
   const analysis::DecodeWindow& window = loaded.trace.window;
+  if (const analysis::WindowEvidence& ev = loaded.trace.evidence;
+      loaded.trace.window_source == "graph-launches" || loaded.trace.window_source == "periodic") {
+    std::string note = "no phase marks: the decode loop found by " + loaded.trace.window_source +
+                       ": " + std::to_string(ev.steps.value_or(0)) + " steps of " +
+                       std::to_string(ev.dispatches_per_step.value_or(0)) + " dispatches";
+    if (ev.graph_launches_per_step.value_or(0) > 0) {
+      note += " (" + std::to_string(*ev.graph_launches_per_step) + " graph launch" +
+              (*ev.graph_launches_per_step == 1 ? "" : "es") + " each)";
+    }
+    if (ev.deviated_steps.value_or(0) > 0) {
+      note += ", " + std::to_string(*ev.deviated_steps) + " deviating";
+    }
+    if (ev.runs.value_or(0) > 1) {
+      note += "; the longest of " + std::to_string(*ev.runs) +
+              " runs (the others: warm-up or earlier decodes)";
+    }
+    result.notes.push_back(note);
+  }
 
   trace::BenchResults profiled = log.results;
   // Generated tokens: the flag, else the log, else step ranges + 1 (the first token comes
@@ -302,6 +321,8 @@ base::StatusOr<SummarizeResult> RunSummarize(const SummarizeRequest& req) {
   AddAnalysisDiagnostics(req, result.summary, attribution, info.diagnostics);
   result.summary.diagnostics = info.diagnostics.entries();
   result.summary.trace_format = result.format;
+  result.summary.window_source = loaded.trace.window_source;
+  result.summary.window_evidence = loaded.trace.evidence;
   result.summary.device = req.device;
   if (!req.device && info.dispatches_per_device.size() == 1) {
     result.summary.device = info.dispatches_per_device.begin()->first;

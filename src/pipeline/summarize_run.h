@@ -20,7 +20,7 @@ struct SummarizeRequest {
   std::string format;  // a registry name; "" or "auto": recognized from the file
   // --device: the one device of a multi-device trace to summarize.
   std::optional<int32_t> device;
-  // Bench log; required for formats that carry no marks (rocprofv3 CSV). On a trace whose
+  // Bench log (optional: without marks the decode loop is found in the trace). On a trace whose
   // clock the log prints (native), its [phase] marks win over annotation ranges; on any other
   // clock (Kineto's realtime, nsys's session) the trace's ranges win and the log's marks are
   // used only without them (pipeline::ChooseMarks).
@@ -36,6 +36,7 @@ struct SummarizeRequest {
   std::string step_range;    // "" = decodeprof:step
   std::optional<int64_t> generated_tokens;
   bool emit_dispatches = false;
+  WindowSpec window;  // --window (default: the decode loop, however it is found)
 };
 
 struct SummarizeResult {

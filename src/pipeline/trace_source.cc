@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <deque>
 #include <filesystem>
+#include <map>
 #include <utility>
 
+#include "src/analysis/decode_finder.h"
 #include "src/analysis/pack.h"
 #include "src/analysis/range_marks.h"
 #include "src/base/utf8.h"
@@ -66,7 +68,10 @@ base::StatusOr<WindowedTrace> ImportWindowInParts(
   }
   DP_RETURN_IF_ERROR(CheckImported(request, importer, out.info));
   out.marks_source = log_path;
+  out.window_source = "log";
   DP_ASSIGN_OR_RETURN(out.window, std::move(collector).Finish(log_path));
+  out.evidence.start_ns = out.window.lo;
+  out.evidence.end_ns = out.window.hi;
   DP_RETURN_IF_ERROR(CheckWindow(request, importer, out.window, names, out.info));
   return out;
 }
@@ -131,71 +136,205 @@ base::Status CheckDevices(const TraceRequest& request, trace::ImportedTrace& inf
   return base::OkStatus();
 }
 
+namespace {
+
+trace::PhaseMarks MarksOf(trace::ClockDomain clock, trace::TimestampNs first, trace::TimestampNs lo,
+                          trace::TimestampNs hi) {
+  const auto stamp = [clock](trace::TimestampNs t) {
+    trace::MarkStamp m;
+    m.On(clock) = t;
+    return m;
+  };
+  trace::PhaseMarks marks;
+  marks["warmup_start"] = stamp(std::min(first, lo));
+  marks["decode_start"] = stamp(lo);
+  marks["measured_end"] = stamp(hi);
+  return marks;
+}
+
+// "ranges that repeat: 'ProfilerStep#*' (12), 'execute_model' (40)": range names seen at least
+// three times, trailing digits made a glob, the most frequent first (at most 6).
+std::string RepeatingRanges(const trace::ImportedTrace& info, const trace::StringPool& names) {
+  std::map<std::string, int64_t> counts;
+  std::map<trace::StringId, std::string> pattern_of;
+  for (const trace::Range& r : info.ranges) {
+    auto it = pattern_of.find(r.name);
+    if (it == pattern_of.end()) {
+      std::string name(names.Get(r.name).substr(0, 80));
+      const size_t digits = name.find_last_not_of("0123456789");
+      if (digits != std::string::npos && digits + 1 < name.size())
+        name.replace(digits + 1, std::string::npos, "*");
+      it = pattern_of.emplace(r.name, std::move(name)).first;
+    }
+    ++counts[it->second];
+  }
+  std::vector<std::pair<std::string, int64_t>> repeating;
+  for (auto& [name, n] : counts) {
+    if (n >= 3) repeating.emplace_back(name, n);
+  }
+  std::stable_sort(repeating.begin(), repeating.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  if (repeating.empty()) return {};
+  std::string out = "ranges that repeat: ";
+  for (size_t i = 0; i < repeating.size() && i < 6; ++i) {
+    if (i > 0) out += ", ";
+    out += "'" + RepairedName(repeating[i].first).value_or(repeating[i].first) + "' (" +
+           std::to_string(repeating[i].second) + ")";
+  }
+  return out;
+}
+
+}  // namespace
+
 base::StatusOr<MarkChoice> ChooseMarks(const trace::PhaseMarks& log_marks,
-                                       const std::string& log_path,
-                                       const trace::ImportedTrace& info,
+                                       const std::string& log_path, const WholeTrace& whole,
                                        const trace::StringPool& names,
                                        const TraceRequest& request) {
+  const trace::ImportedTrace& info = whole.info;
   MarkChoice out;
-  const bool log_clock = !info.clock || trace::IsLogClock(*info.clock);
-  if (log_clock && !log_marks.empty()) {
-    out.marks = log_marks;
-    out.source = log_path;
+  // Ranges and found windows of a trace whose clock is unknown are on the clock its recorder
+  // used; monotonic is the recorders' (the figures use differences only).
+  const trace::ClockDomain clock = info.clock.value_or(trace::ClockDomain::kMonotonic);
+  trace::TimestampNs first = INT64_MAX, last = INT64_MIN;
+  for (const trace::Dispatch& d : whole.dispatches) {
+    first = std::min(first, d.start);
+    last = std::max(last, d.end);
+  }
+  if (request.window.kind != WindowSpec::Kind::kDecode) {
+    const bool all = request.window.kind == WindowSpec::Kind::kAll;
+    const trace::TimestampNs lo = all ? first : request.window.lo;
+    const trace::TimestampNs hi = all ? last : request.window.hi;
+    out.marks = MarksOf(clock, std::min(first, lo), lo, hi);
+    out.source = request.path;
+    out.window_source = all ? "all" : "explicit";
+    out.evidence.start_ns = lo;
+    out.evidence.end_ns = hi;
     return out;
   }
+  const auto log_choice = [&] {
+    out.marks = log_marks;
+    out.source = log_path;
+    out.window_source = "log";
+    return out;
+  };
+  const bool log_clock = !info.clock || trace::IsLogClock(*info.clock);
+  if (log_clock && !log_marks.empty()) return log_choice();
   analysis::RangeNames range_names;
   if (!request.decode_range.empty()) range_names.decode = request.decode_range;
   if (!request.step_range.empty()) range_names.step = request.step_range;
-  // Ranges of a trace whose clock is unknown are on the clock its recorder used; monotonic is
-  // the recorders' (the figures use differences only).
-  const trace::ClockDomain clock = info.clock.value_or(trace::ClockDomain::kMonotonic);
+  const bool own_names = !request.decode_range.empty() || !request.step_range.empty();
   auto from_ranges =
       analysis::MarksFromRanges(info.ranges, names, clock, range_names, request.path);
   if (from_ranges.ok()) {
     out.marks = std::move(from_ranges->marks);
     out.source = request.path;
     if (from_ranges->steps > 0) out.steps = from_ranges->steps;
+    out.window_source = own_names ? "ranges" : "marks";
+    out.evidence.range = range_names.decode;
+    out.evidence.steps = out.steps;
     return out;
   }
-  if (!log_marks.empty()) {
-    out.marks = log_marks;
-    out.source = log_path;
+  const std::string repeating = RepeatingRanges(info, names);
+  if (!request.decode_range.empty()) {
+    if (!log_marks.empty()) return log_choice();
+    return base::DataError(request.path,
+                           "no range matches --decode-range '" + request.decode_range + "'",
+                           repeating.empty() ? "the trace holds no range that repeats" : repeating);
+  }
+  // Without a decode range: the span of the step ranges.
+  std::optional<trace::TimestampNs> lo, hi;
+  int64_t steps = 0;
+  for (const trace::Range& r : info.ranges) {
+    if (!analysis::RangeNameMatches(names.Get(r.name), range_names.step)) continue;
+    lo = lo ? std::min(*lo, r.start) : r.start;
+    hi = hi ? std::max(*hi, r.end) : r.end;
+    ++steps;
+  }
+  if (steps > 0) {
+    out.marks = MarksOf(clock, first, *lo, *hi);
+    out.source = request.path;
+    out.steps = steps;
+    out.window_source = own_names ? "ranges" : "marks";
+    out.evidence.range = range_names.step;
+    out.evidence.steps = steps;
     return out;
   }
-  return from_ranges.status();
+  if (!request.step_range.empty()) {
+    return base::DataError(request.path,
+                           "no range matches --step-range '" + request.step_range + "'",
+                           repeating.empty() ? "the trace holds no range that repeats" : repeating);
+  }
+  if (!log_marks.empty()) return log_choice();
+  // The finder reads the dispatches in start order (file order on ties); sources that are
+  // not in that order (Kineto's events) are sorted on a copy.
+  const auto by_start = [](const trace::Dispatch& a, const trace::Dispatch& b) {
+    return a.start < b.start;
+  };
+  std::vector<trace::Dispatch> sorted;
+  std::span<const trace::Dispatch> in_order = whole.dispatches;
+  if (!std::is_sorted(whole.dispatches.begin(), whole.dispatches.end(), by_start)) {
+    sorted = whole.dispatches;
+    std::stable_sort(sorted.begin(), sorted.end(), by_start);
+    in_order = sorted;
+  }
+  auto found = analysis::FindDecodeLoop(in_order, info.launches, names, request.path);
+  if (!found.ok()) {
+    std::string hint =
+        "mark the decode (include/decodeprof/marks.h, or a bench log with --log), name the "
+        "engine's per-step range with --step-range, or pick a span with --window "
+        "START_NS..END_NS or --window all";
+    if (!repeating.empty()) hint += "; " + repeating;
+    return base::DataError(request.path, found.status().message(), hint);
+  }
+  out.marks = MarksOf(clock, first, found->lo, found->hi);
+  out.source = request.path;
+  out.steps = found->steps;
+  out.window_source = found->source;
+  analysis::WindowEvidence& ev = out.evidence;
+  ev.steps = found->steps;
+  ev.dispatches_per_step = found->dispatches_per_step;
+  ev.kernels_per_step = found->kernels_per_step;
+  ev.graph_launches_per_step = found->graph_launches_per_step;
+  ev.deviated_steps = found->deviated_steps;
+  ev.runs = found->runs;
+  ev.dispatches_before = found->dispatches_before;
+  ev.anchor = found->anchor;
+  return out;
 }
 
 base::StatusOr<WindowedTrace> ImportWindow(const TraceRequest& request,
                                            const io::Importer& importer,
                                            const trace::PhaseMarks& log_marks,
                                            const std::string& log_path, trace::StringPool& names) {
-  if (!importer.carries_ranges() && log_path.empty()) {
-    return base::UsageError(
-        "--log is required: a " + std::string(importer.name()) + " trace carries no phase marks",
-        "pass the bench log with the [phase] lines");
-  }
   // Without ranges the log's marks are known before the trace is read: stream the window.
   const io::PartsImporter* parts = importer.parts();
-  if (parts != nullptr && !importer.carries_ranges()) {
+  if (parts != nullptr && !importer.carries_ranges() && !log_path.empty() &&
+      request.window.kind == WindowSpec::Kind::kDecode) {
     return ImportWindowInParts(request, importer, *parts, log_marks, log_path, names);
   }
   DP_ASSIGN_OR_RETURN(WholeTrace whole, ImportWhole(request, importer, names));
-  DP_ASSIGN_OR_RETURN(MarkChoice chosen,
-                      ChooseMarks(log_marks, log_path, whole.info, names, request));
-  if (!request.step_range.empty() && chosen.source == request.path && !chosen.steps) {
-    return base::DataError(request.path,
-                           "no range named '" + request.step_range + "' inside the decode range",
-                           "--step-range names the range of one decode step; leave it out to "
-                           "take the tokens from the log or --generated-tokens");
+  DP_ASSIGN_OR_RETURN(MarkChoice chosen, ChooseMarks(log_marks, log_path, whole, names, request));
+  if (!request.step_range.empty() && chosen.window_source == "ranges" && !chosen.steps) {
+    return base::DataError(
+        request.path,
+        "no range matches --step-range '" + request.step_range + "' inside the decode range",
+        "--step-range names the range of one decode step; leave it out to "
+        "take the tokens from the log or --generated-tokens");
   }
   WindowedTrace out;
   out.steps = chosen.steps;
   out.marks_source = chosen.source;
+  out.window_source = chosen.window_source;
+  out.evidence = chosen.evidence;
   analysis::WindowCollector collector(chosen.marks);
   for (const trace::Dispatch& d : whole.dispatches) collector.Add(d);
   whole.dispatches = {};
   out.info = std::move(whole.info);
   DP_ASSIGN_OR_RETURN(out.window, std::move(collector).Finish(chosen.source));
+  if (out.evidence.end_ns == 0 && out.evidence.start_ns == 0) {
+    out.evidence.start_ns = out.window.lo;
+    out.evidence.end_ns = out.window.hi;
+  }
   DP_RETURN_IF_ERROR(CheckWindow(request, importer, out.window, names, out.info));
   return out;
 }

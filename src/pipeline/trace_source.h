@@ -12,9 +12,11 @@
 #include <string_view>
 #include <vector>
 
+#include "src/analysis/summary.h"
 #include "src/analysis/window.h"
 #include "src/base/status.h"
 #include "src/io/importer.h"
+#include "src/pipeline/window_spec.h"
 #include "src/trace/phase_marks.h"
 #include "src/trace/trace.h"
 
@@ -27,6 +29,7 @@ struct TraceRequest {
   std::optional<int32_t> device;  // --device; required when the trace has several
   std::string decode_range;       // "" = decodeprof:decode
   std::string step_range;         // "" = decodeprof:step
+  WindowSpec window;              // --window (default: the decode loop)
 };
 
 // A trace read whole: every dispatch in source order.
@@ -52,35 +55,45 @@ base::Status CheckImported(const TraceRequest& request, const io::Importer& impo
 // With --device on a multi-device trace, diagnostic devices_in_trace is counted.
 base::Status CheckDevices(const TraceRequest& request, trace::ImportedTrace& info);
 
-// Where the decode window's phase marks come from.
+// Where the decode window's phase marks come from, and how they were found.
 struct MarkChoice {
   trace::PhaseMarks marks;
   std::string source;            // the file they came from (for error messages)
-  std::optional<int64_t> steps;  // decode steps counted from step ranges
+  std::optional<int64_t> steps;  // decode steps counted from step ranges or found
+  std::string window_source;     // analysis::Summary::window_source
+  analysis::WindowEvidence evidence;
 };
 
-// The log's marks apply when the trace's clock is one a bench log prints (or is unknown and
-// the marks pick it): then they win over the trace's ranges, which serve only without them.
-// On any other clock (realtime, session) the ranges win and the log's marks serve only a trace
-// without a decode range. Errors: neither gives marks (the ranges' error, which names the
-// trace and the missing range).
+// The window's marks, in this order (ARCHITECTURE.md "Finding the decode loop"):
+//  1. --window all / START..END;
+//  2. the log's marks, when the trace's clock is one a bench log prints (or is unknown and the
+//     marks pick it);
+//  3. the trace's decode range (--decode-range, a glob; default decodeprof:decode) with its
+//     step ranges; a --decode-range the trace lacks is an error;
+//  4. without a decode range, the span of the step ranges (--step-range, default
+//     decodeprof:step), when there are any;
+//  5. the log's marks on any other clock (realtime, session);
+//  6. the decode loop found in the dispatches (analysis::FindDecodeLoop).
+// Errors (kData): nothing gives a window — the finder's message, with the names of the
+// ranges that repeat as a hint for --step-range.
 base::StatusOr<MarkChoice> ChooseMarks(const trace::PhaseMarks& log_marks,
-                                       const std::string& log_path,
-                                       const trace::ImportedTrace& info,
+                                       const std::string& log_path, const WholeTrace& whole,
                                        const trace::StringPool& names, const TraceRequest& request);
 
 // A trace cut to its decode window.
 struct WindowedTrace {
   trace::ImportedTrace info;
   analysis::DecodeWindow window;
-  std::optional<int64_t> steps;  // decode steps counted from step ranges
+  std::optional<int64_t> steps;  // decode steps counted from step ranges or found
   std::string marks_source;      // the file whose marks cut the window (log or trace)
+  std::string window_source;     // MarkChoice::window_source
+  analysis::WindowEvidence evidence;
 };
 
-// Reads the trace and cuts its decode window. A format that carries no ranges needs a log
-// (`log_path` non-empty; kUsage otherwise), whose marks are then known before the trace is
-// read: an importer with a several-thread import streams its parts straight into window
-// collectors, so memory is bounded by the window. Errors: the importer's, the device check's, the
+// Reads the trace and cuts its window (ChooseMarks). With a log and a format that carries no
+// ranges, the marks are known before the trace is read: an importer with a several-thread
+// import streams its parts straight into window collectors, so memory is bounded by the
+// window; otherwise the trace is read whole first. Errors: the importer's, the device check's, the
 // marks' and the window's.
 base::StatusOr<WindowedTrace> ImportWindow(const TraceRequest& request,
                                            const io::Importer& importer,

@@ -141,6 +141,24 @@ JsonValue SummaryToJson(const analysis::Summary& s) {
     first.Add("position", JsonValue::Str(e.first.position));
     first.Add("detail", JsonValue::Str(e.first.detail));
   }
+  doc.Add("window_source", JsonValue::Str(s.window_source));
+  if (s.window_evidence) {
+    const analysis::WindowEvidence& w = *s.window_evidence;
+    JsonValue& ev = doc.Add("window_evidence", JsonValue::MakeObject());
+    ev.Add("start_ns", JsonValue::Int(w.start_ns));
+    ev.Add("end_ns", JsonValue::Int(w.end_ns));
+    ev.Add("steps", JsonValue::OptInt(w.steps));
+    ev.Add("dispatches_per_step", JsonValue::OptInt(w.dispatches_per_step));
+    ev.Add("kernels_per_step", JsonValue::OptInt(w.kernels_per_step));
+    ev.Add("graph_launches_per_step", JsonValue::OptInt(w.graph_launches_per_step));
+    ev.Add("deviated_steps", JsonValue::OptInt(w.deviated_steps));
+    ev.Add("runs", JsonValue::OptInt(w.runs));
+    ev.Add("dispatches_before", JsonValue::OptInt(w.dispatches_before));
+    ev.Add("anchor", JsonValue::Str(w.anchor));
+    ev.Add("range", JsonValue::Str(w.range));
+  } else {
+    doc.Add("window_evidence", JsonValue::Null());
+  }
   // The units in rank order (analysis/ranking.h), each with the field it ranks by and that
   // field's value; after every other field.
   JsonValue& ranked = doc.Add("ranked_units", JsonValue::MakeArray());

@@ -89,6 +89,8 @@ TEST(SummaryJsonTest, KeysComeInTheSeedsOrderThenDecodeprofs) {
                                                  "trace_format",
                                                  "device",
                                                  "diagnostics",
+                                                 "window_source",
+                                                 "window_evidence",
                                                  "ranked_units"}));
   EXPECT_EQ(Keys(doc["checks"]),
             (std::vector<std::string>{

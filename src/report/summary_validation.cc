@@ -45,6 +45,7 @@ constexpr Field kRunFields[] = {
     {"units_file", Type::kString},
     {"trace_format", Type::kString},
     {"device", Type::kInteger},
+    {"window_source", Type::kString},
 };
 
 constexpr Field kCheckFields[] = {

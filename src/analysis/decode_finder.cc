@@ -1,0 +1,433 @@
+#include "src/analysis/decode_finder.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <map>
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+namespace decodeprof::analysis {
+namespace {
+
+// One element of the sequence: a dispatch, or all dispatches of one graph launch.
+struct Token {
+  uint32_t id = 0;     // name id, or names.size() + graph signature index
+  uint32_t first = 0;  // index of its first dispatch
+  trace::TimestampNs start = 0;
+  trace::TimestampNs max_end = 0;
+  trace::DurationNs idle_before = 0;  // GPU idle time before it (0 when overlapping)
+  int32_t dispatches = 0;
+  int32_t kernels = 0;
+  bool graph = false;
+  bool sampling = false;  // holds a sampling kernel
+  bool readback = false;  // holds a device-to-host copy
+  uint64_t hash = 0;      // graph tokens: their dispatches' names (a multiset hash)
+};
+
+bool IsSamplingKernel(std::string_view name) {
+  std::string lower(name.substr(0, 512));
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const char* word :
+       {"argmax", "arg_max", "topk", "top_k", "multinomial", "sampl", "gumbel"}) {
+    if (lower.find(word) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// splitmix64's finalizer: a graph's signature is the sum of its dispatches' mixed names.
+uint64_t Mix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+// Length tolerance of a period: 2 % (none below 50 tokens).
+int64_t Tol(int64_t g) { return g / 50; }
+
+struct Run {
+  size_t first_seg = 0;  // index into the anchor's occurrences
+  int64_t segments = 0;  // accepted segments
+  int64_t deviated = 0;
+  bool tail = false;  // one more step after the last segment
+  int64_t steps() const { return segments + (tail ? 1 : 0); }
+};
+
+struct Group {
+  int64_t g = 0;
+  uint32_t anchor = 0;
+  int64_t support = 0;
+  trace::DurationNs idle = 0;  // median GPU idle time before the anchor
+  std::vector<Run> runs;       // runs of at least 2 segments
+  std::optional<Run> best;
+  double sampling_fraction = 0;
+  double readback_fraction = 0;
+};
+
+class Finder {
+ public:
+  Finder(std::span<const trace::Dispatch> ds, std::span<const trace::ApiCall> launches,
+         const trace::StringPool& names)
+      : ds_(ds), names_(names) {
+    BuildTokens(launches);
+  }
+
+  size_t graph_launches() const { return graph_launches_; }
+  size_t tokens() const { return tokens_.size(); }
+
+  std::optional<FoundLoop> Find(std::string& seen) {
+    std::vector<Group> groups = Candidates();
+    std::vector<Group*> valid;
+    int64_t longest = 0, longest_g = 0;
+    for (Group& gr : groups) {
+      Evaluate(gr);
+      if (gr.best && gr.best->steps() > longest) {
+        longest = gr.best->steps();
+        longest_g = gr.g;
+      }
+      if (gr.best && gr.best->steps() >= kMinSteps) valid.push_back(&gr);
+    }
+    if (valid.empty()) {
+      const auto plural = [](size_t n, const char* one, const char* many) {
+        return std::to_string(n) + " " + (n == 1 ? one : many);
+      };
+      seen = "in " + plural(ds_.size(), "dispatch", "dispatches") + " (" +
+             (graph_launches_ == 0
+                  ? std::string("no CUDA-graph launch")
+                  : plural(graph_launches_, "CUDA-graph launch", "CUDA-graph launches")) +
+             ")";
+      if (longest > 0) {
+        seen += ": the longest repeat is " + std::to_string(longest) + " units of " +
+                plural(static_cast<size_t>(longest_g), "dispatch", "dispatches");
+      } else {
+        seen += ": no dispatch sequence repeats";
+      }
+      return std::nullopt;
+    }
+    const Group* chosen = Choose(valid);
+    return Result(*chosen);
+  }
+
+ private:
+  void BuildTokens(std::span<const trace::ApiCall> launches) {
+    std::unordered_set<uint64_t> graph_corr;
+    for (const trace::ApiCall& call : launches) {
+      if (names_.Get(call.name).find("GraphLaunch") != std::string_view::npos) {
+        graph_corr.insert(call.correlation);
+      }
+    }
+    if (launches.empty()) {
+      // No launch calls: a correlation id shared by several kernels is a graph launch.
+      std::unordered_map<uint64_t, int> per;
+      for (const trace::Dispatch& d : ds_) {
+        if (d.correlation != 0 && d.kind == trace::DispatchKind::kKernel) ++per[d.correlation];
+      }
+      for (const auto& [corr, n] : per) {
+        if (n >= 2) graph_corr.insert(corr);
+      }
+    }
+    std::unordered_map<uint64_t, uint32_t> open;      // correlation → token of that launch
+    std::vector<uint8_t> sampling(names_.size(), 2);  // 2 = not looked at
+    const std::string_view d2h = trace::MemcpyName(2);
+    trace::TimestampNs busy_until = INT64_MIN;
+    tokens_.reserve(ds_.size());
+    for (size_t i = 0; i < ds_.size(); ++i) {
+      const trace::Dispatch& d = ds_[i];
+      const bool in_graph = d.correlation != 0 && graph_corr.count(d.correlation) > 0;
+      Token* t = nullptr;
+      if (in_graph) {
+        auto [it, fresh] = open.try_emplace(d.correlation, static_cast<uint32_t>(tokens_.size()));
+        if (!fresh) t = &tokens_[it->second];
+      }
+      if (t == nullptr) {
+        Token& nt = tokens_.emplace_back();
+        nt.id = d.name;
+        nt.first = static_cast<uint32_t>(i);
+        nt.start = d.start;
+        nt.max_end = d.end;
+        nt.idle_before =
+            busy_until == INT64_MIN ? 0 : std::max<trace::DurationNs>(0, d.start - busy_until);
+        const std::string_view name = names_.Get(d.name);
+        nt.graph = in_graph || name.rfind("[CUDA graph", 0) == 0;
+        if (nt.graph) ++graph_launches_;
+        t = &nt;
+      }
+      ++t->dispatches;
+      if (d.kind == trace::DispatchKind::kKernel) ++t->kernels;
+      t->max_end = std::max(t->max_end, d.end);
+      t->hash += Mix(d.name);  // order-free: a graph's branches may start in any order
+      if (d.kind == trace::DispatchKind::kKernel) {
+        uint8_t& s = sampling[d.name];
+        if (s == 2) s = IsSamplingKernel(names_.Get(d.name)) ? 1 : 0;
+        if (s == 1) t->sampling = true;
+      } else if (d.kind == trace::DispatchKind::kMemcpy && names_.Get(d.name) == d2h) {
+        t->readback = true;
+      }
+      busy_until = std::max(busy_until, d.end);
+    }
+    // Graph launches of the same kernel sequence are one token.
+    std::map<std::pair<uint64_t, int32_t>, uint32_t> signatures;
+    id_space_ = static_cast<uint32_t>(names_.size());
+    for (Token& t : tokens_) {
+      if (!t.graph || open.empty()) continue;
+      if (t.dispatches == 1 && names_.Get(t.id).rfind("[CUDA graph", 0) == 0) continue;
+      auto [it, fresh] = signatures.try_emplace({t.hash, t.dispatches}, 0);
+      if (fresh) {
+        it->second = id_space_++;
+        graph_first_name_.push_back(names_.Get(t.id));
+        graph_size_.push_back(t.dispatches);
+      }
+      t.id = it->second;
+    }
+    prefix_sampling_.assign(tokens_.size() + 1, 0);
+    prefix_readback_.assign(tokens_.size() + 1, 0);
+    for (size_t i = 0; i < tokens_.size(); ++i) {
+      prefix_sampling_[i + 1] = prefix_sampling_[i] + (tokens_[i].sampling ? 1 : 0);
+      prefix_readback_[i + 1] = prefix_readback_[i] + (tokens_[i].readback ? 1 : 0);
+    }
+    positions_.assign(id_space_, {});
+    for (size_t i = 0; i < tokens_.size(); ++i) {
+      positions_[tokens_[i].id].push_back(static_cast<uint32_t>(i));
+    }
+  }
+
+  // One candidate per recurring token: its most common gap (the period) and how many gaps
+  // are about that long. The 64 that cover the most tokens with such gaps are checked.
+  std::vector<Group> Candidates() const {
+    std::vector<Group> groups;
+    std::vector<int64_t> gaps;
+    for (uint32_t id = 0; id < positions_.size(); ++id) {
+      const std::vector<uint32_t>& p = positions_[id];
+      if (p.size() < 3) continue;
+      gaps.clear();
+      for (size_t k = 1; k < p.size(); ++k) gaps.push_back(int64_t{p[k]} - int64_t{p[k - 1]});
+      std::sort(gaps.begin(), gaps.end());
+      int64_t mode = gaps[0], best = 0;
+      for (size_t a = 0; a < gaps.size();) {
+        size_t b = a;
+        while (b < gaps.size() && gaps[b] == gaps[a]) ++b;
+        if (static_cast<int64_t>(b - a) > best) {
+          best = static_cast<int64_t>(b - a);
+          mode = gaps[a];
+        }
+        a = b;
+      }
+      const int64_t tol = Tol(mode);
+      int64_t support = 0;
+      for (int64_t x : gaps) support += (x >= mode - tol && x <= mode + tol) ? 1 : 0;
+      if (support < kMinSteps - 1) continue;
+      std::vector<trace::DurationNs> idle;
+      idle.reserve(p.size());
+      for (uint32_t pos : p) idle.push_back(tokens_[pos].idle_before);
+      std::nth_element(idle.begin(), idle.begin() + static_cast<std::ptrdiff_t>(idle.size() / 2),
+                       idle.end());
+      Group gr;
+      gr.g = mode;
+      gr.anchor = id;
+      gr.support = support;
+      gr.idle = idle[idle.size() / 2];
+      groups.push_back(gr);
+    }
+    std::stable_sort(groups.begin(), groups.end(), [](const Group& a, const Group& b) {
+      return a.support * a.g > b.support * b.g;
+    });
+    if (groups.size() > 64) groups.resize(64);
+    return groups;
+  }
+
+  // Token-count difference of two segments [a, a + la) and [b, b + lb).
+  int64_t Diff(size_t a, size_t la, size_t b, size_t lb) {
+    if (counts_.size() < id_space_) counts_.assign(id_space_, 0);
+    for (size_t i = a; i < a + la; ++i) ++counts_[tokens_[i].id];
+    for (size_t i = b; i < b + lb; ++i) --counts_[tokens_[i].id];
+    int64_t diff = 0;
+    for (size_t i = a; i < a + la; ++i) {
+      diff += std::abs(counts_[tokens_[i].id]);
+      counts_[tokens_[i].id] = 0;
+    }
+    for (size_t i = b; i < b + lb; ++i) {
+      diff += std::abs(counts_[tokens_[i].id]);
+      counts_[tokens_[i].id] = 0;
+    }
+    return diff;
+  }
+
+  void Evaluate(Group& gr) {
+    const std::vector<uint32_t>& occ = positions_[gr.anchor];
+    const int64_t tol = Tol(gr.g);
+    std::optional<Run> cur;
+    const auto close = [&](size_t next_seg) {
+      if (cur && cur->segments >= 1) {
+        // The step after the last segment, when the tokens there make one more.
+        const size_t last = cur->first_seg + static_cast<size_t>(cur->segments) - 1;
+        const size_t len = occ[last + 1] - occ[last];
+        const size_t start = occ[last + 1];
+        bool tail = start + len <= tokens_.size();
+        if (tail && last + 2 < occ.size() &&
+            static_cast<int64_t>(occ[last + 2]) < static_cast<int64_t>(start + len) - tol) {
+          tail = false;  // an anchor inside: not one step
+        }
+        if (tail) {
+          const int64_t d = Diff(occ[last], len, start, len);
+          tail = d <= 2 * tol;
+          if (tail && d > 0) ++cur->deviated;
+        }
+        cur->tail = tail;
+        if (cur->steps() >= 2) gr.runs.push_back(*cur);
+      }
+      cur.reset();
+      (void)next_seg;
+    };
+    for (size_t k = 0; k + 1 < occ.size(); ++k) {
+      const int64_t len = int64_t{occ[k + 1]} - int64_t{occ[k]};
+      const bool len_ok = len >= gr.g - tol && len <= gr.g + tol;
+      if (!len_ok) {
+        close(k);
+        continue;
+      }
+      if (!cur) {
+        cur = Run{k, 1, 0, false};
+        continue;
+      }
+      const size_t prev = cur->first_seg + static_cast<size_t>(cur->segments) - 1;
+      const size_t prev_len = occ[prev + 1] - occ[prev];
+      const int64_t d = Diff(occ[prev], prev_len, occ[k], static_cast<size_t>(len));
+      if (d > 2 * tol) {
+        close(k);
+        cur = Run{k, 1, 0, false};
+        continue;
+      }
+      ++cur->segments;
+      if (d > 0 || static_cast<size_t>(len) != prev_len) ++cur->deviated;
+    }
+    close(occ.size());
+    for (const Run& r : gr.runs) {
+      if (!gr.best || r.steps() >= gr.best->steps()) gr.best = r;  // ties: the later
+    }
+    if (gr.best) {
+      const auto [lo, hi] = Span(gr, *gr.best);
+      int64_t with_sampling = 0, with_readback = 0;
+      for (int64_t s = 0; s < gr.best->steps(); ++s) {
+        const size_t a = occ[gr.best->first_seg + static_cast<size_t>(s)];
+        const size_t b =
+            s + 1 < gr.best->steps() ? occ[gr.best->first_seg + static_cast<size_t>(s) + 1] : hi;
+        with_sampling += prefix_sampling_[b] > prefix_sampling_[a] ? 1 : 0;
+        with_readback += prefix_readback_[b] > prefix_readback_[a] ? 1 : 0;
+      }
+      (void)lo;
+      const double steps = static_cast<double>(gr.best->steps());
+      gr.sampling_fraction = static_cast<double>(with_sampling) / steps;
+      gr.readback_fraction = static_cast<double>(with_readback) / steps;
+    }
+  }
+
+  // Token range [lo, hi) of a run's steps.
+  std::pair<size_t, size_t> Span(const Group& gr, const Run& r) const {
+    const std::vector<uint32_t>& occ = positions_[gr.anchor];
+    const size_t lo = occ[r.first_seg];
+    const size_t last_anchor = occ[r.first_seg + static_cast<size_t>(r.segments)];
+    if (!r.tail) return {lo, last_anchor};
+    const size_t len = last_anchor - occ[r.first_seg + static_cast<size_t>(r.segments) - 1];
+    return {lo, last_anchor + len};
+  }
+
+  const Group* Choose(const std::vector<Group*>& valid) const {
+    const auto smallest = [&](auto&& pred) -> const Group* {
+      const Group* pick = nullptr;
+      for (const Group* gr : valid) {
+        if (!pred(*gr)) continue;
+        if (pick == nullptr || gr->g < pick->g ||
+            (gr->g == pick->g &&
+             (gr->best->steps() > pick->best->steps() ||
+              (gr->best->steps() == pick->best->steps() && gr->idle > pick->idle)))) {
+          pick = gr;
+        }
+      }
+      return pick;
+    };
+    if (const Group* g = smallest([](const Group& x) { return x.sampling_fraction >= 0.9; })) {
+      return g;
+    }
+    if (const Group* g = smallest([](const Group& x) { return x.readback_fraction >= 0.9; })) {
+      return g;
+    }
+    // No step markers: the largest period that is not a multiple of a smaller valid one.
+    std::vector<const Group*> sorted(valid.begin(), valid.end());
+    std::sort(sorted.begin(), sorted.end(),
+              [](const Group* a, const Group* b) { return a->g > b->g; });
+    for (const Group* big : sorted) {
+      bool multiple = false;
+      for (const Group* small : sorted) {
+        if (small->g >= big->g || small->g == 0) continue;
+        const int64_t m = (big->g + small->g / 2) / small->g;
+        if (m >= 2 && std::abs(big->g - m * small->g) <= Tol(big->g) + m * Tol(small->g)) {
+          multiple = true;
+          break;
+        }
+      }
+      if (!multiple) return big;
+    }
+    return sorted.back();
+  }
+
+  FoundLoop Result(const Group& gr) const {
+    const Run& r = *gr.best;
+    const auto [lo, hi] = Span(gr, r);
+    const std::vector<uint32_t>& occ = positions_[gr.anchor];
+    FoundLoop out;
+    out.steps = r.steps();
+    out.deviated_steps = r.deviated;
+    out.lo = tokens_[lo].start;
+    out.hi = tokens_[lo].max_end;
+    for (size_t i = lo; i < hi; ++i) out.hi = std::max(out.hi, tokens_[i].max_end);
+    const size_t first_end = occ[r.first_seg + 1];
+    for (size_t i = lo; i < first_end; ++i) {
+      out.dispatches_per_step += tokens_[i].dispatches;
+      out.kernels_per_step += tokens_[i].kernels;
+      out.graph_launches_per_step += tokens_[i].graph ? 1 : 0;
+    }
+    out.source = out.graph_launches_per_step > 0 ? "graph-launches" : "periodic";
+    for (const Run& x : gr.runs) out.runs += x.steps() >= kMinSteps ? 1 : 0;
+    out.dispatches_before = tokens_[lo].first;
+    const Token& a = tokens_[lo];
+    if (a.id >= names_.size()) {
+      const size_t sig = a.id - names_.size();
+      out.anchor = "CUDA graph of " + std::to_string(graph_size_[sig]) + " dispatches, from " +
+                   std::string(graph_first_name_[sig]);
+    } else {
+      out.anchor = std::string(names_.Get(a.id));
+    }
+    if (out.anchor.size() > 120) out.anchor = out.anchor.substr(0, 117) + "...";
+    return out;
+  }
+
+  std::span<const trace::Dispatch> ds_;
+  const trace::StringPool& names_;
+  std::vector<Token> tokens_;
+  size_t graph_launches_ = 0;
+  uint32_t id_space_ = 0;
+  std::vector<std::string_view> graph_first_name_;
+  std::vector<int32_t> graph_size_;
+  std::vector<std::vector<uint32_t>> positions_;
+  std::vector<int32_t> prefix_sampling_, prefix_readback_;
+  std::vector<int32_t> counts_;
+};
+
+}  // namespace
+
+base::StatusOr<FoundLoop> FindDecodeLoop(std::span<const trace::Dispatch> dispatches,
+                                         std::span<const trace::ApiCall> launches,
+                                         const trace::StringPool& names,
+                                         const std::string& trace_path) {
+  Finder finder(dispatches, launches, names);
+  std::string seen;
+  if (auto found = finder.Find(seen)) return *found;
+  return base::DataError(trace_path, "found no decode loop " + seen +
+                                         "; a decode needs at least " + std::to_string(kMinSteps) +
+                                         " steps of the same dispatches in a row");
+}
+
+}  // namespace decodeprof::analysis
