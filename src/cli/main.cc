@@ -26,6 +26,9 @@ constexpr Subcommand kSubcommands[] = {
      decodeprof::cli::DiffMain},
     {"export", "write a trace as a timeline for Perfetto (Chrome trace JSON)",
      decodeprof::cli::ExportMain},
+    {"kernels",
+     "print what a trace (or a command) dispatched, per kernel or class; --expect checks",
+     decodeprof::cli::KernelsMain},
 };
 
 void PrintUsage(std::FILE* out) {

@@ -3,37 +3,18 @@
 // runs CMD with a recorder, returns CMD's exit status, then validates the trace and prints
 // a one-line summary to stderr (stdout belongs to CMD). Parsing and printing only; the work
 // is in src/record.
-#include <unistd.h>
-
 #include <CLI/CLI.hpp>
-#include <climits>
-#include <cstdio>
-#include <cstdlib>
 #include <string>
-#include <vector>
 
+#include "src/cli/recording.h"
 #include "src/cli/subcommand.h"
 #include "src/record/launcher.h"
 #include "src/record/only_range.h"
-#include "src/record/rocprofv3_runner.h"
 
 namespace decodeprof::cli {
 namespace {
 
 constexpr const char* kName = "record";
-
-std::string ExeDir() {
-  char path[PATH_MAX];
-  const ssize_t n = ::readlink("/proc/self/exe", path, sizeof path - 1);
-  if (n <= 0) return ".";
-  std::string exe(path, static_cast<size_t>(n));
-  const size_t slash = exe.rfind('/');
-  return slash == std::string::npos ? "." : exe.substr(0, slash);
-}
-
-void Warn(const std::string& message) {
-  std::fprintf(stderr, "decodeprof: %s: warning: %s\n", kName, message.c_str());
-}
 
 }  // namespace
 
@@ -87,48 +68,7 @@ int RecordMain(int argc, char** argv) {
       return ReportError(kName, base::UsageError("--only-range needs --backend cupti"));
     }
   }
-  const record::GetEnvFn getenv = [](const char* name) { return std::getenv(name); };
-
-  std::vector<std::string> warnings;
-  base::Status conversion;
-  base::StatusOr<record::CommandResult> result =
-      options.backend == record::Backend::kCupti
-          ? record::RecordWithCupti(options, ExeDir(), getenv, &warnings)
-          : record::RecordWithRocprofv3(options, getenv, &conversion);
-  for (const std::string& w : warnings) Warn(w);
-  if (!result.ok()) return ReportError(kName, result.status());
-  if (!result->exec_error.empty()) {
-    ReportError(kName, base::IoError(options.command[0], "cannot run: " + result->exec_error));
-    return result->status;
-  }
-
-  base::Status check = conversion;
-  if (check.ok()) {
-    const auto summary = record::SummarizeTrace(options.output);
-    check = record::CheckRecording(options.output, summary);
-    if (summary.ok()) {
-      std::fprintf(stderr, "decodeprof: %s: %s\n", kName,
-                   record::FormatSummary(options.output, *summary).c_str());
-      if (!summary->only_range.empty() && summary->only_range_periods == 0) {
-        Warn("no CUDA activity was recorded: NVTX range '" + summary->only_range +
-             "' never opened while CUDA was up" +
-             (summary->only_range_switch_failures > 0 ? ", or CUPTI refused to switch on" : ""));
-      } else if (summary->only_range_switch_failures > 0) {
-        Warn("CUPTI refused " + std::to_string(summary->only_range_switch_failures) +
-             " switches of --only-range (meta only_range_warnings says what)");
-      }
-      if (summary->dropped_records > 0) {
-        Warn("the trace lost " + std::to_string(summary->dropped_records) +
-             " records (see its counters table); raise DECODEPROF_RECORD_MAX_BUFFERS");
-      }
-    }
-  }
-  if (result->status != 0) {  // CMD's own status wins; the trace's problem is still told
-    if (!check.ok()) ReportError(kName, check);
-    return result->status;
-  }
-  if (!check.ok()) return ReportError(kName, check);
-  return 0;
+  return RecordCommand(kName, options).status;
 }
 
 }  // namespace decodeprof::cli

@@ -28,15 +28,18 @@ int RecordMain(int argc, char** argv);
 int ProfileMain(int argc, char** argv);
 int DiffMain(int argc, char** argv);
 int ExportMain(int argc, char** argv);
+int KernelsMain(int argc, char** argv);
 
 // Prints `decodeprof: <subcommand>: <where>: <what>` (and the hint on its own line) to stderr
 // and returns the status's exit code.
 int ReportError(std::string_view subcommand, const base::Status& status);
 
 // Prints the diagnostics of warning severity or worse as a short table on stderr:
-//   decodeprof: summarize: 2 diagnostics (docs/diagnostics.md):
+//   decodeprof: summarize: 2 diagnostics (the summary's "diagnostics"):
 //     data-loss  cupti_dropped_records  12  CUPTI dropped activity records ... [trace.sqlite]
-void PrintDiagnostics(std::string_view subcommand, std::span<const trace::DiagnosticEntry> entries);
+// `listed_in` is the parenthesis after the count ("" leaves it out).
+void PrintDiagnostics(std::string_view subcommand, std::span<const trace::DiagnosticEntry> entries,
+                      std::string_view listed_in = "the summary's \"diagnostics\"");
 
 // The --help footer of the commands that read traces: one line per registered format.
 std::string FormatTable();

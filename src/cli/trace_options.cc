@@ -10,8 +10,8 @@
 
 namespace decodeprof::cli {
 
-void PrintDiagnostics(std::string_view subcommand,
-                      std::span<const trace::DiagnosticEntry> entries) {
+void PrintDiagnostics(std::string_view subcommand, std::span<const trace::DiagnosticEntry> entries,
+                      std::string_view listed_in) {
   std::string table;
   int shown = 0;
   for (const trace::DiagnosticEntry& e : entries) {
@@ -27,9 +27,10 @@ void PrintDiagnostics(std::string_view subcommand,
     table += "\n";
   }
   if (shown == 0) return;
-  std::fprintf(stderr, "decodeprof: %.*s: %d diagnostic%s (the summary's \"diagnostics\"):\n%s",
+  const std::string listed = listed_in.empty() ? "" : " (" + std::string(listed_in) + ")";
+  std::fprintf(stderr, "decodeprof: %.*s: %d diagnostic%s%s:\n%s",
                static_cast<int>(subcommand.size()), subcommand.data(), shown, shown == 1 ? "" : "s",
-               table.c_str());
+               listed.c_str(), table.c_str());
 }
 
 std::string FormatTable() {

@@ -36,7 +36,7 @@ struct SummarizeRequest {
   std::string step_range;    // "" = decodeprof:step
   std::optional<int64_t> generated_tokens;
   bool emit_dispatches = false;
-  WindowSpec window;  // --window (default: the decode loop, however it is found)
+  WindowSpec window{WindowSpec::Kind::kDecode};  // --window (default: the decode loop)
 };
 
 struct SummarizeResult {

@@ -202,8 +202,8 @@ base::StatusOr<MarkChoice> ChooseMarks(const trace::PhaseMarks& log_marks,
   }
   if (request.window.kind != WindowSpec::Kind::kDecode) {
     const bool all = request.window.kind == WindowSpec::Kind::kAll;
-    const trace::TimestampNs lo = all ? first : request.window.lo;
-    const trace::TimestampNs hi = all ? last : request.window.hi;
+    const trace::TimestampNs lo = all ? first : request.window.start;
+    const trace::TimestampNs hi = all ? last : request.window.end;
     out.marks = MarksOf(clock, std::min(first, lo), lo, hi);
     out.source = request.path;
     out.window_source = all ? "all" : "explicit";

@@ -29,7 +29,7 @@ struct TraceRequest {
   std::optional<int32_t> device;  // --device; required when the trace has several
   std::string decode_range;       // "" = decodeprof:decode
   std::string step_range;         // "" = decodeprof:step
-  WindowSpec window;              // --window (default: the decode loop)
+  WindowSpec window{WindowSpec::Kind::kDecode};  // --window (default: the decode loop)
 };
 
 // A trace read whole: every dispatch in source order.

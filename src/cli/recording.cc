@@ -1,0 +1,89 @@
+#include "src/cli/recording.h"
+
+#include <unistd.h>
+
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "src/cli/subcommand.h"
+#include "src/record/rocprofv3_runner.h"
+
+namespace decodeprof::cli {
+namespace {
+
+void Warn(std::string_view subcommand, const std::string& message) {
+  std::fprintf(stderr, "decodeprof: %.*s: warning: %s\n", static_cast<int>(subcommand.size()),
+               subcommand.data(), message.c_str());
+}
+
+}  // namespace
+
+std::string ExeDir() {
+  char path[PATH_MAX];
+  const ssize_t n = ::readlink("/proc/self/exe", path, sizeof path - 1);
+  if (n <= 0) return ".";
+  std::string exe(path, static_cast<size_t>(n));
+  const size_t slash = exe.rfind('/');
+  return slash == std::string::npos ? "." : exe.substr(0, slash);
+}
+
+RecordingOutcome RecordCommand(std::string_view subcommand, const record::RecordOptions& options) {
+  const record::GetEnvFn getenv = [](const char* name) { return std::getenv(name); };
+  RecordingOutcome outcome;
+  std::vector<std::string> warnings;
+  base::Status conversion;
+  base::StatusOr<record::CommandResult> result =
+      options.backend == record::Backend::kCupti
+          ? record::RecordWithCupti(options, ExeDir(), getenv, &warnings)
+          : record::RecordWithRocprofv3(options, getenv, &conversion);
+  for (const std::string& w : warnings) Warn(subcommand, w);
+  if (!result.ok()) {
+    outcome.status = ReportError(subcommand, result.status());
+    return outcome;
+  }
+  if (!result->exec_error.empty()) {
+    ReportError(subcommand, base::IoError(options.command[0], "cannot run: " + result->exec_error));
+    outcome.status = result->status;
+    return outcome;
+  }
+  outcome.command_ran = true;
+  outcome.command_status = result->status;
+
+  base::Status check = conversion;
+  if (check.ok()) {
+    const auto summary = record::SummarizeTrace(options.output);
+    check = record::CheckRecording(options.output, summary);
+    if (summary.ok()) {
+      std::fprintf(stderr, "decodeprof: %.*s: %s\n", static_cast<int>(subcommand.size()),
+                   subcommand.data(), record::FormatSummary(options.output, *summary).c_str());
+      if (!summary->only_range.empty() && summary->only_range_periods == 0) {
+        Warn(
+            subcommand,
+            "no CUDA activity was recorded: NVTX range '" + summary->only_range +
+                "' never opened while CUDA was up" +
+                (summary->only_range_switch_failures > 0 ? ", or CUPTI refused to switch on" : ""));
+      } else if (summary->only_range_switch_failures > 0) {
+        Warn(subcommand, "CUPTI refused " + std::to_string(summary->only_range_switch_failures) +
+                             " switches of --only-range (meta only_range_warnings says what)");
+      }
+      if (summary->dropped_records > 0) {
+        Warn(subcommand, "the trace lost " + std::to_string(summary->dropped_records) +
+                             " records (see its counters table); raise "
+                             "DECODEPROF_RECORD_MAX_BUFFERS");
+      }
+    }
+  }
+  outcome.trace_ok = check.ok();
+  if (result->status != 0) {  // CMD's own status wins; the trace's problem is still told
+    if (!check.ok()) ReportError(subcommand, check);
+    outcome.status = result->status;
+    return outcome;
+  }
+  if (!check.ok()) outcome.status = ReportError(subcommand, check);
+  return outcome;
+}
+
+}  // namespace decodeprof::cli
