@@ -66,4 +66,16 @@ PY
 else
   echo "this decodeprof has no marks-free window (no --window): traces recorded only"
 fi
+# The census of a command recorded on the fly, as a CI gate: --expect passes on a kernel the
+# command dispatches and fails (exit 1) on one it does not.
+if "$DP" kernels --help >/dev/null 2>&1; then
+  "$DP" kernels --top 5 --expect gl_sample --expect 'gl_(qkv|mlp)_gemm' -- "$STAGE/graph_loop" --steps 5 \
+    > "$W/res/kernels_pass.txt" 2>&1
+  echo "kernels --expect present: exit $? (want 0)"; cat "$W/res/kernels_pass.txt"
+  "$DP" kernels --top 3 --expect gl_sample --expect fused_moe_kernel -- "$STAGE/graph_loop" --steps 5 \
+    > "$W/res/kernels_fail.txt" 2>&1
+  echo "kernels --expect absent: exit $? (want 1)"; tail -n 3 "$W/res/kernels_fail.txt"
+  "$DP" kernels "$W/traces/loop.sqlite" --window decode --top 5 2>&1 | tee "$W/res/kernels_decode.txt"
+  (cd "$W/res" && tar czf "$OUT/window_results.tar.gz" ./*.json ./*.txt ./*.csv 2>/dev/null)
+fi
 echo "done after ${SECONDS} s"
