@@ -165,6 +165,50 @@ TEST_F(SummarizeNativeTest, EngineRangeNamesAndExplicitTokens) {
       << bad.err;
 }
 
+// An engine's own per-step ranges (torch.profiler's ProfilerStep#N): the first holds the
+// prefill (many more dispatches) and is left out of the window by --step-range's glob.
+TEST_F(SummarizeNativeTest, StepRangeGlobLeavesThePrefillStepOut) {
+  const std::string path = (dir_ / "steps.sqlite").string();
+  {
+    auto writer = NativeWriter::Create(path, "monotonic", "test");
+    ASSERT_TRUE(writer.ok());
+    NativeWriter& w = **writer;
+    const auto kernel = *w.Intern("void gemv2T_kernel_val<int, int, __nv_bfloat16>(params)");
+    int64_t t = 1000;
+    for (int step = 1; step <= 5; ++step) {
+      RangeRow r;
+      r.start_ns = t;
+      r.name = *w.Intern("ProfilerStep#" + std::to_string(step));
+      r.domain = *w.Intern("");
+      const int kernels = step == 1 ? 6 : 2;
+      for (int k = 0; k < kernels; ++k) {
+        KernelRow row;
+        row.start_ns = t + 10;
+        row.end_ns = t + 60;
+        row.name = row.mangled = kernel;
+        ASSERT_TRUE(w.AddKernel(row).ok());
+        t += 100;
+      }
+      r.end_ns = t;
+      t += 500;
+      ASSERT_TRUE(w.AddRange(r).ok());
+    }
+    ASSERT_TRUE(w.Close().ok());
+  }
+  const auto r = RunBinary({"summarize", "--trace", path, "--step-range", "ProfilerStep#*",
+                            "--name", "s", "--out-dir", (dir_ / "out").string()},
+                           {}, dir_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto s = nlohmann::json::parse(Slurp(dir_ / "out" / "s_summary.json"));
+  EXPECT_EQ(s["window_source"], "ranges");
+  EXPECT_EQ(s["window_evidence"]["range"], "ProfilerStep#*");
+  EXPECT_EQ(s["window_evidence"]["steps"], 4);
+  EXPECT_EQ(s["window_evidence"]["skipped_steps"], 1);
+  EXPECT_EQ(s["window_evidence"]["deviated_steps"], 0);
+  EXPECT_EQ(s["decode_forward_passes"], 4);
+  EXPECT_EQ(s["decode_dispatches"], 8);
+}
+
 // Op-path roles: a decode of 2 steps with module ranges (examples/hf_decode
 // --module-ranges) and launch records. Per step, 200 ns of kernels: input norm 10, q_proj
 // 40, attention core 20, mlp 80, residual add 10 (in the layer, outside its modules), a

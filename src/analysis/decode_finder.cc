@@ -45,8 +45,9 @@ uint64_t Mix(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-// Length tolerance of a period: 2 % (none below 50 tokens).
-int64_t Tol(int64_t g) { return g / 50; }
+// Length tolerance of a period: 2 %, at least one token from 8 on (a dispatch of another
+// stream may start on either side of a step's first one), none below.
+int64_t Tol(int64_t g) { return g >= 8 ? std::max<int64_t>(1, g / 50) : 0; }
 
 struct Run {
   size_t first_seg = 0;  // index into the anchor's occurrences
@@ -425,8 +426,8 @@ base::StatusOr<FoundLoop> FindDecodeLoop(std::span<const trace::Dispatch> dispat
   Finder finder(dispatches, launches, names);
   std::string seen;
   if (auto found = finder.Find(seen)) return *found;
-  return base::DataError(trace_path, "found no decode loop " + seen +
-                                         "; a decode needs at least " + std::to_string(kMinSteps) +
+  return base::DataError(trace_path, "found no decode loop " + seen + "; a decode needs at least " +
+                                         std::to_string(kMinSteps) +
                                          " steps of the same dispatches in a row");
 }
 

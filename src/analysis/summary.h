@@ -66,7 +66,8 @@ struct WindowEvidence {
   std::optional<int64_t> dispatches_per_step;  // finder: in the first step
   std::optional<int64_t> kernels_per_step;
   std::optional<int64_t> graph_launches_per_step;
-  std::optional<int64_t> deviated_steps;     // finder: steps unlike the one before
+  std::optional<int64_t> deviated_steps;     // steps unlike the one before (or the median)
+  std::optional<int64_t> skipped_steps;      // step ranges: prefill-like ones left out
   std::optional<int64_t> runs;               // finder: runs of the unit (warm-up decodes, ...)
   std::optional<int64_t> dispatches_before;  // dispatches that started before the window
   std::string anchor;                        // finder: what each step starts with

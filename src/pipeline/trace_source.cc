@@ -4,6 +4,8 @@
 #include <deque>
 #include <filesystem>
 #include <map>
+#include <optional>
+#include <span>
 #include <utility>
 
 #include "src/analysis/decode_finder.h"
@@ -184,6 +186,59 @@ std::string RepeatingRanges(const trace::ImportedTrace& info, const trace::Strin
   return out;
 }
 
+// The span of the step ranges matching `pattern` (by start; each one a step). Engines' own
+// per-step ranges (ProfilerStep#N, execute_model) often hold the prefill too: leading and
+// trailing steps whose dispatch count is off the median by more than 10 % are left out
+// (skipped), and the kept ones that differ from it at all are counted (deviated).
+struct StepRangeSpan {
+  trace::TimestampNs lo = 0, hi = 0;
+  int64_t steps = 0, skipped = 0, deviated = 0;
+};
+std::optional<StepRangeSpan> StepSpan(std::span<const trace::Range> ranges,
+                                      const trace::StringPool& names, const std::string& pattern,
+                                      std::span<const trace::Dispatch> dispatches) {
+  std::vector<const trace::Range*> steps;
+  for (const trace::Range& r : ranges) {
+    if (analysis::RangeNameMatches(names.Get(r.name), pattern)) steps.push_back(&r);
+  }
+  if (steps.empty()) return std::nullopt;
+  std::stable_sort(steps.begin(), steps.end(), [](const trace::Range* a, const trace::Range* b) {
+    return a->start < b->start;
+  });
+  std::vector<trace::TimestampNs> starts;
+  starts.reserve(dispatches.size());
+  for (const trace::Dispatch& d : dispatches) starts.push_back(d.start);
+  std::sort(starts.begin(), starts.end());
+  std::vector<int64_t> counts;
+  for (const trace::Range* r : steps) {
+    counts.push_back(std::upper_bound(starts.begin(), starts.end(), r->end) -
+                     std::lower_bound(starts.begin(), starts.end(), r->start));
+  }
+  std::vector<int64_t> sorted = counts;
+  std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2),
+                   sorted.end());
+  const int64_t median = sorted[sorted.size() / 2];
+  const auto off = [median](int64_t n) { return std::abs(n - median) * 10 > median; };
+  size_t a = 0, b = steps.size();
+  while (a < b && off(counts[a])) ++a;
+  while (b > a && off(counts[b - 1])) --b;
+  StepRangeSpan out;
+  if (a == b) {  // nothing like the median at all: keep every step
+    a = 0;
+    b = steps.size();
+  }
+  out.lo = steps[a]->start;
+  out.hi = steps[a]->end;
+  for (size_t i = a; i < b; ++i) {
+    out.lo = std::min(out.lo, steps[i]->start);
+    out.hi = std::max(out.hi, steps[i]->end);
+    out.deviated += counts[i] != median ? 1 : 0;
+  }
+  out.steps = static_cast<int64_t>(b - a);
+  out.skipped = static_cast<int64_t>(steps.size() - (b - a));
+  return out;
+}
+
 }  // namespace
 
 base::StatusOr<MarkChoice> ChooseMarks(const trace::PhaseMarks& log_marks,
@@ -242,21 +297,15 @@ base::StatusOr<MarkChoice> ChooseMarks(const trace::PhaseMarks& log_marks,
                            repeating.empty() ? "the trace holds no range that repeats" : repeating);
   }
   // Without a decode range: the span of the step ranges.
-  std::optional<trace::TimestampNs> lo, hi;
-  int64_t steps = 0;
-  for (const trace::Range& r : info.ranges) {
-    if (!analysis::RangeNameMatches(names.Get(r.name), range_names.step)) continue;
-    lo = lo ? std::min(*lo, r.start) : r.start;
-    hi = hi ? std::max(*hi, r.end) : r.end;
-    ++steps;
-  }
-  if (steps > 0) {
-    out.marks = MarksOf(clock, first, *lo, *hi);
+  if (auto span = StepSpan(info.ranges, names, range_names.step, whole.dispatches)) {
+    out.marks = MarksOf(clock, first, span->lo, span->hi);
     out.source = request.path;
-    out.steps = steps;
+    out.steps = span->steps;
     out.window_source = own_names ? "ranges" : "marks";
     out.evidence.range = range_names.step;
-    out.evidence.steps = steps;
+    out.evidence.steps = span->steps;
+    out.evidence.skipped_steps = span->skipped;
+    out.evidence.deviated_steps = span->deviated;
     return out;
   }
   if (!request.step_range.empty()) {

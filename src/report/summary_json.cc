@@ -152,6 +152,7 @@ JsonValue SummaryToJson(const analysis::Summary& s) {
     ev.Add("kernels_per_step", JsonValue::OptInt(w.kernels_per_step));
     ev.Add("graph_launches_per_step", JsonValue::OptInt(w.graph_launches_per_step));
     ev.Add("deviated_steps", JsonValue::OptInt(w.deviated_steps));
+    ev.Add("skipped_steps", JsonValue::OptInt(w.skipped_steps));
     ev.Add("runs", JsonValue::OptInt(w.runs));
     ev.Add("dispatches_before", JsonValue::OptInt(w.dispatches_before));
     ev.Add("anchor", JsonValue::Str(w.anchor));
