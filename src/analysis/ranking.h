@@ -20,6 +20,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace decodeprof::analysis {
@@ -41,6 +42,9 @@ struct RankedUnit {
   std::string id;
   RankFigure by = RankFigure::kCeilingWall;
   std::optional<double> value;  // the figure `by` names; nullopt when the unit has neither
+  // With several plain runs and `by` the plain ceiling: the lowest and highest value of it
+  // over the fastest and slowest plain run (how much the plain runs' spread could move it).
+  std::optional<std::pair<double, double>> value_range;
   bool operator==(const RankedUnit&) const = default;
 };
 

@@ -74,6 +74,15 @@ struct WindowEvidence {
   std::string range;                         // ranges: the decode or step range pattern
 };
 
+// The plain runs behind the plain figures (summarize --plain-log, repeated): the figures are
+// the median run's (by decode tok/s; the lower middle one of an even count).
+struct PlainRuns {
+  int64_t count = 0;
+  std::vector<std::optional<double>> decode_tok_s;  // per run, in the order given
+  int64_t used = 0;                                 // 0-based index of the median run
+  std::optional<double> spread_pct;  // (fastest − slowest) / median × 100, 2 places
+};
+
 struct Summary {
   std::string name;
   std::optional<std::string> model_type;
@@ -126,6 +135,7 @@ struct Summary {
   // (--window).
   std::string window_source;
   std::optional<WindowEvidence> window_evidence;
+  std::optional<PlainRuns> plain_runs;
   std::vector<RankedUnit> ranked_units;  // `units` in rank order (ranking.h)
 };
 

@@ -95,6 +95,12 @@ int ProfileMain(int argc, char** argv) {
                  "run-name suffix (default greedy, or t<T> plus -p<P> when P is not 1)")
       ->type_name("NAME");
   app.add_flag("--no-plain", no_plain, "skip the unprofiled run (no profiler-cost figure)");
+  std::string plain_runs = "3";
+  app.add_option("--plain-runs", plain_runs,
+                 "unprofiled runs per model and setting; the median one's figures are used "
+                 "and the summary gives the spread")
+      ->type_name("N")
+      ->capture_default_str();
   app.add_option("--idle-secs", idle_secs, "forwarded to the guard")
       ->type_name("N")
       ->capture_default_str();
@@ -168,6 +174,14 @@ int ProfileMain(int argc, char** argv) {
     options.max_attempts = value;
   }
   options.plain = !no_plain;
+  if (base::Status s = ParseCount("--plain-runs", plain_runs, &value); !s.ok()) {
+    return ReportError(kName, s);
+  }
+  if (value < 1) {
+    return ReportError(kName, base::UsageError("--plain-runs must be at least 1",
+                                               "use --no-plain for no plain run"));
+  }
+  options.plain_runs = static_cast<int64_t>(value);
   options.backend = backend == "rocprofv3" ? record::Backend::kRocprofv3 : record::Backend::kCupti;
   options.decodeprof_exe = SelfExe();
   StdioReporter reporter;

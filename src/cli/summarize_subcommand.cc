@@ -41,7 +41,9 @@ int SummarizeMain(int argc, char** argv) {
                  "summary; without it such a trace is refused)")
       ->check(IntegerIn(0, INT16_MAX));
   app.add_option("--log", req.log, "profiled bench log ([phase] marks and results)");
-  app.add_option("--plain-log", req.plain_log, "unprofiled bench log (profiler-cost figures)");
+  app.add_option("--plain-log", req.plain_logs,
+                 "unprofiled bench log (profiler-cost figures); may repeat: the median run "
+                 "by decode tok/s is used and the summary's plain_runs gives the spread");
   app.add_option("--model-dir", req.model_dir,
                  "model directory; its config.json gives model_type and rope_scaling");
   app.add_option("--pack", req.pack,

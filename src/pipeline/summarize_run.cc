@@ -1,5 +1,6 @@
 #include "src/pipeline/summarize_run.h"
 
+#include <algorithm>
 #include <cmath>
 #include <deque>
 #include <filesystem>
@@ -13,6 +14,7 @@
 #include "src/analysis/range_index.h"
 #include "src/analysis/window.h"
 #include "src/base/file_io.h"
+#include "src/base/py_format.h"
 #include "src/io/bench_log/bench_log.h"
 #include "src/io/importer_registry.h"
 #include "src/packs/pack_loader.h"
@@ -138,7 +140,8 @@ void AddRecorderWarnings(const trace::Diagnostics& diag, std::vector<std::string
 
 // The files summarize reads: no output may replace one of them.
 std::vector<std::string> InputsOf(const SummarizeRequest& req) {
-  std::vector<std::string> inputs = {req.trace, req.log, req.plain_log, req.pack, req.units};
+  std::vector<std::string> inputs = {req.trace, req.log, req.pack, req.units};
+  inputs.insert(inputs.end(), req.plain_logs.begin(), req.plain_logs.end());
   if (!req.model_dir.empty()) {
     inputs.push_back((std::filesystem::path(req.model_dir) / "config.json").string());
   }
@@ -247,14 +250,42 @@ base::StatusOr<SummarizeResult> RunSummarize(const SummarizeRequest& req) {
   }
   std::optional<trace::BenchResults> plain;
   trace::Diagnostics inputs = log.diagnostics;  // what the logs and the model dir said
-  if (!req.plain_log.empty()) {
-    DP_ASSIGN_OR_RETURN(const trace::BenchLog plain_log, io::ParseBenchLog(req.plain_log));
-    plain = plain_log.results;
+  std::vector<trace::BenchResults> plain_runs;
+  for (const std::string& path : req.plain_logs) {
+    DP_ASSIGN_OR_RETURN(const trace::BenchLog plain_log, io::ParseBenchLog(path));
+    plain_runs.push_back(plain_log.results);
     inputs.Merge(plain_log.diagnostics);
-    if (!plain->decode_tok_s && !plain->generated_tokens) {
+    if (!plain_log.results.decode_tok_s && !plain_log.results.generated_tokens) {
       inputs.Add(trace::Diag::kLogWithoutResults, 1,
-                 {req.plain_log, "", "--plain-log has no Decode: or Generated tokens: line"});
+                 {path, "", "--plain-log has no Decode: or Generated tokens: line"});
     }
+  }
+  // The median plain run by decode tok/s (the lower middle one of an even count); runs
+  // without a rate come last.
+  std::vector<size_t> by_rate(plain_runs.size());
+  for (size_t i = 0; i < by_rate.size(); ++i) by_rate[i] = i;
+  std::stable_sort(by_rate.begin(), by_rate.end(), [&](size_t a, size_t b) {
+    const auto& ra = plain_runs[a].decode_tok_s;
+    const auto& rb = plain_runs[b].decode_tok_s;
+    if (ra.has_value() != rb.has_value()) return ra.has_value();
+    return ra && *ra < *rb;
+  });
+  size_t rated = 0;
+  for (const trace::BenchResults& r : plain_runs) rated += r.decode_tok_s ? 1u : 0u;
+  std::optional<analysis::PlainRuns> plain_summary;
+  if (!plain_runs.empty()) {
+    const size_t used = by_rate[rated > 0 ? (rated - 1) / 2 : 0];
+    plain = plain_runs[used];
+    analysis::PlainRuns p;
+    p.count = static_cast<int64_t>(plain_runs.size());
+    for (const trace::BenchResults& r : plain_runs) p.decode_tok_s.push_back(r.decode_tok_s);
+    p.used = static_cast<int64_t>(used);
+    if (rated >= 2 && *plain->decode_tok_s > 0) {
+      const double lo = *plain_runs[by_rate.front()].decode_tok_s;
+      const double hi = *plain_runs[by_rate[rated - 1]].decode_tok_s;
+      p.spread_pct = base::PyRound(100 * (hi - lo) / *plain->decode_tok_s, 2);
+    }
+    plain_summary = p;
   }
   if (model.config_missing) {
     inputs.Add(trace::Diag::kModelDirWithoutConfig, 1, {req.model_dir, "", "no config.json"});
@@ -310,6 +341,25 @@ base::StatusOr<SummarizeResult> RunSummarize(const SummarizeRequest& req) {
   in.ranges = loaded.ranges.get();
   const analysis::Attribution attribution = analysis::Attribute(in);
   DP_ASSIGN_OR_RETURN(result.summary, analysis::BuildSummary(in, attribution));
+  result.summary.plain_runs = plain_summary;
+  if (rated >= 2) {
+    // How much the plain runs' spread could move each plain ceiling: the same summary over
+    // the slowest and the fastest plain run.
+    for (const size_t extreme : {by_rate.front(), by_rate[rated - 1]}) {
+      analysis::SummaryInputs other = in;
+      other.plain = plain_runs[extreme];
+      DP_ASSIGN_OR_RETURN(const analysis::Summary s, analysis::BuildSummary(other, attribution));
+      for (analysis::RankedUnit& r : result.summary.ranked_units) {
+        if (r.by != analysis::RankFigure::kPlainCeilingWallEst || !r.value) continue;
+        for (const analysis::RankedUnit& o : s.ranked_units) {
+          if (o.id != r.id || o.by != r.by || !o.value) continue;
+          if (!r.value_range) r.value_range = std::make_pair(*r.value, *r.value);
+          r.value_range->first = std::min(r.value_range->first, *o.value);
+          r.value_range->second = std::max(r.value_range->second, *o.value);
+        }
+      }
+    }
+  }
 
   trace::ImportedTrace& info = loaded.trace.info;
   info.diagnostics.Merge(inputs);

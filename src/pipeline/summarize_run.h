@@ -25,7 +25,9 @@ struct SummarizeRequest {
   // clock (Kineto's realtime, nsys's session) the trace's ranges win and the log's marks are
   // used only without them (pipeline::ChooseMarks).
   std::string log;
-  std::string plain_log;  // optional
+  // Unprofiled bench logs (optional; --plain-log may repeat): the plain figures are the
+  // median run's by decode tok/s, and the summary's plain_runs says the spread.
+  std::vector<std::string> plain_logs;
   std::string model_dir;  // optional; config.json is read when present
   std::string pack;       // "" = the default for the trace's format
   std::string units;      // "" = the pack's default_units (none → no units)

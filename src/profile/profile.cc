@@ -223,16 +223,20 @@ class Job {
     base::StatusOr<std::vector<std::string>> bench = BenchCommand(options_, model, sampling);
     if (!bench.ok()) return Stopped(bench.status());
 
-    const std::string plain_out = Join(out_dir_, name + "_plain_bench.log");
-    if (options_.plain) {
-      if (base::Status s = AppendLine(guard_log_, "== " + name + " plain"); !s.ok()) {
+    // The plain runs: the first as the seed named it, the others numbered from 2.
+    std::vector<std::string> plain_outs;
+    for (int64_t run = 1; options_.plain && run <= options_.plain_runs; ++run) {
+      const std::string suffix = run == 1 ? "" : "_" + std::to_string(run);
+      const std::string heading = run == 1 ? " plain" : " plain " + std::to_string(run);
+      if (base::Status s = AppendLine(guard_log_, "== " + name + heading); !s.ok()) {
         return Stopped(s);
       }
-      const std::string log = Join(run_dir, "plain_bench.log");
+      const std::string log = Join(run_dir, "plain_bench" + suffix + ".log");
       if (const int status = CheckRun(RunGuarded(*bench, log, false), name, "plain", log)) {
         return status;
       }
-      if (const int status = Publish(log, plain_out, {IsGuardLine})) return status;
+      plain_outs.push_back(Join(out_dir_, name + "_plain_bench" + suffix + ".log"));
+      if (const int status = Publish(log, plain_outs.back(), {IsGuardLine})) return status;
     }
 
     if (base::Status s = AppendLine(guard_log_, "== " + name + " profiled"); !s.ok()) {
@@ -267,7 +271,7 @@ class Job {
       if (!copied.ok()) reporter_.Note("warning: no kernel stats published: " + copied.ToString());
     }
     request.log = bench_out;
-    if (options_.plain) request.plain_log = plain_out;
+    if (options_.plain) request.plain_logs = plain_outs;
     request.model_dir = model;
     request.pack = options_.pack;
     request.units = options_.units;

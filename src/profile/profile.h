@@ -35,6 +35,9 @@ struct ProfileOptions {
   std::string out_dir;    // "" = benchmarks/profiles/<commit8> (needs git)
   std::string trace_dir;  // "" = a new $TMPDIR/decodeprof-trace.XXXXXX
   bool plain = true;
+  // Plain runs per model and setting (--plain-runs): a host-bound decode's plain ms/token
+  // swings between runs, so the median of several is used (summarize's plain_runs).
+  int64_t plain_runs = 3;
   uint64_t idle_secs = 90;
   std::optional<uint64_t> max_wait;      // forwarded to the guard when set
   std::optional<uint64_t> max_attempts;  // forwarded to the guard when set

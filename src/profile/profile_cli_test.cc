@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "gtest/gtest.h"
 #include "src/profile/profile_cli_test_util.h"
 #include "src/record/rocprofv3_runner.h"
@@ -53,15 +55,19 @@ TEST_F(ProfileCliTest, PlainAndProfiledRunsOfTwoModelsEndInSummaries) {
   EXPECT_TRUE(Has(r.out, "Llama_greedy: 18 decode dispatches")) << r.out;
   EXPECT_TRUE(Has(r.out, "Qwen_greedy: 18 decode dispatches")) << r.out;
 
-  // guard.log: the seed's section headers, in order, and one clean attempt each.
+  // guard.log: the seed's section headers, in order (three plain runs by default: the 2nd and
+  // 3rd numbered), and one clean attempt each.
   const std::string log = ReadText(Out() + "/guard.log");
   const size_t a = log.find("== Llama_greedy plain\n");
+  const size_t a2 = log.find("== Llama_greedy plain 2\n");
+  const size_t a3 = log.find("== Llama_greedy plain 3\n");
   const size_t b = log.find("== Llama_greedy profiled\n");
+  EXPECT_TRUE(a < a2 && a2 < a3 && a3 < b) << log;
   const size_t c = log.find("== Qwen_greedy plain\n");
   const size_t d = log.find("== Qwen_greedy profiled\n");
   ASSERT_NE(a, std::string::npos) << log;
   EXPECT_TRUE(a < b && b < c && c < d && d != std::string::npos) << log;
-  EXPECT_EQ(Count(log, "attempt 1: CLEAN, exit 0"), 4) << log;
+  EXPECT_EQ(Count(log, "attempt 1: CLEAN, exit 0"), 8) << log;
   EXPECT_FALSE(Has(log, Traces())) << log;
   EXPECT_TRUE(Has(log,
                   "record -o <trace-dir>/Llama_greedy/Llama_greedy.sqlite --backend "
@@ -91,6 +97,11 @@ TEST_F(ProfileCliTest, PlainAndProfiledRunsOfTwoModelsEndInSummaries) {
   EXPECT_TRUE(Has(summary, "\"decode_dispatches\": 18")) << summary;
   EXPECT_TRUE(Has(summary, "\"generated_tokens\": 4")) << summary;
   EXPECT_TRUE(Has(summary, "\"plain_decode_tok_s\": 10000.0")) << summary;
+  EXPECT_TRUE(Exists(Out() + "/Llama_greedy_plain_bench_2.log"));
+  EXPECT_TRUE(Exists(Out() + "/Llama_greedy_plain_bench_3.log"));
+  const auto parsed = nlohmann::json::parse(summary);
+  EXPECT_EQ(parsed["plain_runs"]["count"], 3) << summary;
+  EXPECT_EQ(parsed["plain_runs"]["spread_pct"], 0.0) << summary;  // the stand-in never varies
   EXPECT_TRUE(Has(summary, "\"profiled_decode_tok_s\": 8000.0")) << summary;
   EXPECT_TRUE(Has(summary, "\"model_type\": \"llama\"")) << summary;
   EXPECT_TRUE(Has(summary, "\"pack\": \"mlx-rocm\"")) << summary;

@@ -160,6 +160,17 @@ JsonValue SummaryToJson(const analysis::Summary& s) {
   } else {
     doc.Add("window_evidence", JsonValue::Null());
   }
+  if (s.plain_runs) {
+    const analysis::PlainRuns& p = *s.plain_runs;
+    JsonValue& runs = doc.Add("plain_runs", JsonValue::MakeObject());
+    runs.Add("count", JsonValue::Int(p.count));
+    JsonValue& rates = runs.Add("decode_tok_s", JsonValue::MakeArray());
+    for (const std::optional<double>& r : p.decode_tok_s) rates.Push(JsonValue::OptFloat(r));
+    runs.Add("used", JsonValue::Int(p.used));
+    runs.Add("spread_pct", JsonValue::OptFloat(p.spread_pct));
+  } else {
+    doc.Add("plain_runs", JsonValue::Null());
+  }
   // The units in rank order (analysis/ranking.h), each with the field it ranks by and that
   // field's value; after every other field.
   JsonValue& ranked = doc.Add("ranked_units", JsonValue::MakeArray());
@@ -168,6 +179,11 @@ JsonValue SummaryToJson(const analysis::Summary& s) {
     entry.Add("id", JsonValue::Str(r.id));
     entry.Add("by", JsonValue::Str(std::string(RankFigureField(r.by))));
     entry.Add("value", JsonValue::OptFloat(r.value));
+    if (r.value_range) {
+      JsonValue& range = entry.Add("value_range", JsonValue::MakeArray());
+      range.Push(JsonValue::Float(r.value_range->first));
+      range.Push(JsonValue::Float(r.value_range->second));
+    }
   }
   return doc;
 }

@@ -91,6 +91,7 @@ TEST(SummaryJsonTest, KeysComeInTheSeedsOrderThenDecodeprofs) {
                                                  "diagnostics",
                                                  "window_source",
                                                  "window_evidence",
+                                                 "plain_runs",
                                                  "ranked_units"}));
   EXPECT_EQ(Keys(doc["checks"]),
             (std::vector<std::string>{
