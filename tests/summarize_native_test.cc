@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -163,6 +164,28 @@ TEST_F(SummarizeNativeTest, EngineRangeNamesAndExplicitTokens) {
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("--window 9..3: the start is after the end"), std::string::npos)
       << bad.err;
+}
+
+// --name defaults to the trace's stem and --out-dir to the working directory; without
+// --quiet a short table follows the one-line result.
+TEST_F(SummarizeNativeTest, DefaultsAndTheShortTable) {
+  const std::string trace = WriteTrace("decodeprof:decode", "decodeprof:step");
+  const fs::path renamed = dir_ / "my.run.sqlite";
+  fs::rename(trace, renamed);
+  const fs::path cwd = fs::current_path();
+  fs::current_path(dir_ / "out");  // the binary inherits it
+  const auto r = RunBinary({"summarize", "--trace", renamed.string()}, {}, dir_);
+  const auto q = RunBinary({"summarize", "--trace", renamed.string(), "--quiet"}, {}, dir_);
+  fs::current_path(cwd);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(dir_ / "out" / "my_summary.json"));
+  EXPECT_EQ(r.out.rfind("my: 6 decode dispatches, ", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("\n  window:     the trace's ranges (decodeprof:decode)"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("\n  per token:  "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n  top kernels (share of GPU time):\n"), std::string::npos) << r.out;
+  ASSERT_EQ(q.exit_code, 0) << q.err;
+  EXPECT_EQ(std::count(q.out.begin(), q.out.end(), '\n'), 1) << q.out;
 }
 
 // An engine's own per-step ranges (torch.profiler's ProfilerStep#N): the first holds the

@@ -1,6 +1,7 @@
 // `decodeprof summarize`: options → pipeline::RunSummarize → one line on stdout.
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 #include <string>
 
@@ -9,11 +10,21 @@
 #include "src/cli/subcommand.h"
 #include "src/io/importer_registry.h"
 #include "src/pipeline/summarize_run.h"
+#include "src/report/terminal_summary.h"
 
 namespace decodeprof::cli {
 namespace {
 
 constexpr const char* kName = "summarize";
+
+// --name's default: the trace's file name without its extensions ("run.pt.trace.json.gz" →
+// "run"); "trace" when nothing is left.
+std::string DefaultRunName(const std::string& trace) {
+  std::string stem = std::filesystem::path(trace).filename().string();
+  const size_t dot = stem.find('.', 1);
+  if (dot != std::string::npos) stem.resize(dot);
+  return stem.empty() || stem == "." || stem == ".." ? "trace" : stem;
+}
 
 // Python's str() of an optional float, as the seed's one-line report prints it.
 std::string PyStr(const std::optional<double>& v) { return v ? base::PyRepr(*v) : "None"; }
@@ -50,13 +61,17 @@ int SummarizeMain(int argc, char** argv) {
                  "rule pack: built-in name or .toml file (default: the format's, below)");
   app.add_option("--units", req.units,
                  "units file: built-in name or .toml file (default: the pack's)");
-  app.add_option("--name", req.name,
-                 "run name, the prefix of the output files: a plain file name (no '/' or "
-                 "control characters, not '.' or '..', at most 200 bytes)")
-      ->required();
+  CLI::Option* name_option =
+      app.add_option("--name", req.name,
+                     "run name, the prefix of the output files: a plain file name (no '/' or "
+                     "control characters, not '.' or '..', at most 200 bytes); default: the "
+                     "trace's file name without its extensions");
+  req.out_dir = ".";
   app.add_option("--out-dir", req.out_dir,
                  "output directory (created; not -); outputs replace only regular files")
-      ->required();
+      ->capture_default_str();
+  bool quiet = false;
+  app.add_flag("--quiet,-q", quiet, "print only the one-line result, not the short table after it");
   app.add_option("--temperature", req.temperature, "sampling temperature of the run")
       ->capture_default_str();
   app.add_option("--decode-range", req.decode_range,
@@ -84,6 +99,7 @@ int SummarizeMain(int argc, char** argv) {
     return ReportError(kName, base::UsageError(e.what(), "see decodeprof summarize --help"));
   }
   req.format = format;
+  if (name_option->count() == 0) req.name = DefaultRunName(req.trace);
   auto window_spec = pipeline::ParseWindowSpec(window);
   if (!window_spec.ok()) return ReportError(kName, window_spec.status());
   req.window = *window_spec;
@@ -102,6 +118,10 @@ int SummarizeMain(int argc, char** argv) {
   std::printf("%s: %lld decode dispatches, %s GPU ms/token, %s host gap ms/token\n",
               req.name.c_str(), static_cast<long long>(s.decode_dispatches),
               PyStr(s.gpu_ms_per_token).c_str(), PyStr(s.host_gap_ms_per_token).c_str());
+  if (!quiet) {
+    std::fputs(report::TerminalSummaryText(s).c_str(), stdout);
+    std::printf("  wrote:      %s\n", result->written.back().c_str());
+  }
   return 0;
 }
 

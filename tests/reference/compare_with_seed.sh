@@ -52,7 +52,7 @@ run_case() {
   (cd "$dir" && "$python" "$here/seed_summarize.py" summarize --name "$name" \
      --out-dir out_seed "$@" >seed.stdout 2>seed.stderr)
   oracle_rc=$?
-  (cd "$dir" && "$decodeprof" summarize --name "$name" --out-dir out_dp "$@" \
+  (cd "$dir" && "$decodeprof" summarize --quiet --name "$name" --out-dir out_dp "$@" \
      >dp.stdout 2>dp.stderr)
   dp_rc=$?
   if [[ $expect == fail ]]; then

@@ -1,0 +1,105 @@
+#include "src/report/terminal_summary.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "src/report/short_name.h"
+
+namespace decodeprof::report {
+namespace {
+
+std::string Fixed(double v, int places) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", places, v);
+  return buf;
+}
+
+std::string Window(const analysis::Summary& s) {
+  std::string out = "  window:     ";
+  const std::string& src = s.window_source;
+  const auto& ev = s.window_evidence;
+  if (src == "graph-launches" || src == "periodic") {
+    out += "found without marks (" + src + "): " + std::to_string(ev ? ev->steps.value_or(0) : 0) +
+           " steps of " + std::to_string(ev ? ev->dispatches_per_step.value_or(0) : 0) +
+           " dispatches";
+  } else if (src == "log") {
+    out += "the bench log's [phase] marks";
+  } else if (src == "marks" || src == "ranges") {
+    out += "the trace's ranges";
+    if (ev && !ev->range.empty()) out += " (" + ev->range + ")";
+  } else if (src == "all") {
+    out += "the whole trace (--window all)";
+  } else if (src == "explicit") {
+    out += "--window START..END";
+  } else {
+    out += src.empty() ? "the decode window" : src;
+  }
+  out += ", " + Fixed(s.decode_wall_ms, 3) + " ms wall, " + std::to_string(s.decode_dispatches) +
+         " dispatches";
+  if (s.generated_tokens) out += ", " + std::to_string(*s.generated_tokens) + " tokens";
+  return out + "\n";
+}
+
+}  // namespace
+
+std::string TerminalSummaryText(const analysis::Summary& s, size_t top) {
+  std::string out = Window(s);
+  if (s.gpu_ms_per_token && s.host_gap_ms_per_token) {
+    const double wall = *s.gpu_ms_per_token + *s.host_gap_ms_per_token;
+    out += "  per token:  " + Fixed(*s.gpu_ms_per_token, 3) + " ms GPU busy + " +
+           Fixed(*s.host_gap_ms_per_token, 3) + " ms host gap = " + Fixed(wall, 3) + " ms";
+    if (s.host_gap_pct_of_wall) {
+      out += " (the GPU idles " + Fixed(*s.host_gap_pct_of_wall, 1) + " % of the wall)";
+    }
+    out += "\n";
+  } else {
+    out += "  per token:  n/a (no generated-token count: pass --generated-tokens or a log)\n";
+  }
+  // Units in rank order: the wall ceiling is the decode's speedup bound if the unit's work
+  // took no time (plain: over the unprofiled run's wall).
+  size_t width = 0;
+  for (size_t i = 0; i < s.ranked_units.size() && i < top; ++i) {
+    width = std::max(width, s.ranked_units[i].id.size());
+  }
+  size_t shown = 0;
+  for (const analysis::RankedUnit& r : s.ranked_units) {
+    if (shown == top) break;
+    if (!r.value) continue;
+    if (shown == 0)
+      out += "  do first:   (wall ceiling: the decode's speedup if the unit's work took no time)\n";
+    const auto unit = std::find_if(s.units.begin(), s.units.end(),
+                                   [&](const analysis::UnitSummary& u) { return u.id == r.id; });
+    std::string line = "    " + std::to_string(++shown) + ". #" + r.id;
+    line.resize(std::max(line.size() + 1, 10 + width), ' ');
+    line += Fixed(*r.value, 2) + "×";
+    if (r.value_range && r.value_range->first != r.value_range->second) {
+      line += " (" + Fixed(r.value_range->first, 2) + "–" + Fixed(r.value_range->second, 2) +
+              "× over the plain runs)";
+    }
+    line += r.by == analysis::RankFigure::kPlainCeilingWallEst ? "  plain" : "  profiled";
+    if (unit != s.units.end()) {
+      if (unit->host_gap == "all") line += ", owns the host gap";
+      if (unit->fallback_share_pct && *unit->fallback_share_pct > 0) {
+        line += ", " + Fixed(*unit->fallback_share_pct, 1) + " % of GPU time";
+      }
+      if (!unit->port.empty()) line += " — " + unit->port;
+    }
+    out += line + "\n";
+  }
+  if (shown == 0) out += "  do first:   n/a (no work unit reaches this run: see --units)\n";
+  if (!s.kernels.empty()) {
+    out += "  top kernels (share of GPU time):\n";
+    for (size_t i = 0; i < s.kernels.size() && i < top; ++i) {
+      const analysis::KernelStat& k = s.kernels[i];
+      std::string share = k.share_pct ? Fixed(*k.share_pct, 2) + " %" : "n/a";
+      share.insert(0, share.size() < 8 ? 8 - share.size() : 0, ' ');
+      out += "    " + share + "  " + ShortKernelName(k.name) + "  (" + k.class_name;
+      if (k.calls_per_token) out += ", " + Fixed(*k.calls_per_token, 2) + " calls/token";
+      out += ")\n";
+    }
+  }
+  return out;
+}
+
+}  // namespace decodeprof::report
