@@ -3,6 +3,7 @@
 # Sourced by scripts/test, scripts/demo and scripts/fuzz.
 #   decodeprof_install_deps               the packages of every build
 #   decodeprof_install_deps fuzz          those, and the fuzz build's (DECODEPROF_FUZZ_PACKAGES)
+#   decodeprof_install_deps test          those, and what the tests use (DECODEPROF_TEST_PACKAGES)
 set -euo pipefail
 
 DECODEPROF_PACKAGES=(
@@ -13,10 +14,14 @@ DECODEPROF_PACKAGES=(
 # The fuzz preset only (scripts/fuzz): Debian's clang with libFuzzer and the sanitizer runtimes;
 # llvm for llvm-symbolizer (readable stack traces in the fuzzers' reports).
 DECODEPROF_FUZZ_PACKAGES=(clang libclang-rt-14-dev llvm)
+# scripts/test only: headless Chromium renders the golden HTML report pages (CTest
+# report_html_chromium, tests/report_html/render_check.py; skipped where it is missing).
+DECODEPROF_TEST_PACKAGES=(chromium)
 
 decodeprof_install_deps() {
   local wanted=("${DECODEPROF_PACKAGES[@]}")
   if [ "${1:-}" = fuzz ]; then wanted+=("${DECODEPROF_FUZZ_PACKAGES[@]}"); fi
+  if [ "${1:-}" = test ]; then wanted+=("${DECODEPROF_TEST_PACKAGES[@]}"); fi
   local missing=()
   for pkg in "${wanted[@]}"; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" ||

@@ -1,14 +1,22 @@
 // `decodeprof report DIR [--format md|html|json] [--full]`: the seed's report of every
 // *_summary.json in DIR (seed spec 2.11) on stdout; `--full` adds the tables of
 // src/report/full_report.h after the seed's four sections; `--format html` prints the page of
-// src/report/html_report.h (always the full content, with or without `--full`).
+// src/report/html_report.h (always the full content, with or without `--full`), with the
+// timeline of each run's `<name>_decode_dispatches.csv` where DIR holds one.
+#include <sys/stat.h>
+
 #include <cstdio>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include "src/base/parse.h"
 #include "src/cli/subcommand.h"
+#include "src/io/common/csv_reader.h"
+#include "src/report/dispatch_timeline.h"
 #include "src/report/full_report.h"
 #include "src/report/html_report.h"
 #include "src/report/markdown_report.h"
@@ -17,11 +25,55 @@
 namespace decodeprof::cli {
 namespace {
 
+// The timeline of the dispatch table next to `summary` (DispatchCsvPathFor), nullopt when
+// there is none. Errors: the table is unreadable (kIo), or malformed: a header other than
+// `summarize --emit-dispatches` writes, a row with fewer fields, a start or end that is no
+// integer, an end before its start, rows out of start order (kData, where = "<file>:<line>").
+base::StatusOr<std::optional<report::DispatchTimeline>> ReadTimeline(
+    const report::SummaryFile& summary) {
+  const std::string path = report::DispatchCsvPathFor(summary.path);
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) return std::optional<report::DispatchTimeline>();
+  DP_ASSIGN_OR_RETURN(const std::unique_ptr<io::CsvReader> reader, io::CsvReader::Open(path));
+  const auto where = [&] { return path + ":" + std::to_string(reader->line()); };
+  if (!reader->Next()) {
+    DP_RETURN_IF_ERROR(reader->status());
+    return base::DataError(path + ":1", "empty dispatch table (no header)");
+  }
+  if (reader->size() < 4 || (*reader)[0] != "index" || (*reader)[2] != "start_ns" ||
+      (*reader)[3] != "end_ns") {
+    return base::DataError(where(),
+                           "not a dispatch table: the header does not start with "
+                           "index,kernel,start_ns,end_ns",
+                           "`summarize --emit-dispatches` writes <name>_decode_dispatches.csv");
+  }
+  report::TimelineBuilder builder;
+  while (reader->Next()) {
+    if (reader->size() < 4) return base::DataError(where(), "a row with fewer than 4 fields");
+    const std::optional<int64_t> start = base::ParseInt64((*reader)[2]);
+    const std::optional<int64_t> end = base::ParseInt64((*reader)[3]);
+    if (!start || !end) return base::DataError(where(), "start_ns or end_ns is not an integer");
+    if (base::Status status = builder.Add(*start, *end); !status.ok()) {
+      return base::DataError(where(), status.message());
+    }
+  }
+  DP_RETURN_IF_ERROR(reader->status());
+  return std::optional<report::DispatchTimeline>(
+      builder.Finish(path.substr(path.find_last_of('/') + 1)));
+}
+
 base::StatusOr<std::string> Render(const std::string& dir, const std::string& format, bool full) {
   DP_ASSIGN_OR_RETURN(const std::vector<report::SummaryFile> summaries,
                       report::ReadSummaryDir(dir));
   if (format == "json") return report::RenderSummariesJson(summaries);
-  if (format == "html") return report::RenderHtmlReport(summaries);
+  if (format == "html") {
+    std::vector<std::optional<report::DispatchTimeline>> timelines;
+    for (const report::SummaryFile& summary : summaries) {
+      DP_ASSIGN_OR_RETURN(std::optional<report::DispatchTimeline> timeline, ReadTimeline(summary));
+      timelines.push_back(std::move(timeline));
+    }
+    return report::RenderHtmlReport(summaries, timelines);
+  }
   if (full) return report::RenderFullMarkdownReport(summaries);
   return report::RenderMarkdownReport(summaries);
 }
@@ -41,7 +93,8 @@ int ReportMain(int argc, char** argv) {
   app.add_option("DIR", dir, "directory holding the summaries written by `summarize`")->required();
   app.add_option("--format", format,
                  "md (Markdown tables, the default), html (one self-contained page with "
-                 "bars of the decode wall and unit shares) or json")
+                 "plots of the decode wall, the GPU-busy timeline where DIR holds "
+                 "<name>_decode_dispatches.csv, units and top kernels) or json")
       ->check(CLI::IsMember({"md", "html", "json"}));
   app.add_flag("--full", full,
                "after the seed's four sections, add run setup, decode time per token, kernel "

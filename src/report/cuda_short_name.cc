@@ -406,34 +406,215 @@ bool HasCudaKernelMarker(std::string_view name) {
   return false;
 }
 
-std::string CudaShortKernelName(std::string_view name) {
+namespace {
+
+// What the CUDA rules read from a name: the shared first half of CudaShortKernelName and
+// CudaKernelLabel.
+struct ParsedCudaName {
+  enum class Kind {
+    kText,         // `text` is the label as it is: a name without `(`, or an unreadable one
+    kCutlassGemm,  // a CUTLASS 3 GEMM; `text` holds the name it was found in
+    kKernel,       // `kernel`, optionally `op`, optionally `dtype`
+  };
+  Kind kind = Kind::kText;
+  std::string text;
+  std::string kernel;
+  std::optional<std::string> op;
+  std::optional<std::string> dtype;
+};
+
+ParsedCudaName ParseCudaName(std::string_view name) {
+  ParsedCudaName parsed;
   std::string demangled;
   if (name.starts_with("_Z")) {
     std::optional<std::string> text = base::Demangle(name);
-    if (!text) return IsCutlassGemm(name) ? CutlassGemmLabel(name) : MangledLabel(name);
+    if (!text) {
+      if (IsCutlassGemm(name)) {
+        parsed.kind = ParsedCudaName::Kind::kCutlassGemm;
+        parsed.text = std::string(name);
+      } else {
+        parsed.text = MangledLabel(name);
+      }
+      return parsed;
+    }
     demangled = std::move(*text);
     name = demangled;
   }
-  if (name.find('(') == std::string_view::npos) return Cap(name);
-  if (IsCutlassGemm(name)) return CutlassGemmLabel(name);
+  if (name.find('(') == std::string_view::npos) {
+    parsed.text = std::string(name);
+    return parsed;
+  }
+  if (IsCutlassGemm(name)) {
+    parsed.kind = ParsedCudaName::Kind::kCutlassGemm;
+    parsed.text = std::string(name);
+    return parsed;
+  }
 
   std::string_view signature = name;
   if (signature.starts_with("void ")) signature.remove_prefix(5);
   const Component kernel = LeadingName(signature);
   if (kernel.name.empty() || kernel.name.starts_with('(') || kernel.name.starts_with('{')) {
     const std::string_view before_paren = name.substr(0, name.find('('));
-    return Cap(before_paren.empty() ? name : before_paren);
+    parsed.text = std::string(before_paren.empty() ? name : before_paren);
+    return parsed;
   }
-  if (!kernel.targs) return Cap(kernel.name);
+  parsed.kind = ParsedCudaName::Kind::kKernel;
+  parsed.kernel = std::string(kernel.name);
+  if (!kernel.targs) return parsed;
   for (const std::string_view arg : SplitArguments(*kernel.targs)) {
     if (IsTrivialArgument(arg)) continue;
     const std::string_view op = OpName(arg, 0);
     if (op.empty() || op.starts_with('(') || op.starts_with('{')) continue;
-    std::optional<std::string> dtype = PickDtype(arg);
-    if (!dtype) dtype = PickDtype(*kernel.targs);
-    return Cap(std::string(kernel.name) + "<" + WithPart(op, dtype) + ">");
+    parsed.op = std::string(op);
+    parsed.dtype = PickDtype(arg);
+    if (!parsed.dtype) parsed.dtype = PickDtype(*kernel.targs);
+    return parsed;
   }
-  return Cap(WithPart(kernel.name, PickDtype(*kernel.targs)));
+  parsed.dtype = PickDtype(*kernel.targs);
+  return parsed;
+}
+
+std::string CapLabel(std::string_view text) { return CapKernelLabel(text); }
+
+std::string_view StripPrefix(std::string_view text, std::string_view prefix) {
+  if (text.size() > prefix.size() && text.starts_with(prefix)) text.remove_prefix(prefix.size());
+  return text;
+}
+
+std::string_view StripSuffix(std::string_view text, std::string_view suffix) {
+  if (text.size() > suffix.size() && text.ends_with(suffix)) text.remove_suffix(suffix.size());
+  return text;
+}
+
+// `nvjet_sm90_tst_128x8_64x12_2x1_v_bz_splitK_TNT` → `nvjet_sm90_tst_128x8… splitK`: the
+// library, architecture, kind and tile, then "…" when more follows, and "splitK" when the name
+// has it.
+std::string NvjetLabel(std::string_view name) {
+  size_t cut = std::string_view::npos;
+  for (int underscores = 0; underscores < 4; ++underscores) {
+    cut = name.find('_', cut == std::string_view::npos ? 0 : cut + 1);
+    if (cut == std::string_view::npos) return std::string(name);
+  }
+  std::string label = std::string(name.substr(0, cut)) + "\u2026";
+  if (Contains(name.substr(cut), "_splitK")) label += " splitK";
+  return label;
+}
+
+// The label of a name that the rules keep as it is (no argument list, or unreadable).
+std::string TextLabel(std::string_view text) {
+  if (text.starts_with("nvjet_")) return "gemm " + NvjetLabel(text);
+  if (text.starts_with("cudnn_generated_")) {
+    std::string_view rest = StripPrefix(text, "cudnn_generated_");
+    rest = StripPrefix(rest, "fort_native_");
+    const bool attention = Contains(rest, "sdpa") || Contains(rest, "flash") ||
+                           Contains(rest, "attn") || Contains(rest, "attention");
+    return std::string(attention ? "attention" : "cudnn") + " cudnn " + std::string(rest);
+  }
+  if (text.starts_with("cutlass") && (Contains(text, "gemm") || Contains(text, "Gemm"))) {
+    return "gemm " + std::string(text);
+  }
+  return std::string(text);
+}
+
+// The work a kernel of PyTorch's kernel templates does, named by its template: "elementwise"
+// for the elementwise loops, "reduce" for reduce_kernel, ...; empty for other kernels.
+std::string_view KernelFamily(std::string_view kernel) {
+  struct Family {
+    std::string_view kernel;
+    std::string_view family;
+  };
+  constexpr std::array<Family, 8> kFamilies = {{
+      {"vectorized_elementwise_kernel", "elementwise"},
+      {"unrolled_elementwise_kernel", "elementwise"},
+      {"elementwise_kernel", "elementwise"},
+      {"elementwise_kernel_with_index", "elementwise"},
+      {"reduce_kernel", "reduce"},
+      {"index_elementwise_kernel", "index"},
+      {"_scatter_gather_elementwise_kernel", "scatter/gather"},
+      {"distribution_elementwise_grid_stride_kernel", "random"},
+  }};
+  for (const Family& f : kFamilies) {
+    if (kernel == f.kernel) return f.family;
+  }
+  return {};
+}
+
+// An op's name without the decoration that says nothing about the op: `CUDAFunctor_add` →
+// `add`, `ArgMaxOps` → `ArgMax`, `masked_fill_kernel` → `masked_fill`,
+// `direct_copy_kernel_cuda` → `direct_copy`, `sum_functor` → `sum`.
+std::string_view PlainOp(std::string_view op) {
+  for (const std::string_view prefix : {"CUDAFunctor_", "launch_"}) op = StripPrefix(op, prefix);
+  for (const std::string_view suffix :
+       {"_kernel_cuda", "_kernel_impl", "_kernel", "_functor", "_impl", "Ops"}) {
+    op = StripSuffix(op, suffix);
+  }
+  return op;
+}
+
+std::string_view PlainKernel(std::string_view kernel) {
+  kernel = StripSuffix(kernel, "_kernel");
+  return StripSuffix(kernel, "Kernel");
+}
+
+}  // namespace
+
+std::string CapKernelLabel(std::string_view text) {
+  size_t chars = 0;
+  size_t cut = text.size();
+  for (size_t pos = 0; pos < text.size(); ++pos) {
+    if ((static_cast<unsigned char>(text[pos]) & 0xC0) == 0x80) continue;
+    if (chars == kMaxKernelLabelChars - 1) cut = pos;
+    ++chars;
+  }
+  if (chars <= kMaxKernelLabelChars) return std::string(text);
+  return std::string(text.substr(0, cut)) + "\u2026";
+}
+
+std::string CudaShortKernelName(std::string_view name) {
+  const ParsedCudaName parsed = ParseCudaName(name);
+  switch (parsed.kind) {
+    case ParsedCudaName::Kind::kText:
+      return Cap(parsed.text);
+    case ParsedCudaName::Kind::kCutlassGemm:
+      return CutlassGemmLabel(parsed.text);
+    case ParsedCudaName::Kind::kKernel:
+      break;
+  }
+  if (parsed.op) return Cap(parsed.kernel + "<" + WithPart(*parsed.op, parsed.dtype) + ">");
+  return Cap(WithPart(parsed.kernel, parsed.dtype));
+}
+
+std::string CudaKernelLabel(std::string_view name) {
+  const ParsedCudaName parsed = ParseCudaName(name);
+  switch (parsed.kind) {
+    case ParsedCudaName::Kind::kText:
+      return CapLabel(TextLabel(parsed.text));
+    case ParsedCudaName::Kind::kCutlassGemm: {
+      const std::string full = CutlassGemmLabel(parsed.text);  // "... (sm90 grouped GEMM)"
+      const size_t open = full.rfind(" (");
+      std::string detail = full.substr(open + 2, full.size() - open - 3);
+      detail = detail.substr(0, detail.size() - std::string_view(" GEMM").size());
+      if (detail == "GEMM") detail.clear();
+      return CapLabel("gemm cutlass" + (detail.empty() ? std::string() : " " + detail));
+    }
+    case ParsedCudaName::Kind::kKernel:
+      break;
+  }
+  const std::string dtype = parsed.dtype ? " " + *parsed.dtype : std::string();
+  const std::string_view kernel = parsed.kernel;
+  if (kernel.starts_with("flash") || Contains(kernel, "attention") || Contains(kernel, "fmha") ||
+      Contains(kernel, "sdpa")) {
+    return CapLabel("attention: " + std::string(PlainKernel(kernel)) + dtype);
+  }
+  if (parsed.op && (Contains(*parsed.op, "gemm") || Contains(*parsed.op, "Gemm")) &&
+      (parsed.op->starts_with("cutlass") || parsed.op->starts_with("cublas"))) {
+    return CapLabel("gemm " + *parsed.op);
+  }
+  std::string_view family = KernelFamily(kernel);
+  if (family.empty()) family = PlainKernel(kernel);
+  if (parsed.op)
+    return CapLabel(std::string(family) + ": " + std::string(PlainOp(*parsed.op)) + dtype);
+  return CapLabel(std::string(family) + dtype);
 }
 
 }  // namespace decodeprof::report

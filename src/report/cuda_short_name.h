@@ -21,6 +21,10 @@ namespace decodeprof::report {
 // one keeps its first kMaxCudaShortNameChars - 3 characters followed by "...".
 inline constexpr size_t kMaxCudaShortNameChars = 80;
 
+// The longest kernel label (CudaKernelLabel, KernelLabel) in characters (UTF-8 code points); a
+// longer one keeps its first kMaxKernelLabelChars - 1 characters followed by "…" (U+2026).
+inline constexpr size_t kMaxKernelLabelChars = 48;
+
 // True when `name` gets the CUDA rules: it contains `at::native::`, `at::cuda::`, `cutlass`,
 // `cublas`, `cudnn`, `nvjet`, `cub::`, `flash` or `triton`, or starts with `_Z` (a mangled
 // name), and it contains neither `rocm::` nor `Cijk_` (those keep the seed's rules).
@@ -57,5 +61,38 @@ bool HasCudaKernelMarker(std::string_view name);
 //   5. The result is capped at kMaxCudaShortNameChars.
 // Never fails; total on any input (unbalanced brackets included), linear in the name's length.
 std::string CudaShortKernelName(std::string_view name);
+
+// A shorter label of a CUDA kernel for the HTML report's plots, from the same reading of the
+// name as CudaShortKernelName (rules 1 to 4): what the kernel does first, then the op it runs
+// and the element type.
+//   * A name kept as it is (rule 2, or a mangled name that does not demangle):
+//     `nvjet_<arch>_<kind>_<tile>_...` → `gemm nvjet_sm90_tst_64x8…` (the first four
+//     `_`-separated parts, "…" when more follow, then " splitK" when the name has `_splitK`);
+//     `cudnn_generated_[fort_native_]<rest>` → `attention cudnn <rest>` when rest mentions
+//     sdpa, flash, attn or attention, else `cudnn cudnn <rest>`; a `cutlass*` name mentioning
+//     gemm or Gemm → `gemm <name>`; any other name stays.
+//   * A CUTLASS 3 GEMM (rule 3) → `gemm cutlass sm90 grouped` (architecture and "grouped" as
+//     rule 3 finds them; `gemm cutlass` without either).
+//   * A kernel (rule 4) whose name starts with `flash` or contains attention, fmha or sdpa →
+//     `attention: <kernel> <dtype>`; one whose op is a `cutlass*` or `cublas*` type
+//     mentioning gemm or Gemm → `gemm <op>`; otherwise `<family>: <op> <dtype>`, or
+//     `<family> <dtype>` without an op, where the family of PyTorch's kernel templates is
+//     elementwise ((vectorized_|unrolled_)elementwise_kernel, elementwise_kernel_with_index),
+//     reduce (reduce_kernel), index (index_elementwise_kernel), scatter/gather
+//     (_scatter_gather_elementwise_kernel) or random
+//     (distribution_elementwise_grid_stride_kernel), and any other kernel's family is its name
+//     without a trailing `_kernel` or `Kernel`. The op loses the decoration that names no
+//     op: a leading `CUDAFunctor_` or `launch_`, a trailing `_kernel_cuda`, `_kernel_impl`,
+//     `_kernel`, `_functor`, `_impl` or `Ops`. The dtype is rule 4's (absent: no " <dtype>").
+//     For example `vectorized_elementwise_kernel<4, at::native::AddFunctor<float>, ...>` →
+//     `elementwise: AddFunctor f32`; `reduce_kernel<512, 1, ReduceOp<c10::BFloat16,
+//     ArgMaxOps<float>, ...>>` → `reduce: ArgMax bf16`.
+//   * The result is capped at kMaxKernelLabelChars.
+// Never fails; total on any input, linear in the name's length.
+std::string CudaKernelLabel(std::string_view name);
+
+// `text` capped at kMaxKernelLabelChars code points: longer text keeps its first
+// kMaxKernelLabelChars - 1 followed by "…".
+std::string CapKernelLabel(std::string_view text);
 
 }  // namespace decodeprof::report

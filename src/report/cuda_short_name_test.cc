@@ -155,5 +155,79 @@ TEST(CudaShortKernelNameTest, MalformedNames) {
   EXPECT_LE(CudaShortKernelName(deep).size(), kMaxCudaShortNameChars);
 }
 
+TEST(CudaKernelLabelTest, WhatTheKernelDoesThenTheOp) {
+  const std::vector<std::pair<std::string_view, std::string_view>> cases = {
+      // The examples of issue 13: the functor or op inside the template arguments.
+      {"void at::native::vectorized_elementwise_kernel<4, at::native::AddFunctor<float>, "
+       "std::array<char*, 3ul> >(int, at::native::AddFunctor<float>, std::array<char*, 3ul>)",
+       "elementwise: AddFunctor f32"},
+      {"void at::native::reduce_kernel<512, 1, at::native::ReduceOp<c10::BFloat16, "
+       "at::native::ArgMaxOps<float>, unsigned int, long, 4, 4> >(at::native::ReduceOp<"
+       "c10::BFloat16, at::native::ArgMaxOps<float>, unsigned int, long, 4, 4>)",
+       "reduce: ArgMax bf16"},
+      {"nvjet_sm90_tst_256x8_64x6_2x1_v_bz_TNT", "gemm nvjet_sm90_tst_256x8\u2026"},
+      // No op: the family and the element type.
+      {"void at::native::reduce_kernel<512, 1, float>(float)", "reduce f32"},
+      {"void at::native::elementwise_kernel<128, 4>(int)", "elementwise"},
+      // Other kernels: their name without `_kernel` as the family.
+      {"void at::native::foo_kernel<at::native::BarFunctor<c10::Half> >(int)",
+       "foo: BarFunctor f16"},
+      {"void at::native::k<at::native::CUDAFunctor_mul<float> >(int)", "k: mul f32"},
+      {"void at::native::k<at::native::launch_clamp_scalar(int)::{lambda()#1}>(int)",
+       "k: clamp_scalar i32"},
+      {"void at::native::k<at::native::sum_functor<float, float, float> >(int)", "k: sum f32"},
+      // A name that is only decoration keeps it.
+      {"void at::native::k<at::native::Ops<float> >(int)", "k: Ops f32"},
+      {"void at::native::flash_fwd_kernel<Traits<c10::Half> >(int)", "attention: flash_fwd f16"},
+      {"void cutlass::Kernel2<cutlass_80_tensorop_s16816gemm_bf16_64x64_64x4_tn_align8>(int)",
+       "gemm cutlass_80_tensorop_s16816gemm_bf16_64x64_\u2026"},
+      {"cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_64x64_32x6_tn_align8",
+       "gemm cutlass_80_tensorop_bf16_s16816gemm_relu_b\u2026"},
+      {"cutlass_80_tensorop_s1688gemm_64x64", "gemm cutlass_80_tensorop_s1688gemm_64x64"},
+      {"cudnn_generated_fort_native_convolution_x", "cudnn cudnn convolution_x"},
+      {"nvjet_sm90", "gemm nvjet_sm90"},
+      {"nvjet_a_b_c", "gemm nvjet_a_b_c"},
+      {"nvjet_a_b_c_d", "gemm nvjet_a_b_c\u2026"},
+      {"nvjet_a_b_c_d_splitK_e", "gemm nvjet_a_b_c\u2026 splitK"},
+      {"void cutlass::device_kernel<cutlass::gemm::kernel::GemmUniversal<cute::tuple<int, int, "
+       "int, int>, X> >(X::Params)",
+       "gemm cutlass"},
+  };
+  for (const auto& [name, expected] : cases) EXPECT_EQ(CudaKernelLabel(name), expected) << name;
+}
+
+TEST(CudaKernelLabelTest, CappedAtFortyEightCharacters) {
+  const std::string triton = "triton_poi_fused_" + std::string(60, 'x');
+  const std::string label = KernelLabel(triton);
+  EXPECT_EQ(label, triton.substr(0, 47) + "\u2026");
+  EXPECT_EQ(label.size(), 47u + 3u);  // "…" is 3 bytes of UTF-8
+  const std::string fits = "triton_" + std::string(41, 'y');
+  EXPECT_EQ(KernelLabel(fits), fits);
+}
+
+TEST(CudaKernelLabelTest, OtherNamesKeepTheSeedsShortName) {
+  EXPECT_EQ(KernelLabel("void mlx::core::rocm::binary_vv<mlx::core::rocm::Add, float, float>("
+                        "float const*, float const*, float*, unsigned int)"),
+            "binary_vv<Add, f32>");
+  EXPECT_EQ(KernelLabel("Cijk_Ailk_Bljk_HHS_BH_MT64x64x32"), "Cijk_* (Tensile GEMM)");
+  // The seed's 52-character `compiled ...` names are capped too.
+  EXPECT_EQ(KernelLabel("void mlx::core::rocm::CV2ISigmoidMultiplyMultiply_contiguous_float16_"
+                        "float16<unsigned int, 4>(__half const*)"),
+            "compiled CV2ISigmoidMultiplyMultiply_contiguous\u2026");
+  EXPECT_EQ(KernelLabel("plain_kernel_without_parens"), "plain_kernel_without_parens");
+}
+
+TEST(CudaKernelLabelTest, MalformedNames) {
+  for (const std::string_view name :
+       {"at::native::", "(at::native::x", "void at::native::k<<<(", "void at::native::k<float(",
+        "void at::native::{lambda(int)#1}(", "_ZN5flash16flash_fwd_kernelI@@@", "_Z", "nvjet_",
+        "nvjet____", "cudnn_generated_"}) {
+    const std::string label = CudaKernelLabel(name);
+    EXPECT_FALSE(label.empty()) << name;
+  }
+  const std::string deep = "void at::native::k<" + std::string(100000, '<') + "(x)";
+  EXPECT_LE(CudaKernelLabel(deep).size(), kMaxKernelLabelChars + 2);
+}
+
 }  // namespace
 }  // namespace decodeprof::report

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "src/base/py_format.h"
+#include "src/report/html_plots.h"
 #include "src/report/markdown_report.h"
 #include "src/report/markdown_table.h"
 #include "src/report/short_name.h"
@@ -88,6 +89,19 @@ void AppendRunTable(const std::vector<SummaryFile>& summaries, std::string& out)
   out += "</table>\n";
 }
 
+std::string Join(const std::vector<std::string>& parts, std::string_view separator) {
+  std::string text;
+  for (size_t i = 0; i < parts.size(); ++i) text += (i ? std::string(separator) : "") + parts[i];
+  return text;
+}
+
+// A computed figure, rounded to 4 decimals (full_report.h).
+std::string Computed(double value) { return base::FormatFixed(value, 4); }
+
+std::string Pct(double value) { return base::FormatFixed(value, 2) + "%"; }
+
+// The decode wall per token as one stacked bar (html_plots.h): the GPU time of each work unit
+// in rank order, the GPU time outside every unit, then the host gap.
 void AppendWallBar(const SummaryFile& summary, std::string& out) {
   const Json& s = summary.content;
   const std::optional<double> gpu = OptionalNumber(s, "gpu_ms_per_token");
@@ -97,18 +111,118 @@ void AppendWallBar(const SummaryFile& summary, std::string& out) {
     out += "<p class=\"note\">No decode wall bar: GPU busy or host gap ms/token missing.</p>\n";
     return;
   }
-  const double gpu_pct = *gpu / (*gpu + *gap) * 100.0;
+  const double wall = *gpu + *gap;
+  const double gpu_pct = *gpu / wall * 100.0;
   const double gap_pct = 100.0 - gpu_pct;
+  const auto wall_pct = [&](double ms) { return ms / wall * 100.0; };
+
+  std::vector<BarSegment> segments;
+  std::vector<std::string> without_gpu;
+  const Json& units = PortUnits(summary);
+  double used_pct = 0.0;  // of GPU busy, by the units before
+  for (const analysis::RankedUnit& r : RankedUnits(summary)) {
+    const Json& unit = JsonGet(units, r.id);
+    const double share =
+        std::clamp(OptionalNumber(unit, "fallback_share_pct").value_or(0.0), 0.0, 100.0);
+    // Shares that add up to 100 % within rounding fill the bar without a remark.
+    double drawn = std::isfinite(share) ? std::min(share, 100.0 - used_pct) : 0.0;
+    if (drawn > share - 1e-9) drawn = share;
+    // A unit's colour follows its place in port_units (the units file's order), so that runs
+    // of one units file colour a unit alike.
+    size_t place = 0;
+    for (auto it = units.begin(); it != units.end() && it.key() != r.id; ++it) ++place;
+    const std::string_view unit_color = kUnitColors[place % std::size(kUnitColors)];
+    if (drawn <= 0.0) {
+      without_gpu.push_back("<code>#" + HtmlEscape(r.id) + "</code>");
+      continue;
+    }
+    used_pct += drawn;
+    const double ms = drawn / 100.0 * *gpu;
+    std::string title = "#" + r.id;
+    if (const Json& port = JsonGet(unit, "port"); port.is_string()) {
+      title += " (" + port.get<std::string>() + ")";
+    }
+    title += ": " + Computed(ms) + " ms/token of GPU time, " + Pct(drawn) + " of GPU busy, " +
+             Pct(wall_pct(ms)) + " of the decode wall";
+    if (drawn < share - 1e-9) {
+      title +=
+          "; its fallback share is " + Pct(share) + ", the rest is drawn with the units before it";
+    }
+    segments.push_back({"#" + r.id + " " + Computed(ms) + " ms (" + Pct(wall_pct(ms)) + ")", ms,
+                        std::string(unit_color), title});
+  }
+  if (100.0 - used_pct > 1e-9) {
+    const double other_ms = (100.0 - used_pct) / 100.0 * *gpu;
+    const std::string what = segments.empty() ? "GPU busy" : "GPU busy outside the units";
+    segments.push_back({what + " " + Computed(other_ms) + " ms (" + Pct(wall_pct(other_ms)) + ")",
+                        other_ms, std::string(segments.empty() ? kGpuBusyColor : kOtherGpuColor),
+                        what + ": " + Computed(other_ms) + " ms/token, " + Pct(wall_pct(other_ms)) +
+                            " of the decode wall"});
+  }
+  segments.push_back(
+      {"host gap " + PyStr(JsonGet(s, "host_gap_ms_per_token")) + " ms (" + Pct(gap_pct) + ")",
+       *gap, std::string(kHostGapColor),
+       "host gap (GPU idle inside the decode window): " +
+           PyStr(JsonGet(s, "host_gap_ms_per_token")) + " ms/token, " + Pct(gap_pct) +
+           " of the decode wall"});
+
   out += "<h3>Decode wall per token</h3>\n";
-  out += "<div class=\"wall\"><div class=\"gpu\" style=\"" + Width(gpu_pct) +
-         "\"></div><div class=\"gap\" style=\"" + Width(gap_pct) + "\"></div></div>\n";
-  out += "<p><span class=\"key gpu\"></span> GPU busy " +
-         HtmlEscape(PyStr(JsonGet(s, "gpu_ms_per_token"))) + " ms (" +
-         base::FormatFixed(gpu_pct, 2) + "%) &nbsp; <span class=\"key gap\"></span> host gap " +
+  out += StackedBarSvg(segments, "decode wall per token") + "\n";
+  out += "<p>GPU busy " + HtmlEscape(PyStr(JsonGet(s, "gpu_ms_per_token"))) + " ms (" +
+         base::FormatFixed(gpu_pct, 2) + "%) + host gap " +
          HtmlEscape(PyStr(JsonGet(s, "host_gap_ms_per_token"))) + " ms (" +
-         base::FormatFixed(gap_pct, 2) + "%)" +
+         base::FormatFixed(gap_pct, 2) + "%) = " + Computed(wall) + " ms per token" +
          (gap_pct > 50.0 ? " &mdash; launch-bound: the host gap is most of the decode wall" : "") +
+         ". Units in rank order, each with the GPU time of its fallback set" +
+         (without_gpu.empty() ? std::string(".")
+                              : "; without GPU time here: " + Join(without_gpu, ", ") + ".") +
          "</p>\n";
+}
+
+// The GPU-busy timeline of the decode window from the run's dispatch table, or one line
+// saying why there is none.
+void AppendTimeline(const SummaryFile& summary, const std::optional<DispatchTimeline>& timeline,
+                    std::string& out) {
+  out += "<h3>GPU busy over the decode window</h3>\n";
+  if (!timeline) {
+    const std::string path = DispatchCsvPathFor(summary.path);
+    const std::string file = path.substr(path.find_last_of('/') + 1);
+    out += "<p class=\"note\">No timeline: no <code>" + HtmlEscape(file) +
+           "</code> next to the summary (<code>summarize --emit-dispatches</code> writes "
+           "it).</p>\n";
+    return;
+  }
+  const std::string file = "<code>" + HtmlEscape(timeline->csv_name) + "</code>";
+  const std::optional<double> expected = OptionalNumber(summary.content, "decode_dispatches");
+  if (expected && *expected != static_cast<double>(timeline->dispatches)) {
+    out += "<p class=\"note\">No timeline: " + file + " holds " +
+           std::to_string(timeline->dispatches) + " dispatches, the summary " +
+           HtmlEscape(PyStr(JsonGet(summary.content, "decode_dispatches"))) +
+           ": it is not this run's table.</p>\n";
+    return;
+  }
+  if (timeline->bins.empty()) {
+    out += "<p class=\"note\">No timeline: " + file + " holds no dispatch of any length.</p>\n";
+    return;
+  }
+  out += BusyTimelineSvg(*timeline, "GPU busy over the decode window") + "\n";
+  const int64_t bin_ns = timeline->bins.front().end_ns - timeline->bins.front().start_ns;
+  const int decimals = TimelineMsDecimals(timeline->span_ns);
+  out += "<p>" + std::to_string(timeline->dispatches) + " dispatches of " + file + " over " +
+         base::FormatFixed(static_cast<double>(timeline->span_ns) / 1e6, decimals) +
+         " ms, from the first one's start to the last end" +
+         (OptionalNumber(summary.content, "decode_wall_ms")
+              ? " (decode wall " + HtmlEscape(PyStr(JsonGet(summary.content, "decode_wall_ms"))) +
+                    " ms)"
+              : std::string()) +
+         ", in " + std::to_string(timeline->bins.size()) + " bins of " +
+         base::FormatFixed(static_cast<double>(bin_ns) / 1e6, decimals) +
+         " ms; GPU busy (the union of "
+         "the dispatches) " +
+         base::FormatFixed(static_cast<double>(timeline->busy_ns) /
+                               static_cast<double>(timeline->span_ns) * 100.0,
+                           2) +
+         "% of that span.</p>\n";
 }
 
 // The run's units in its rank order (RankedUnits: analysis/ranking.h decides it; this writer
@@ -142,20 +256,61 @@ void AppendUnits(const SummaryFile& summary, std::string& out) {
   out += "</table>\n";
 }
 
+// The smallest of 10, 20, 25, 50 and 100 that is at least `max_share` (100 above it).
+double ShareScale(double max_share) {
+  for (const double scale : {10.0, 20.0, 25.0, 50.0}) {
+    if (max_share <= scale) return scale;
+  }
+  return 100.0;
+}
+
+// The top kernels as a bar chart of their shares (labels: KernelLabel; the full name on hover),
+// then as a table.
 void AppendTopKernels(const SummaryFile& summary, std::string& out) {
   const std::vector<TopKernelEntry> entries = TopKernelEntries(summary);
+  if (entries.empty()) return;
+  std::vector<std::string> labels;
+  for (const TopKernelEntry& e : entries) labels.push_back(KernelLabel(*e.name));
+  // Two kernels with one label: the longer short name for each of them, and a number after
+  // that when even those are equal.
+  std::vector<std::string> resolved = labels;
+  for (size_t i = 0; i < labels.size(); ++i) {
+    if (std::count(labels.begin(), labels.end(), labels[i]) > 1) {
+      resolved[i] = ShortKernelName(*entries[i].name);
+    }
+  }
+  for (size_t i = 0; i < resolved.size(); ++i) {
+    const auto same =
+        std::count(resolved.begin(), resolved.begin() + static_cast<long>(i), resolved[i]);
+    if (same > 0) resolved[i] += " (" + std::to_string(same + 1) + ")";
+  }
+  std::vector<ChartBar> bars;
+  double max_share = 0.0;
   std::string rows;
   for (size_t i = 0; i < entries.size(); ++i) {
     const TopKernelEntry& e = entries[i];
+    const std::optional<double> share = OptionalNumber(*e.fields, "share_pct");
+    if (share && std::isfinite(*share)) max_share = std::max(max_share, *share);
+    const Json& kernel_class = JsonGet(*e.fields, "class");
+    std::string title =
+        *e.name + "\n" + "share " + PyStr(JsonGet(*e.fields, "share_pct")) +
+        "% of decode GPU time, " + PyStr(JsonGet(*e.fields, "calls_per_token")) + " calls/token" +
+        (kernel_class.is_string() ? ", class " + kernel_class.get<std::string>() : std::string());
+    bars.push_back({resolved[i], share.value_or(0.0),
+                    share ? PyStr(JsonGet(*e.fields, "share_pct")) + "%" : std::string("-"),
+                    std::move(title)});
     rows += "<tr>" + Cell(std::to_string(i + 1)) +
-            Cell("<code>" + HtmlEscape(ShortKernelName(*e.name)) + "</code>", true) +
-            Cell(TextOf(JsonGet(*e.fields, "class")), true) +
-            Cell(NumberText(*e.fields, "share_pct")) +
+            Cell("<code title=\"" + HtmlEscape(*e.name) + "\">" +
+                     HtmlEscape(ShortKernelName(*e.name)) + "</code>",
+                 true) +
+            Cell(TextOf(kernel_class), true) + Cell(NumberText(*e.fields, "share_pct")) +
             Cell(NumberText(*e.fields, "calls_per_token")) + "</tr>\n";
   }
-  if (rows.empty()) return;
+  const double scale = ShareScale(max_share);
+  out += "<h3>Top kernels (share of decode GPU time)</h3>\n";
+  out += BarChartSvg(bars, scale, base::FormatFixed(scale, 0) + "%", "top kernels by share") + "\n";
   out +=
-      "<h3>Top kernels (share of decode GPU time)</h3>\n<table>\n<tr><th>#</th>"
+      "<table>\n<tr><th>#</th>"
       "<th class=\"l\">kernel</th><th class=\"l\">class</th><th>share %</th>"
       "<th>calls/token</th></tr>\n" +
       rows + "</table>\n";
@@ -191,14 +346,21 @@ std::string HtmlEscape(std::string_view text) {
 }
 
 std::string RenderHtmlReport(const std::vector<SummaryFile>& summaries) {
+  return RenderHtmlReport(summaries, {});
+}
+
+std::string RenderHtmlReport(const std::vector<SummaryFile>& summaries,
+                             const std::vector<std::optional<DispatchTimeline>>& timelines) {
   std::string out(kHead);
   out += "<p class=\"note\">" + std::to_string(summaries.size()) +
          " run(s). Decode time per token in ms: plain = the run without the profiler, profiled = "
          "decode wall / generated tokens = GPU busy + host gap.</p>\n";
   AppendRunTable(summaries, out);
-  for (const SummaryFile& summary : summaries) {
+  for (size_t i = 0; i < summaries.size(); ++i) {
+    const SummaryFile& summary = summaries[i];
     out += "<section>\n<h2>" + RunName(summary) + "</h2>\n";
     AppendWallBar(summary, out);
+    AppendTimeline(summary, i < timelines.size() ? timelines[i] : std::nullopt, out);
     AppendUnits(summary, out);
     AppendTopKernels(summary, out);
     out += "</section>\n";

@@ -144,4 +144,8 @@ std::string ShortKernelName(std::string_view name) {
   return std::string(base) + "<" + parts + ">";
 }
 
+std::string KernelLabel(std::string_view name) {
+  return HasCudaKernelMarker(name) ? CudaKernelLabel(name) : CapKernelLabel(ShortKernelName(name));
+}
+
 }  // namespace decodeprof::report

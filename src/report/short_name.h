@@ -26,4 +26,9 @@ namespace decodeprof::report {
 // Identifier characters are ASCII letters, digits and `_`. Never fails; total function.
 std::string ShortKernelName(std::string_view name);
 
+// The label of a kernel in the HTML report's plots: CudaKernelLabel (cuda_short_name.h) for a
+// CUDA kernel name (HasCudaKernelMarker), else ShortKernelName; either capped at
+// kMaxKernelLabelChars (cuda_short_name.h) with "…".
+std::string KernelLabel(std::string_view name);
+
 }  // namespace decodeprof::report
