@@ -68,6 +68,12 @@ class WindowCollector : public trace::DispatchSink {
   }
   void Merge(WindowCollector&& later) { MergeRebased(std::move(later)); }
 
+  // Calls `fn` on each dispatch kept so far (a candidate of either clock's window).
+  template <typename Fn>
+  void ForEachKept(Fn&& fn) const {
+    for (const trace::Dispatch& d : candidates_) fn(d);
+  }
+
   // Dispatches bracketed by warmup_start..measured_end on a clock (the clock-choice count).
   int64_t bracketed(trace::ClockDomain c) const { return clocks_[Index(c)].bracketed; }
 

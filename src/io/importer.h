@@ -42,6 +42,23 @@ class PartsImporter {
                                                const SinkFactory& new_part) const = 0;
 };
 
+// Optional capability: read a trace's annotations first — everything but its dispatches and
+// launch calls: ranges, devices, clock, meta, the importer's diagnostics — then stream the
+// dispatches in start order and only the launch calls a filter keeps. A window cut by the
+// trace's own ranges (or a log) then holds only the window in memory, however large the file
+// (native traces; formats whose ranges lie in their own table).
+class StagedImporter {
+ public:
+  using LaunchFilter = std::function<bool(uint64_t correlation)>;
+  virtual ~StagedImporter() = default;
+  virtual base::Status ImportAnnotations(const std::string& path,
+                                         trace::TraceBuilder& builder) const = 0;
+  // The dispatches (start order; file order on ties) into `builder`, then the launch calls
+  // whose correlation `keep` accepts; it is called after the last dispatch was streamed.
+  virtual base::Status ImportDispatches(const std::string& path, trace::TraceBuilder& builder,
+                                        const LaunchFilter& keep) const = 0;
+};
+
 class Importer {
  public:
   virtual ~Importer() = default;
@@ -64,6 +81,8 @@ class Importer {
   virtual bool carries_ranges() const { return true; }
   // The several-thread import, when the format has one.
   virtual const PartsImporter* parts() const { return nullptr; }
+  // The annotations-first import, when the format has one.
+  virtual const StagedImporter* staged() const { return nullptr; }
 };
 
 }  // namespace decodeprof::io

@@ -244,6 +244,10 @@ base::Status NativeWriter::Commit() {
 }
 
 base::Status NativeWriter::Close() {
+  // Readers walk kernels and memory operations in start order through these (built once at
+  // the end: the recording's inserts do not pay for them). A file without them (a killed
+  // recording) is still read, sorted by SQLite.
+  DP_RETURN_IF_ERROR(Exec(std::string(kIndexSql).c_str()));
   DP_RETURN_IF_ERROR(SetMeta(kMetaComplete, "1"));
   DP_RETURN_IF_ERROR(Exec("COMMIT"));
   pending_rows_ = 0;

@@ -108,6 +108,14 @@ CREATE TABLE marks(
 );
 )sql";
 
+// Indexes the writer adds when it closes the file: kernels and memory operations in start
+// order, for readers that stream them so (an optional part of the schema: a file without them
+// is read the same, more slowly).
+inline constexpr std::string_view kIndexSql = R"sql(
+CREATE INDEX IF NOT EXISTS kernels_by_start ON kernels(start_ns, id);
+CREATE INDEX IF NOT EXISTS memory_ops_by_start ON memory_ops(start_ns, id);
+)sql";
+
 // memory_ops.kind
 enum class MemoryOpKind : int { kMemcpy = 1, kMemset = 2 };
 

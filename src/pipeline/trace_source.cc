@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <span>
+#include <unordered_set>
 #include <utility>
 
 #include "src/analysis/decode_finder.h"
@@ -241,6 +242,36 @@ std::optional<StepRangeSpan> StepSpan(std::span<const trace::Range> ranges,
 
 }  // namespace
 
+std::optional<MarkChoice> MarksWithoutDispatches(const trace::PhaseMarks& log_marks,
+                                                 const std::string& log_path,
+                                                 const trace::ImportedTrace& info,
+                                                 const trace::StringPool& names,
+                                                 const TraceRequest& request) {
+  if (request.window.kind != WindowSpec::Kind::kDecode) return std::nullopt;
+  MarkChoice out;
+  if ((!info.clock || trace::IsLogClock(*info.clock)) && !log_marks.empty()) {
+    out.marks = log_marks;
+    out.source = log_path;
+    out.window_source = "log";
+    return out;
+  }
+  analysis::RangeNames range_names;
+  if (!request.decode_range.empty()) range_names.decode = request.decode_range;
+  if (!request.step_range.empty()) range_names.step = request.step_range;
+  const trace::ClockDomain clock = info.clock.value_or(trace::ClockDomain::kMonotonic);
+  auto from_ranges =
+      analysis::MarksFromRanges(info.ranges, names, clock, range_names, request.path);
+  if (!from_ranges.ok()) return std::nullopt;  // ChooseMarks says why, or finds the loop
+  out.marks = std::move(from_ranges->marks);
+  out.source = request.path;
+  if (from_ranges->steps > 0) out.steps = from_ranges->steps;
+  const bool own_names = !request.decode_range.empty() || !request.step_range.empty();
+  out.window_source = own_names ? "ranges" : "marks";
+  out.evidence.range = range_names.decode;
+  out.evidence.steps = out.steps;
+  return out;
+}
+
 base::StatusOr<MarkChoice> ChooseMarks(const trace::PhaseMarks& log_marks,
                                        const std::string& log_path, const WholeTrace& whole,
                                        const trace::StringPool& names,
@@ -351,6 +382,66 @@ base::StatusOr<MarkChoice> ChooseMarks(const trace::PhaseMarks& log_marks,
   return out;
 }
 
+namespace {
+
+base::Status CheckStepRange(const TraceRequest& request, const MarkChoice& chosen) {
+  if (!request.step_range.empty() && chosen.window_source == "ranges" && !chosen.steps) {
+    return base::DataError(
+        request.path,
+        "no range matches --step-range '" + request.step_range + "' inside the decode range",
+        "--step-range names the range of one decode step; leave it out to "
+        "take the tokens from the log or --generated-tokens");
+  }
+  return base::OkStatus();
+}
+
+// The second stage of an annotations-first import: the dispatches into the collector, then
+// the launch calls of the window's dispatches.
+base::StatusOr<WindowedTrace> ImportWindowStaged(const TraceRequest& request,
+                                                 const io::Importer& importer,
+                                                 const io::StagedImporter& staged,
+                                                 trace::ImportedTrace info, MarkChoice chosen,
+                                                 trace::StringPool& names) {
+  DP_RETURN_IF_ERROR(CheckStepRange(request, chosen));
+  analysis::WindowCollector collector(chosen.marks);
+  trace::TraceBuilder builder(names, collector);
+  builder.set_device_filter(request.device);
+  builder.set_position_word(importer.position_word());
+  std::unordered_set<uint64_t> correlations;
+  bool collected = false;
+  const io::StagedImporter::LaunchFilter keep = [&](uint64_t correlation) {
+    if (!collected) {
+      collector.ForEachKept([&](const trace::Dispatch& d) {
+        if (d.correlation != 0) correlations.insert(d.correlation);
+      });
+      collected = true;
+    }
+    return correlations.count(correlation) > 0;
+  };
+  DP_RETURN_IF_ERROR(staged.ImportDispatches(request.path, builder, keep));
+  trace::ImportedTrace streamed = std::move(builder).Finish();
+  info.dispatches_per_device = std::move(streamed.dispatches_per_device);
+  info.kernels = streamed.kernels;
+  info.memory_ops = streamed.memory_ops;
+  info.bad_dispatch = std::move(streamed.bad_dispatch);
+  info.launches = std::move(streamed.launches);
+  info.diagnostics.Merge(streamed.diagnostics);
+  DP_RETURN_IF_ERROR(CheckImported(request, importer, info));
+  WindowedTrace out;
+  out.info = std::move(info);
+  out.steps = chosen.steps;
+  out.marks_source = chosen.source;
+  out.window_source = chosen.window_source;
+  out.evidence = chosen.evidence;
+  DP_ASSIGN_OR_RETURN(out.window, std::move(collector).Finish(chosen.source));
+  out.evidence.start_ns = out.window.lo;
+  out.evidence.end_ns = out.window.hi;
+  DP_RETURN_IF_ERROR(CheckWindow(request, importer, out.window, names, out.info));
+  return out;
+}
+
+}  // namespace
+
 base::StatusOr<WindowedTrace> ImportWindow(const TraceRequest& request,
                                            const io::Importer& importer,
                                            const trace::PhaseMarks& log_marks,
@@ -361,15 +452,23 @@ base::StatusOr<WindowedTrace> ImportWindow(const TraceRequest& request,
       request.window.kind == WindowSpec::Kind::kDecode) {
     return ImportWindowInParts(request, importer, *parts, log_marks, log_path, names);
   }
+  if (const io::StagedImporter* staged = importer.staged();
+      staged != nullptr && request.window.kind == WindowSpec::Kind::kDecode) {
+    // Annotations first: when they (or the log) give the marks, the dispatches stream straight
+    // into the window collector and only the window's launch calls are kept.
+    trace::NullSink none;
+    trace::TraceBuilder annotations(names, none);
+    annotations.trace().format = std::string(importer.name());
+    DP_RETURN_IF_ERROR(staged->ImportAnnotations(request.path, annotations));
+    trace::ImportedTrace info = std::move(annotations).Finish();
+    if (auto chosen = MarksWithoutDispatches(log_marks, log_path, info, names, request)) {
+      return ImportWindowStaged(request, importer, *staged, std::move(info), std::move(*chosen),
+                                names);
+    }
+  }
   DP_ASSIGN_OR_RETURN(WholeTrace whole, ImportWhole(request, importer, names));
   DP_ASSIGN_OR_RETURN(MarkChoice chosen, ChooseMarks(log_marks, log_path, whole, names, request));
-  if (!request.step_range.empty() && chosen.window_source == "ranges" && !chosen.steps) {
-    return base::DataError(
-        request.path,
-        "no range matches --step-range '" + request.step_range + "' inside the decode range",
-        "--step-range names the range of one decode step; leave it out to "
-        "take the tokens from the log or --generated-tokens");
-  }
+  DP_RETURN_IF_ERROR(CheckStepRange(request, chosen));
   WindowedTrace out;
   out.steps = chosen.steps;
   out.marks_source = chosen.source;

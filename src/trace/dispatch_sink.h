@@ -13,4 +13,10 @@ class DispatchSink {
   virtual void Add(const Dispatch& d) = 0;
 };
 
+// Drops every dispatch (an import that wants everything but them).
+class NullSink final : public DispatchSink {
+ public:
+  void Add(const Dispatch&) override {}
+};
+
 }  // namespace decodeprof::trace

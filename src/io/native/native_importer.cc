@@ -58,6 +58,28 @@ class NativeReader {
                const NativeImportOptions& options)
       : path_(path), names_(builder.names()), builder_(builder), options_(options) {}
 
+  // Everything but the dispatches and launch calls (StagedImporter::ImportAnnotations).
+  base::Status RunAnnotations() {
+    DP_RETURN_IF_ERROR(Open());
+    DP_RETURN_IF_ERROR(ReadMeta());
+    DP_RETURN_IF_ERROR(ReadStrings());
+    DP_RETURN_IF_ERROR(ReadCounters());
+    DP_RETURN_IF_ERROR(ReadDevices());
+    DP_RETURN_IF_ERROR(ReadRanges());
+    DP_RETURN_IF_ERROR(ReadMarks());
+    Describe();
+    return base::OkStatus();
+  }
+
+  // The dispatches, then the launch calls `keep` accepts (StagedImporter::ImportDispatches).
+  base::Status RunDispatches(const StagedImporter::LaunchFilter& keep) {
+    DP_RETURN_IF_ERROR(Open());
+    DP_RETURN_IF_ERROR(ReadMeta());
+    DP_RETURN_IF_ERROR(ReadStrings());
+    DP_RETURN_IF_ERROR(ReadDispatches());
+    return ReadLaunches(&keep);
+  }
+
   base::StatusOr<NativeImport> Run() {
     DP_RETURN_IF_ERROR(Open());
     DP_RETURN_IF_ERROR(ReadMeta());
@@ -173,63 +195,90 @@ class NativeReader {
     return base::OkStatus();
   }
 
+  // Kernels and memory operations, each read in start order (the writer's start-time index
+  // walks them without a sort; an older file without it is sorted by SQLite, in bounded
+  // memory), merged here: start, then kernels before memory operations, then id.
   base::Status ReadDispatches() {
-    std::string sql =
-        "SELECT 0, id, start_ns, end_ns, name_id, grid_x, grid_y, grid_z, 0, 0, device, stream, "
-        "correlation FROM kernels";
+    SqliteQuery kernels(*db_,
+                        "SELECT id, start_ns, end_ns, name_id, grid_x, grid_y, grid_z, device, "
+                        "stream, correlation FROM kernels ORDER BY start_ns, id");
+    if (!kernels.prepared()) return SqlError(kernels, "cannot read table kernels");
+    std::optional<SqliteQuery> memory;
     if (options_.memory_ops_as_dispatches) {
-      sql +=
-          " UNION ALL SELECT 1, id, start_ns, end_ns, 0, 0, 0, 0, kind, copy_kind, device, "
-          "stream, correlation FROM memory_ops";
+      memory.emplace(*db_,
+                     "SELECT id, start_ns, end_ns, kind, copy_kind, device, stream, correlation "
+                     "FROM memory_ops ORDER BY start_ns, id");
+      if (!memory->prepared()) return SqlError(*memory, "cannot read table memory_ops");
     }
-    sql += " ORDER BY 3, 1, 2";
-    SqliteQuery q(*db_, sql);
-    if (!q.prepared()) return SqlError(q, "cannot read table kernels");
+    int krc = kernels.Step();
+    int mrc = memory ? memory->Step() : SQLITE_DONE;
     uint32_t line = 0;
-    int rc;
-    while ((rc = q.Step()) == SQLITE_ROW) {
-      const bool is_kernel = q.Int(0) == 0;
-      const std::string_view table = is_kernel ? "kernels" : "memory_ops";
+    while (krc == SQLITE_ROW || mrc == SQLITE_ROW) {
+      const bool take_kernel =
+          krc == SQLITE_ROW && (mrc != SQLITE_ROW || kernels.Int(1) <= memory->Int(1));
       trace::Dispatch d;
-      d.start = q.Int(2);
-      d.end = q.Int(3);
-      if (d.end < d.start) {
-        return RowError(
-            table, q.Int(1),
-            "end before start (" + std::to_string(d.end) + " < " + std::to_string(d.start) + ")");
-      }
-      if (is_kernel) {
-        ++result_.kernels;
-        auto name = strings_->GetKernelName(q.Int(4));
-        if (!name)
-          return RowError(table, q.Int(1),
-                          "name_id " + std::to_string(q.Int(4)) + " is not in table strings");
-        d.name = *name;
-        // All three 0: the source had no grid (a converted CSV without grid columns).
-        if (q.Int(5) != 0 || q.Int(6) != 0 || q.Int(7) != 0) {
-          d.grid = 1;
-          for (int col = 5; col <= 7; ++col) {
-            if (__builtin_mul_overflow(d.grid, std::max<int64_t>(q.Int(col), 1), &d.grid)) {
-              return RowError(table, q.Int(1), "grid size does not fit in 64 bits");
-            }
-          }
-        }
+      if (take_kernel) {
+        DP_RETURN_IF_ERROR(KernelRow(kernels, d));
+        krc = kernels.Step();
       } else {
-        const bool memset = q.Int(8) == static_cast<int>(nf::MemoryOpKind::kMemset);
-        d.kind = memset ? trace::DispatchKind::kMemset : trace::DispatchKind::kMemcpy;
-        d.name = names_.Intern(memset ? trace::kMemsetName : trace::MemcpyName(q.Int(9)));
+        DP_RETURN_IF_ERROR(MemoryRow(*memory, d));
+        mrc = memory->Step();
       }
-      d.device = static_cast<int16_t>(q.Int(10));
-      d.stream = static_cast<uint32_t>(q.Int(11));
-      d.correlation = static_cast<uint64_t>(q.Int(12));
       d.line = line < UINT32_MAX ? ++line : line;
       builder_.AddDispatch(d);
     }
-    if (rc != SQLITE_DONE) return SqlError(q, "cannot read table kernels");
+    if (krc != SQLITE_DONE) return SqlError(kernels, "cannot read table kernels");
+    if (memory && mrc != SQLITE_DONE) return SqlError(*memory, "cannot read table memory_ops");
     return base::OkStatus();
   }
 
-  base::Status ReadLaunches() {
+  base::Status Times(const SqliteQuery& q, std::string_view table, trace::Dispatch& d) const {
+    d.start = q.Int(1);
+    d.end = q.Int(2);
+    if (d.end < d.start) {
+      return RowError(
+          table, q.Int(0),
+          "end before start (" + std::to_string(d.end) + " < " + std::to_string(d.start) + ")");
+    }
+    return base::OkStatus();
+  }
+
+  base::Status KernelRow(const SqliteQuery& q, trace::Dispatch& d) {
+    DP_RETURN_IF_ERROR(Times(q, "kernels", d));
+    ++result_.kernels;
+    auto name = strings_->GetKernelName(q.Int(3));
+    if (!name) {
+      return RowError("kernels", q.Int(0),
+                      "name_id " + std::to_string(q.Int(3)) + " is not in table strings");
+    }
+    d.name = *name;
+    // All three 0: the source had no grid (a converted CSV without grid columns).
+    if (q.Int(4) != 0 || q.Int(5) != 0 || q.Int(6) != 0) {
+      d.grid = 1;
+      for (int col = 4; col <= 6; ++col) {
+        if (__builtin_mul_overflow(d.grid, std::max<int64_t>(q.Int(col), 1), &d.grid)) {
+          return RowError("kernels", q.Int(0), "grid size does not fit in 64 bits");
+        }
+      }
+    }
+    d.device = static_cast<int16_t>(q.Int(7));
+    d.stream = static_cast<uint32_t>(q.Int(8));
+    d.correlation = static_cast<uint64_t>(q.Int(9));
+    return base::OkStatus();
+  }
+
+  base::Status MemoryRow(const SqliteQuery& q, trace::Dispatch& d) {
+    DP_RETURN_IF_ERROR(Times(q, "memory_ops", d));
+    const bool memset = q.Int(3) == static_cast<int>(nf::MemoryOpKind::kMemset);
+    d.kind = memset ? trace::DispatchKind::kMemset : trace::DispatchKind::kMemcpy;
+    d.name = names_.Intern(memset ? trace::kMemsetName : trace::MemcpyName(q.Int(4)));
+    d.device = static_cast<int16_t>(q.Int(5));
+    d.stream = static_cast<uint32_t>(q.Int(6));
+    d.correlation = static_cast<uint64_t>(q.Int(7));
+    return base::OkStatus();
+  }
+
+  base::Status ReadLaunches(const StagedImporter::LaunchFilter* keep = nullptr) {
     SqliteQuery q(*db_,
                   "SELECT id, name_id, start_ns, end_ns, thread, correlation FROM api_calls "
                   "WHERE correlation != 0 ORDER BY id");
@@ -239,6 +288,7 @@ class NativeReader {
       auto name = strings_->Get(q.Int(1));
       if (!name) return RowError("api_calls", q.Int(0), "name_id is not in table strings");
       if (q.Int(3) < q.Int(2)) return RowError("api_calls", q.Int(0), "end before start");
+      if (keep != nullptr && !(*keep)(static_cast<uint64_t>(q.Int(5)))) continue;
       builder_.AddLaunch(trace::ApiCall{*name, q.Int(2), q.Int(3), static_cast<uint64_t>(q.Int(4)),
                                         static_cast<uint64_t>(q.Int(5))});
     }
@@ -327,7 +377,7 @@ class NativeReader {
   NativeImport result_;
 };
 
-class NativeImporterImpl final : public io::Importer {
+class NativeImporterImpl final : public io::Importer, public io::StagedImporter {
  public:
   std::string_view name() const override { return "native"; }
   std::string_view description() const override {
@@ -345,6 +395,19 @@ class NativeImporterImpl final : public io::Importer {
     NativeImportOptions options;
     options.memory_ops_as_dispatches = true;
     return NativeReader(path, builder, options).Run().status();
+  }
+  const StagedImporter* staged() const override { return this; }
+  base::Status ImportAnnotations(const std::string& path,
+                                 trace::TraceBuilder& builder) const override {
+    NativeImportOptions options;
+    options.memory_ops_as_dispatches = true;
+    return NativeReader(path, builder, options).RunAnnotations();
+  }
+  base::Status ImportDispatches(const std::string& path, trace::TraceBuilder& builder,
+                                const LaunchFilter& keep) const override {
+    NativeImportOptions options;
+    options.memory_ops_as_dispatches = true;
+    return NativeReader(path, builder, options).RunDispatches(keep);
   }
 };
 

@@ -163,6 +163,51 @@ TEST(NativeImporterTest, MemoryOpsAsDispatchesWhenAskedFor) {
   }
 }
 
+// A file without the start-time indexes (a killed recording, or one written before them) is
+// read in the same order, and the staged import (annotations, then the dispatches and only the
+// launch calls kept) gives the same dispatches.
+TEST(NativeImporterTest, SameOrderWithoutTheStartIndexesAndStaged) {
+  const std::string path = WriteSample();
+  trace::StringPool names;
+  CollectSink indexed;
+  ASSERT_TRUE(ImportNative(path, names, indexed, {.memory_ops_as_dispatches = true}).ok());
+  Exec(path, "DROP INDEX kernels_by_start; DROP INDEX memory_ops_by_start;");
+  CollectSink plain;
+  ASSERT_TRUE(ImportNative(path, names, plain, {.memory_ops_as_dispatches = true}).ok());
+  ASSERT_EQ(plain.dispatches.size(), indexed.dispatches.size());
+  for (size_t i = 0; i < plain.dispatches.size(); ++i) {
+    EXPECT_EQ(plain.dispatches[i].start, indexed.dispatches[i].start) << i;
+    EXPECT_EQ(plain.dispatches[i].name, indexed.dispatches[i].name) << i;
+    EXPECT_EQ(plain.dispatches[i].line, indexed.dispatches[i].line) << i;
+  }
+
+  Exec(path, "UPDATE api_calls SET correlation = 7 WHERE id = 1");
+  const StagedImporter* staged = NativeImporter().staged();
+  ASSERT_NE(staged, nullptr);
+  trace::NullSink none;
+  trace::TraceBuilder annotations(names, none);
+  ASSERT_TRUE(staged->ImportAnnotations(path, annotations).ok());
+  const trace::ImportedTrace info = std::move(annotations).Finish();
+  EXPECT_EQ(info.ranges.size(), 3u);
+  EXPECT_TRUE(info.launches.empty());
+  EXPECT_EQ(info.kernels, 0);
+  CollectSink streamed;
+  trace::TraceBuilder dispatches(names, streamed);
+  int asked = 0;
+  ASSERT_TRUE(staged
+                  ->ImportDispatches(path, dispatches,
+                                     [&](uint64_t) {
+                                       ++asked;
+                                       return false;
+                                     })
+                  .ok());
+  const trace::ImportedTrace rest = std::move(dispatches).Finish();
+  EXPECT_EQ(streamed.dispatches.size(), indexed.dispatches.size());
+  EXPECT_EQ(rest.kernels, 3);
+  EXPECT_EQ(asked, 1);  // the one launch call, refused
+  EXPECT_TRUE(rest.launches.empty());
+}
+
 // Kernels launched by API calls on two threads, one without a launch record, one with
 // correlation 0, and a memcpy; written out of start order.
 TEST(NativeImporterTest, ReturnsTheLaunchContextPerLine) {

@@ -1,0 +1,97 @@
+// A large decodeprof native trace for the native importer's benchmark
+// (bench/native_throughput.sh): KERNELS kernels back to back in decode steps of 500, each with
+// its cudaLaunchKernel record, the decodeprof:decode range over the last WINDOW_STEPS steps.
+//
+//   decodeprof_gen_native_trace OUT.sqlite KERNELS WINDOW_STEPS
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "src/native_format/native_writer.h"
+
+namespace nf = decodeprof::native_format;
+
+int main(int argc, char** argv) {
+  if (argc != 4) {
+    std::fprintf(stderr, "usage: %s OUT.sqlite KERNELS WINDOW_STEPS\n", argv[0]);
+    return 2;
+  }
+  const long long kernels = std::atoll(argv[2]);
+  const long long window_steps = std::atoll(argv[3]);
+  constexpr long long kPerStep = 500;
+  if (kernels < kPerStep || window_steps < 1 || window_steps * kPerStep > kernels) {
+    std::fprintf(stderr, "need KERNELS >= %lld and 1 <= WINDOW_STEPS <= KERNELS / %lld\n", kPerStep,
+                 kPerStep);
+    return 2;
+  }
+  auto created = nf::NativeWriter::Create(argv[1], "monotonic", "decodeprof_gen_native_trace");
+  if (!created.ok()) {
+    std::fprintf(stderr, "%s\n", created.status().ToString().c_str());
+    return 1;
+  }
+  nf::NativeWriter& w = **created;
+  const auto check = [](const decodeprof::base::Status& s) {
+    if (!s.ok()) {
+      std::fprintf(stderr, "%s\n", s.ToString().c_str());
+      std::exit(1);
+    }
+  };
+  std::vector<nf::StringRef> names;
+  for (int i = 0; i < 24; ++i) {
+    auto id = w.Intern("void synthetic_kernel_" + std::to_string(i) + "<float>(float*, int)");
+    check(id.status());
+    names.push_back(*id);
+  }
+  auto launch = w.Intern("cudaLaunchKernel");
+  auto empty = w.Intern("");
+  auto decode = w.Intern("decodeprof:decode");
+  auto step = w.Intern("decodeprof:step");
+  check(launch.status());
+  const long long steps = kernels / kPerStep;
+  const long long first_window_step = steps - window_steps;
+  long long t = 1'000'000'000;
+  long long decode_start = 0;
+  for (long long k = 0; k < steps * kPerStep; ++k) {
+    const long long s = k / kPerStep;
+    if (k % kPerStep == 0) {
+      t += 20'000;  // the host's per-token gap
+      if (s == first_window_step) decode_start = t - 1'000;
+      if (s >= first_window_step) {
+        nf::RangeRow r;
+        r.start_ns = t - 500;
+        r.end_ns = t + kPerStep * 3'000;
+        r.name = *step;
+        r.domain = *empty;
+        r.depth = 1;
+        check(w.AddRange(r));
+      }
+    }
+    nf::ApiCallRow call;
+    call.start_ns = t - 400;
+    call.end_ns = t - 100;
+    call.name = *launch;
+    call.thread = 7;
+    call.correlation = static_cast<uint32_t>(k + 1);
+    check(w.AddApiCall(call));
+    nf::KernelRow row;
+    row.start_ns = t;
+    row.end_ns = t + 2'500;
+    row.name = row.mangled = names[static_cast<size_t>(k % kPerStep % 24)];
+    row.stream = 7;
+    row.correlation = static_cast<uint32_t>(k + 1);
+    row.grid[0] = 64;
+    check(w.AddKernel(row));
+    t += 3'000;
+  }
+  nf::RangeRow r;
+  r.start_ns = decode_start;
+  r.end_ns = t + 1'000;
+  r.name = *decode;
+  r.domain = *empty;
+  check(w.AddRange(r));
+  check(w.Close());
+  std::printf("%s: %lld kernels, %lld steps, %lld in the decode range\n", argv[1], steps * kPerStep,
+              steps, window_steps);
+  return 0;
+}

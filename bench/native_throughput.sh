@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Throughput and memory of `decodeprof summarize` on large native traces (issue 14), at three
+# sizes, against baselines measured in the same run.
+#
+# usage: bench/native_throughput.sh [DECODEPROF] [KERNELS...]
+#
+#   DECODEPROF  the decodeprof binary (default: build/release/src/cli/decodeprof)
+#   KERNELS     trace sizes in kernels (default: 1250000 2500000 5000000)
+#
+# Each trace (bench/gen_native_trace.cc: KERNELS kernels with their launch records, a
+# decodeprof:decode range over the last 7 steps of 500 kernels) is summarized with its ranges;
+# best of $RUNS (default 3). Baselines on the same file: Python's sqlite3 module scanning the
+# kernels table (`SELECT * FROM kernels`) and, when the sqlite3 shell is installed, a plain
+# SQLite scan (`SELECT sum(start_ns) FROM kernels`). Prints kernels/s, the ratios and the peak
+# RSS (os.wait4) per size; PASS when every size runs at >= 2 M kernels/s with a peak RSS under
+# 128 MiB, FAIL otherwise. Environment: GEN (the generator; default: the one built next to
+# DECODEPROF), RUNS, TMPDIR.
+set -euo pipefail
+decodeprof=${1:-build/release/src/cli/decodeprof}
+shift || true
+sizes=("$@")
+[[ ${#sizes[@]} -gt 0 ]] || sizes=(1250000 2500000 5000000)
+[[ -x $decodeprof ]] || { echo "decodeprof binary not found: $decodeprof (build it first)" >&2; exit 2; }
+build_dir=$(cd "$(dirname "$decodeprof")/../.." && pwd)
+gen=${GEN:-$build_dir/bench/decodeprof_gen_native_trace}
+[[ -x $gen ]] || { echo "generator not found: $gen (cmake --build $build_dir --target decodeprof_gen_native_trace)" >&2; exit 2; }
+work=$(mktemp -d -t decodeprof-native-bench.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+for n in "${sizes[@]}"; do "$gen" "$work/k$n.sqlite" "$n" 7 >&2; done
+python3 - "$decodeprof" "$work" "${RUNS:-3}" "${sizes[@]}" <<'PY'
+import os, shutil, sqlite3, subprocess, sys, time
+dp, work, runs, sizes = sys.argv[1], sys.argv[2], int(sys.argv[3]), [int(x) for x in sys.argv[4:]]
+
+def timed(argv):
+    best, rss = None, 0
+    for _ in range(runs):
+        t = time.perf_counter()
+        p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _, status, use = os.wait4(p.pid, 0)
+        dt = time.perf_counter() - t
+        if status != 0:
+            sys.exit(f"failed: {' '.join(argv)}")
+        best = dt if best is None else min(best, dt)
+        rss = max(rss, use.ru_maxrss)  # KiB on Linux
+    return best, rss
+
+def py_scan(path):
+    best = None
+    for _ in range(runs):
+        t = time.perf_counter()
+        n = sum(1 for _ in sqlite3.connect(path).execute("SELECT * FROM kernels"))
+        dt = time.perf_counter() - t
+        best = dt if best is None else min(best, dt)
+    return best
+
+shell = shutil.which("sqlite3")
+ok = True
+print(f"{'kernels':>9} {'MB':>6} {'summarize s':>11} {'M kernels/s':>11} {'peak RSS MiB':>12} "
+      f"{'python scan s':>13} {'x python':>8} {'sqlite scan s':>13} {'x sqlite':>8}")
+for n in sizes:
+    path = f"{work}/k{n}.sqlite"
+    mb = os.path.getsize(path) / 1e6
+    s, rss = timed([dp, "summarize", "--trace", path, "--name", "b", "--out-dir", f"{work}/out", "--quiet"])
+    py = py_scan(path)
+    sq = timed([shell, path, "SELECT sum(start_ns) FROM kernels"])[0] if shell else None
+    rate = n / s / 1e6
+    ok &= rate >= 2 and rss / 1024 < 128
+    print(f"{n:>9} {mb:>6.0f} {s:>11.2f} {rate:>11.2f} {rss / 1024:>12.1f} {py:>13.2f} "
+          f"{py / s:>8.2f} " + (f"{sq:>13.2f} {sq / s:>8.2f}" if sq else f"{'-':>13} {'-':>8}"))
+print("PASS" if ok else "FAIL", "(>= 2 M kernels/s and peak RSS < 128 MiB at every size)")
+sys.exit(0 if ok else 1)
+PY
