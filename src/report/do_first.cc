@@ -758,8 +758,8 @@ std::string RenderDoFirstHtml(const std::vector<SummaryFile>& summaries, size_t 
                "%\"></div><div class=\"gap\" style=\"width:" + Fixed(parts->second, 2) +
                "%\"></div></div>";
       }
-      out += "\n<br>" + ToHtml(UnitRuns(section, *unit)) + "\n<br>" +
-             ToHtml(Evidence(section, *unit)) + "</li>\n";
+      out += "\n<div>" + ToHtml(UnitRuns(section, *unit)) + "</div>\n<div>" +
+             ToHtml(Evidence(section, *unit)) + "</div></li>\n";
     }
     out += "</ol>\n";
     out +=

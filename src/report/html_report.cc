@@ -36,8 +36,8 @@ th.l, td.l { text-align: left; }
 code { font-family: ui-monospace, monospace; font-size: 0.95em; }
 .note { color: #555; }
 .wall { display: flex; width: 40em; height: 1.4em; border: 1px solid #888; }
-.gpu { background: #2b7bb9; }
-.gap { background: #e8833a; }
+.gpu { background: #4e79a7; }
+.gap { background: #f28e2b; }
 .key { display: inline-block; width: 0.9em; height: 0.9em; vertical-align: middle; }
 .meter { display: inline-block; width: 12em; height: 0.9em; background: #eee; vertical-align: middle; }
 .meter span { display: block; height: 100%; background: #2b7bb9; }
