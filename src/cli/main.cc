@@ -12,7 +12,7 @@ using decodeprof::cli::Subcommand;
 constexpr Subcommand kSubcommands[] = {
     {"summarize", "cut the decode window of a kernel trace and attribute its time",
      decodeprof::cli::SummarizeMain},
-    {"report", "print the Markdown report of a directory of summaries",
+    {"report", "rank the work units across summaries: Do first, trust flags, the tables",
      decodeprof::cli::ReportMain},
     {"classify", "print the class of kernel names under a rule pack",
      decodeprof::cli::ClassifyMain},

@@ -1,10 +1,14 @@
-// `decodeprof report DIR [--format md|html|json] [--full]`: the seed's report of every
-// *_summary.json in DIR (seed spec 2.11) on stdout; `--full` adds the tables of
-// src/report/full_report.h after the seed's four sections; `--format html` prints the page of
-// src/report/html_report.h (always the full content, with or without `--full`), with the
-// timeline of each run's `<name>_decode_dispatches.csv` where DIR holds one.
+// `decodeprof report PATH... [--format md|html|json] [--full] [--do-first N]`: the report of
+// the summaries PATH names (files, and every *_summary.json below a directory, in the order
+// given; ReadSummaries) on stdout: the "Do first" section (src/report/do_first.h) and the
+// seed's four sections (seed spec 2.11); `--full` adds the tables of src/report/full_report.h
+// after them; `--format html` prints the page of src/report/html_report.h (always the full
+// content, with or without `--full`), with the timeline of each run's
+// `<name>_decode_dispatches.csv` where the summary's folder holds one. `--do-first 0` leaves
+// the section out.
 #include <sys/stat.h>
 
+#include <cstddef>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -17,6 +21,7 @@
 #include "src/cli/subcommand.h"
 #include "src/io/common/csv_reader.h"
 #include "src/report/dispatch_timeline.h"
+#include "src/report/do_first.h"
 #include "src/report/full_report.h"
 #include "src/report/html_report.h"
 #include "src/report/markdown_report.h"
@@ -62,9 +67,10 @@ base::StatusOr<std::optional<report::DispatchTimeline>> ReadTimeline(
       builder.Finish(path.substr(path.find_last_of('/') + 1)));
 }
 
-base::StatusOr<std::string> Render(const std::string& dir, const std::string& format, bool full) {
+base::StatusOr<std::string> Render(const std::vector<std::string>& paths, const std::string& format,
+                                   bool full, size_t do_first) {
   DP_ASSIGN_OR_RETURN(const std::vector<report::SummaryFile> summaries,
-                      report::ReadSummaryDir(dir));
+                      report::ReadSummaries(paths));
   if (format == "json") return report::RenderSummariesJson(summaries);
   if (format == "html") {
     std::vector<std::optional<report::DispatchTimeline>> timelines;
@@ -72,30 +78,41 @@ base::StatusOr<std::string> Render(const std::string& dir, const std::string& fo
       DP_ASSIGN_OR_RETURN(std::optional<report::DispatchTimeline> timeline, ReadTimeline(summary));
       timelines.push_back(std::move(timeline));
     }
-    return report::RenderHtmlReport(summaries, timelines);
+    return report::RenderHtmlReport(summaries, timelines, do_first);
   }
-  if (full) return report::RenderFullMarkdownReport(summaries);
-  return report::RenderMarkdownReport(summaries);
+  if (full) return report::RenderFullMarkdownReport(summaries, do_first);
+  return report::RenderMarkdownReport(summaries, do_first);
 }
 
 }  // namespace
 
 int ReportMain(int argc, char** argv) {
   CLI::App app{
-      "Print the report of every <name>_summary.json in DIR (sorted by file name): runs, "
-      "unit shares, speedup ceilings and top kernels as Markdown (--full: and the tables of a "
-      "results document), as one self-contained HTML page, or the summaries as one JSON "
-      "array.",
+      "Print the report of the summaries that `summarize` wrote: each PATH is a "
+      "<name>_summary.json file or a directory, of which every *_summary.json below it counts "
+      "(recursively, sorted by path). First \"Do first\": the work units ranked once across "
+      "all runs, with their evidence, and the trust flags of the runs; then runs, unit "
+      "shares, speedup ceilings and top kernels as Markdown (--full: and the tables of a "
+      "results document), or one self-contained HTML page; --format json prints the "
+      "summaries as one JSON array.",
       "decodeprof report"};
-  std::string dir;
+  std::vector<std::string> paths;
   std::string format = "md";
   bool full = false;
-  app.add_option("DIR", dir, "directory holding the summaries written by `summarize`")->required();
+  size_t do_first = report::kDoFirstUnits;
+  app.add_option("PATH", paths,
+                 "summary files and directories holding them (every *_summary.json below a "
+                 "directory), in the order given")
+      ->required();
   app.add_option("--format", format,
                  "md (Markdown tables, the default), html (one self-contained page with "
                  "plots of the decode wall, the GPU-busy timeline where DIR holds "
                  "<name>_decode_dispatches.csv, units and top kernels) or json")
       ->check(CLI::IsMember({"md", "html", "json"}));
+  app.add_option("--do-first", do_first,
+                 "how many work units \"Do first\" lists (default 5; 0 leaves the section out: "
+                 "the seed's report exactly)")
+      ->type_name("N");
   app.add_flag("--full", full,
                "after the seed's four sections, add run setup, decode time per token, kernel "
                "classes, roles, units, top kernels with class and checks (Markdown; the HTML page "
@@ -112,7 +129,7 @@ int ReportMain(int argc, char** argv) {
                                                   "drop --full or use --format md"));
   }
 
-  const base::StatusOr<std::string> text = Render(dir, format, full);
+  const base::StatusOr<std::string> text = Render(paths, format, full, do_first);
   if (!text.ok()) return ReportError("report", text.status());
   if (std::fwrite(text->data(), 1, text->size(), stdout) != text->size() ||
       std::fflush(stdout) != 0) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "src/base/py_format.h"
+#include "src/report/do_first.h"
 #include "src/report/markdown_report.h"
 #include "src/report/markdown_table.h"
 #include "src/report/short_name.h"
@@ -19,17 +20,28 @@ namespace {
 using Json = nlohmann::ordered_json;
 using Lines = std::vector<std::string>;
 
-// A numeric field as stored ("-" when absent or null).
+// A numeric field as stored (kNoValue when absent or null).
 std::string NumberCell(const Json& object, std::string_view key) {
   const Json& value = JsonGet(object, key);
-  return value.is_null() ? std::string("-") : PyStr(value);
+  return value.is_null() ? std::string(kNoValue) : PyStr(value);
 }
 
-// A text field: "-" when absent, null or empty; other values as PyStr.
+// A text field: kNoValue when absent, null or empty; other values as PyStr.
 std::string TextCell(const Json& value) {
-  if (value.is_null()) return "-";
+  if (value.is_null()) return std::string(kNoValue);
   const std::string text = PyStr(value);
-  return text.empty() ? "-" : EscapeCell(text);
+  return text.empty() ? std::string(kNoValue) : EscapeCell(text);
+}
+
+// profiler_decode_slowdown_pct as stored, with a word when it is flagged (do_first.h): a
+// negative cost never prints bare.
+std::string ProfilerCostCell(const Json& summary) {
+  std::string cell = NumberCell(summary, "profiler_decode_slowdown_pct");
+  const std::optional<double> cost = OptionalNumber(summary, "profiler_decode_slowdown_pct");
+  if (cost && *cost < -kPlainSlowerNoisePct) cell += " (plain run slower)";
+  if (cost && *cost < 0.0 && *cost >= -kPlainSlowerNoisePct) cell += " (plain run slower: noise)";
+  if (cost && *cost > kProfilerCostFlagPct) cell += " (high)";
+  return cell;
 }
 
 // "|---|---:|" from "lr": one column per letter, `l` left-aligned, anything else right.
@@ -79,11 +91,11 @@ void AppendDecodeTime(const std::vector<SummaryFile>& summaries, Lines& lines) {
   for (const SummaryFile& summary : summaries) {
     std::vector<std::string> cells = {RunLabel(summary), PlainMsPerToken(summary),
                                       ProfiledMsPerToken(summary)};
-    for (const char* key :
-         {"gpu_ms_per_token", "host_gap_ms_per_token", "plain_host_gap_ms_per_token_est",
-          "dispatches_per_token", "profiler_decode_slowdown_pct"}) {
+    for (const char* key : {"gpu_ms_per_token", "host_gap_ms_per_token",
+                            "plain_host_gap_ms_per_token_est", "dispatches_per_token"}) {
       cells.push_back(NumberCell(summary.content, key));
     }
+    cells.push_back(ProfilerCostCell(summary.content));
     rows.push_back(MarkdownRow(cells));
   }
   AppendTable(
@@ -129,7 +141,7 @@ void AppendShareMatrix(const std::vector<SummaryFile>& summaries, std::string_vi
     std::vector<std::string> cells = {EscapeCell(name)};
     for (const Json* object : objects) {
       const Json& value = JsonGet(*object, name);
-      cells.push_back(value.is_null() ? "-" : PyStr(value));
+      cells.push_back(value.is_null() ? std::string(kNoValue) : PyStr(value));
     }
     rows.push_back(MarkdownRow(cells));
   }
@@ -211,17 +223,26 @@ void AppendChecks(const std::vector<SummaryFile>& summaries, Lines& lines) {
                             "idle_gap_before_first_decode_dispatch_us"}) {
       cells.push_back(NumberCell(checks, key));
     }
+    const Json& warnings = JsonGet(summary.content, "warnings");
     std::string text;
-    for (const Json& warning : JsonGet(summary.content, "warnings")) {
+    for (const Json& warning : warnings) {
       if (!text.empty()) text += "; ";
       text += TextCell(warning);
     }
-    cells.push_back(text.empty() ? "-" : text);
+    cells.push_back(!text.empty() ? text : warnings.is_array() ? "none" : std::string(kNoValue));
+    std::string flags;
+    for (const TrustFlag& flag : TrustFlags(summary)) {
+      flags += (flags.empty() ? std::string(kTrustMark) + " " : std::string("; ")) + flag.label;
+    }
+    cells.push_back(flags.empty() ? "none" : EscapeCell(flags));
     rows.push_back(MarkdownRow(cells));
   }
-  AppendTable("Checks (0 straddling kernels and a 0 ns gap residual are expected):",
-              {"Run", "straddling kernels", "gap residual ns", "idle before decode us", "warnings"},
-              "lrrrl", rows, lines);
+  AppendTable(
+      "Checks (0 straddling kernels and a 0 ns gap residual are expected; trust flags as in Do "
+      "first):",
+      {"Run", "straddling kernels", "gap residual ns", "idle before decode us", "warnings",
+       "trust flags"},
+      "lrrrll", rows, lines);
 }
 
 }  // namespace
@@ -242,8 +263,8 @@ std::string RenderFullReportSections(const std::vector<SummaryFile>& summaries) 
   return out;
 }
 
-std::string RenderFullMarkdownReport(const std::vector<SummaryFile>& summaries) {
-  return RenderMarkdownReport(summaries) + RenderFullReportSections(summaries);
+std::string RenderFullMarkdownReport(const std::vector<SummaryFile>& summaries, size_t do_first) {
+  return RenderMarkdownReport(summaries, do_first) + RenderFullReportSections(summaries);
 }
 
 }  // namespace decodeprof::report

@@ -56,7 +56,7 @@ TEST(FullReportTest, ExactSectionsOfTwoRuns) {
             "clock | pack | units |\n"
             "|---|---|---:|---:|---:|---:|---|---|---|\n"
             "| `a` | llama | 0.7 | 128 | 16 | 15 | boottime | pytorch-cuda | h200-decode |\n"
-            "| `b` | - | - | - | - | - | - | - | - |\n"
+            "| `b` | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a |\n"
             "\n"
             "Decode time per token (ms; plain = the run without the profiler, profiled = decode "
             "wall / generated tokens = GPU busy + host gap):\n"
@@ -64,23 +64,24 @@ TEST(FullReportTest, ExactSectionsOfTwoRuns) {
             "| Run | plain ms/token | profiled ms/token | GPU busy ms/token | host gap ms/token | "
             "plain gap ms/token | dispatches/token | profiler cost % |\n"
             "|---|---:|---:|---:|---:|---:|---:|---:|\n"
-            "| `a` | 48.0538 | 45.4375 | 5.8506 | 39.5869 | 42.2032 | 1371.6 | -5.45 |\n"
-            "| `b` | - | 125.0 | - | - | - | - | - |\n"
+            "| `a` | 48.0538 | 45.4375 | 5.8506 | 39.5869 | 42.2032 | 1371.6 | "
+            "-5.45 (plain run slower) |\n"
+            "| `b` | n/a | 125.0 | n/a | n/a | n/a | n/a | n/a |\n"
             "\n"
             "Kernel classes (share of decode GPU time, %):\n"
             "\n"
             "| Class | `a` | `b` |\n"
             "|---|---:|---:|\n"
             "| gemm | 71.01 | 40.0 |\n"
-            "| copy | 7.2 | - |\n"
-            "| index | 7.2 | - |\n"
-            "| attention | - | 50.0 |\n"
+            "| copy | 7.2 | n/a |\n"
+            "| index | 7.2 | n/a |\n"
+            "| attention | n/a | 50.0 |\n"
             "\n"
             "Roles (share of decode GPU time, %):\n"
             "\n"
             "| Role | `a` | `b` |\n"
             "|---|---:|---:|\n"
-            "| unattributed | 100.0 | - |\n"
+            "| unattributed | 100.0 | n/a |\n"
             "\n"
             "Units (what each would build):\n"
             "\n"
@@ -102,19 +103,24 @@ TEST(FullReportTest, ExactSectionsOfTwoRuns) {
             "|---:|---|---|---:|---:|\n"
             "| 1 | `nvjet_sm90_x` | gemm | 32.12 | 60.0 |\n"
             "\n"
-            "Checks (0 straddling kernels and a 0 ns gap residual are expected):\n"
+            "Checks (0 straddling kernels and a 0 ns gap residual are expected; trust flags as "
+            "in Do first):\n"
             "\n"
-            "| Run | straddling kernels | gap residual ns | idle before decode us | warnings |\n"
-            "|---|---:|---:|---:|---|\n"
-            "| `a` | 0 | 0 | 153.3 | no grid; two lines |\n"
-            "| `b` | - | - | - | - |\n");
+            "| Run | straddling kernels | gap residual ns | idle before decode us | warnings | "
+            "trust flags |\n"
+            "|---|---:|---:|---:|---|---|\n"
+            "| `a` | 0 | 0 | 153.3 | no grid; two lines | "
+            "⚠ plain run slower than profiled; summarize warned |\n"
+            "| `b` | n/a | n/a | n/a | n/a | ⚠ no generated-token count |\n");
 }
 
 TEST(FullReportTest, FullReportIsTheSeedReportFollowedByTheSections) {
   const std::vector<SummaryFile> runs = TwoRuns();
   const std::string full = RenderFullMarkdownReport(runs);
   EXPECT_EQ(full, RenderMarkdownReport(runs) + RenderFullReportSections(runs));
-  EXPECT_TRUE(full.starts_with("| Run | plain tok/s |"));
+  EXPECT_TRUE(full.starts_with("## Do first\n"));
+  EXPECT_EQ(RenderFullMarkdownReport(runs, 0),
+            RenderSeedMarkdownReport(runs) + RenderFullReportSections(runs));
 }
 
 TEST(FullReportTest, ClassRowsFollowTheFirstRunThenNames) {
@@ -123,12 +129,12 @@ TEST(FullReportTest, ClassRowsFollowTheFirstRunThenNames) {
        Summary(R"({"name": "b", "class_share_pct": {"c": 9.0, "b": 9.0}})")});
   EXPECT_NE(out.find("| Class | `a` | `b` |\n"
                      "|---|---:|---:|\n"
-                     "| y | 5.0 | - |\n"
-                     "| x | 1.0 | - |\n"
-                     "| z | 1.0 | - |\n"
-                     "| b | - | 9.0 |\n"
-                     "| c | - | 9.0 |\n"
-                     "| n | - | - |\n"),
+                     "| y | 5.0 | n/a |\n"
+                     "| x | 1.0 | n/a |\n"
+                     "| z | 1.0 | n/a |\n"
+                     "| b | n/a | 9.0 |\n"
+                     "| c | n/a | 9.0 |\n"
+                     "| n | n/a | n/a |\n"),
             std::string::npos)
       << out;
 }
@@ -139,9 +145,30 @@ TEST(FullReportTest, DerivedTimesFallBackAndRoundToFourDecimals) {
                    "decode_wall_ms": 10.0, "profiled_decode_tok_s": 7})"),
        Summary(R"({"name": "b", "generated_tokens": 3, "decode_wall_ms": 1})"),
        Summary(R"({"name": "c", "plain_wall_ms_per_token": 12, "profiled_decode_tok_s": 0.0})")});
-  EXPECT_NE(out.find("| `a` | 333.3333 | 142.8571 | - |"), std::string::npos) << out;
-  EXPECT_NE(out.find("| `b` | - | 0.3333 | - |"), std::string::npos) << out;
-  EXPECT_NE(out.find("| `c` | 12 | - | - |"), std::string::npos) << out;
+  EXPECT_NE(out.find("| `a` | 333.3333 | 142.8571 | n/a |"), std::string::npos) << out;
+  EXPECT_NE(out.find("| `b` | n/a | 0.3333 | n/a |"), std::string::npos) << out;
+  EXPECT_NE(out.find("| `c` | 12 | n/a | n/a |"), std::string::npos) << out;
+}
+
+// A negative profiler cost never prints bare: the noise of one pair of runs, or a flag.
+TEST(FullReportTest, ProfilerCostCellsSayWhatANegativeOrHighCostMeans) {
+  const auto out =
+      RenderFullReportSections({Summary(R"({"name": "a", "profiler_decode_slowdown_pct": -40.66})"),
+                                Summary(R"({"name": "b", "profiler_decode_slowdown_pct": -0.29})"),
+                                Summary(R"({"name": "c", "profiler_decode_slowdown_pct": 29.14})"),
+                                Summary(R"({"name": "d", "profiler_decode_slowdown_pct": 6.99})")});
+  EXPECT_NE(out.find("| n/a | -40.66 (plain run slower) |"), std::string::npos) << out;
+  EXPECT_NE(out.find("| n/a | -0.29 (plain run slower: noise) |"), std::string::npos) << out;
+  EXPECT_NE(out.find("| n/a | 29.14 (high) |"), std::string::npos) << out;
+  EXPECT_NE(out.find("| n/a | 6.99 |"), std::string::npos) << out;
+}
+
+TEST(FullReportTest, ChecksSayNoneForAnEmptyListAndNameTheTrustFlags) {
+  const auto out = RenderFullReportSections({Summary(R"({"name": "a", "generated_tokens": 128,
+      "warnings": [], "checks": {"kernels_straddling_decode_start": 3}})")});
+  EXPECT_NE(out.find("| `a` | 3 | n/a | n/a | none | ⚠ kernels straddle decode_start |"),
+            std::string::npos)
+      << out;
 }
 
 TEST(FullReportTest, EmptySectionsAreLeftOut) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "src/base/py_format.h"
+#include "src/report/do_first.h"
 #include "src/report/html_plots.h"
 #include "src/report/markdown_report.h"
 #include "src/report/markdown_table.h"
@@ -35,28 +36,29 @@ th.l, td.l { text-align: left; }
 code { font-family: ui-monospace, monospace; font-size: 0.95em; }
 .note { color: #555; }
 .wall { display: flex; width: 40em; height: 1.4em; border: 1px solid #888; }
-.gpu { background: #2b7bb9; }
-.gap { background: #e8833a; }
+.gpu { background: #4e79a7; }
+.gap { background: #f28e2b; }
 .key { display: inline-block; width: 0.9em; height: 0.9em; vertical-align: middle; }
 .meter { display: inline-block; width: 12em; height: 0.9em; background: #eee; vertical-align: middle; }
 .meter span { display: block; height: 100%; background: #2b7bb9; }
+.flag { color: #b35900; font-weight: bold; }
 </style>
 </head>
 <body>
 <h1>decodeprof report</h1>
 )";
 
-// A numeric field as stored, escaped ("-" when absent or null).
+// A numeric field as stored, escaped (kNoValue when absent or null).
 std::string NumberText(const Json& object, std::string_view key) {
   const Json& value = JsonGet(object, key);
-  return value.is_null() ? std::string("-") : HtmlEscape(PyStr(value));
+  return value.is_null() ? std::string(kNoValue) : HtmlEscape(PyStr(value));
 }
 
-// A text field, escaped: "-" when absent, null or empty.
+// A text field, escaped: kNoValue when absent, null or empty.
 std::string TextOf(const Json& value) {
-  if (value.is_null()) return "-";
+  if (value.is_null()) return std::string(kNoValue);
   const std::string text = PyStr(value);
-  return text.empty() ? "-" : HtmlEscape(text);
+  return text.empty() ? std::string(kNoValue) : HtmlEscape(text);
 }
 
 // The run's name in <code>, escaped.
@@ -79,8 +81,8 @@ void AppendRunTable(const std::vector<SummaryFile>& summaries, std::string& out)
       "<table>\n<tr><th class=\"l\">run</th><th>plain ms/token</th><th>profiled ms/token</th>"
       "<th>GPU busy ms/token</th><th>host gap ms/token</th><th>dispatches/token</th></tr>\n";
   for (const SummaryFile& summary : summaries) {
-    std::string row = "<tr>" + Cell(RunName(summary), true) + Cell(PlainMsPerToken(summary)) +
-                      Cell(ProfiledMsPerToken(summary));
+    std::string row = "<tr>" + Cell(RunName(summary) + TrustMarkHtml(summary), true) +
+                      Cell(PlainMsPerToken(summary)) + Cell(ProfiledMsPerToken(summary));
     for (const char* key : {"gpu_ms_per_token", "host_gap_ms_per_token", "dispatches_per_token"}) {
       row += Cell(NumberText(summary.content, key));
     }
@@ -244,7 +246,7 @@ void AppendUnits(const SummaryFile& summary, std::string& out) {
             Cell("<span class=\"meter\"><span style=\"" + Width(share.value_or(0.0)) +
                      "\"></span></span> " + share_text + "%",
                  true) +
-            Cell(CeilingCell(plain, wall, gpu)) + "</tr>\n";
+            Cell(CeilingCell(plain, wall, gpu, kNoValue)) + "</tr>\n";
   }
   if (rows.empty()) return;
   out += std::string("<h3>Work units by ") + (any_plain ? "plain " : "") +
@@ -292,12 +294,16 @@ void AppendTopKernels(const SummaryFile& summary, std::string& out) {
     const std::optional<double> share = OptionalNumber(*e.fields, "share_pct");
     if (share && std::isfinite(*share)) max_share = std::max(max_share, *share);
     const Json& kernel_class = JsonGet(*e.fields, "class");
+    const auto stored = [&e](const char* key) {
+      const Json& value = JsonGet(*e.fields, key);
+      return value.is_null() ? std::string(kNoValue) : PyStr(value);
+    };
     std::string title =
-        *e.name + "\n" + "share " + PyStr(JsonGet(*e.fields, "share_pct")) +
-        "% of decode GPU time, " + PyStr(JsonGet(*e.fields, "calls_per_token")) + " calls/token" +
+        *e.name + "\n" + "share " + stored("share_pct") + "% of decode GPU time, " +
+        stored("calls_per_token") + " calls/token" +
         (kernel_class.is_string() ? ", class " + kernel_class.get<std::string>() : std::string());
     bars.push_back({resolved[i], share.value_or(0.0),
-                    share ? PyStr(JsonGet(*e.fields, "share_pct")) + "%" : std::string("-"),
+                    share ? PyStr(JsonGet(*e.fields, "share_pct")) + "%" : std::string(kNoValue),
                     std::move(title)});
     rows += "<tr>" + Cell(std::to_string(i + 1)) +
             Cell("<code title=\"" + HtmlEscape(*e.name) + "\">" +
@@ -345,13 +351,15 @@ std::string HtmlEscape(std::string_view text) {
   return out;
 }
 
-std::string RenderHtmlReport(const std::vector<SummaryFile>& summaries) {
-  return RenderHtmlReport(summaries, {});
+std::string RenderHtmlReport(const std::vector<SummaryFile>& summaries, size_t do_first) {
+  return RenderHtmlReport(summaries, std::vector<std::optional<DispatchTimeline>>(), do_first);
 }
 
 std::string RenderHtmlReport(const std::vector<SummaryFile>& summaries,
-                             const std::vector<std::optional<DispatchTimeline>>& timelines) {
+                             const std::vector<std::optional<DispatchTimeline>>& timelines,
+                             size_t do_first) {
   std::string out(kHead);
+  if (do_first > 0) out += RenderDoFirstHtml(summaries, do_first);
   out += "<p class=\"note\">" + std::to_string(summaries.size()) +
          " run(s). Decode time per token in ms: plain = the run without the profiler, profiled = "
          "decode wall / generated tokens = GPU busy + host gap.</p>\n";

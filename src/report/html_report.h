@@ -3,9 +3,12 @@
 // for the same input.
 //
 // The page holds:
-//   1. a title and a table with one row per run (in the given order): name, plain and
+//   0. a title, then the "Do first" section (do_first.h, RenderDoFirstHtml: the same content
+//      as the Markdown report's), unless `do_first` is 0;
+//   1. a table with one row per run (in the given order): name, plain and
 //      profiled decode ms/token, GPU busy and host gap ms/token, dispatches/token — the
-//      fields and fallbacks of `report --full`'s "Decode time per token" (full_report.h);
+//      fields and fallbacks of `report --full`'s "Decode time per token" (full_report.h); a
+//      run with trust flags has the trust mark after its name (TrustMarkHtml);
 //   2. per run, a section with
 //      a. the decode wall per token as one stacked bar (an inline SVG, html_plots.h), the
 //         segments left to right: each work unit in the run's rank order (RankedUnits,
@@ -34,17 +37,19 @@
 //         " (2)", " (3)", ... when those are equal too), the full name, share, calls/token and
 //         class on hover; then a table: rank, ShortKernelName (the full name as its title),
 //         `class`, share_pct, calls_per_token.
-// Stored values print as Python's str() (PyStr), "-" when absent or null; derived values as
-// in full_report.h (rounded to 4 decimals). Every text taken from a summary is HTML-escaped
-// (HtmlEscape).
+// Stored values print as Python's str() (PyStr), kNoValue ("n/a") when absent or null; derived
+// values as in full_report.h (rounded to 4 decimals). Every text taken from a summary is
+// HTML-escaped (HtmlEscape).
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "src/report/dispatch_timeline.h"
+#include "src/report/do_first.h"
 #include "src/report/summary_reader.h"
 
 namespace decodeprof::report {
@@ -56,10 +61,12 @@ std::string HtmlEscape(std::string_view text);
 // The HTML page described above, ending in "\n". The fields' types were checked by
 // ParseSummary (summary_validation.h); the page itself cannot fail.
 // Every run without a timeline.
-std::string RenderHtmlReport(const std::vector<SummaryFile>& summaries);
+std::string RenderHtmlReport(const std::vector<SummaryFile>& summaries,
+                             size_t do_first = kDoFirstUnits);
 
 // `timelines[i]` is the timeline of `summaries[i]` (nullopt, or missing at the end: none).
 std::string RenderHtmlReport(const std::vector<SummaryFile>& summaries,
-                             const std::vector<std::optional<DispatchTimeline>>& timelines);
+                             const std::vector<std::optional<DispatchTimeline>>& timelines,
+                             size_t do_first = kDoFirstUnits);
 
 }  // namespace decodeprof::report

@@ -18,6 +18,12 @@ bool Contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
 }
 
+// The page after the "Do first" section: the run table and the runs' sections.
+std::string AfterDoFirst(const std::string& page) {
+  const size_t end = page.find("</section>\n");
+  return end == std::string::npos ? page : page.substr(end);
+}
+
 // A launch-bound run: 1 ms GPU busy + 3 ms host gap per token, two units.
 SummaryFile LaunchBound() {
   return Summary(R"({
@@ -88,7 +94,8 @@ TEST(HtmlReportTest, WallBarStacksTheUnitsOtherGpuTimeAndTheHostGap) {
   EXPECT_TRUE(Contains(out, "without GPU time here: <code>#cuda_graph</code>."));
   // The run line: plain 4.5, profiled 32 / 8 = 4.0, GPU 1.0, gap 3.0, dispatches 1280.1.
   EXPECT_TRUE(Contains(out,
-                       "<td class=\"l\"><code>run&lt;1&gt;</code></td><td>4.5</td><td>4.0</td>"
+                       "<td class=\"l\"><code>run&lt;1&gt;</code> <span class=\"flag\" "
+                       "title=\"few tokens\">⚠</span></td><td>4.5</td><td>4.0</td>"
                        "<td>1.0</td><td>3.0</td><td>1280.1</td>"));
 }
 
@@ -155,12 +162,12 @@ TEST(HtmlReportTest, TopKernelChartWithReadableLabels) {
   EXPECT_TRUE(Contains(out,
                        "share 12.5% of decode GPU time, 2.0 calls/token, class "
                        "elementwise</title>"));
-  EXPECT_TRUE(Contains(out, "share 8.0% of decode GPU time, None calls/token</title>"));
+  EXPECT_TRUE(Contains(out, "share 8.0% of decode GPU time, n/a calls/token</title>"));
   EXPECT_TRUE(Contains(out, ">20%</text>"));
 }
 
 TEST(HtmlReportTest, UnitsAreRankedByPlainWallCeilingWithShareBars) {
-  const auto out = RenderHtmlReport({LaunchBound()});
+  const auto out = AfterDoFirst(RenderHtmlReport({LaunchBound()}));
   EXPECT_TRUE(Contains(out, "Work units by plain wall ceiling"));
   const size_t table = out.find("Work units by");
   const size_t graph = out.find("#cuda_graph", table);
@@ -179,7 +186,7 @@ TEST(HtmlReportTest, UnitsFollowTheStoredRankOrder) {
   run.content["ranked_units"] = nlohmann::ordered_json::parse(
       R"([{"id": "gemv", "by": "plain_ceiling_wall_est", "value": 1.21},
           {"id": "cuda_graph", "by": "plain_ceiling_wall_est", "value": 9.09}])");
-  const auto out = RenderHtmlReport({run});
+  const auto out = AfterDoFirst(RenderHtmlReport({run}));
   const size_t table = out.find("Work units by");
   EXPECT_LT(out.find("#gemv", table), out.find("#cuda_graph", table));  // as stored
   // The wall bar follows the same order: gemv's segment is drawn first.
@@ -194,10 +201,11 @@ TEST(HtmlReportTest, IsDeterministic) {
 TEST(HtmlReportTest, RunWithoutUnitsOrPlainRun) {
   const auto out = RenderHtmlReport({Summary(R"({"name": "old", "profiled_decode_tok_s": 8.0,
                                                  "plain_decode_tok_s": 0})")});
-  // plain "-", profiled 1000 / 8, the rest absent.
+  // plain n/a, profiled 1000 / 8, the rest absent.
   EXPECT_TRUE(Contains(out,
-                       "<td class=\"l\"><code>old</code></td><td>-</td><td>125.0</td><td>-</td>"
-                       "<td>-</td><td>-</td>"));
+                       "<td class=\"l\"><code>old</code> <span class=\"flag\" title=\"no "
+                       "generated-token count\">⚠</span></td><td>n/a</td><td>125.0</td>"
+                       "<td>n/a</td><td>n/a</td><td>n/a</td>"));
   EXPECT_TRUE(Contains(out, "No decode wall bar"));
   EXPECT_FALSE(Contains(out, "aria-label=\"decode wall per token\""));
   EXPECT_TRUE(Contains(out, "No timeline: no <code>x_decode_dispatches.csv</code>"));
@@ -206,8 +214,8 @@ TEST(HtmlReportTest, RunWithoutUnitsOrPlainRun) {
 }
 
 TEST(HtmlReportTest, ProfiledCeilingBasisWithoutPlainEstimate) {
-  const auto out = RenderHtmlReport({Summary(R"({"name": "p",
-    "port_units": {"a": {"ceiling_wall": 1.5}, "b": {"ceiling_wall": 2.5}, "c": {}}})")});
+  const auto out = AfterDoFirst(RenderHtmlReport({Summary(R"({"name": "p",
+    "port_units": {"a": {"ceiling_wall": 1.5}, "b": {"ceiling_wall": 2.5}, "c": {}}})")}));
   EXPECT_TRUE(Contains(out, "Work units by wall ceiling"));
   const size_t a = out.find("#a<");
   const size_t b = out.find("#b<");
@@ -215,7 +223,32 @@ TEST(HtmlReportTest, ProfiledCeilingBasisWithoutPlainEstimate) {
   ASSERT_NE(c, std::string::npos);
   EXPECT_LT(b, a);
   EXPECT_LT(a, c);  // no ceiling: last
-  EXPECT_TRUE(Contains(out, "<td>2.50 (-)</td>"));
+  EXPECT_TRUE(Contains(out, "<td>2.50 (n/a)</td>"));
+}
+
+// "Do first" opens the page, before the run table, with the same content as the Markdown
+// report's; the host-gap unit shows the wall it owns, not an empty share bar.
+TEST(HtmlReportTest, DoFirstOpensThePage) {
+  SummaryFile run = LaunchBound();
+  run.content["port_units"]["cuda_graph"]["fallback_host_gap_ms_per_token"] = 3.0;
+  run.content["port_units"]["cuda_graph"]["host_gap"] = "all";
+  run.content["decode_gpu_sum_ms"] = 8.0;
+  const auto out = RenderHtmlReport({run});
+  const size_t do_first = out.find("<section id=\"do-first\">\n<h2>Do first</h2>");
+  ASSERT_NE(do_first, std::string::npos);
+  EXPECT_LT(do_first, out.find("<table>"));
+  EXPECT_LT(out.find("<h1>decodeprof report</h1>"), do_first);
+  EXPECT_TRUE(Contains(out,
+                       "<li><strong>#cuda_graph</strong>: graphs — <strong>9.09×</strong> "
+                       "plain wall"));
+  EXPECT_TRUE(Contains(out, "owns 75.0 % of the decode wall as host gap"));
+  EXPECT_TRUE(Contains(out,
+                       "<div class=\"gpu\" style=\"width:0.00%\"></div><div class=\"gap\" "
+                       "style=\"width:75.00%\"></div>"));
+  EXPECT_TRUE(Contains(out,
+                       "<strong>few tokens</strong>: <code>run&lt;1&gt;</code> ⚠ 8 "
+                       "generated tokens"));
+  EXPECT_FALSE(Contains(RenderHtmlReport({LaunchBound()}, 0), "Do first"));
 }
 
 }  // namespace

@@ -77,15 +77,23 @@ void AppendTopKernels(const SummaryFile& summary, std::vector<std::string>& line
 }  // namespace
 
 std::string CeilingCell(std::optional<double> plain_ceiling_wall_est,
-                        std::optional<double> ceiling_wall,
-                        std::optional<double> ceiling_gpu_share) {
+                        std::optional<double> ceiling_wall, std::optional<double> ceiling_gpu_share,
+                        std::string_view none) {
   const std::optional<double> wall = plain_ceiling_wall_est ? plain_ceiling_wall_est : ceiling_wall;
-  if (!wall && !ceiling_gpu_share) return "-";
-  const auto cell = [](std::optional<double> v) { return v ? base::FormatFixed(*v, 2) : "-"; };
+  if (!wall && !ceiling_gpu_share) return std::string(none);
+  const auto cell = [none](std::optional<double> v) {
+    return v ? base::FormatFixed(*v, 2) : std::string(none);
+  };
   return cell(wall) + " (" + cell(ceiling_gpu_share) + ")";
 }
 
-std::string RenderMarkdownReport(const std::vector<SummaryFile>& summaries) {
+std::string RenderMarkdownReport(const std::vector<SummaryFile>& summaries, size_t do_first) {
+  if (do_first == 0) return RenderSeedMarkdownReport(summaries);
+  return RenderDoFirstMarkdown(summaries, do_first) + "## Runs, units and top kernels\n\n" +
+         RenderSeedMarkdownReport(summaries);
+}
+
+std::string RenderSeedMarkdownReport(const std::vector<SummaryFile>& summaries) {
   const std::vector<std::string> unit_ids = UnitColumns(summaries);
   std::vector<std::string> lines;
   lines.push_back(

@@ -6,10 +6,13 @@
 // the summaries that `summarize` wrote.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "src/report/do_first.h"
 #include "src/report/summary_reader.h"
 
 namespace decodeprof::report {
@@ -17,12 +20,20 @@ namespace decodeprof::report {
 // The seed's ceiling_cell (seed spec 2.9): wall = plain_ceiling_wall_est when present, else
 // ceiling_wall; gpu = ceiling_gpu_share. Both absent → "-"; otherwise
 // "<wall:.2f> (<gpu:.2f>)" with an absent side printed "-", e.g. "1.50 (1.42)", "1.60 (-)".
+// `none` replaces "-" for writers that spell "no value" otherwise (the HTML page: kNoValue).
 std::string CeilingCell(std::optional<double> plain_ceiling_wall_est,
-                        std::optional<double> ceiling_wall,
-                        std::optional<double> ceiling_gpu_share);
+                        std::optional<double> ceiling_wall, std::optional<double> ceiling_gpu_share,
+                        std::string_view none = "-");
 
-// The Markdown report of seed spec 2.11 for `summaries` (in the given order, normally
-// ReadSummaryDir's): lines joined with "\n" plus a final "\n".
+// The Markdown report of `decodeprof report`: the "Do first" section (do_first.h: at most
+// `do_first` ranked units, the legend, the trust flags, the unit key) and the heading
+// "## Runs, units and top kernels", then RenderSeedMarkdownReport unchanged. `do_first` = 0
+// leaves out the section and the heading: the seed's report exactly.
+std::string RenderMarkdownReport(const std::vector<SummaryFile>& summaries,
+                                 size_t do_first = kDoFirstUnits);
+
+// The seed's report of spec 2.11 for `summaries` (in the given order, normally
+// ReadSummaries'): lines joined with "\n" plus a final "\n".
 //   1. runs: | Run | plain tok/s | profiled tok/s | profiler cost | dispatches/token |
 //      GPU ms/token | host gap ms/token | host gap % |
 //   2. unit shares: "<reached_default_share_pct> (<fallback_share_pct>)" per unit;
@@ -36,6 +47,6 @@ std::string CeilingCell(std::optional<double> plain_ceiling_wall_est,
 // without a unit gets "-" in that column. Summaries written before #2148 (no ceiling
 // fields) are accepted: basis "summary predates #2148", cells "-". The fields' types were
 // checked by ParseSummary (summary_validation.h); the report itself cannot fail.
-std::string RenderMarkdownReport(const std::vector<SummaryFile>& summaries);
+std::string RenderSeedMarkdownReport(const std::vector<SummaryFile>& summaries);
 
 }  // namespace decodeprof::report

@@ -1,8 +1,9 @@
 // Golden tests of `decodeprof report` run through the library (the same cases also run
 // through the binary in tests/golden_test.cc). Every folder tests/golden/report/<case>/
 // holds, in that driver's layout:
-//   args             `report`, the summary directory (@CASE@ = the case folder) and
-//                    optionally `--format md|json` and `--full`, one per line
+//   args             `report`, the summary files and directories (@CASE@ = the case folder)
+//                    and optionally `--format md|json`, `--full` and `--do-first N`, one per
+//                    line (`--format html` cases run through the binary only)
 //   input/           the summaries, plus files the *_summary.json glob must skip
 //   expected_stdout  the exact report, or for failures
 //   expected_exit    the exit status and expected_stderr, substrings of the error line
@@ -80,25 +81,33 @@ std::string LineDiff(const std::string& expected, const std::string& actual) {
   return diff;
 }
 
-// `report DIR [--format md|json] [--full]` → the directory, the format and whether the full
-// report is asked for; false for anything else (`--full` with `--format json` included).
-bool ParseArgs(const std::vector<std::string>& args, std::string& dir, std::string& format,
-               bool& full) {
+// `report PATH... [--format md|json|html] [--full] [--do-first N]` → the paths, the format,
+// whether the full report is asked for and the Do-first length; false for anything else
+// (`--full` with `--format json` included).
+bool ParseArgs(const std::vector<std::string>& args, std::vector<std::string>& paths,
+               std::string& format, bool& full, size_t& do_first) {
   if (args.empty() || args[0] != "report") return false;
   format = "md";
   full = false;
+  do_first = kDoFirstUnits;
   for (size_t i = 1; i < args.size(); ++i) {
     if (args[i] == "--format" && i + 1 < args.size()) {
       format = args[++i];
     } else if (args[i] == "--full") {
       full = true;
-    } else if (dir.empty() && !args[i].starts_with('-')) {
-      dir = args[i];
+    } else if (args[i] == "--do-first" && i + 1 < args.size()) {
+      const std::string& n = args[++i];
+      if (n.empty() || n.find_first_not_of("0123456789") != std::string::npos) return false;
+      do_first = std::stoul(n);
+    } else if (!args[i].starts_with('-')) {
+      paths.push_back(args[i]);
     } else {
       return false;
     }
   }
-  return !dir.empty() && (format == "md" || (format == "json" && !full));
+  // The HTML page reads the runs' dispatch tables in the CLI (report_subcommand.cc): its
+  // cases run through the binary only (tests/golden_test.cc).
+  return !paths.empty() && (format == "md" || (format == "json" && !full));
 }
 
 class ReportGoldenTest : public testing::TestWithParam<std::string> {};
@@ -109,16 +118,20 @@ TEST_P(ReportGoldenTest, MatchesExpectedOutput) {
   for (const std::string& line : SplitLines(ReadOrEmpty(dir / "args"))) {
     if (!line.empty()) args.push_back(Replace(line, "@CASE@", dir.string()));
   }
-  std::string summary_dir, format;
+  std::vector<std::string> paths;
+  std::string format;
   bool full = false;
-  if (!ParseArgs(args, summary_dir, format, full)) GTEST_SKIP() << "a command-line parser case";
+  size_t do_first = 0;
+  if (!ParseArgs(args, paths, format, full, do_first)) {
+    GTEST_SKIP() << "a command-line parser case";
+  }
 
-  const auto summaries = ReadSummaryDir(summary_dir);
+  const auto summaries = ReadSummaries(paths);
   base::StatusOr<std::string> out = summaries.status();
   if (summaries.ok()) {
     out = format == "json" ? base::StatusOr<std::string>(RenderSummariesJson(*summaries))
-          : full           ? RenderFullMarkdownReport(*summaries)
-                           : RenderMarkdownReport(*summaries);
+          : full           ? RenderFullMarkdownReport(*summaries, do_first)
+                           : RenderMarkdownReport(*summaries, do_first);
   }
 
   const std::string exit_text = ReadOrEmpty(dir / "expected_exit");

@@ -41,7 +41,7 @@ TEST(MarkdownReportTest, WindowTestsSummaryT) {
              "\"ceiling_gpu_share\": 1.0, \"ceiling_wall\": 1.0, "
              "\"plain_ceiling_wall_est\": 1.0}";
   }
-  const std::string report = RenderMarkdownReport({Summary(
+  const std::string report = RenderSeedMarkdownReport({Summary(
       "{\"name\": \"t\", \"plain_decode_tok_s\": 8000.0, \"port_units\": {" + units + "}}")});
   EXPECT_NE(report.find("| Run: ceiling wall (GPU share) |"), std::string::npos) << report;
   EXPECT_NE(report.find("| `t` (plain) | 1.00 (1.00) |"), std::string::npos) << report;
@@ -52,7 +52,7 @@ TEST(MarkdownReportTest, WindowTestsSummaryT) {
 }
 
 TEST(MarkdownReportTest, ExactLayoutOfOneRun) {
-  const std::string report = RenderMarkdownReport({Summary(R"({
+  const std::string report = RenderSeedMarkdownReport({Summary(R"({
     "name": "m", "plain_decode_tok_s": 0.0, "profiled_decode_tok_s": 39.78,
     "profiler_decode_slowdown_pct": -6.79, "dispatches_per_token": 491.6,
     "gpu_ms_per_token": 23.34, "host_gap_ms_per_token": 1.8, "host_gap_pct_of_wall": 7.15,
@@ -109,6 +109,21 @@ TEST(MarkdownReportTest, UnitColumnsFollowTheFirstSummaryThenNewIds) {
   EXPECT_NE(report.find("| Run | #9 | #3 | #4 |\n"), std::string::npos) << report;
   EXPECT_NE(report.find("| `a` | None (None) | None (None) | - |\n"), std::string::npos) << report;
   EXPECT_NE(report.find("| `b` | - | None (None) | None (None) |\n"), std::string::npos) << report;
+}
+
+// The report opens with "Do first"; the seed's sections follow byte for byte, and
+// --do-first 0 gives the seed's report alone.
+TEST(MarkdownReportTest, DoFirstThenTheSeedReportUnchanged) {
+  const std::vector<SummaryFile> runs = {Summary(R"({"name": "a", "generated_tokens": 128,
+      "port_units": {"2063": {"port": "fused norm", "fallback_share_pct": 2.82,
+                              "reached_default_share_pct": 2.82, "ceiling_wall": 1.2}}})")};
+  const std::string report = RenderMarkdownReport(runs);
+  EXPECT_EQ(report, RenderDoFirstMarkdown(runs, kDoFirstUnits) +
+                        "## Runs, units and top kernels\n\n" + RenderSeedMarkdownReport(runs));
+  EXPECT_TRUE(report.starts_with("## Do first\n\n")) << report;
+  EXPECT_NE(report.find("1. **#2063**: fused norm — **1.20×** profiled wall\n"), std::string::npos)
+      << report;
+  EXPECT_EQ(RenderMarkdownReport(runs, 0), RenderSeedMarkdownReport(runs));
 }
 
 }  // namespace

@@ -78,7 +78,7 @@ std::optional<double> Quotient(std::optional<double> numerator, std::optional<do
 }
 
 std::string DerivedText(std::optional<double> value) {
-  if (!value || !std::isfinite(*value)) return "-";
+  if (!value || !std::isfinite(*value)) return std::string(kNoValue);
   return base::PyRepr(base::PyRound(*value, 4));
 }
 

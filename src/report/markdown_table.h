@@ -17,6 +17,11 @@
 
 namespace decodeprof::report {
 
+// How everything decodeprof adds to the report (the Do-first section, the sections of --full,
+// the HTML page) spells "no value": a field absent or null, a figure that cannot be computed.
+// The seed's four sections keep the seed's `None` and `-` (seed spec 2.11).
+inline constexpr std::string_view kNoValue = "n/a";
+
 // Python truthiness of a JSON value: false, 0, 0.0, "", [], {} and null are false.
 bool IsTruthy(const nlohmann::ordered_json& value);
 
@@ -41,11 +46,12 @@ std::vector<std::string> UnitColumns(const std::vector<SummaryFile>& summaries);
 // numerator / divisor; nullopt when either is missing or the divisor is 0.
 std::optional<double> Quotient(std::optional<double> numerator, std::optional<double> divisor);
 
-// A value the report computes, rounded to 4 decimals as Python's repr; "-" when there is none.
+// A value the report computes, rounded to 4 decimals as Python's repr; kNoValue when there is
+// none.
 std::string DerivedText(std::optional<double> value);
 
 // Decode ms per token of the plain run: plain_wall_ms_per_token as stored, else
-// 1000 / plain_decode_tok_s; "-" without a plain run.
+// 1000 / plain_decode_tok_s; kNoValue without a plain run.
 std::string PlainMsPerToken(const SummaryFile& summary);
 
 // Decode ms per token of the profiled run: decode_wall_ms / generated_tokens (= GPU busy +

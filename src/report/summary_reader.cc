@@ -239,20 +239,76 @@ std::string PyStr(const nlohmann::ordered_json& value) {
 }
 
 base::StatusOr<std::vector<std::string>> ListSummaryFiles(const std::string& dir) {
-  std::error_code ec;
-  std::filesystem::directory_iterator it(dir, ec);
-  if (ec) return base::IoError(dir, "cannot read directory: " + ec.message());
   std::vector<std::string> paths;
-  const std::string prefix = dir.ends_with('/') ? dir : dir + "/";
-  for (const std::filesystem::directory_iterator end; it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (name.starts_with('.') || !name.ends_with(kSuffix)) continue;
-    paths.push_back(prefix + name);
+  const std::string root = dir.ends_with('/') ? dir.substr(0, dir.size() - 1) : dir;
+  // Directories still to read, each with its spelling as a prefix.
+  std::vector<std::string> pending = {root};
+  while (!pending.empty()) {
+    const std::string current = std::move(pending.back());
+    pending.pop_back();
+    const std::string shown = current.empty() ? "/" : current;
+    std::error_code ec;
+    std::filesystem::directory_iterator it(shown, ec);
+    if (ec) return base::IoError(shown, "cannot read directory: " + ec.message());
+    for (const std::filesystem::directory_iterator end; it != end; it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      if (name.starts_with('.')) continue;
+      const std::string path = current + "/" + name;
+      std::error_code type_ec;
+      if (it->is_directory(type_ec) && !it->is_symlink(type_ec)) {
+        pending.push_back(path);
+      } else if (name.ends_with(kSuffix) && !it->is_directory(type_ec)) {
+        paths.push_back(path);
+      }
+    }
+    if (ec) return base::IoError(shown, "cannot read directory: " + ec.message());
   }
-  if (ec) return base::IoError(dir, "cannot read directory: " + ec.message());
   if (paths.empty()) return base::DataError("", "no *_summary.json in " + dir);
   std::sort(paths.begin(), paths.end());  // char_traits<char> compares bytes as unsigned
   return paths;
+}
+
+base::StatusOr<std::vector<std::string>> ResolveSummaryPaths(
+    const std::vector<std::string>& paths) {
+  if (paths.empty()) {
+    return base::UsageError("no summary given",
+                            "pass <name>_summary.json files or directories holding them");
+  }
+  std::vector<std::string> out;
+  std::vector<std::pair<dev_t, ino_t>> seen;
+  const auto add = [&out, &seen](const std::string& path, const struct stat& st) {
+    const std::pair<dev_t, ino_t> id = {st.st_dev, st.st_ino};
+    if (std::find(seen.begin(), seen.end(), id) != seen.end()) return;
+    seen.push_back(id);
+    out.push_back(path);
+  };
+  for (const std::string& path : paths) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) {
+      const int err = errno;
+      return base::IoError(path,
+                           err == ENOENT ? std::string("no such file or directory")
+                                         : std::string("cannot open: ") + std::strerror(err),
+                           "pass <name>_summary.json files or directories holding them");
+    }
+    if (S_ISREG(st.st_mode)) {
+      add(path, st);
+      continue;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+      return base::UsageError(path + ": is neither a summary file nor a directory",
+                              "pass <name>_summary.json files or directories holding them");
+    }
+    DP_ASSIGN_OR_RETURN(const std::vector<std::string> listed, ListSummaryFiles(path));
+    for (const std::string& file : listed) {
+      struct stat file_st {};
+      if (::stat(file.c_str(), &file_st) != 0) {
+        return base::IoError(file, std::string("cannot open: ") + std::strerror(errno));
+      }
+      add(file, file_st);
+    }
+  }
+  return out;
 }
 
 base::StatusOr<SummaryFile> ParseSummary(const std::string& path, const std::string& text) {
@@ -295,7 +351,11 @@ base::StatusOr<SummaryFile> ReadSummaryFile(const std::string& path) {
 }
 
 base::StatusOr<std::vector<SummaryFile>> ReadSummaryDir(const std::string& dir) {
-  DP_ASSIGN_OR_RETURN(const std::vector<std::string> paths, ListSummaryFiles(dir));
+  return ReadSummaries({dir});
+}
+
+base::StatusOr<std::vector<SummaryFile>> ReadSummaries(const std::vector<std::string>& paths_in) {
+  DP_ASSIGN_OR_RETURN(const std::vector<std::string> paths, ResolveSummaryPaths(paths_in));
   std::vector<SummaryFile> summaries;
   summaries.reserve(paths.size());
   for (const std::string& path : paths) {

@@ -33,10 +33,21 @@ struct SummaryFile {
 // keeps hostile input from exhausting the stack).
 inline constexpr int kMaxSummaryNesting = 64;
 
-// Paths of every `*_summary.json` in `dir` (the glob of the seed: names starting with `.`
-// are not matched), sorted byte-wise, each spelled `<dir>/<name>`. Errors: `dir` missing or
-// unreadable → kIo; no match → kData "no *_summary.json in <dir>".
+// Paths of every `*_summary.json` below `dir`, recursively (the seed's glob, one level, when
+// `dir` has no subdirectory): names starting with `.` are skipped, files and directories
+// alike; a symlink to a file counts, a symlink to a directory is not followed. Sorted
+// byte-wise over the whole path, each spelled `<dir>/<path below dir>`. Errors: `dir` or a
+// directory below it missing or unreadable → kIo; no match → kData
+// "no *_summary.json in <dir>".
 base::StatusOr<std::vector<std::string>> ListSummaryFiles(const std::string& dir);
+
+// The summary files that `paths` name, in the order given: a regular file (or a symlink to
+// one) as it is, whatever its name; a directory as ListSummaryFiles lists it. A file reached
+// twice (named twice, or named and below a directory named too; the same device and inode)
+// is kept once, where it first came. Errors: a path that does not exist or cannot be read
+// → kIo ("<path>: no such file or directory"); one that is neither a regular file nor a
+// directory (a FIFO, a device, a socket) → kUsage; ListSummaryFiles's errors; no path → kUsage.
+base::StatusOr<std::vector<std::string>> ResolveSummaryPaths(const std::vector<std::string>& paths);
 
 // Parses one summary (`text` is the file's content, `path` names it in errors) and checks it
 // with ValidateSummary, so every command that reads summaries accepts the same files. Errors
@@ -51,7 +62,10 @@ base::StatusOr<SummaryFile> ParseSummary(const std::string& path, const std::str
 // unreadable → kIo.
 base::StatusOr<SummaryFile> ReadSummaryFile(const std::string& path);
 
-// ListSummaryFiles + ReadSummaryFile for each, in listing order; the first error wins.
+// ResolveSummaryPaths + ReadSummaryFile for each, in that order; the first error wins.
+base::StatusOr<std::vector<SummaryFile>> ReadSummaries(const std::vector<std::string>& paths);
+
+// ReadSummaries({dir}).
 base::StatusOr<std::vector<SummaryFile>> ReadSummaryDir(const std::string& dir);
 
 // Python's dict.get(key) on a parsed summary value: the stored value, or a null value when

@@ -1,6 +1,7 @@
 #include "src/report/summary_reader.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -126,11 +127,69 @@ TEST(ReadSummaryFileTest, ErrorsForMissingAndNonRegularFiles) {
   const auto missing = ReadSummaryFile(dir.path() + "/a_summary.json");
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.status().kind(), base::ErrorKind::kIo);
+  EXPECT_EQ(ReadSummaryFile(dir.path()).status().ToString(),
+            dir.path() + ": is not a regular file");
+  // A directory named like a summary is a directory: searched, not read.
   fs::create_directory(dir.path() + "/d_summary.json");
   const auto directory = ReadSummaryDir(dir.path());
   ASSERT_FALSE(directory.ok());
-  EXPECT_EQ(directory.status().kind(), base::ErrorKind::kIo);
-  EXPECT_EQ(directory.status().ToString(), dir.path() + "/d_summary.json: is not a regular file");
+  EXPECT_EQ(directory.status().kind(), base::ErrorKind::kData);
+  EXPECT_EQ(directory.status().ToString(), "no *_summary.json in " + dir.path());
+}
+
+TEST(ListSummaryFilesTest, SearchesSubdirectoriesSkippingHiddenOnesAndDirectoryLinks) {
+  TempDir dir;
+  fs::create_directories(dir.path() + "/b/deeper");
+  fs::create_directories(dir.path() + "/.cache");
+  fs::create_directories(dir.path() + "/elsewhere");
+  for (const char* name : {"m_summary.json", "b/x_summary.json", "b/deeper/y_summary.json",
+                           "b/notes.txt", ".cache/h_summary.json", "elsewhere/e_summary.json"}) {
+    dir.Write(name, "{}");
+  }
+  fs::create_directory_symlink(dir.path() + "/elsewhere", dir.path() + "/link");
+  fs::create_symlink(dir.path() + "/m_summary.json", dir.path() + "/l_summary.json");
+  const auto paths = ListSummaryFiles(dir.path() + "/");
+  ASSERT_TRUE(paths.ok()) << paths.status().ToString();
+  const std::string d = dir.path() + "/";
+  // Byte order of the whole path: '/' (0x2f) sorts before letters.
+  EXPECT_EQ(*paths, (std::vector<std::string>{d + "b/deeper/y_summary.json", d + "b/x_summary.json",
+                                              d + "elsewhere/e_summary.json", d + "l_summary.json",
+                                              d + "m_summary.json"}));
+}
+
+TEST(ResolveSummaryPathsTest, FilesAndDirectoriesInTheOrderGivenEachFileOnce) {
+  TempDir dir;
+  fs::create_directories(dir.path() + "/runs/sub");
+  for (const char* name :
+       {"runs/a_summary.json", "runs/sub/b_summary.json", "c_summary.json", "named.json"}) {
+    dir.Write(name, "{}");
+  }
+  const std::string d = dir.path() + "/";
+  const auto paths = ResolveSummaryPaths({d + "c_summary.json", d + "runs", d + "named.json",
+                                          d + "runs/sub/b_summary.json", d + "./c_summary.json"});
+  ASSERT_TRUE(paths.ok()) << paths.status().ToString();
+  EXPECT_EQ(*paths, (std::vector<std::string>{d + "c_summary.json", d + "runs/a_summary.json",
+                                              d + "runs/sub/b_summary.json", d + "named.json"}));
+}
+
+TEST(ResolveSummaryPathsTest, MissingIsAnIoErrorAndNeitherFileNorDirectoryAUsageError) {
+  TempDir dir;
+  const auto missing = ResolveSummaryPaths({dir.path() + "/nope"});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().exit_code(), 66);
+  EXPECT_EQ(missing.status().ToString(), dir.path() + "/nope: no such file or directory");
+  EXPECT_FALSE(missing.status().hint().empty());
+
+  const std::string fifo = dir.path() + "/pipe_summary.json";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const auto special = ResolveSummaryPaths({fifo});
+  ASSERT_FALSE(special.ok());
+  EXPECT_EQ(special.status().exit_code(), 2);
+  EXPECT_EQ(special.status().ToString(), fifo + ": is neither a summary file nor a directory");
+
+  const auto none = ResolveSummaryPaths({});
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.status().exit_code(), 2);
 }
 
 TEST(PyStrTest, MatchesPythonStr) {

@@ -65,11 +65,16 @@ constexpr Field kUnitFields[] = {
     {"fallback_share_pct", Type::kNumber},
     {"fallback_dispatches_per_token", Type::kNumber},
     {"reached_default_share_pct", Type::kNumber},
+    {"reached_default_dispatches_per_token", Type::kNumber},
+    {"reached_optin_share_pct", Type::kNumber},
     {"fallback_host_gap_ms_per_token", Type::kNumber},
+    {"fallback_host_gap_us_per_dispatch", Type::kNumber},
     {"fallback_wall_share_pct", Type::kNumber},
     {"ceiling_gpu_share", Type::kNumber},
     {"ceiling_wall", Type::kNumber},
     {"plain_ceiling_wall_est", Type::kNumber},
+    {"reached_default_host_gap_ms_per_token", Type::kNumber},
+    {"host_gap", Type::kString},
 };
 
 constexpr Field kDiagnosticFields[] = {

@@ -28,11 +28,13 @@ namespace decodeprof::report {
 //     `top_kernels` an array of objects, each with a string `kernel` (required), `class` a
 //                   string, calls_per_token and share_pct numbers;
 //     `class_share_pct`, `role_share_pct`  objects whose values are numbers or null;
-//     `port_units`  an object of objects (no null entries): `port` a string;
+//     `port_units`  an object of objects (no null entries): `port` and `host_gap` strings;
 //                   fallback_share_pct, fallback_dispatches_per_token,
-//                   fallback_host_gap_ms_per_token, fallback_wall_share_pct,
-//                   reached_default_share_pct, ceiling_gpu_share, ceiling_wall,
-//                   plain_ceiling_wall_est numbers;
+//                   fallback_host_gap_ms_per_token, fallback_host_gap_us_per_dispatch,
+//                   fallback_wall_share_pct, reached_default_share_pct,
+//                   reached_default_dispatches_per_token,
+//                   reached_default_host_gap_ms_per_token, reached_optin_share_pct,
+//                   ceiling_gpu_share, ceiling_wall, plain_ceiling_wall_est numbers;
 //     `warnings`    an array of strings;
 //     `diagnostics` an array of objects: code, severity, meaning strings, count an integer,
 //                   `first` an object of the strings file, position, detail;

@@ -1,0 +1,795 @@
+#include "src/report/do_first.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "src/base/py_format.h"
+#include "src/report/html_report.h"
+#include "src/report/markdown_table.h"
+
+namespace decodeprof::report {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// Text with code spans and strong spans, rendered as Markdown or as HTML.
+struct Span {
+  enum Kind { kText, kCode, kStrong } kind;
+  std::string text;
+};
+using Rich = std::vector<Span>;
+
+Span T(std::string text) { return {Span::kText, std::move(text)}; }
+Span C(std::string text) { return {Span::kCode, std::move(text)}; }
+Span B(std::string text) { return {Span::kStrong, std::move(text)}; }
+
+// Line breaks of summary text become spaces (a list item stays one line).
+std::string OneLine(std::string_view text) {
+  std::string out(text);
+  std::replace_if(
+      out.begin(), out.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
+  return out;
+}
+
+std::string ToMarkdown(const Rich& rich) {
+  std::string out;
+  for (const Span& span : rich) {
+    switch (span.kind) {
+      case Span::kText:
+        out += OneLine(span.text);
+        break;
+      case Span::kCode:
+        out += "`" + OneLine(span.text) + "`";
+        break;
+      case Span::kStrong:
+        out += "**" + OneLine(span.text) + "**";
+        break;
+    }
+  }
+  return out;
+}
+
+std::string ToHtml(const Rich& rich) {
+  std::string out;
+  for (const Span& span : rich) {
+    switch (span.kind) {
+      case Span::kText:
+        out += HtmlEscape(span.text);
+        break;
+      case Span::kCode:
+        out += "<code>" + HtmlEscape(span.text) + "</code>";
+        break;
+      case Span::kStrong:
+        out += "<strong>" + HtmlEscape(span.text) + "</strong>";
+        break;
+    }
+  }
+  return out;
+}
+
+void Append(Rich& to, const Rich& more) { to.insert(to.end(), more.begin(), more.end()); }
+
+// `text` with its backtick-quoted parts as code spans (the flags' reasons and fixes).
+Rich Ticked(std::string_view text) {
+  Rich rich;
+  bool code = false;
+  for (size_t start = 0;;) {
+    const size_t tick = text.find('`', start);
+    const std::string_view part = text.substr(start, tick - start);
+    if (!part.empty()) rich.push_back(code ? C(std::string(part)) : T(std::string(part)));
+    if (tick == std::string_view::npos) break;
+    code = !code;
+    start = tick + 1;
+  }
+  return rich;
+}
+
+std::string Fixed(double value, int decimals) { return base::FormatFixed(value, decimals); }
+std::string Pct(double value) { return Fixed(value, 1) + " %"; }
+std::string Ms(double value) { return Fixed(value, 2); }
+std::string Times(double value) { return Fixed(value, 2) + "×"; }
+
+// A stored value as Python's str() prints it (the way the seed's tables print it).
+std::string Stored(const Json& object, std::string_view key) {
+  const Json& value = JsonGet(object, key);
+  return value.is_null() ? std::string(kNoValue) : PyStr(value);
+}
+
+std::string RunName(const SummaryFile& summary) { return PyStr(JsonGet(summary.content, "name")); }
+
+bool Positive(std::optional<double> value) { return value && *value > 0.0; }
+
+// Below this GPU share (%) the evidence explains a wall ceiling of kLargeWallCeiling or more
+// made of host gap.
+constexpr double kSmallGpuSharePct = 10.0;
+constexpr double kLargeWallCeiling = 1.2;
+
+const char* FigureName(analysis::RankFigure by) {
+  return by == analysis::RankFigure::kPlainCeilingWallEst ? "plain wall" : "profiled wall";
+}
+
+// ---------------------------------------------------------------------------------------
+// Trust flags.
+
+std::optional<int64_t> IntegerField(const Json& object, std::string_view key) {
+  const Json& value = JsonGet(object, key);
+  if (value.is_number_unsigned()) {
+    return static_cast<int64_t>(std::min<uint64_t>(value.get<uint64_t>(), INT64_MAX));
+  }
+  if (!value.is_number_integer()) return std::nullopt;
+  return value.get<int64_t>();
+}
+
+// The summary's diagnostics of severity `severities` as "code ×count (meaning)" texts.
+std::vector<std::string> DiagnosticTexts(const SummaryFile& summary,
+                                         std::initializer_list<std::string_view> severities,
+                                         std::initializer_list<std::string_view> skip_codes) {
+  std::vector<std::string> texts;
+  const Json& diagnostics = JsonGet(summary.content, "diagnostics");
+  if (!diagnostics.is_array()) return texts;
+  for (const Json& entry : diagnostics) {
+    const Json& severity = JsonGet(entry, "severity");
+    const Json& code = JsonGet(entry, "code");
+    if (!severity.is_string() || !code.is_string()) continue;
+    const std::string& sev = severity.get_ref<const std::string&>();
+    const std::string& name = code.get_ref<const std::string&>();
+    if (std::find(severities.begin(), severities.end(), sev) == severities.end()) continue;
+    if (std::find(skip_codes.begin(), skip_codes.end(), name) != skip_codes.end()) continue;
+    std::string text = name + " ×" + Stored(entry, "count");
+    if (sev == "error") text += " (error)";
+    const Json& meaning = JsonGet(entry, "meaning");
+    if (meaning.is_string()) text += " (" + OneLine(meaning.get_ref<const std::string&>()) + ")";
+    texts.push_back(text);
+  }
+  return texts;
+}
+
+std::string Joined(const std::vector<std::string>& texts, std::string_view separator) {
+  std::string out;
+  for (const std::string& text : texts) {
+    if (!out.empty()) out += separator;
+    out += text;
+  }
+  return out;
+}
+
+// The summary's warnings; the two of the recorder's lost records are left out when the
+// records-lost flag already names the diagnostics they come from.
+std::vector<std::string> WarningTexts(const SummaryFile& summary, bool records_lost_flagged) {
+  std::vector<std::string> texts;
+  const Json& warnings = JsonGet(summary.content, "warnings");
+  if (!warnings.is_array()) return texts;
+  for (const Json& warning : warnings) {
+    if (!warning.is_string()) continue;
+    const std::string& text = warning.get_ref<const std::string&>();
+    if (records_lost_flagged && (text.starts_with("the recorder lost ") ||
+                                 text.starts_with("the trace was not closed by its recorder"))) {
+      continue;
+    }
+    texts.push_back(OneLine(text));
+  }
+  return texts;
+}
+
+// ---------------------------------------------------------------------------------------
+// The cross-run ranking.
+
+// The run's shipped defaults reach some of the unit's work (a unit entry without any of the
+// reached_default figures counts as reached: nothing says otherwise).
+bool Reached(const Json& unit) {
+  bool any_field = false;
+  for (const char* key : {"reached_default_dispatches_per_token",
+                          "reached_default_host_gap_ms_per_token", "reached_default_share_pct"}) {
+    const std::optional<double> value = OptionalNumber(unit, key);
+    any_field = any_field || value.has_value();
+    if (Positive(value)) return true;
+  }
+  return !any_field;
+}
+
+// The unit's decode-wall figures in one run, per generated token (profiled run).
+struct WallFigures {
+  std::optional<double> wall;    // decode wall ms/token
+  std::optional<double> busy;    // GPU busy ms/token
+  std::optional<double> kernel;  // the unit's kernel ms/token
+  std::optional<double> gap;     // the host gap it owns, ms/token
+  std::optional<double> share;   // its share of decode GPU time, %
+  std::optional<double> wall_share;
+  std::optional<double> dispatches;
+  std::optional<double> us_per_dispatch;
+  bool host_only = false;  // it owns host gap and no kernel
+};
+
+WallFigures Figures(const SummaryFile& run, const Json& unit) {
+  const Json& s = run.content;
+  WallFigures f;
+  const std::optional<double> tokens = OptionalNumber(s, "generated_tokens");
+  f.wall = Quotient(OptionalNumber(s, "decode_wall_ms"), tokens);
+  f.busy = OptionalNumber(s, "gpu_ms_per_token");
+  if (!f.wall && f.busy && OptionalNumber(s, "host_gap_ms_per_token")) {
+    f.wall = *f.busy + *OptionalNumber(s, "host_gap_ms_per_token");
+  }
+  f.share = OptionalNumber(unit, "fallback_share_pct");
+  const std::optional<double> gpu_sum = OptionalNumber(s, "decode_gpu_sum_ms");
+  if (f.share && gpu_sum) f.kernel = Quotient(*f.share / 100.0 * *gpu_sum, tokens);
+  f.gap = OptionalNumber(unit, "fallback_host_gap_ms_per_token");
+  f.wall_share = OptionalNumber(unit, "fallback_wall_share_pct");
+  f.dispatches = OptionalNumber(unit, "fallback_dispatches_per_token");
+  f.us_per_dispatch = OptionalNumber(unit, "fallback_host_gap_us_per_dispatch");
+  const Json& host_gap = JsonGet(unit, "host_gap");
+  f.host_only = (host_gap.is_string() && host_gap.get_ref<const std::string&>() == "all") ||
+                (Positive(f.gap) && f.share.value_or(0.0) <= 0.0);
+  return f;
+}
+
+std::vector<CrossRunUnit> Rank(const std::vector<SummaryFile>& summaries,
+                               const std::vector<std::vector<TrustFlag>>& flags) {
+  std::vector<analysis::UnitAcrossRuns> units;
+  std::vector<CrossRunUnit> details;
+  for (const std::string& id : UnitColumns(summaries)) {
+    analysis::UnitAcrossRuns unit{.id = id};
+    CrossRunUnit detail{.id = id};
+    for (size_t r = 0; r < summaries.size(); ++r) {
+      const Json& entry = JsonGet(PortUnits(summaries[r]), id);
+      if (entry.is_null()) continue;
+      if (detail.port.empty()) {
+        const Json& port = JsonGet(entry, "port");
+        if (port.is_string()) detail.port = port.get<std::string>();
+      }
+      analysis::RankedUnit figure{.id = id};
+      for (const analysis::RankedUnit& ranked : RankedUnits(summaries[r])) {
+        if (ranked.id == id) figure = ranked;
+      }
+      const bool reached = Reached(entry);
+      unit.runs.push_back({r, figure, OptionalNumber(entry, "fallback_share_pct").value_or(0.0),
+                           reached, r >= flags.size() || !DoubtsCeilings(flags[r])});
+      detail.holding.push_back(r);
+      if (reached) detail.reached.push_back(r);
+    }
+    units.push_back(std::move(unit));
+    details.push_back(std::move(detail));
+  }
+  std::vector<CrossRunUnit> out;
+  for (const analysis::CrossRunRankedUnit& ranked : analysis::RankUnitsAcrossRuns(units)) {
+    auto it = std::find_if(details.begin(), details.end(),
+                           [&ranked](const CrossRunUnit& d) { return d.id == ranked.id; });
+    CrossRunUnit unit = *it;
+    unit.best_run = ranked.best_run;
+    unit.ceiling = ranked.value;
+    unit.by = ranked.by;
+    if (ranked.best_run) {
+      unit.gpu_share = OptionalNumber(JsonGet(PortUnits(summaries[*ranked.best_run]), ranked.id),
+                                      "fallback_share_pct");
+    }
+    unit.flagged_only = ranked.flagged_only;
+    out.push_back(std::move(unit));
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// The section's pieces, shared by the Markdown and the HTML form.
+
+struct Section {
+  const std::vector<SummaryFile>& summaries;
+  std::vector<std::vector<TrustFlag>> flags;
+  std::vector<CrossRunUnit> units;
+  std::vector<size_t> listed;  // indices into `units`: the list, at most `top`
+  std::vector<size_t> others;  // the rest, in rank order
+};
+
+Section Build(const std::vector<SummaryFile>& summaries, size_t top) {
+  Section section{summaries, {}, {}, {}, {}};
+  for (const SummaryFile& summary : summaries) section.flags.push_back(TrustFlags(summary));
+  section.units = Rank(summaries, section.flags);
+  for (size_t i = 0; i < section.units.size(); ++i) {
+    if (section.listed.size() < top && WorthListing(section.units[i])) {
+      section.listed.push_back(i);
+    } else {
+      section.others.push_back(i);
+    }
+  }
+  return section;
+}
+
+// "`name`" and the trust mark when the run has flags.
+Rich RunRef(const Section& section, size_t run) {
+  Rich rich = {C(RunName(section.summaries[run]))};
+  if (!section.flags[run].empty()) rich.push_back(T(std::string(" ") + kTrustMark));
+  return rich;
+}
+
+std::string RunCount(size_t n) { return std::to_string(n) + (n == 1 ? " run" : " runs"); }
+
+Rich Intro(const Section& section) {
+  if (section.units.empty()) {
+    return {
+        T("These summaries have no work units (summarized without a units file): nothing "
+          "to rank.")};
+  }
+  Rich rich = {T("The work units ranked once over the " + RunCount(section.summaries.size()) +
+                 " of this report: by the largest wall ceiling over the runs each reaches "
+                 "(ties: the larger GPU share), a run whose trust flags doubt its ceilings (" +
+                 kTrustMark +
+                 ", below) counting only where no other run reaches the unit; units that no "
+                 "run's shipped defaults reach come last. ")};
+  if (section.listed.empty()) {
+    rich.push_back(T("No unit has anything to gain on these runs."));
+  } else {
+    rich.push_back(T("Top " + std::to_string(section.listed.size()) + " of " +
+                     std::to_string(section.units.size()) + " units:"));
+  }
+  return rich;
+}
+
+Rich UnitHead(const CrossRunUnit& unit) {
+  Rich rich = {B("#" + unit.id)};
+  rich.push_back(T((unit.port.empty() ? std::string() : ": " + unit.port) + " — "));
+  if (unit.ceiling) {
+    rich.push_back(B(Times(*unit.ceiling)));
+    rich.push_back(T(std::string(" ") + FigureName(unit.by)));
+  } else {
+    rich.push_back(T("no wall ceiling (the summaries predate the host-gap fields, #2148)"));
+  }
+  return rich;
+}
+
+size_t OptInRuns(const Section& section, const CrossRunUnit& unit) {
+  size_t n = 0;
+  for (const size_t r : unit.holding) {
+    const Json& entry = JsonGet(PortUnits(section.summaries[r]), unit.id);
+    if (Positive(OptionalNumber(entry, "reached_optin_share_pct"))) ++n;
+  }
+  return n;
+}
+
+Rich UnitRuns(const Section& section, const CrossRunUnit& unit) {
+  const size_t all = section.summaries.size();
+  Rich rich = {T("runs: ")};
+  if (unit.reached.empty()) {
+    rich.push_back(T("no run's shipped defaults reach it (its fallback set is in " +
+                     std::to_string(unit.holding.size()) + " of " + RunCount(all)));
+    if (const size_t optin = OptInRuns(section, unit); optin > 0) {
+      rich.push_back(T("; opt-in switches reach it in " + RunCount(optin)));
+    }
+    rich.push_back(T(")"));
+  } else if (unit.reached.size() == all) {
+    rich.push_back(T(all == 1   ? "reaches the run"
+                     : all == 2 ? "reaches both runs"
+                                : "reaches all " + RunCount(all)));
+  } else {
+    rich.push_back(
+        T("reaches " + std::to_string(unit.reached.size()) + " of " + RunCount(all) + ": "));
+    for (size_t i = 0; i < unit.reached.size(); ++i) {
+      if (i > 0) rich.push_back(T(", "));
+      Append(rich, RunRef(section, unit.reached[i]));
+    }
+  }
+  if (unit.flagged_only)
+    rich.push_back(T(unit.reached.size() == 1 ? ", flagged" : ", all flagged"));
+  if (unit.best_run) {
+    rich.push_back(T("; ceiling from "));
+    Append(rich, RunRef(section, *unit.best_run));
+  }
+  return rich;
+}
+
+Rich Evidence(const Section& section, const CrossRunUnit& unit) {
+  Rich rich = {T("evidence: ")};
+  if (!unit.best_run) {
+    rich.push_back(T(std::string(kNoValue)));
+    return rich;
+  }
+  rich.push_back(T(UnitEvidence(section.summaries[*unit.best_run], unit.id)));
+  return rich;
+}
+
+Rich Others(const Section& section) {
+  Rich rich = {T(section.listed.empty() ? "Ranked: " : "Also ranked: ")};
+  for (size_t i = 0; i < section.others.size(); ++i) {
+    const CrossRunUnit& unit = section.units[section.others[i]];
+    if (i > 0) rich.push_back(T(", "));
+    rich.push_back(C("#" + unit.id));
+    rich.push_back(T(" " + (unit.ceiling ? Times(*unit.ceiling) : std::string(kNoValue))));
+    if (!unit.reached.empty() || unit.holding.empty()) continue;
+    rich.push_back(T(" (no run reaches it)"));
+  }
+  rich.push_back(T(". A ceiling of 1.00× means nothing to gain on these runs."));
+  return rich;
+}
+
+Rich Legend() {
+  return {
+      T("Ceilings are speedup bounds: how many times faster the decode would run if the unit's "
+        "work took no time. "),
+      B("plain wall"),
+      T(" ("),
+      C("plain_ceiling_wall_est"),
+      T("): its kernel time plus the host gap it owns, the gap re-scaled to the run without "
+        "the profiler; the bound to compare a port's measured speedup against. "),
+      B("profiled wall"),
+      T(" ("),
+      C("ceiling_wall"),
+      T("): the same over the profiled decode wall, for a run without a plain run. "),
+      B("GPU share"),
+      T(" ("),
+      C("ceiling_gpu_share"),
+      T("): kernel time alone, 1 / (1 − its share of decode GPU time); the seed's ceiling "
+        "table prints it in parentheses after the wall ceiling. A unit owns the host gap in "
+        "front of its dispatches (a CUDA-graph capture owns all of it), so a small GPU share "
+        "can still bound the wall high."),
+  };
+}
+
+Rich FlagsHeading(const Section& section) {
+  size_t flagged = 0;
+  for (const std::vector<TrustFlag>& flags : section.flags) flagged += flags.empty() ? 0u : 1u;
+  if (flagged == 0) {
+    return {T("Trust flags: none. Every run has a profiler cost from -" +
+              Fixed(kPlainSlowerNoisePct, 0) + " to " + Fixed(kProfilerCostFlagPct, 0) +
+              " % (or no plain run), at least " + std::to_string(kMinGeneratedTokens) +
+              " generated tokens, clean window checks, no warnings and no lost records.")};
+  }
+  return {T("Trust flags (" + std::to_string(flagged) + " of " +
+            RunCount(section.summaries.size()) + ", " + kTrustMark +
+            " next to their names; check them before acting on their figures):")};
+}
+
+std::string Capitalized(std::string text) {
+  if (!text.empty() && text[0] >= 'a' && text[0] <= 'z') text[0] = static_cast<char>(text[0] - 32);
+  return text;
+}
+
+// One line per kind of flag: the runs it flags with their figures, the reason, the fix.
+std::vector<Rich> FlagLines(const Section& section) {
+  std::vector<Rich> lines;
+  for (int k = 0; k <= static_cast<int>(TrustFlagKind::kRecordsLost); ++k) {
+    const auto kind = static_cast<TrustFlagKind>(k);
+    Rich rich;
+    const TrustFlag* first = nullptr;
+    for (size_t r = 0; r < section.summaries.size(); ++r) {
+      for (const TrustFlag& flag : section.flags[r]) {
+        if (flag.kind != kind) continue;
+        if (first == nullptr) {
+          first = &flag;
+          rich = {B(flag.label), T(": ")};
+        } else {
+          rich.push_back(T("; "));
+        }
+        Append(rich, RunRef(section, r));
+        rich.push_back(T(" " + flag.detail));
+      }
+    }
+    if (first == nullptr) continue;
+    Append(rich, Ticked(". " + Capitalized(first->reason) + "."));
+    if (first->doubts_ceilings && !section.units.empty()) {
+      rich.push_back(
+          T(" The ranking above takes a ceiling from such a run only where no other "
+            "run reaches the unit."));
+    }
+    Append(rich, Ticked(" Fix: " + first->fix + "."));
+    lines.push_back(std::move(rich));
+  }
+  return lines;
+}
+
+Rich UnitKeyHeading() { return {T("Units (the "), C("#"), T(" names in the tables below):")}; }
+
+Rich UnitKeyLine(const CrossRunUnit& unit) {
+  return {C("#" + unit.id), T(": " + (unit.port.empty() ? std::string(kNoValue) : unit.port))};
+}
+
+// The units in the units file's order (UnitColumns), for the key.
+std::vector<const CrossRunUnit*> InFileOrder(const Section& section) {
+  std::vector<const CrossRunUnit*> out;
+  for (const std::string& id : UnitColumns(section.summaries)) {
+    for (const CrossRunUnit& unit : section.units) {
+      if (unit.id == id) out.push_back(&unit);
+    }
+  }
+  return out;
+}
+
+// The unit's share of the best run's decode wall: kernel part and host-gap part, in %.
+std::optional<std::pair<double, double>> WallParts(const Section& section,
+                                                   const CrossRunUnit& unit) {
+  if (!unit.best_run) return std::nullopt;
+  const WallFigures f = Figures(section.summaries[*unit.best_run],
+                                JsonGet(PortUnits(section.summaries[*unit.best_run]), unit.id));
+  if (!Positive(f.wall) || !f.kernel || !f.gap) return std::nullopt;
+  const double kernel = std::clamp(*f.kernel / *f.wall * 100.0, 0.0, 100.0);
+  const double gap = std::clamp(*f.gap / *f.wall * 100.0, 0.0, 100.0 - kernel);
+  if (!std::isfinite(kernel + gap)) return std::nullopt;
+  return std::make_pair(kernel, gap);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------
+
+TrustFlag MakeTrustFlag(TrustFlagKind kind, std::string detail) {
+  const std::string tokens = std::to_string(kMinGeneratedTokens);
+  const std::string cost_limit = Fixed(kProfilerCostFlagPct, 0) + " %";
+  switch (kind) {
+    case TrustFlagKind::kPlainSlower:
+      return {kind,
+              "plain run slower than profiled",
+              std::move(detail),
+              "a profiler cannot make a run faster, so the plain and the profiled run differ by "
+              "noise of at least that much, and the plain-wall ceilings rest on a disturbed "
+              "plain run",
+              "rerun the plain and the profiled run back to back behind the GPU guard "
+              "(`decodeprof profile` does both); until then read the profiled-wall ceiling "
+              "(`ceiling_wall`)",
+              true};
+    case TrustFlagKind::kHighProfilerCost:
+      return {kind,
+              "profiler cost above " + cost_limit,
+              std::move(detail),
+              "the recorder stretched the profiled host gaps, so the profiled host-gap figures "
+              "and profiled-wall ceilings overstate the units that own host gap",
+              "compare against the plain-wall ceiling (`plain_ceiling_wall_est`), which "
+              "re-scales the gaps to the run without the profiler; if a rerun costs as much, "
+              "record fewer annotation ranges",
+              false};
+    case TrustFlagKind::kFewTokens:
+      return {kind,
+              "few tokens",
+              std::move(detail),
+              "per-token figures and tok/s of so short a run are noisy",
+              "decode at least " + tokens +
+                  " tokens; the H200 campaign decodes 128 (`decodeprof profile --tokens 128`)",
+              true};
+    case TrustFlagKind::kNoTokenCount:
+      return {kind,
+              "no generated-token count",
+              std::move(detail),
+              "without it the summary has no per-token figure",
+              "summarize with the bench log's results block (`--log`) or `--generated-tokens N`",
+              true};
+    case TrustFlagKind::kStraddlingKernels:
+      return {kind,
+              "kernels straddle decode_start",
+              std::move(detail),
+              "the window cut runs through GPU work of the prefill, which is left out (0 "
+              "expected)",
+              "synchronize the device before the decode_start mark (e.g. "
+              "torch.cuda.synchronize()) and record again",
+              true};
+    case TrustFlagKind::kGapResidual:
+      return {kind,
+              "host-gap attribution residual",
+              std::move(detail),
+              "the host gaps the units own do not add up to the window's (0 expected), so "
+              "their wall ceilings are off",
+              "summarize the trace again with this version; if the residual stays, report it "
+              "with the trace and read the GPU-share ceilings meanwhile",
+              true};
+    case TrustFlagKind::kWarnings:
+      return {kind,
+              "summarize warned",
+              std::move(detail),
+              "the figures stand but may mislead",
+              "see what each one names (user guide section 3, Diagnostics) and summarize again "
+              "once it is fixed",
+              false};
+    case TrustFlagKind::kRecordsLost:
+      return {kind,
+              "records lost",
+              std::move(detail),
+              "GPU work or ranges are missing from the trace, so the figures undercount",
+              "record again until the summary's diagnostics list no data-loss entry (a "
+              "shorter run loses fewer records)",
+              true};
+  }
+  return {kind, "", std::move(detail), "", "", false};
+}
+
+std::vector<TrustFlag> TrustFlags(const SummaryFile& summary) {
+  const Json& s = summary.content;
+  std::vector<TrustFlag> flags;
+  const std::optional<double> cost = OptionalNumber(s, "profiler_decode_slowdown_pct");
+  const std::string cost_text = "profiler cost " + Stored(s, "profiler_decode_slowdown_pct") + " %";
+  if (cost && *cost < -kPlainSlowerNoisePct) {
+    flags.push_back(MakeTrustFlag(TrustFlagKind::kPlainSlower, cost_text));
+  }
+  if (cost && *cost > kProfilerCostFlagPct) {
+    flags.push_back(MakeTrustFlag(TrustFlagKind::kHighProfilerCost, cost_text));
+  }
+  const std::optional<int64_t> tokens = IntegerField(s, "generated_tokens");
+  if (!tokens || *tokens <= 0) {
+    flags.push_back(MakeTrustFlag(
+        TrustFlagKind::kNoTokenCount,
+        tokens ? "generated_tokens " + std::to_string(*tokens) : "no generated_tokens"));
+  } else if (*tokens < kMinGeneratedTokens) {
+    const std::optional<int64_t> passes = IntegerField(s, "decode_forward_passes");
+    flags.push_back(
+        MakeTrustFlag(TrustFlagKind::kFewTokens, std::to_string(*tokens) + " generated tokens (" +
+                                                     std::to_string(passes.value_or(*tokens - 1)) +
+                                                     " forward passes), fewer than " +
+                                                     std::to_string(kMinGeneratedTokens)));
+  }
+  const Json& checks = JsonGet(s, "checks");
+  if (const std::optional<int64_t> straddling =
+          IntegerField(checks, "kernels_straddling_decode_start");
+      straddling && *straddling > 0) {
+    flags.push_back(MakeTrustFlag(TrustFlagKind::kStraddlingKernels,
+                                  std::to_string(*straddling) + " straddling kernels"));
+  }
+  if (const std::optional<double> residual =
+          OptionalNumber(checks, "host_gap_attribution_residual_ns");
+      residual && *residual != 0.0) {
+    flags.push_back(
+        MakeTrustFlag(TrustFlagKind::kGapResidual,
+                      Stored(checks, "host_gap_attribution_residual_ns") + " ns unattributed"));
+  }
+  const std::vector<std::string> lost = DiagnosticTexts(summary, {"data-loss", "error"}, {});
+  std::vector<std::string> warned = WarningTexts(summary, !lost.empty());
+  for (std::string& text :
+       DiagnosticTexts(summary, {"warning"}, {"straddling_decode_start", "host_gap_residual"})) {
+    warned.push_back("diagnostic " + text);
+  }
+  if (!warned.empty()) {
+    flags.push_back(MakeTrustFlag(TrustFlagKind::kWarnings, Joined(warned, "; ")));
+  }
+  if (!lost.empty())
+    flags.push_back(MakeTrustFlag(TrustFlagKind::kRecordsLost, Joined(lost, "; ")));
+  return flags;
+}
+
+bool DoubtsCeilings(const std::vector<TrustFlag>& flags) {
+  return std::any_of(flags.begin(), flags.end(),
+                     [](const TrustFlag& flag) { return flag.doubts_ceilings; });
+}
+
+std::vector<CrossRunUnit> RankUnitsAcrossRuns(const std::vector<SummaryFile>& summaries,
+                                              const std::vector<std::vector<TrustFlag>>& flags) {
+  return Rank(summaries, flags);
+}
+
+bool WorthListing(const CrossRunUnit& unit) {
+  if (unit.ceiling) return *unit.ceiling > 1.0;
+  return Positive(unit.gpu_share);
+}
+
+std::string UnitEvidence(const SummaryFile& run, const std::string& unit_id) {
+  const Json& unit = JsonGet(PortUnits(run), unit_id);
+  const WallFigures f = Figures(run, unit);
+  const std::string share = f.share ? Pct(*f.share) : std::string(kNoValue);
+  if (f.host_only && f.gap) {
+    std::string text;
+    if (Positive(f.wall)) {
+      text = "owns " + Pct(*f.gap / *f.wall * 100.0) + " of the decode wall as host gap";
+      if (f.busy) text += ": GPU busy only " + Ms(*f.busy) + " of " + Ms(*f.wall) + " ms/token";
+    } else {
+      text = "owns " + Ms(*f.gap) + " ms/token of host gap";
+    }
+    return text + "; it replaces no kernel (" + share +
+           " of GPU time), so its whole ceiling is host gap that a captured step removes";
+  }
+  if (!f.share) return "no GPU share or host gap in the summary";
+  std::string text = share + " of decode GPU time";
+  if (f.kernel) text += " (" + Ms(*f.kernel) + " ms/token)";
+  if (!f.gap) return text + "; the summary has no host-gap figures (it predates #2148)";
+  const std::string dispatches =
+      f.dispatches ? " in front of its " + Fixed(*f.dispatches, 1) + " dispatches/token" : "";
+  const std::string each = f.us_per_dispatch && f.dispatches && *f.dispatches > 0.0
+                               ? " (" + Fixed(*f.us_per_dispatch, 1) + " us each)"
+                               : "";
+  const std::string wall_share =
+      f.wall_share ? ": " + Pct(*f.wall_share) + " of the decode wall" : std::string();
+  if (!f.kernel || *f.gap <= *f.kernel) {
+    return text + " plus " + Ms(*f.gap) + " ms/token of host gap" + dispatches + each + wall_share;
+  }
+  // A small GPU share with a large wall ceiling: say why.
+  const std::optional<double> plain = OptionalNumber(unit, "plain_ceiling_wall_est");
+  const std::optional<double> wall_ceiling = plain ? plain : OptionalNumber(unit, "ceiling_wall");
+  const bool explain =
+      *f.share < kSmallGpuSharePct && wall_ceiling && *wall_ceiling >= kLargeWallCeiling;
+  text += (explain ? ", yet " : " and ") + Ms(*f.gap) + " ms/token of host gap" + dispatches +
+          each + wall_share + ", mostly host gap";
+  if (explain) {
+    text +=
+        " — a small GPU share bounds the wall high because the idle time before its "
+        "launches counts as its own";
+  }
+  return text;
+}
+
+std::string RenderDoFirstMarkdown(const std::vector<SummaryFile>& summaries, size_t top) {
+  const Section section = Build(summaries, top);
+  std::vector<std::string> lines = {"## Do first", "", ToMarkdown(Intro(section))};
+  if (!section.listed.empty()) lines.push_back("");
+  for (size_t i = 0; i < section.listed.size(); ++i) {
+    const CrossRunUnit& unit = section.units[section.listed[i]];
+    lines.push_back(std::to_string(i + 1) + ". " + ToMarkdown(UnitHead(unit)));
+    lines.push_back("   - " + ToMarkdown(UnitRuns(section, unit)));
+    lines.push_back("   - " + ToMarkdown(Evidence(section, unit)));
+  }
+  if (!section.others.empty()) {
+    lines.push_back("");
+    lines.push_back(ToMarkdown(Others(section)));
+  }
+  if (!section.units.empty()) {
+    lines.push_back("");
+    lines.push_back(ToMarkdown(Legend()));
+  }
+  lines.push_back("");
+  lines.push_back(ToMarkdown(FlagsHeading(section)));
+  const std::vector<Rich> flag_lines = FlagLines(section);
+  if (!flag_lines.empty()) lines.push_back("");
+  for (const Rich& line : flag_lines) lines.push_back("- " + ToMarkdown(line));
+  if (!section.units.empty()) {
+    lines.push_back("");
+    lines.push_back(ToMarkdown(UnitKeyHeading()));
+    lines.push_back("");
+    for (const CrossRunUnit* unit : InFileOrder(section)) {
+      lines.push_back("- " + ToMarkdown(UnitKeyLine(*unit)));
+    }
+  }
+  std::string out;
+  for (const std::string& line : lines) out += line + "\n";
+  return out + "\n";
+}
+
+std::string RenderDoFirstHtml(const std::vector<SummaryFile>& summaries, size_t top) {
+  const Section section = Build(summaries, top);
+  std::string out =
+      "<section id=\"do-first\">\n<h2>Do first</h2>\n<p>" + ToHtml(Intro(section)) + "</p>\n";
+  if (!section.listed.empty()) {
+    out += "<ol>\n";
+    for (const size_t index : section.listed) {
+      const CrossRunUnit* unit = &section.units[index];
+      out += "<li>" + ToHtml(UnitHead(*unit));
+      if (const auto parts = WallParts(section, *unit)) {
+        // The share of the decode wall the unit owns: its kernel time next to its host gap,
+        // so that a unit of host gap alone (a CUDA-graph capture) shows what it owns.
+        out += "\n<div class=\"wall\" title=\"share of the decode wall: kernel time " +
+               Fixed(parts->first, 2) + "%, host gap " + Fixed(parts->second, 2) +
+               "%\"><div class=\"gpu\" style=\"width:" + Fixed(parts->first, 2) +
+               "%\"></div><div class=\"gap\" style=\"width:" + Fixed(parts->second, 2) +
+               "%\"></div></div>";
+      }
+      out += "\n<div>" + ToHtml(UnitRuns(section, *unit)) + "</div>\n<div>" +
+             ToHtml(Evidence(section, *unit)) + "</div></li>\n";
+    }
+    out += "</ol>\n";
+    out +=
+        "<p class=\"note\"><span class=\"key gpu\"></span> kernel time and <span class=\"key "
+        "gap\"></span> host gap a unit owns, in % of the decode wall of the run its ceiling "
+        "comes from.</p>\n";
+  }
+  if (!section.others.empty()) out += "<p>" + ToHtml(Others(section)) + "</p>\n";
+  if (!section.units.empty()) out += "<p class=\"note\">" + ToHtml(Legend()) + "</p>\n";
+  out += "<p>" + ToHtml(FlagsHeading(section)) + "</p>\n";
+  std::string items;
+  for (const Rich& line : FlagLines(section)) items += "<li>" + ToHtml(line) + "</li>\n";
+  if (!items.empty()) out += "<ul class=\"flags\">\n" + items + "</ul>\n";
+  if (!section.units.empty()) {
+    out += "<p>" + ToHtml(UnitKeyHeading()) + "</p>\n<ul>\n";
+    for (const CrossRunUnit* unit : InFileOrder(section)) {
+      out += "<li>" + ToHtml(UnitKeyLine(*unit)) + "</li>\n";
+    }
+    out += "</ul>\n";
+  }
+  return out + "</section>\n";
+}
+
+std::string TrustMarkHtml(const SummaryFile& summary) {
+  const std::vector<TrustFlag> flags = TrustFlags(summary);
+  if (flags.empty()) return "";
+  std::vector<std::string> labels;
+  for (const TrustFlag& flag : flags) labels.push_back(flag.label);
+  return " <span class=\"flag\" title=\"" + HtmlEscape(Joined(labels, "; ")) + "\">" + kTrustMark +
+         "</span>";
+}
+
+}  // namespace decodeprof::report
