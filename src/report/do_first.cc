@@ -266,6 +266,9 @@ std::vector<CrossRunUnit> Rank(const std::vector<SummaryFile>& summaries,
     unit.ceiling = ranked.value;
     unit.by = ranked.by;
     if (ranked.best_run) {
+      for (const analysis::RankedUnit& r : RankedUnits(summaries[*ranked.best_run])) {
+        if (r.id == ranked.id && r.by == ranked.by) unit.ceiling_range = r.value_range;
+      }
       unit.gpu_share = OptionalNumber(JsonGet(PortUnits(summaries[*ranked.best_run]), ranked.id),
                                       "fallback_share_pct");
     }
@@ -336,6 +339,10 @@ Rich UnitHead(const CrossRunUnit& unit) {
   if (unit.ceiling) {
     rich.push_back(B(Times(*unit.ceiling)));
     rich.push_back(T(std::string(" ") + FigureName(unit.by)));
+    if (unit.ceiling_range && unit.ceiling_range->first != unit.ceiling_range->second) {
+      rich.push_back(T(" (" + Fixed(unit.ceiling_range->first, 2) + "–" +
+                       Times(unit.ceiling_range->second) + " over the plain runs)"));
+    }
   } else {
     rich.push_back(T("no wall ceiling (the summaries predate the host-gap fields, #2148)"));
   }
@@ -540,6 +547,17 @@ TrustFlag MakeTrustFlag(TrustFlagKind kind, std::string detail) {
               "re-scales the gaps to the run without the profiler; if a rerun costs as much, "
               "record fewer annotation ranges",
               false};
+    case TrustFlagKind::kNoisyPlainRuns:
+      return {kind,
+              "plain runs disagree",
+              std::move(detail),
+              "the plain ms/token swings between runs, and every plain-wall ceiling moves with "
+              "it (each unit's range over the fastest and slowest plain run is printed next to "
+              "its ceiling)",
+              "run more plain runs on a quieter machine (`decodeprof profile --plain-runs 5`, "
+              "behind the GPU guard) and compare measured speedups against the range, not the "
+              "point",
+              false};
     case TrustFlagKind::kFewTokens:
       return {kind,
               "few tokens",
@@ -603,6 +621,14 @@ std::vector<TrustFlag> TrustFlags(const SummaryFile& summary) {
   }
   if (cost && *cost > kProfilerCostFlagPct) {
     flags.push_back(MakeTrustFlag(TrustFlagKind::kHighProfilerCost, cost_text));
+  }
+  const Json& plain_runs = JsonGet(s, "plain_runs");
+  if (const std::optional<double> spread = OptionalNumber(plain_runs, "spread_pct");
+      spread && *spread > kPlainSpreadFlagPct) {
+    flags.push_back(MakeTrustFlag(TrustFlagKind::kNoisyPlainRuns,
+                                  Stored(plain_runs, "count") + " plain runs, decode tok/s " +
+                                      Stored(plain_runs, "spread_pct") +
+                                      " % apart (the median run is used)"));
   }
   const std::optional<int64_t> tokens = IntegerField(s, "generated_tokens");
   if (!tokens || *tokens <= 0) {

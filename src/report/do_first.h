@@ -47,6 +47,8 @@ inline constexpr double kProfilerCostFlagPct = 25.0;
 // negative cost is run-to-run noise of one plain and one profiled process, and every writer
 // that prints it says so (full_report.h).
 inline constexpr double kPlainSlowerNoisePct = 5.0;
+// Plain runs whose decode tok/s spread ((fastest − slowest) / median) exceeds this are flagged.
+inline constexpr double kPlainSpreadFlagPct = 10.0;
 // A run with fewer generated tokens than this is flagged.
 inline constexpr int64_t kMinGeneratedTokens = 16;
 // The units the section lists unless told otherwise (`report --do-first N`).
@@ -57,6 +59,7 @@ inline constexpr const char* kTrustMark = "⚠";
 enum class TrustFlagKind {
   kPlainSlower,        // profiler_decode_slowdown_pct < -kPlainSlowerNoisePct
   kHighProfilerCost,   // profiler_decode_slowdown_pct > kProfilerCostFlagPct
+  kNoisyPlainRuns,     // plain_runs.spread_pct > kPlainSpreadFlagPct
   kFewTokens,          // 0 < generated_tokens < kMinGeneratedTokens
   kNoTokenCount,       // generated_tokens absent, null or 0
   kStraddlingKernels,  // checks.kernels_straddling_decode_start > 0
@@ -92,6 +95,9 @@ struct CrossRunUnit {
   std::vector<size_t> reached;     // of those, the runs it reaches
   std::optional<size_t> best_run;  // the run its ceiling comes from
   std::optional<double> ceiling;   // the analysis ranking's figure in best_run
+  // Its lowest and highest value over best_run's fastest and slowest plain run (the spread of
+  // several plain runs), when the summary gives it.
+  std::optional<std::pair<double, double>> ceiling_range;
   analysis::RankFigure by = analysis::RankFigure::kCeilingWall;
   std::optional<double> gpu_share;  // fallback_share_pct in best_run
   bool flagged_only = false;        // every run it reaches has a flag that doubts its ceilings

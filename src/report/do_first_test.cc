@@ -343,6 +343,33 @@ TEST(RenderDoFirstMarkdownTest, ListsTheTopUnitsAndNamesTheRest) {
   EXPECT_EQ(all.find("7. "), std::string::npos) << all;
 }
 
+// Several plain runs (summarize --plain-log repeated): a spread above 10 % is flagged, and the
+// ceiling's range over the fastest and slowest plain run is printed next to it.
+TEST(RenderDoFirstMarkdownTest, NoisyPlainRunsAreFlaggedAndCeilingsGiveTheirRange) {
+  Json run = CleanRun("noisy");
+  run["plain_runs"] = Json::parse(
+      R"({"count": 3, "decode_tok_s": [30.0, 40.0, 52.0], "used": 1, "spread_pct": 55.0})");
+  run["port_units"]["graph"] = Unit("graphs", 0.0, 5.0, 2.56);
+  run["ranked_units"] = Json::parse(
+      R"([{"id": "graph", "by": "plain_ceiling_wall_est", "value": 2.56,
+           "value_range": [2.1, 3.62]}])");
+  const std::vector<SummaryFile> runs = {Parsed(run)};
+  const std::vector<TrustFlag> flags = TrustFlags(runs[0]);
+  ASSERT_EQ(flags.size(), 1u);
+  EXPECT_EQ(flags[0].kind, TrustFlagKind::kNoisyPlainRuns);
+  EXPECT_EQ(flags[0].detail, "3 plain runs, decode tok/s 55.0 % apart (the median run is used)");
+  EXPECT_FALSE(flags[0].doubts_ceilings);
+  const std::string out = RenderDoFirstMarkdown(runs, 5);
+  EXPECT_NE(out.find("**#graph**: graphs — **2.56×** plain wall (2.10–3.62× over the plain "
+                     "runs)\n"),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("**plain runs disagree**"), std::string::npos) << out;
+  // At 10 % or less: no flag.
+  run["plain_runs"]["spread_pct"] = 10.0;
+  EXPECT_TRUE(TrustFlags(Parsed(run)).empty());
+}
+
 TEST(RenderDoFirstMarkdownTest, TrustFlagsByKindWithTheRunsNextToTheirMark) {
   Json a = CleanRun("a");
   a["profiler_decode_slowdown_pct"] = -40.66;

@@ -193,7 +193,12 @@ std::vector<analysis::RankedUnit> RankedUnits(const SummaryFile& summary) {
     const std::optional<analysis::RankFigure> by =
         by_name.is_string() ? RankFigureNamed(by_name.get_ref<const std::string&>()) : std::nullopt;
     if (!id.is_string() || !by) continue;
-    out.push_back({id.get<std::string>(), *by, OptionalNumber(entry, "value")});
+    analysis::RankedUnit unit{id.get<std::string>(), *by, OptionalNumber(entry, "value")};
+    const Json& range = JsonGet(entry, "value_range");
+    if (range.is_array() && range.size() == 2 && range[0].is_number() && range[1].is_number()) {
+      unit.value_range = std::make_pair(range[0].get<double>(), range[1].get<double>());
+    }
+    out.push_back(std::move(unit));
   }
   return out;
 }
