@@ -1,5 +1,5 @@
 // A large decodeprof native trace for the native importer's benchmark
-// (bench/native_throughput.sh): KERNELS kernels back to back in decode steps of 500, each with
+// (bench/sqlite_throughput.sh): KERNELS kernels back to back in decode steps of 500, each with
 // its cudaLaunchKernel record, the decodeprof:decode range over the last WINDOW_STEPS steps.
 //
 //   decodeprof_gen_native_trace OUT.sqlite KERNELS WINDOW_STEPS

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Throughput and memory of `decodeprof summarize` on large native traces (issue 14), at three
-# sizes, against baselines measured in the same run.
+# Throughput and memory of `decodeprof summarize` on large SQLite traces — native (default) or
+# Nsight Systems exports (FORMAT=nsys) — at three sizes, against baselines measured in the same
+# run (issue 14).
 #
-# usage: bench/native_throughput.sh [DECODEPROF] [KERNELS...]
+# usage: bench/sqlite_throughput.sh [DECODEPROF] [KERNELS...]
 #
 #   DECODEPROF  the decodeprof binary (default: build/release/src/cli/decodeprof)
 #   KERNELS     trace sizes in kernels (default: 1250000 2500000 5000000)
@@ -13,8 +14,9 @@
 # kernels table (`SELECT * FROM kernels`) and, when the sqlite3 shell is installed, a plain
 # SQLite scan (`SELECT sum(start_ns) FROM kernels`). Prints kernels/s, the ratios and the peak
 # RSS (os.wait4) per size; PASS when every size runs at >= 2 M kernels/s with a peak RSS under
-# 128 MiB, FAIL otherwise. Environment: GEN (the generator; default: the one built next to
-# DECODEPROF), RUNS, TMPDIR.
+# 128 MiB, FAIL otherwise. Environment: FORMAT (native or nsys: the nsys generator,
+# bench/gen_nsys_trace.cc, needs a build with tests, e.g. build/default), GEN (the generator;
+# default: the one built next to DECODEPROF, or for nsys in build/default), RUNS, TMPDIR.
 set -euo pipefail
 decodeprof=${1:-build/release/src/cli/decodeprof}
 shift || true
@@ -22,14 +24,20 @@ sizes=("$@")
 [[ ${#sizes[@]} -gt 0 ]] || sizes=(1250000 2500000 5000000)
 [[ -x $decodeprof ]] || { echo "decodeprof binary not found: $decodeprof (build it first)" >&2; exit 2; }
 build_dir=$(cd "$(dirname "$decodeprof")/../.." && pwd)
-gen=${GEN:-$build_dir/bench/decodeprof_gen_native_trace}
+format=${FORMAT:-native}
+case $format in
+  native) gen=${GEN:-$build_dir/bench/decodeprof_gen_native_trace}; table=kernels; column=start_ns ;;
+  nsys) gen=${GEN:-build/default/bench/decodeprof_gen_nsys_trace}; table=CUPTI_ACTIVITY_KIND_KERNEL; column=start ;;
+  *) echo "FORMAT must be native or nsys: $format" >&2; exit 2 ;;
+esac
 [[ -x $gen ]] || { echo "generator not found: $gen (cmake --build $build_dir --target decodeprof_gen_native_trace)" >&2; exit 2; }
 work=$(mktemp -d -t decodeprof-native-bench.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 for n in "${sizes[@]}"; do "$gen" "$work/k$n.sqlite" "$n" 7 >&2; done
-python3 - "$decodeprof" "$work" "${RUNS:-3}" "${sizes[@]}" <<'PY'
+python3 - "$decodeprof" "$work" "${RUNS:-3}" "$table" "$column" "${sizes[@]}" <<'PY'
 import os, shutil, sqlite3, subprocess, sys, time
-dp, work, runs, sizes = sys.argv[1], sys.argv[2], int(sys.argv[3]), [int(x) for x in sys.argv[4:]]
+dp, work, runs, table, column = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
+sizes = [int(x) for x in sys.argv[6:]]
 
 def timed(argv):
     best, rss = None, 0
@@ -48,7 +56,7 @@ def py_scan(path):
     best = None
     for _ in range(runs):
         t = time.perf_counter()
-        n = sum(1 for _ in sqlite3.connect(path).execute("SELECT * FROM kernels"))
+        n = sum(1 for _ in sqlite3.connect(path).execute(f"SELECT * FROM {table}"))
         dt = time.perf_counter() - t
         best = dt if best is None else min(best, dt)
     return best
@@ -62,7 +70,7 @@ for n in sizes:
     mb = os.path.getsize(path) / 1e6
     s, rss = timed([dp, "summarize", "--trace", path, "--name", "b", "--out-dir", f"{work}/out", "--quiet"])
     py = py_scan(path)
-    sq = timed([shell, path, "SELECT sum(start_ns) FROM kernels"])[0] if shell else None
+    sq = timed([shell, path, f"SELECT sum({column}) FROM {table}"])[0] if shell else None
     rate = n / s / 1e6
     ok &= rate >= 2 and rss / 1024 < 128
     print(f"{n:>9} {mb:>6.0f} {s:>11.2f} {rate:>11.2f} {rss / 1024:>12.1f} {py:>13.2f} "
