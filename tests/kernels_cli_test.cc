@@ -13,6 +13,7 @@
 
 #include "src/io/importer_registry.h"
 #include "src/io/nsys_sqlite/testing/nsys_db_writer.h"
+#include "src/io/rocpd/testing/rocpd_db_writer.h"
 #include "src/native_format/native_writer.h"
 #include "tests/cli_runner.h"
 
@@ -25,6 +26,7 @@ namespace {
 
 namespace nf = decodeprof::native_format;
 namespace nsys = decodeprof::io::nsys_testing;
+namespace rocpd = decodeprof::io::rocpd_testing;
 
 const std::string kSource = DECODEPROF_SOURCE_DIR;
 const std::string kLlama =
@@ -87,6 +89,26 @@ class KernelsCliTest : public ::testing::Test {
     return path;
   }
 
+  // A rocpd database: MLX kernels launched by HIP calls, on the GPU (device 1).
+  std::string WriteRocpd() {
+    rocpd::RocpdDb db;
+    for (int i = 0; i < 3; ++i) {
+      rocpd::KernelDispatch k;
+      k.start = 1000 + i * 1000;
+      k.end = k.start + 400;
+      k.display_name =
+          "void mlx::core::rocm::rms_norm_kernel<__half, 1024>(__half const*, __half*, int)";
+      k.kernel_name = "_ZN3mlx4core4rocm15rms_norm_kernelEv.kd";
+      k.correlation = 2 * i + 1;
+      db.kernels.push_back(k);
+      db.regions.push_back(
+          rocpd::HipCall(2 * i + 1, "hipLaunchKernel", k.start - 300, k.start - 200));
+    }
+    const std::string path = Path("run_results.db");
+    EXPECT_TRUE(rocpd::WriteRocpdDb(path, db).ok());
+    return path;
+  }
+
   // A native trace with the given kernels: {name, start, end, device}.
   struct K {
     std::string name;
@@ -119,6 +141,7 @@ class KernelsCliTest : public ::testing::Test {
           "flash_fwd"}},
         {"native", {kLlama, "^nvjet_sm90_", "gemv2T"}},
         {"nsys-sqlite", {WriteNsys(), "flash_fwd_kernel", "nvjet"}},
+        {"rocpd", {WriteRocpd(), "rms_norm", "qmv_wide"}},
         {"rocprofv3-csv",
          {kSource + "/src/io/testdata/rocprofv3_1.3.5_kernel_trace.csv", "rms_norm", "qmv_wide"}},
     };

@@ -28,7 +28,8 @@ int RecordMain(int argc, char** argv) {
   std::string backend = "cupti";
   CLI::App app{
       "Run CMD with a kernel recorder and write a native trace (SQLite): CUPTI (kernels,\n"
-      "memcpy/memset, launch API calls, NVTX ranges) or rocprofv3 (its kernel trace,\n"
+      "memcpy/memset, launch API calls, NVTX ranges) or rocprofv3 (its rocpd database -\n"
+      "kernels, roctx ranges - or, from a rocprofv3 older than ROCm 7, its kernel-trace CSV,\n"
       "converted). Returns CMD's exit status, then prints a one-line summary of the trace.",
       "decodeprof record [options] -- CMD..."};
   app.add_option("-o,--output", options.output,

@@ -258,17 +258,23 @@ class Job {
     request.trace = trace_file;
     request.format = "native";
     if (options_.backend == record::Backend::kRocprofv3) {
-      // The seed summarized rocprofv3's CSV itself (and the default pack follows from it).
+      // The seed summarized rocprofv3's CSV itself (and the default pack follows from it); a
+      // rocprofv3 that wrote rocpd (record's rocprofv3 runner) is summarized from its database.
       const std::string dir = trace_file + ".rocprofv3";
-      request.trace = Join(dir, "trace_kernel_trace.csv");
-      request.format = "rocprofv3-csv";
+      const std::string db = Join(dir, "trace_results.db");
+      const bool rocpd = ::access(db.c_str(), F_OK) == 0;
+      request.trace = rocpd ? db : Join(dir, "trace_kernel_trace.csv");
+      request.format = rocpd ? "rocpd" : "rocprofv3-csv";
       const std::string stats = Join(dir, "trace_kernel_stats.csv");
       base::StatusOr<std::string> text = base::ReadFile(stats);
       base::Status copied =
           text.ok()
               ? base::WriteFileAtomic(Join(out_dir_, name + "_kernel_stats.csv"), *text, {stats})
               : text.status();
-      if (!copied.ok()) reporter_.Note("warning: no kernel stats published: " + copied.ToString());
+      // With rocpd, --stats may write no CSV: the database is the record.
+      if (!copied.ok() && (!rocpd || text.ok())) {
+        reporter_.Note("warning: no kernel stats published: " + copied.ToString());
+      }
     }
     request.log = bench_out;
     if (options_.plain) request.plain_logs = plain_outs;

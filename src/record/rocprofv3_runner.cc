@@ -1,14 +1,22 @@
 #include "src/record/rocprofv3_runner.h"
 
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <climits>
 #include <cstring>
+#include <optional>
 #include <string_view>
+#include <unordered_map>
 
+#include "src/io/rocpd/rocpd_importer.h"
 #include "src/io/rocprofv3_csv/rocprofv3_csv_importer.h"
 #include "src/native_format/native_writer.h"
 
@@ -51,7 +59,201 @@ class WriterSink : public trace::DispatchSink {
   base::Status status_;
 };
 
+// What `argv` prints on stdout and stderr (at most `max_bytes`), or nullopt when it cannot
+// run, exits with a failure or takes longer than `timeout` (it is then killed).
+std::optional<std::string> Output(const std::vector<std::string>& argv, size_t max_bytes,
+                                  std::chrono::milliseconds timeout) {
+  std::vector<char*> cargv;
+  for (const std::string& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
+  cargv.push_back(nullptr);
+  int fds[2];
+  if (::pipe(fds) != 0) return std::nullopt;
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return std::nullopt;
+  }
+  if (pid == 0) {  // the child: only async-signal-safe calls
+    ::dup2(fds[1], STDOUT_FILENO);
+    ::dup2(fds[1], STDERR_FILENO);
+    ::close(fds[0]);
+    ::close(fds[1]);
+    const int null = ::open("/dev/null", O_RDONLY);
+    if (null >= 0) ::dup2(null, STDIN_FILENO);
+    ::execv(cargv[0], cargv.data());
+    ::_exit(127);
+  }
+  ::close(fds[1]);
+  std::string out;
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  bool timed_out = false;
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      timed_out = true;
+      break;
+    }
+    pollfd p{fds[0], POLLIN, 0};
+    const int ready = ::poll(&p, 1, static_cast<int>(left.count()));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) {
+      timed_out = ready == 0;
+      break;
+    }
+    char buf[4096];
+    const ssize_t n = ::read(fds[0], buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    out.append(buf, std::min(static_cast<size_t>(n), max_bytes - std::min(max_bytes, out.size())));
+  }
+  ::close(fds[0]);
+  if (timed_out) ::kill(pid, SIGKILL);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (timed_out || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return std::nullopt;
+  return out;
+}
+
+// The native copy kind of a memory copy's model name (trace::MemcpyName), 0 for others.
+int32_t CopyKind(std::string_view name) {
+  for (int32_t kind : {1, 2, 8, 9, 10, 11, 12, 13}) {
+    if (trace::MemcpyName(kind) == name) return kind;
+  }
+  return 0;
+}
+
+// Writes each dispatch of a rocpd import as a kernel or memory-operation row, correlations
+// renumbered densely (Renumber); the first write error stops the writes and is kept.
+class RocpdWriterSink : public trace::DispatchSink {
+ public:
+  RocpdWriterSink(nf::NativeWriter& writer, const trace::StringPool& names)
+      : writer_(writer), names_(names) {}
+  void Add(const trace::Dispatch& d) override {
+    if (!status_.ok()) return;
+    auto name = writer_.Intern(names_.Get(d.name));
+    if (!name.ok()) {
+      status_ = name.status();
+      return;
+    }
+    if (d.kind == trace::DispatchKind::kKernel) {
+      nf::KernelRow row;
+      row.start_ns = d.start;
+      row.end_ns = d.end;
+      row.name = row.mangled = *name;
+      row.device = static_cast<uint32_t>(std::max<int16_t>(d.device, 0));
+      row.stream = d.stream;
+      row.correlation = Renumber(d.correlation);
+      row.grid[0] = static_cast<int32_t>(std::min<int64_t>(d.grid, INT32_MAX));
+      row.grid[1] = row.grid[2] = 1;
+      status_ = writer_.AddKernel(row);
+    } else {
+      nf::MemoryOpRow row;
+      row.start_ns = d.start;
+      row.end_ns = d.end;
+      row.kind = d.kind == trace::DispatchKind::kMemset ? nf::MemoryOpKind::kMemset
+                                                        : nf::MemoryOpKind::kMemcpy;
+      row.copy_kind = row.kind == nf::MemoryOpKind::kMemcpy ? CopyKind(names_.Get(d.name)) : 0;
+      row.device = static_cast<uint32_t>(std::max<int16_t>(d.device, 0));
+      row.stream = d.stream;
+      row.correlation = Renumber(d.correlation);
+      status_ = writer_.AddMemoryOp(row);
+    }
+  }
+  // A dense 32-bit id for a model correlation (0 stays 0).
+  uint32_t Renumber(uint64_t correlation) {
+    if (correlation == 0) return 0;
+    auto [it, added] = ids_.emplace(correlation, 0);
+    if (added) it->second = static_cast<uint32_t>(std::min<size_t>(ids_.size(), UINT32_MAX));
+    return it->second;
+  }
+  const base::Status& status() const { return status_; }
+
+ private:
+  nf::NativeWriter& writer_;
+  const trace::StringPool& names_;
+  std::unordered_map<uint64_t, uint32_t> ids_;
+  base::Status status_;
+};
+
 }  // namespace
+
+base::StatusOr<Rocprofv3Output> Rocprofv3OutputFor(const std::string& rocprofv3,
+                                                   const GetEnvFn& getenv) {
+  if (const char* forced = getenv("DECODEPROF_ROCPROFV3_FORMAT")) {
+    const std::string_view value(forced);
+    if (value == "csv") return Rocprofv3Output::kCsv;
+    if (value == "rocpd") return Rocprofv3Output::kRocpd;
+    return base::ConfigError("DECODEPROF_ROCPROFV3_FORMAT",
+                             "must be csv or rocpd, not '" + std::string(value) + "'");
+  }
+  const std::optional<std::string> help =
+      Output({rocprofv3, "--help"}, size_t{1} << 20, std::chrono::seconds(30));
+  return help && help->find("rocpd") != std::string::npos ? Rocprofv3Output::kRocpd
+                                                          : Rocprofv3Output::kCsv;
+}
+
+std::vector<std::string> Rocprofv3Command(const std::string& rocprofv3, Rocprofv3Output format,
+                                          const std::string& dir,
+                                          const std::vector<std::string>& command) {
+  std::vector<std::string> argv = {rocprofv3, "--kernel-trace", "--hip-graph-trace"};
+  if (format == Rocprofv3Output::kRocpd) argv.push_back("--marker-trace");
+  for (const char* arg : {"--stats", "-f"}) argv.push_back(arg);
+  argv.push_back(format == Rocprofv3Output::kRocpd ? "rocpd" : "csv");
+  for (const std::string& arg :
+       {std::string("-d"), dir, std::string("-o"), std::string("trace"), std::string("--")}) {
+    argv.push_back(arg);
+  }
+  argv.insert(argv.end(), command.begin(), command.end());
+  return argv;
+}
+
+base::StatusOr<int64_t> ConvertRocpd(const std::string& db, const std::string& output) {
+  DP_ASSIGN_OR_RETURN(auto writer, nf::NativeWriter::Create(output, "boottime",
+                                                            "rocprofv3 (converted from rocpd)"));
+  trace::StringPool names;
+  RocpdWriterSink sink(*writer, names);
+  trace::TraceBuilder builder(names, sink);
+  DP_ASSIGN_OR_RETURN(const io::RocpdImport imported, io::ImportRocpd(db, builder));
+  DP_RETURN_IF_ERROR(sink.status());
+  const trace::ImportedTrace t = std::move(builder).Finish();
+  for (const trace::Device& device : t.devices) {
+    nf::DeviceRow row;
+    row.id = static_cast<uint32_t>(std::max(device.id, 0));
+    row.name = device.name;
+    DP_RETURN_IF_ERROR(writer->AddDevice(row));
+  }
+  for (const trace::ApiCall& call : t.launches) {
+    nf::ApiCallRow row;
+    row.start_ns = call.start;
+    row.end_ns = call.end;
+    DP_ASSIGN_OR_RETURN(row.name, writer->Intern(names.Get(call.name)));
+    row.thread = call.thread;
+    row.correlation = sink.Renumber(call.correlation);
+    DP_RETURN_IF_ERROR(writer->AddApiCall(row));
+  }
+  DP_ASSIGN_OR_RETURN(const nf::StringRef domain, writer->Intern(""));
+  for (const trace::Range& range : t.ranges) {
+    nf::RangeRow row;
+    row.start_ns = range.start;
+    row.end_ns = range.end;
+    DP_ASSIGN_OR_RETURN(row.name, writer->Intern(names.Get(range.name)));
+    row.domain = domain;
+    row.thread = range.thread;
+    row.depth = range.depth;
+    row.kind = range.depth < 0 ? nf::RangeKind::kStartEnd : nf::RangeKind::kPushPop;
+    DP_RETURN_IF_ERROR(writer->AddRange(row));
+  }
+  DP_RETURN_IF_ERROR(writer->SetMeta(nf::kMetaRecordingStatus, "ok"));
+  DP_RETURN_IF_ERROR(writer->SetMeta("source", db));
+  if (!imported.schema_version.empty()) {
+    DP_RETURN_IF_ERROR(writer->SetMeta("rocpd_schema_version", imported.schema_version));
+  }
+  DP_RETURN_IF_ERROR(writer->Close());
+  return imported.kernels + imported.memory_copies;
+}
 
 base::StatusOr<std::string> FindRocprofv3(const GetEnvFn& getenv) {
   if (const char* explicit_path = getenv("ROCPROFV3"); explicit_path != nullptr) {
@@ -90,27 +292,25 @@ base::StatusOr<CommandResult> RecordWithRocprofv3(const RecordOptions& options,
                                                   base::Status* conversion) {
   DP_ASSIGN_OR_RETURN(const std::string rocprofv3, FindRocprofv3(getenv));
   DP_RETURN_IF_ERROR(CheckRecordOutput(options));
+  DP_ASSIGN_OR_RETURN(const Rocprofv3Output format, Rocprofv3OutputFor(rocprofv3, getenv));
   const std::string dir = options.output + ".rocprofv3";
-  std::vector<std::string> argv = {rocprofv3,
-                                   "--kernel-trace",
-                                   "--hip-graph-trace",
-                                   "--stats",
-                                   "-f",
-                                   "csv",
-                                   "-d",
-                                   dir,
-                                   "-o",
-                                   "trace",
-                                   "--"};
-  argv.insert(argv.end(), options.command.begin(), options.command.end());
-  DP_ASSIGN_OR_RETURN(CommandResult result, RunCommand(argv, CurrentEnvironment(), ""));
+  DP_ASSIGN_OR_RETURN(CommandResult result,
+                      RunCommand(Rocprofv3Command(rocprofv3, format, dir, options.command),
+                                 CurrentEnvironment(), ""));
+  const std::string db = dir + "/trace_results.db";
   const std::string csv = dir + "/trace_kernel_trace.csv";
-  if (::access(csv.c_str(), F_OK) != 0) {
-    *conversion =
-        base::IoError(csv, "rocprofv3 wrote no kernel trace", "see rocprofv3's messages above");
+  const bool rocpd = format == Rocprofv3Output::kRocpd && ::access(db.c_str(), F_OK) == 0;
+  if (!rocpd && ::access(csv.c_str(), F_OK) != 0) {
+    *conversion = format == Rocprofv3Output::kRocpd
+                      ? base::IoError(db, "rocprofv3 wrote no rocpd database",
+                                      "see rocprofv3's messages above; "
+                                      "DECODEPROF_ROCPROFV3_FORMAT=csv asks it for CSV")
+                      : base::IoError(csv, "rocprofv3 wrote no kernel trace",
+                                      "see rocprofv3's messages above");
   } else if (*conversion = CheckRecordOutput(options); conversion->ok()) {
     // Checked again: the command ran for a while, and the conversion writes in place.
-    *conversion = ConvertRocprofv3Csv(csv, options.output).status();
+    *conversion = rocpd ? ConvertRocpd(db, options.output).status()
+                        : ConvertRocprofv3Csv(csv, options.output).status();
   }
   return result;
 }

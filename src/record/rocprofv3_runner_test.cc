@@ -11,6 +11,8 @@
 
 #include "gtest/gtest.h"
 #include "src/io/native/native_importer.h"
+#include "src/io/rocpd/rocpd_importer.h"
+#include "src/io/rocpd/testing/rocpd_db_writer.h"
 
 namespace decodeprof::record {
 namespace {
@@ -114,6 +116,190 @@ TEST_F(Rocprofv3RunnerTest, NoKernelTraceIsAnIoErrorButTheStatusIsKept) {
   EXPECT_EQ(result->status, 0);
   EXPECT_EQ(conversion.kind(), base::ErrorKind::kIo);
   EXPECT_EQ(conversion.where(), options.output + ".rocprofv3/trace_kernel_trace.csv");
+}
+
+namespace rt = io::rocpd_testing;
+
+// A stand-in for a rocprofv3 that writes rocpd (rocprofiler-sdk 1.0+): its --help lists rocpd
+// among the output formats; a run checks the rocpd flags and copies FIXTURE into -d DIR as
+// <-o NAME>_results.db (unless FIXTURE is "none"), then runs the command after "--".
+std::string RocpdStandIn(const std::string& fixture) {
+  return R"sh(#!/bin/sh
+if [ "$1" = "--help" ]; then
+  echo "usage: rocprofv3 [-h] [-f {csv,json,pftrace,otf2,rocpd} ...] ..."
+  exit 0
+fi
+[ "$1 $2 $3 $4 $5 $6" = "--kernel-trace --hip-graph-trace --marker-trace --stats -f rocpd" ] || exit 90
+[ "$7" = "-d" ] && [ "$9" = "-o" ] && [ "${11}" = "--" ] || exit 91
+dir=$8; name=${10}
+shift 11
+mkdir -p "$dir"
+)sh" + std::string(fixture == "none" ? "" : "cp '" + fixture + "' \"$dir/${name}_results.db\"\n") +
+         "\"$@\"\n";
+}
+
+// A recording: two kernels launched by HIP calls, a memory copy, roctx ranges and a mark.
+rt::RocpdDb RocpdRecording() {
+  rt::RocpdDb db;
+  constexpr int64_t t = 5'000'000'000'000;
+  for (int64_t i = 0; i < 2; ++i) {
+    rt::KernelDispatch k;
+    k.display_name = i == 0 ? "void mlx::core::rocm::rms_norm_kernel<__half>()" : "gemv_bf16";
+    k.kernel_name = "_Z1kv.kd";
+    k.start = t + 1'000 + i * 1'000;
+    k.end = k.start + 500;
+    k.grid[0] = 4096;
+    k.grid[1] = 2;
+    k.correlation = 700 + i;
+    db.kernels.push_back(k);
+    db.regions.push_back(rt::HipCall(700 + i, "hipLaunchKernel", k.start - 400, k.start - 300));
+  }
+  rt::MemoryCopy copy;
+  copy.start = t + 3'000;
+  copy.end = t + 3'100;
+  copy.correlation = 702;
+  db.copies.push_back(copy);
+  db.regions.push_back(rt::HipCall(702, "hipMemcpyAsync", t + 2'800, t + 2'900));
+  db.regions.push_back(rt::ThreadRange(1, "decodeprof:decode", t + 100, t + 4'000));
+  db.regions.push_back(rt::ThreadRange(2, "decodeprof:step", t + 200, t + 2'000));
+  db.regions.push_back(rt::ProcessRange(3, "load", t + 50, t + 60));
+  rt::Sample mark;
+  mark.id = 4;
+  mark.timestamp = t + 150;
+  mark.message = "tick";
+  db.samples.push_back(mark);
+  return db;
+}
+
+struct Model {
+  std::vector<trace::Dispatch> dispatches;
+  trace::ImportedTrace trace;
+  trace::StringPool names;
+};
+
+TEST_F(Rocprofv3RunnerTest, TheOutputFormatIsRocpdWhereRocprofv3HasIt) {
+  const std::string rocpd = dir_ + "/rocprofv3_7";
+  std::ofstream(rocpd) << RocpdStandIn("none");
+  ASSERT_EQ(::chmod(rocpd.c_str(), 0755), 0);
+  auto format = Rocprofv3OutputFor(rocpd, Env({}));
+  ASSERT_TRUE(format.ok());
+  EXPECT_EQ(*format, Rocprofv3Output::kRocpd);
+  // The seed-era stand-in's --help fails (exit 90): CSV.
+  format = Rocprofv3OutputFor(script_, Env({}));
+  ASSERT_TRUE(format.ok());
+  EXPECT_EQ(*format, Rocprofv3Output::kCsv);
+  // A missing program: CSV (its run then says why).
+  EXPECT_EQ(*Rocprofv3OutputFor(dir_ + "/absent", Env({})), Rocprofv3Output::kCsv);
+  // The environment decides when set.
+  EXPECT_EQ(*Rocprofv3OutputFor(rocpd, Env({{"DECODEPROF_ROCPROFV3_FORMAT", "csv"}})),
+            Rocprofv3Output::kCsv);
+  EXPECT_EQ(*Rocprofv3OutputFor(script_, Env({{"DECODEPROF_ROCPROFV3_FORMAT", "rocpd"}})),
+            Rocprofv3Output::kRocpd);
+  auto bad = Rocprofv3OutputFor(rocpd, Env({{"DECODEPROF_ROCPROFV3_FORMAT", "json"}}));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().kind(), base::ErrorKind::kConfig);
+  EXPECT_EQ(bad.status().message(), "must be csv or rocpd, not 'json'");
+}
+
+TEST_F(Rocprofv3RunnerTest, TheCommandLinesOfBothFormats) {
+  const std::vector<std::string> cmd = {"python3", "bench.py"};
+  EXPECT_EQ(
+      Rocprofv3Command("rp", Rocprofv3Output::kCsv, "D", cmd),
+      (std::vector<std::string>{"rp", "--kernel-trace", "--hip-graph-trace", "--stats", "-f", "csv",
+                                "-d", "D", "-o", "trace", "--", "python3", "bench.py"}));
+  EXPECT_EQ(Rocprofv3Command("rp", Rocprofv3Output::kRocpd, "D", cmd),
+            (std::vector<std::string>{"rp", "--kernel-trace", "--hip-graph-trace", "--marker-trace",
+                                      "--stats", "-f", "rocpd", "-d", "D", "-o", "trace", "--",
+                                      "python3", "bench.py"}));
+}
+
+TEST_F(Rocprofv3RunnerTest, RecordsRocpdAndConvertsWhatTheModelReads) {
+  const std::string fixture = dir_ + "/fixture_results.db";
+  ASSERT_TRUE(rt::WriteRocpdDb(fixture, RocpdRecording()).ok());
+  const std::string rocpd = dir_ + "/rocprofv3_7";
+  std::ofstream(rocpd) << RocpdStandIn(fixture);
+  ASSERT_EQ(::chmod(rocpd.c_str(), 0755), 0);
+  RecordOptions options;
+  options.output = dir_ + "/rec.sqlite";
+  options.backend = Backend::kRocprofv3;
+  options.command = {"sh", "-c", "exit 3"};
+  base::Status conversion = base::InternalError("", "not set");
+  auto result = RecordWithRocprofv3(options, Env({{"ROCPROFV3", rocpd}}), &conversion);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_EQ(result->status, 3);
+  ASSERT_TRUE(conversion.ok()) << conversion.ToString();
+
+  // The rocpd database and the native file give the same model (correlations renumbered).
+  const auto model = [](const std::string& path, const io::Importer& importer) {
+    auto m = std::make_unique<Model>();
+    struct Sink : trace::DispatchSink {
+      void Add(const trace::Dispatch& d) override { out->push_back(d); }
+      std::vector<trace::Dispatch>* out = nullptr;
+    } sink;
+    sink.out = &m->dispatches;
+    trace::TraceBuilder builder(m->names, sink);
+    const base::Status s = importer.Import(path, builder);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    m->trace = std::move(builder).Finish();
+    return m;
+  };
+  const auto from_db = model(options.output + ".rocprofv3/trace_results.db", io::RocpdImporter());
+  const auto native = model(options.output, io::NativeImporter());
+  EXPECT_EQ(native->trace.clock, trace::ClockDomain::kBoottime);
+  EXPECT_EQ(native->trace.meta.at("recorder"), "rocprofv3 (converted from rocpd)");
+  ASSERT_EQ(native->dispatches.size(), 3u);
+  ASSERT_EQ(from_db->dispatches.size(), 3u);
+  const trace::LaunchIndex db_launches(from_db->trace.launches);
+  const trace::LaunchIndex native_launches(native->trace.launches);
+  for (size_t i = 0; i < 3; ++i) {
+    SCOPED_TRACE(i);
+    const trace::Dispatch& a = from_db->dispatches[i];
+    const trace::Dispatch& b = native->dispatches[i];
+    EXPECT_EQ(from_db->names.Get(a.name), native->names.Get(b.name));
+    EXPECT_EQ(a.start, b.start);
+    EXPECT_EQ(a.end, b.end);
+    EXPECT_EQ(a.kind, b.kind);
+    EXPECT_EQ(a.device, b.device);
+    EXPECT_EQ(a.stream, b.stream);
+    EXPECT_EQ(a.grid, b.grid);
+    EXPECT_EQ(b.correlation, i + 1);
+    ASSERT_NE(db_launches.Find(a.correlation), nullptr);
+    ASSERT_NE(native_launches.Find(b.correlation), nullptr);
+    EXPECT_EQ(from_db->names.Get(db_launches.Find(a.correlation)->name),
+              native->names.Get(native_launches.Find(b.correlation)->name));
+  }
+  EXPECT_EQ(native->names.Get(native->dispatches[2].name), "[CUDA memcpy Device-to-Host]");
+  EXPECT_EQ(native->dispatches[0].grid, 8192);
+  ASSERT_EQ(native->trace.ranges.size(), from_db->trace.ranges.size());
+  ASSERT_EQ(native->trace.ranges.size(), 4u);
+  for (size_t i = 0; i < native->trace.ranges.size(); ++i) {
+    const trace::Range& a = from_db->trace.ranges[i];
+    const trace::Range& b = native->trace.ranges[i];
+    EXPECT_EQ(from_db->names.Get(a.name), native->names.Get(b.name));
+    EXPECT_EQ(a.start, b.start);
+    EXPECT_EQ(a.end, b.end);
+    EXPECT_EQ(a.depth, b.depth);
+    EXPECT_EQ(a.thread, b.thread);
+  }
+  ASSERT_EQ(native->trace.devices.size(), 1u);
+  EXPECT_EQ(native->trace.devices[0].id, 1);
+  EXPECT_EQ(native->trace.devices[0].name, "AMD Radeon 8060S");
+}
+
+TEST_F(Rocprofv3RunnerTest, NoRocpdDatabaseIsAnIoErrorButTheStatusIsKept) {
+  const std::string rocpd = dir_ + "/rocprofv3_7";
+  std::ofstream(rocpd) << RocpdStandIn("none");
+  ASSERT_EQ(::chmod(rocpd.c_str(), 0755), 0);
+  RecordOptions options;
+  options.output = dir_ + "/none.sqlite";
+  options.command = {"sh", "-c", "exit 0"};
+  base::Status conversion;
+  auto result = RecordWithRocprofv3(options, Env({{"ROCPROFV3", rocpd}}), &conversion);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_EQ(result->status, 0);
+  EXPECT_EQ(conversion.kind(), base::ErrorKind::kIo);
+  EXPECT_EQ(conversion.where(), options.output + ".rocprofv3/trace_results.db");
+  EXPECT_EQ(conversion.message(), "rocprofv3 wrote no rocpd database");
 }
 
 TEST_F(Rocprofv3RunnerTest, MissingRocprofv3IsAConfigError) {

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Writes the raw-mode seeds of the SQLite fuzz targets (tests/fuzz/corpus/native_fuzzer/raw_*,
-tests/fuzz/corpus/nsys_sqlite_fuzzer/raw_*): small databases (512-byte pages, vacuumed) in the
-native schema (read from src/native_format/schema.h) and in the nsys 2025.6 / 2022 export
-shapes the importer reads, plus a truncated copy of each and a file that is no such trace; and
+tests/fuzz/corpus/nsys_sqlite_fuzzer/raw_*, tests/fuzz/corpus/rocpd_fuzzer/raw_*): small
+databases (512-byte pages, vacuumed) in the native schema (read from src/native_format/schema.h),
+in the nsys 2025.6 / 2022 export shapes the importer reads and in rocpd schema 3 (the tables
+and columns the rocpd importer reads, uuid-suffixed behind plain views), plus a truncated copy
+of each, an old rocmProfileData file and a file that is no such trace; and
 the structure-aware seeds structured_*.bin (pseudo-random bytes from a fixed seed: any bytes
 drive the writer).
 
@@ -165,6 +167,103 @@ CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER
         f.write(b"NVIDIA Tegra Profiler Report\x00\x01\x02")
 
 
+ROCPD_UUID = "_0198a1b2_c3d4_7e5f_8a9b_0c1d2e3f4a5b"
+ROCPD_GUID = "0198a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b"
+# The tables and columns the rocpd importer reads (src/io/rocpd/rocpd_schema.cc), in the DDL's
+# types (reference B4; the full DDL is src/io/rocpd/testing/rocpd_ddl.h).
+ROCPD_TABLES = {
+    "rocpd_metadata": '"id" INTEGER PRIMARY KEY, "tag" TEXT NOT NULL, "value" TEXT NOT NULL',
+    "rocpd_string": '"id" INTEGER PRIMARY KEY, "guid" TEXT NOT NULL, "string" TEXT NOT NULL',
+    "rocpd_info_thread": '"id" INTEGER PRIMARY KEY, "guid" TEXT NOT NULL, "nid" INTEGER, '
+                         '"pid" INTEGER NOT NULL, "tid" INTEGER NOT NULL',
+    "rocpd_info_agent": '"id" INTEGER PRIMARY KEY, "guid" TEXT NOT NULL, "type" TEXT, '
+                        '"absolute_index" INTEGER, "logical_index" INTEGER, "name" TEXT, '
+                        '"product_name" TEXT',
+    "rocpd_info_kernel_symbol": '"id" INTEGER PRIMARY KEY, "guid" TEXT NOT NULL, '
+                                '"kernel_name" TEXT, "display_name" TEXT',
+    "rocpd_track": '"id" INTEGER PRIMARY KEY, "guid" TEXT NOT NULL, "tid" INTEGER, '
+                   '"name_id" INTEGER',
+    "rocpd_event": '"id" INTEGER PRIMARY KEY, "guid" TEXT NOT NULL, "category_id" INTEGER, '
+                   '"stack_id" INTEGER, "extdata" JSONB NOT NULL',
+    "rocpd_region": '"id" INTEGER PRIMARY KEY, "guid" TEXT NOT NULL, "pid" INTEGER NOT NULL, '
+                    '"tid" INTEGER NOT NULL, "start" BIGINT NOT NULL, "end" BIGINT NOT NULL, '
+                    '"name_id" INTEGER NOT NULL, "event_id" INTEGER',
+    "rocpd_sample": '"id" INTEGER PRIMARY KEY, "guid" TEXT NOT NULL, "track_id" INTEGER NOT NULL, '
+                    '"timestamp" BIGINT NOT NULL, "event_id" INTEGER',
+    "rocpd_kernel_dispatch": '"id" INTEGER PRIMARY KEY, "guid" TEXT NOT NULL, '
+                             '"pid" INTEGER NOT NULL, "agent_id" INTEGER NOT NULL, '
+                             '"kernel_id" INTEGER NOT NULL, "queue_id" INTEGER NOT NULL, '
+                             '"stream_id" INTEGER NOT NULL, "start" BIGINT NOT NULL, '
+                             '"end" BIGINT NOT NULL, "grid_size_x" INTEGER NOT NULL, '
+                             '"grid_size_y" INTEGER NOT NULL, "grid_size_z" INTEGER NOT NULL, '
+                             '"region_name_id" INTEGER, "event_id" INTEGER',
+    "rocpd_memory_copy": '"id" INTEGER PRIMARY KEY, "guid" TEXT NOT NULL, "pid" INTEGER NOT NULL, '
+                         '"start" BIGINT NOT NULL, "end" BIGINT NOT NULL, '
+                         '"name_id" INTEGER NOT NULL, "dst_agent_id" INTEGER, '
+                         '"src_agent_id" INTEGER, "queue_id" INTEGER, "stream_id" INTEGER, '
+                         '"event_id" INTEGER',
+}
+
+
+def rocpd_seeds(out):
+    schema = ""
+    for table, columns in ROCPD_TABLES.items():
+        schema += 'CREATE TABLE "%s%s" (%s);\n' % (table, ROCPD_UUID, columns)
+        schema += 'CREATE VIEW "%s" AS SELECT * FROM "%s%s";\n' % (table, table, ROCPD_UUID)
+    g = ROCPD_GUID
+    strings = ["", "HIP_RUNTIME_API_EXT", "KERNEL_DISPATCH", "MARKER_CORE_RANGE_API",
+               "MEMORY_COPY", "MEMORY_COPY_DEVICE_TO_HOST", "hipLaunchKernel",
+               "roctxThreadRangeA", "roctxProcessRangeA"]
+    sid = {s: i + 1 for i, s in enumerate(strings)}
+
+    def t(name):
+        return '"%s%s"' % (name, ROCPD_UUID)
+    rows = [
+        ("INSERT INTO %s VALUES (?, ?, ?)" % t("rocpd_metadata"),
+         [(1, "schema_version", "3"), (2, "uuid", ROCPD_UUID), (3, "guid", g)]),
+        ("INSERT INTO %s VALUES (?, ?, ?)" % t("rocpd_string"),
+         [(i, g, s) for s, i in sid.items()]),
+        ("INSERT INTO %s VALUES (?, ?, 1, 4242, ?)" % t("rocpd_info_thread"),
+         [(4242, g, 4242), (4243, g, 4243)]),
+        ("INSERT INTO %s VALUES (?, ?, ?, ?, ?, ?, ?)" % t("rocpd_info_agent"),
+         [(0, g, "CPU", 0, 0, "cpu", "AMD Ryzen"), (1, g, "GPU", 1, 1, "gfx1151",
+                                                     "AMD Radeon 8060S")]),
+        ("INSERT INTO %s VALUES (?, ?, ?, ?)" % t("rocpd_info_kernel_symbol"),
+         [(1, g, "_Z11rms_norm_f32PKfPfi.kd", "rms_norm_f32(float const*, float*, int)"),
+          (2, g, "_Z4gemvPKfPf.kd", None)]),
+        ("INSERT INTO %s VALUES (?, ?, ?, ?)" % t("rocpd_track"),
+         [(1, g, 4242, sid["MARKER_CORE_RANGE_API"])]),
+        ("INSERT INTO %s VALUES (?, ?, ?, ?, ?)" % t("rocpd_event"),
+         [(1, g, sid["MARKER_CORE_RANGE_API"], 1, '{"message":"decodeprof:decode"}'),
+          (2, g, sid["MARKER_CORE_RANGE_API"], 2, '{"message":"decodeprof:step"}'),
+          (3, g, sid["HIP_RUNTIME_API_EXT"], 10, "{}"),
+          (4, g, sid["KERNEL_DISPATCH"], 10, "{}"),
+          (5, g, sid["KERNEL_DISPATCH"], 11, "{}"),
+          (6, g, sid["MEMORY_COPY"], 12, "{}"),
+          (7, g, sid["MARKER_CORE_RANGE_API"], 13, '{"message":"tick"}'),
+          (8, g, sid["MARKER_CORE_RANGE_API"], 3, '{"message":"async"}')]),
+        ("INSERT INTO %s VALUES (?, ?, 4242, ?, ?, ?, ?, ?)" % t("rocpd_region"),
+         [(1, g, 4242, 100, 5000, sid["roctxThreadRangeA"], 1),
+          (2, g, 4242, 150, 4000, sid["roctxThreadRangeA"], 2),
+          (3, g, 4243, 200, 300, sid["roctxProcessRangeA"], 8),
+          (10, g, 4242, 800, 850, sid["hipLaunchKernel"], 3)]),
+        ("INSERT INTO %s VALUES (?, ?, 1, ?, ?)" % t("rocpd_sample"), [(13, g, 900, 7)]),
+        ("INSERT INTO %s VALUES (?, ?, 4242, 1, ?, 1, 0, ?, ?, 64, 1, 1, 1, ?)" %
+         t("rocpd_kernel_dispatch"),
+         [(1, g, 1, 1000, 1500, 4), (2, g, 2, 1600, 1700, 5)]),
+        ("INSERT INTO %s VALUES (?, ?, 4242, ?, ?, ?, 0, 1, NULL, 0, ?)" % t("rocpd_memory_copy"),
+         [(1, g, 1800, 1810, sid["MEMORY_COPY_DEVICE_TO_HOST"], 6)]),
+    ]
+    valid = os.path.join(out, "raw_valid_rocpd.db")
+    write_db(valid, schema, rows)
+    truncate(valid, os.path.join(out, "raw_truncated_rocpd.db"), 3072)
+    write_db(os.path.join(out, "raw_old_rpd.db"),
+             'CREATE TABLE "rocpd_metadata" ("id" integer PRIMARY KEY, "tag" varchar(4096), '
+             '"value" varchar(4096)); CREATE TABLE "rocpd_api" ("id" integer PRIMARY KEY); '
+             'CREATE TABLE "rocpd_op" ("id" integer PRIMARY KEY);',
+             [('INSERT INTO "rocpd_metadata" VALUES (?, ?, ?)', [(1, "schema_version", "2")])])
+
+
 def structured_seeds(out, seed):
     rng = random.Random(seed)
     for size in (64, 256, 1024):
@@ -173,12 +272,13 @@ def structured_seeds(out, seed):
 
 
 def main():
-    for target, seed in (("native_fuzzer", 1), ("nsys_sqlite_fuzzer", 2)):
+    for target, seed in (("native_fuzzer", 1), ("nsys_sqlite_fuzzer", 2), ("rocpd_fuzzer", 3)):
         out = os.path.join(CORPUS, target)
         os.makedirs(out, exist_ok=True)
         structured_seeds(out, seed)
     native_seeds(os.path.join(CORPUS, "native_fuzzer"))
     nsys_seeds(os.path.join(CORPUS, "nsys_sqlite_fuzzer"))
+    rocpd_seeds(os.path.join(CORPUS, "rocpd_fuzzer"))
     return 0
 
 

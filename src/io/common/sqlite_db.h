@@ -65,6 +65,8 @@ class SqliteQuery {
   int64_t Int(int col) const { return sqlite3_column_int64(stmt_, col); }
   double Double(int col) const { return sqlite3_column_double(stmt_, col); }
   bool IsNull(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
+  // SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT, SQLITE_BLOB or SQLITE_NULL.
+  int Type(int col) const { return sqlite3_column_type(stmt_, col); }
   std::optional<int64_t> OptInt(int col) const {
     return IsNull(col) ? std::nullopt : std::optional<int64_t>(Int(col));
   }

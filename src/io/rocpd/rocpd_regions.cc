@@ -1,0 +1,299 @@
+// rocpd_region and rocpd_sample → launch calls, roctx ranges and marks (rocpd_importer.h;
+// reference B6, B8).
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <limits>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "src/io/rocpd/rocpd_reader.h"
+
+namespace decodeprof::io::rocpd {
+namespace {
+
+// The marker operations of MARKER_CORE_RANGE_API (B8) that make ranges and marks.
+constexpr std::string_view kThreadRangeOp = "roctxThreadRangeA";
+constexpr std::string_view kProcessRangeOp = "roctxProcessRangeA";
+constexpr std::string_view kMarkOp = "roctxMarkA";
+
+enum class Kind { kPushPop, kStartStop, kMark };
+
+struct Item {
+  trace::Range range;
+  Kind kind = Kind::kPushPop;
+  int source = 0;  // 0 region, 1 sample: with id, the tie-break of equal ranges
+  int64_t id = 0;
+  uint32_t guid = 0;
+};
+
+bool IsMarker(std::string_view category) { return category.starts_with("MARKER_"); }
+
+// Nesting depth of the push/pop ranges and marks on each thread ((guid, tid)): by start, the
+// longer range first on ties; a range is inside every open range that has not ended by its
+// start. rocpd stores no nesting (B8), as nsys does not (A7).
+void AssignDepths(std::vector<Item>& items) {
+  std::vector<size_t> order;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (items[i].kind != Kind::kStartStop) order.push_back(i);
+  }
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    const Item& x = items[a];
+    const Item& y = items[b];
+    if (x.guid != y.guid) return x.guid < y.guid;
+    if (x.range.thread != y.range.thread) return x.range.thread < y.range.thread;
+    if (x.range.start != y.range.start) return x.range.start < y.range.start;
+    if (x.range.end != y.range.end) return x.range.end > y.range.end;  // the outer one first
+    return std::make_tuple(x.source, x.id) < std::make_tuple(y.source, y.id);
+  });
+  std::vector<int64_t> open_ends;
+  for (size_t k = 0; k < order.size(); ++k) {
+    Item& r = items[order[k]];
+    if (k == 0 || items[order[k - 1]].guid != r.guid ||
+        items[order[k - 1]].range.thread != r.range.thread) {
+      open_ends.clear();
+    }
+    while (!open_ends.empty() && open_ends.back() <= r.range.start) open_ends.pop_back();
+    r.range.depth = static_cast<int32_t>(open_ends.size());
+    // A mark (no length) never holds another range.
+    if (r.range.end > r.range.start) open_ends.push_back(r.range.end);
+  }
+}
+
+class RegionReader {
+ public:
+  explicit RegionReader(Context& ctx) : ctx_(ctx) {}
+
+  base::Status Run() {
+    DP_RETURN_IF_ERROR(Regions());
+    if (ctx_.Has(kSample)) DP_RETURN_IF_ERROR(Samples());
+    AssignDepths(items_);
+    std::sort(items_.begin(), items_.end(), [](const Item& a, const Item& b) {
+      return std::make_tuple(a.range.start, a.range.depth, a.source, a.id) <
+             std::make_tuple(b.range.start, b.range.depth, b.source, b.id);
+    });
+    for (const Item& item : items_) {
+      ctx_.builder.AddRange(item.range);
+      ++(item.kind == Kind::kMark ? ctx_.result.marks : ctx_.result.ranges);
+    }
+    ctx_.result.events_skipped = skipped_;
+    ctx_.builder.diagnostics().Add(trace::Diag::kEventsSkipped, skipped_, first_skipped_);
+    return base::OkStatus();
+  }
+
+ private:
+  enum RegionCol : int {
+    kId,
+    kGuid,
+    kPid,
+    kTid,
+    kStart,
+    kEnd,
+    kName,
+    kEventRef,
+    kEventFound,
+    kCategory,
+    kStack,
+    kExtdata
+  };
+
+  base::Status Regions() {
+    SqliteQuery q(ctx_.db,
+                  "SELECT R.id, R.guid, R.pid, R.tid, R.start, R.\"end\", R.name_id, R.event_id, "
+                  "E.id, E.category_id, E.stack_id, E.extdata FROM " +
+                      ctx_.From(kRegion) + " R LEFT JOIN " + ctx_.From(kEvent) +
+                      " E ON E.id = R.event_id AND E.guid = R.guid ORDER BY R.id");
+    if (!q.prepared()) return ctx_.SqlError(q, kRegion);
+    while (q.Step() == SQLITE_ROW) {
+      const Row row(ctx_, q, kRegion, q.Int(kId));
+      DP_ASSIGN_OR_RETURN(const uint32_t guid, row.Guid(kGuid, ctx_));
+      DP_ASSIGN_OR_RETURN(const int64_t start, row.Int(kStart, "start"));
+      DP_ASSIGN_OR_RETURN(const int64_t end, row.Int(kEnd, "end"));
+      if (end < start) {
+        return row.Error("end before start (" + std::to_string(end) + " < " +
+                         std::to_string(start) + ")");
+      }
+      DP_ASSIGN_OR_RETURN(const int64_t name_id, row.Int(kName, "name_id"));
+      DP_ASSIGN_OR_RETURN(const std::string* name,
+                          ctx_.String(guid, name_id, kRegion, row.id(), "name_id"));
+      DP_ASSIGN_OR_RETURN(const int64_t tid, row.Int(kTid, "tid"));
+      DP_ASSIGN_OR_RETURN(const uint64_t thread, Thread(row, guid, "tid", tid));
+      DP_ASSIGN_OR_RETURN(const std::optional<int64_t> event, row.OptInt(kEventRef, "event_id"));
+      std::optional<int64_t> stack;
+      const std::string* category = nullptr;
+      if (event) {
+        if (row.IsNull(kEventFound)) {
+          return ctx_.Dangling(kRegion, row.id(), "event_id", *event, kEvent);
+        }
+        DP_ASSIGN_OR_RETURN(stack, row.OptInt(kStack, "the event's stack_id"));
+        DP_ASSIGN_OR_RETURN(const std::optional<int64_t> category_id,
+                            row.OptInt(kCategory, "the event's category_id"));
+        if (category_id) {
+          DP_ASSIGN_OR_RETURN(category,
+                              ctx_.String(guid, *category_id, kEvent, *event, "category_id"));
+        }
+      }
+      const bool marker = category != nullptr ? IsMarker(*category) : name->starts_with("roctx");
+      if (!marker) {
+        ++ctx_.result.api_calls;
+        DP_ASSIGN_OR_RETURN(const int64_t pid, row.Int(kPid, "pid"));
+        trace::ApiCall call;
+        call.name = ctx_.names().Intern(*name);
+        call.start = start;
+        call.end = end;
+        call.thread = thread;
+        DP_ASSIGN_OR_RETURN(call.correlation,
+                            ctx_.Correlation(stack, guid, pid, kRegion, row.id()));
+        ctx_.builder.AddLaunch(call);
+        continue;
+      }
+      Item item;
+      if (*name == kThreadRangeOp) {
+        item.kind = Kind::kPushPop;
+      } else if (*name == kProcessRangeOp) {
+        item.kind = Kind::kStartStop;
+      } else if (*name == kMarkOp) {
+        item.kind = Kind::kMark;
+      } else {
+        Skip(std::string(kRegion) + " id " + std::to_string(row.id()),
+             "marker operation '" + *name + "': not a range or mark");
+        continue;
+      }
+      DP_ASSIGN_OR_RETURN(item.range.name, Message(q, kExtdata, event));
+      item.range.start = start;
+      item.range.end = end;
+      item.range.thread = thread;
+      item.range.depth = item.kind == Kind::kStartStop ? -1 : 0;
+      item.id = row.id();
+      item.guid = guid;
+      items_.push_back(item);
+    }
+    if (q.rc() != SQLITE_DONE) return ctx_.SqlError(q, kRegion);
+    return base::OkStatus();
+  }
+
+  enum SampleCol : int {
+    kSId,
+    kSGuid,
+    kSTimestamp,
+    kSTrackRef,
+    kSTrackFound,
+    kSTrackTid,
+    kSTrackName,
+    kSEventRef,
+    kSEventFound,
+    kSCategory,
+    kSExtdata
+  };
+
+  base::Status Samples() {
+    SqliteQuery q(ctx_.db,
+                  "SELECT S.id, S.guid, S.timestamp, S.track_id, TR.id, TR.tid, TR.name_id, "
+                  "S.event_id, E.id, E.category_id, E.extdata FROM " +
+                      ctx_.From(kSample) + " S LEFT JOIN " + ctx_.From(kTrack) +
+                      " TR ON TR.id = S.track_id AND TR.guid = S.guid LEFT JOIN " +
+                      ctx_.From(kEvent) +
+                      " E ON E.id = S.event_id AND E.guid = S.guid ORDER BY S.id");
+    if (!q.prepared()) return ctx_.SqlError(q, kSample);
+    while (q.Step() == SQLITE_ROW) {
+      const Row row(ctx_, q, kSample, q.Int(kSId));
+      DP_ASSIGN_OR_RETURN(const uint32_t guid, row.Guid(kSGuid, ctx_));
+      DP_ASSIGN_OR_RETURN(const int64_t time, row.Int(kSTimestamp, "timestamp"));
+      DP_ASSIGN_OR_RETURN(const int64_t track, row.Int(kSTrackRef, "track_id"));
+      if (row.IsNull(kSTrackFound)) {
+        return ctx_.Dangling(kSample, row.id(), "track_id", track, kTrack);
+      }
+      DP_ASSIGN_OR_RETURN(const std::optional<int64_t> tid, row.OptInt(kSTrackTid, "track's tid"));
+      uint64_t thread = 0;
+      if (tid) {
+        const Row track_row(ctx_, q, kTrack, track);
+        DP_ASSIGN_OR_RETURN(thread, Thread(track_row, guid, "tid", *tid));
+      }
+      DP_ASSIGN_OR_RETURN(const std::optional<int64_t> event, row.OptInt(kSEventRef, "event_id"));
+      std::optional<int64_t> category_id;
+      std::string_view category_table = kEvent;
+      int64_t category_row = 0;
+      if (event) {
+        if (row.IsNull(kSEventFound)) {
+          return ctx_.Dangling(kSample, row.id(), "event_id", *event, kEvent);
+        }
+        DP_ASSIGN_OR_RETURN(category_id, row.OptInt(kSCategory, "the event's category_id"));
+        category_row = *event;
+      }
+      if (!category_id) {  // the track's name is the category (B6)
+        DP_ASSIGN_OR_RETURN(category_id, row.OptInt(kSTrackName, "the track's name_id"));
+        category_table = kTrack;
+        category_row = track;
+      }
+      std::string_view category;
+      if (category_id) {
+        DP_ASSIGN_OR_RETURN(const std::string* text,
+                            ctx_.String(guid, *category_id, category_table, category_row,
+                                        category_table == kTrack ? "name_id" : "category_id"));
+        category = *text;
+      }
+      if (!IsMarker(category)) {
+        Skip(std::string(kSample) + " id " + std::to_string(row.id()),
+             "a sample of category '" + std::string(category) +
+                 "' (an API call that took no time; rocpd does not name its function)");
+        continue;
+      }
+      Item item;
+      item.kind = Kind::kMark;
+      DP_ASSIGN_OR_RETURN(item.range.name, Message(q, kSExtdata, event));
+      item.range.start = item.range.end = time;
+      item.range.thread = thread;
+      item.source = 1;
+      item.id = row.id();
+      item.guid = guid;
+      items_.push_back(item);
+    }
+    if (q.rc() != SQLITE_DONE) return ctx_.SqlError(q, kSample);
+    return base::OkStatus();
+  }
+
+  // The OS tid of thread row `tid` of run `guid`.
+  base::StatusOr<uint64_t> Thread(const Row& row, uint32_t guid, std::string_view column,
+                                  int64_t tid) const {
+    auto it = ctx_.tables.threads.find(Key{guid, tid});
+    if (it == ctx_.tables.threads.end()) return row.Dangling(column, tid, kThread);
+    return it->second;
+  }
+
+  // A marker's message: extdata's "message" (B8), "" without one; the event's extdata must
+  // be JSON text.
+  base::StatusOr<trace::StringId> Message(const SqliteQuery& q, int col,
+                                          std::optional<int64_t> event) {
+    if (!event) return ctx_.names().Intern("");
+    const Row event_row(ctx_, q, kEvent, *event);
+    DP_ASSIGN_OR_RETURN(const std::optional<std::string_view> text,
+                        event_row.OptText(col, "extdata"));
+    if (!text) return event_row.Error("extdata is NULL");
+    const nlohmann::json json = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+    if (json.is_discarded() || !json.is_object()) {
+      std::string shown(text->substr(0, 40));
+      if (text->size() > 40) shown += "...";
+      return event_row.Error("extdata is not a JSON object: '" + shown + "'");
+    }
+    auto it = json.find("message");
+    if (it == json.end()) return ctx_.names().Intern("");
+    if (!it->is_string()) return event_row.Error("extdata's message is not a string");
+    return ctx_.names().Intern(it->get_ref<const std::string&>());
+  }
+
+  void Skip(std::string position, std::string detail) {
+    if (skipped_++ == 0) first_skipped_ = {ctx_.path, std::move(position), std::move(detail)};
+  }
+
+  Context& ctx_;
+  std::vector<Item> items_;
+  int64_t skipped_ = 0;
+  trace::DiagnosticExample first_skipped_;
+};
+
+}  // namespace
+
+base::Status ReadRegions(Context& ctx) { return RegionReader(ctx).Run(); }
+
+}  // namespace decodeprof::io::rocpd
