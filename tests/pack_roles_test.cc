@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include <sqlite3.h>
+
 #include "src/io/common/csv_reader.h"
 #include "tests/cli_runner.h"
 
@@ -80,12 +82,19 @@ class PackRolesTest : public ::testing::Test {
   // <run>_bench.log) → one Row per decode dispatch, in start order.
   std::vector<Row> Dispatches(const std::string& run, Rules rules) {
     const fs::path data = kSource / "examples" / "data" / run;
-    const std::string name = run + "_" + std::to_string(static_cast<int>(rules));
-    const auto r = RunBinary(
-        {"summarize", "--trace", (data / (run + ".sqlite")).string(), "--log",
-         (data / (run + "_bench.log")).string(), "--model-dir", data.string(), "--pack",
-         PackArg(rules), "--name", name, "--out-dir", (dir_ / "out").string(), "--emit-dispatches"},
-        {}, dir_);
+    return Dispatches(run, data / (run + ".sqlite"), PackArg(rules),
+                      run + "_" + std::to_string(static_cast<int>(rules)));
+  }
+
+  // The same with the trace `trace` (a copy of the run's) and the pack `pack`.
+  std::vector<Row> Dispatches(const std::string& run, const fs::path& trace,
+                              const std::string& pack, const std::string& name) {
+    const fs::path data = kSource / "examples" / "data" / run;
+    const auto r =
+        RunBinary({"summarize", "--trace", trace.string(), "--log",
+                   (data / (run + "_bench.log")).string(), "--model-dir", data.string(), "--pack",
+                   pack, "--name", name, "--out-dir", (dir_ / "out").string(), "--emit-dispatches"},
+                  {}, dir_);
     EXPECT_EQ(r.exit_code, 0) << r.err;
     std::vector<Row> rows;
     auto reader = decodeprof::io::CsvReader::Open(
@@ -155,6 +164,94 @@ TEST_F(PackRolesTest, WithoutModuleRangesLittleIsLeftUnattributed) {
     Report(run + "_unattributed", share);
     EXPECT_LT(share, 0.10) << run;
     EXPECT_GT(share, 0.0) << run << ": the sampler runs outside the model and keeps no role";
+  }
+}
+
+// What ROCm runs in place of a CUDA library kernel of the H200 recordings, as the
+// pytorch-rocm pack names it (src/packs/pytorch_rocm_pack_test.cc records the names' sources);
+// the name itself when PyTorch's own kernel runs on both (at::native keeps its names on ROCm).
+std::string RocmCounterpart(const std::string& name) {
+  const auto has = [&name](const char* part) { return name.find(part) != std::string::npos; };
+  if (has("splitKreduce")) return "Cijk_SS_BiasS_HAS_ScaleAlphaVec_PostGSU16_VW1";
+  if (has("nvjet")) {
+    return "Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT16x16x1024_MI16x16x1_SN_LDSB1_AFC0_"
+           "AFEM1_AFEM1_ASEM1_CLR1_CADS0_DTLA0_DTLB0_DTVA0_DTVB0_EPS0_FDSI0_GRPM1_GRVWA4_GRVWB4_"
+           "WSGRB0_WS64_WG16_4_4";
+  }
+  if (has("GroupProblemShape")) return "void ck::kernel_grouped_gemm_xdl_splitk<x>(x)";
+  if (has("cutlass") && has("sgemm")) {
+    return "Cijk_Ailk_Bljk_SB_MT64x64x16_SN_1LDSB0_APM1_AF0EM1_AF1EM1_AMAS0_ASE_ASGT_ASLT_ASAE01";
+  }
+  if (has("dot_kernel") || has("gemv")) {
+    return "void rocblas_gemvt_kernel<false, 256, float, float, float>(x)";
+  }
+  if (has("lean_reduction")) {
+    return "void ck_tile::kentry<64, 2, ck_tile::FmhaFwdSplitKVCombineKernel<x> >(x)";
+  }
+  if (has("cudnn")) return "void ck_tile::kentry<64, 1, ck_tile::FmhaFwdSplitKVKernel<x> >(x)";
+  if (has("cub::") && has("Scan")) {
+    return "void rocprim::ROCPRIM_300000_NS::detail::lookback_scan_kernel<x>(x)";
+  }
+  if (has("cub::") && has("Sort")) {
+    return "void rocprim::ROCPRIM_300000_NS::detail::onesweep_iteration_kernel<x>(x)";
+  }
+  return name;
+}
+
+// `from` copied to `to` with every string that names a CUDA library kernel renamed to its ROCm
+// counterpart.
+void WriteRocmCopy(const fs::path& from, const fs::path& to) {
+  fs::copy_file(from, to, fs::copy_options::overwrite_existing);
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(to.string().c_str(), &db), SQLITE_OK);
+  std::vector<std::pair<int64_t, std::string>> renamed;
+  sqlite3_stmt* select = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT id, text FROM strings", -1, &select, nullptr),
+            SQLITE_OK);
+  while (sqlite3_step(select) == SQLITE_ROW) {
+    const std::string text(reinterpret_cast<const char*>(sqlite3_column_text(select, 1)));
+    const std::string rocm = RocmCounterpart(text);
+    if (rocm != text) renamed.emplace_back(sqlite3_column_int64(select, 0), rocm);
+  }
+  sqlite3_finalize(select);
+  EXPECT_GT(renamed.size(), 5u);
+  sqlite3_stmt* update = nullptr;
+  ASSERT_EQ(
+      sqlite3_prepare_v2(db, "UPDATE strings SET text = ? WHERE id = ?", -1, &update, nullptr),
+      SQLITE_OK);
+  for (const auto& [id, text] : renamed) {
+    sqlite3_bind_text(update, 1, text.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int64(update, 2, id);
+    EXPECT_EQ(sqlite3_step(update), SQLITE_DONE);
+    sqlite3_reset(update);
+  }
+  sqlite3_finalize(update);
+  sqlite3_close(db);
+}
+
+// The pytorch-rocm pack shares pytorch-cuda's role rules for eager transformers decode, with
+// ROCm's projections (docs/packs.md): on the H200 recordings with their CUDA library kernels
+// renamed to what ROCm runs in their place, it must give every dispatch the role pytorch-cuda
+// gives it on the original, with module ranges (op_path) and without (the sequence rules).
+TEST_F(PackRolesTest, PytorchRocmGivesTheSameRolesOnTheRecordingsWithRocmKernelNames) {
+  for (const std::string run : {"llama_greedy-modules", "Llama-3.1-8B-Instruct_greedy",
+                                "NVIDIA-Nemotron-3-Nano-30B-A3B_greedy"}) {
+    const fs::path data = kSource / "examples" / "data" / run;
+    const fs::path rocm = dir_ / (run + "_rocm.sqlite");
+    WriteRocmCopy(data / (run + ".sqlite"), rocm);
+    const std::vector<Row> cuda =
+        Dispatches(run, data / (run + ".sqlite"), "pytorch-cuda", run + "_cuda");
+    const std::vector<Row> rows = Dispatches(run, rocm, "pytorch-rocm", run + "_rocm");
+    ASSERT_EQ(rows.size(), cuda.size()) << run;
+    size_t differ = 0;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      if (rows[i].role == cuda[i].role) continue;
+      if (differ++ < 5) {
+        ADD_FAILURE() << run << ": dispatch " << i << " (" << cuda[i].cls << " → " << rows[i].cls
+                      << ") gets '" << rows[i].role << "', pytorch-cuda '" << cuda[i].role << "'";
+      }
+    }
+    EXPECT_EQ(differ, 0u) << run;
   }
 }
 

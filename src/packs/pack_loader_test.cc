@@ -56,8 +56,10 @@ TEST(LoadPackTest, BuiltinPackByName) {
   ASSERT_TRUE(pack.ok()) << pack.status().ToString();
   EXPECT_EQ((*pack)->name(), "mlx-rocm");
   EXPECT_EQ(DefaultUnitsOf(**pack), "mlx-rocm-ports");
-  EXPECT_EQ(BuiltinPackNames(), (std::vector<std::string>{"mlx-rocm", "pytorch-cuda"}));
-  EXPECT_EQ(BuiltinUnitsNames(), (std::vector<std::string>{"h200-decode", "mlx-rocm-ports"}));
+  EXPECT_EQ(BuiltinPackNames(),
+            (std::vector<std::string>{"mlx-rocm", "pytorch-cuda", "pytorch-rocm"}));
+  EXPECT_EQ(BuiltinUnitsNames(),
+            (std::vector<std::string>{"h200-decode", "mlx-rocm-ports", "rocm-decode"}));
 }
 
 TEST(LoadPackTest, UnknownBuiltinNameListsTheBuiltinPacks) {
