@@ -101,6 +101,16 @@ void KernelCensus::Add(const trace::Dispatch& d) {
   a.total_ns = SaturatingAdd(a.total_ns, duration);
 }
 
+std::vector<trace::StringId> KernelCensus::KernelNameIds() const {
+  std::vector<trace::StringId> ids;
+  const std::vector<Accumulator>& slots =
+      by_kind_[static_cast<size_t>(trace::DispatchKind::kKernel)];
+  for (size_t id = 0; id < slots.size(); ++id) {
+    if (slots[id].calls > 0) ids.push_back(static_cast<trace::StringId>(id));
+  }
+  return ids;
+}
+
 CensusTable KernelCensus::ByName(const trace::StringPool& names, const Pack& pack,
                                  const RepairFn& repair) const {
   CensusTable table;

@@ -69,6 +69,8 @@ class KernelCensus final : public trace::DispatchSink {
   // The earliest and latest start of the dispatches given to Add (0 when none was).
   trace::TimestampNs first_start() const { return offered_ == 0 ? 0 : first_start_; }
   trace::TimestampNs last_start() const { return offered_ == 0 ? 0 : last_start_; }
+  // The name ids of the kernel dispatches counted (memory operations left out), ascending.
+  std::vector<trace::StringId> KernelNameIds() const;
 
   // Repairs a name for printing: the repaired text, or nullopt when it needs none
   // (pipeline::RepairedName). Rows whose names repair to the same text are merged.

@@ -4,6 +4,7 @@
 
 #include <numeric>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "src/analysis/test_pack.h"
@@ -37,6 +38,22 @@ const CensusRow* Find(const CensusTable& t, std::string_view name) {
     if (r.name == name) return &r;
   }
   return nullptr;
+}
+
+// The kernel names counted (for the choice of the default pack): memory operations and the
+// dispatches outside the window are left out, each name once, by id.
+TEST_F(KernelCensusTest, KernelNameIdsAreTheCountedKernelsOnly) {
+  KernelCensus census(StartRange{100, 500});
+  names_.Intern("unused string");
+  census.Add(D("early", 0, 10));  // before the window
+  census.Add(D("gemm_a", 100, 110));
+  census.Add(D("[memcpy]", 120, 130, DispatchKind::kMemcpy));
+  census.Add(D("norm_b", 200, 210));
+  census.Add(D("gemm_a", 300, 310));
+  std::vector<std::string_view> got;
+  for (const trace::StringId id : census.KernelNameIds()) got.push_back(names_.Get(id));
+  EXPECT_EQ(got, (std::vector<std::string_view>{"gemm_a", "norm_b"}));
+  EXPECT_TRUE(KernelCensus().KernelNameIds().empty());
 }
 
 TEST_F(KernelCensusTest, CountsCallsTotalsMinMaxAndAverage) {

@@ -18,6 +18,7 @@
 #include "src/cli/subcommand.h"
 #include "src/io/bench_log/bench_log.h"
 #include "src/io/importer_registry.h"
+#include "src/packs/default_pack.h"
 #include "src/packs/pack_loader.h"
 #include "src/pipeline/trace_source.h"
 #include "src/report/chrome_trace.h"
@@ -64,16 +65,14 @@ base::StatusOr<report::ChromeTraceStats> RunExport(const ExportRequest& req,
   // Where the output goes is checked before anything is read (a symlink, a device or the
   // trace itself is refused) and again right before the rename.
   DP_RETURN_IF_ERROR(base::CheckOutputTarget(req.out, Inputs(req)));
-  // Configuration first: a bad pack must not cost a pass over a large trace. The default pack
-  // needs the format, which recognizing the file gives cheaply.
+  // Configuration first: a bad --pack must not cost a pass over a large trace. Without
+  // --pack the pack is chosen from the names of the kernels exported, after the import.
   DP_ASSIGN_OR_RETURN(const io::Importer* importer,
                       io::ResolveImporter(req.trace.path, req.trace.format));
-  std::string pack_name = req.pack;
-  if (pack_name.empty()) {
-    pack_name = std::string(importer->default_pack());
-    notes.push_back(io::DefaultPackNote(*importer));
+  std::unique_ptr<analysis::Pack> pack;
+  if (!req.pack.empty()) {
+    DP_ASSIGN_OR_RETURN(pack, packs::LoadPack(req.pack));
   }
-  DP_ASSIGN_OR_RETURN(const std::unique_ptr<analysis::Pack> pack, packs::LoadPack(pack_name));
 
   trace::StringPool names;
   DP_ASSIGN_OR_RETURN(pipeline::WholeTrace t, pipeline::ImportWhole(req.trace, *importer, names));
@@ -99,6 +98,12 @@ base::StatusOr<report::ChromeTraceStats> RunExport(const ExportRequest& req,
         [](const trace::Dispatch& a, const trace::Dispatch& b) { return a.start < b.start; });
     ranges = t.info.ranges;
     in.other_data = {{"window", "all"}};
+  }
+  if (!pack) {
+    const packs::PackChoice choice = packs::DefaultPackFor(
+        packs::KernelNamesOf(dispatches, names), importer->name(), importer->default_pack());
+    notes.push_back(choice.note);
+    DP_ASSIGN_OR_RETURN(pack, packs::LoadPack(choice.pack));
   }
   const pipeline::LaunchContext launches =
       pipeline::JoinLaunches(dispatches, t.info, req.trace.path);
@@ -149,7 +154,7 @@ int ExportMain(int argc, char** argv) {
   app.add_option("--log", req.log, "bench log whose [phase] marks cut the decode window");
   app.add_option("--pack", req.pack,
                  "rule pack for the kernel classes: built-in name or .toml file (default: "
-                 "the format's, below)");
+                 "chosen from the kernel names, else the format's, below)");
   app.add_option("--decode-range", req.trace.decode_range,
                  "annotation range marking the decode loop (default decodeprof:decode)");
   app.add_option("--step-range", req.trace.step_range,

@@ -195,8 +195,8 @@ int KernelsMain(int argc, char** argv) {
       ->check(CLI::IsMember({"name", "class"}))
       ->capture_default_str();
   app.add_option("--pack", options.request.pack,
-                 "rule pack for the classes: built-in name or .toml file (default: the "
-                 "format's, below)")
+                 "rule pack for the classes: built-in name or .toml file (default: chosen from the "
+                 "kernel names, else the format's, below)")
       ->type_name("NAME|FILE");
   app.add_option("--expect", expect,
                  "ECMAScript regex searched in each kernel name of the window; exit 1 when no "

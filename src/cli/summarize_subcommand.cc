@@ -58,7 +58,8 @@ int SummarizeMain(int argc, char** argv) {
   app.add_option("--model-dir", req.model_dir,
                  "model directory; its config.json gives model_type and rope_scaling");
   app.add_option("--pack", req.pack,
-                 "rule pack: built-in name or .toml file (default: the format's, below)");
+                 "rule pack: built-in name or .toml file (default: chosen from the kernel names, "
+                 "else the format's, below)");
   app.add_option("--units", req.units,
                  "units file: built-in name or .toml file (default: the pack's)");
   CLI::Option* name_option =

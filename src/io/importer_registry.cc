@@ -80,9 +80,4 @@ std::string FormatTableMarkdown() {
   return out;
 }
 
-std::string DefaultPackNote(const Importer& importer) {
-  return "pack " + std::string(importer.default_pack()) + " (the default for " +
-         std::string(importer.name()) + " traces; --pack overrides)";
-}
-
 }  // namespace decodeprof::io

@@ -31,8 +31,4 @@ base::StatusOr<const Importer*> ResolveImporter(const std::string& path, std::st
 // whether it carries ranges (phase marks inside the trace).
 std::string FormatTableMarkdown();
 
-// The note a job prints when it picked the importer's default pack on the user's behalf:
-// "pack <name> (the default for <format> traces; --pack overrides)".
-std::string DefaultPackNote(const Importer& importer);
-
 }  // namespace decodeprof::io

@@ -1,9 +1,12 @@
 #include "src/pipeline/kernels_run.h"
 
 #include <memory>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include "src/io/importer_registry.h"
+#include "src/packs/default_pack.h"
 #include "src/packs/pack_loader.h"
 
 namespace decodeprof::pipeline {
@@ -29,14 +32,12 @@ base::StatusOr<KernelsResult> RunKernels(const KernelsRequest& request) {
   DP_ASSIGN_OR_RETURN(const io::Importer* importer,
                       io::ResolveImporter(request.trace.path, request.trace.format));
   result.format = std::string(importer->name());
-  // Configuration first: a bad pack must not cost a pass over a large trace.
-  std::string pack_name = request.pack;
-  if (pack_name.empty()) {
-    pack_name = std::string(importer->default_pack());
-    result.notes.push_back(io::DefaultPackNote(*importer));
+  // Configuration first: a bad --pack must not cost a pass over a large trace. Without
+  // --pack the pack is chosen from the kernel names the census counted, after the import.
+  std::unique_ptr<analysis::Pack> pack;
+  if (!request.pack.empty()) {
+    DP_ASSIGN_OR_RETURN(pack, packs::LoadPack(request.pack));
   }
-  DP_ASSIGN_OR_RETURN(const std::unique_ptr<analysis::Pack> pack, packs::LoadPack(pack_name));
-  result.pack = pack->name();
 
   std::optional<analysis::StartRange> range;
   if (request.window.kind == WindowSpec::Kind::kRange) {
@@ -78,6 +79,15 @@ base::StatusOr<KernelsResult> RunKernels(const KernelsRequest& request) {
   }
   result.first_start = census.first_start();
   result.last_start = census.last_start();
+  if (!pack) {
+    std::vector<std::string_view> kernel_names;
+    for (const trace::StringId id : census.KernelNameIds()) kernel_names.push_back(names.Get(id));
+    const packs::PackChoice choice =
+        packs::DefaultPackFor(kernel_names, importer->name(), importer->default_pack());
+    result.notes.push_back(choice.note);
+    DP_ASSIGN_OR_RETURN(pack, packs::LoadPack(choice.pack));
+  }
+  result.pack = pack->name();
   result.by_name = census.ByName(names, *pack, RepairedName);
   if (result.by_name.names_repaired > 0) {
     info.diagnostics.Add(trace::Diag::kNamesRepaired, result.by_name.names_repaired,

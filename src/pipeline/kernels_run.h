@@ -20,7 +20,7 @@ namespace decodeprof::pipeline {
 struct KernelsRequest {
   TraceRequest trace;  // path, format, device (the range names are not used)
   WindowSpec window;   // kAll, kRange, or kDecode (the decode window as summarize finds it)
-  std::string pack;    // "" = the format's default pack, as summarize chooses it
+  std::string pack;    // "" = chosen from the kernel names, as summarize chooses it
 };
 
 struct KernelsResult {

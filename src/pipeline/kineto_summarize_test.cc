@@ -302,7 +302,8 @@ TEST_F(KinetoSummarizeTest, SameRunAsNativeAndKinetoGivesTheSameOutputs) {
   ASSERT_TRUE(from_kineto.ok()) << from_kineto.status().ToString();
   ASSERT_EQ(from_kineto->notes.size(), 1u);
   EXPECT_EQ(from_kineto->notes[0],
-            "pack pytorch-cuda (the default for kineto-json traces; --pack overrides)");
+            "pack pytorch-cuda (chosen from the kernel names: 5 of 7 CUDA library and PyTorch / "
+            "Triton kernels; --pack overrides)");
 
   for (const char* file : {"decode_decode_kernels.csv", "decode_decode_dispatches.csv"}) {
     const std::string a = Slurp(dir_ / "native" / file);

@@ -17,6 +17,7 @@
 #include "src/base/py_format.h"
 #include "src/io/bench_log/bench_log.h"
 #include "src/io/importer_registry.h"
+#include "src/packs/default_pack.h"
 #include "src/packs/pack_loader.h"
 #include "src/report/dispatch_csv.h"
 #include "src/report/kernel_csv.h"
@@ -83,6 +84,21 @@ class NoUnits : public analysis::UnitTable {
  private:
   std::vector<analysis::Unit> units_;
 };
+
+// The pack `pack_name` and its units: `units_option` (--units), else the pack's default_units,
+// else none.
+base::Status LoadPackAndUnits(const std::string& pack_name, const std::string& units_option,
+                              std::unique_ptr<analysis::Pack>& pack, std::string& units_name,
+                              std::unique_ptr<analysis::UnitTable>& units) {
+  DP_ASSIGN_OR_RETURN(pack, packs::LoadPack(pack_name));
+  units_name = units_option.empty() ? packs::DefaultUnitsOf(*pack) : units_option;
+  if (units_name.empty()) {
+    units = std::make_unique<NoUnits>();
+    return base::OkStatus();
+  }
+  DP_ASSIGN_OR_RETURN(units, packs::LoadUnits(units_name, *pack));
+  return base::OkStatus();
+}
 
 // The window of the trace and what the analysis needs besides: the launch context of every
 // window dispatch and the trace's ranges, for op_path rules.
@@ -229,19 +245,15 @@ base::StatusOr<SummarizeResult> RunSummarize(const SummarizeRequest& req) {
   DP_ASSIGN_OR_RETURN(const io::Importer* importer, io::ResolveImporter(req.trace, req.format));
   result.format = std::string(importer->name());
 
-  // Configuration first: a bad pack must not cost a pass over a large trace.
+  // Configuration first: a bad --pack must not cost a pass over a large trace. Without
+  // --pack the pack is chosen from the kernel names, so it (and its units) load after the
+  // import.
   std::string pack_name = req.pack;
-  if (pack_name.empty()) {
-    pack_name = std::string(importer->default_pack());
-    result.notes.push_back(io::DefaultPackNote(*importer));
-  }
-  DP_ASSIGN_OR_RETURN(std::unique_ptr<analysis::Pack> pack, packs::LoadPack(pack_name));
-  const std::string units_name = req.units.empty() ? packs::DefaultUnitsOf(*pack) : req.units;
+  std::unique_ptr<analysis::Pack> pack;
+  std::string units_name;
   std::unique_ptr<analysis::UnitTable> units;
-  if (units_name.empty()) {
-    units = std::make_unique<NoUnits>();
-  } else {
-    DP_ASSIGN_OR_RETURN(units, packs::LoadUnits(units_name, *pack));
+  if (!pack_name.empty()) {
+    DP_RETURN_IF_ERROR(LoadPackAndUnits(pack_name, req.units, pack, units_name, units));
   }
   DP_ASSIGN_OR_RETURN(const ModelInfo model, ReadModelConfig(req.model_dir));
   trace::BenchLog log;
@@ -294,6 +306,13 @@ base::StatusOr<SummarizeResult> RunSummarize(const SummarizeRequest& req) {
   trace::StringPool names;
   DP_ASSIGN_OR_RETURN(LoadedTrace loaded, LoadTrace(req, *importer, log, names));
   const analysis::DecodeWindow& window = loaded.trace.window;
+  if (!pack) {
+    const packs::PackChoice choice = packs::DefaultPackFor(
+        packs::KernelNamesOf(window.dispatches, names), importer->name(), importer->default_pack());
+    pack_name = choice.pack;
+    result.notes.push_back(choice.note);
+    DP_RETURN_IF_ERROR(LoadPackAndUnits(pack_name, req.units, pack, units_name, units));
+  }
   if (const analysis::WindowEvidence& ev = loaded.trace.evidence;
       loaded.trace.window_source == "graph-launches" || loaded.trace.window_source == "periodic") {
     std::string note = "no phase marks: the decode loop found by " + loaded.trace.window_source +

@@ -29,7 +29,7 @@ struct SummarizeRequest {
   // median run's by decode tok/s, and the summary's plain_runs says the spread.
   std::vector<std::string> plain_logs;
   std::string model_dir;  // optional; config.json is read when present
-  std::string pack;       // "" = the default for the trace's format
+  std::string pack;       // "" = chosen from the kernel names (packs::DefaultPackFor)
   std::string units;      // "" = the pack's default_units (none → no units)
   std::string name;
   std::string out_dir;

@@ -292,7 +292,8 @@ TEST_F(NsysSummarizeTest, SameRunAsNativeAndNsysGivesTheSameOutputs) {
   EXPECT_EQ(from_nsys->format, "nsys-sqlite");
   ASSERT_EQ(from_nsys->notes.size(), 1u);
   EXPECT_EQ(from_nsys->notes[0],
-            "pack pytorch-cuda (the default for nsys-sqlite traces; --pack overrides)");
+            "pack pytorch-cuda (chosen from the kernel names: 5 of 7 CUDA library and PyTorch / "
+            "Triton kernels; --pack overrides)");
 
   // The kernel table and the dispatch list: byte for byte.
   for (const char* file : {"decode_decode_kernels.csv", "decode_decode_dispatches.csv"}) {
