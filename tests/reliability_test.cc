@@ -295,7 +295,8 @@ TEST_F(ReliabilityTest, AStepRangeThatMatchesNothingIsAnError) {
                             (dir_ / "out").string(), "--step-range", "engine:step"},
                            {}, dir_);
   EXPECT_EQ(r.exit_code, 65) << r.err;
-  EXPECT_NE(r.err.find("no range matches --step-range 'engine:step' inside the decode range"), std::string::npos)
+  EXPECT_NE(r.err.find("no range matches --step-range 'engine:step' inside the decode range"),
+            std::string::npos)
       << r.err;
   EXPECT_TRUE(NoOutput());
 }

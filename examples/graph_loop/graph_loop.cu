@@ -69,9 +69,8 @@ extern "C" __global__ void gl_prefill_gemm(unsigned long long ns) { Spin(ns); }
 namespace {
 
 // Spin times of the step's kernels, in ns.
-constexpr unsigned long long kNorm = 3000, kQkv = 9000, kAttn = 6000, kMlp = 14000,
-                             kLmHead = 20000, kSample = 4000, kPrefillAttn = 40000,
-                             kPrefillGemm = 60000;
+constexpr unsigned long long kNorm = 3000, kQkv = 9000, kAttn = 6000, kMlp = 14000, kLmHead = 20000,
+                             kSample = 4000, kPrefillAttn = 40000, kPrefillGemm = 60000;
 
 void LayerKernels(cudaStream_t s, int layers) {
   for (int l = 0; l < layers; ++l) {
@@ -102,8 +101,9 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--out") == 0) out_path = argv[i + 1];
   }
   if (steps < 1 || layers < 1 || warmup < 0) {
-    std::fprintf(stderr, "usage: graph_loop [--steps N>=1] [--layers L>=1] [--warmup W>=0] "
-                         "[--out TRUTH.json]\n");
+    std::fprintf(stderr,
+                 "usage: graph_loop [--steps N>=1] [--layers L>=1] [--warmup W>=0] "
+                 "[--out TRUTH.json]\n");
     return 2;
   }
   CHECK(cudaFree(nullptr));

@@ -25,10 +25,10 @@ namespace decodeprof::pipeline {
 // The trace side of a job's request.
 struct TraceRequest {
   std::string path;
-  std::string format;             // "" or "auto": recognized from the file
-  std::optional<int32_t> device;  // --device; required when the trace has several
-  std::string decode_range;       // "" = decodeprof:decode
-  std::string step_range;         // "" = decodeprof:step
+  std::string format;                            // "" or "auto": recognized from the file
+  std::optional<int32_t> device;                 // --device; required when the trace has several
+  std::string decode_range;                      // "" = decodeprof:decode
+  std::string step_range;                        // "" = decodeprof:step
   WindowSpec window{WindowSpec::Kind::kDecode};  // --window (default: the decode loop)
 };
 
