@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "src/base/status.h"
+#include "src/trace/diagnostics.h"
 
 namespace decodeprof::io {
 
@@ -80,5 +81,16 @@ class SqliteQuery {
 
 // True if `head` (a file's first bytes, at least 16) starts like an SQLite database.
 bool LooksLikeSqlite(std::string_view head);
+
+// Counts the schema variants an SQLite importer met (columns or tables a version lacks) as
+// one schema_variant diagnostic whose detail lists them; nothing when there are none.
+inline void AddSchemaVariants(trace::Diagnostics& diagnostics, const std::string& path,
+                              const std::vector<std::string>& variants) {
+  if (variants.empty()) return;
+  std::string detail;
+  for (const std::string& v : variants) detail += (detail.empty() ? "" : "; ") + v;
+  diagnostics.Add(trace::Diag::kSchemaVariant, static_cast<int64_t>(variants.size()),
+                  {path, "", detail});
+}
 
 }  // namespace decodeprof::io

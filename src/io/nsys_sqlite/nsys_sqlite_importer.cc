@@ -94,15 +94,6 @@ base::Status ReadDevices(nsys::Context& ctx) {
   return base::OkStatus();
 }
 
-void DescribeVariants(nsys::Context& ctx) {
-  const std::vector<std::string>& v = ctx.result.schema_variants;
-  if (v.empty()) return;
-  std::string detail;
-  for (const std::string& s : v) detail += (detail.empty() ? "" : "; ") + s;
-  ctx.builder.diagnostics().Add(trace::Diag::kSchemaVariant, static_cast<int64_t>(v.size()),
-                                {ctx.path, "", detail});
-}
-
 class NsysSqliteImporterImpl final : public Importer {
  public:
   std::string_view name() const override { return "nsys-sqlite"; }
@@ -184,7 +175,7 @@ base::StatusOr<NsysImport> ImportNsysSqlite(const std::string& path, trace::Trac
   DP_RETURN_IF_ERROR(nsys::ReadDispatches(ctx));
   DP_RETURN_IF_ERROR(nsys::ReadLaunches(ctx));
   DP_RETURN_IF_ERROR(nsys::ReadRanges(ctx));
-  DescribeVariants(ctx);
+  AddSchemaVariants(ctx.builder.diagnostics(), ctx.path, ctx.result.schema_variants);
   return result;
 }
 

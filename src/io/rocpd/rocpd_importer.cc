@@ -37,15 +37,6 @@ bool IsOldRpd(const std::vector<std::string>& names) {
          !StartsWithAny(names, {"rocpd_kernel_dispatch", "rocpd_event"});
 }
 
-void DescribeVariants(rocpd::Context& ctx) {
-  const std::vector<std::string>& v = ctx.result.schema_variants;
-  if (v.empty()) return;
-  std::string detail;
-  for (const std::string& s : v) detail += (detail.empty() ? "" : "; ") + s;
-  ctx.builder.diagnostics().Add(trace::Diag::kSchemaVariant, static_cast<int64_t>(v.size()),
-                                {ctx.path, "", detail});
-}
-
 class RocpdImporterImpl final : public Importer {
  public:
   std::string_view name() const override { return "rocpd"; }
@@ -108,7 +99,7 @@ base::StatusOr<RocpdImport> ImportRocpd(const std::string& path, trace::TraceBui
   DP_RETURN_IF_ERROR(rocpd::LoadTables(ctx));
   DP_RETURN_IF_ERROR(rocpd::ReadDispatches(ctx));
   DP_RETURN_IF_ERROR(rocpd::ReadRegions(ctx));
-  DescribeVariants(ctx);
+  AddSchemaVariants(ctx.builder.diagnostics(), ctx.path, ctx.result.schema_variants);
   return result;
 }
 
