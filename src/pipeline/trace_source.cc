@@ -297,29 +297,20 @@ base::StatusOr<MarkChoice> ChooseMarks(const trace::PhaseMarks& log_marks,
     out.evidence.end_ns = hi;
     return out;
   }
+  // The log on its clock, or the trace's decode range: what needs no dispatch.
+  if (auto chosen = MarksWithoutDispatches(log_marks, log_path, info, names, request)) {
+    return std::move(*chosen);
+  }
   const auto log_choice = [&] {
     out.marks = log_marks;
     out.source = log_path;
     out.window_source = "log";
     return out;
   };
-  const bool log_clock = !info.clock || trace::IsLogClock(*info.clock);
-  if (log_clock && !log_marks.empty()) return log_choice();
   analysis::RangeNames range_names;
   if (!request.decode_range.empty()) range_names.decode = request.decode_range;
   if (!request.step_range.empty()) range_names.step = request.step_range;
   const bool own_names = !request.decode_range.empty() || !request.step_range.empty();
-  auto from_ranges =
-      analysis::MarksFromRanges(info.ranges, names, clock, range_names, request.path);
-  if (from_ranges.ok()) {
-    out.marks = std::move(from_ranges->marks);
-    out.source = request.path;
-    if (from_ranges->steps > 0) out.steps = from_ranges->steps;
-    out.window_source = own_names ? "ranges" : "marks";
-    out.evidence.range = range_names.decode;
-    out.evidence.steps = out.steps;
-    return out;
-  }
   const std::string repeating = RepeatingRanges(info, names);
   if (!request.decode_range.empty()) {
     if (!log_marks.empty()) return log_choice();
