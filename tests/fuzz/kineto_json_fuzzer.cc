@@ -1,7 +1,8 @@
 // Kineto (PyTorch profiler) Chrome-trace JSON through the importer plug-in: the input is
 // written to a file and imported by path. The same bytes are then imported from memory
-// (ImportKinetoJsonText, as the plug-in configures it): both must give the same dispatches,
-// ranges and error.
+// (ImportKinetoJsonText, as the plug-in configures it) through a read window of 1 to 64 bytes
+// (the first byte chooses), so that every run boundary and refill of io::JsonStream is
+// crossed: both must give the same dispatches, ranges and error.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -30,6 +31,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   fuzz::CheckingSink text_sink(text_names, /*keep=*/true);
   io::KinetoImportOptions options;
   options.memory_ops_as_dispatches = true;
+  options.window_bytes = size > 0 ? 1 + data[0] % 64 : 1;
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   const auto in_memory =
       io::ImportKinetoJsonText(text, file.path(), text_names, text_sink, options);

@@ -1,83 +1,39 @@
-#include "src/io/kineto_json/kineto_json_importer.h"
-
-#include "src/base/demangle.h"
-
+// The Kineto importer on simdjson's On-Demand API, streamed (io::JsonStream, in io/common
+// because it is a JSON reader any importer can use; json_stream.h has the details).
+//
+// Design, and why. On-Demand needs the document in memory with padding, and a trace is GBs,
+// so the file is read in windows of about 2 MB and traceEvents is parsed a run of elements at
+// a time, in place: the ',' before a run and the ',' after it are overwritten with '[' and ']'.
+// simdjson's iterate_many/document_stream was the other candidate; in 3.0 it splits only
+// whitespace-separated documents, not an array's comma-separated elements. A run ends where a
+// cheap look back from the window's end finds "}," — a wrong guess (inside a string or a
+// nested object) cannot parse, and only then is the tail scanned byte by byte. Memory is the
+// window, simdjson's index of it and what the import returns (the launch-call table, the
+// ranges), whatever the file's size. On-Demand skips what is not asked for, so every value is
+// visited and checked; for a malformed file, nlohmann-json's SAX parser is run over it once to
+// give the error the old streaming importer gave (message, byte offset, line), and what came
+// before the error is imported first, in order. Each event's fields are taken by key and JSON
+// type exactly as that importer's SAX handler took them, so every trace reads as before.
 #include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <functional>
-#include <iterator>
+#include <filesystem>
 #include <memory>
-#include <nlohmann/json.hpp>
+#include <new>
 #include <unordered_map>
 #include <utility>
+
+#include "src/base/demangle.h"
+#include "src/io/common/json_stream.h"
+#include "src/io/kineto_json/kineto_json_importer.h"
 
 namespace decodeprof::io {
 namespace {
 
-using Json = nlohmann::json;
-
-// Bytes from a FILE* (buffered) or from memory, counting the offset and the lines consumed so
-// that errors can say where they are. nlohmann reads through ByteIterator one byte at a time.
-class ByteReader {
- public:
-  explicit ByteReader(std::FILE* file) : file_(file), buffer_(1 << 20) {}
-  explicit ByteReader(std::string_view text) : data_(text.data()), size_(text.size()) {}
-
-  bool Available() {
-    if (pos_ < size_) return true;
-    if (file_ == nullptr || read_error_ != 0) return false;
-    consumed_ += size_;
-    pos_ = 0;
-    size_ = std::fread(buffer_.data(), 1, buffer_.size(), file_);
-    data_ = buffer_.data();
-    if (size_ == 0 && std::ferror(file_)) read_error_ = errno == 0 ? EIO : errno;
-    return size_ > 0;
-  }
-  const char& Current() const { return data_[pos_]; }
-  void Advance() {
-    if (data_[pos_] == '\n') ++lines_;
-    ++pos_;
-  }
-  uint64_t offset() const { return consumed_ + pos_; }
-  int64_t line() const { return lines_ + 1; }  // 1-based line of the next byte
-  int read_error() const { return read_error_; }
-
- private:
-  std::FILE* file_ = nullptr;
-  std::vector<char> buffer_;
-  const char* data_ = nullptr;
-  size_t size_ = 0;
-  size_t pos_ = 0;
-  uint64_t consumed_ = 0;  // bytes before data_[0]
-  int64_t lines_ = 0;
-  int read_error_ = 0;
-};
-
-class ByteIterator {
- public:
-  using iterator_category = std::input_iterator_tag;
-  using value_type = char;
-  using difference_type = std::ptrdiff_t;
-  using pointer = const char*;
-  using reference = const char&;
-
-  ByteIterator() = default;
-  explicit ByteIterator(ByteReader* reader) : reader_(reader) {}
-  reference operator*() const { return reader_->Current(); }
-  ByteIterator& operator++() {
-    reader_->Advance();
-    return *this;
-  }
-  bool operator==(const ByteIterator& other) const { return AtEnd() == other.AtEnd(); }
-
- private:
-  bool AtEnd() const { return reader_ == nullptr || !reader_->Available(); }
-  ByteReader* reader_ = nullptr;
-};
+namespace od = simdjson::ondemand;
+using Type = od::json_type;
 
 // Kineto names copies "Memcpy <kind> (<src> -> <dst>)" (CuptiActivity.cpp memcpyName); the
 // kinds map onto CUpti_ActivityMemcpyKind for trace::MemcpyName.
@@ -91,7 +47,7 @@ std::string_view MemoryOpName(bool memset, std::string_view name) {
       {"Memcpy PtoP", 10},
   }};
   for (const auto& [prefix, kind] : kKinds) {
-    if (name.substr(0, prefix.size()) == prefix) return trace::MemcpyName(kind);
+    if (name.starts_with(prefix)) return trace::MemcpyName(kind);
   }
   return trace::MemcpyName(0);
 }
@@ -107,14 +63,49 @@ Category CategoryOf(std::string_view cat) {
   return Category::kOther;
 }
 
-// A JSON field's state while one event is read.
+// The keys read, of an event and of its args.
+enum class Key {
+  kName,
+  kCat,
+  kPh,
+  kTs,
+  kDur,
+  kTid,
+  kArgs,
+  kCorrelation,
+  kDevice,
+  kStream,
+  kGrid,
+  kOther
+};
+
+Key KeyOf(std::string_view k) {
+  switch (k.size()) {  // by length first: most keys of an event are none of these
+    case 2:
+      return k == "ph" ? Key::kPh : k == "ts" ? Key::kTs : Key::kOther;
+    case 3:
+      return k == "cat" ? Key::kCat : k == "dur" ? Key::kDur : k == "tid" ? Key::kTid : Key::kOther;
+    case 4:
+      return k == "name"   ? Key::kName
+             : k == "args" ? Key::kArgs
+             : k == "grid" ? Key::kGrid
+                           : Key::kOther;
+    case 6:
+      return k == "device" ? Key::kDevice : k == "stream" ? Key::kStream : Key::kOther;
+    case 11:
+      return k == "correlation" ? Key::kCorrelation : Key::kOther;
+    default:
+      return Key::kOther;
+  }
+}
+
+// A used field's state while one event is read.
 enum class Field : uint8_t { kAbsent, kOk, kBadType };
 
-// One traceEvents element, as far as the importer needs it.
+// One traceEvents element, as far as the importer needs it (views into the parser's buffer).
 struct Event {
   uint64_t offset = 0;  // of its '{'
-  int64_t line = 0;
-  std::string ph, cat, name;
+  std::string_view ph, cat, name;
   Field ph_field = Field::kAbsent, cat_field = Field::kAbsent, name_field = Field::kAbsent;
   Field ts_field = Field::kAbsent, dur_field = Field::kAbsent;
   int64_t ts_ns = 0, dur_ns = 0;
@@ -127,304 +118,232 @@ struct Event {
   bool has_grid = false;
 };
 
-// The SAX consumer (nlohmann's SAX concept: one call per JSON token, returning false to stop).
-// A stack of frames says what the current container is; values of keys the importer does not
-// read, and everything nested in them, are skipped.
-class Handler {
+class Reader {
  public:
-  Handler(std::string source, ByteReader& reader, trace::TraceBuilder& builder,
-          const KinetoImportOptions& options)
-      : source_(std::move(source)),
-        reader_(reader),
-        names_(builder.names()),
-        builder_(builder),
-        options_(options) {}
-
-  // --- nlohmann SAX interface ---
-  bool null() { return Scalar(); }
-  bool boolean(bool) { return Scalar(); }
-  bool number_integer(Json::number_integer_t v) { return Number(v, std::to_string(v)); }
-  bool number_unsigned(Json::number_unsigned_t v) {
-    return Number(v <= static_cast<uint64_t>(INT64_MAX) ? std::optional(static_cast<int64_t>(v))
-                                                        : std::nullopt,
-                  std::to_string(v));
-  }
-  bool number_float(Json::number_float_t, const Json::string_t& text) {
-    return Number(std::nullopt, text);
-  }
-  bool string(Json::string_t& value);
-  bool binary(Json::binary_t&) { return Scalar(); }
-  bool start_object(std::size_t) { return Open(/*object=*/true); }
-  bool key(Json::string_t& k) {
-    key_ = std::move(k);
-    return true;
-  }
-  bool end_object() { return Close(); }
-  bool start_array(std::size_t) { return Open(/*object=*/false); }
-  bool end_array() { return Close(); }
-  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& e);
-
-  // After a parse that returned true: the checks that need the whole file, and the result.
-  base::StatusOr<KinetoImport> Finish();
-  base::Status status() const { return status_; }
+  Reader(JsonStream& json, trace::TraceBuilder& builder, const KinetoImportOptions& options)
+      : json_(json), names_(builder.names()), builder_(builder), options_(options) {}
+  base::StatusOr<KinetoImport> Run(const std::string& source);
 
  private:
-  enum class Frame : uint8_t { kRoot, kEventList, kEvent, kArgs, kGrid, kSkip };
+  JsonStep Member(std::string_view key, od::value& value);
+  JsonStep Element(od::object& object, uint64_t offset);
+  JsonStep Args(od::value& value, Event& e);
+  JsonStep EndEvent(Event& e);
+  JsonStep AddDispatch(const Event& e, std::string_view name, trace::DispatchKind kind);
 
-  bool Fail(base::Status s) {
-    status_ = std::move(s);
-    return false;
-  }
-  base::Status EventError(const Event& e, const std::string& message) const {
-    return base::DataError(source_ + ":byte " + std::to_string(e.offset),
-                           message + " (line " + std::to_string(e.line) + ")");
-  }
-
-  // The value of the current event key has a JSON type the importer cannot use.
-  void MarkBadType() {
-    const std::pair<std::string_view, Field*> fields[] = {{"name", &event_.name_field},
-                                                          {"cat", &event_.cat_field},
-                                                          {"ph", &event_.ph_field},
-                                                          {"ts", &event_.ts_field},
-                                                          {"dur", &event_.dur_field}};
-    for (const auto& [name, field] : fields) {
-      if (key_ == name) *field = Field::kBadType;
-    }
-  }
-  bool Open(bool object);
-  bool Close();
-  bool Scalar();
-  bool ValueInEventList(const char* what);
-  bool Number(std::optional<int64_t> integer, const std::string& text);
-  bool EndEvent();
-  bool AddDispatch(const Event& e, std::string_view name, trace::DispatchKind kind);
-
-  std::string source_;
-  ByteReader& reader_;
+  JsonStream& json_;
   trace::StringPool& names_;
   trace::TraceBuilder& builder_;
   const KinetoImportOptions& options_;
-  base::Status status_;
-
-  std::vector<Frame> frames_;
-  std::string key_;
-  int grid_index_ = 0;
-  bool saw_events_ = false;
-  bool top_is_object_ = false;
-  bool top_seen_ = false;
   int64_t base_ = 0;
-  Event event_;
   uint32_t dispatches_ = 0;
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  // Mangled kernel names → their demangled ids (demangled once each).
+  std::unordered_map<std::string, trace::StringId, Hash, std::equal_to<>> demangled_;
+  std::vector<std::pair<std::string, int64_t>> skipped_;  // few categories: searched linearly
   KinetoImport result_;
 };
 
-bool Handler::Open(bool object) {
-  if (frames_.empty()) {
-    top_seen_ = true;
-    top_is_object_ = object;
-    if (object) {
-      frames_.push_back(Frame::kRoot);
-    } else {
-      saw_events_ = true;
-      frames_.push_back(Frame::kEventList);
+// A top-level member: baseTimeNanoseconds is used (when an integer >= 0), applied to the
+// events that follow it.
+JsonStep Reader::Member(std::string_view key, od::value& value) {
+  Type type;
+  if (value.type().get(type)) return JsonStep::kBad;
+  if (type != Type::number || key != "baseTimeNanoseconds") {
+    return json_.Skip(value) ? JsonStep::kBad : JsonStep::kOk;
+  }
+  const std::optional<std::string_view> text = json_.Number(value);
+  if (!text) return JsonStep::kBad;
+  if (const std::optional<int64_t> n = JsonInteger(*text); n && *n >= 0) {
+    result_.base_time_ns = *n;
+    if (result_.events == 0) {
+      base_ = *n;
+      result_.base_time_applied = true;
     }
-    return true;
   }
-  Frame next = Frame::kSkip;
-  switch (frames_.back()) {
-    case Frame::kRoot:
-      if (key_ == "traceEvents" && !object) {
-        saw_events_ = true;
-        next = Frame::kEventList;
+  return JsonStep::kOk;
+}
+
+// One event: its fields by key and JSON type. A used field of the wrong type is kBadType;
+// later occurrences of a key overwrite earlier ones.
+JsonStep Reader::Element(od::object& object, uint64_t offset) {
+  Event e;
+  e.offset = offset;
+  for (auto field : object) {
+    std::string_view k;
+    Type type;
+    if (field.error() || json_.Key(field.value_unsafe(), k)) return JsonStep::kBad;
+    od::value& value = field.value_unsafe().value();
+    if (value.type().get(type)) return JsonStep::kBad;
+    const Key key = KeyOf(k);
+    Field* const used = key == Key::kName  ? &e.name_field
+                        : key == Key::kCat ? &e.cat_field
+                        : key == Key::kPh  ? &e.ph_field
+                        : key == Key::kTs  ? &e.ts_field
+                        : key == Key::kDur ? &e.dur_field
+                                           : nullptr;
+    simdjson::error_code err = simdjson::SUCCESS;
+    if (type == Type::string &&
+        (key == Key::kName || key == Key::kCat || key == Key::kPh || key == Key::kTid)) {
+      std::string_view s;
+      if (value.get_string().get(s)) return JsonStep::kBad;
+      if (key == Key::kTid) {
+        e.tid = std::hash<std::string_view>{}(s);  // a thread name: its hash
+        continue;
       }
-      break;
-    case Frame::kEventList:
-      if (!object) return ValueInEventList("an array");
-      event_ = Event();
-      // The '{' was just consumed.
-      event_.offset = reader_.offset() - 1;
-      event_.line = reader_.line();
-      next = Frame::kEvent;
-      break;
-    case Frame::kEvent:
-      if (key_ == "args" && object) next = Frame::kArgs;
-      MarkBadType();
-      break;
-    case Frame::kArgs:
-      if (key_ == "grid" && !object) {
-        next = Frame::kGrid;
-        grid_index_ = 0;
-        event_.has_grid = true;
-      }
-      break;
-    case Frame::kGrid:
-    case Frame::kSkip:
-      break;
-  }
-  frames_.push_back(next);
-  return true;
-}
-
-bool Handler::Close() {
-  const Frame closed = frames_.back();
-  frames_.pop_back();
-  if (closed == Frame::kEvent) return EndEvent();
-  return true;
-}
-
-// null, true, false (and binary, which JSON text never has).
-bool Handler::Scalar() {
-  if (!frames_.empty() && frames_.back() == Frame::kEvent) MarkBadType();
-  if (!frames_.empty() && frames_.back() == Frame::kGrid) ++grid_index_;
-  return ValueInEventList("a literal");
-}
-
-bool Handler::ValueInEventList(const char* what) {
-  if (!frames_.empty() && frames_.back() == Frame::kEventList) {
-    return Fail(base::DataError(source_ + ":byte " + std::to_string(reader_.offset()),
-                                std::string("a traceEvents element is ") + what +
-                                    ", not an event object (line " +
-                                    std::to_string(reader_.line()) + ")"));
-  }
-  if (frames_.empty()) top_seen_ = true;
-  return true;
-}
-
-bool Handler::string(Json::string_t& value) {
-  if (frames_.empty() || frames_.back() != Frame::kEvent) {
-    if (!frames_.empty() && frames_.back() == Frame::kArgs && key_ == "grid") {
-      event_.has_grid = false;  // not a dimension list: as if absent
-    }
-    return ValueInEventList("a string");
-  }
-  if (key_ == "name") {
-    event_.name = std::move(value);
-    event_.name_field = Field::kOk;
-  } else if (key_ == "cat") {
-    event_.cat = std::move(value);
-    event_.cat_field = Field::kOk;
-  } else if (key_ == "ph") {
-    event_.ph = std::move(value);
-    event_.ph_field = Field::kOk;
-  } else if (key_ == "tid") {
-    event_.tid = std::hash<std::string>{}(value);
-  } else if (key_ == "ts") {
-    event_.ts_field = Field::kBadType;
-  } else if (key_ == "dur") {
-    event_.dur_field = Field::kBadType;
-  }
-  return true;
-}
-
-bool Handler::Number(std::optional<int64_t> integer, const std::string& text) {
-  if (frames_.empty()) {
-    top_seen_ = true;
-    return true;
-  }
-  switch (frames_.back()) {
-    case Frame::kRoot:
-      if (key_ == "baseTimeNanoseconds" && integer && *integer >= 0) {
-        result_.base_time_ns = *integer;
-        if (result_.events == 0) {
-          base_ = *integer;
-          result_.base_time_applied = true;
+      (key == Key::kName ? e.name : key == Key::kCat ? e.cat : e.ph) = s;
+      *used = Field::kOk;
+    } else if (type == Type::string) {
+      if (key == Key::kTs || key == Key::kDur) *used = Field::kBadType;
+      err = json_.Skip(value);
+    } else if (type == Type::number) {
+      const std::optional<std::string_view> text = json_.Number(value);
+      if (!text) return JsonStep::kBad;
+      if (key == Key::kTs || key == Key::kDur) {
+        const std::optional<int64_t> ns = MicrosecondsTextToNs(*text);
+        if (!ns) e.time_overflow = true;
+        (key == Key::kTs ? e.ts_ns : e.dur_ns) = ns.value_or(0);
+        *used = Field::kOk;
+      } else if (key == Key::kName) {
+        *used = Field::kBadType;
+      } else if (key == Key::kTid) {
+        // libkineto writes |tid| (output_json.cpp sanitizeTid); do the same for other writers.
+        if (const auto tid = JsonInteger(*text)) {
+          e.tid = *tid < 0 ? 0 - static_cast<uint64_t>(*tid) : static_cast<uint64_t>(*tid);
         }
       }
-      break;
-    case Frame::kEventList:
-      return ValueInEventList("a number");
-    case Frame::kEvent:
-      if (key_ == "ts" || key_ == "dur") {
-        const std::optional<int64_t> ns = MicrosecondsTextToNs(text);
-        if (!ns) event_.time_overflow = true;
-        (key_ == "ts" ? event_.ts_ns : event_.dur_ns) = ns.value_or(0);
-        (key_ == "ts" ? event_.ts_field : event_.dur_field) = Field::kOk;
-      } else if (key_ == "name") {
-        event_.name_field = Field::kBadType;
-      } else if (key_ == "tid" && integer) {
-        // libkineto writes |tid| (output_json.cpp sanitizeTid); do the same for other writers.
-        event_.tid =
-            *integer < 0 ? 0 - static_cast<uint64_t>(*integer) : static_cast<uint64_t>(*integer);
+    } else {  // a literal or a container: a bad type for a used field
+      if (used != nullptr) *used = Field::kBadType;
+      if (key == Key::kArgs && type == Type::object) {
+        if (const JsonStep s = Args(value, e); s != JsonStep::kOk) return s;
+      } else {
+        err = json_.Skip(value);
       }
-      break;
-    case Frame::kArgs:
-      if (key_ == "correlation" && integer && *integer > 0) {
-        event_.correlation = static_cast<uint64_t>(*integer);
-      } else if (key_ == "device" && integer) {
-        event_.device = *integer;
-      } else if (key_ == "stream" && integer) {
-        event_.stream = *integer;
-      }
-      break;
-    case Frame::kGrid:
-      if (grid_index_ < 3) event_.grid[static_cast<size_t>(grid_index_)] = integer.value_or(1);
-      ++grid_index_;
-      break;
-    case Frame::kSkip:
-      break;
+    }
+    if (err) return JsonStep::kBad;
   }
-  return true;
+  return EndEvent(e);
 }
 
-bool Handler::AddDispatch(const Event& e, std::string_view name, trace::DispatchKind kind) {
+// args: correlation (> 0), device and stream when integers; grid when an array (a string
+// grid: none).
+JsonStep Reader::Args(od::value& value, Event& e) {
+  od::object object;
+  if (value.get_object().get(object)) return JsonStep::kBad;
+  for (auto field : object) {
+    std::string_view k;
+    Type type;
+    if (field.error() || json_.Key(field.value_unsafe(), k)) return JsonStep::kBad;
+    od::value& v = field.value_unsafe().value();
+    if (v.type().get(type)) return JsonStep::kBad;
+    const Key key = KeyOf(k);
+    if (type == Type::number) {
+      const std::optional<std::string_view> text = json_.Number(v);
+      if (!text) return JsonStep::kBad;
+      if (key != Key::kCorrelation && key != Key::kDevice && key != Key::kStream) continue;
+      if (const std::optional<int64_t> n = JsonInteger(*text)) {
+        if (key == Key::kCorrelation && *n > 0) e.correlation = static_cast<uint64_t>(*n);
+        if (key == Key::kDevice) e.device = *n;
+        if (key == Key::kStream) e.stream = *n;
+      }
+      continue;
+    }
+    if (key == Key::kGrid && type == Type::string) e.has_grid = false;
+    if (key != Key::kGrid || type != Type::array) {
+      if (json_.Skip(v)) return JsonStep::kBad;
+      continue;
+    }
+    // The dimensions: numbers (a non-integer as 1) and literals count, nothing else does.
+    e.has_grid = true;
+    size_t index = 0;
+    od::array grid;
+    if (v.get_array().get(grid)) return JsonStep::kBad;
+    for (auto element : grid) {
+      od::value dim;
+      if (element.get(dim) || dim.type().get(type)) return JsonStep::kBad;
+      if (type == Type::number) {
+        const std::optional<std::string_view> text = json_.Number(dim);
+        if (!text) return JsonStep::kBad;
+        if (index < 3) e.grid[index] = JsonInteger(*text).value_or(1);
+      } else if (json_.Skip(dim)) {
+        return JsonStep::kBad;
+      }
+      if (type != Type::string && type != Type::object && type != Type::array) ++index;
+    }
+  }
+  return JsonStep::kOk;
+}
+
+JsonStep Reader::AddDispatch(const Event& e, std::string_view name, trace::DispatchKind kind) {
   trace::Dispatch d;
   d.kind = kind;
   d.correlation = e.correlation;
   if (e.device < INT16_MIN || e.device > INT16_MAX) {
-    return Fail(EventError(e, "device " + std::to_string(e.device) + " is out of range"));
+    return json_.Fail(e.offset, "device " + std::to_string(e.device) + " is out of range");
   }
   d.device = static_cast<int16_t>(e.device);
   d.stream = static_cast<uint32_t>(e.stream);
   d.start = e.ts_ns;
   d.end = e.ts_ns + e.dur_ns;
-  d.name = names_.Intern(name);
+  if (kind != trace::DispatchKind::kKernel || !name.starts_with("_Z")) {
+    d.name = names_.Intern(name);
+  } else if (auto it = demangled_.find(name); it != demangled_.end()) {
+    d.name = it->second;
+  } else {
+    d.name = demangled_[std::string(name)] = names_.Intern(base::DemangledOrSelf(name));
+  }
   if (e.has_grid) {
     d.grid = 1;
     for (int64_t v : e.grid) {
       if (__builtin_mul_overflow(d.grid, std::max<int64_t>(v, 1), &d.grid)) {
-        return Fail(EventError(e, "grid size does not fit in 64 bits"));
+        return json_.Fail(e.offset, "grid size does not fit in 64 bits");
       }
     }
   }
   d.line = dispatches_ < UINT32_MAX ? ++dispatches_ : dispatches_;
   builder_.AddDispatch(d);
-  return true;
+  return JsonStep::kOk;
 }
 
-bool Handler::EndEvent() {
+JsonStep Reader::EndEvent(Event& e) {
   ++result_.events;
-  Event& e = event_;
   const Category category = e.cat_field == Field::kOk ? CategoryOf(e.cat) : Category::kOther;
   if (category == Category::kOther || e.ph_field != Field::kOk || e.ph != "X") {
-    ++result_.skipped[e.cat_field == Field::kOk ? e.cat : std::string()];
-    return true;
+    const std::string_view cat = e.cat_field == Field::kOk ? e.cat : std::string_view();
+    auto it = std::find_if(skipped_.begin(), skipped_.end(),
+                           [cat](const auto& entry) { return entry.first == cat; });
+    if (it == skipped_.end()) it = skipped_.insert(it, {std::string(cat), 0});
+    ++it->second;
+    return JsonStep::kOk;
   }
+  const auto fail = [&](const std::string& what) {
+    return json_.Fail(e.offset, std::string(e.cat) + " event " + what);
+  };
   if (e.name_field != Field::kOk) {
-    return Fail(EventError(e, e.name_field == Field::kAbsent
-                                  ? e.cat + " event without a name"
-                                  : e.cat + " event whose name is not a string"));
+    return fail(e.name_field == Field::kAbsent ? "without a name" : "whose name is not a string");
   }
   for (auto [field, label] : {std::pair{e.ts_field, "ts"}, std::pair{e.dur_field, "dur"}}) {
-    if (field == Field::kAbsent) return Fail(EventError(e, e.cat + " event without " + label));
-    if (field == Field::kBadType) {
-      return Fail(EventError(e, e.cat + " event whose " + label + " is not a number"));
-    }
+    if (field == Field::kAbsent) return fail(std::string("without ") + label);
+    if (field == Field::kBadType) return fail(std::string("whose ") + label + " is not a number");
   }
   if (e.time_overflow || __builtin_add_overflow(e.ts_ns, base_, &e.ts_ns) ||
       e.ts_ns > INT64_MAX - std::max<int64_t>(e.dur_ns, 0)) {
-    return Fail(EventError(e, "time does not fit in 64-bit nanoseconds"));
+    return json_.Fail(e.offset, "time does not fit in 64-bit nanoseconds");
   }
   if (e.dur_ns < 0) {
-    return Fail(EventError(e, "end before start (dur " + std::to_string(e.dur_ns) + " ns)"));
+    return json_.Fail(e.offset, "end before start (dur " + std::to_string(e.dur_ns) + " ns)");
   }
   switch (category) {
     case Category::kKernel:
       ++result_.kernels;
-      return AddDispatch(e, base::DemangledOrSelf(e.name), trace::DispatchKind::kKernel);
+      return AddDispatch(e, e.name, trace::DispatchKind::kKernel);
     case Category::kMemcpy:
     case Category::kMemset:
       ++result_.memory_ops;
-      if (!options_.memory_ops_as_dispatches) return true;
+      if (!options_.memory_ops_as_dispatches) return JsonStep::kOk;
       e.has_grid = false;
       return AddDispatch(e, MemoryOpName(category == Category::kMemset, e.name),
                          category == Category::kMemset ? trace::DispatchKind::kMemset
@@ -435,27 +354,15 @@ bool Handler::EndEvent() {
         builder_.AddLaunch(trace::ApiCall{names_.Intern(e.name), e.ts_ns, e.ts_ns + e.dur_ns, e.tid,
                                           e.correlation});
       }
-      return true;
+      return JsonStep::kOk;
     case Category::kAnnotation:
       result_.ranges.push_back(
           trace::Range{names_.Intern(e.name), e.ts_ns, e.ts_ns + e.dur_ns, e.tid, 0});
-      return true;
+      return JsonStep::kOk;
     case Category::kOther:
       break;
   }
-  return true;
-}
-
-bool Handler::parse_error(std::size_t position, const std::string&,
-                          const nlohmann::detail::exception& e) {
-  std::string what = e.what();
-  // "[json.exception.parse_error.101] parse error at line 3, column 1: ..." → from "parse error".
-  if (const size_t at = what.find("] "); at != std::string::npos) what = what.substr(at + 2);
-  // nlohmann counts bytes read (1-based, the end of input included); report the 0-based offset
-  // of the last byte read, which is the file's size when it ended too early.
-  const size_t offset = position > 0 ? position - 1 : 0;
-  return Fail(
-      base::DataError(source_ + ":byte " + std::to_string(offset), "malformed JSON: " + what));
+  return JsonStep::kOk;
 }
 
 // Nesting depth per thread: by start, the longer range first on ties; a range is inside the
@@ -479,14 +386,18 @@ void AssignDepths(std::vector<trace::Range>& ranges) {
   });
 }
 
-base::StatusOr<KinetoImport> Handler::Finish() {
-  if (!top_seen_ || (!top_is_object_ && !saw_events_)) {
-    return base::DataError(source_, "the top level is not a JSON object or array");
+base::StatusOr<KinetoImport> Reader::Run(const std::string& source) {
+  DP_RETURN_IF_ERROR(
+      json_.Run([this](std::string_view key, od::value& value) { return Member(key, value); },
+                [this](od::object& event, uint64_t offset) { return Element(event, offset); }));
+  if (json_.top() == JsonStream::Top::kScalar) {
+    return base::DataError(source, "the top level is not a JSON object or array");
   }
-  if (!saw_events_) {
-    return base::DataError(source_, "no traceEvents array: not a Chrome/Kineto trace",
+  if (!json_.saw_list()) {
+    return base::DataError(source, "no traceEvents array: not a Chrome/Kineto trace",
                            "export it with torch.profiler's export_chrome_trace()");
   }
+  for (auto& [cat, n] : skipped_) result_.skipped[cat] += n;
   AssignDepths(result_.ranges);
   trace::ImportedTrace& t = builder_.trace();
   for (const trace::Range& r : result_.ranges) builder_.AddRange(r);
@@ -495,9 +406,8 @@ base::StatusOr<KinetoImport> Handler::Finish() {
   t.clock =
       result_.base_time_applied ? trace::ClockDomain::kRealtime : trace::ClockDomain::kSession;
   if (result_.base_time_ns && !result_.base_time_applied) {
-    t.diagnostics.Add(
-        trace::Diag::kBaseTimeAfterEvents, 1,
-        {source_, "", "baseTimeNanoseconds " + std::to_string(*result_.base_time_ns)});
+    t.diagnostics.Add(trace::Diag::kBaseTimeAfterEvents, 1,
+                      {source, "", "baseTimeNanoseconds " + std::to_string(*result_.base_time_ns)});
   }
   int64_t skipped = 0;
   std::string categories;
@@ -506,33 +416,26 @@ base::StatusOr<KinetoImport> Handler::Finish() {
     if (!categories.empty()) categories += ", ";
     categories += (cat.empty() ? std::string("(no cat)") : cat) + " " + std::to_string(n);
   }
-  t.diagnostics.Add(trace::Diag::kEventsSkipped, skipped, {source_, "", categories});
+  t.diagnostics.Add(trace::Diag::kEventsSkipped, skipped, {source, "", categories});
   return std::move(result_);
+}
+
+base::StatusOr<KinetoImport> Import(const std::string& source, JsonStream& json,
+                                    trace::TraceBuilder& builder,
+                                    const KinetoImportOptions& options, uint64_t bytes) {
+  // Launch calls are the bulk of what is kept: reserve address space for as many as the input
+  // can hold (each takes well over 96 bytes), so that the table is never copied as it grows.
+  try {
+    builder.trace().launches.reserve(static_cast<size_t>(bytes / 96));
+  } catch (const std::bad_alloc&) {  // then it grows as it goes
+  }
+  if (options.window_bytes > 0) json.set_window(options.window_bytes);
+  return Reader(json, builder, options).Run(source);
 }
 
 bool IsGzip(std::string_view head) {
   return head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x1f &&
          static_cast<unsigned char>(head[1]) == 0x8b;
-}
-
-base::StatusOr<KinetoImport> Run(const std::string& source, ByteReader& reader,
-                                 trace::TraceBuilder& builder, const KinetoImportOptions& options) {
-  Handler handler(source, reader, builder, options);
-  bool ok = false;
-  try {
-    ok = Json::sax_parse(ByteIterator(&reader), ByteIterator(), &handler);
-  } catch (const std::exception& e) {  // nlohmann reports through parse_error; be safe anyway
-    return base::DataError(source + ":byte " + std::to_string(reader.offset()),
-                           std::string("malformed JSON: ") + e.what());
-  }
-  if (reader.read_error() != 0) {
-    return base::IoError(source, std::string("read failed: ") + std::strerror(reader.read_error()));
-  }
-  if (!ok) {
-    if (!handler.status().ok()) return handler.status();
-    return base::DataError(source, "malformed JSON");
-  }
-  return handler.Finish();
 }
 
 }  // namespace
@@ -551,8 +454,10 @@ base::StatusOr<KinetoImport> ImportKinetoJson(const std::string& path, trace::Tr
   if (std::fseek(file.get(), 0, SEEK_SET) != 0) {
     return base::IoError(path, std::string("cannot read: ") + std::strerror(errno));
   }
-  ByteReader reader(file.get());
-  return Run(path, reader, builder, options);
+  std::error_code ec;
+  const uintmax_t bytes = std::filesystem::file_size(path, ec);
+  JsonStream json(path, file.get(), "traceEvents", "event");
+  return Import(path, json, builder, options, ec ? 0 : bytes);
 }
 
 base::StatusOr<KinetoImport> ImportKinetoJson(const std::string& path, trace::StringPool& names,
@@ -570,9 +475,9 @@ base::StatusOr<KinetoImport> ImportKinetoJsonText(std::string_view text,
   if (IsGzip(text)) {
     return base::DataError(source_name, "the trace is gzip-compressed", "decompress it first");
   }
-  ByteReader reader(text);
+  JsonStream json(source_name, text, "traceEvents", "event");
   trace::TraceBuilder builder(names, sink);
-  return Run(source_name, reader, builder, options);
+  return Import(source_name, json, builder, options, text.size());
 }
 
 namespace {

@@ -1,13 +1,15 @@
 // Importer of PyTorch profiler (Kineto) traces: the Chrome-trace JSON that libkineto writes
 // (`torch.profiler.profile(...).export_chrome_trace()`, vLLM / SGLang / TRT-LLM profiler
 // dumps; reference/trace-formats.md section 5). Part of decodeprof_io; depends on trace, base
-// and nlohmann-json (its SAX interface only).
+// and io_common's JsonStream (simdjson On-Demand; nlohmann-json for the errors of malformed
+// files).
 //
 // Layout read: a top-level object with `traceEvents` (an array of event objects) and, before
 // it, `baseTimeNanoseconds`; every other top-level key (`schemaVersion`, `deviceProperties`,
 // `distributedInfo`, ...) is skipped. A top-level array is read as the event list itself (the
-// Chrome trace "JSON array format"). The file is streamed: memory holds one event at a time
-// plus what is returned, never a document tree, so traces of hundreds of MB are fine.
+// Chrome trace "JSON array format"). The file is streamed (src/io/common/json_stream.h): memory
+// holds a window of about 2 MB plus what is returned, never the file or a document tree, so
+// traces of GBs are fine.
 //
 // Time: complete events (`"ph": "X"`) carry `ts` and `dur` in microseconds relative to
 // baseTimeNanoseconds. They are converted exactly from their decimal text (libkineto writes
@@ -52,6 +54,7 @@
 //     `traceEvents` array ("not a Chrome/Kineto trace").
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -84,6 +87,9 @@ struct KinetoImport {
 struct KinetoImportOptions {
   // Also stream gpu_memcpy / gpu_memset events as dispatches (named as above).
   bool memory_ops_as_dispatches = false;
+  // The read window's size (0: JsonStream::kWindow). Only tests and fuzzers change it: the
+  // result is the same for every size.
+  size_t window_bytes = 0;
 };
 
 // The plug-in (registered in src/io/builtin_importers.inc): kernels and memory operations

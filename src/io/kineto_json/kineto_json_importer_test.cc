@@ -392,6 +392,35 @@ TEST(KinetoJsonImporter, FileErrors) {
   EXPECT_EQ(from_file.status().message(), "kernel event without a name (line 20001)");
 }
 
+// The read window (io::JsonStream) cuts the events into runs anywhere: a few bytes give the
+// same import, and the same error, as the default.
+TEST(KinetoJsonImporter, AnyReadWindowGivesTheSameImport) {
+  trace::StringPool names;
+  KinetoImportOptions options;
+  options.memory_ops_as_dispatches = true;
+  const Imported whole = Import(kTrace, names, options);
+  ASSERT_TRUE(whole.result.ok()) << whole.result.status().ToString();
+  const std::string truncated = std::string(kTrace).substr(0, 2000);
+  const base::Status error = ErrorOf(truncated);
+  for (const size_t window : {size_t{1}, size_t{2}, size_t{5}, size_t{16}, size_t{100}}) {
+    options.window_bytes = window;
+    const Imported in = Import(kTrace, names, options);
+    ASSERT_TRUE(in.result.ok()) << window << ": " << in.result.status().ToString();
+    EXPECT_EQ(in.result->events, whole.result->events) << window;
+    EXPECT_EQ(in.result->skipped, whole.result->skipped) << window;
+    ASSERT_EQ(in.dispatches.size(), whole.dispatches.size()) << window;
+    for (size_t i = 0; i < in.dispatches.size(); ++i) {
+      EXPECT_EQ(in.dispatches[i].name, whole.dispatches[i].name) << window;
+      EXPECT_EQ(in.dispatches[i].start, whole.dispatches[i].start) << window;
+      EXPECT_EQ(in.dispatches[i].grid, whole.dispatches[i].grid) << window;
+    }
+    ASSERT_EQ(in.result->ranges.size(), whole.result->ranges.size()) << window;
+    Collect sink;
+    const auto bad = ImportKinetoJsonText(truncated, "t.json", names, sink, options);
+    EXPECT_EQ(bad.status().ToString(), error.ToString()) << window;
+  }
+}
+
 TEST(KinetoJsonImporter, Sniffing) {
   EXPECT_TRUE(LooksLikeKinetoJson("\n  {\n    \"schemaVersion\": 1,"));
   EXPECT_TRUE(LooksLikeKinetoJson("{\"traceEvents\": []}"));

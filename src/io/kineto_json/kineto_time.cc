@@ -1,4 +1,5 @@
 // Kineto's microsecond timestamps → exact nanoseconds (declared in kineto_json_importer.h).
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -12,19 +13,23 @@ std::optional<int64_t> MicrosecondsTextToNs(std::string_view text) {
   size_t i = 0;
   const bool negative = i < text.size() && text[i] == '-';
   if (negative) ++i;
-  std::string digits;  // significant digits of the mantissa, no leading zeros
+  // The significant digits of the mantissa (no leading zeros): the first 20 kept, all counted
+  // (a result has at most 19 digits, and the 20th rounds it).
+  std::array<char, 20> digits{};
+  int64_t count = 0;
   int64_t fraction_digits = 0;
   bool any_digit = false;
-  for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) {
+  const auto digit = [&](char c) {
     any_digit = true;
-    if (!digits.empty() || text[i] != '0') digits.push_back(text[i]);
-  }
+    if (count == 0 && c == '0') return;
+    if (count < static_cast<int64_t>(digits.size())) digits[static_cast<size_t>(count)] = c;
+    ++count;
+  };
+  for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) digit(text[i]);
   if (i < text.size() && text[i] == '.') {
-    ++i;
-    for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) {
-      any_digit = true;
+    for (++i; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) {
       ++fraction_digits;
-      if (!digits.empty() || text[i] != '0') digits.push_back(text[i]);
+      digit(text[i]);
     }
   }
   if (!any_digit) return std::nullopt;
@@ -40,23 +45,21 @@ std::optional<int64_t> MicrosecondsTextToNs(std::string_view text) {
     if (exp_negative) exponent = -exponent;
   }
   if (i != text.size()) return std::nullopt;
-  if (digits.empty()) return 0;
+  if (count == 0) return 0;
   // value = digits × 10^scale nanoseconds (microseconds → nanoseconds: 10^3).
   const int64_t scale = exponent - fraction_digits + 3;
-  const int64_t integer_digits = static_cast<int64_t>(digits.size()) + scale;
+  const int64_t integer_digits = count + scale;
   if (integer_digits > 19) return std::nullopt;
+  const auto at = [&](int64_t k) { return k < count ? digits[static_cast<size_t>(k)] : '0'; };
   uint64_t magnitude = 0;
-  const auto push = [&magnitude](char c) {
-    return !__builtin_mul_overflow(magnitude, uint64_t{10}, &magnitude) &&
-           !__builtin_add_overflow(magnitude, static_cast<uint64_t>(c - '0'), &magnitude);
-  };
   for (int64_t k = 0; k < integer_digits; ++k) {
-    const char c = k < static_cast<int64_t>(digits.size()) ? digits[static_cast<size_t>(k)] : '0';
-    if (!push(c)) return std::nullopt;
+    if (__builtin_mul_overflow(magnitude, uint64_t{10}, &magnitude) ||
+        __builtin_add_overflow(magnitude, static_cast<uint64_t>(at(k) - '0'), &magnitude)) {
+      return std::nullopt;
+    }
   }
   // The first dropped digit decides the rounding (half away from zero).
-  if (integer_digits >= 0 && integer_digits < static_cast<int64_t>(digits.size()) &&
-      digits[static_cast<size_t>(integer_digits)] >= '5') {
+  if (integer_digits >= 0 && integer_digits < count && at(integer_digits) >= '5') {
     if (__builtin_add_overflow(magnitude, uint64_t{1}, &magnitude)) return std::nullopt;
   }
   if (magnitude > static_cast<uint64_t>(INT64_MAX)) return std::nullopt;
