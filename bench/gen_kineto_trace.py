@@ -1,17 +1,18 @@
 #!/usr/bin/env python3
 """Writes a synthetic torch.profiler (libkineto) trace of a decode, for bench/kineto_throughput.sh.
 
-usage: gen_kineto_trace.py OUT.json STEPS KERNELS_PER_STEP
+usage: gen_kineto_trace.py OUT.json STEPS KERNELS_PER_STEP [DECODE_STEPS]
 
 The layout is libkineto's chrome-trace JSON (schemaVersion, deviceProperties,
 baseTimeNanoseconds, traceEvents; microsecond timestamps with three decimals): one
-user_annotation `decodeprof:decode` range, one `decodeprof:step` range per step, and per
+user_annotation `decodeprof:decode` range (over the last DECODE_STEPS steps; default all), one `decodeprof:step` range per step, and per
 kernel a `cuda_runtime` cudaLaunchKernel event, the `kernel` event with libkineto's args, and
 the `ac2g` flow pair. 200 steps x 1400 kernels make about 250 MB.
 """
 import sys
 
 out, steps, per = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+decode_steps = min(steps, int(sys.argv[4])) if len(sys.argv) > 4 else steps
 names = ["void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<c10::BFloat16>, std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<c10::BFloat16>, std::array<char*, 3ul>)",
          "nvjet_sm90_tst_64x8_64x16_2x1_v_bz_TNT", "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::MeanOps<float, float, float, float>, unsigned int, float, 4, 4> >(at::native::ReduceOp<float, at::native::MeanOps<float, float, float, float>, unsigned int, float, 4, 4>)",
          "cudnn_generated_fort_native_sdpa_sm80_flash_fprop_wmma_f16_knob_3_64x64x128_4x1x1_cga1x1x1_kernel0_0"]
@@ -21,7 +22,8 @@ with open(out, "w") as f:
     def w(s):
         global first
         f.write(("" if first else ",\n") + s); first = False
-    w('{"ph": "X", "cat": "user_annotation", "name": "decodeprof:decode", "pid": 1, "tid": 1, "ts": %.3f, "dur": %.3f, "args": {}}' % (t - 1, steps * per * 20.0 + 10))
+    decode_ts = t + (steps - decode_steps) * per * 20.0
+    w('{"ph": "X", "cat": "user_annotation", "name": "decodeprof:decode", "pid": 1, "tid": 1, "ts": %.3f, "dur": %.3f, "args": {}}' % (decode_ts - 1, decode_steps * per * 20.0 + 10))
     for s in range(steps):
         w('{"ph": "X", "cat": "user_annotation", "name": "decodeprof:step", "pid": 1, "tid": 1, "ts": %.3f, "dur": %.3f, "args": {}}' % (t, per * 20.0 - 1))
         for k in range(per):

@@ -329,6 +329,28 @@ TEST_F(KinetoSummarizeTest, SameRunAsNativeAndKinetoGivesTheSameOutputs) {
   EXPECT_NE(summary.find("\"q_proj\": "), std::string::npos) << summary;  // op-path roles
 }
 
+// A one-pass import keeps the dispatches and launch calls in spools; with a spool of 3
+// records in memory nearly all of them go through the temporary file, and every output is
+// the same byte for byte.
+TEST_F(KinetoSummarizeTest, SpooledToATemporaryFileGivesTheSameOutputs) {
+  const std::string kineto = (dir_ / "run.pt.trace.json").string();
+  std::ofstream(kineto, std::ios::binary) << KinetoJson(MakeRun());
+  auto in_memory = RunSummarize(Request(kineto, "memory"));
+  ASSERT_TRUE(in_memory.ok()) << in_memory.status().ToString();
+  setenv("DECODEPROF_SPOOL_RECORDS", "3", 1);
+  auto spilled = RunSummarize(Request(kineto, "spilled"));
+  unsetenv("DECODEPROF_SPOOL_RECORDS");
+  ASSERT_TRUE(spilled.ok()) << spilled.status().ToString();
+  int files = 0;
+  for (const auto& entry : fs::directory_iterator(dir_ / "memory")) {
+    const std::string a = Slurp(entry.path());
+    EXPECT_EQ(a, Slurp(dir_ / "spilled" / entry.path().filename())) << entry.path();
+    ++files;
+  }
+  EXPECT_GE(files, 3);
+  EXPECT_EQ(spilled->summary.decode_dispatches, 24);
+}
+
 TEST_F(KinetoSummarizeTest, TraceRangesWinOverALogOnOtherClocks) {
   const std::string kineto = (dir_ / "run.pt.trace.json").string();
   std::ofstream(kineto, std::ios::binary) << KinetoJson(MakeRun());

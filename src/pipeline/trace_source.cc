@@ -1,6 +1,7 @@
 #include "src/pipeline/trace_source.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <deque>
 #include <filesystem>
 #include <map>
@@ -8,11 +9,14 @@
 #include <span>
 #include <unordered_set>
 #include <utility>
+#include <variant>
 
 #include "src/analysis/decode_finder.h"
 #include "src/analysis/pack.h"
 #include "src/analysis/range_marks.h"
+#include "src/base/parse.h"
 #include "src/base/utf8.h"
+#include "src/trace/spool.h"
 
 namespace decodeprof::pipeline {
 namespace {
@@ -386,6 +390,12 @@ base::Status CheckStepRange(const TraceRequest& request, const MarkChoice& chose
   return base::OkStatus();
 }
 
+base::StatusOr<WindowedTrace> FinishStreamedWindow(const TraceRequest& request,
+                                                   const io::Importer& importer,
+                                                   trace::ImportedTrace info, MarkChoice chosen,
+                                                   analysis::WindowCollector collector,
+                                                   trace::StringPool& names);
+
 // The second stage of an annotations-first import: the dispatches into the collector, then
 // the launch calls of the window's dispatches.
 base::StatusOr<WindowedTrace> ImportWindowStaged(const TraceRequest& request,
@@ -418,6 +428,16 @@ base::StatusOr<WindowedTrace> ImportWindowStaged(const TraceRequest& request,
   info.launches = std::move(streamed.launches);
   info.diagnostics.Merge(streamed.diagnostics);
   DP_RETURN_IF_ERROR(CheckImported(request, importer, info));
+  return FinishStreamedWindow(request, importer, std::move(info), std::move(chosen),
+                              std::move(collector), names);
+}
+
+// The window of a streamed import (staged or spooled), its marks chosen without dispatches.
+base::StatusOr<WindowedTrace> FinishStreamedWindow(const TraceRequest& request,
+                                                   const io::Importer& importer,
+                                                   trace::ImportedTrace info, MarkChoice chosen,
+                                                   analysis::WindowCollector collector,
+                                                   trace::StringPool& names) {
   WindowedTrace out;
   out.info = std::move(info);
   out.steps = chosen.steps;
@@ -429,6 +449,60 @@ base::StatusOr<WindowedTrace> ImportWindowStaged(const TraceRequest& request,
   out.evidence.end_ns = out.window.hi;
   DP_RETURN_IF_ERROR(CheckWindow(request, importer, out.window, names, out.info));
   return out;
+}
+
+// One pass for importers whose ranges come with the dispatches (Kineto, nsys, rocpd): the
+// dispatches and launch calls go to spools (memory, then an unlinked temporary file). When
+// the trace's ranges or the log give the marks, the dispatches are replayed into the window
+// cut and only the window's launch calls are kept, so memory is bounded by the window;
+// otherwise (the decode loop is to be found in the trace) every dispatch is read back.
+base::StatusOr<std::variant<WindowedTrace, WholeTrace>> ImportSpooled(
+    const TraceRequest& request, const io::Importer& importer, const trace::PhaseMarks& log_marks,
+    const std::string& log_path, trace::StringPool& names) {
+  // DECODEPROF_SPOOL_RECORDS: records of each kind held in memory before the rest goes to
+  // the temporary file (docs/performance.md; tests set it small to exercise the file).
+  size_t memory_records = trace::Spool<trace::Dispatch>::kDefaultMemoryRecords;
+  if (const char* env = std::getenv("DECODEPROF_SPOOL_RECORDS"); env != nullptr) {
+    if (const auto n = base::ParseInt64(env); n && *n > 0) {
+      memory_records = static_cast<size_t>(*n);
+    }
+  }
+  trace::DispatchSpool dispatches(memory_records);
+  trace::LaunchSpool launches(memory_records);
+  trace::TraceBuilder builder(names, dispatches);
+  builder.set_launch_sink(&launches);
+  builder.set_device_filter(request.device);
+  builder.set_position_word(importer.position_word());
+  builder.trace().format = std::string(importer.name());
+  DP_RETURN_IF_ERROR(importer.Import(request.path, builder));
+  trace::ImportedTrace info = std::move(builder).Finish();
+  DP_RETURN_IF_ERROR(CheckImported(request, importer, info));
+  if (auto chosen = MarksWithoutDispatches(log_marks, log_path, info, names, request)) {
+    DP_RETURN_IF_ERROR(CheckStepRange(request, *chosen));
+    analysis::WindowCollector collector(chosen->marks);
+    DP_RETURN_IF_ERROR(
+        dispatches.spool().Drain([&](const trace::Dispatch& d) { collector.Add(d); }));
+    std::unordered_set<uint64_t> correlations;
+    collector.ForEachKept([&](const trace::Dispatch& d) {
+      if (d.correlation != 0) correlations.insert(d.correlation);
+    });
+    DP_RETURN_IF_ERROR(launches.spool().Drain([&](const trace::ApiCall& call) {
+      if (correlations.count(call.correlation) > 0) info.launches.push_back(call);
+    }));
+    DP_ASSIGN_OR_RETURN(WindowedTrace windowed,
+                        FinishStreamedWindow(request, importer, std::move(info), std::move(*chosen),
+                                             std::move(collector), names));
+    return std::variant<WindowedTrace, WholeTrace>(std::move(windowed));
+  }
+  WholeTrace whole;
+  whole.info = std::move(info);
+  whole.dispatches.reserve(static_cast<size_t>(dispatches.spool().size()));
+  DP_RETURN_IF_ERROR(
+      dispatches.spool().Drain([&](const trace::Dispatch& d) { whole.dispatches.push_back(d); }));
+  whole.info.launches.reserve(static_cast<size_t>(launches.spool().size()));
+  DP_RETURN_IF_ERROR(launches.spool().Drain(
+      [&](const trace::ApiCall& call) { whole.info.launches.push_back(call); }));
+  return std::variant<WindowedTrace, WholeTrace>(std::move(whole));
 }
 
 }  // namespace
@@ -457,7 +531,14 @@ base::StatusOr<WindowedTrace> ImportWindow(const TraceRequest& request,
                                 names);
     }
   }
-  DP_ASSIGN_OR_RETURN(WholeTrace whole, ImportWhole(request, importer, names));
+  WholeTrace whole;
+  if (importer.staged() != nullptr || request.window.kind != WindowSpec::Kind::kDecode) {
+    DP_ASSIGN_OR_RETURN(whole, ImportWhole(request, importer, names));
+  } else {
+    DP_ASSIGN_OR_RETURN(auto spooled, ImportSpooled(request, importer, log_marks, log_path, names));
+    if (auto* windowed = std::get_if<WindowedTrace>(&spooled)) return std::move(*windowed);
+    whole = std::move(std::get<WholeTrace>(spooled));
+  }
   DP_ASSIGN_OR_RETURN(MarkChoice chosen, ChooseMarks(log_marks, log_path, whole, names, request));
   DP_RETURN_IF_ERROR(CheckStepRange(request, chosen));
   WindowedTrace out;

@@ -22,4 +22,12 @@ struct ApiCall {
   uint64_t correlation = 0;
 };
 
+// Where a builder puts launch calls when they should not stay in the trace model (a one-pass
+// import that keeps only the window's).
+class LaunchSink {
+ public:
+  virtual ~LaunchSink() = default;
+  virtual void Add(const ApiCall& call) = 0;
+};
+
 }  // namespace decodeprof::trace

@@ -124,8 +124,15 @@ class TraceBuilder {
   void AddDispatch(const Dispatch& d) { counter_.Add(d); }
   // A launch call; calls with correlation 0 launch nothing that can be joined and are dropped.
   void AddLaunch(const ApiCall& call) {
-    if (call.correlation != 0) trace_.launches.push_back(call);
+    if (call.correlation == 0) return;
+    if (launch_sink_ != nullptr) {
+      launch_sink_->Add(call);
+    } else {
+      trace_.launches.push_back(call);
+    }
   }
+  // Sends launch calls to `sink` instead of the model's `launches`.
+  void set_launch_sink(LaunchSink* sink) { launch_sink_ = sink; }
   void AddRange(const Range& r) { trace_.ranges.push_back(r); }
 
   ImportedTrace Finish() && {
@@ -137,6 +144,7 @@ class TraceBuilder {
   StringPool& names_;
   CountingSink counter_;
   ImportedTrace trace_;
+  LaunchSink* launch_sink_ = nullptr;
 };
 
 // The kernel → launch join, done once for every format: correlation id → the launch call

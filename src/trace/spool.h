@@ -1,0 +1,124 @@
+// A first-in first-out store of fixed-size records that keeps the first ones in memory and
+// the rest in an unlinked temporary file: what lets a one-pass importer read a trace whose
+// phase marks are known only at its end (Kineto, nsys, rocpd: the ranges come with the
+// dispatches) while the process keeps a bounded amount of memory. Replayed once, in order.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "src/base/status.h"
+#include "src/trace/api_call.h"
+#include "src/trace/dispatch.h"
+#include "src/trace/dispatch_sink.h"
+
+namespace decodeprof::trace {
+
+// The temporary file under a spool: created on first write in $TMPDIR (else /tmp), removed
+// from the directory at once, closed by the destructor. Errors are kept for Status().
+class SpillFile {
+ public:
+  SpillFile() = default;
+  SpillFile(const SpillFile&) = delete;
+  SpillFile& operator=(const SpillFile&) = delete;
+  ~SpillFile();
+
+  void Write(const void* data, size_t bytes);
+  // Reads up to `bytes` from the current read position; returns the bytes read (0 at the end).
+  size_t Read(void* data, size_t bytes);
+  void Rewind();
+  int64_t bytes_written() const { return written_; }
+  // OK, or the first error of creating, writing or reading the file.
+  const base::Status& status() const { return status_; }
+
+ private:
+  bool Open();
+  int fd_ = -1;
+  int64_t written_ = 0;
+  base::Status status_ = base::OkStatus();
+};
+
+template <typename T>
+class Spool {
+  static_assert(std::is_trivially_copyable_v<T>);
+
+ public:
+  // Records beyond `memory_records` go to the file, in blocks of `memory_records`.
+  static constexpr size_t kDefaultMemoryRecords = size_t{1} << 18;
+  explicit Spool(size_t memory_records = kDefaultMemoryRecords)
+      : capacity_(memory_records > 0 ? memory_records : 1) {}
+
+  void Add(const T& v) {
+    if (buffer_.size() == capacity_) {
+      file_.Write(buffer_.data(), buffer_.size() * sizeof(T));
+      buffer_.clear();
+    }
+    buffer_.push_back(v);
+    ++size_;
+  }
+  int64_t size() const { return size_; }
+  int64_t spilled_bytes() const { return file_.bytes_written(); }
+
+  // Calls fn(record) for every record, in the order added; the spool is empty afterwards.
+  template <typename Fn>
+  base::Status Drain(Fn&& fn) {
+    DP_RETURN_IF_ERROR(file_.status());  // a failed write lost records: never replay a part
+    if (file_.bytes_written() > 0) {
+      file_.Rewind();
+      std::vector<T> block(std::min<size_t>(capacity_, size_t{1} << 16));
+      int64_t from_file = 0;
+      for (;;) {
+        const size_t got = file_.Read(block.data(), block.size() * sizeof(T));
+        if (got == 0) break;
+        for (size_t i = 0; i < got / sizeof(T); ++i) fn(static_cast<const T&>(block[i]));
+        from_file += static_cast<int64_t>(got);
+      }
+      DP_RETURN_IF_ERROR(file_.status());
+      if (from_file != file_.bytes_written()) {
+        return base::InternalError("spool", "the temporary file was cut short (" +
+                                                std::to_string(from_file) + " of " +
+                                                std::to_string(file_.bytes_written()) + " bytes)");
+      }
+    }
+    for (const T& v : buffer_) fn(v);
+    buffer_ = {};
+    size_ = 0;
+    return base::OkStatus();
+  }
+
+ private:
+  size_t capacity_;
+  std::vector<T> buffer_;
+  int64_t size_ = 0;
+  SpillFile file_;
+};
+
+// The two spools of a one-pass import, as the builder's sinks.
+class DispatchSpool final : public DispatchSink {
+ public:
+  explicit DispatchSpool(size_t memory_records = Spool<Dispatch>::kDefaultMemoryRecords)
+      : spool_(memory_records) {}
+  void Add(const Dispatch& d) override { spool_.Add(d); }
+  Spool<Dispatch>& spool() { return spool_; }
+
+ private:
+  Spool<Dispatch> spool_;
+};
+
+class LaunchSpool final : public LaunchSink {
+ public:
+  explicit LaunchSpool(size_t memory_records = Spool<ApiCall>::kDefaultMemoryRecords)
+      : spool_(memory_records) {}
+  void Add(const ApiCall& call) override { spool_.Add(call); }
+  Spool<ApiCall>& spool() { return spool_; }
+
+ private:
+  Spool<ApiCall> spool_;
+};
+
+}  // namespace decodeprof::trace
