@@ -83,6 +83,18 @@ struct PlainRuns {
   std::optional<double> spread_pct;  // (fastest − slowest) / median × 100, 2 places
 };
 
+// A sampled recording (`decodeprof record --sample-steps N`): kernel-level records for some
+// steps only. The summary's window is the sampled steps laid end to end; its per-token figures
+// are theirs. The step times (of the step ranges, which every step keeps) measure what
+// recording the sampled steps cost them.
+struct Sampling {
+  int64_t steps_seen = 0;                   // step ranges in the decode window
+  int64_t steps_sampled = 0;                // of them, recorded kernel by kernel
+  std::optional<double> sampled_step_ms;    // mean step-range time of the sampled steps
+  std::optional<double> unsampled_step_ms;  // and of the others
+  std::optional<double> distortion_pct;     // sampled / unsampled − 1, in %
+};
+
 struct Summary {
   std::string name;
   std::optional<std::string> model_type;
@@ -136,6 +148,7 @@ struct Summary {
   std::string window_source;
   std::optional<WindowEvidence> window_evidence;
   std::optional<PlainRuns> plain_runs;
+  std::optional<Sampling> sampling;
   std::vector<RankedUnit> ranked_units;  // `units` in rank order (ranking.h)
 };
 

@@ -1,5 +1,5 @@
 // `decodeprof record [-o FILE] [--backend cupti|rocprofv3] [--follow-fork]
-//  [--only-range NAME] -- CMD...`:
+//  [--only-range NAME | --sample-steps N [--step-range NAME]] -- CMD...`:
 // runs CMD with a recorder, returns CMD's exit status, then validates the trace and prints
 // a one-line summary to stderr (stdout belongs to CMD). Parsing and printing only; the work
 // is in src/record.
@@ -47,6 +47,17 @@ int RecordMain(int argc, char** argv) {
                      "many threads: one period from the first opening to the last closing);\n"
                      "NVTX ranges and marks are recorded all the time (cupti backend)")
           ->type_name("NAME");
+  app.add_option("--sample-steps", options.sample_steps,
+                 "keep kernel-level records (kernels, memcpy/memset, launch calls) for one step\n"
+                 "in N, the middle one of each N; every step's NVTX range is kept, and summarize\n"
+                 "extrapolates per-token figures from the sampled steps (cupti backend; the\n"
+                 "steps are the ranges --step-range names)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1000000}))
+      ->type_name("N");
+  app.add_option("--step-range", options.step_range,
+                 "the NVTX range of one decode step, for --sample-steps")
+      ->capture_default_str()
+      ->type_name("NAME");
   try {
     app.parse(split, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -67,6 +78,16 @@ int RecordMain(int argc, char** argv) {
     }
     if (options.backend != record::Backend::kCupti) {
       return ReportError(kName, base::UsageError("--only-range needs --backend cupti"));
+    }
+  }
+  if (options.sample_steps > 1) {
+    if (only_range->count() > 0) {
+      return ReportError(kName,
+                         base::UsageError("--sample-steps cannot be combined with --only-range",
+                                          "sampling gates on the step ranges already"));
+    }
+    if (options.backend != record::Backend::kCupti) {
+      return ReportError(kName, base::UsageError("--sample-steps needs --backend cupti"));
     }
   }
   return RecordCommand(kName, options).status;

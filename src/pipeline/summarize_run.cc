@@ -19,6 +19,7 @@
 #include "src/io/importer_registry.h"
 #include "src/packs/default_pack.h"
 #include "src/packs/pack_loader.h"
+#include "src/pipeline/sampled_window.h"
 #include "src/report/dispatch_csv.h"
 #include "src/report/kernel_csv.h"
 #include "src/report/summary_json.h"
@@ -104,6 +105,7 @@ base::Status LoadPackAndUnits(const std::string& pack_name, const std::string& u
 // window dispatch and the trace's ranges, for op_path rules.
 struct LoadedTrace {
   WindowedTrace trace;
+  std::optional<analysis::Sampling> sampling;  // a sampled recording (sampled_window.h)
   LaunchContext launches;
   std::unique_ptr<analysis::RangeIndex> ranges;
 };
@@ -114,6 +116,9 @@ base::StatusOr<LoadedTrace> LoadTrace(const SummarizeRequest& req, const io::Imp
   request.window = req.window;
   LoadedTrace out;
   DP_ASSIGN_OR_RETURN(out.trace, ImportWindow(request, importer, log.marks, req.log, names));
+  if (req.window.kind == WindowSpec::Kind::kDecode) {
+    out.sampling = ConcatenateSampledSteps(out.trace, names, req.step_range);
+  }
   out.launches = JoinLaunches(out.trace.window.dispatches, out.trace.info, req.trace);
   out.ranges = std::make_unique<analysis::RangeIndex>(out.trace.info.ranges);
   return out;
@@ -334,8 +339,20 @@ base::StatusOr<SummarizeResult> RunSummarize(const SummarizeRequest& req) {
 
   trace::BenchResults profiled = log.results;
   // Generated tokens: the flag, else the log, else step ranges + 1 (the first token comes
-  // from the prefill).
-  if (req.generated_tokens) {
+  // from the prefill). A sampled recording's window holds its sampled steps only.
+  if (const auto& m = loaded.sampling) {
+    profiled.generated_tokens = m->steps_sampled + 1;
+    std::string note = "sampled recording: " + std::to_string(m->steps_sampled) + " of " +
+                       std::to_string(m->steps_seen) +
+                       " steps recorded kernel by kernel; per-token figures are theirs";
+    if (m->distortion_pct) {
+      note += " (sampled steps " + base::FormatFixed(*m->sampled_step_ms, 3) + " ms, the others " +
+              base::FormatFixed(*m->unsampled_step_ms, 3) +
+              " ms: " + (*m->distortion_pct >= 0 ? "+" : "") +
+              base::FormatFixed(*m->distortion_pct, 2) + " %)";
+    }
+    result.notes.push_back(note);
+  } else if (req.generated_tokens) {
     profiled.generated_tokens = req.generated_tokens;
   } else if (!profiled.generated_tokens && loaded.trace.steps) {
     profiled.generated_tokens = *loaded.trace.steps + 1;
@@ -361,6 +378,7 @@ base::StatusOr<SummarizeResult> RunSummarize(const SummarizeRequest& req) {
   const analysis::Attribution attribution = analysis::Attribute(in);
   DP_ASSIGN_OR_RETURN(result.summary, analysis::BuildSummary(in, attribution));
   result.summary.plain_runs = plain_summary;
+  result.summary.sampling = loaded.sampling;
   if (rated >= 2) {
     // How much the plain runs' spread could move each plain ceiling: the same summary over
     // the slowest and the fastest plain run.
@@ -382,6 +400,18 @@ base::StatusOr<SummarizeResult> RunSummarize(const SummarizeRequest& req) {
 
   trace::ImportedTrace& info = loaded.trace.info;
   info.diagnostics.Merge(inputs);
+  if (const auto& m = loaded.sampling) {
+    info.diagnostics.Add(
+        trace::Diag::kSampledSteps, m->steps_sampled,
+        {req.trace, "",
+         std::to_string(m->steps_sampled) + " of " + std::to_string(m->steps_seen) + " steps"});
+    if (m->distortion_pct && *m->distortion_pct > 5.0) {
+      info.diagnostics.Add(
+          trace::Diag::kSamplingDistortion, 1,
+          {req.trace, "",
+           "+" + base::FormatFixed(*m->distortion_pct, 2) + " % over the unsampled steps"});
+    }
+  }
   if (!log.marks.empty() && loaded.trace.marks_source != req.log) {
     info.diagnostics.Add(trace::Diag::kLogMarksUnused, 1,
                          {req.log, "", "the window comes from " + loaded.trace.marks_source});

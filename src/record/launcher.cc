@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "src/base/file_io.h"
+#include "src/base/parse.h"
 #include "src/io/native/native_importer.h"
 #include "src/record/only_range.h"
 #include "src/trace/dispatch_sink.h"
@@ -262,6 +263,13 @@ base::StatusOr<TraceSummary> SummarizeTrace(const std::string& path) {
       it != imported.counters.end()) {
     summary.only_range_switch_failures = it->second;
   }
+  if (auto it = imported.meta.find(std::string(kMetaSampleSteps)); it != imported.meta.end()) {
+    summary.sample_steps = base::ParseInt64(it->second).value_or(0);
+  }
+  if (auto it = imported.counters.find(std::string(kCounterSampleSteps));
+      it != imported.counters.end()) {
+    summary.sample_steps_seen = it->second;
+  }
   return summary;
 }
 
@@ -271,7 +279,11 @@ std::string FormatSummary(const std::string& path, const TraceSummary& s) {
                      std::to_string(s.api_calls) + " API calls, " + std::to_string(s.ranges) +
                      " NVTX ranges, " + std::to_string(s.marks) + " marks, " +
                      std::to_string(s.dropped_records) + " dropped records";
-  if (!s.only_range.empty()) {
+  if (s.sample_steps > 1) {
+    line += "; sampled one step in " + std::to_string(s.sample_steps) + ": " +
+            std::to_string(s.only_range_periods) + " of " + std::to_string(s.sample_steps_seen) +
+            " steps";
+  } else if (!s.only_range.empty()) {
     line += "; only inside NVTX range '" + s.only_range +
             "': " + std::to_string(s.only_range_periods) +
             (s.only_range_periods == 1 ? " period" : " periods");
@@ -319,6 +331,18 @@ base::StatusOr<CommandResult> RecordWithCupti(const RecordOptions& options,
       return base::UsageError("--only-range: " + problem);
     }
   }
+  if (options.sample_steps < 1 || options.sample_steps > 1000000) {
+    return base::UsageError("--sample-steps: expected 1 to 1000000, got " +
+                            std::to_string(options.sample_steps));
+  }
+  if (options.sample_steps > 1) {
+    if (!options.only_range.empty()) {
+      return base::UsageError("--sample-steps cannot be combined with --only-range");
+    }
+    if (const std::string problem = OnlyRangeNameProblem(options.step_range); !problem.empty()) {
+      return base::UsageError("--step-range: " + problem);
+    }
+  }
   DP_ASSIGN_OR_RETURN(const std::string injection, FindInjectionLibrary(exe_dir, getenv));
   const std::string cupti_lib = FindCuptiLibrary(getenv);
   char resolved[PATH_MAX];
@@ -341,9 +365,19 @@ base::StatusOr<CommandResult> RecordWithCupti(const RecordOptions& options,
       return base::IoError(victim, std::string("cannot replace: ") + std::strerror(errno));
     }
   }
-  const std::vector<std::string> env =
+  std::vector<std::string> env =
       RecordEnvironment(CurrentEnvironment(), output, injection, cupti_lib, options.follow_fork,
                         options.only_range, warnings);
+  if (options.sample_steps > 1) {
+    for (auto [name, value] :
+         {std::pair<std::string, std::string>{"DECODEPROF_RECORD_SAMPLE_STEPS",
+                                              std::to_string(options.sample_steps)},
+          std::pair<std::string, std::string>{"DECODEPROF_RECORD_STEP_RANGE",
+                                              options.step_range}}) {
+      std::erase_if(env, [&](const std::string& e) { return NameOf(e) == name; });
+      env.push_back(name + "=" + value);
+    }
+  }
   return RunCommand(options.command, env, "DECODEPROF_RECORD_ROOT_PID");
 }
 

@@ -35,6 +35,11 @@ struct RecordOptions {
   // the time). Checked by RecordWithCupti (OnlyRangeNameProblem); cupti backend only.
   std::string only_range;
   std::vector<std::string> command;  // CMD and its arguments; not empty
+  // --sample-steps N: kernel-level records in one step in N (1 = every step), the steps
+  // being the NVTX ranges named step_range (--step-range). Cupti backend only; not with
+  // only_range. Reach the library as DECODEPROF_RECORD_SAMPLE_STEPS / _STEP_RANGE.
+  int64_t sample_steps = 1;
+  std::string step_range = "decodeprof:step";
 };
 
 // libdecodeprof_cupti.so: $DECODEPROF_CUPTI_INJECTION if set (it must exist), else the first
@@ -98,6 +103,9 @@ struct TraceSummary {
   std::string only_range;
   int64_t only_range_periods = 0;
   int64_t only_range_switch_failures = 0;
+  // Sampled recording (meta sample_steps, counter sample_steps_seen): N, and the steps seen.
+  int64_t sample_steps = 0;
+  int64_t sample_steps_seen = 0;
 };
 
 // Reads `path` back with the native importer. Errors: those of io::ImportNative.

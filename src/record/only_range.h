@@ -25,6 +25,16 @@ inline constexpr std::string_view kCounterOnlyRangeSwitchFailures = "only_range_
 inline constexpr std::string_view kCounterOnlyRangeApiCallsOutside = "only_range_api_calls_outside";
 inline constexpr std::string_view kMetaOnlyRangeWarnings = "only_range_warnings";
 
+// Sampled recording (`decodeprof record --sample-steps N`): the meta keys that give N and the
+// step range's name, the counter of steps seen, and the range the recorder writes over each
+// period in which it recorded (domain "decodeprof", a start/end range on thread 0): what
+// `summarize` reads to extrapolate from the sampled steps.
+inline constexpr std::string_view kMetaSampleSteps = "sample_steps";
+inline constexpr std::string_view kMetaSampleRange = "sample_range";
+inline constexpr std::string_view kCounterSampleSteps = "sample_steps_seen";
+inline constexpr std::string_view kSampledRangeName = "decodeprof:sampled";
+inline constexpr std::string_view kSampledRangeDomain = "decodeprof";
+
 // Longest name accepted, in bytes (NVTX messages are usually a few dozen).
 inline constexpr size_t kMaxOnlyRangeBytes = 1024;
 

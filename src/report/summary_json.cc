@@ -171,6 +171,15 @@ JsonValue SummaryToJson(const analysis::Summary& s) {
   } else {
     doc.Add("plain_runs", JsonValue::Null());
   }
+  if (s.sampling) {  // only in summaries of sampled recordings
+    const analysis::Sampling& m = *s.sampling;
+    JsonValue& sampling = doc.Add("sampling", JsonValue::MakeObject());
+    sampling.Add("steps_seen", JsonValue::Int(m.steps_seen));
+    sampling.Add("steps_sampled", JsonValue::Int(m.steps_sampled));
+    sampling.Add("sampled_step_ms", JsonValue::OptFloat(m.sampled_step_ms));
+    sampling.Add("unsampled_step_ms", JsonValue::OptFloat(m.unsampled_step_ms));
+    sampling.Add("distortion_pct", JsonValue::OptFloat(m.distortion_pct));
+  }
   // The units in rank order (analysis/ranking.h), each with the field it ranks by and that
   // field's value; after every other field.
   JsonValue& ranked = doc.Add("ranked_units", JsonValue::MakeArray());

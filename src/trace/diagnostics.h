@@ -36,6 +36,7 @@ enum class Diag : uint16_t {
   kOnlyRangePeriods,
   kOnlyRangeSwitchFailures,
   kOnlyRangeApiCallsOutside,
+  kSampleStepsSeen,
   kUnknownRecorderCounter,
   // The recording itself.
   kTraceIncomplete,
@@ -53,6 +54,8 @@ enum class Diag : uint16_t {
   kZeroDurationDispatches,
   kDuplicateColumn,
   kNamesRepaired,
+  kSampledSteps,
+  kSamplingDistortion,
   // The bench logs and the other inputs.
   kLogLineUnread,
   kDuplicateMarks,

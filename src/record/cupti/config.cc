@@ -89,6 +89,18 @@ base::StatusOr<RecorderConfig> ReadRecorderConfig(const GetEnvFn& getenv, pid_t 
     }
     config.only_range = name;
   }
+  DP_RETURN_IF_ERROR(
+      ReadUnsigned(getenv, "DECODEPROF_RECORD_SAMPLE_STEPS", 1, 1000000, &config.sample_steps));
+  if (const char* name = getenv("DECODEPROF_RECORD_STEP_RANGE")) {
+    if (const std::string problem = OnlyRangeNameProblem(name); !problem.empty()) {
+      return base::ConfigError("DECODEPROF_RECORD_STEP_RANGE", problem);
+    }
+    config.step_range = name;
+  }
+  if (config.sample_steps > 1 && !config.only_range.empty()) {
+    return base::ConfigError("DECODEPROF_RECORD_SAMPLE_STEPS",
+                             "cannot be combined with " + std::string(kOnlyRangeVariable));
+  }
   config.enabled = true;
   return config;
 }

@@ -37,6 +37,13 @@ struct RecorderConfig {
   // launch API calls) are on only while an NVTX range of exactly this message is open, any
   // domain (range_gate.h); "" = always on. NVTX ranges and marks are recorded regardless.
   std::string only_range;
+  // DECODEPROF_RECORD_SAMPLE_STEPS = N (1..1000000; 1 = off): CUPTI's activity kinds are on
+  // only in one step in N — the gate (range_gate.h) on the ranges named
+  // DECODEPROF_RECORD_STEP_RANGE (default decodeprof:step), never with only_range.
+  uint64_t sample_steps = 1;
+  std::string step_range = "decodeprof:step";
+  // The gate's range name and sampling: only_range, or step_range when sampling.
+  std::string gate_range() const { return sample_steps > 1 ? step_range : only_range; }
 };
 
 using GetEnvFn = std::function<const char*(const char*)>;

@@ -33,7 +33,10 @@ void RangeGate::SwitchLocked(bool on) {
 void RangeGate::Open() {
   if (!gating()) return;
   std::lock_guard<std::mutex> lock(mu_);
-  if (++open_ == 1 && switch_ && !on_) SwitchLocked(true);
+  if (++open_ != 1) return;
+  const int64_t opening = openings_.fetch_add(1, std::memory_order_relaxed);
+  sampled_ = opening % every_ == every_ / 2;
+  if (sampled_ && switch_ && !on_) SwitchLocked(true);
 }
 
 void RangeGate::Close() {
@@ -49,7 +52,7 @@ void RangeGate::Attach(SwitchFn switch_fn, bool on_now) {
   if (switch_) return;
   switch_ = std::move(switch_fn);
   on_ = on_now;
-  const bool want = open_ > 0;
+  const bool want = open_ > 0 && sampled_;
   if (on_ != want) {
     SwitchLocked(want);
   } else if (want) {
@@ -67,6 +70,11 @@ bool RangeGate::Covers(int64_t ns) const {
       spans_.begin(), spans_.end(), ns,
       [](int64_t t, const std::pair<int64_t, int64_t>& span) { return t < span.first; });
   return it != spans_.begin() && ns <= std::prev(it)->second;
+}
+
+std::vector<std::pair<int64_t, int64_t>> RangeGate::periods() const {
+  std::lock_guard<std::mutex> lock(spans_mu_);
+  return spans_;
 }
 
 int64_t RangeGate::open_ranges() const {

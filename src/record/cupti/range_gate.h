@@ -14,6 +14,12 @@
 // enable/disable of its activity kinds — and the state CUPTI is in, and brings CUPTI in line
 // with the count at once.
 //
+// Sampling (`decodeprof record --sample-steps N`, DECODEPROF_RECORD_SAMPLE_STEPS): with
+// `every` N > 1 the gate counts the openings that make the count 1 (steps, when the name is
+// the step range's) and switches recording on only for the middle one of each group of N —
+// openings N/2, N/2 + N, N/2 + 2N, ... (0-based): the first steps of a decode are often unlike
+// the rest. The closing that ends a sampled opening switches it off again.
+//
 // The gate also keeps its periods on the host clock (CLOCK_MONOTONIC, clock.h): each runs
 // from just before a switch on to just after the switch off that ends it. Covers() answers
 // whether a host time lies in one, for records the gate cannot switch and that are therefore
@@ -45,8 +51,10 @@ class RangeGate {
   // what could be switched was).
   using SwitchFn = std::function<bool(bool on)>;
 
-  // `name` "" = no gating: Matches() is always false and nothing is ever switched.
-  explicit RangeGate(std::string name) : name_(std::move(name)) {}
+  // `name` "" = no gating: Matches() is always false and nothing is ever switched. `every`:
+  // record one opening in `every` (1 = all of them).
+  explicit RangeGate(std::string name, int64_t every = 1)
+      : name_(std::move(name)), every_(every > 0 ? every : 1) {}
   RangeGate(const RangeGate&) = delete;
   RangeGate& operator=(const RangeGate&) = delete;
 
@@ -64,11 +72,16 @@ class RangeGate {
   struct Counts {
     int64_t periods = 0;          // switches to on that CUPTI accepted in full
     int64_t switch_failures = 0;  // switches (on or off) CUPTI refused in part or in whole
+    int64_t openings = 0;         // openings that made the count 1 (sampled or not)
   };
   Counts counts() const {
     return Counts{periods_.load(std::memory_order_relaxed),
-                  switch_failures_.load(std::memory_order_relaxed)};
+                  switch_failures_.load(std::memory_order_relaxed),
+                  openings_.load(std::memory_order_relaxed)};
   }
+  int64_t every() const { return every_; }
+  // The periods so far as [begin, end] on CLOCK_MONOTONIC (end INT64_MAX while open).
+  std::vector<std::pair<int64_t, int64_t>> periods() const;
   // Ranges of the name open now (for tests).
   int64_t open_ranges() const;
 
@@ -81,11 +94,14 @@ class RangeGate {
   void SwitchLocked(bool on);  // mu_ held
 
   const std::string name_;
+  const int64_t every_;
   mutable std::mutex mu_;  // guards everything below; held across switch_ (see above)
   SwitchFn switch_;        // empty until Attach
   int64_t open_ = 0;       // ranges of the name open now
   bool on_ = false;        // the state last switched to (or given to Attach)
+  bool sampled_ = false;   // the opening now open is one to record
   std::atomic<int64_t> periods_{0};
+  std::atomic<int64_t> openings_{0};
   std::atomic<int64_t> switch_failures_{0};
 
   mutable std::mutex spans_mu_;  // leaf: guards spans_

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <limits>
 
 #include "src/record/cupti/clock.h"
 #include "src/record/only_range.h"
@@ -119,6 +120,9 @@ Recorder* Recorder::Create() {
       w.SetMeta("buffer_bytes", std::to_string(config->buffer_bytes)).ok() &&
       w.SetMeta("max_buffers", std::to_string(config->max_buffers)).ok() &&
       (config->only_range.empty() || w.SetMeta(kMetaOnlyRange, config->only_range).ok()) &&
+      (config->sample_steps <= 1 ||
+       (w.SetMeta(kMetaSampleSteps, std::to_string(config->sample_steps)).ok() &&
+        w.SetMeta(kMetaSampleRange, config->step_range).ok())) &&
       w.Commit().ok();
   if (!meta_ok) {
     std::fprintf(stderr, "decodeprof-cupti: not recording: cannot write %s\n",
@@ -135,7 +139,7 @@ Recorder::Recorder(RecorderConfig config, std::unique_ptr<nf::NativeWriter> writ
       pid_(::getpid()),
       writer_(std::move(writer)),
       pool_(config_.buffer_bytes, config_.max_buffers),
-      gate_(config_.only_range),
+      gate_(config_.gate_range(), static_cast<int64_t>(config_.sample_steps)),
       nvtx_(kMaxPendingNvtxEvents, &gate_) {
   sem_init(&wake_, 0, 0);
   sem_init(&done_, 0, 0);
@@ -391,6 +395,7 @@ void Recorder::WriteCounters() {
     (void)writer_->SetCounter(kCounterOnlyRangePeriods, g.periods);
     (void)writer_->SetCounter(kCounterOnlyRangeSwitchFailures, g.switch_failures);
     (void)writer_->SetCounter(kCounterOnlyRangeApiCallsOutside, t.api_calls_outside_range);
+    if (gate_.every() > 1) (void)writer_->SetCounter(kCounterSampleSteps, g.openings);
   }
 }
 
@@ -441,10 +446,32 @@ void Recorder::DrainLoop() {
 void Recorder::FinishFromDrainThread() {
   DrainOnce();
   WriteCounters();
+  if (gate_.every() > 1) WriteSampledPeriods();
   closed_.store(true, std::memory_order_release);
   nvtx_.Disable();
   if (const base::Status status = writer_->Close(); !status.ok()) Warn(status.ToString());
   sem_post(&done_);
+}
+
+// One start/end range per period of a sampled recording (only_range.h, kSampledRangeName);
+// a period still open ends now.
+void Recorder::WriteSampledPeriods() {
+  auto name = writer_->Intern(kSampledRangeName);
+  auto domain = writer_->Intern(kSampledRangeDomain);
+  if (!name.ok() || !domain.ok()) {
+    ++write_failures_;
+    return;
+  }
+  const int64_t now = MonotonicNs();
+  for (auto [begin, end] : gate_.periods()) {
+    if (end == std::numeric_limits<int64_t>::max()) end = now;
+    if (begin == std::numeric_limits<int64_t>::min()) continue;  // opened before CUPTI came
+    if (!writer_
+             ->AddRange(nf::RangeRow{begin, end, *name, *domain, 0, -1, nf::RangeKind::kStartEnd})
+             .ok()) {
+      ++write_failures_;
+    }
+  }
 }
 
 void Recorder::AtExit() {

@@ -92,6 +92,7 @@ class Recorder {
   void SetMeta(std::string key, std::string value);  // any thread; written by the drain thread
   void Warn(const std::string& message) const;
   void FinishFromDrainThread();
+  void WriteSampledPeriods();
   static void AtExit();
   static void AtForkChild();
   static void OnSignal(int sig);

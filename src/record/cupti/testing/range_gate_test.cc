@@ -53,6 +53,46 @@ TEST(RangeGateTest, CountsUntilAttachedThenSwitchesOnTheOutermostOpenAndLastClos
   EXPECT_EQ(gate.counts().switch_failures, 0);
 }
 
+TEST(RangeGateTest, SamplingRecordsTheMiddleOpeningOfEachGroupOfN) {
+  RangeGate gate("decodeprof:step", 4);
+  SwitchLog log;
+  gate.Attach(log.Fn(), /*on_now=*/true);  // off until a sampled step
+  ASSERT_EQ(log.calls, std::vector<bool>{false});
+  std::vector<int> sampled;
+  for (int step = 0; step < 10; ++step) {
+    const size_t before = log.calls.size();
+    gate.Open();
+    gate.Open();  // a nested range of the name is part of the same step
+    gate.Close();
+    if (log.calls.size() > before) {
+      EXPECT_TRUE(log.calls[before]) << step;
+      sampled.push_back(step);
+    }
+    gate.Close();
+  }
+  EXPECT_EQ(sampled, (std::vector<int>{2, 6}));
+  EXPECT_EQ(log.calls, (std::vector<bool>{false, true, false, true, false}));
+  EXPECT_EQ(gate.counts().openings, 10);
+  EXPECT_EQ(gate.counts().periods, 2);
+  const auto periods = gate.periods();
+  ASSERT_EQ(periods.size(), 2u);
+  EXPECT_LE(periods[0].first, periods[0].second);
+  EXPECT_LE(periods[0].second, periods[1].first);
+}
+
+TEST(RangeGateTest, SamplingAStepOpenBeforeAttachCountsIt) {
+  RangeGate gate("s", 1);  // every step
+  SwitchLog log;
+  gate.Open();
+  gate.Attach(log.Fn(), /*on_now=*/false);
+  EXPECT_EQ(log.calls, std::vector<bool>{true});
+  RangeGate sparse("s", 3);  // opening 0 is not sampled (1 is)
+  SwitchLog none;
+  sparse.Open();
+  sparse.Attach(none.Fn(), /*on_now=*/true);
+  EXPECT_EQ(none.calls, std::vector<bool>{false});
+}
+
 TEST(RangeGateTest, CoversHostTimesInsideItsPeriodsOnly) {
   RangeGate gate("r");
   SwitchLog log;
@@ -230,6 +270,38 @@ TEST(OnlyRangeConfigTest, ReadsTheNameAndRefusesBadOnes) {
     EXPECT_EQ(config.status().kind(), base::ErrorKind::kConfig);
     EXPECT_EQ(config.status().where(), "DECODEPROF_RECORD_ONLY_RANGE");
   }
+}
+
+TEST(SampleStepsConfigTest, ReadsNAndTheStepRangeAndRefusesOnlyRangeBesideIt) {
+  auto plain = ReadRecorderConfig(Env({{"DECODEPROF_RECORD_OUTPUT", "/t/x"}}), 1, nullptr);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->sample_steps, 1u);
+  EXPECT_EQ(plain->gate_range(), "");
+  auto sampled = ReadRecorderConfig(Env({{"DECODEPROF_RECORD_OUTPUT", "/t/x"},
+                                         {"DECODEPROF_RECORD_SAMPLE_STEPS", "8"},
+                                         {"DECODEPROF_RECORD_STEP_RANGE", "execute_model"}}),
+                                    1, nullptr);
+  ASSERT_TRUE(sampled.ok()) << sampled.status().ToString();
+  EXPECT_EQ(sampled->sample_steps, 8u);
+  EXPECT_EQ(sampled->gate_range(), "execute_model");
+  auto defaulted = ReadRecorderConfig(
+      Env({{"DECODEPROF_RECORD_OUTPUT", "/t/x"}, {"DECODEPROF_RECORD_SAMPLE_STEPS", "4"}}), 1,
+      nullptr);
+  ASSERT_TRUE(defaulted.ok());
+  EXPECT_EQ(defaulted->gate_range(), "decodeprof:step");
+  for (const char* bad : {"0", "-3", "x", "1000001"}) {
+    auto config = ReadRecorderConfig(
+        Env({{"DECODEPROF_RECORD_OUTPUT", "/t/x"}, {"DECODEPROF_RECORD_SAMPLE_STEPS", bad}}), 1,
+        nullptr);
+    ASSERT_FALSE(config.ok()) << bad;
+    EXPECT_EQ(config.status().where(), "DECODEPROF_RECORD_SAMPLE_STEPS");
+  }
+  auto both = ReadRecorderConfig(Env({{"DECODEPROF_RECORD_OUTPUT", "/t/x"},
+                                      {"DECODEPROF_RECORD_SAMPLE_STEPS", "4"},
+                                      {"DECODEPROF_RECORD_ONLY_RANGE", "decodeprof:decode"}}),
+                                 1, nullptr);
+  ASSERT_FALSE(both.ok());
+  EXPECT_NE(both.status().message().find("cannot be combined"), std::string::npos);
 }
 
 }  // namespace

@@ -1,0 +1,111 @@
+#include "src/pipeline/sampled_window.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "src/analysis/range_marks.h"
+
+namespace decodeprof::pipeline {
+
+std::optional<analysis::Sampling> ConcatenateSampledSteps(WindowedTrace& t,
+                                                          const trace::StringPool& names,
+                                                          const std::string& step_range) {
+  analysis::DecodeWindow& w = t.window;
+  std::vector<trace::Range> periods;
+  std::vector<trace::Range> steps;
+  const std::string step_pattern = step_range.empty() ? "decodeprof:step" : step_range;
+  for (const trace::Range& r : t.info.ranges) {
+    if (r.end <= w.lo || r.start >= w.hi) continue;
+    const std::string_view name = names.Get(r.name);
+    if (name == kSampledRange) {
+      periods.push_back(r);
+    } else if (analysis::RangeNameMatches(name, step_pattern) && r.start >= w.lo) {
+      steps.push_back(r);
+    }
+  }
+  if (periods.empty()) return std::nullopt;
+  std::sort(periods.begin(), periods.end(),
+            [](const trace::Range& a, const trace::Range& b) { return a.start < b.start; });
+
+  // Each dispatch belongs to the last period that began at or before it; one that starts
+  // before the first period was launched before the window's sampling and is left out.
+  std::vector<trace::TimestampNs> ends(periods.size());
+  for (size_t j = 0; j < periods.size(); ++j) ends[j] = periods[j].end;
+  std::vector<int32_t> owner(w.dispatches.size(), -1);
+  size_t j = 0;
+  for (size_t i = 0; i < w.dispatches.size(); ++i) {
+    const trace::Dispatch& d = w.dispatches[i];
+    while (j + 1 < periods.size() && periods[j + 1].start <= d.start) ++j;
+    if (d.start < periods[j].start) continue;
+    owner[i] = static_cast<int32_t>(j);
+    ends[j] = std::max(ends[j], d.end);
+  }
+  std::vector<trace::TimestampNs> shift(periods.size());
+  trace::TimestampNs cursor = w.lo;
+  for (size_t p = 0; p < periods.size(); ++p) {
+    shift[p] = cursor - periods[p].start;
+    cursor += ends[p] - periods[p].start;
+  }
+  std::vector<trace::Dispatch> kept;
+  kept.reserve(w.dispatches.size());
+  for (size_t i = 0; i < w.dispatches.size(); ++i) {
+    if (owner[i] < 0) continue;
+    trace::Dispatch d = w.dispatches[i];
+    d.start += shift[static_cast<size_t>(owner[i])];
+    d.end += shift[static_cast<size_t>(owner[i])];
+    kept.push_back(d);
+  }
+  // Periods do not overlap, so the shifted dispatches stay in start order period by period;
+  // a stable sort keeps file order on ties, as the window cut does.
+  std::stable_sort(
+      kept.begin(), kept.end(),
+      [](const trace::Dispatch& a, const trace::Dispatch& b) { return a.start < b.start; });
+  w.dispatches = std::move(kept);
+  w.hi = cursor;
+  w.straddling = 0;
+  w.last_before.reset();
+
+  analysis::Sampling out;
+  out.steps_sampled = static_cast<int64_t>(periods.size());
+  double sampled_ns = 0, unsampled_ns = 0;
+  int64_t sampled = 0, unsampled = 0;
+  size_t p = 0;
+  std::sort(steps.begin(), steps.end(),
+            [](const trace::Range& a, const trace::Range& b) { return a.start < b.start; });
+  trace::TimestampNs step_end = INT64_MIN;
+  for (const trace::Range& s : steps) {
+    if (s.start < step_end) continue;  // a nested range of the name is part of its step
+    step_end = s.end;
+    ++out.steps_seen;
+    // A step is a sampled one when a period's middle lies in it (a period runs from just
+    // before its step range opened to just after it closed).
+    const auto middle = [&](size_t i) {
+      return periods[i].start + (periods[i].end - periods[i].start) / 2;
+    };
+    while (p < periods.size() && middle(p) < s.start) ++p;
+    const bool in_period = p < periods.size() && middle(p) <= s.end;
+    const auto ns = static_cast<double>(s.end - s.start);
+    if (in_period) {
+      sampled_ns += ns;
+      ++sampled;
+    } else {
+      unsampled_ns += ns;
+      ++unsampled;
+    }
+  }
+  const auto round3 = [](double v) { return std::round(v * 1000.0) / 1000.0; };
+  if (sampled > 0) out.sampled_step_ms = round3(sampled_ns / static_cast<double>(sampled) / 1e6);
+  if (unsampled > 0) {
+    out.unsampled_step_ms = round3(unsampled_ns / static_cast<double>(unsampled) / 1e6);
+  }
+  if (sampled > 0 && unsampled > 0 && unsampled_ns > 0) {
+    const double ratio = (sampled_ns / static_cast<double>(sampled)) /
+                         (unsampled_ns / static_cast<double>(unsampled));
+    out.distortion_pct = std::round((ratio - 1.0) * 10000.0) / 100.0;
+  }
+  t.steps = out.steps_sampled;
+  return out;
+}
+
+}  // namespace decodeprof::pipeline

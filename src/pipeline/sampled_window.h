@@ -1,0 +1,30 @@
+// The window of a sampled recording (`decodeprof record --sample-steps N`, docs/recording.md):
+// the recorder writes a `decodeprof:sampled` range over each period in which it recorded
+// kernels, and keeps every step's NVTX range. Between the periods the GPU ran kernels that
+// were not recorded, so the decode window as cut would show them as idle time. Instead the
+// sampled periods are laid end to end: each period's dispatches are shifted so that it starts
+// where the previous one ended (a period runs from its range's start to the later of its end
+// and its last dispatch's end), and the window becomes the sampled steps alone. Launch calls
+// and ranges keep their host times (they are matched to dispatches by correlation and
+// thread, never by the dispatch's time).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "src/analysis/summary.h"
+#include "src/pipeline/trace_source.h"
+#include "src/trace/string_pool.h"
+
+namespace decodeprof::pipeline {
+
+inline constexpr std::string_view kSampledRange = "decodeprof:sampled";
+
+// Nothing when the window holds no sampled period (not a sampled recording); otherwise
+// rewrites `t.window` and `t.steps` (the sampled steps) and returns the sampling's figures.
+// `step_range`: the glob of the step ranges ("" = decodeprof:step).
+std::optional<analysis::Sampling> ConcatenateSampledSteps(WindowedTrace& t,
+                                                          const trace::StringPool& names,
+                                                          const std::string& step_range);
+
+}  // namespace decodeprof::pipeline

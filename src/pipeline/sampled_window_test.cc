@@ -1,0 +1,138 @@
+// A sampled recording (`record --sample-steps N`) summarized: the sampled steps laid end to
+// end give the same per-token GPU figures as the full recording of the same run, and the
+// summary says how many steps were sampled and what the sampling cost them.
+#include "src/pipeline/sampled_window.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "src/native_format/native_writer.h"
+#include "src/pipeline/summarize_run.h"
+
+namespace decodeprof::pipeline {
+namespace {
+
+namespace fs = std::filesystem;
+namespace nf = native_format;
+
+constexpr int64_t kBase = 1'000'000'000;
+constexpr int kSteps = 8;
+constexpr int64_t kStepNs = 1'000'000;
+
+// Eight 1 ms decode steps of four 100 µs kernels each (at 100, 250, 400, 550 µs into the
+// step). `sampled_every` 0: every kernel recorded; N: only the middle step of each N, with a
+// decodeprof:sampled range over it, and those steps 10 % longer (tracing's cost).
+void WriteRun(const std::string& path, int sampled_every) {
+  auto writer = nf::NativeWriter::Create(path, "monotonic", "test");
+  ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+  nf::NativeWriter& w = **writer;
+  const auto domain = *w.Intern("");
+  const auto add_range = [&](const char* name, int64_t start, int64_t end, int32_t depth) {
+    nf::RangeRow r;
+    r.start_ns = start;
+    r.end_ns = end;
+    r.name = *w.Intern(name);
+    r.domain = domain;
+    r.thread = 7;
+    r.depth = depth;
+    ASSERT_TRUE(w.AddRange(r).ok());
+  };
+  int64_t t = kBase;
+  std::vector<std::pair<int64_t, int64_t>> steps;
+  for (int s = 0; s < kSteps; ++s) {
+    const bool sampled = sampled_every > 0 && s % sampled_every == sampled_every / 2;
+    const int64_t length = sampled ? kStepNs * 11 / 10 : kStepNs;
+    steps.emplace_back(t, t + length);
+    if (sampled) add_range("decodeprof:sampled", t - 1000, t + length + 1000, -1);
+    if (sampled_every == 0 || sampled) {
+      for (int k = 0; k < 4; ++k) {
+        nf::KernelRow row;
+        row.start_ns = t + 100'000 + k * 150'000;
+        row.end_ns = row.start_ns + 100'000;
+        row.name = row.mangled = *w.Intern(k % 2 == 0 ? "nvjet_gemm" : "rms_norm_kernel");
+        row.stream = 7;
+        row.correlation = static_cast<uint32_t>(s * 4 + k + 1);
+        ASSERT_TRUE(w.AddKernel(row).ok());
+      }
+    }
+    t += length;
+  }
+  add_range("decodeprof:decode", kBase - 10, t + 10, 0);
+  for (const auto& [a, b] : steps) add_range("decodeprof:step", a, b, 1);
+  ASSERT_TRUE(w.Close().ok());
+}
+
+class SampledWindowTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("decodeprof_sampled_" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  nlohmann::json Summarize(const std::string& trace, const std::string& name,
+                           std::vector<std::string>* notes = nullptr) {
+    SummarizeRequest req;
+    req.trace = trace;
+    req.name = name;
+    req.out_dir = dir_.string();
+    auto result = RunSummarize(req);
+    EXPECT_TRUE(result.ok()) << result.status().ToString();
+    if (!result.ok()) return {};
+    if (notes != nullptr) *notes = result->notes;
+    std::ifstream in(dir_ / (name + "_summary.json"));
+    return nlohmann::json::parse(in);
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(SampledWindowTest, SampledStepsGiveTheFullRecordingsPerTokenGpuFigures) {
+  const std::string full = (dir_ / "full.sqlite").string();
+  const std::string sampled = (dir_ / "sampled.sqlite").string();
+  WriteRun(full, 0);
+  WriteRun(sampled, 4);
+  std::vector<std::string> notes;
+  const nlohmann::json a = Summarize(full, "full");
+  const nlohmann::json b = Summarize(sampled, "sampled", &notes);
+  ASSERT_FALSE(a.empty());
+  ASSERT_FALSE(b.empty());
+  EXPECT_FALSE(a.contains("sampling"));
+  // Per step (forward pass) the GPU figures are the full recording's; per token both follow
+  // the seed's rule (the window's steps + the prefill's token): 3.2 / 9 and 0.8 / 3.
+  EXPECT_EQ(a["generated_tokens"], 9);
+  EXPECT_EQ(b["generated_tokens"], 3);
+  EXPECT_DOUBLE_EQ(a["decode_gpu_busy_ms"].get<double>() / 8, 0.4);
+  EXPECT_DOUBLE_EQ(b["decode_gpu_busy_ms"].get<double>() / 2, 0.4);
+  EXPECT_DOUBLE_EQ(b["gpu_ms_per_token"].get<double>(), 0.2667);
+  EXPECT_EQ(a["decode_dispatches"], 32);
+  EXPECT_EQ(b["decode_dispatches"], 8);
+  // Laid end to end: two periods of 1.1 ms + 2 µs each.
+  EXPECT_NEAR(b["decode_wall_ms"].get<double>(), 2.204, 1e-9);
+  const nlohmann::json& s = b["sampling"];
+  EXPECT_EQ(s["steps_seen"], 8);
+  EXPECT_EQ(s["steps_sampled"], 2);
+  EXPECT_DOUBLE_EQ(s["sampled_step_ms"].get<double>(), 1.1);
+  EXPECT_DOUBLE_EQ(s["unsampled_step_ms"].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(s["distortion_pct"].get<double>(), 10.0);
+  bool said = false;
+  for (const std::string& n : notes) {
+    said = said || n.find("sampled recording: 2 of 8 steps recorded kernel by kernel") == 0;
+  }
+  EXPECT_TRUE(said);
+  bool warned = false;
+  for (const auto& d : b["diagnostics"]) warned = warned || d["code"] == "sampling_distortion";
+  EXPECT_TRUE(warned) << b["diagnostics"].dump();
+  // The kernel tables agree per token: the same kernels, the same shares.
+  EXPECT_EQ(a["class_share_pct"], b["class_share_pct"]);
+}
+
+}  // namespace
+}  // namespace decodeprof::pipeline
