@@ -95,6 +95,27 @@ struct Sampling {
   std::optional<double> distortion_pct;     // sampled / unsampled − 1, in %
 };
 
+// The run's place in a multi-process job (trace::RankInfo; docs/multi-gpu.md).
+struct RankFields {
+  int32_t rank = 0;
+  std::optional<int32_t> world_size;
+  std::optional<int32_t> local_rank;
+  std::string run_id;                // the recorder's run_id ("" when the trace has none)
+  std::optional<std::string> group;  // `summarize --ranks`: the --name of the set of ranks
+};
+
+// The collective kernels of one rank of a `summarize --ranks` set (analysis/ranks.h), per
+// generated token like the other *_ms_per_token figures (4 decimals; null without tokens).
+struct CollectiveFields {
+  int64_t count = 0;
+  std::optional<double> total_ms_per_token;
+  std::optional<double> wait_ms_per_token;      // null when the ranks' counts differ
+  std::optional<double> transfer_ms_per_token;  // total − wait; null as wait
+  std::optional<double> pct_of_wall;            // 100 · total / decode wall, 2 decimals
+  std::optional<int32_t> slowest_rank;          // null as wait, or without collectives
+  bool matched = true;                          // every rank had as many collectives
+};
+
 struct Summary {
   std::string name;
   std::optional<std::string> model_type;
@@ -150,6 +171,10 @@ struct Summary {
   std::optional<PlainRuns> plain_runs;
   std::optional<Sampling> sampling;
   std::vector<RankedUnit> ranked_units;  // `units` in rank order (ranking.h)
+  // Written after every other field, and only when set: a trace with a rank (native meta
+  // rank), and `summarize --ranks`.
+  std::optional<RankFields> rank;
+  std::optional<CollectiveFields> collectives;
 };
 
 // Per-dispatch attribution of the window, for the dispatch CSV.

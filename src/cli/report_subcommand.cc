@@ -5,7 +5,8 @@
 // after them; `--format html` prints the page of src/report/html_report.h (always the full
 // content, with or without `--full`), with the timeline of each run's
 // `<name>_decode_dispatches.csv` where the summary's folder holds one. `--do-first 0` leaves
-// the section out.
+// the section out. Summaries of multi-rank runs (a `rank` object) add the rank tables of
+// src/report/rank_table.h at the end of the Markdown report and of the HTML page.
 #include <sys/stat.h>
 
 #include <cstddef>
@@ -25,6 +26,7 @@
 #include "src/report/full_report.h"
 #include "src/report/html_report.h"
 #include "src/report/markdown_report.h"
+#include "src/report/rank_table.h"
 #include "src/report/summary_reader.h"
 
 namespace decodeprof::cli {
@@ -72,6 +74,9 @@ base::StatusOr<std::string> Render(const std::vector<std::string>& paths, const 
   DP_ASSIGN_OR_RETURN(const std::vector<report::SummaryFile> summaries,
                       report::ReadSummaries(paths));
   if (format == "json") return report::RenderSummariesJson(summaries);
+  // Multi-rank runs: a rank twice, or two world sizes in one run, is refused before any output.
+  DP_ASSIGN_OR_RETURN(const std::vector<report::RankTable> ranks,
+                      report::BuildRankTables(summaries));
   if (format == "html") {
     std::vector<std::optional<report::DispatchTimeline>> timelines;
     for (const report::SummaryFile& summary : summaries) {
@@ -80,8 +85,9 @@ base::StatusOr<std::string> Render(const std::vector<std::string>& paths, const 
     }
     return report::RenderHtmlReport(summaries, timelines, do_first);
   }
-  if (full) return report::RenderFullMarkdownReport(summaries, do_first);
-  return report::RenderMarkdownReport(summaries, do_first);
+  return (full ? report::RenderFullMarkdownReport(summaries, do_first)
+               : report::RenderMarkdownReport(summaries, do_first)) +
+         report::RenderRankTablesMarkdown(ranks);
 }
 
 }  // namespace

@@ -4,11 +4,14 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "src/base/py_format.h"
 #include "src/cli/option_checks.h"
 #include "src/cli/subcommand.h"
 #include "src/io/importer_registry.h"
+#include "src/pipeline/summarize_ranks.h"
 #include "src/pipeline/summarize_run.h"
 #include "src/report/terminal_summary.h"
 
@@ -29,6 +32,40 @@ std::string DefaultRunName(const std::string& trace) {
 // Python's str() of an optional float, as the seed's one-line report prints it.
 std::string PyStr(const std::optional<double>& v) { return v ? base::PyRepr(*v) : "None"; }
 
+// `--ranks`: one line per rank, then each rank's table unless quiet.
+int SummarizeRanks(const pipeline::SummarizeRequest& base, std::vector<std::string> traces,
+                   bool quiet) {
+  pipeline::SummarizeRanksRequest req;
+  req.base = base;
+  req.traces = std::move(traces);
+  auto result = pipeline::RunSummarizeRanks(req);
+  if (!result.ok()) return ReportError(kName, result.status());
+  for (const std::string& note : result->notes) {
+    std::fprintf(stderr, "decodeprof: %s: %s\n", kName, note.c_str());
+  }
+  for (const pipeline::SummarizeResult& r : result->ranks) {
+    PrintDiagnostics(kName, r.summary.diagnostics);
+  }
+  for (const pipeline::SummarizeResult& r : result->ranks) {
+    const analysis::Summary& s = r.summary;
+    const analysis::CollectiveFields& c = *s.collectives;
+    std::printf(
+        "%s: %lld decode dispatches, %s GPU ms/token, %s host gap ms/token, %lld collectives, "
+        "%s collective ms/token, %s wait ms/token\n",
+        s.name.c_str(), static_cast<long long>(s.decode_dispatches),
+        PyStr(s.gpu_ms_per_token).c_str(), PyStr(s.host_gap_ms_per_token).c_str(),
+        static_cast<long long>(c.count), PyStr(c.total_ms_per_token).c_str(),
+        PyStr(c.wait_ms_per_token).c_str());
+  }
+  if (!quiet) {
+    for (const pipeline::SummarizeResult& r : result->ranks) {
+      std::fputs(report::TerminalSummaryText(r.summary).c_str(), stdout);
+      std::printf("  wrote:      %s\n", r.written.back().c_str());
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 
 int SummarizeMain(int argc, char** argv) {
@@ -44,8 +81,18 @@ int SummarizeMain(int argc, char** argv) {
       "summary's window_source says how the window was found.",
       "decodeprof summarize"};
   app.footer(FormatTable());
-  app.add_option("--trace", req.trace, "kernel trace, of any format below (recognized by content)")
-      ->required();
+  std::vector<std::string> ranks;
+  CLI::Option* trace_option = app.add_option(
+      "--trace", req.trace, "kernel trace, of any format below (recognized by content)");
+  CLI::Option* ranks_option =
+      app.add_option("--ranks", ranks,
+                     "instead of --trace: the per-rank traces of one multi-GPU run (decodeprof "
+                     "record --follow-fork: FILE.<pid>.sqlite each); writes one summary per "
+                     "rank, <name>_rank<R>_summary.json, with the collectives' wait on the "
+                     "slowest rank (docs/multi-gpu.md); not with --log, --plain-log, --device")
+          ->expected(1, -1)
+          ->type_name("TRACE...");
+  trace_option->excludes(ranks_option);
   app.add_option("--format", format, "trace format: " + io::FormatChoices())->capture_default_str();
   app.add_option("--device", device,
                  "the device to summarize, for a trace of several GPUs (each gets its own "
@@ -99,14 +146,19 @@ int SummarizeMain(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return ReportError(kName, base::UsageError(e.what(), "see decodeprof summarize --help"));
   }
+  if (trace_option->count() == 0 && ranks_option->count() == 0) {
+    return ReportError(kName, base::UsageError("--trace or --ranks is required",
+                                               "see decodeprof summarize --help"));
+  }
   req.format = format;
-  if (name_option->count() == 0) req.name = DefaultRunName(req.trace);
+  if (name_option->count() == 0) req.name = DefaultRunName(ranks.empty() ? req.trace : ranks[0]);
   auto window_spec = pipeline::ParseWindowSpec(window);
   if (!window_spec.ok()) return ReportError(kName, window_spec.status());
   req.window = *window_spec;
   if (generated_tokens >= 0) req.generated_tokens = generated_tokens;
   if (device >= 0) req.device = device;
 
+  if (!ranks.empty()) return SummarizeRanks(req, std::move(ranks), quiet);
   auto result = pipeline::RunSummarize(req);
   if (!result.ok()) return ReportError(kName, result.status());
   for (const std::string& note : result->notes) {

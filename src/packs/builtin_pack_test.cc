@@ -145,16 +145,20 @@ TEST(BuiltinFilesTest, EmbeddedTextEqualsTheSourceFiles) {
   EXPECT_EQ(BuiltinUnitsFiles()[1].path, "packs/units/mlx-rocm-ports.toml");
 }
 
-// packs/units/h200-decode.toml on pytorch-cuda: eight units, the CUDA-graph unit owning the
-// whole host gap with no kernels, the kernel units keyed on classes that never overlap.
+// packs/units/h200-decode.toml on pytorch-cuda: nine units, the CUDA-graph unit owning the
+// whole host gap with no kernels, the kernel units keyed on classes that never overlap, the
+// last one tensor parallelism's collectives.
 TEST(BuiltinFilesTest, H200DecodeUnitsLoadOnThePytorchCudaPack) {
   auto pack = LoadPack("pytorch-cuda");
   ASSERT_TRUE(pack.ok()) << pack.status().ToString();
   auto units = LoadUnits("h200-decode", **pack);
   ASSERT_TRUE(units.ok()) << units.status().ToString();
   const auto& list = (*units)->units();
-  ASSERT_EQ(list.size(), 8u);
+  ASSERT_EQ(list.size(), 9u);
   EXPECT_EQ(list[0].id, "cuda_graph");
+  EXPECT_EQ(list[8].id, "tp_communication");
+  ASSERT_EQ(list[8].classes.size(), 1u);
+  EXPECT_EQ((*pack)->class_names()[list[8].classes[0]], "communication");
   EXPECT_EQ(list[0].port, "capture the decode step in a CUDA graph");
   EXPECT_EQ(list[0].host_gap, analysis::HostGapOwnership::kAll);
   EXPECT_TRUE(list[0].classes.empty());

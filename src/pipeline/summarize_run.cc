@@ -243,10 +243,53 @@ base::Status CheckRequest(const SummarizeRequest& req) {
 
 }  // namespace
 
+struct ComputedRun::Parts {
+  trace::StringPool names;
+  LoadedTrace loaded;
+  std::unique_ptr<analysis::Pack> pack;
+  std::unique_ptr<analysis::UnitTable> units;
+  analysis::Attribution attribution;
+};
+
+ComputedRun::ComputedRun() : parts_(std::make_unique<Parts>()) {}
+ComputedRun::~ComputedRun() = default;
+ComputedRun::ComputedRun(ComputedRun&&) noexcept = default;
+ComputedRun& ComputedRun::operator=(ComputedRun&&) noexcept = default;
+
+const analysis::DecodeWindow& ComputedRun::window() const { return parts_->loaded.trace.window; }
+const trace::ImportedTrace& ComputedRun::info() const { return parts_->loaded.trace.info; }
+const analysis::Pack& ComputedRun::pack() const { return *parts_->pack; }
+std::span<const analysis::ClassId> ComputedRun::classes() const {
+  return parts_->attribution.classes;
+}
+
+void ComputedRun::AddDiagnostic(trace::Diag code, int64_t count, trace::DiagnosticExample first) {
+  trace::Diagnostics& diag = parts_->loaded.trace.info.diagnostics;
+  diag.Add(code, count, std::move(first));
+  result.summary.diagnostics = diag.entries();
+}
+
+base::Status CheckSummarizeOutputs(const SummarizeRequest& req) { return CheckOutputs(req); }
+
+base::Status WriteComputedRun(const SummarizeRequest& req, ComputedRun& run) {
+  ComputedRun::Parts& p = *run.parts_;
+  return WriteOutputs(req, run.result.summary, p.loaded.trace.window, p.names, p.attribution,
+                      *p.pack, *p.units, run.result.written);
+}
+
 base::StatusOr<SummarizeResult> RunSummarize(const SummarizeRequest& req) {
   DP_RETURN_IF_ERROR(CheckRequest(req));
   DP_RETURN_IF_ERROR(CheckOutputs(req));
-  SummarizeResult result;
+  ComputedRun run;
+  DP_RETURN_IF_ERROR(ComputeRun(req, run));
+  DP_RETURN_IF_ERROR(WriteComputedRun(req, run));
+  return std::move(run.result);
+}
+
+base::Status ComputeRun(const SummarizeRequest& req, ComputedRun& run) {
+  DP_RETURN_IF_ERROR(CheckRequest(req));
+  SummarizeResult& result = run.result;
+  ComputedRun::Parts& parts = *run.parts_;
   DP_ASSIGN_OR_RETURN(const io::Importer* importer, io::ResolveImporter(req.trace, req.format));
   result.format = std::string(importer->name());
 
@@ -254,9 +297,9 @@ base::StatusOr<SummarizeResult> RunSummarize(const SummarizeRequest& req) {
   // --pack the pack is chosen from the kernel names, so it (and its units) load after the
   // import.
   std::string pack_name = req.pack;
-  std::unique_ptr<analysis::Pack> pack;
+  std::unique_ptr<analysis::Pack>& pack = parts.pack;
   std::string units_name;
-  std::unique_ptr<analysis::UnitTable> units;
+  std::unique_ptr<analysis::UnitTable>& units = parts.units;
   if (!pack_name.empty()) {
     DP_RETURN_IF_ERROR(LoadPackAndUnits(pack_name, req.units, pack, units_name, units));
   }
@@ -308,8 +351,9 @@ base::StatusOr<SummarizeResult> RunSummarize(const SummarizeRequest& req) {
     inputs.Add(trace::Diag::kModelDirWithoutConfig, 1, {req.model_dir, "", "no config.json"});
   }
 
-  trace::StringPool names;
-  DP_ASSIGN_OR_RETURN(LoadedTrace loaded, LoadTrace(req, *importer, log, names));
+  trace::StringPool& names = parts.names;
+  DP_ASSIGN_OR_RETURN(parts.loaded, LoadTrace(req, *importer, log, names));
+  LoadedTrace& loaded = parts.loaded;
   const analysis::DecodeWindow& window = loaded.trace.window;
   if (!pack) {
     const packs::PackChoice choice = packs::DefaultPackFor(
@@ -375,7 +419,8 @@ base::StatusOr<SummarizeResult> RunSummarize(const SummarizeRequest& req) {
   in.launch_thread = loaded.launches.thread;
   in.launch_time = loaded.launches.time;
   in.ranges = loaded.ranges.get();
-  const analysis::Attribution attribution = analysis::Attribute(in);
+  parts.attribution = analysis::Attribute(in);
+  const analysis::Attribution& attribution = parts.attribution;
   DP_ASSIGN_OR_RETURN(result.summary, analysis::BuildSummary(in, attribution));
   result.summary.plain_runs = plain_summary;
   result.summary.sampling = loaded.sampling;
@@ -426,6 +471,13 @@ base::StatusOr<SummarizeResult> RunSummarize(const SummarizeRequest& req) {
   if (!req.device && info.dispatches_per_device.size() == 1) {
     result.summary.device = info.dispatches_per_device.begin()->first;
   }
+  if (info.rank) {
+    analysis::RankFields& rank = result.summary.rank.emplace();
+    rank.rank = info.rank->rank;
+    rank.world_size = info.rank->world_size;
+    rank.local_rank = info.rank->local_rank;
+    rank.run_id = info.rank->run_id;
+  }
   if (info.diagnostics.has_error()) {
     for (const trace::DiagnosticEntry& e : result.summary.diagnostics) {
       const trace::DiagnosticInfo& d = trace::Describe(e.code);
@@ -436,10 +488,7 @@ base::StatusOr<SummarizeResult> RunSummarize(const SummarizeRequest& req) {
       }
     }
   }
-
-  DP_RETURN_IF_ERROR(
-      WriteOutputs(req, result.summary, window, names, attribution, *pack, *units, result.written));
-  return result;
+  return base::OkStatus();
 }
 
 }  // namespace decodeprof::pipeline

@@ -5,13 +5,17 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "src/analysis/summary.h"
 #include "src/base/status.h"
 #include "src/pipeline/trace_source.h"
+#include "src/trace/diagnostics.h"
+#include "src/trace/trace.h"
 
 namespace decodeprof::pipeline {
 
@@ -55,5 +59,37 @@ struct SummarizeResult {
 // logs, pack, units, model config): a symlink, directory, device... there is kIo, an input
 // kUsage.
 base::StatusOr<SummarizeResult> RunSummarize(const SummarizeRequest& request);
+
+// RunSummarize in two halves, for jobs that combine several summaries before writing them
+// (summarize_ranks.h): ComputeRun reads and computes everything and writes nothing;
+// WriteComputedRun writes the outputs of `run.result.summary` (as it is then) the way
+// RunSummarize does. Neither checks the outputs before reading: CheckSummarizeOutputs does.
+class ComputedRun {
+ public:
+  ComputedRun();
+  ~ComputedRun();
+  ComputedRun(ComputedRun&&) noexcept;
+  ComputedRun& operator=(ComputedRun&&) noexcept;
+
+  SummarizeResult result;  // `written` is filled by WriteComputedRun
+
+  // The decode window, the import's details, the pack and each window dispatch's class.
+  const analysis::DecodeWindow& window() const;
+  const trace::ImportedTrace& info() const;
+  const analysis::Pack& pack() const;
+  std::span<const analysis::ClassId> classes() const;
+  // Counts a diagnostic into the run's table and refreshes result.summary.diagnostics.
+  void AddDiagnostic(trace::Diag code, int64_t count, trace::DiagnosticExample first);
+
+ private:
+  struct Parts;
+  friend base::Status ComputeRun(const SummarizeRequest& request, ComputedRun& run);
+  friend base::Status WriteComputedRun(const SummarizeRequest& request, ComputedRun& run);
+  std::unique_ptr<Parts> parts_;
+};
+
+base::Status ComputeRun(const SummarizeRequest& request, ComputedRun& run);
+base::Status WriteComputedRun(const SummarizeRequest& request, ComputedRun& run);
+base::Status CheckSummarizeOutputs(const SummarizeRequest& request);
 
 }  // namespace decodeprof::pipeline

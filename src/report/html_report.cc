@@ -12,6 +12,7 @@
 #include "src/report/html_plots.h"
 #include "src/report/markdown_report.h"
 #include "src/report/markdown_table.h"
+#include "src/report/rank_table.h"
 #include "src/report/short_name.h"
 
 namespace decodeprof::report {
@@ -372,6 +373,10 @@ std::string RenderHtmlReport(const std::vector<SummaryFile>& summaries,
     AppendUnits(summary, out);
     AppendTopKernels(summary, out);
     out += "</section>\n";
+  }
+  // The rank tables of multi-rank runs (rank_table.h; `report` refused a broken set before).
+  if (const auto tables = BuildRankTables(summaries); tables.ok()) {
+    out += RenderRankTablesHtml(*tables);
   }
   out += "</body>\n</html>\n";
   return out;

@@ -37,6 +37,7 @@
 //         " (2)", " (3)", ... when those are equal too), the full name, share, calls/token and
 //         class on hover; then a table: rank, ShortKernelName (the full name as its title),
 //         `class`, share_pct, calls_per_token.
+//   3. the rank tables of multi-rank runs (rank_table.h), when a summary has a `rank`.
 // Stored values print as Python's str() (PyStr), kNoValue ("n/a") when absent or null; derived
 // values as in full_report.h (rounded to 4 decimals). Every text taken from a summary is
 // HTML-escaped (HtmlEscape).

@@ -194,6 +194,28 @@ JsonValue SummaryToJson(const analysis::Summary& s) {
       range.Push(JsonValue::Float(r.value_range->second));
     }
   }
+  // Multi-rank runs (docs/multi-gpu.md): only when present, so that other summaries keep
+  // their bytes.
+  if (s.rank) {
+    const analysis::RankFields& r = *s.rank;
+    JsonValue& rank = doc.Add("rank", JsonValue::MakeObject());
+    rank.Add("rank", JsonValue::Int(r.rank));
+    rank.Add("world_size", JsonValue::OptInt(r.world_size));
+    rank.Add("local_rank", JsonValue::OptInt(r.local_rank));
+    rank.Add("run_id", JsonValue::Str(r.run_id));
+    rank.Add("group", r.group ? JsonValue::Str(*r.group) : JsonValue::Null());
+  }
+  if (s.collectives) {
+    const analysis::CollectiveFields& c = *s.collectives;
+    JsonValue& col = doc.Add("collectives", JsonValue::MakeObject());
+    col.Add("count", JsonValue::Int(c.count));
+    col.Add("total_ms_per_token", JsonValue::OptFloat(c.total_ms_per_token));
+    col.Add("wait_ms_per_token", JsonValue::OptFloat(c.wait_ms_per_token));
+    col.Add("transfer_ms_per_token", JsonValue::OptFloat(c.transfer_ms_per_token));
+    col.Add("pct_of_wall", JsonValue::OptFloat(c.pct_of_wall));
+    col.Add("slowest_rank", JsonValue::OptInt(c.slowest_rank));
+    col.Add("matched", JsonValue::Bool(c.matched));
+  }
   return doc;
 }
 

@@ -262,6 +262,44 @@ base::Status CheckRankedUnits(const SummaryFile& summary) {
   return base::OkStatus();
 }
 
+constexpr Field kRankFields[] = {
+    {"world_size", Type::kInteger},
+    {"local_rank", Type::kInteger},
+    {"run_id", Type::kString},
+    {"group", Type::kString},
+};
+
+constexpr Field kCollectiveFields[] = {
+    {"count", Type::kInteger},
+    {"total_ms_per_token", Type::kNumber},
+    {"wait_ms_per_token", Type::kNumber},
+    {"transfer_ms_per_token", Type::kNumber},
+    {"pct_of_wall", Type::kNumber},
+    {"slowest_rank", Type::kInteger},
+};
+
+// `rank` and `collectives` (multi-rank runs, docs/multi-gpu.md).
+base::Status CheckRankObjects(const SummaryFile& summary) {
+  const Json& rank = JsonGet(summary.content, "rank");
+  if (!rank.is_null()) {
+    if (!rank.is_object()) return Error(summary, "`rank` is not an object");
+    const Json& number = JsonGet(rank, "rank");
+    if (!number.is_number_integer() || number.get<int64_t>() < 0) {
+      return Error(summary, "`rank`.`rank` is not an integer >= 0");
+    }
+    DP_RETURN_IF_ERROR(CheckFields(summary, rank, "`rank`.", kRankFields));
+  }
+  const Json& collectives = JsonGet(summary.content, "collectives");
+  if (collectives.is_null()) return base::OkStatus();
+  if (!collectives.is_object()) return Error(summary, "`collectives` is not an object");
+  DP_RETURN_IF_ERROR(CheckFields(summary, collectives, "`collectives`.", kCollectiveFields));
+  const Json& matched = JsonGet(collectives, "matched");
+  if (!matched.is_null() && !matched.is_boolean()) {
+    return Error(summary, "`collectives`.`matched` is neither a boolean nor null");
+  }
+  return base::OkStatus();
+}
+
 }  // namespace
 
 base::Status ValidateSummary(const SummaryFile& summary) {
@@ -274,7 +312,8 @@ base::Status ValidateSummary(const SummaryFile& summary) {
   DP_RETURN_IF_ERROR(CheckPortUnits(summary));
   DP_RETURN_IF_ERROR(CheckWarnings(summary));
   DP_RETURN_IF_ERROR(CheckDiagnostics(summary));
-  return CheckRankedUnits(summary);
+  DP_RETURN_IF_ERROR(CheckRankedUnits(summary));
+  return CheckRankObjects(summary);
 }
 
 }  // namespace decodeprof::report

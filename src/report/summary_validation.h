@@ -40,13 +40,18 @@ namespace decodeprof::report {
 //                   `first` an object of the strings file, position, detail;
 //     `ranked_units` an array of objects, each with a string `id` naming a unit of
 //                   `port_units` (each unit once, every unit listed), `by`
-//                   "plain_ceiling_wall_est" or "ceiling_wall", `value` a number (or null).
+//                   "plain_ceiling_wall_est" or "ceiling_wall", `value` a number (or null);
+//     `rank`        an object: `rank` an integer >= 0 (required), world_size and local_rank
+//                   integers, run_id and group strings;
+//     `collectives` an object: count and slowest_rank integers, total_ms_per_token,
+//                   wait_ms_per_token, transfer_ms_per_token and pct_of_wall numbers,
+//                   `matched` a boolean.
 //   * Numbers must be finite. (nlohmann already refuses to parse 1e309, see ParseSummary; the
 //     check covers summaries built in code.)
 // Fields not listed are not looked at: `report --format json` copies them as they are.
 // Errors (kData, where = summary.path): the first broken rule — `name`, then the scalar
 // fields in the order summarize writes them, then checks, top_kernels, class_share_pct,
-// role_share_pct, port_units, warnings, diagnostics, ranked_units — e.g.
+// role_share_pct, port_units, warnings, diagnostics, ranked_units, rank, collectives — e.g.
 // "`port_units`.`2063`.`ceiling_wall` is neither a number nor null", "`generated_tokens` is
 // neither an integer nor null", "`top_kernels`[0] has no string `kernel`"; a missing `name`:
 // "not a decodeprof summary: no `name` field" with a hint.

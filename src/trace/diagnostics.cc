@@ -88,6 +88,8 @@ constexpr DiagnosticInfo kDiagnosticInfo[] = {
      "host gap the attribution could not place (the per-role gaps do not add up)"},
     {Diag::kRoleRuleWarning, "role_rule_warning", S::kWarning,
      "the pack's role rules doubt their labels on this trace"},
+    {Diag::kCollectiveCountMismatch, "collective_count_mismatch", S::kWarning,
+     "the ranks' decode windows hold different numbers of collectives: no wait is computed"},
 };
 static_assert(std::size(kDiagnosticInfo) == static_cast<size_t>(Diag::kCount_),
               "every Diag code needs its entry");

@@ -67,6 +67,8 @@ enum class Diag : uint16_t {
   kDispatchLongerThanWindow,
   kHostGapResidual,
   kRoleRuleWarning,
+  // Across the traces of `summarize --ranks`.
+  kCollectiveCountMismatch,
   kCount_,
 };
 

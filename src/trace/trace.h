@@ -30,6 +30,19 @@ struct Device {
   std::string name;
 };
 
+// The traced process's place in a multi-process job (a tensor-parallel decode under
+// torchrun, mpirun or srun): what the recorder took from the launcher's variables
+// (native meta rank, world_size, local_rank, run_id, devices_used; docs/multi-gpu.md).
+struct RankInfo {
+  int32_t rank = 0;
+  std::optional<int32_t> world_size;  // >= 1 and > rank when known
+  std::optional<int32_t> local_rank;
+  // The same for every process of one recorded job ("" when the file does not say).
+  std::string run_id;
+  // The CUDA devices the process ran kernels on, ascending (empty when not known).
+  std::vector<int32_t> devices_used;
+};
+
 // The first dispatch that cannot be right, as CountingSink found it.
 struct BadDispatch {
   uint32_t line = 0;  // Dispatch::line
@@ -65,6 +78,8 @@ struct ImportedTrace {
   std::optional<BadDispatch> bad_dispatch;
   // Source metadata worth showing (native meta keys, nsys export version, ...).
   std::map<std::string, std::string> meta;
+  // The process's rank in a multi-process job; nullopt when the source does not say.
+  std::optional<RankInfo> rank;
 };
 
 // A sink in front of another that checks and counts what passes (per device, kernels and

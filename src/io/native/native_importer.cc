@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -10,6 +11,7 @@
 #include <utility>
 
 #include "src/base/demangle.h"
+#include "src/base/parse.h"
 #include "src/io/common/sqlite_db.h"
 #include "src/io/importer.h"
 #include "src/native_format/schema.h"
@@ -150,6 +152,51 @@ class NativeReader {
     }
     result_.complete = get(nf::kMetaComplete) == "1";
     result_.recording_status = get(nf::kMetaRecordingStatus);
+    return ReadRank();
+  }
+
+  // meta rank and the keys that go with it (config.h's JobMeta wrote them).
+  base::Status ReadRank() {
+    const auto& meta = result_.meta;
+    const auto number = [&](std::string_view key, int64_t min,
+                            std::optional<int32_t>* out) -> base::Status {
+      auto it = meta.find(std::string(key));
+      if (it == meta.end()) return base::OkStatus();
+      const std::optional<int64_t> v = base::ParseInt64(it->second);
+      if (!v || *v < min || *v > INT32_MAX) {
+        return DataError("meta " + std::string(key) + " is '" + it->second +
+                         "', not an integer from " + std::to_string(min) + " to " +
+                         std::to_string(INT32_MAX));
+      }
+      *out = static_cast<int32_t>(*v);
+      return base::OkStatus();
+    };
+    std::optional<int32_t> rank;
+    trace::RankInfo info;
+    DP_RETURN_IF_ERROR(number("rank", 0, &rank));
+    DP_RETURN_IF_ERROR(number("world_size", 1, &info.world_size));
+    DP_RETURN_IF_ERROR(number("local_rank", 0, &info.local_rank));
+    if (!rank) return base::OkStatus();
+    info.rank = *rank;
+    if (info.world_size && info.rank >= *info.world_size) {
+      return DataError("meta rank " + std::to_string(info.rank) + " is not below world_size " +
+                       std::to_string(*info.world_size));
+    }
+    if (auto it = meta.find("run_id"); it != meta.end()) info.run_id = it->second;
+    if (auto it = meta.find("devices_used"); it != meta.end()) {
+      std::string_view rest = it->second;
+      while (!rest.empty()) {
+        const size_t comma = rest.find(',');
+        const std::optional<int64_t> d = base::ParseInt64(rest.substr(0, comma));
+        if (!d || *d < 0 || *d > INT32_MAX) {
+          return DataError("meta devices_used is '" + it->second +
+                           "', not a comma-separated list of device ids");
+        }
+        info.devices_used.push_back(static_cast<int32_t>(*d));
+        rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+      }
+    }
+    result_.rank = std::move(info);
     return base::OkStatus();
   }
 
@@ -357,6 +404,7 @@ class NativeReader {
     trace::ImportedTrace& t = builder_.trace();
     t.clock = result_.clock;
     t.meta = result_.meta;
+    t.rank = result_.rank;
     for (const auto& [name, value] : result_.counters) {
       t.diagnostics.Add(trace::DiagForRecorderCounter(name), value,
                         {path_, "table counters", name + " = " + std::to_string(value)});

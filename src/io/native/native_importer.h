@@ -23,6 +23,9 @@
 //
 // Errors:
 //   kIo, where = path: missing or unreadable file; a hot journal that cannot be rolled back.
+//   kData, where = path: meta rank, world_size or local_rank that is not a decimal integer
+//     from 0 (world_size: 1) to 2^31 - 1, a rank not below world_size, a devices_used that is
+//     not a comma-separated list of such integers;
 //   kData, where = path: not an SQLite database; no `meta` table or meta `format` is not
 //     "decodeprof-native" ("not a decodeprof native trace ..."); `format_version` newer than
 //     this reader's (hint: update decodeprof); an unknown `clock_domain`; a missing table.
@@ -41,6 +44,7 @@
 #include "src/trace/dispatch.h"
 #include "src/trace/dispatch_sink.h"
 #include "src/trace/string_pool.h"
+#include "src/trace/trace.h"
 
 namespace decodeprof::io {
 
@@ -81,6 +85,9 @@ struct NativeImport {
   bool complete = false;
   // meta recording_status: "ok", or why recording was off (e.g. CUPTI could not be loaded).
   std::string recording_status;
+  // meta rank, world_size, local_rank, run_id and devices_used (trace::RankInfo), when the
+  // file has a rank.
+  std::optional<trace::RankInfo> rank;
 };
 
 struct NativeImportOptions {

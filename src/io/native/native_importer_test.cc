@@ -381,6 +381,52 @@ TEST(NativeImporterTest, NewerVersionAndUnknownClockAreDataErrors) {
   }
 }
 
+TEST(NativeImporterTest, RankOfAMultiProcessJob) {
+  {
+    const std::string path = WriteSample();
+    trace::StringPool names;
+    CollectSink sink;
+    auto result = ImportNative(path, names, sink);
+    ASSERT_TRUE(result.ok());
+    EXPECT_FALSE(result->rank.has_value());  // files without the keys read as before
+  }
+  const auto with_meta = [](const std::string& rows) {
+    const std::string path = WriteSample();
+    Exec(path, "INSERT OR REPLACE INTO meta(key, value) VALUES " + rows);
+    return path;
+  };
+  {
+    const std::string path = with_meta(
+        "('rank','1'),('world_size','2'),('local_rank','1'),('run_id','7:/t/x.sqlite'),"
+        "('devices_used','1,3')");
+    trace::StringPool names;
+    CollectSink sink;
+    auto result = ImportNative(path, names, sink);
+    ASSERT_TRUE(result.ok()) << result.status().ToString();
+    ASSERT_TRUE(result->rank.has_value());
+    EXPECT_EQ(result->rank->rank, 1);
+    EXPECT_EQ(result->rank->world_size, 2);
+    EXPECT_EQ(result->rank->local_rank, 1);
+    EXPECT_EQ(result->rank->run_id, "7:/t/x.sqlite");
+    EXPECT_EQ(result->rank->devices_used, (std::vector<int32_t>{1, 3}));
+  }
+  for (const auto& [rows, message] : std::vector<std::pair<std::string, std::string>>{
+           {"('rank','-1')", "meta rank is '-1', not an integer from 0"},
+           {"('rank','2'),('world_size','2')", "meta rank 2 is not below world_size 2"},
+           {"('rank','0'),('world_size','0')", "meta world_size is '0', not an integer from 1"},
+           {"('rank','0'),('devices_used','0,,1')", "meta devices_used is '0,,1'"},
+       }) {
+    const std::string path = with_meta(rows);
+    trace::StringPool names;
+    CollectSink sink;
+    auto result = ImportNative(path, names, sink);
+    ASSERT_FALSE(result.ok()) << rows;
+    EXPECT_EQ(result.status().exit_code(), 65);
+    EXPECT_NE(result.status().message().find(message), std::string::npos)
+        << result.status().message();
+  }
+}
+
 TEST(NativeImporterTest, BadRowsNameTableAndId) {
   {
     const std::string path = WriteSample();

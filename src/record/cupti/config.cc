@@ -33,7 +33,64 @@ base::Status ReadSwitch(const GetEnvFn& getenv, const char* name, bool* out) {
   return base::OkStatus();
 }
 
+struct RankVariables {
+  const char* rank;
+  const char* world_size;
+  const char* local_rank;
+};
+constexpr RankVariables kRankVariables[] = {
+    {"RANK", "WORLD_SIZE", "LOCAL_RANK"},
+    {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK"},
+    {"SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID"},
+};
+
 }  // namespace
+
+std::vector<std::pair<std::string, std::string>> JobMeta(const GetEnvFn& getenv) {
+  std::vector<std::pair<std::string, std::string>> meta;
+  std::string problems;
+  const auto problem = [&](const std::string& text) {
+    problems += (problems.empty() ? "" : "; ") + text;
+  };
+  // A variable's value as a number; nullopt (and a problem) when set but not plain decimal.
+  const auto number = [&](const char* name) -> std::optional<uint64_t> {
+    const char* text = getenv(name);
+    if (text == nullptr) return std::nullopt;
+    std::optional<uint64_t> value = base::ParseUnsigned(text);
+    if (!value || *value > 0x7fffffff) {
+      problem(std::string(name) + "='" + text + "' is not a rank or size");
+      return std::nullopt;
+    }
+    return value;
+  };
+  for (const RankVariables& v : kRankVariables) {
+    if (getenv(v.rank) == nullptr) continue;
+    const std::optional<uint64_t> rank = number(v.rank);
+    const std::optional<uint64_t> size = number(v.world_size);
+    const std::optional<uint64_t> local = number(v.local_rank);
+    if (!rank) break;
+    if (size && *rank >= *size) {
+      problem(std::string(v.rank) + " " + std::to_string(*rank) + " is not below " + v.world_size +
+              " " + std::to_string(*size));
+      break;
+    }
+    meta.emplace_back("rank", std::to_string(*rank));
+    if (size) meta.emplace_back("world_size", std::to_string(*size));
+    if (local) meta.emplace_back("local_rank", std::to_string(*local));
+    meta.emplace_back("rank_source", v.rank);
+    break;
+  }
+  if (!problems.empty()) meta.emplace_back("rank_problem", problems);
+  const char* root = getenv("DECODEPROF_RECORD_ROOT_PID");
+  const char* output = getenv("DECODEPROF_RECORD_OUTPUT");
+  if (root != nullptr && output != nullptr) {
+    meta.emplace_back("run_id", std::string(root) + ":" + output);
+  }
+  if (const char* visible = getenv("CUDA_VISIBLE_DEVICES")) {
+    meta.emplace_back("cuda_visible_devices", visible);
+  }
+  return meta;
+}
 
 std::string ChildOutputPath(const std::string& output, pid_t pid) {
   constexpr std::string_view kExt = ".sqlite";

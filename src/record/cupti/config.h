@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "src/base/status.h"
 
@@ -55,6 +57,23 @@ using GetEnvFn = std::function<const char*(const char*)>;
 // known, so that after an error the caller can still say why in the file.
 base::StatusOr<RecorderConfig> ReadRecorderConfig(const GetEnvFn& getenv, pid_t pid,
                                                   std::string* output_if_known);
+
+// The meta keys a process of a multi-process job records about its place in the job (issue
+// "Tensor-parallel decode on two GPUs"; docs/trace-format.md, docs/multi-gpu.md), in this
+// order, each only when known:
+//   rank, world_size, local_rank  decimal; from the first launcher's variables that set a
+//                                 rank: torchrun's RANK / WORLD_SIZE / LOCAL_RANK, Open MPI's
+//                                 OMPI_COMM_WORLD_RANK / _SIZE / _LOCAL_RANK, Slurm's
+//                                 SLURM_PROCID / SLURM_NTASKS / SLURM_LOCALID;
+//   rank_source                   the variable the rank came from ("RANK", ...);
+//   rank_problem                  why a variable was not used: a value that is not a plain
+//                                 decimal integer, a rank not below world_size;
+//   run_id                        "<DECODEPROF_RECORD_ROOT_PID>:<DECODEPROF_RECORD_OUTPUT>"
+//                                 (the launcher's, before the child's .<pid>): the same in
+//                                 every process of one `decodeprof record`;
+//   cuda_visible_devices          CUDA_VISIBLE_DEVICES as set.
+// Never fails: the recorder must not stop a job over a launcher's variables.
+std::vector<std::pair<std::string, std::string>> JobMeta(const GetEnvFn& getenv);
 
 // "<dir>/trace.sqlite" + pid 42 → "<dir>/trace.42.sqlite"; without ".sqlite": "<path>.42".
 std::string ChildOutputPath(const std::string& output, pid_t pid);

@@ -119,6 +119,15 @@ bool RecordTranslator::KernelNames(const char* name, nf::StringRef* demangled,
   return true;
 }
 
+std::string RecordTranslator::KernelDevices() const {
+  std::string text;
+  for (const uint32_t device : kernel_devices_) {
+    if (!text.empty()) text += ',';
+    text += std::to_string(device);
+  }
+  return text;
+}
+
 void RecordTranslator::AddKernel(const CUpti_ActivityKernel10& k) {
   if (k.start == 0 || k.end == 0 || k.end < k.start) {
     ++counts_.incomplete;
@@ -129,6 +138,7 @@ void RecordTranslator::AddKernel(const CUpti_ActivityKernel10& k) {
   row.start_ns = static_cast<int64_t>(k.start) + offset_ns_;
   row.end_ns = static_cast<int64_t>(k.end) + offset_ns_;
   row.device = k.deviceId;
+  kernel_devices_.insert(k.deviceId);
   row.context = k.contextId;
   row.stream = k.streamId;
   row.correlation = k.correlationId;

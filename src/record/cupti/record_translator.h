@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -53,6 +54,9 @@ class RecordTranslator {
   void Translate(uint8_t* buffer, size_t valid_bytes);
 
   const TranslateCounts& counts() const { return counts_; }
+  // The CUDA devices of the kernels written so far, ascending ("0,1"; "" before the first):
+  // the native file's meta devices_used.
+  std::string KernelDevices() const;
 
   // The name of a launch API callback id of `kind` (RUNTIME or DRIVER), e.g.
   // "cudaLaunchKernel"; "<runtime|driver> api <cbid>" for ids outside the launch set.
@@ -74,6 +78,7 @@ class RecordTranslator {
   int64_t offset_ns_;
   const RangeGate* gate_;
   TranslateCounts counts_;
+  std::set<uint32_t> kernel_devices_;
   struct Hash {
     using is_transparent = void;
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }

@@ -5,6 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -113,6 +114,8 @@ Recorder* Recorder::Create() {
     return nullptr;
   }
   nf::NativeWriter& w = **writer;
+  // Rank, world size and run of a multi-process job (torchrun, mpirun, srun): JobMeta.
+  const auto job = JobMeta([](const char* name) { return std::getenv(name); });
   const bool meta_ok =
       w.SetMeta("pid", std::to_string(pid)).ok() && w.SetMeta("command", CommandLine()).ok() &&
       w.SetMeta(nf::kMetaRecordingStatus, "no CUDA context (NVTX only)").ok() &&
@@ -123,6 +126,8 @@ Recorder* Recorder::Create() {
       (config->sample_steps <= 1 ||
        (w.SetMeta(kMetaSampleSteps, std::to_string(config->sample_steps)).ok() &&
         w.SetMeta(kMetaSampleRange, config->step_range).ok())) &&
+      std::all_of(job.begin(), job.end(),
+                  [&w](const auto& kv) { return w.SetMeta(kv.first, kv.second).ok(); }) &&
       w.Commit().ok();
   if (!meta_ok) {
     std::fprintf(stderr, "decodeprof-cupti: not recording: cannot write %s\n",
@@ -390,6 +395,12 @@ void Recorder::WriteCounters() {
       {nf::kCounterNvtxUnendedRanges, n.unended},
   };
   for (const auto& [name, value] : counters) (void)writer_->SetCounter(name, value);
+  // The devices this process ran kernels on (with the counters: written at every commit).
+  if (translator_ != nullptr) {
+    if (const std::string devices = translator_->KernelDevices(); !devices.empty()) {
+      (void)writer_->SetMeta("devices_used", devices);
+    }
+  }
   if (gate_.gating()) {
     const RangeGate::Counts g = gate_.counts();
     (void)writer_->SetCounter(kCounterOnlyRangePeriods, g.periods);

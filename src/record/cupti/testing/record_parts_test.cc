@@ -103,6 +103,47 @@ TEST(ConfigTest, BadValuesAreConfigErrorsNamingTheVariable) {
   EXPECT_FALSE(too_small.ok());
 }
 
+using Meta = std::vector<std::pair<std::string, std::string>>;
+
+TEST(JobMetaTest, TorchrunRankWorldSizeRunAndDevices) {
+  const Meta meta = JobMeta(Env({{"RANK", "1"},
+                                 {"WORLD_SIZE", "2"},
+                                 {"LOCAL_RANK", "1"},
+                                 {"SLURM_PROCID", "7"},  // torchrun's variables win
+                                 {"DECODEPROF_RECORD_ROOT_PID", "4242"},
+                                 {"DECODEPROF_RECORD_OUTPUT", "/t/tp.sqlite"},
+                                 {"CUDA_VISIBLE_DEVICES", "0,1"}}));
+  EXPECT_EQ(meta, (Meta{{"rank", "1"},
+                        {"world_size", "2"},
+                        {"local_rank", "1"},
+                        {"rank_source", "RANK"},
+                        {"run_id", "4242:/t/tp.sqlite"},
+                        {"cuda_visible_devices", "0,1"}}));
+}
+
+TEST(JobMetaTest, OpenMpiAndSlurmWhenTorchrunSetsNothing) {
+  EXPECT_EQ(JobMeta(Env({{"OMPI_COMM_WORLD_RANK", "3"}, {"OMPI_COMM_WORLD_SIZE", "4"}})),
+            (Meta{{"rank", "3"}, {"world_size", "4"}, {"rank_source", "OMPI_COMM_WORLD_RANK"}}));
+  EXPECT_EQ(JobMeta(Env({{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "1"}, {"SLURM_LOCALID", "0"}})),
+            (Meta{{"rank", "0"},
+                  {"world_size", "1"},
+                  {"local_rank", "0"},
+                  {"rank_source", "SLURM_PROCID"}}));
+  EXPECT_TRUE(JobMeta(Env({})).empty());
+}
+
+TEST(JobMetaTest, BadValuesAreNamedNotRecorded) {
+  EXPECT_EQ(JobMeta(Env({{"RANK", "one"}, {"WORLD_SIZE", "2"}})),
+            (Meta{{"rank_problem", "RANK='one' is not a rank or size"}}));
+  EXPECT_EQ(JobMeta(Env({{"RANK", "2"}, {"WORLD_SIZE", "2"}})),
+            (Meta{{"rank_problem", "RANK 2 is not below WORLD_SIZE 2"}}));
+  // A bad world size alone still leaves the rank.
+  EXPECT_EQ(JobMeta(Env({{"RANK", "0"}, {"WORLD_SIZE", "-1"}})),
+            (Meta{{"rank", "0"},
+                  {"rank_source", "RANK"},
+                  {"rank_problem", "WORLD_SIZE='-1' is not a rank or size"}}));
+}
+
 TEST(BufferPoolTest, RefusesPastTheCapAndReusesReleasedBuffers) {
   BufferPool pool(1024, 2);
   uint8_t* a = pool.Acquire();
@@ -268,8 +309,10 @@ TEST(RecordTranslatorTest, WritesKernelsMemoryOpsApiCallsAndDevices) {
   k.start = 4000;
   k.end = 4500;
   buffer.Add(k);  // the same name again: one demangling, same ids
-  k.start = 0;    // CUPTI could not time it
+  k.start = 0;    // CUPTI could not time it: not a device used
+  k.deviceId = 3;
   buffer.Add(k);
+  k.deviceId = 0;
   CUpti_ActivityMemcpy6 m{};
   m.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
   m.copyKind = 2;
@@ -309,6 +352,7 @@ TEST(RecordTranslatorTest, WritesKernelsMemoryOpsApiCallsAndDevices) {
   EXPECT_EQ(counts.memory_ops, 2);
   EXPECT_EQ(counts.api_calls, 1);
   EXPECT_EQ(counts.devices, 1);
+  EXPECT_EQ(translator.KernelDevices(), "0");
   EXPECT_EQ(counts.unknown, 1);
   EXPECT_EQ(counts.translation_failures, 0);
 
