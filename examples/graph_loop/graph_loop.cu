@@ -17,6 +17,13 @@
 // per step, the kernels' spin times) is written as JSON.
 //
 //   graph_loop [--steps N] [--layers L] [--warmup W] [--out TRUTH.json]
+//              [--eager] [--nvtx] [--scale PCT]
+//
+// --eager launches the step's layer kernels one by one instead of replaying the graph (a
+// C++ engine's eager CUDA backend: 4 L + 2 launches a step; --layers 124 makes about 500);
+// --nvtx wraps the decode in decodeprof:decode and each step in decodeprof:step (NVTX);
+// --scale PCT multiplies every spin time by PCT / 100 (default 100: shorter kernels make a
+// host-bound step, where a tracer's per-launch cost shows).
 //
 // Build: nvcc -O2 -std=c++17 -arch=sm_90 -I../../include graph_loop.cu -o graph_loop -ldl
 #include <cuda_runtime.h>
@@ -68,9 +75,23 @@ extern "C" __global__ void gl_prefill_gemm(unsigned long long ns) { Spin(ns); }
 
 namespace {
 
-// Spin times of the step's kernels, in ns.
-constexpr unsigned long long kNorm = 3000, kQkv = 9000, kAttn = 6000, kMlp = 14000, kLmHead = 20000,
-                             kSample = 4000, kPrefillAttn = 40000, kPrefillGemm = 60000;
+// Spin times of the step's kernels, in ns (times --scale / 100).
+unsigned long long kNorm = 3000, kQkv = 9000, kAttn = 6000, kMlp = 14000, kLmHead = 20000,
+                   kSample = 4000, kPrefillAttn = 40000, kPrefillGemm = 60000;
+
+void Scale(int pct) {
+  for (unsigned long long* t :
+       {&kNorm, &kQkv, &kAttn, &kMlp, &kLmHead, &kSample, &kPrefillAttn, &kPrefillGemm}) {
+    *t = *t * static_cast<unsigned long long>(pct) / 100;
+  }
+}
+
+bool Flag(int argc, char** argv, const char* name) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], name) == 0) return true;
+  }
+  return false;
+}
 
 void LayerKernels(cudaStream_t s, int layers) {
   for (int l = 0; l < layers; ++l) {
@@ -96,16 +117,20 @@ int main(int argc, char** argv) {
   const int layers = IntArg(argc, argv, "--layers", 8);
   const int warmup = IntArg(argc, argv, "--warmup", 4);
   const int prefill_layers = layers;
+  const bool eager = Flag(argc, argv, "--eager");
+  const bool nvtx = Flag(argc, argv, "--nvtx");
+  const int scale = IntArg(argc, argv, "--scale", 100);
   const char* out_path = nullptr;
   for (int i = 1; i + 1 < argc; ++i) {
     if (std::strcmp(argv[i], "--out") == 0) out_path = argv[i + 1];
   }
-  if (steps < 1 || layers < 1 || warmup < 0) {
+  if (steps < 1 || layers < 1 || warmup < 0 || scale < 1 || scale > 10000) {
     std::fprintf(stderr,
                  "usage: graph_loop [--steps N>=1] [--layers L>=1] [--warmup W>=0] "
-                 "[--out TRUTH.json]\n");
+                 "[--out TRUTH.json] [--eager] [--nvtx] [--scale 1..10000]\n");
     return 2;
   }
+  Scale(scale);
   CHECK(cudaFree(nullptr));
   cudaStream_t stream;
   CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
@@ -140,16 +165,27 @@ int main(int argc, char** argv) {
   CHECK(cudaMemcpyAsync(token_host, token_dev, sizeof(int), cudaMemcpyDeviceToHost, stream));
   CHECK(cudaStreamSynchronize(stream));
 
-  decodeprof_log_mark("decode_start", decodeprof_clock_ns(CLOCK_MONOTONIC));
+  if (nvtx) {
+    decodeprof_phase_begin(DECODEPROF_PHASE_DECODE);
+  } else {
+    decodeprof_log_mark("decode_start", decodeprof_clock_ns(CLOCK_MONOTONIC));
+  }
   const long long t0 = decodeprof_clock_ns(CLOCK_MONOTONIC);
   for (int s = 0; s < steps; ++s) {
+    if (nvtx) nvtxRangePushA("decodeprof:step");
     CHECK(cudaMemcpyAsync(token_dev, token_host, sizeof(int), cudaMemcpyHostToDevice, stream));
-    CHECK(cudaGraphLaunch(exec, stream));
+    if (eager) {
+      LayerKernels(stream, layers);
+    } else {
+      CHECK(cudaGraphLaunch(exec, stream));
+    }
     gl_sample<<<1, 32, 0, stream>>>(token_dev, kSample);
     CHECK(cudaMemcpyAsync(token_host, token_dev, sizeof(int), cudaMemcpyDeviceToHost, stream));
     CHECK(cudaStreamSynchronize(stream));
+    if (nvtx) nvtxRangePop();
   }
   const long long t1 = decodeprof_clock_ns(CLOCK_MONOTONIC);
+  if (nvtx) nvtxRangePop();  // decodeprof:decode (the measured_end line follows)
   decodeprof_log_mark("measured_end", t1);
 
   const unsigned long long per_step_spin =
@@ -168,8 +204,9 @@ int main(int argc, char** argv) {
                  per_step_spin, t1 - t0);
     std::fclose(out);
   }
-  std::printf("graph_loop: %d steps, %.3f ms per step\n", steps,
-              static_cast<double>(t1 - t0) / 1e6 / steps);
+  std::printf("graph_loop: %d steps, %.3f ms per step (%s, %d kernels a step)\n", steps,
+              static_cast<double>(t1 - t0) / 1e6 / steps, eager ? "eager" : "graph",
+              4 * layers + 2);
   CHECK(cudaGraphExecDestroy(exec));
   CHECK(cudaGraphDestroy(graph));
   CHECK(cudaFreeHost(token_host));

@@ -1,5 +1,6 @@
 // `decodeprof record [-o FILE] [--backend cupti|rocprofv3] [--follow-fork]
-//  [--only-range NAME | --sample-steps N [--step-range NAME]] -- CMD...`:
+//  [--only-range NAME | --sample-steps N [--step-range NAME] | --sample-time ON/PERIOD]
+//  -- CMD...`:
 // runs CMD with a recorder, returns CMD's exit status, then validates the trace and prints
 // a one-line summary to stderr (stdout belongs to CMD). Parsing and printing only; the work
 // is in src/record.
@@ -54,6 +55,11 @@ int RecordMain(int argc, char** argv) {
                  "steps are the ranges --step-range names)")
       ->check(CLI::Range(int64_t{1}, int64_t{1000000}))
       ->type_name("N");
+  app.add_option("--sample-time", options.sample_time,
+                 "keep kernel-level records ON ms of every PERIOD ms, for programs without NVTX\n"
+                 "step ranges; summarize then finds the decode loop in one sampled period\n"
+                 "(cupti backend)")
+      ->type_name("ON/PERIOD");
   app.add_option("--step-range", options.step_range,
                  "the NVTX range of one decode step, for --sample-steps")
       ->capture_default_str()
@@ -89,6 +95,9 @@ int RecordMain(int argc, char** argv) {
     if (options.backend != record::Backend::kCupti) {
       return ReportError(kName, base::UsageError("--sample-steps needs --backend cupti"));
     }
+  }
+  if (!options.sample_time.empty() && options.backend != record::Backend::kCupti) {
+    return ReportError(kName, base::UsageError("--sample-time needs --backend cupti"));
   }
   return RecordCommand(kName, options).status;
 }

@@ -8,6 +8,12 @@
 
 namespace decodeprof::pipeline {
 
+int64_t TimedSamplePeriods(const trace::ImportedTrace& info, const trace::StringPool& names) {
+  int64_t n = 0;
+  for (const trace::Range& r : info.ranges) n += names.Get(r.name) == kSampledTimeRange ? 1 : 0;
+  return n;
+}
+
 std::optional<analysis::Sampling> ConcatenateSampledSteps(WindowedTrace& t,
                                                           const trace::StringPool& names,
                                                           const std::string& step_range) {

@@ -19,6 +19,11 @@
 namespace decodeprof::pipeline {
 
 inline constexpr std::string_view kSampledRange = "decodeprof:sampled";
+// The periods of a timed sampling (`record --sample-time ON/PERIOD`): not steps.
+inline constexpr std::string_view kSampledTimeRange = "decodeprof:sampled-time";
+
+// The periods of a timed sampling in the trace (0: not one).
+int64_t TimedSamplePeriods(const trace::ImportedTrace& info, const trace::StringPool& names);
 
 // Nothing when the window holds no sampled period (not a sampled recording); otherwise
 // rewrites `t.window` and `t.steps` (the sampled steps) and returns the sampling's figures.

@@ -106,6 +106,7 @@ base::Status LoadPackAndUnits(const std::string& pack_name, const std::string& u
 struct LoadedTrace {
   WindowedTrace trace;
   std::optional<analysis::Sampling> sampling;  // a sampled recording (sampled_window.h)
+  int64_t timed_periods = 0;                   // of a recording sampled by time
   LaunchContext launches;
   std::unique_ptr<analysis::RangeIndex> ranges;
 };
@@ -118,6 +119,18 @@ base::StatusOr<LoadedTrace> LoadTrace(const SummarizeRequest& req, const io::Imp
   DP_ASSIGN_OR_RETURN(out.trace, ImportWindow(request, importer, log.marks, req.log, names));
   if (req.window.kind == WindowSpec::Kind::kDecode) {
     out.sampling = ConcatenateSampledSteps(out.trace, names, req.step_range);
+    out.timed_periods = TimedSamplePeriods(out.trace.info, names);
+    const std::string& source = out.trace.window_source;
+    if (out.timed_periods > 0 && source != "graph-launches" && source != "periodic") {
+      // The window's kernels were recorded only in the timer's periods: its idle time would
+      // hold the GPU work of the periods in between.
+      return base::DataError(
+          req.trace,
+          "a recording sampled by time (--sample-time) cut by phase marks: the decode window "
+          "holds periods in which nothing was recorded",
+          "record with --sample-steps N on the step ranges instead, or summarize a trace "
+          "without marks (the decode loop is then found in one sampled period)");
+    }
   }
   out.launches = JoinLaunches(out.trace.window.dispatches, out.trace.info, req.trace);
   out.ranges = std::make_unique<analysis::RangeIndex>(out.trace.info.ranges);
@@ -361,6 +374,11 @@ base::Status ComputeRun(const SummarizeRequest& req, ComputedRun& run) {
     pack_name = choice.pack;
     result.notes.push_back(choice.note);
     DP_RETURN_IF_ERROR(LoadPackAndUnits(pack_name, req.units, pack, units_name, units));
+  }
+  if (loaded.timed_periods > 0) {
+    result.notes.push_back("sampled by time: kernels recorded in " +
+                           std::to_string(loaded.timed_periods) +
+                           " periods; the decode loop is the one found in them");
   }
   if (const analysis::WindowEvidence& ev = loaded.trace.evidence;
       loaded.trace.window_source == "graph-launches" || loaded.trace.window_source == "periodic") {

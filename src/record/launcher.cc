@@ -343,6 +343,25 @@ base::StatusOr<CommandResult> RecordWithCupti(const RecordOptions& options,
       return base::UsageError("--step-range: " + problem);
     }
   }
+  if (!options.sample_time.empty()) {
+    const std::string& t = options.sample_time;
+    const size_t slash = t.find('/');
+    const auto on = base::ParseUnsigned(std::string_view(t).substr(0, slash));
+    const auto period = slash == std::string::npos
+                            ? std::nullopt
+                            : base::ParseUnsigned(std::string_view(t).substr(slash + 1));
+    if (!on || !period || *on < 1 || *on >= *period || *period > 3600000) {
+      return base::UsageError(
+          "--sample-time: expected ON/PERIOD in milliseconds with 1 <= ON < "
+          "PERIOD <= 3600000, got '" +
+              t + "'",
+          "e.g. --sample-time 50/500");
+    }
+    if (options.sample_steps > 1 || !options.only_range.empty()) {
+      return base::UsageError(
+          "--sample-time cannot be combined with --sample-steps or --only-range");
+    }
+  }
   DP_ASSIGN_OR_RETURN(const std::string injection, FindInjectionLibrary(exe_dir, getenv));
   const std::string cupti_lib = FindCuptiLibrary(getenv);
   char resolved[PATH_MAX];
@@ -368,6 +387,11 @@ base::StatusOr<CommandResult> RecordWithCupti(const RecordOptions& options,
   std::vector<std::string> env =
       RecordEnvironment(CurrentEnvironment(), output, injection, cupti_lib, options.follow_fork,
                         options.only_range, warnings);
+  if (!options.sample_time.empty()) {
+    std::erase_if(
+        env, [](const std::string& e) { return NameOf(e) == "DECODEPROF_RECORD_SAMPLE_TIME"; });
+    env.push_back("DECODEPROF_RECORD_SAMPLE_TIME=" + options.sample_time);
+  }
   if (options.sample_steps > 1) {
     for (auto [name, value] :
          {std::pair<std::string, std::string>{"DECODEPROF_RECORD_SAMPLE_STEPS",

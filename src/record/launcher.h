@@ -40,6 +40,9 @@ struct RecordOptions {
   // only_range. Reach the library as DECODEPROF_RECORD_SAMPLE_STEPS / _STEP_RANGE.
   int64_t sample_steps = 1;
   std::string step_range = "decodeprof:step";
+  // --sample-time ON/PERIOD (milliseconds; "" = off): kernel-level records ON ms of every
+  // PERIOD ms, for programs without step ranges (DECODEPROF_RECORD_SAMPLE_TIME).
+  std::string sample_time;
 };
 
 // libdecodeprof_cupti.so: $DECODEPROF_CUPTI_INJECTION if set (it must exist), else the first

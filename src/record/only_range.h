@@ -32,6 +32,10 @@ inline constexpr std::string_view kMetaOnlyRangeWarnings = "only_range_warnings"
 inline constexpr std::string_view kMetaSampleSteps = "sample_steps";
 inline constexpr std::string_view kMetaSampleRange = "sample_range";
 inline constexpr std::string_view kCounterSampleSteps = "sample_steps_seen";
+// Timed sampling (`--sample-time ON/PERIOD`): the meta key and the periods switched on.
+inline constexpr std::string_view kMetaSampleTime = "sample_time";
+inline constexpr std::string_view kCounterSamplePeriods = "sample_periods";
+inline constexpr std::string_view kSampledTimeRangeName = "decodeprof:sampled-time";
 inline constexpr std::string_view kSampledRangeName = "decodeprof:sampled";
 inline constexpr std::string_view kSampledRangeDomain = "decodeprof";
 

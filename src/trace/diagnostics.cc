@@ -35,6 +35,8 @@ constexpr DiagnosticInfo kDiagnosticInfo[] = {
      "launch API calls outside the --only-range periods, dropped by design"},
     {Diag::kSampleStepsSeen, "sample_steps_seen", S::kInfo,
      "steps the --sample-steps gate saw (one in N recorded kernel by kernel)"},
+    {Diag::kSamplePeriods, "sample_periods", S::kInfo,
+     "periods the --sample-time timer switched recording on"},
     {Diag::kUnknownRecorderCounter, "unknown_recorder_counter", S::kWarning,
      "a counter this decodeprof does not know (a newer recorder?)"},
     {Diag::kTraceIncomplete, "trace_incomplete", S::kDataLoss,

@@ -37,6 +37,7 @@ enum class Diag : uint16_t {
   kOnlyRangeSwitchFailures,
   kOnlyRangeApiCallsOutside,
   kSampleStepsSeen,
+  kSamplePeriods,
   kUnknownRecorderCounter,
   // The recording itself.
   kTraceIncomplete,

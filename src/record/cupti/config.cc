@@ -154,6 +154,40 @@ base::StatusOr<RecorderConfig> ReadRecorderConfig(const GetEnvFn& getenv, pid_t 
     }
     config.step_range = name;
   }
+  if (const char* text = getenv("DECODEPROF_RECORD_SAMPLE_TIME")) {
+    const std::string_view value(text);
+    const size_t slash = value.find('/');
+    const auto on = base::ParseUnsigned(value.substr(0, slash));
+    const auto period = slash == std::string_view::npos
+                            ? std::nullopt
+                            : base::ParseUnsigned(value.substr(slash + 1));
+    if (!on || !period || *on < 1 || *on >= *period || *period > 3600000) {
+      return base::ConfigError("DECODEPROF_RECORD_SAMPLE_TIME",
+                               "expected ON/PERIOD in milliseconds, 1 <= ON < PERIOD <= 3600000, "
+                               "got '" +
+                                   std::string(value) + "'");
+    }
+    config.sample_on_ms = *on;
+    config.sample_period_ms = *period;
+  }
+  if (const char* text = getenv("DECODEPROF_RECORD_API_GATE")) {
+    const std::string_view value(text);
+    if (value == "time") {
+      config.api_gate = RecorderConfig::ApiGate::kTime;
+    } else if (value == "switch") {
+      config.api_gate = RecorderConfig::ApiGate::kSwitch;
+    } else if (value == "off") {
+      config.api_gate = RecorderConfig::ApiGate::kOff;
+    } else {
+      return base::ConfigError("DECODEPROF_RECORD_API_GATE",
+                               "expected time, switch or off, got '" + std::string(value) + "'");
+    }
+  }
+  if (config.sample_period_ms > 0 && (config.sample_steps > 1 || !config.only_range.empty())) {
+    return base::ConfigError("DECODEPROF_RECORD_SAMPLE_TIME",
+                             "cannot be combined with DECODEPROF_RECORD_SAMPLE_STEPS or " +
+                                 std::string(kOnlyRangeVariable));
+  }
   if (config.sample_steps > 1 && !config.only_range.empty()) {
     return base::ConfigError("DECODEPROF_RECORD_SAMPLE_STEPS",
                              "cannot be combined with " + std::string(kOnlyRangeVariable));

@@ -46,6 +46,18 @@ struct RecorderConfig {
   std::string step_range = "decodeprof:step";
   // The gate's range name and sampling: only_range, or step_range when sampling.
   std::string gate_range() const { return sample_steps > 1 ? step_range : only_range; }
+  // DECODEPROF_RECORD_SAMPLE_TIME = ON/PERIOD (milliseconds, 1 <= ON < PERIOD <= 3600000):
+  // CUPTI's activity kinds are on for ON ms of every PERIOD ms, switched by a timer (for
+  // programs without NVTX step ranges); 0/0 = off. Not with sample_steps or only_range.
+  uint64_t sample_on_ms = 0;
+  uint64_t sample_period_ms = 0;
+  bool sampling() const { return sample_steps > 1 || sample_period_ms > 0; }
+  // DECODEPROF_RECORD_API_GATE = time|switch|off: how a gated or sampled recording treats
+  // the launch API records. time (default): always on, those outside the periods dropped by
+  // host time (CUPTI 13.0 does not turn per-API records back on once switched off); switch:
+  // the runtime and driver API kinds switched with the gate like the kernels (every call of
+  // those APIs recorded in the periods, the non-launch ones dropped); off: none recorded.
+  enum class ApiGate { kTime, kSwitch, kOff } api_gate = ApiGate::kTime;
 };
 
 using GetEnvFn = std::function<const char*(const char*)>;

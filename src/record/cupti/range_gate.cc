@@ -46,13 +46,21 @@ void RangeGate::Close() {
   if (--open_ == 0 && switch_ && on_) SwitchLocked(false);
 }
 
+void RangeGate::SetTimed(bool on) {
+  if (!timed_) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (on) openings_.fetch_add(1, std::memory_order_relaxed);
+  sampled_ = on;
+  if (switch_ && on_ != on) SwitchLocked(on);
+}
+
 void RangeGate::Attach(SwitchFn switch_fn, bool on_now) {
   if (!gating() || !switch_fn) return;
   std::lock_guard<std::mutex> lock(mu_);
   if (switch_) return;
   switch_ = std::move(switch_fn);
   on_ = on_now;
-  const bool want = open_ > 0 && sampled_;
+  const bool want = timed_ ? sampled_ : open_ > 0 && sampled_;
   if (on_ != want) {
     SwitchLocked(want);
   } else if (want) {

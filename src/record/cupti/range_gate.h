@@ -59,7 +59,12 @@ class RangeGate {
   RangeGate& operator=(const RangeGate&) = delete;
 
   const std::string& name() const { return name_; }
-  bool gating() const { return !name_.empty(); }
+  bool gating() const { return !name_.empty() || timed_; }
+  // Timed sampling (`--sample-time ON/PERIOD`): no range opens the gate; a timer thread
+  // switches it with SetTimed. Call before Attach.
+  void MakeTimed() { timed_ = true; }
+  bool timed() const { return timed_; }
+  void SetTimed(bool on);
   // True when a range named `range_name` opens or closes the gate (exact, byte for byte).
   bool Matches(std::string_view range_name) const { return !name_.empty() && range_name == name_; }
 
@@ -95,6 +100,7 @@ class RangeGate {
 
   const std::string name_;
   const int64_t every_;
+  bool timed_ = false;
   mutable std::mutex mu_;  // guards everything below; held across switch_ (see above)
   SwitchFn switch_;        // empty until Attach
   int64_t open_ = 0;       // ranges of the name open now

@@ -185,6 +185,18 @@ void RecordTranslator::AddApi(const CUpti_ActivityAPI& a) {
     return;
   }
   const uint64_t key = (static_cast<uint64_t>(a.kind) << 32) | a.cbid;
+  if (launch_apis_only_) {
+    auto [it, added] = is_launch_api_.try_emplace(key, false);
+    if (added) {
+      for (size_t i = 0; i < kLaunchApiCount; ++i) {
+        if (kLaunchApis[i].kind == a.kind && kLaunchApis[i].cbid == a.cbid) it->second = true;
+      }
+    }
+    if (!it->second) {
+      ++counts_.api_calls_other;
+      return;
+    }
+  }
   nf::ApiCallRow row;
   if (auto it = api_names_.find(key); it != api_names_.end()) {
     row.name = it->second;

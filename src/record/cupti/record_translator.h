@@ -40,6 +40,7 @@ struct TranslateCounts {
   int64_t write_failures = 0;
   int64_t unknown = 0;
   int64_t api_calls_outside_range = 0;  // dropped: outside the gate's periods (--only-range)
+  int64_t api_calls_other = 0;          // dropped: not a launch API (set_launch_apis_only)
 };
 
 class RecordTranslator {
@@ -49,6 +50,9 @@ class RecordTranslator {
   RecordTranslator(native_format::NativeWriter& writer, NextRecordFn next, int64_t offset_ns,
                    const RangeGate* gate = nullptr)
       : writer_(writer), next_(next), offset_ns_(offset_ns), gate_(gate) {}
+  // Keeps only the API records of kLaunchApis (when whole API kinds are enabled: the gate's
+  // switch mode, config.h ApiGate::kSwitch); the others are counted in api_calls_other.
+  void set_launch_apis_only(bool only) { launch_apis_only_ = only; }
 
   // Writes every record of `buffer` (the first `valid_bytes`) and adds to counts().
   void Translate(uint8_t* buffer, size_t valid_bytes);
@@ -63,6 +67,7 @@ class RecordTranslator {
   static std::string ApiName(CUpti_ActivityKind kind, uint32_t cbid);
 
  private:
+  bool launch_apis_only_ = false;
   void AddKernel(const CUpti_ActivityKernel10& k);
   template <typename Record>
   void AddMemoryOp(const Record& m, native_format::MemoryOpKind kind, int32_t copy_kind);
@@ -87,6 +92,7 @@ class RecordTranslator {
                      Hash, std::equal_to<>>
       kernel_names_;
   std::unordered_map<uint64_t, native_format::StringRef> api_names_;  // kind << 32 | cbid
+  std::unordered_map<uint64_t, bool> is_launch_api_;                  // kind << 32 | cbid
 };
 
 // The launch API callback ids the recorder enables (cudaLaunchKernel & co., cudaGraphLaunch,

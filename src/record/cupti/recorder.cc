@@ -13,6 +13,7 @@
 #include <fstream>
 #include <iterator>
 #include <limits>
+#include <thread>
 
 #include "src/record/cupti/clock.h"
 #include "src/record/only_range.h"
@@ -123,6 +124,10 @@ Recorder* Recorder::Create() {
       w.SetMeta("buffer_bytes", std::to_string(config->buffer_bytes)).ok() &&
       w.SetMeta("max_buffers", std::to_string(config->max_buffers)).ok() &&
       (config->only_range.empty() || w.SetMeta(kMetaOnlyRange, config->only_range).ok()) &&
+      (config->sample_period_ms == 0 ||
+       w.SetMeta(kMetaSampleTime, std::to_string(config->sample_on_ms) + "/" +
+                                      std::to_string(config->sample_period_ms))
+           .ok()) &&
       (config->sample_steps <= 1 ||
        (w.SetMeta(kMetaSampleSteps, std::to_string(config->sample_steps)).ok() &&
         w.SetMeta(kMetaSampleRange, config->step_range).ok())) &&
@@ -146,6 +151,7 @@ Recorder::Recorder(RecorderConfig config, std::unique_ptr<nf::NativeWriter> writ
       pool_(config_.buffer_bytes, config_.max_buffers),
       gate_(config_.gate_range(), static_cast<int64_t>(config_.sample_steps)),
       nvtx_(kMaxPendingNvtxEvents, &gate_) {
+  if (config_.sample_period_ms > 0) gate_.MakeTimed();
   sem_init(&wake_, 0, 0);
   sem_init(&done_, 0, 0);
 }
@@ -255,7 +261,16 @@ void Recorder::AttachCupti() {
     }
   }
   (void)cupti_.ActivityEnable(CUPTI_ACTIVITY_KIND_DEVICE);  // device names; optional, never gated
-  if (config_.api_calls) {
+  const bool switch_apis = gate_.gating() && config_.api_gate == RecorderConfig::ApiGate::kSwitch;
+  if (config_.api_calls && config_.api_gate != RecorderConfig::ApiGate::kOff && switch_apis) {
+    // The runtime and driver API kinds whole, switched by the gate like the kernels (CUPTI
+    // 13.0 does not turn per-API records back on, below); the translator keeps the launches.
+    for (const Switchable kind : {Switchable{CUPTI_ACTIVITY_KIND_RUNTIME, "RUNTIME"},
+                                  Switchable{CUPTI_ACTIVITY_KIND_DRIVER, "DRIVER"}}) {
+      if (optional(kind.name, cupti_.ActivityEnable(kind.kind))) switchable_.push_back(kind);
+    }
+  } else if (config_.api_calls &&
+             (config_.api_gate != RecorderConfig::ApiGate::kOff || !gate_.gating())) {
     // Never switched by the gate: on CUPTI 13.0 a launch API record switched off with
     // cuptiActivityEnable{Runtime,Driver}Api(cbid, 0) stays off when switched on again (seen
     // on the H200: 0 API records in gated traces). Under --only-range they stay on, and the
@@ -267,6 +282,7 @@ void Recorder::AttachCupti() {
                                        : cupti_.ActivityEnableDriverApi(api.cbid, 1));
     }
   }
+  launch_apis_only_ = switch_apis;
   if (!warnings.empty()) {
     Warn("some records are off: " + warnings);
     SetMeta("warnings", warnings);
@@ -276,6 +292,20 @@ void Recorder::AttachCupti() {
   cupti_attached_.store(true, std::memory_order_release);
   // Everything is on now; the gate turns it off unless a range of the name is open already.
   gate_.Attach([this](bool on) { return SwitchActivity(on); }, /*on_now=*/true);
+  if (gate_.timed()) {
+    // Timed sampling: ON ms of every PERIOD ms, the first period after PERIOD - ON ms.
+    std::thread([this] {
+      const auto on = std::chrono::milliseconds(config_.sample_on_ms);
+      const auto off = std::chrono::milliseconds(config_.sample_period_ms - config_.sample_on_ms);
+      while (active() && !stop_.load()) {
+        std::this_thread::sleep_for(off);
+        if (!active() || stop_.load()) break;
+        gate_.SetTimed(true);
+        std::this_thread::sleep_for(on);
+        gate_.SetTimed(false);
+      }
+    }).detach();
+  }
 }
 
 bool Recorder::SwitchActivity(bool on) {
@@ -332,6 +362,7 @@ void Recorder::DrainOnce() {
   if (translator_ == nullptr && cupti_attached_.load(std::memory_order_acquire)) {
     translator_ = std::make_unique<RecordTranslator>(*writer_, cupti_.ActivityGetNextRecord,
                                                      clock_offset_ns_, &gate_);
+    translator_->set_launch_apis_only(launch_apis_only_);
   }
   std::vector<std::pair<uint8_t*, size_t>> buffers;
   {
@@ -407,6 +438,7 @@ void Recorder::WriteCounters() {
     (void)writer_->SetCounter(kCounterOnlyRangeSwitchFailures, g.switch_failures);
     (void)writer_->SetCounter(kCounterOnlyRangeApiCallsOutside, t.api_calls_outside_range);
     if (gate_.every() > 1) (void)writer_->SetCounter(kCounterSampleSteps, g.openings);
+    if (gate_.timed()) (void)writer_->SetCounter(kCounterSamplePeriods, g.openings);
   }
 }
 
@@ -457,7 +489,7 @@ void Recorder::DrainLoop() {
 void Recorder::FinishFromDrainThread() {
   DrainOnce();
   WriteCounters();
-  if (gate_.every() > 1) WriteSampledPeriods();
+  if (gate_.every() > 1 || gate_.timed()) WriteSampledPeriods();
   closed_.store(true, std::memory_order_release);
   nvtx_.Disable();
   if (const base::Status status = writer_->Close(); !status.ok()) Warn(status.ToString());
@@ -467,7 +499,7 @@ void Recorder::FinishFromDrainThread() {
 // One start/end range per period of a sampled recording (only_range.h, kSampledRangeName);
 // a period still open ends now.
 void Recorder::WriteSampledPeriods() {
-  auto name = writer_->Intern(kSampledRangeName);
+  auto name = writer_->Intern(gate_.timed() ? kSampledTimeRangeName : kSampledRangeName);
   auto domain = writer_->Intern(kSampledRangeDomain);
   if (!name.ok() || !domain.ok()) {
     ++write_failures_;

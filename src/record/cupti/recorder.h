@@ -115,6 +115,7 @@ class Recorder {
   NvtxCollector nvtx_;
   CuptiApi cupti_;
   std::vector<Switchable> switchable_;  // written by AttachCupti before the gate is attached
+  bool launch_apis_only_ = false;       // whole API kinds on: the translator keeps launches
   std::atomic<bool> cupti_attached_{false};
   std::unique_ptr<RecordTranslator> translator_;  // drain thread only, once attached
   int64_t clock_offset_ns_ = 0;

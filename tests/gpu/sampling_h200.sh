@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# GPU run of sampled recording (issue 15), for the H200 machine (never in CI): the whole-run
+# decode slowdown of `decodeprof record` in its modes against a plain run and torch.profiler,
+# in separate processes, ROUNDS rounds alternating the variants, and the kernel figures of
+# sampled and full recordings side by side.
+#
+# usage: tests/gpu/sampling_h200.sh STAGE_DIR [PHASE...]
+#   STAGE_DIR holds decodeprof, libdecodeprof_cupti.so, libsqlite3.so.0, libsimdjson.so.14
+#   and graph_loop (examples/graph_loop, nvcc -arch=sm_90).
+#   PHASE: cpp (graph_loop --eager: ~500 launches a step, no graphs, no NVTX), eager
+#   (tests/gpu/record_decode.py, eager PyTorch), compile (the same with torch.compile
+#   reduce-overhead: CUDA graphs), cppprobe (what CUPTI costs the cpp program with nothing
+#   recorded: attached only; and the offset clock). Default: cpp eager.
+# Results under $OUT (default /tmp/sampling-out): run.log, <phase>_runs.jsonl (one line per
+# run: phase, variant, round, ms per step), <phase>_summary_*.json (the summaries of the last
+# round's traces) and sampling.json (medians, slowdowns, the agreement of GPU ms per step).
+# Environment: ROUNDS (3), STEPS_CPP (600), STEPS_PT (96), LAYERS_PT (32), SAMPLE_N (8),
+# PT_VARIANTS (plain full sampled sampled_switch torchprof).
+set -u
+STAGE=$(cd "$1" && pwd); shift
+PHASES="${*:-cpp eager}"
+OUT=${OUT:-/tmp/sampling-out}
+HERE=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$OUT"
+TMP=$(mktemp -d)
+exec > >(tee -a "$OUT/run.log") 2>&1
+DP="$STAGE/decodeprof"
+export LD_LIBRARY_PATH="$STAGE:${LD_LIBRARY_PATH:-}"
+ROUNDS=${ROUNDS:-3}
+STEPS_CPP=${STEPS_CPP:-600}
+STEPS_PT=${STEPS_PT:-96}
+LAYERS_PT=${LAYERS_PT:-32}
+N=${SAMPLE_N:-8}
+CUPTI=$(ls /usr/local/cuda/lib64/libcupti.so.13 /usr/local/cuda/extras/CUPTI/lib64/libcupti.so.13 \
+          /usr/local/cuda/targets/x86_64-linux/lib/libcupti.so.13 2>/dev/null | head -n 1)
+[ -n "$CUPTI" ] || CUPTI=$(find / -xdev -name 'libcupti.so.13*' -not -path '/proc/*' 2>/dev/null | head -n 1)
+export DECODEPROF_CUPTI_LIB="$CUPTI"
+export DECODEPROF_RECORD_QUIET=1
+echo "== $(date -u +%FT%TZ) phases: $PHASES, rounds $ROUNDS, sample one step in $N; CUPTI $CUPTI"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv,noheader
+phase_on() { case " $PHASES " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+
+# note PHASE VARIANT ROUND MS: one run's figure into the phase's runs file.
+note() { echo "{\"phase\": \"$1\", \"variant\": \"$2\", \"round\": $3, \"ms_per_step\": ${4:-null}}" >> "$OUT/$1_runs.jsonl"; }
+
+if phase_on cpp; then
+  echo "== cpp: graph_loop --eager --layers 124 --scale 30, $STEPS_CPP steps"
+  rm -f "$OUT/cpp_runs.jsonl"
+  GL=("$STAGE/graph_loop" --eager --layers 124 --scale 30 --steps "$STEPS_CPP" --warmup 8)
+  for r in $(seq 1 "$ROUNDS"); do
+    for v in plain full kernels time50_500 time50_500_switch time50_500_off nvtx_plain nvtx_steps nvtx_steps_switch; do
+      rec=(); args=("${GL[@]}"); env=()
+      case $v in
+        plain) ;;
+        full) rec=("$DP" record -o "$TMP/cpp_$v.sqlite" --) ;;
+        kernels) env=(DECODEPROF_RECORD_API=0); rec=("$DP" record -o "$TMP/cpp_$v.sqlite" --) ;;
+        time50_500) rec=("$DP" record --sample-time 50/500 -o "$TMP/cpp_$v.sqlite" --) ;;
+        time50_500_switch) env=(DECODEPROF_RECORD_API_GATE=switch); rec=("$DP" record --sample-time 50/500 -o "$TMP/cpp_$v.sqlite" --) ;;
+        time50_500_off) env=(DECODEPROF_RECORD_API_GATE=off); rec=("$DP" record --sample-time 50/500 -o "$TMP/cpp_$v.sqlite" --) ;;
+        nvtx_plain) args+=(--nvtx) ;;
+        nvtx_steps) args+=(--nvtx); rec=("$DP" record --sample-steps "$N" -o "$TMP/cpp_$v.sqlite" --) ;;
+        nvtx_steps_switch) args+=(--nvtx); env=(DECODEPROF_RECORD_API_GATE=switch); rec=("$DP" record --sample-steps "$N" -o "$TMP/cpp_$v.sqlite" --) ;;
+      esac
+      line=$(env "${env[@]}" DECODEPROF_PHASE_MARKS=0 timeout 60 "${rec[@]}" "${args[@]}" 2> "$TMP/cpp_${v}_stderr.txt" | grep 'ms per step')
+      ms=$(echo "$line" | sed -n 's/.* \([0-9.]*\) ms per step.*/\1/p')
+      echo "round $r $v: ${ms:-FAILED} ms/step $(grep -h 'decodeprof: record' "$TMP/cpp_${v}_stderr.txt" | sed 's/.*sqlite: //')"
+      note cpp "$v" "$r" "$ms"
+    done
+  done
+  for v in full kernels time50_500 time50_500_switch time50_500_off nvtx_steps nvtx_steps_switch; do
+    [ -f "$TMP/cpp_$v.sqlite" ] || continue
+    timeout 60 "$DP" summarize --trace "$TMP/cpp_$v.sqlite" --quiet --out-dir "$OUT" --name "cpp_summary_$v" 2>&1 | tail -n 4
+    echo "summarize cpp $v exit: ${PIPESTATUS[0]}"
+  done
+  ls -la "$TMP"/cpp_*.sqlite
+fi
+
+if phase_on cppprobe; then
+  echo "== cppprobe: graph_loop --eager --layers 124 --scale 30, $STEPS_CPP steps"
+  rm -f "$OUT/cppprobe_runs.jsonl"
+  GL=("$STAGE/graph_loop" --eager --layers 124 --scale 30 --steps "$STEPS_CPP" --warmup 8)
+  for r in $(seq 1 "$ROUNDS"); do
+    for v in plain attached attached_offset kernels kernels_offset; do
+      rec=(); env=()
+      case $v in
+        attached) env=(DECODEPROF_RECORD_API_GATE=off); rec=("$DP" record --sample-time 1/3600000 -o "$TMP/p.sqlite" --) ;;
+        attached_offset) env=(DECODEPROF_RECORD_API_GATE=off DECODEPROF_RECORD_CLOCK=offset); rec=("$DP" record --sample-time 1/3600000 -o "$TMP/p.sqlite" --) ;;
+        kernels) env=(DECODEPROF_RECORD_API=0); rec=("$DP" record -o "$TMP/p.sqlite" --) ;;
+        kernels_offset) env=(DECODEPROF_RECORD_API=0 DECODEPROF_RECORD_CLOCK=offset); rec=("$DP" record -o "$TMP/p.sqlite" --) ;;
+      esac
+      line=$(env "${env[@]}" DECODEPROF_PHASE_MARKS=0 timeout 60 "${rec[@]}" "${GL[@]}" 2> "$TMP/probe_stderr.txt" | grep 'ms per step')
+      ms=$(echo "$line" | sed -n 's/.* \([0-9.]*\) ms per step.*/\1/p')
+      echo "round $r $v: ${ms:-FAILED} ms/step $(grep -h 'decodeprof: record' "$TMP/probe_stderr.txt" | sed 's/.*sqlite: //')"
+      note cppprobe "$v" "$r" "$ms"
+    done
+  done
+fi
+
+pt_phase() {  # pt_phase PHASE EXTRA_ARGS...
+  local ph=$1; shift
+  echo "== $ph: record_decode.py $* --steps $STEPS_PT --layers $LAYERS_PT"
+  rm -f "$OUT/${ph}_runs.jsonl"
+  for r in $(seq 1 "$ROUNDS"); do
+    for v in ${PT_VARIANTS:-plain full sampled sampled_switch torchprof}; do
+      rec=(); env=(); runs=plain
+      case $v in
+        full) rec=("$DP" record -o "$TMP/${ph}_$v.sqlite" --) ;;
+        sampled) rec=("$DP" record --sample-steps "$N" -o "$TMP/${ph}_$v.sqlite" --) ;;
+        sampled_switch) env=(DECODEPROF_RECORD_API_GATE=switch); rec=("$DP" record --sample-steps "$N" -o "$TMP/${ph}_$v.sqlite" --) ;;
+        torchprof) runs=torchprof ;;
+      esac
+      env "${env[@]}" timeout 240 "${rec[@]}" python3 "$HERE/record_decode.py" --runs "$runs" \
+        --out "$TMP/${ph}_${v}_$r.json" --steps "$STEPS_PT" --layers "$LAYERS_PT" "$@" \
+        > "$TMP/${ph}_${v}_stdout.txt" 2> "$TMP/${ph}_${v}_stderr.txt"
+      rc=$?
+      ms=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); r=[x for x in d['runs'] if 'tok_s' in x][-1]; print(round(1000/r['tok_s'],4))" "$TMP/${ph}_${v}_$r.json" 2>/dev/null)
+      echo "round $r $v: exit $rc, ${ms:-FAILED} ms/token $(grep -h 'decodeprof: record' "$TMP/${ph}_${v}_stderr.txt" | sed 's/.*sqlite: //') (${SECONDS} s)"
+      [ -n "$ms" ] || tail -n 5 "$TMP/${ph}_${v}_stderr.txt"
+      note "$ph" "$v" "$r" "$ms"
+    done
+  done
+  for v in full sampled sampled_switch; do
+    [ -f "$TMP/${ph}_$v.sqlite" ] || continue
+    timeout 120 "$DP" summarize --trace "$TMP/${ph}_$v.sqlite" --decode-range decodeprof:decode \
+      --step-range decodeprof:step --quiet --out-dir "$OUT" --name "${ph}_summary_$v" 2>&1 | tail -n 4
+    echo "summarize $ph $v exit: ${PIPESTATUS[0]}"
+  done
+}
+phase_on eager && pt_phase eager
+phase_on compile && pt_phase compile --compile reduce-overhead
+
+python3 - "$OUT" <<'PY'
+import json, os, statistics, sys
+out = sys.argv[1]
+result = {}
+for ph in ("cpp", "cppprobe", "eager", "compile"):
+    path = os.path.join(out, f"{ph}_runs.jsonl")
+    if not os.path.exists(path):
+        continue
+    runs = [json.loads(l) for l in open(path)]
+    med = {}
+    for v in dict.fromkeys(r["variant"] for r in runs):
+        vals = [r["ms_per_step"] for r in runs if r["variant"] == v and r["ms_per_step"] is not None]
+        med[v] = {"ms": vals, "median": statistics.median(vals) if vals else None}
+    base = "plain"
+    for v, m in med.items():
+        b = med.get("nvtx_plain" if v.startswith("nvtx") else base, {}).get("median")
+        m["slowdown_pct"] = round((m["median"] / b - 1) * 100, 2) if m["median"] and b else None
+    agree = {}
+    full = os.path.join(out, f"{ph}_summary_full_summary.json")
+    if os.path.exists(full):
+        f = json.load(open(full))
+        per = lambda s: s["decode_gpu_busy_ms"] / max(1, (s.get("generated_tokens") or 2) - 1)
+        for v in ("sampled", "sampled_switch", "kernels", "time50_500", "time50_500_switch",
+                  "time50_500_off", "nvtx_steps", "nvtx_steps_switch"):
+            p = os.path.join(out, f"{ph}_summary_{v}_summary.json")
+            if os.path.exists(p):
+                s = json.load(open(p))
+                agree[v] = {"gpu_ms_per_step": round(per(s), 4), "full": round(per(f), 4),
+                            "diff_pct": round((per(s) / per(f) - 1) * 100, 3),
+                            "window_source": s.get("window_source"),
+                            "sampling": s.get("sampling"),
+                            "steps": (s.get("generated_tokens") or 0) - 1}
+    result[ph] = {"variants": med, "agreement": agree}
+    print(ph, json.dumps(result[ph], indent=1))
+json.dump(result, open(os.path.join(out, "sampling.json"), "w"), indent=2)
+PY
+echo "== done in ${SECONDS} s"
