@@ -147,6 +147,20 @@ void AddAnalysisDiagnostics(const SummarizeRequest& req, const analysis::Summary
              {req.trace, "",
               std::to_string(summary.host_gap_attribution_residual_ns) + " ns unattributed"});
   }
+  // A GPU runs at most 128 kernels at once (CUDA's limit since compute capability 3.5); a decode
+  // rarely more than a few. More than that on average means timestamps that cannot be right.
+  if (summary.decode_gpu_busy_ms > 0) {
+    const double overlap = summary.decode_gpu_sum_ms / summary.decode_gpu_busy_ms;
+    const std::string detail = "the dispatches' durations add up to " +
+                               base::FormatFixed(summary.decode_gpu_sum_ms, 3) + " ms over " +
+                               base::FormatFixed(summary.decode_gpu_busy_ms, 3) +
+                               " ms of GPU-busy time (" + base::FormatFixed(overlap, 1) + "x)";
+    if (overlap > 128) {
+      diag.Add(trace::Diag::kDispatchesOverlapImpossible, 1, {req.trace, "", detail});
+    } else if (overlap > 8) {
+      diag.Add(trace::Diag::kDispatchesOverlap, 1, {req.trace, "", detail});
+    }
+  }
   if (!attribution.warnings.empty()) {
     diag.Add(trace::Diag::kRoleRuleWarning, static_cast<int64_t>(attribution.warnings.size()),
              {req.trace, "", attribution.warnings.front()});

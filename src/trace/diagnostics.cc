@@ -72,6 +72,12 @@ constexpr DiagnosticInfo kDiagnosticInfo[] = {
      "are theirs"},
     {Diag::kSamplingDistortion, "sampling_distortion", S::kWarning,
      "sampled steps took over 5 % longer than unsampled ones: tracing slowed what it measured"},
+    {Diag::kDispatchesOverlap, "dispatches_overlap", S::kWarning,
+     "the window's dispatches add up to over 8 times its GPU-busy time: many run at once, or "
+     "their timestamps are wrong"},
+    {Diag::kDispatchesOverlapImpossible, "dispatches_overlap_impossible", S::kError,
+     "the window's dispatches add up to over 128 times its GPU-busy time, more than a GPU runs "
+     "at once: their timestamps are wrong"},
     {Diag::kLogLineUnread, "log_line_unread", S::kWarning,
      "a bench-log line naming a result or mark whose value cannot be read: left out"},
     {Diag::kDuplicateMarks, "duplicate_marks", S::kWarning,
@@ -161,7 +167,7 @@ bool Diagnostics::has_error() const {
 
 Diag DiagForRecorderCounter(std::string_view counter) {
   for (const DiagnosticInfo& info : kDiagnosticInfo) {
-    if (info.code > Diag::kOnlyRangeApiCallsOutside) break;
+    if (info.code >= Diag::kUnknownRecorderCounter) break;  // the recorder counters come first
     if (info.name == counter) return info.code;
   }
   return Diag::kUnknownRecorderCounter;

@@ -57,6 +57,8 @@ enum class Diag : uint16_t {
   kNamesRepaired,
   kSampledSteps,
   kSamplingDistortion,
+  kDispatchesOverlap,
+  kDispatchesOverlapImpossible,
   // The bench logs and the other inputs.
   kLogLineUnread,
   kDuplicateMarks,

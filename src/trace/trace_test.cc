@@ -63,6 +63,8 @@ TEST(DiagnosticsTest, RecorderCountersMapToTheirCodes) {
   EXPECT_EQ(DiagForRecorderCounter("cupti_dropped_records"), Diag::kCuptiDroppedRecords);
   EXPECT_EQ(DiagForRecorderCounter("only_range_api_calls_outside"),
             Diag::kOnlyRangeApiCallsOutside);
+  EXPECT_EQ(DiagForRecorderCounter("sample_steps_seen"), Diag::kSampleStepsSeen);
+  EXPECT_EQ(DiagForRecorderCounter("sample_periods"), Diag::kSamplePeriods);
   EXPECT_EQ(DiagForRecorderCounter("events_skipped"), Diag::kUnknownRecorderCounter);
   EXPECT_EQ(DiagForRecorderCounter("brand_new"), Diag::kUnknownRecorderCounter);
 }

@@ -15,7 +15,7 @@
 # run: phase, variant, round, ms per step), <phase>_summary_*.json (the summaries of the last
 # round's traces) and sampling.json (medians, slowdowns, the agreement of GPU ms per step).
 # Environment: ROUNDS (3), STEPS_CPP (600), STEPS_PT (96), LAYERS_PT (32), SAMPLE_N (8),
-# PT_VARIANTS (plain full sampled sampled_switch torchprof).
+# PT_VARIANTS (plain full sampled sampled_switch torchprof), CPP_VARIANTS (all of them).
 set -u
 STAGE=$(cd "$1" && pwd); shift
 PHASES="${*:-cpp eager}"
@@ -48,7 +48,7 @@ if phase_on cpp; then
   rm -f "$OUT/cpp_runs.jsonl"
   GL=("$STAGE/graph_loop" --eager --layers 124 --scale 30 --steps "$STEPS_CPP" --warmup 8)
   for r in $(seq 1 "$ROUNDS"); do
-    for v in plain full kernels time50_500 time50_500_switch time50_500_off nvtx_plain nvtx_steps nvtx_steps_switch; do
+    for v in ${CPP_VARIANTS:-plain full kernels time50_500 time50_500_switch time50_500_off nvtx_plain nvtx_steps nvtx_steps_switch}; do
       rec=(); args=("${GL[@]}"); env=()
       case $v in
         plain) ;;

@@ -320,6 +320,9 @@ bool Recorder::SwitchActivity(bool on) {
   if (!on) {
     // Kernels launched in the period and still running are recorded when they end (CUPTI
     // decides at launch); a plain flush hands back the buffers whose records are complete.
+    // Sampled recordings need it too: without it, the kernels of CUDA graphs replayed in a
+    // sampled step came back with durations of ~12 ms instead of ~30 us (H200, CUPTI 13.0;
+    // docs/results/h200-sampling-2026-12-01.md).
     flush_requested_.store(true, std::memory_order_release);
     sem_post(&wake_);
   }
