@@ -138,6 +138,35 @@ base::StatusOr<LoadedTrace> LoadTrace(const SummarizeRequest& req, const io::Imp
 }
 
 // The diagnostics of the window and the attribution, added to the importer's.
+// A GPU runs at most 128 kernels at once (CUDA's limit since compute capability 3.5); a
+// decode rarely more than a few. The window's dispatch durations, each clipped to the window,
+// over the time at least one runs: far above that means timestamps that cannot be right.
+void AddOverlapDiagnostics(const SummarizeRequest& req, const analysis::DecodeWindow& w,
+                           trace::Diagnostics& diag) {
+  int64_t sum = 0, busy = 0;
+  trace::TimestampNs covered = w.lo;               // the union so far ends here
+  for (const trace::Dispatch& d : w.dispatches) {  // in start order
+    const trace::TimestampNs a = std::max(d.start, w.lo), b = std::min(d.end, w.hi);
+    if (b <= a) continue;
+    sum += b - a;
+    if (b > covered) {
+      busy += b - std::max(a, covered);
+      covered = b;
+    }
+  }
+  if (busy <= 0) return;
+  const double overlap = static_cast<double>(sum) / static_cast<double>(busy);
+  const std::string detail = "the dispatches' durations in the window add up to " +
+                             base::FormatFixed(static_cast<double>(sum) / 1e6, 3) + " ms over " +
+                             base::FormatFixed(static_cast<double>(busy) / 1e6, 3) +
+                             " ms of GPU-busy time (" + base::FormatFixed(overlap, 1) + "x)";
+  if (overlap > 128) {
+    diag.Add(trace::Diag::kDispatchesOverlapImpossible, 1, {req.trace, "", detail});
+  } else if (overlap > 8) {
+    diag.Add(trace::Diag::kDispatchesOverlap, 1, {req.trace, "", detail});
+  }
+}
+
 void AddAnalysisDiagnostics(const SummarizeRequest& req, const analysis::Summary& summary,
                             const analysis::Attribution& attribution, trace::Diagnostics& diag) {
   diag.Add(trace::Diag::kStraddlingDecodeStart, summary.kernels_straddling_decode_start,
@@ -146,20 +175,6 @@ void AddAnalysisDiagnostics(const SummarizeRequest& req, const analysis::Summary
     diag.Add(trace::Diag::kHostGapResidual, 1,
              {req.trace, "",
               std::to_string(summary.host_gap_attribution_residual_ns) + " ns unattributed"});
-  }
-  // A GPU runs at most 128 kernels at once (CUDA's limit since compute capability 3.5); a decode
-  // rarely more than a few. More than that on average means timestamps that cannot be right.
-  if (summary.decode_gpu_busy_ms > 0) {
-    const double overlap = summary.decode_gpu_sum_ms / summary.decode_gpu_busy_ms;
-    const std::string detail = "the dispatches' durations add up to " +
-                               base::FormatFixed(summary.decode_gpu_sum_ms, 3) + " ms over " +
-                               base::FormatFixed(summary.decode_gpu_busy_ms, 3) +
-                               " ms of GPU-busy time (" + base::FormatFixed(overlap, 1) + "x)";
-    if (overlap > 128) {
-      diag.Add(trace::Diag::kDispatchesOverlapImpossible, 1, {req.trace, "", detail});
-    } else if (overlap > 8) {
-      diag.Add(trace::Diag::kDispatchesOverlap, 1, {req.trace, "", detail});
-    }
   }
   if (!attribution.warnings.empty()) {
     diag.Add(trace::Diag::kRoleRuleWarning, static_cast<int64_t>(attribution.warnings.size()),
@@ -495,6 +510,7 @@ base::Status ComputeRun(const SummarizeRequest& req, ComputedRun& run) {
   }
   AddRecorderWarnings(info.diagnostics, result.summary.warnings);
   AddAnalysisDiagnostics(req, result.summary, attribution, info.diagnostics);
+  AddOverlapDiagnostics(req, window, info.diagnostics);
   result.summary.diagnostics = info.diagnostics.entries();
   result.summary.trace_format = result.format;
   result.summary.window_source = loaded.trace.window_source;
