@@ -93,6 +93,12 @@ struct Sampling {
   std::optional<double> sampled_step_ms;    // mean step-range time of the sampled steps
   std::optional<double> unsampled_step_ms;  // and of the others
   std::optional<double> distortion_pct;     // sampled / unsampled − 1, in %
+  // What tracing cost a sampled step, measured in the run itself: sampled − unsampled step
+  // time; per dispatch of a sampled step; and as a share of the window's host gap per step
+  // (the part of the measured host gap that the tracing added).
+  std::optional<double> tracing_cost_ms_per_step;
+  std::optional<double> tracing_cost_us_per_dispatch;
+  std::optional<double> tracing_share_of_host_gap_pct;
 };
 
 // The run's place in a multi-process job (trace::RankInfo; docs/multi-gpu.md).

@@ -122,11 +122,18 @@ TEST_F(SampledWindowTest, SampledStepsGiveTheFullRecordingsPerTokenGpuFigures) {
   EXPECT_DOUBLE_EQ(s["sampled_step_ms"].get<double>(), 1.1);
   EXPECT_DOUBLE_EQ(s["unsampled_step_ms"].get<double>(), 1.0);
   EXPECT_DOUBLE_EQ(s["distortion_pct"].get<double>(), 10.0);
+  // Tracing cost 0.1 ms a sampled step of 4 dispatches (25 us each); the host gap per
+  // sampled step is 1.102 ms - 0.4 ms = 0.702 ms, of which 0.1 ms is 14.25 %.
+  EXPECT_DOUBLE_EQ(s["tracing_cost_ms_per_step"].get<double>(), 0.1);
+  EXPECT_DOUBLE_EQ(s["tracing_cost_us_per_dispatch"].get<double>(), 25.0);
+  EXPECT_DOUBLE_EQ(s["tracing_share_of_host_gap_pct"].get<double>(), 14.25);
   bool said = false;
   for (const std::string& n : notes) {
-    said = said || n.find("sampled recording: 2 of 8 steps recorded kernel by kernel") == 0;
+    said = said || (n.find("sampled recording: 2 of 8 steps recorded kernel by kernel") == 0 &&
+                    n.find("tracing added 0.100 ms a sampled step, 25.000 us a dispatch, 14.25 % "
+                           "of its host gap") != std::string::npos);
   }
-  EXPECT_TRUE(said);
+  EXPECT_TRUE(said) << (notes.empty() ? std::string() : notes.back());
   bool warned = false;
   for (const auto& d : b["diagnostics"]) warned = warned || d["code"] == "sampling_distortion";
   EXPECT_TRUE(warned) << b["diagnostics"].dump();

@@ -428,6 +428,7 @@ base::Status ComputeRun(const SummarizeRequest& req, ComputedRun& run) {
     result.notes.push_back(note);
   }
 
+  std::optional<size_t> sampled_note;  // the sampling note, completed once the summary is built
   trace::BenchResults profiled = log.results;
   // Generated tokens: the flag, else the log, else step ranges + 1 (the first token comes
   // from the prefill). A sampled recording's window holds its sampled steps only.
@@ -443,6 +444,7 @@ base::Status ComputeRun(const SummarizeRequest& req, ComputedRun& run) {
               base::FormatFixed(*m->distortion_pct, 2) + " %)";
     }
     result.notes.push_back(note);
+    sampled_note = result.notes.size() - 1;
   } else if (req.generated_tokens) {
     profiled.generated_tokens = req.generated_tokens;
   } else if (!profiled.generated_tokens && loaded.trace.steps) {
@@ -471,6 +473,30 @@ base::Status ComputeRun(const SummarizeRequest& req, ComputedRun& run) {
   DP_ASSIGN_OR_RETURN(result.summary, analysis::BuildSummary(in, attribution));
   result.summary.plain_runs = plain_summary;
   result.summary.sampling = loaded.sampling;
+  if (auto& m = result.summary.sampling; m && m->sampled_step_ms && m->unsampled_step_ms) {
+    const double cost = *m->sampled_step_ms - *m->unsampled_step_ms;
+    const auto k = static_cast<double>(m->steps_sampled);
+    m->tracing_cost_ms_per_step = base::PyRound(cost, 3);
+    if (result.summary.decode_dispatches > 0) {
+      m->tracing_cost_us_per_dispatch = base::PyRound(
+          cost * 1000.0 / (static_cast<double>(result.summary.decode_dispatches) / k), 3);
+    }
+    const double gap_per_step =
+        (result.summary.decode_wall_ms - result.summary.decode_gpu_busy_ms) / k;
+    if (gap_per_step > 0) {
+      m->tracing_share_of_host_gap_pct = base::PyRound(100.0 * cost / gap_per_step, 2);
+    }
+    if (sampled_note && m->tracing_cost_us_per_dispatch) {
+      std::string& note = result.notes[*sampled_note];
+      note += "; tracing added " + base::FormatFixed(*m->tracing_cost_ms_per_step, 3) +
+              " ms a sampled step, " + base::FormatFixed(*m->tracing_cost_us_per_dispatch, 3) +
+              " us a dispatch";
+      if (m->tracing_share_of_host_gap_pct) {
+        note +=
+            ", " + base::FormatFixed(*m->tracing_share_of_host_gap_pct, 2) + " % of its host gap";
+      }
+    }
+  }
   if (rated >= 2) {
     // How much the plain runs' spread could move each plain ceiling: the same summary over
     // the slowest and the fastest plain run.

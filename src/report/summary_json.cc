@@ -179,6 +179,11 @@ JsonValue SummaryToJson(const analysis::Summary& s) {
     sampling.Add("sampled_step_ms", JsonValue::OptFloat(m.sampled_step_ms));
     sampling.Add("unsampled_step_ms", JsonValue::OptFloat(m.unsampled_step_ms));
     sampling.Add("distortion_pct", JsonValue::OptFloat(m.distortion_pct));
+    sampling.Add("tracing_cost_ms_per_step", JsonValue::OptFloat(m.tracing_cost_ms_per_step));
+    sampling.Add("tracing_cost_us_per_dispatch",
+                 JsonValue::OptFloat(m.tracing_cost_us_per_dispatch));
+    sampling.Add("tracing_share_of_host_gap_pct",
+                 JsonValue::OptFloat(m.tracing_share_of_host_gap_pct));
   }
   // The units in rank order (analysis/ranking.h), each with the field it ranks by and that
   // field's value; after every other field.
