@@ -57,6 +57,9 @@ if phase_on cpp; then
         time50_500) rec=("$DP" record --sample-time 50/500 -o "$TMP/cpp_$v.sqlite" --) ;;
         time50_500_switch) env=(DECODEPROF_RECORD_API_GATE=switch); rec=("$DP" record --sample-time 50/500 -o "$TMP/cpp_$v.sqlite" --) ;;
         time50_500_off) env=(DECODEPROF_RECORD_API_GATE=off); rec=("$DP" record --sample-time 50/500 -o "$TMP/cpp_$v.sqlite" --) ;;
+        time50_5000_off) env=(DECODEPROF_RECORD_API_GATE=off); rec=("$DP" record --sample-time 50/5000 -o "$TMP/cpp_$v.sqlite" --) ;;
+        time50_500_off_noflush) env=(DECODEPROF_RECORD_API_GATE=off DECODEPROF_RECORD_FLUSH_MS=0); rec=("$DP" record --sample-time 50/500 -o "$TMP/cpp_$v.sqlite" --) ;;
+        kernels_discard) env=(DECODEPROF_RECORD_API=0 DECODEPROF_RECORD_DISCARD=1); rec=("$DP" record -o "$TMP/cpp_$v.sqlite" --) ;;
         nvtx_plain) args+=(--nvtx) ;;
         nvtx_steps) args+=(--nvtx); rec=("$DP" record --sample-steps "$N" -o "$TMP/cpp_$v.sqlite" --) ;;
         nvtx_steps_switch) args+=(--nvtx); env=(DECODEPROF_RECORD_API_GATE=switch); rec=("$DP" record --sample-steps "$N" -o "$TMP/cpp_$v.sqlite" --) ;;
