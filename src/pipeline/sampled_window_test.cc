@@ -141,5 +141,45 @@ TEST_F(SampledWindowTest, SampledStepsGiveTheFullRecordingsPerTokenGpuFigures) {
   EXPECT_EQ(a["class_share_pct"], b["class_share_pct"]);
 }
 
+// A recording sampled by time has no whole decode window: cut by its phase marks, the window
+// would hold periods in which nothing was recorded. An error, with no output.
+TEST_F(SampledWindowTest, ATimeSampledTraceCutByMarksIsAnError) {
+  {  // a decode range over one timer period with one kernel in it
+    auto writer = nf::NativeWriter::Create((dir_ / "timed2.sqlite").string(), "monotonic", "t");
+    ASSERT_TRUE(writer.ok());
+    nf::NativeWriter& w = **writer;
+    const auto domain = *w.Intern("decodeprof");
+    nf::RangeRow r{kBase, kBase + 9 * kStepNs,    *w.Intern("decodeprof:decode"), domain, 7,
+                   0,     nf::RangeKind::kPushPop};
+    ASSERT_TRUE(w.AddRange(r).ok());
+    nf::RangeRow p{kBase + kStepNs,
+                   kBase + 2 * kStepNs,
+                   *w.Intern("decodeprof:sampled-time"),
+                   domain,
+                   0,
+                   -1,
+                   nf::RangeKind::kStartEnd};
+    ASSERT_TRUE(w.AddRange(p).ok());
+    nf::KernelRow k;
+    k.start_ns = kBase + kStepNs + 1000;
+    k.end_ns = k.start_ns + 100'000;
+    k.name = k.mangled = *w.Intern("nvjet_gemm");
+    k.correlation = 1;
+    ASSERT_TRUE(w.AddKernel(k).ok());
+    ASSERT_TRUE(w.Close().ok());
+  }
+  SummarizeRequest req;
+  req.trace = (dir_ / "timed2.sqlite").string();
+  req.name = "timed";
+  req.out_dir = dir_.string();
+  auto result = RunSummarize(req);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().kind(), base::ErrorKind::kData);
+  EXPECT_NE(result.status().message().find("sampled by time (--sample-time) cut by phase marks"),
+            std::string::npos)
+      << result.status().ToString();
+  EXPECT_FALSE(fs::exists(dir_ / "timed_summary.json"));
+}
+
 }  // namespace
 }  // namespace decodeprof::pipeline
