@@ -1,22 +1,25 @@
 #!/usr/bin/env bash
-# Throughput and memory of `decodeprof summarize` on large SQLite traces — native (default) or
-# Nsight Systems exports (FORMAT=nsys) — at three sizes, against baselines measured in the same
-# run (issue 14).
+# Throughput and memory of `decodeprof summarize` on large SQLite traces — native (default),
+# Nsight Systems exports (FORMAT=nsys) or rocpd databases (FORMAT=rocpd) — at three sizes,
+# against baselines measured in the same run (issue 14).
 #
 # usage: bench/sqlite_throughput.sh [DECODEPROF] [KERNELS...]
 #
 #   DECODEPROF  the decodeprof binary (default: build/release/src/cli/decodeprof)
 #   KERNELS     trace sizes in kernels (default: 1250000 2500000 5000000)
 #
-# Each trace (bench/gen_native_trace.cc: KERNELS kernels with their launch records, a
-# decodeprof:decode range over the last 7 steps of 500 kernels) is summarized with its ranges;
-# best of $RUNS (default 3). Baselines on the same file: Python's sqlite3 module scanning the
-# kernels table (`SELECT * FROM kernels`) and, when the sqlite3 shell is installed, a plain
-# SQLite scan (`SELECT sum(start_ns) FROM kernels`). Prints kernels/s, the ratios and the peak
-# RSS (os.wait4) per size; PASS when every size runs at >= 2 M kernels/s with a peak RSS under
-# 128 MiB, FAIL otherwise. Environment: FORMAT (native or nsys: the nsys generator,
-# bench/gen_nsys_trace.cc, needs a build with tests, e.g. build/default), GEN (the generator;
-# default: the one built next to DECODEPROF, or for nsys in build/default), RUNS, TMPDIR.
+# Each trace (bench/gen_native_trace.cc, gen_nsys_trace.cc, gen_rocpd_trace.cc: KERNELS
+# kernels with their launch records, a decodeprof:decode range over the last 7 steps of 500
+# kernels) is summarized with its ranges; best of $RUNS (default 3). Baselines on the same
+# file: Python's sqlite3 module scanning the kernels table (`SELECT * FROM kernels`; nsys:
+# CUPTI_ACTIVITY_KIND_KERNEL; rocpd: the plain view rocpd_kernel_dispatch) and, when the
+# sqlite3 shell is installed, a plain SQLite scan (`SELECT sum(start_ns) FROM kernels`; nsys,
+# rocpd: sum(start)). Prints kernels/s, the ratios and the peak RSS (os.wait4) per size; PASS
+# when every size runs at >= 2 M kernels/s with a peak RSS under 128 MiB, FAIL otherwise.
+# Environment: FORMAT (native, nsys or rocpd: the nsys and rocpd generators use the
+# test-support writers, so they exist only in a build with tests, which the release preset is
+# too), GEN (the generator; default: the one built next to DECODEPROF, or for nsys in
+# build/default), RUNS, TMPDIR.
 set -euo pipefail
 decodeprof=${1:-build/release/src/cli/decodeprof}
 shift || true
@@ -28,9 +31,10 @@ format=${FORMAT:-native}
 case $format in
   native) gen=${GEN:-$build_dir/bench/decodeprof_gen_native_trace}; table=kernels; column=start_ns ;;
   nsys) gen=${GEN:-build/default/bench/decodeprof_gen_nsys_trace}; table=CUPTI_ACTIVITY_KIND_KERNEL; column=start ;;
-  *) echo "FORMAT must be native or nsys: $format" >&2; exit 2 ;;
+  rocpd) gen=${GEN:-$build_dir/bench/decodeprof_gen_rocpd_trace}; table=rocpd_kernel_dispatch; column=start ;;
+  *) echo "FORMAT must be native, nsys or rocpd: $format" >&2; exit 2 ;;
 esac
-[[ -x $gen ]] || { echo "generator not found: $gen (cmake --build $build_dir --target decodeprof_gen_native_trace)" >&2; exit 2; }
+[[ -x $gen ]] || { echo "generator not found: $gen (cmake --build <its build dir> --target $(basename "$gen"))" >&2; exit 2; }
 work=$(mktemp -d -t decodeprof-native-bench.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 for n in "${sizes[@]}"; do "$gen" "$work/k$n.sqlite" "$n" 7 >&2; done
