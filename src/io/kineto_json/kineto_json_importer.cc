@@ -126,6 +126,7 @@ class Reader {
 
  private:
   JsonStep Member(std::string_view key, od::value& value);
+  JsonStep DistributedInfo(od::value& value);
   JsonStep Element(od::object& object, uint64_t offset);
   JsonStep Args(od::value& value, Event& e);
   JsonStep EndEvent(Event& e);
@@ -145,6 +146,7 @@ class Reader {
   std::unordered_map<std::string, trace::StringId, Hash, std::equal_to<>> demangled_;
   std::vector<std::pair<std::string, int64_t>> skipped_;  // few categories: searched linearly
   KinetoImport result_;
+  std::string rank_problem_;  // a distributedInfo that cannot be right
 };
 
 // A top-level member: baseTimeNanoseconds is used (when an integer >= 0), applied to the
@@ -152,6 +154,7 @@ class Reader {
 JsonStep Reader::Member(std::string_view key, od::value& value) {
   Type type;
   if (value.type().get(type)) return JsonStep::kBad;
+  if (type == Type::object && key == "distributedInfo") return DistributedInfo(value);
   if (type != Type::number || key != "baseTimeNanoseconds") {
     return json_.Skip(value) ? JsonStep::kBad : JsonStep::kOk;
   }
@@ -164,6 +167,41 @@ JsonStep Reader::Member(std::string_view key, od::value& value) {
       result_.base_time_applied = true;
     }
   }
+  return JsonStep::kOk;
+}
+
+// torch.profiler's {"backend": "nccl", "rank": R, "world_size": W, ...}: the rank of a
+// torch.distributed process. Integer rank and world_size are used; anything else is skipped.
+JsonStep Reader::DistributedInfo(od::value& value) {
+  od::object object;
+  if (value.get_object().get(object)) return JsonStep::kBad;
+  std::optional<int64_t> rank, world_size;
+  for (auto field : object) {
+    std::string_view k;
+    Type type;
+    if (field.error() || json_.Key(field.value_unsafe(), k)) return JsonStep::kBad;
+    od::value& v = field.value_unsafe().value();
+    if (v.type().get(type)) return JsonStep::kBad;
+    if (type == Type::number && (k == "rank" || k == "world_size")) {
+      const std::optional<std::string_view> text = json_.Number(v);
+      if (!text) return JsonStep::kBad;
+      (k == "rank" ? rank : world_size) = JsonInteger(*text);
+    } else if (json_.Skip(v)) {
+      return JsonStep::kBad;
+    }
+  }
+  if (!rank) return JsonStep::kOk;
+  if (*rank < 0 || *rank > INT32_MAX ||
+      (world_size && (*world_size < 1 || *world_size > INT32_MAX || *rank >= *world_size))) {
+    rank_problem_ = "distributedInfo: rank " + std::to_string(*rank) +
+                    (world_size ? " of world_size " + std::to_string(*world_size) : "") +
+                    " is not a rank (0 <= rank < world_size)";
+    return JsonStep::kOk;
+  }
+  trace::RankInfo info;
+  info.rank = static_cast<int32_t>(*rank);
+  if (world_size) info.world_size = static_cast<int32_t>(*world_size);
+  result_.rank = info;
   return JsonStep::kOk;
 }
 
@@ -397,7 +435,13 @@ base::StatusOr<KinetoImport> Reader::Run(const std::string& source) {
     return base::DataError(source, "no traceEvents array: not a Chrome/Kineto trace",
                            "export it with torch.profiler's export_chrome_trace()");
   }
+  if (!rank_problem_.empty()) {
+    return base::DataError(source, rank_problem_,
+                           "a torch.profiler trace of one process names "
+                           "its own rank");
+  }
   for (auto& [cat, n] : skipped_) result_.skipped[cat] += n;
+  if (result_.rank) builder_.trace().rank = result_.rank;
   AssignDepths(result_.ranges);
   trace::ImportedTrace& t = builder_.trace();
   for (const trace::Range& r : result_.ranges) builder_.AddRange(r);

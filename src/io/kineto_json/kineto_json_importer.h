@@ -82,6 +82,9 @@ struct KinetoImport {
   int64_t memory_ops = 0;    // gpu_memcpy + gpu_memset events (streamed only if asked for)
   int64_t launch_calls = 0;  // cuda_runtime / cuda_driver events with a nonzero correlation
   std::map<std::string, int64_t> skipped;  // unused events by `cat` ("" = no cat)
+  // torch.profiler's distributedInfo (a process of a torch.distributed job): rank and
+  // world_size; also set as the model's ImportedTrace::rank.
+  std::optional<trace::RankInfo> rank;
 };
 
 struct KinetoImportOptions {

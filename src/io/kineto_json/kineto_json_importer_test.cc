@@ -434,3 +434,38 @@ TEST(KinetoJsonImporter, Sniffing) {
 
 }  // namespace
 }  // namespace decodeprof::io
+
+namespace decodeprof::io {
+namespace {
+
+// torch.profiler writes distributedInfo for a process of a torch.distributed job.
+TEST(KinetoJsonImporter, DistributedInfoGivesTheRank) {
+  trace::StringPool names;
+  Imported in = Import(R"({"distributedInfo": {"backend": "nccl", "rank": 1, "world_size": 2,
+      "pg_count": 1, "pg_config": [{"pg_name": "0", "ranks": [0, 1]}], "nccl_version": "2.27.3"},
+    "traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 2, "args": {}}]})",
+                       names);
+  ASSERT_TRUE(in.result.ok()) << in.result.status().ToString();
+  ASSERT_TRUE(in.result->rank.has_value());
+  EXPECT_EQ(in.result->rank->rank, 1);
+  EXPECT_EQ(in.result->rank->world_size, 2);
+  EXPECT_EQ(in.dispatches.size(), 1u);
+
+  Imported single = Import(R"({"traceEvents": []})", names);
+  ASSERT_TRUE(single.result.ok());
+  EXPECT_FALSE(single.result->rank.has_value());
+}
+
+TEST(KinetoJsonImporter, ARankOutsideItsWorldIsAnError) {
+  trace::StringPool names;
+  Imported in =
+      Import(R"({"distributedInfo": {"rank": 2, "world_size": 2}, "traceEvents": []})", names);
+  ASSERT_FALSE(in.result.ok());
+  EXPECT_EQ(in.result.status().kind(), base::ErrorKind::kData);
+  EXPECT_NE(in.result.status().message().find("distributedInfo: rank 2 of world_size 2"),
+            std::string::npos)
+      << in.result.status().ToString();
+}
+
+}  // namespace
+}  // namespace decodeprof::io
