@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -238,3 +239,56 @@ TEST_F(SummarizeRanksTest, ReportRefusesARankTwiceInOneRun) {
 }
 
 }  // namespace
+
+namespace {
+
+// torch.profiler's per-rank traces: the rank comes from distributedInfo. Four steps of a GEMM,
+// an all-reduce and a norm; rank 0 reaches each all-reduce 5 us after rank 1.
+std::string KinetoRank(const fs::path& dir, int rank) {
+  std::string events =
+      R"({"ph": "X", "cat": "user_annotation", "name": "decodeprof:decode", "pid": 1, "tid": 1, "ts": 0.0, "dur": 400.0, "args": {}})";
+  int correlation = 1;
+  for (int s = 0; s < 4; ++s) {
+    const double t = s * 100.0;
+    events +=
+        R"(, {"ph": "X", "cat": "user_annotation", "name": "decodeprof:step", "pid": 1, "tid": 1, "ts": )" +
+        std::to_string(t) + R"(, "dur": 99.0, "args": {}})";
+    const struct {
+      const char* name;
+      double start, duration;
+    } kernels[] = {{"nvjet_sm90_gemm", t + 1, 20},
+                   {"ncclDevKernel_AllReduce_Sum_bf16_RING_LL", t + 22 + (rank == 0 ? 5 : 0), 30},
+                   {"rms_norm_kernel", t + 60, 10}};
+    for (const auto& k : kernels) {
+      const std::string c = std::to_string(correlation++);
+      events += R"(, {"ph": "X", "cat": "kernel", "name": ")" + std::string(k.name) +
+                R"(", "pid": 0, "tid": 7, "ts": )" + std::to_string(k.start) + R"(, "dur": )" +
+                std::to_string(k.duration) + R"(, "args": {"device": )" + std::to_string(rank) +
+                R"(, "stream": 7, "correlation": )" + c + "}}";
+    }
+  }
+  const std::string path = (dir / ("r" + std::to_string(rank) + ".pt.trace.json")).string();
+  std::ofstream(path)
+      << R"({"schemaVersion": 1, "distributedInfo": {"backend": "nccl", "rank": )" << rank
+      << R"(, "world_size": 2}, "baseTimeNanoseconds": 1775078550000000000, "traceEvents": [)"
+      << events << "]}";
+  return path;
+}
+
+}  // namespace
+
+TEST_F(SummarizeRanksTest, TorchProfilerTracesOfEachRank) {
+  const std::string r0 = KinetoRank(dir_, 0);
+  const std::string r1 = KinetoRank(dir_, 1);
+  const auto r = Summarize({"--ranks", r0, r1, "--name", "tp"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json s0 = Summary("tp_rank0");
+  const nlohmann::json s1 = Summary("tp_rank1");
+  EXPECT_EQ(s0["rank"]["rank"], 0);
+  EXPECT_EQ(s1["rank"]["world_size"], 2);
+  EXPECT_EQ(s0["collectives"]["count"], 4);
+  EXPECT_EQ(s0["collectives"]["slowest_rank"], 0);
+  EXPECT_DOUBLE_EQ(s0["collectives"]["wait_ms_per_token"].get<double>(), 0.0);
+  // Rank 1 waits 5 us at each of 4 all-reduces over 5 tokens (4 steps + 1): 0.004 ms.
+  EXPECT_DOUBLE_EQ(s1["collectives"]["wait_ms_per_token"].get<double>(), 0.004);
+}
