@@ -59,7 +59,15 @@ RecordingOutcome RecordCommand(std::string_view subcommand, const record::Record
     if (summary.ok()) {
       std::fprintf(stderr, "decodeprof: %.*s: %s\n", static_cast<int>(subcommand.size()),
                    subcommand.data(), record::FormatSummary(options.output, *summary).c_str());
-      if (!summary->only_range.empty() && summary->only_range_periods == 0) {
+      if (summary->sample_steps > 1 && summary->only_range_periods == 0) {
+        Warn(subcommand,
+             "no step was recorded kernel by kernel: " +
+                 (summary->sample_steps_seen == 0
+                      ? "NVTX range '" + summary->sample_range + "' never opened while CUDA was up"
+                      : "only " + std::to_string(summary->sample_steps_seen) +
+                            " steps, fewer than --sample-steps needs") +
+                 " (name the engine's step range with --step-range, or use --sample-time)");
+      } else if (!summary->only_range.empty() && summary->only_range_periods == 0) {
         Warn(
             subcommand,
             "no CUDA activity was recorded: NVTX range '" + summary->only_range +

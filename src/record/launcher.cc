@@ -266,6 +266,9 @@ base::StatusOr<TraceSummary> SummarizeTrace(const std::string& path) {
   if (auto it = imported.meta.find(std::string(kMetaSampleSteps)); it != imported.meta.end()) {
     summary.sample_steps = base::ParseInt64(it->second).value_or(0);
   }
+  if (auto it = imported.meta.find(std::string(kMetaSampleRange)); it != imported.meta.end()) {
+    summary.sample_range = it->second;
+  }
   if (auto it = imported.counters.find(std::string(kCounterSampleSteps));
       it != imported.counters.end()) {
     summary.sample_steps_seen = it->second;

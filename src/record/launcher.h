@@ -109,6 +109,7 @@ struct TraceSummary {
   // Sampled recording (meta sample_steps, counter sample_steps_seen): N, and the steps seen.
   int64_t sample_steps = 0;
   int64_t sample_steps_seen = 0;
+  std::string sample_range;  // meta sample_range: the step range's name
 };
 
 // Reads `path` back with the native importer. Errors: those of io::ImportNative.
