@@ -231,6 +231,27 @@ TEST(LauncherTest, TheSummaryOfAGatedRecordingNamesTheRange) {
   EXPECT_NE(FormatSummary("t.sqlite", s).find("': 1 period"), std::string::npos);
 }
 
+TEST(LauncherTest, TheSummaryOfASampledRecordingCountsItsSteps) {
+  const std::string path = TempDir() + "/sampled.sqlite";
+  {
+    auto writer = nf::NativeWriter::Create(path, "monotonic", "test");
+    ASSERT_TRUE(writer.ok());
+    ASSERT_TRUE((*writer)->SetMeta(nf::kMetaRecordingStatus, "ok").ok());
+    ASSERT_TRUE((*writer)->SetMeta(kMetaSampleSteps, "8").ok());
+    ASSERT_TRUE((*writer)->SetMeta(kMetaSampleRange, "execute_model").ok());
+    ASSERT_TRUE((*writer)->SetCounter(kCounterSampleSteps, 128).ok());
+    ASSERT_TRUE((*writer)->SetCounter(kCounterOnlyRangePeriods, 16).ok());
+    ASSERT_TRUE((*writer)->Close().ok());
+  }
+  const auto s = SummarizeTrace(path);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->sample_steps, 8);
+  EXPECT_EQ(s->sample_range, "execute_model");
+  EXPECT_EQ(s->sample_steps_seen, 128);
+  const std::string line = FormatSummary("t.sqlite", *s);
+  EXPECT_NE(line.find("; sampled one step in 8: 16 of 128 steps"), std::string::npos) << line;
+}
+
 TEST(LauncherTest, ChecksAndSummarizesTheRecording) {
   const std::string dir = TempDir();
   {
