@@ -347,17 +347,11 @@ base::StatusOr<CommandResult> RecordWithCupti(const RecordOptions& options,
     }
   }
   if (!options.sample_time.empty()) {
-    const std::string& t = options.sample_time;
-    const size_t slash = t.find('/');
-    const auto on = base::ParseUnsigned(std::string_view(t).substr(0, slash));
-    const auto period = slash == std::string::npos
-                            ? std::nullopt
-                            : base::ParseUnsigned(std::string_view(t).substr(slash + 1));
-    if (!on || !period || *on < 1 || *on >= *period || *period > 3600000) {
+    if (!ParseSampleTime(options.sample_time)) {
       return base::UsageError(
           "--sample-time: expected ON/PERIOD in milliseconds with 1 <= ON < "
           "PERIOD <= 3600000, got '" +
-              t + "'",
+              options.sample_time + "'",
           "e.g. --sample-time 50/500");
     }
     if (options.sample_steps > 1 || !options.only_range.empty()) {
@@ -390,20 +384,15 @@ base::StatusOr<CommandResult> RecordWithCupti(const RecordOptions& options,
   std::vector<std::string> env =
       RecordEnvironment(CurrentEnvironment(), output, injection, cupti_lib, options.follow_fork,
                         options.only_range, warnings);
-  if (!options.sample_time.empty()) {
-    std::erase_if(
-        env, [](const std::string& e) { return NameOf(e) == "DECODEPROF_RECORD_SAMPLE_TIME"; });
-    env.push_back("DECODEPROF_RECORD_SAMPLE_TIME=" + options.sample_time);
-  }
+  // The sampling settings, replacing values the environment already had.
+  const auto set = [&env](const std::string& name, const std::string& value) {
+    std::erase_if(env, [&](const std::string& e) { return NameOf(e) == name; });
+    env.push_back(name + "=" + value);
+  };
+  if (!options.sample_time.empty()) set("DECODEPROF_RECORD_SAMPLE_TIME", options.sample_time);
   if (options.sample_steps > 1) {
-    for (auto [name, value] :
-         {std::pair<std::string, std::string>{"DECODEPROF_RECORD_SAMPLE_STEPS",
-                                              std::to_string(options.sample_steps)},
-          std::pair<std::string, std::string>{"DECODEPROF_RECORD_STEP_RANGE",
-                                              options.step_range}}) {
-      std::erase_if(env, [&](const std::string& e) { return NameOf(e) == name; });
-      env.push_back(name + "=" + value);
-    }
+    set("DECODEPROF_RECORD_SAMPLE_STEPS", std::to_string(options.sample_steps));
+    set("DECODEPROF_RECORD_STEP_RANGE", options.step_range);
   }
   return RunCommand(options.command, env, "DECODEPROF_RECORD_ROOT_PID");
 }

@@ -7,8 +7,13 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
+
+#include "src/base/parse.h"
 
 namespace decodeprof::record {
 
@@ -59,6 +64,20 @@ inline std::string OnlyRangeNameProblem(std::string_view name) {
     }
   }
   return {};
+}
+
+// `--sample-time` / DECODEPROF_RECORD_SAMPLE_TIME: "ON/PERIOD" in milliseconds, with
+// 1 <= ON < PERIOD <= 3600000, as {ON, PERIOD}; nullopt for anything else.
+inline constexpr uint64_t kMaxSamplePeriodMs = 3600000;
+inline std::optional<std::pair<uint64_t, uint64_t>> ParseSampleTime(std::string_view text) {
+  const size_t slash = text.find('/');
+  if (slash == std::string_view::npos) return std::nullopt;
+  const std::optional<uint64_t> on = base::ParseUnsigned(text.substr(0, slash));
+  const std::optional<uint64_t> period = base::ParseUnsigned(text.substr(slash + 1));
+  if (!on || !period || *on < 1 || *on >= *period || *period > kMaxSamplePeriodMs) {
+    return std::nullopt;
+  }
+  return std::make_pair(*on, *period);
 }
 
 }  // namespace decodeprof::record

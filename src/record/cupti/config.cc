@@ -2,6 +2,7 @@
 
 #include <optional>
 #include <string_view>
+#include <tuple>
 
 #include "src/base/parse.h"
 #include "src/record/only_range.h"
@@ -155,20 +156,14 @@ base::StatusOr<RecorderConfig> ReadRecorderConfig(const GetEnvFn& getenv, pid_t 
     config.step_range = name;
   }
   if (const char* text = getenv("DECODEPROF_RECORD_SAMPLE_TIME")) {
-    const std::string_view value(text);
-    const size_t slash = value.find('/');
-    const auto on = base::ParseUnsigned(value.substr(0, slash));
-    const auto period = slash == std::string_view::npos
-                            ? std::nullopt
-                            : base::ParseUnsigned(value.substr(slash + 1));
-    if (!on || !period || *on < 1 || *on >= *period || *period > 3600000) {
+    const auto sample = ParseSampleTime(text);
+    if (!sample) {
       return base::ConfigError("DECODEPROF_RECORD_SAMPLE_TIME",
                                "expected ON/PERIOD in milliseconds, 1 <= ON < PERIOD <= 3600000, "
                                "got '" +
-                                   std::string(value) + "'");
+                                   std::string(text) + "'");
     }
-    config.sample_on_ms = *on;
-    config.sample_period_ms = *period;
+    std::tie(config.sample_on_ms, config.sample_period_ms) = *sample;
   }
   if (const char* text = getenv("DECODEPROF_RECORD_API_GATE")) {
     const std::string_view value(text);

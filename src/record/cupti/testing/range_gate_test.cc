@@ -304,5 +304,22 @@ TEST(SampleStepsConfigTest, ReadsNAndTheStepRangeAndRefusesOnlyRangeBesideIt) {
   EXPECT_NE(both.status().message().find("cannot be combined"), std::string::npos);
 }
 
+TEST(SampleTimeConfigTest, ReadsOnAndPeriodAndRefusesBadOnes) {
+  auto timed = ReadRecorderConfig(
+      Env({{"DECODEPROF_RECORD_OUTPUT", "/t/x"}, {"DECODEPROF_RECORD_SAMPLE_TIME", "50/500"}}), 1,
+      nullptr);
+  ASSERT_TRUE(timed.ok()) << timed.status().ToString();
+  EXPECT_EQ(timed->sample_on_ms, 50u);
+  EXPECT_EQ(timed->sample_period_ms, 500u);
+  EXPECT_TRUE(timed->sampling());
+  for (const char* bad : {"50", "0/500", "500/500", "1/3600001", "a/b", "50/"}) {
+    auto config = ReadRecorderConfig(
+        Env({{"DECODEPROF_RECORD_OUTPUT", "/t/x"}, {"DECODEPROF_RECORD_SAMPLE_TIME", bad}}), 1,
+        nullptr);
+    ASSERT_FALSE(config.ok()) << bad;
+    EXPECT_EQ(config.status().where(), "DECODEPROF_RECORD_SAMPLE_TIME");
+  }
+}
+
 }  // namespace
 }  // namespace decodeprof::record::cupti
