@@ -20,7 +20,7 @@ std::optional<analysis::Sampling> ConcatenateSampledSteps(WindowedTrace& t,
   analysis::DecodeWindow& w = t.window;
   std::vector<trace::Range> periods;
   std::vector<trace::Range> steps;
-  const std::string step_pattern = step_range.empty() ? "decodeprof:step" : step_range;
+  const std::string step_pattern = step_range.empty() ? analysis::RangeNames{}.step : step_range;
   for (const trace::Range& r : t.info.ranges) {
     if (r.end <= w.lo || r.start >= w.hi) continue;
     const std::string_view name = names.Get(r.name);

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "src/analysis/intervals.h"
 #include "src/analysis/range_index.h"
 #include "src/analysis/window.h"
 #include "src/base/file_io.h"
@@ -143,17 +144,11 @@ base::StatusOr<LoadedTrace> LoadTrace(const SummarizeRequest& req, const io::Imp
 // over the time at least one runs: far above that means timestamps that cannot be right.
 void AddOverlapDiagnostics(const SummarizeRequest& req, const analysis::DecodeWindow& w,
                            trace::Diagnostics& diag) {
-  int64_t sum = 0, busy = 0;
-  trace::TimestampNs covered = w.lo;               // the union so far ends here
-  for (const trace::Dispatch& d : w.dispatches) {  // in start order
-    const trace::TimestampNs a = std::max(d.start, w.lo), b = std::min(d.end, w.hi);
-    if (b <= a) continue;
-    sum += b - a;
-    if (b > covered) {
-      busy += b - std::max(a, covered);
-      covered = b;
-    }
+  int64_t sum = 0;
+  for (const trace::Dispatch& d : w.dispatches) {
+    sum += std::max<int64_t>(0, std::min(d.end, w.hi) - std::max(d.start, w.lo));
   }
+  const int64_t busy = analysis::BusyUnion(w.dispatches, w.lo, w.hi);
   if (busy <= 0) return;
   const double overlap = static_cast<double>(sum) / static_cast<double>(busy);
   const std::string detail = "the dispatches' durations in the window add up to " +

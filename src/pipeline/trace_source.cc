@@ -396,6 +396,15 @@ base::StatusOr<WindowedTrace> FinishStreamedWindow(const TraceRequest& request,
                                                    analysis::WindowCollector collector,
                                                    trace::StringPool& names);
 
+// The correlation ids of the dispatches the window collector kept: whose launch calls to keep.
+std::unordered_set<uint64_t> KeptCorrelations(const analysis::WindowCollector& collector) {
+  std::unordered_set<uint64_t> out;
+  collector.ForEachKept([&](const trace::Dispatch& d) {
+    if (d.correlation != 0) out.insert(d.correlation);
+  });
+  return out;
+}
+
 // The second stage of an annotations-first import: the dispatches into the collector, then
 // the launch calls of the window's dispatches.
 base::StatusOr<WindowedTrace> ImportWindowStaged(const TraceRequest& request,
@@ -408,16 +417,10 @@ base::StatusOr<WindowedTrace> ImportWindowStaged(const TraceRequest& request,
   trace::TraceBuilder builder(names, collector);
   builder.set_device_filter(request.device);
   builder.set_position_word(importer.position_word());
-  std::unordered_set<uint64_t> correlations;
-  bool collected = false;
+  std::optional<std::unordered_set<uint64_t>> correlations;  // once the dispatches are in
   const io::StagedImporter::LaunchFilter keep = [&](uint64_t correlation) {
-    if (!collected) {
-      collector.ForEachKept([&](const trace::Dispatch& d) {
-        if (d.correlation != 0) correlations.insert(d.correlation);
-      });
-      collected = true;
-    }
-    return correlations.count(correlation) > 0;
+    if (!correlations) correlations = KeptCorrelations(collector);
+    return correlations->count(correlation) > 0;
   };
   DP_RETURN_IF_ERROR(staged.ImportDispatches(request.path, builder, keep));
   trace::ImportedTrace streamed = std::move(builder).Finish();
@@ -482,10 +485,7 @@ base::StatusOr<std::variant<WindowedTrace, WholeTrace>> ImportSpooled(
     analysis::WindowCollector collector(chosen->marks);
     DP_RETURN_IF_ERROR(
         dispatches.spool().Drain([&](const trace::Dispatch& d) { collector.Add(d); }));
-    std::unordered_set<uint64_t> correlations;
-    collector.ForEachKept([&](const trace::Dispatch& d) {
-      if (d.correlation != 0) correlations.insert(d.correlation);
-    });
+    const std::unordered_set<uint64_t> correlations = KeptCorrelations(collector);
     DP_RETURN_IF_ERROR(launches.spool().Drain([&](const trace::ApiCall& call) {
       if (correlations.count(call.correlation) > 0) info.launches.push_back(call);
     }));
