@@ -103,14 +103,25 @@ base::Status CheckImported(const TraceRequest& request, const io::Importer& impo
   return CheckDevices(request, info);
 }
 
+namespace {
+
+// What every builder of an import gets from the request and the importer: the device
+// filter, the importer's word for a record's position, the format's name.
+void ConfigureBuilder(trace::TraceBuilder& builder, const TraceRequest& request,
+                      const io::Importer& importer) {
+  builder.set_device_filter(request.device);
+  builder.set_position_word(importer.position_word());
+  builder.trace().format = std::string(importer.name());
+}
+
+}  // namespace
+
 base::StatusOr<WholeTrace> ImportWhole(const TraceRequest& request, const io::Importer& importer,
                                        trace::StringPool& names) {
   WholeTrace out;
   BufferSink sink(out.dispatches);
   trace::TraceBuilder builder(names, sink);
-  builder.set_device_filter(request.device);
-  builder.set_position_word(importer.position_word());
-  builder.trace().format = std::string(importer.name());
+  ConfigureBuilder(builder, request, importer);
   DP_RETURN_IF_ERROR(importer.Import(request.path, builder));
   out.info = std::move(builder).Finish();
   DP_RETURN_IF_ERROR(CheckImported(request, importer, out.info));
@@ -415,8 +426,7 @@ base::StatusOr<WindowedTrace> ImportWindowStaged(const TraceRequest& request,
   DP_RETURN_IF_ERROR(CheckStepRange(request, chosen));
   analysis::WindowCollector collector(chosen.marks);
   trace::TraceBuilder builder(names, collector);
-  builder.set_device_filter(request.device);
-  builder.set_position_word(importer.position_word());
+  ConfigureBuilder(builder, request, importer);
   std::optional<std::unordered_set<uint64_t>> correlations;  // once the dispatches are in
   const io::StagedImporter::LaunchFilter keep = [&](uint64_t correlation) {
     if (!correlations) correlations = KeptCorrelations(collector);
@@ -474,9 +484,7 @@ base::StatusOr<std::variant<WindowedTrace, WholeTrace>> ImportSpooled(
   trace::LaunchSpool launches(memory_records);
   trace::TraceBuilder builder(names, dispatches);
   builder.set_launch_sink(&launches);
-  builder.set_device_filter(request.device);
-  builder.set_position_word(importer.position_word());
-  builder.trace().format = std::string(importer.name());
+  ConfigureBuilder(builder, request, importer);
   DP_RETURN_IF_ERROR(importer.Import(request.path, builder));
   trace::ImportedTrace info = std::move(builder).Finish();
   DP_RETURN_IF_ERROR(CheckImported(request, importer, info));
