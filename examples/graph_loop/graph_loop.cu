@@ -17,13 +17,16 @@
 // per step, the kernels' spin times) is written as JSON.
 //
 //   graph_loop [--steps N] [--layers L] [--warmup W] [--out TRUTH.json]
-//              [--eager] [--nvtx] [--scale PCT]
+//              [--eager] [--nvtx] [--scale PCT] [--blocks FILE [--block-steps K]]
 //
 // --eager launches the step's layer kernels one by one instead of replaying the graph (a
 // C++ engine's eager CUDA backend: 4 L + 2 launches a step; --layers 124 makes about 500);
 // --nvtx wraps the decode in decodeprof:decode and each step in decodeprof:step (NVTX);
 // --scale PCT multiplies every spin time by PCT / 100 (default 100: shorter kernels make a
-// host-bound step, where a tracer's per-launch cost shows).
+// host-bound step, where a tracer's per-launch cost shows); --blocks writes the wall time of
+// every K decode steps (default 50) as lines "BEGIN_NS END_NS STEPS" on CLOCK_MONOTONIC, the
+// recorder's clock: an in-process view of what a sampled recording costs between and
+// inside its periods (tests/gpu/sampling_h200.sh, cppblocks).
 //
 // Build: nvcc -O2 -std=c++17 -arch=sm_90 -I../../include graph_loop.cu -o graph_loop -ldl
 #include <cuda_runtime.h>
@@ -32,6 +35,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "decodeprof/marks.h"
 
@@ -121,13 +125,17 @@ int main(int argc, char** argv) {
   const bool nvtx = Flag(argc, argv, "--nvtx");
   const int scale = IntArg(argc, argv, "--scale", 100);
   const char* out_path = nullptr;
+  const char* blocks_path = nullptr;
   for (int i = 1; i + 1 < argc; ++i) {
     if (std::strcmp(argv[i], "--out") == 0) out_path = argv[i + 1];
+    if (std::strcmp(argv[i], "--blocks") == 0) blocks_path = argv[i + 1];
   }
-  if (steps < 1 || layers < 1 || warmup < 0 || scale < 1 || scale > 10000) {
+  const int block = IntArg(argc, argv, "--block-steps", 50);
+  if (steps < 1 || layers < 1 || warmup < 0 || scale < 1 || scale > 10000 || block < 1) {
     std::fprintf(stderr,
                  "usage: graph_loop [--steps N>=1] [--layers L>=1] [--warmup W>=0] "
-                 "[--out TRUTH.json] [--eager] [--nvtx] [--scale 1..10000]\n");
+                 "[--out TRUTH.json] [--eager] [--nvtx] [--scale 1..10000] "
+                 "[--blocks FILE] [--block-steps K>=1]\n");
     return 2;
   }
   Scale(scale);
@@ -171,7 +179,14 @@ int main(int argc, char** argv) {
     decodeprof_log_mark("decode_start", decodeprof_clock_ns(CLOCK_MONOTONIC));
   }
   const long long t0 = decodeprof_clock_ns(CLOCK_MONOTONIC);
+  // --blocks: the start of every block of --block-steps steps (CLOCK_MONOTONIC ns), kept in
+  // memory and written after the decode (one line per block: begin end steps).
+  std::vector<long long> block_starts;
+  if (blocks_path != nullptr) block_starts.reserve(static_cast<size_t>(steps / block + 2));
   for (int s = 0; s < steps; ++s) {
+    if (blocks_path != nullptr && s % block == 0) {
+      block_starts.push_back(decodeprof_clock_ns(CLOCK_MONOTONIC));
+    }
     if (nvtx) nvtxRangePushA("decodeprof:step");
     CHECK(cudaMemcpyAsync(token_dev, token_host, sizeof(int), cudaMemcpyHostToDevice, stream));
     if (eager) {
@@ -187,6 +202,19 @@ int main(int argc, char** argv) {
   const long long t1 = decodeprof_clock_ns(CLOCK_MONOTONIC);
   if (nvtx) nvtxRangePop();  // decodeprof:decode (the measured_end line follows)
   decodeprof_log_mark("measured_end", t1);
+  if (blocks_path != nullptr) {
+    FILE* out = std::fopen(blocks_path, "w");
+    if (out == nullptr) {
+      std::perror(blocks_path);
+      return 1;
+    }
+    for (size_t b = 0; b < block_starts.size(); ++b) {
+      const long long end = b + 1 < block_starts.size() ? block_starts[b + 1] : t1;
+      const int n = b + 1 < block_starts.size() ? block : steps - static_cast<int>(b) * block;
+      std::fprintf(out, "%lld %lld %d\n", block_starts[b], end, n);
+    }
+    std::fclose(out);
+  }
 
   const unsigned long long per_step_spin =
       static_cast<unsigned long long>(layers) * (kNorm + kQkv + kAttn + kMlp) + kLmHead + kSample;

@@ -10,12 +10,15 @@
 #   PHASE: cpp (graph_loop --eager: ~500 launches a step, no graphs, no NVTX), eager
 #   (tests/gpu/record_decode.py, eager PyTorch), compile (the same with torch.compile
 #   reduce-overhead: CUDA graphs), cppprobe (what CUPTI costs the cpp program with nothing
-#   recorded: attached only; and the offset clock). Default: cpp eager.
+#   recorded: attached only; and the offset clock), cppblocks (the cpp program's step time
+#   inside, before and between the sampled periods, in one process: graph_loop --blocks).
+#   Default: cpp eager.
 # Results under $OUT (default /tmp/sampling-out): run.log, <phase>_runs.jsonl (one line per
 # run: phase, variant, round, ms per step), <phase>_summary_*.json (the summaries of the last
 # round's traces) and sampling.json (medians, slowdowns, the agreement of GPU ms per step).
 # Environment: ROUNDS (3), STEPS_CPP (600), STEPS_PT (96), LAYERS_PT (32), SAMPLE_N (8),
-# PT_VARIANTS (plain full sampled sampled_switch torchprof), CPP_VARIANTS (all of them).
+# PT_VARIANTS (plain full sampled sampled_switch torchprof), CPP_VARIANTS (all of them),
+# STEPS_BLOCKS (3000), BLOCK (25 steps), BLOCK_VARIANTS, PIN (a CPU for taskset).
 set -u
 STAGE=$(cd "$1" && pwd); shift
 PHASES="${*:-cpp eager}"
@@ -28,6 +31,7 @@ DP="$STAGE/decodeprof"
 export LD_LIBRARY_PATH="$STAGE:${LD_LIBRARY_PATH:-}"
 ROUNDS=${ROUNDS:-3}
 STEPS_CPP=${STEPS_CPP:-600}
+STEPS_BLOCKS=${STEPS_BLOCKS:-3000}
 STEPS_PT=${STEPS_PT:-96}
 LAYERS_PT=${LAYERS_PT:-32}
 N=${SAMPLE_N:-8}
@@ -99,6 +103,66 @@ if phase_on cppprobe; then
   done
 fi
 
+if phase_on cppblocks; then
+  # In-process view (graph_loop --blocks): the wall time of every BLOCK steps, classed by the
+  # trace's sampled periods — before the first one, inside one, or between two — so that
+  # what a sampled recording costs between its periods is measured within one process,
+  # free of the machine's process-to-process drift. PIN: a CPU to pin the program to.
+  echo "== cppblocks: graph_loop --eager --layers 124 --scale 30, $STEPS_BLOCKS steps"
+  rm -f "$OUT/cppblocks_runs.jsonl"
+  GL=("$STAGE/graph_loop" --eager --layers 124 --scale 30 --steps "$STEPS_BLOCKS" --warmup 8
+      --block-steps "${BLOCK:-25}")
+  pin=(); [ -n "${PIN:-}" ] && command -v taskset > /dev/null && pin=(taskset -c "$PIN")
+  for r in $(seq 1 "$ROUNDS"); do
+    for v in ${BLOCK_VARIANTS:-plain t50_1000 t50_1000_nodetach t50_1000_apioff nvtx_plain steps8 steps8_detach}; do
+      rec=(); args=("${GL[@]}" --blocks "$OUT/blocks_${v}_$r.txt"); env=()
+      trace="$TMP/blk_${v}.sqlite"; rm -f "$trace"
+      case $v in
+        plain) ;;
+        t50_1000) rec=("$DP" record --sample-time 50/1000 -o "$trace" --) ;;
+        t50_1000_nodetach) env=(DECODEPROF_RECORD_DETACH=0); rec=("$DP" record --sample-time 50/1000 -o "$trace" --) ;;
+        t50_1000_apioff) env=(DECODEPROF_RECORD_API_GATE=off); rec=("$DP" record --sample-time 50/1000 -o "$trace" --) ;;
+        t100_2000) rec=("$DP" record --sample-time 100/2000 -o "$trace" --) ;;
+        kernels) env=(DECODEPROF_RECORD_API=0); rec=("$DP" record -o "$trace" --) ;;
+        nvtx_plain) args+=(--nvtx) ;;
+        steps8) args+=(--nvtx); rec=("$DP" record --sample-steps "$N" -o "$trace" --) ;;
+        steps8_detach) args+=(--nvtx); env=(DECODEPROF_RECORD_DETACH=1); rec=("$DP" record --sample-steps "$N" -o "$trace" --) ;;
+      esac
+      line=$(env "${env[@]}" DECODEPROF_PHASE_MARKS=0 timeout 120 "${pin[@]}" "${rec[@]}" "${args[@]}" 2> "$TMP/blk_stderr.txt" | grep 'ms per step')
+      ms=$(echo "$line" | sed -n 's/.* \([0-9.]*\) ms per step.*/\1/p')
+      classes=$(python3 - "$OUT/blocks_${v}_$r.txt" "$trace" <<'PY'
+import sqlite3, sys, os, json
+blocks = [tuple(map(int, l.split())) for l in open(sys.argv[1]) if l.strip()]
+periods, meta = [], {}
+if os.path.exists(sys.argv[2]):
+    db = sqlite3.connect(sys.argv[2])
+    periods = db.execute("select r.start_ns, r.end_ns from ranges r join strings s on s.id = r.name_id "
+                         "where s.text in ('decodeprof:sampled', 'decodeprof:sampled-time') order by 1").fetchall()
+    meta = dict(db.execute("select key, value from meta where key like 'cupti_%'").fetchall())
+first = periods[0][0] if periods else None
+acc = {"pre": [0, 0], "in": [0, 0], "between": [0, 0]}
+for b, e, n in blocks:
+    overlaps = any(ps < e and pe > b for ps, pe in periods)
+    c = "in" if overlaps else ("pre" if first is None or e <= first else "between")
+    acc[c][0] += e - b; acc[c][1] += n
+res = {c: round(ns / 1e6 / n, 4) for c, (ns, n) in acc.items() if n}
+res.update({"steps_" + c: n for c, (ns, n) in acc.items() if n})
+res["periods"] = len(periods)
+res.update(meta)
+print(json.dumps(res))
+PY
+)
+      echo "round $r $v: ${ms:-FAILED} ms/step; blocks $classes $(grep -h 'decodeprof: record' "$TMP/blk_stderr.txt" | sed 's/.*sqlite: //')"
+      echo "{\"phase\": \"cppblocks\", \"variant\": \"$v\", \"round\": $r, \"ms_per_step\": ${ms:-null}, \"blocks\": ${classes:-null}}" >> "$OUT/cppblocks_runs.jsonl"
+    done
+  done
+  for v in t50_1000 steps8 steps8_detach; do
+    [ -f "$TMP/blk_$v.sqlite" ] || continue
+    timeout 60 "$DP" summarize --trace "$TMP/blk_$v.sqlite" --quiet --out-dir "$OUT" --name "cppblocks_summary_$v" 2>&1 | tail -n 4
+    echo "summarize cppblocks $v exit: ${PIPESTATUS[0]}"
+  done
+fi
+
 pt_phase() {  # pt_phase PHASE EXTRA_ARGS...
   local ph=$1; shift
   echo "== $ph: record_decode.py $* --steps $STEPS_PT --layers $LAYERS_PT"
@@ -110,6 +174,7 @@ pt_phase() {  # pt_phase PHASE EXTRA_ARGS...
         full) rec=("$DP" record -o "$TMP/${ph}_$v.sqlite" --) ;;
         sampled) rec=("$DP" record --sample-steps "$N" -o "$TMP/${ph}_$v.sqlite" --) ;;
         sampled_switch) env=(DECODEPROF_RECORD_API_GATE=switch); rec=("$DP" record --sample-steps "$N" -o "$TMP/${ph}_$v.sqlite" --) ;;
+        sampled_detach) env=(DECODEPROF_RECORD_DETACH=1); rec=("$DP" record --sample-steps "$N" -o "$TMP/${ph}_$v.sqlite" --) ;;
         torchprof) runs=torchprof ;;
       esac
       env "${env[@]}" timeout 240 "${rec[@]}" python3 "$HERE/record_decode.py" --runs "$runs" \
@@ -122,7 +187,7 @@ pt_phase() {  # pt_phase PHASE EXTRA_ARGS...
       note "$ph" "$v" "$r" "$ms"
     done
   done
-  for v in full sampled sampled_switch; do
+  for v in full sampled sampled_switch sampled_detach; do
     [ -f "$TMP/${ph}_$v.sqlite" ] || continue
     timeout 120 "$DP" summarize --trace "$TMP/${ph}_$v.sqlite" --decode-range decodeprof:decode \
       --step-range decodeprof:step --quiet --out-dir "$OUT" --name "${ph}_summary_$v" 2>&1 | tail -n 4
@@ -136,7 +201,7 @@ python3 - "$OUT" <<'PY'
 import json, os, statistics, sys
 out = sys.argv[1]
 result = {}
-for ph in ("cpp", "cppprobe", "eager", "compile"):
+for ph in ("cpp", "cppprobe", "cppblocks", "eager", "compile"):
     path = os.path.join(out, f"{ph}_runs.jsonl")
     if not os.path.exists(path):
         continue
@@ -154,7 +219,7 @@ for ph in ("cpp", "cppprobe", "eager", "compile"):
     if os.path.exists(full):
         f = json.load(open(full))
         per = lambda s: s["decode_gpu_busy_ms"] / max(1, (s.get("generated_tokens") or 2) - 1)
-        for v in ("sampled", "sampled_switch", "kernels", "time50_500", "time50_500_switch",
+        for v in ("sampled", "sampled_switch", "sampled_detach", "kernels", "time50_500", "time50_500_switch",
                   "time50_500_off", "nvtx_steps", "nvtx_steps_switch"):
             p = os.path.join(out, f"{ph}_summary_{v}_summary.json")
             if os.path.exists(p):

@@ -187,6 +187,11 @@ base::StatusOr<RecorderConfig> ReadRecorderConfig(const GetEnvFn& getenv, pid_t 
     return base::ConfigError("DECODEPROF_RECORD_SAMPLE_STEPS",
                              "cannot be combined with " + std::string(kOnlyRangeVariable));
   }
+  // Detaching between periods: on by default for timed sampling (long gaps between
+  // periods, docs/recording.md "Sampled recording"), off otherwise unless asked for.
+  config.detach = config.sample_period_ms > 0;
+  DP_RETURN_IF_ERROR(ReadSwitch(getenv, "DECODEPROF_RECORD_DETACH", &config.detach));
+  if (!config.sampling() && config.only_range.empty()) config.detach = false;  // no periods
   config.enabled = true;
   return config;
 }

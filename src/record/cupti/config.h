@@ -58,6 +58,12 @@ struct RecorderConfig {
   // the runtime and driver API kinds switched with the gate like the kernels (every call of
   // those APIs recorded in the periods, the non-launch ones dropped); off: none recorded.
   enum class ApiGate { kTime, kSwitch, kOff } api_gate = ApiGate::kTime;
+  // DECODEPROF_RECORD_DETACH = 0|1: between the periods of a gated or sampled recording,
+  // detach CUPTI from the process (cuptiFinalize) and attach it again when the next period
+  // begins. A CUPTI that recorded kernels once keeps costing the program at every launch
+  // after its kinds are disabled (H200, CUPTI 13.0: docs/results/h200-sampling-*.md);
+  // detached, the program runs as if untraced. Default: on with sample_time, else off.
+  bool detach = false;
 };
 
 using GetEnvFn = std::function<const char*(const char*)>;

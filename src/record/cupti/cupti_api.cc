@@ -31,6 +31,10 @@ std::string BindAll(void* handle, CuptiApi& api) {
   Bind(handle, "cuptiActivityGetNumDroppedRecords", api.ActivityGetNumDroppedRecords, missing);
   Bind(handle, "cuptiGetTimestamp", api.GetTimestamp, missing);
   Bind(handle, "cuptiSetThreadIdType", api.SetThreadIdType, missing);
+  std::string optional;  // may be missing: the recorder then never detaches
+  Bind(handle, "cuptiSubscribe", api.Subscribe, optional);
+  Bind(handle, "cuptiEnableDomain", api.EnableDomain, optional);
+  Bind(handle, "cuptiFinalize", api.Finalize, optional);
   return missing;
 }
 

@@ -28,6 +28,14 @@ struct CuptiApi {
   CUptiResult (*ActivityGetNumDroppedRecords)(CUcontext, uint32_t, size_t*) = nullptr;
   CUptiResult (*GetTimestamp)(uint64_t*) = nullptr;
   CUptiResult (*SetThreadIdType)(CUpti_ActivityThreadIdType) = nullptr;
+  // Optional (detaching between the periods of a sampled recording, recorder.h): null when
+  // the library lacks them, and then CUPTI stays attached.
+  CUptiResult (*Subscribe)(CUpti_SubscriberHandle*, CUpti_CallbackFunc, void*) = nullptr;
+  CUptiResult (*EnableDomain)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain) = nullptr;
+  CUptiResult (*Finalize)() = nullptr;
+  bool can_detach() const {
+    return Subscribe != nullptr && EnableDomain != nullptr && Finalize != nullptr;
+  }
 
   // The library that was loaded (for the file's metadata).
   std::string path;

@@ -1,5 +1,6 @@
 #include "src/record/cupti/record_translator.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "src/base/demangle.h"
@@ -141,7 +142,7 @@ void RecordTranslator::AddKernel(const CUpti_ActivityKernel10& k) {
   kernel_devices_.insert(k.deviceId);
   row.context = k.contextId;
   row.stream = k.streamId;
-  row.correlation = k.correlationId;
+  row.correlation = Correlation(k.correlationId);
   row.grid[0] = k.gridX;
   row.grid[1] = k.gridY;
   row.grid[2] = k.gridZ;
@@ -172,7 +173,7 @@ void RecordTranslator::AddMemoryOp(const Record& m, nf::MemoryOpKind kind, int32
   row.device = m.deviceId;
   row.context = m.contextId;
   row.stream = m.streamId;
-  row.correlation = m.correlationId;
+  row.correlation = Correlation(m.correlationId);
   row.graph_id = m.graphId;
   row.graph_node_id = m.graphNodeId;
   if (Ok(writer_.AddMemoryOp(row))) ++counts_.memory_ops;
@@ -209,7 +210,7 @@ void RecordTranslator::AddApi(const CUpti_ActivityAPI& a) {
   row.start_ns = start_ns;
   row.end_ns = static_cast<int64_t>(a.end) + offset_ns_;
   row.thread = a.threadId;
-  row.correlation = a.correlationId;
+  row.correlation = Correlation(a.correlationId);
   row.return_value = static_cast<int32_t>(a.returnValue);
   if (Ok(writer_.AddApiCall(row))) ++counts_.api_calls;
 }
@@ -223,6 +224,24 @@ void RecordTranslator::AddDevice(const CUpti_ActivityDevice5& d) {
   row.multiprocessors = static_cast<int32_t>(d.numMultiprocessors);
   row.global_memory = static_cast<int64_t>(d.globalMemorySize);
   if (Ok(writer_.AddDevice(row))) ++counts_.devices;
+}
+
+void RecordTranslator::BeginEpoch() {
+  previous_raw_max_ = std::max(previous_raw_max_, raw_max_);
+  raw_max_ = 0;
+  epoch_begun_ = true;
+}
+
+uint32_t RecordTranslator::Correlation(uint32_t raw) {
+  if (raw == 0) return 0;  // none
+  if (epoch_begun_) {
+    epoch_begun_ = false;
+    if (raw <= previous_raw_max_) correlation_base_ = written_max_;  // started over
+  }
+  raw_max_ = std::max(raw_max_, raw);
+  const uint32_t id = correlation_base_ + raw;
+  written_max_ = std::max(written_max_, id);
+  return id;
 }
 
 }  // namespace decodeprof::record::cupti

@@ -57,6 +57,12 @@ class RecordTranslator {
   // Writes every record of `buffer` (the first `valid_bytes`) and adds to counts().
   void Translate(uint8_t* buffer, size_t valid_bytes);
 
+  // CUPTI was finalized and will be attached again (recorder.h, "Detaching"): its
+  // correlation ids may start over. The first id after this that is not above the previous
+  // attachment's largest moves all later ids past every id written so far, so that ids
+  // stay unique in the file (launch calls still pair with their kernels: both come after).
+  void BeginEpoch();
+
   const TranslateCounts& counts() const { return counts_; }
   // The CUDA devices of the kernels written so far, ascending ("0,1"; "" before the first):
   // the native file's meta devices_used.
@@ -77,12 +83,18 @@ class RecordTranslator {
   bool KernelNames(const char* name, native_format::StringRef* demangled,
                    native_format::StringRef* mangled);
   bool Ok(const base::Status& status);
+  uint32_t Correlation(uint32_t raw);  // raw CUPTI id → the file's (BeginEpoch)
 
   native_format::NativeWriter& writer_;
   NextRecordFn next_;
   int64_t offset_ns_;
   const RangeGate* gate_;
   TranslateCounts counts_;
+  uint32_t correlation_base_ = 0;
+  uint32_t written_max_ = 0;  // the largest id written
+  uint32_t raw_max_ = 0;      // the largest raw id of this attachment
+  uint32_t previous_raw_max_ = 0;
+  bool epoch_begun_ = false;  // BeginEpoch called; no id seen since
   std::set<uint32_t> kernel_devices_;
   struct Hash {
     using is_transparent = void;

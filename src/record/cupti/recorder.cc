@@ -229,6 +229,7 @@ void Recorder::AttachCupti() {
   // The timestamp callback must be in place before any kind is enabled (cupti_activity.h).
   if (config_.clock == RecorderConfig::Clock::kCallback &&
       cupti_.ActivityRegisterTimestampCallback(&MonotonicTimestamp) == CUPTI_SUCCESS) {
+    clock_callback_ = true;
     SetMeta("clock_mapping", "cupti timestamp callback: CLOCK_MONOTONIC");
   } else {
     clock_offset_ns_ = MeasureOffset([this] {
@@ -281,8 +282,18 @@ void Recorder::AttachCupti() {
       (void)optional(api.name, runtime ? cupti_.ActivityEnableRuntimeApi(api.cbid, 1)
                                        : cupti_.ActivityEnableDriverApi(api.cbid, 1));
     }
+    api_cbids_on_ = true;
   }
   launch_apis_only_ = switch_apis;
+  if (config_.detach && !cupti_.can_detach()) {
+    warnings += std::string(warnings.empty() ? "" : "; ") +
+                "detaching: this CUPTI lacks cuptiSubscribe, cuptiEnableDomain or "
+                "cuptiFinalize (CUPTI stays attached between periods)";
+    detach_broken_.store(true);
+  }
+  if (config_.detach && !detach_broken_.load()) {
+    SetMeta("cupti_detach", "between periods (cuptiFinalize)");
+  }
   if (!warnings.empty()) {
     Warn("some records are off: " + warnings);
     SetMeta("warnings", warnings);
@@ -308,8 +319,32 @@ void Recorder::AttachCupti() {
   }
 }
 
+std::unique_lock<std::mutex> Recorder::CuptiLock() {
+  if (!config_.detach) return std::unique_lock<std::mutex>(cupti_mu_, std::defer_lock);
+  return std::unique_lock<std::mutex>(cupti_mu_);
+}
+
+bool Recorder::CuptiLive() const {
+  return cupti_attached_.load(std::memory_order_acquire) &&
+         cupti_state_.load(std::memory_order_acquire) != CuptiState::kDetached;
+}
+
 bool Recorder::SwitchActivity(bool on) {
   std::string refused;
+  auto lock = CuptiLock();
+  if (on && config_.detach) {
+    switch (cupti_state_.load(std::memory_order_acquire)) {
+      case CuptiState::kDetached:
+        if (!ReattachLocked(&refused)) break;
+        [[fallthrough]];
+      case CuptiState::kDetachWanted:
+      case CuptiState::kFinalizePending:  // cancelled: the callback finds kAttached
+        cupti_state_.store(CuptiState::kAttached, std::memory_order_release);
+        break;
+      case CuptiState::kAttached:
+        break;
+    }
+  }
   for (const Switchable& s : switchable_) {
     const CUptiResult rc = on ? cupti_.ActivityEnable(s.kind) : cupti_.ActivityDisable(s.kind);
     if (rc != CUPTI_SUCCESS) {
@@ -323,6 +358,9 @@ bool Recorder::SwitchActivity(bool on) {
     // Sampled recordings need it too: without it, the kernels of CUDA graphs replayed in a
     // sampled step came back with durations of ~12 ms instead of ~30 us (H200, CUPTI 13.0;
     // docs/results/h200-sampling-2026-12-01.md).
+    if (config_.detach && !detach_broken_.load(std::memory_order_acquire)) {
+      cupti_state_.store(CuptiState::kDetachWanted, std::memory_order_release);
+    }
     flush_requested_.store(true, std::memory_order_release);
     sem_post(&wake_);
   }
@@ -334,6 +372,99 @@ bool Recorder::SwitchActivity(bool on) {
   }
   SetMeta(std::string(kMetaOnlyRangeWarnings), why);
   return false;
+}
+
+// Enables again what AttachCupti enabled, on a CUPTI that cuptiFinalize took out (the first
+// of these calls attaches it again). The kinds themselves are enabled by the caller.
+bool Recorder::ReattachLocked(std::string* refused) {
+  const int64_t begin = MonotonicNs();
+  (void)cupti_.SetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+  if (clock_callback_) (void)cupti_.ActivityRegisterTimestampCallback(&MonotonicTimestamp);
+  const CUptiResult rc =
+      cupti_.ActivityRegisterCallbacks(&BufferRequestedTrampoline, &BufferCompletedTrampoline);
+  if (rc != CUPTI_SUCCESS) {
+    *refused = std::string("attaching CUPTI again: cuptiActivityRegisterCallbacks: ") +
+               CuptiErrorText(cupti_, rc);
+    return false;
+  }
+  if (api_cbids_on_) {
+    for (size_t i = 0; i < kLaunchApiCount; ++i) {
+      const LaunchApi& api = kLaunchApis[i];
+      (void)(api.kind == CUPTI_ACTIVITY_KIND_RUNTIME ? cupti_.ActivityEnableRuntimeApi(api.cbid, 1)
+                                                     : cupti_.ActivityEnableDriverApi(api.cbid, 1));
+    }
+  }
+  const int64_t took = MonotonicNs() - begin;
+  attaches_.fetch_add(1, std::memory_order_relaxed);
+  attach_ns_total_.fetch_add(took, std::memory_order_relaxed);
+  int64_t max = attach_ns_max_.load(std::memory_order_relaxed);
+  while (took > max && !attach_ns_max_.compare_exchange_weak(max, took)) {
+  }
+  return true;
+}
+
+// A period ended (kDetachWanted): hand back and write every record, then have the next API
+// exit finalize CUPTI (OnApiCallback). Drain thread only.
+void Recorder::DetachFromDrainThread() {
+  {
+    auto lock = CuptiLock();
+    if (cupti_state_.load(std::memory_order_acquire) != CuptiState::kDetachWanted) return;
+    cupti_.ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  }
+  DrainOnce();  // the period's records, with CUPTI still attached
+  auto lock = CuptiLock();
+  if (cupti_state_.load(std::memory_order_acquire) != CuptiState::kDetachWanted) return;
+  cupti_.ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);  // none left, normally
+  if (subscriber_ == nullptr) {
+    CUptiResult rc = cupti_.Subscribe(&subscriber_, &Recorder::OnApiCallback, this);
+    if (rc == CUPTI_SUCCESS) rc = cupti_.EnableDomain(1, subscriber_, CUPTI_CB_DOMAIN_RUNTIME_API);
+    if (rc == CUPTI_SUCCESS) rc = cupti_.EnableDomain(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API);
+    if (rc != CUPTI_SUCCESS) {
+      // Another subscriber (one per process), or an old CUPTI: stay attached from now on.
+      const std::string why =
+          "detaching CUPTI between periods: cuptiSubscribe/cuptiEnableDomain: " +
+          CuptiErrorText(cupti_, rc) + " (CUPTI stays attached)";
+      Warn(why);
+      SetMeta("cupti_detach", why);
+      detach_broken_.store(true, std::memory_order_release);
+      cupti_state_.store(CuptiState::kAttached, std::memory_order_release);
+      return;
+    }
+  }
+  if (translator_ != nullptr) translator_->BeginEpoch();  // ids may start over once attached
+  cupti_state_.store(CuptiState::kFinalizePending, std::memory_order_release);
+}
+
+void CUPTIAPI Recorder::OnApiCallback(void* user, CUpti_CallbackDomain domain,
+                                      CUpti_CallbackId /*cbid*/, const void* data) {
+  auto* r = static_cast<Recorder*>(user);
+  if (r->cupti_state_.load(std::memory_order_acquire) != CuptiState::kFinalizePending) return;
+  if (r->stop_.load(std::memory_order_acquire)) return;  // exiting: CUPTI stays to the end
+  if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
+  if (static_cast<const CUpti_CallbackData*>(data)->callbackSite != CUPTI_API_EXIT) return;
+  std::unique_lock<std::mutex> lock(r->cupti_mu_, std::try_to_lock);
+  if (!lock.owns_lock()) return;  // a switch or a flush is under way: the next exit
+  if (r->cupti_state_.load(std::memory_order_acquire) != CuptiState::kFinalizePending) return;
+  // cuptiFinalize flushes and hands back what is left (OnBufferCompleted: the ready queue).
+  if (r->cupti_.Finalize() != CUPTI_SUCCESS) return;  // still attached: try the next exit
+  r->subscriber_ = nullptr;                           // gone with CUPTI
+  r->detaches_.fetch_add(1, std::memory_order_relaxed);
+  r->cupti_state_.store(CuptiState::kDetached, std::memory_order_release);
+}
+
+void Recorder::WriteDetachMeta() {
+  if (!config_.detach || detach_broken_.load()) return;
+  const int64_t attaches = attaches_.load();
+  (void)writer_->SetMeta("cupti_detaches", std::to_string(detaches_.load()));
+  (void)writer_->SetMeta("cupti_attaches", std::to_string(attaches));
+  if (attaches > 0) {
+    char text[64];
+    std::snprintf(
+        text, sizeof text, "%.3f ms mean, %.3f ms max",
+        static_cast<double>(attach_ns_total_.load()) / 1e6 / static_cast<double>(attaches),
+        static_cast<double>(attach_ns_max_.load()) / 1e6);
+    (void)writer_->SetMeta("cupti_attach_time", text);
+  }
 }
 
 void Recorder::OnBufferRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
@@ -409,7 +540,7 @@ void Recorder::DrainOnce() {
 }
 
 void Recorder::WriteCounters() {
-  if (cupti_attached_.load(std::memory_order_acquire)) {
+  if (auto lock = CuptiLock(); CuptiLive()) {
     size_t dropped = 0;  // the global queue (records of no particular context)
     if (cupti_.ActivityGetNumDroppedRecords(nullptr, 0, &dropped) == CUPTI_SUCCESS) {
       cupti_dropped_.fetch_add(static_cast<int64_t>(dropped));
@@ -458,7 +589,9 @@ void Recorder::DrainLoop() {
         std::this_thread::sleep_for(std::chrono::seconds(kSignalWaitSeconds));
         ResetAndRaise(sig);
       }).detach();
-      if (cupti_attached_.load()) cupti_.ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+      if (auto lock = CuptiLock(); CuptiLive()) {
+        cupti_.ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+      }
       FinishFromDrainThread();
       ResetAndRaise(sig);
       return;
@@ -467,11 +600,14 @@ void Recorder::DrainLoop() {
     // A gated period just ended: flush now rather than at the next periodic flush (not
     // with flush_ms = 0, which asks for no flush before exit).
     const bool period_ended = flush_requested_.exchange(false, std::memory_order_acq_rel);
-    if (config_.flush_ms > 0 && (now >= next_flush || period_ended) && !stop_.load() &&
-        cupti_attached_.load(std::memory_order_acquire)) {
+    if (cupti_state_.load(std::memory_order_acquire) == CuptiState::kDetachWanted &&
+        !stop_.load()) {
+      DetachFromDrainThread();  // flushes (forced) and writes the period's records
+      next_flush = now + static_cast<int64_t>(config_.flush_ms) * 1000000;
+    } else if (config_.flush_ms > 0 && (now >= next_flush || period_ended) && !stop_.load()) {
       // Hands back buffers whose records are complete, so that commits keep up with the
       // program (and a SIGKILL loses at most about flush_ms + commit_ms of records).
-      cupti_.ActivityFlushAll(0);
+      if (auto lock = CuptiLock(); CuptiLive()) cupti_.ActivityFlushAll(0);
       next_flush = now + static_cast<int64_t>(config_.flush_ms) * 1000000;
     }
     DrainOnce();
@@ -493,6 +629,7 @@ void Recorder::FinishFromDrainThread() {
   DrainOnce();
   WriteCounters();
   if (gate_.every() > 1 || gate_.timed()) WriteSampledPeriods();
+  WriteDetachMeta();
   closed_.store(true, std::memory_order_release);
   nvtx_.Disable();
   if (const base::Status status = writer_->Close(); !status.ok()) Warn(status.ToString());
@@ -524,7 +661,9 @@ void Recorder::AtExit() {
   Recorder* r = g_instance.load(std::memory_order_acquire);
   if (r == nullptr || ::getpid() != r->pid_ || r->stop_.load()) return;
   // Flush before stopping the drain thread, so that it still writes what CUPTI hands back.
-  if (r->cupti_attached_.load()) r->cupti_.ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  if (auto lock = r->CuptiLock(); r->CuptiLive()) {
+    r->cupti_.ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  }
   if (r->stop_.exchange(true)) return;  // a signal got there first
   sem_post(&r->wake_);
   const timespec deadline = AfterMs(kExitWaitSeconds * 1000);

@@ -32,6 +32,17 @@
 //   * SIGKILL or a crash: the file holds everything up to the last commit.
 // In a forked child (not exec'd) every entry point becomes a no-op: the child never
 // touches the parent's file, locks or threads.
+//
+// Detaching (DECODEPROF_RECORD_DETACH, on by default for --sample-time): a CUPTI whose
+// kinds are disabled after it recorded kernels still costs every launch, so between the
+// periods of a sampled recording the recorder takes CUPTI out of the process. When a period
+// ends, the drain thread flushes CUPTI (forced), writes what came back and subscribes to
+// the runtime and driver API callbacks; the first API exit on any thread then calls
+// cuptiFinalize (never blocking: it only try-locks cupti_mu_). The next period enables
+// everything again (ReattachLocked) before the gate reports it open. While detached, no
+// recorder thread calls CUPTI (any call would attach it again: lazy initialization), and
+// the translator is told that correlation ids may start over (RecordTranslator::
+// BeginEpoch). Lock order: gate → cupti_mu_ → the leaves.
 #pragma once
 
 #include <semaphore.h>
@@ -107,6 +118,22 @@ class Recorder {
     const char* name;
   };
 
+  // Detaching between periods (config detach; see "Detaching" above). The states, in turn:
+  // attached; a period ended and the drain thread is to detach (kDetachWanted); the drain
+  // thread has flushed everything and subscribed to the runtime and driver APIs, and the
+  // next API exit on any thread calls cuptiFinalize (kFinalizePending: CUPTI's recommended
+  // place, cupti_finalize sample); detached. A period that begins in any of the middle
+  // states cancels the detach; one that begins detached attaches CUPTI again (Reattach).
+  enum class CuptiState { kAttached, kDetachWanted, kFinalizePending, kDetached };
+  // The lock over the recorder's own CUPTI calls when detaching (locked), else unlocked.
+  std::unique_lock<std::mutex> CuptiLock();
+  bool CuptiLive() const;  // attached, and not finalized
+  void DetachFromDrainThread();
+  bool ReattachLocked(std::string* refused);  // cupti_mu_ held
+  static void CUPTIAPI OnApiCallback(void* user, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                                     const void* data);
+  void WriteDetachMeta();
+
   const RecorderConfig config_;
   const pid_t pid_;
   std::unique_ptr<native_format::NativeWriter> writer_;  // drain thread only
@@ -129,6 +156,17 @@ class Recorder {
   std::atomic<int> pending_signal_{0};
   std::atomic<int64_t> cupti_dropped_{0};
   std::atomic<bool> flush_requested_{false};  // set when the gate switched recording off
+
+  std::mutex cupti_mu_;  // after the gate's mutex; taken only when detaching (CuptiLock)
+  std::atomic<CuptiState> cupti_state_{CuptiState::kAttached};
+  CUpti_SubscriberHandle subscriber_ = nullptr;  // cupti_mu_; none once finalized
+  bool api_cbids_on_ = false;               // per-launch-API records on (enabled again on attach)
+  bool clock_callback_ = false;             // CUPTI takes its timestamps from MonotonicTimestamp
+  std::atomic<bool> detach_broken_{false};  // subscribing failed: CUPTI stays attached
+  std::atomic<int64_t> detaches_{0};
+  std::atomic<int64_t> attaches_{0};
+  std::atomic<int64_t> attach_ns_total_{0};
+  std::atomic<int64_t> attach_ns_max_{0};
   std::atomic<bool> gate_warned_{false};
 
   std::mutex ready_mu_;  // leaf: guards ready_

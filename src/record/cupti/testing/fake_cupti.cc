@@ -11,10 +11,17 @@
 // like CUPTI 13.0 on the H200, once switched off it stays off: enabling it again is accepted
 // and does nothing.
 //
+// Detaching: cuptiSubscribe/cuptiEnableDomain take one subscriber, called at the exit of
+// every "launch" (FakeCuptiEmitKernels) while the runtime domain is enabled; cuptiFinalize
+// hands back the buffer and forgets everything (callbacks, enabled kinds, the subscriber),
+// and, like a fresh CUPTI, starts the correlation ids over. A flush or a dropped-record query
+// while finalized is counted as a stray call (CUPTI would attach itself again).
+//
 // Environment: FAKE_CUPTI_REFUSE=1 makes enabling CONCURRENT_KERNEL fail;
 // FAKE_CUPTI_REFUSE_AGAIN=1 lets the first enabling of CONCURRENT_KERNEL succeed and fails
-// every later one; FAKE_CUPTI_DROPPED=N makes the first dropped-record query report N.
-// Control function for the host program: FakeCuptiEmitKernels.
+// every later one; FAKE_CUPTI_DROPPED=N makes the first dropped-record query report N;
+// FAKE_CUPTI_NO_SUBSCRIBE=1 makes cuptiSubscribe fail.
+// Control functions for the host program: FakeCuptiEmitKernels, FakeCuptiDetachStats.
 #include <cupti.h>
 
 #include <atomic>
@@ -38,6 +45,13 @@ size_t g_size = 0;
 size_t g_used = 0;
 uint32_t g_correlation = 0;
 std::atomic<int64_t> g_dropped{0};
+CUpti_CallbackFunc g_callback = nullptr;  // the subscriber's
+void* g_callback_user = nullptr;
+bool g_subscribed = false;
+bool g_runtime_domain = false;
+bool g_finalized = false;
+int g_finalizes = 0;
+int g_stray_calls = 0;
 std::atomic<bool> g_reported_env_drops{false};
 
 bool Set(const char* variable) {
@@ -94,6 +108,7 @@ CUptiResult cuptiGetResultString(CUptiResult result, const char** str) {
 CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc request,
                                            CUpti_BuffersCallbackCompleteFunc complete) {
   std::lock_guard<std::mutex> lock(g_mu);
+  g_finalized = false;  // attached again (lazy initialization)
   g_request = request;
   g_complete = complete;
   return CUPTI_SUCCESS;
@@ -137,10 +152,15 @@ CUptiResult cuptiGetTimestamp(uint64_t* t) {
 }
 CUptiResult cuptiActivityFlushAll(uint32_t) {
   std::unique_lock<std::mutex> lock(g_mu);
+  if (g_finalized) ++g_stray_calls;
   CompleteLocked(lock);
   return CUPTI_SUCCESS;
 }
 CUptiResult cuptiActivityGetNumDroppedRecords(CUcontext, uint32_t, size_t* dropped) {
+  {
+    std::lock_guard<std::mutex> lock(g_mu);
+    if (g_finalized) ++g_stray_calls;
+  }
   int64_t n = g_dropped.exchange(0);
   if (!g_reported_env_drops.exchange(true)) {
     if (const char* text = std::getenv("FAKE_CUPTI_DROPPED")) n += std::atoll(text);
@@ -148,6 +168,40 @@ CUptiResult cuptiActivityGetNumDroppedRecords(CUcontext, uint32_t, size_t* dropp
   *dropped = static_cast<size_t>(n);
   return CUPTI_SUCCESS;
 }
+CUptiResult cuptiSubscribe(CUpti_SubscriberHandle* handle, CUpti_CallbackFunc callback,
+                           void* user) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  if (Set("FAKE_CUPTI_NO_SUBSCRIBE") || g_subscribed) {
+    return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
+  }
+  g_subscribed = true;
+  g_callback = callback;
+  g_callback_user = user;
+  *handle = reinterpret_cast<CUpti_SubscriberHandle>(&g_subscribed);
+  return CUPTI_SUCCESS;
+}
+CUptiResult cuptiEnableDomain(uint32_t enable, CUpti_SubscriberHandle,
+                              CUpti_CallbackDomain domain) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  if (!g_subscribed) return CUPTI_ERROR_INVALID_PARAMETER;
+  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) g_runtime_domain = enable != 0;
+  return CUPTI_SUCCESS;
+}
+CUptiResult cuptiFinalize() {
+  std::unique_lock<std::mutex> lock(g_mu);
+  CompleteLocked(lock);
+  g_request = nullptr;
+  g_complete = nullptr;
+  g_timestamp = nullptr;
+  g_kernels_enabled = g_api_enabled = g_api_disabled_once = false;
+  g_subscribed = g_runtime_domain = false;
+  g_callback = nullptr;
+  g_correlation = 0;
+  g_finalized = true;
+  ++g_finalizes;
+  return CUPTI_SUCCESS;
+}
+
 CUptiResult cuptiActivityGetNextRecord(uint8_t* buffer, size_t valid, CUpti_Activity** record) {
   uint8_t* next = buffer;
   if (*record != nullptr) {
@@ -168,6 +222,16 @@ int FakeCuptiEmitKernels(int count, const char* name, uint64_t duration_ns) {
   std::unique_lock<std::mutex> lock(g_mu);
   int recorded = 0;
   for (int i = 0; i < count; ++i) {
+    if (g_runtime_domain && g_callback != nullptr) {  // the previous launch's API exit
+      CUpti_CallbackData data{};
+      data.callbackSite = CUPTI_API_EXIT;
+      auto callback = g_callback;
+      void* user = g_callback_user;
+      lock.unlock();
+      callback(user, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+               &data);
+      lock.lock();
+    }
     const bool kernel = g_kernels_enabled;
     const bool api = g_api_enabled;
     const size_t need =
@@ -229,6 +293,13 @@ int FakeCuptiEmitKernels(int count, const char* name, uint64_t duration_ns) {
     ++recorded;
   }
   return recorded;
+}
+
+// How often cuptiFinalize ran, and the stray calls made while finalized (see the top).
+void FakeCuptiDetachStats(int* finalizes, int* stray_calls) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  *finalizes = g_finalizes;
+  *stray_calls = g_stray_calls;
 }
 
 }  // extern "C"

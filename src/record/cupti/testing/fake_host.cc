@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -100,8 +101,10 @@ constexpr const char* kGate = "decodeprof:record";
 // ---- the stand-in CUPTI's controls ----
 using EmitFn = int (*)(int, const char*, uint64_t);
 using FlushFn = int (*)(uint32_t);
+using DetachStatsFn = void (*)(int*, int*);
 EmitFn g_emit = nullptr;
 FlushFn g_flush = nullptr;
+DetachStatsFn g_detach_stats = nullptr;
 
 int Emit(int n, const char* name, uint64_t duration_ns = 2000) {
   return g_emit != nullptr ? g_emit(n, name, duration_ns) : 0;
@@ -130,6 +133,33 @@ int RunGated(const std::string& scenario) {
     Emit(5, "k_in");
     Pop();
     Emit(7, "k_out_after");
+    return 0;
+  }
+  if (scenario == "gated_detach") {
+    // DECODEPROF_RECORD_DETACH=1: after each period the recorder finalizes CUPTI at an API
+    // exit; the host launches outside the periods until it has (at most 5 s), then opens
+    // the next period. Exit 3: CUPTI never detached, or was called while detached.
+    // With FAKE_CUPTI_NO_SUBSCRIBE=1 it waits 200 ms a period and expects no detach.
+    const bool never = std::getenv("FAKE_CUPTI_NO_SUBSCRIBE") != nullptr;
+    int finalizes = 0;
+    int stray = 0;
+    for (int period = 0; period < 3; ++period) {
+      Push(kGate);
+      Emit(10, "k_in");
+      Pop();
+      for (int i = 0; i < (never ? 200 : 5000); ++i) {
+        Emit(1, "k_out_between");
+        if (g_detach_stats != nullptr) g_detach_stats(&finalizes, &stray);
+        if (finalizes > period) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+      if (never ? finalizes != 0 : finalizes <= period) {
+        return Fail(never ? "CUPTI was finalized" : "CUPTI was not finalized after a period") + 1;
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the drain thread's turns
+    if (g_detach_stats != nullptr) g_detach_stats(&finalizes, &stray);
+    if (stray != 0) return Fail("CUPTI was called while detached") + 1;
     return 0;
   }
   if (scenario == "gated_nested") {
@@ -230,6 +260,7 @@ int main(int argc, char** argv) {
     if (cupti != nullptr) {
       g_emit = reinterpret_cast<EmitFn>(dlsym(cupti, "FakeCuptiEmitKernels"));
       g_flush = reinterpret_cast<FlushFn>(dlsym(cupti, "cuptiActivityFlushAll"));
+      g_detach_stats = reinterpret_cast<DetachStatsFn>(dlsym(cupti, "FakeCuptiDetachStats"));
     }
   }
   auto emit = [](int n, const char* name) { return Emit(n, name); };

@@ -320,6 +320,43 @@ TEST_F(GatedTest, ABadNameRecordsNothingAndSaysWhy) {
   }
 }
 
+// DECODEPROF_RECORD_DETACH=1: CUPTI is finalized between the periods and attached again at
+// each (fake_host.cc gated_detach exits 3 when it never detached or was called detached).
+TEST_F(GatedTest, DetachesBetweenPeriodsAndAttachesAgain) {
+  const HostRun run = StartGated("gated_detach", {{"DECODEPROF_RECORD_DETACH", "1"}});
+  EXPECT_EQ(run.result.status, 0);
+  Imported t = Import(run.path);
+  EXPECT_TRUE(t.native.complete);
+  EXPECT_EQ(t.native.recording_status, "ok");
+  EXPECT_EQ(t.kernels_by_name["k_in"], 30);
+  EXPECT_EQ(Count(t, "k_out"), 0);
+  EXPECT_EQ(t.native.counters["only_range_periods"], 3);
+  EXPECT_EQ(t.native.counters["only_range_switch_failures"], 0);
+  EXPECT_EQ(t.native.meta["cupti_detach"], "between periods (cuptiFinalize)");
+  EXPECT_EQ(t.native.meta["cupti_detaches"], "3");
+  EXPECT_EQ(t.native.meta["cupti_attaches"], "2");  // the first period found CUPTI attached
+  EXPECT_EQ(t.native.meta.count("cupti_attach_time"), 1u);
+  // The stand-in starts its correlation ids over at every attachment, as a fresh CUPTI may:
+  // the file's ids stay unique, and every launch call still pairs with its kernel.
+  // (The calls between a period's end and the API exit that finalizes are dropped by time.)
+  EXPECT_EQ(t.native.api_calls, 30);
+  auto summary = SummarizeTrace(run.path);
+  ASSERT_TRUE(summary.ok()) << summary.status().ToString();
+  EXPECT_TRUE(CheckRecording(run.path, summary).ok());
+}
+
+TEST_F(GatedTest, ACuptiThatCannotSubscribeStaysAttached) {
+  const HostRun run = StartGated(
+      "gated_detach", {{"DECODEPROF_RECORD_DETACH", "1"}, {"FAKE_CUPTI_NO_SUBSCRIBE", "1"}});
+  EXPECT_EQ(run.result.status, 0);
+  Imported t = Import(run.path);
+  EXPECT_EQ(t.kernels_by_name["k_in"], 30);
+  EXPECT_EQ(Count(t, "k_out"), 0);
+  EXPECT_NE(t.native.meta["cupti_detach"].find("CUPTI stays attached"), std::string::npos)
+      << t.native.meta["cupti_detach"];
+  EXPECT_EQ(t.native.meta.count("cupti_detaches"), 0u);
+}
+
 TEST_F(GatedTest, WithoutTheSettingEverythingIsRecorded) {
   const HostRun run = Start("gated");
   Imported t = Import(run.path);

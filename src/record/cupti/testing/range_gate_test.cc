@@ -321,5 +321,33 @@ TEST(SampleTimeConfigTest, ReadsOnAndPeriodAndRefusesBadOnes) {
   }
 }
 
+TEST(DetachConfigTest, OnForTimedSamplingOffOtherwiseAndSwitchable) {
+  auto read = [](std::vector<std::pair<std::string, std::string>> vars) {
+    vars.emplace_back("DECODEPROF_RECORD_OUTPUT", "/t/x");
+    std::map<std::string, std::string> m(vars.begin(), vars.end());
+    return ReadRecorderConfig(Env(m), 1, nullptr);
+  };
+  auto timed = read({{"DECODEPROF_RECORD_SAMPLE_TIME", "50/500"}});
+  ASSERT_TRUE(timed.ok());
+  EXPECT_TRUE(timed->detach);
+  auto steps = read({{"DECODEPROF_RECORD_SAMPLE_STEPS", "8"}});
+  ASSERT_TRUE(steps.ok());
+  EXPECT_FALSE(steps->detach);
+  auto steps_on =
+      read({{"DECODEPROF_RECORD_SAMPLE_STEPS", "8"}, {"DECODEPROF_RECORD_DETACH", "1"}});
+  ASSERT_TRUE(steps_on.ok());
+  EXPECT_TRUE(steps_on->detach);
+  auto timed_off =
+      read({{"DECODEPROF_RECORD_SAMPLE_TIME", "50/500"}, {"DECODEPROF_RECORD_DETACH", "0"}});
+  ASSERT_TRUE(timed_off.ok());
+  EXPECT_FALSE(timed_off->detach);
+  auto full = read({{"DECODEPROF_RECORD_DETACH", "1"}});  // no periods: nothing to detach
+  ASSERT_TRUE(full.ok());
+  EXPECT_FALSE(full->detach);
+  auto bad = read({{"DECODEPROF_RECORD_DETACH", "yes"}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().where(), "DECODEPROF_RECORD_DETACH");
+}
+
 }  // namespace
 }  // namespace decodeprof::record::cupti

@@ -379,6 +379,47 @@ TEST(RecordTranslatorTest, WritesKernelsMemoryOpsApiCallsAndDevices) {
   EXPECT_EQ(imported->api_calls, 1);
 }
 
+// After cuptiFinalize a fresh CUPTI may start its correlation ids over (recorder.h,
+// "Detaching"): ids that go back past the previous attachment's are moved past every id
+// written; ids that carry on are kept.
+TEST(RecordTranslatorTest, CorrelationIdsStayUniqueAcrossAttachments) {
+  std::string dir = ::testing::TempDir() + "epochs_" + std::string(6, 'X');
+  ASSERT_NE(::mkdtemp(dir.data()), nullptr);
+  const std::string path = dir + "/t.sqlite";
+  auto writer = nf::NativeWriter::Create(path, "monotonic", "test");
+  ASSERT_TRUE(writer.ok());
+  RecordTranslator translator(**writer, &FakeNext, 0);
+  auto kernels = [&](std::initializer_list<uint32_t> ids, uint64_t at) {
+    FakeBuffer buffer;
+    for (const uint32_t id : ids) {
+      CUpti_ActivityKernel10 k{};
+      k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+      k.start = at;
+      k.end = at + 10;
+      k.gridX = k.gridY = k.gridZ = k.blockX = k.blockY = k.blockZ = 1;
+      k.correlationId = id;
+      k.name = "k";
+      buffer.Add(k);
+      at += 100;
+    }
+    translator.Translate(buffer.data(), buffer.size());
+  };
+  kernels({1, 2, 3}, 1000);
+  translator.BeginEpoch();
+  kernels({1, 2}, 2000);  // started over: 4, 5
+  translator.BeginEpoch();
+  kernels({10}, 3000);  // carried on: kept as it is (+ the base of 3: 13)
+  translator.BeginEpoch();
+  kernels({0}, 4000);  // none stays none
+  ASSERT_TRUE((*writer)->Close().ok());
+  trace::StringPool names;
+  CollectSink sink;
+  ASSERT_TRUE(io::ImportNative(path, names, sink).ok());
+  std::vector<uint64_t> ids;
+  for (const trace::Dispatch& d : sink.dispatches) ids.push_back(d.correlation);
+  EXPECT_EQ(ids, (std::vector<uint64_t>{1, 2, 3, 4, 5, 13, 0}));
+}
+
 TEST(RecordTranslatorTest, NamesTheLaunchApis) {
   EXPECT_EQ(RecordTranslator::ApiName(CUPTI_ACTIVITY_KIND_RUNTIME,
                                       CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000),
