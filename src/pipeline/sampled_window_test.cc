@@ -181,5 +181,54 @@ TEST_F(SampledWindowTest, ATimeSampledTraceCutByMarksIsAnError) {
   EXPECT_FALSE(fs::exists(dir_ / "timed_summary.json"));
 }
 
+// Without marks, the loop of a recording sampled by time is found inside one timer period:
+// the kernels of two periods look like one unbroken run of steps (nothing in the sequence
+// shows the unrecorded second between them), and a loop across them would count that second
+// as host gap. Two periods of 5 steps (4 kernels and a device-to-host copy each): the loop is
+// the later period's 5 steps, its wall time theirs.
+TEST_F(SampledWindowTest, WithoutMarksATimeSampledLoopStaysInOnePeriod) {
+  const std::string path = (dir_ / "timed_loop.sqlite").string();
+  {
+    auto writer = nf::NativeWriter::Create(path, "monotonic", "t");
+    ASSERT_TRUE(writer.ok());
+    nf::NativeWriter& w = **writer;
+    const auto domain = *w.Intern("decodeprof");
+    const auto period_name = *w.Intern("decodeprof:sampled-time");
+    uint32_t corr = 0;
+    for (int period = 0; period < 2; ++period) {
+      const int64_t begin = kBase + period * 1'000'000'000LL;  // a second apart
+      int64_t t = begin + 1000;
+      for (int step = 0; step < 5; ++step) {
+        for (const char* name : {"norm", "qkv_gemm", "attention", "mlp_gemm"}) {
+          nf::KernelRow k;
+          k.start_ns = t;
+          k.end_ns = t + 50'000;
+          k.name = k.mangled = *w.Intern(name);
+          k.correlation = ++corr;
+          ASSERT_TRUE(w.AddKernel(k).ok());
+          t += 60'000;
+        }
+        nf::MemoryOpRow m;
+        m.kind = nf::MemoryOpKind::kMemcpy;
+        m.copy_kind = 2;  // device to host: the token read back
+        m.bytes = 4;
+        m.start_ns = t;
+        m.end_ns = t + 2'000;
+        m.correlation = ++corr;
+        ASSERT_TRUE(w.AddMemoryOp(m).ok());
+        t += 200'000;  // the host's turn
+      }
+      nf::RangeRow p{begin, t, period_name, domain, 0, -1, nf::RangeKind::kStartEnd};
+      ASSERT_TRUE(w.AddRange(p).ok());
+    }
+    ASSERT_TRUE(w.Close().ok());
+  }
+  const nlohmann::json s = Summarize(path, "timed_loop");
+  ASSERT_FALSE(s.empty());
+  EXPECT_EQ(s["window_evidence"]["steps"].get<int>(), 5);
+  EXPECT_LT(s["decode_wall_ms"].get<double>(), 3.0) << "the loop ran across the periods";
+  EXPECT_GE(s["window_evidence"]["start_ns"].get<int64_t>(), kBase + 1'000'000'000LL);
+}
+
 }  // namespace
 }  // namespace decodeprof::pipeline

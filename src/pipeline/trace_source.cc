@@ -16,10 +16,48 @@
 #include "src/analysis/range_marks.h"
 #include "src/base/parse.h"
 #include "src/base/utf8.h"
+#include "src/pipeline/sampled_window.h"
 #include "src/trace/spool.h"
 
 namespace decodeprof::pipeline {
 namespace {
+
+// The decode loop in dispatches in start order. In a recording sampled by time (record
+// --sample-time: decodeprof:sampled-time ranges) kernels were recorded only in the timer's
+// periods, so a loop must not run across the unrecorded time between two: each period is
+// searched alone (its dispatches: those that start from its beginning to the next period's)
+// and the loop of the most steps wins (ties: the later period).
+base::StatusOr<analysis::FoundLoop> FindLoopInPeriods(std::span<const trace::Dispatch> in_order,
+                                                      const trace::ImportedTrace& info,
+                                                      const trace::StringPool& names,
+                                                      const std::string& path) {
+  std::vector<trace::TimestampNs> starts;
+  for (const trace::Range& r : info.ranges) {
+    if (names.Get(r.name) == kSampledTimeRange) starts.push_back(r.start);
+  }
+  if (starts.empty()) return analysis::FindDecodeLoop(in_order, info.launches, names, path);
+  std::sort(starts.begin(), starts.end());
+  std::optional<base::StatusOr<analysis::FoundLoop>> best;
+  for (size_t i = 0; i < starts.size(); ++i) {
+    const auto by_start = [](const trace::Dispatch& d, trace::TimestampNs t) {
+      return d.start < t;
+    };
+    const auto lo = std::lower_bound(in_order.begin(), in_order.end(), starts[i], by_start);
+    const auto hi = i + 1 < starts.size()
+                        ? std::lower_bound(lo, in_order.end(), starts[i + 1], by_start)
+                        : in_order.end();
+    if (lo == hi) continue;
+    auto found = analysis::FindDecodeLoop(std::span(lo, hi), info.launches, names, path);
+    if (found.ok()) {
+      found->dispatches_before += lo - in_order.begin();
+      if (!best || !best->ok() || found->steps >= (*best)->steps) best = std::move(found);
+    } else if (!best) {
+      best = std::move(found);
+    }
+  }
+  if (!best) return analysis::FindDecodeLoop(in_order, info.launches, names, path);
+  return std::move(*best);
+}
 
 // Keeps every dispatch: for traces whose phase marks are known only after the dispatches
 // were read (annotation ranges inside the trace).
@@ -363,7 +401,7 @@ base::StatusOr<MarkChoice> ChooseMarks(const trace::PhaseMarks& log_marks,
     std::stable_sort(sorted.begin(), sorted.end(), by_start);
     in_order = sorted;
   }
-  auto found = analysis::FindDecodeLoop(in_order, info.launches, names, request.path);
+  auto found = FindLoopInPeriods(in_order, info, names, request.path);
   if (!found.ok()) {
     std::string hint =
         "mark the decode (include/decodeprof/marks.h, or a bench log with --log), name the "

@@ -122,8 +122,11 @@ if phase_on cppblocks; then
         t50_1000) rec=("$DP" record --sample-time 50/1000 -o "$trace" --) ;;
         t50_1000_nodetach) env=(DECODEPROF_RECORD_DETACH=0); rec=("$DP" record --sample-time 50/1000 -o "$trace" --) ;;
         t50_1000_apioff) env=(DECODEPROF_RECORD_API_GATE=off); rec=("$DP" record --sample-time 50/1000 -o "$trace" --) ;;
+        t50_2000) rec=("$DP" record --sample-time 50/2000 -o "$trace" --) ;;
         t100_2000) rec=("$DP" record --sample-time 100/2000 -o "$trace" --) ;;
+        full) rec=("$DP" record -o "$trace" --) ;;
         kernels) env=(DECODEPROF_RECORD_API=0); rec=("$DP" record -o "$trace" --) ;;
+        kernels_discard) env=(DECODEPROF_RECORD_API=0 DECODEPROF_RECORD_DISCARD=1); rec=("$DP" record -o "$trace" --) ;;
         nvtx_plain) args+=(--nvtx) ;;
         steps8) args+=(--nvtx); rec=("$DP" record --sample-steps "$N" -o "$trace" --) ;;
         steps8_detach) args+=(--nvtx); env=(DECODEPROF_RECORD_DETACH=1); rec=("$DP" record --sample-steps "$N" -o "$trace" --) ;;
@@ -156,9 +159,9 @@ PY
       echo "{\"phase\": \"cppblocks\", \"variant\": \"$v\", \"round\": $r, \"ms_per_step\": ${ms:-null}, \"blocks\": ${classes:-null}}" >> "$OUT/cppblocks_runs.jsonl"
     done
   done
-  for v in t50_1000 steps8 steps8_detach; do
+  for v in full t50_1000 t50_2000 t100_2000 steps8 steps8_detach; do
     [ -f "$TMP/blk_$v.sqlite" ] || continue
-    timeout 60 "$DP" summarize --trace "$TMP/blk_$v.sqlite" --quiet --out-dir "$OUT" --name "cppblocks_summary_$v" 2>&1 | tail -n 4
+    timeout 120 "$DP" summarize --trace "$TMP/blk_$v.sqlite" --quiet --out-dir "$OUT" --name "cppblocks_summary_$v" 2>&1 | tail -n 4
     echo "summarize cppblocks $v exit: ${PIPESTATUS[0]}"
   done
 fi
@@ -219,7 +222,8 @@ for ph in ("cpp", "cppprobe", "cppblocks", "eager", "compile"):
     if os.path.exists(full):
         f = json.load(open(full))
         per = lambda s: s["decode_gpu_busy_ms"] / max(1, (s.get("generated_tokens") or 2) - 1)
-        for v in ("sampled", "sampled_switch", "sampled_detach", "kernels", "time50_500", "time50_500_switch",
+        for v in ("sampled", "sampled_switch", "sampled_detach", "kernels", "t50_1000", "t50_2000",
+                  "t100_2000", "steps8", "steps8_detach", "time50_500", "time50_500_switch",
                   "time50_500_off", "nvtx_steps", "nvtx_steps_switch"):
             p = os.path.join(out, f"{ph}_summary_{v}_summary.json")
             if os.path.exists(p):
@@ -229,6 +233,16 @@ for ph in ("cpp", "cppprobe", "cppblocks", "eager", "compile"):
                             "window_source": s.get("window_source"),
                             "sampling": s.get("sampling"),
                             "steps": (s.get("generated_tokens") or 0) - 1}
+    if ph == "cppblocks":
+        # In-process slowdown: the whole run's step time over the same process's step time
+        # between the sampled periods (CUPTI detached there: the program's own pace).
+        for v, m in med.items():
+            own = [r["ms_per_step"] / r["blocks"]["between"] - 1 for r in runs
+                   if r["variant"] == v and r.get("blocks") and r["blocks"].get("between")
+                   and r["ms_per_step"]]
+            m["in_process_slowdown_pct"] = [round(x * 100, 2) for x in own]
+            if own:
+                m["in_process_slowdown_median_pct"] = round(statistics.median(own) * 100, 2)
     result[ph] = {"variants": med, "agreement": agree}
     print(ph, json.dumps(result[ph], indent=1))
 json.dump(result, open(os.path.join(out, "sampling.json"), "w"), indent=2)

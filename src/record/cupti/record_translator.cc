@@ -226,7 +226,9 @@ void RecordTranslator::AddDevice(const CUpti_ActivityDevice5& d) {
   if (Ok(writer_.AddDevice(row))) ++counts_.devices;
 }
 
-void RecordTranslator::BeginEpoch() {
+void RecordTranslator::SetEpoch(uint32_t epoch) {
+  if (epoch == epoch_) return;
+  epoch_ = epoch;
   previous_raw_max_ = std::max(previous_raw_max_, raw_max_);
   raw_max_ = 0;
   epoch_begun_ = true;

@@ -57,11 +57,12 @@ class RecordTranslator {
   // Writes every record of `buffer` (the first `valid_bytes`) and adds to counts().
   void Translate(uint8_t* buffer, size_t valid_bytes);
 
-  // CUPTI was finalized and will be attached again (recorder.h, "Detaching"): its
-  // correlation ids may start over. The first id after this that is not above the previous
-  // attachment's largest moves all later ids past every id written so far, so that ids
-  // stay unique in the file (launch calls still pair with their kernels: both come after).
-  void BeginEpoch();
+  // The attachment of CUPTI the next buffers come from (recorder.h, "Detaching": CUPTI is
+  // finalized and attached again, and a fresh CUPTI may start its correlation ids over).
+  // When it changes, the first id of the new attachment that is not above every earlier
+  // attachment's moves that attachment's ids past every id written so far, so that ids stay
+  // unique in the file (launch calls still pair with their kernels: same attachment).
+  void SetEpoch(uint32_t epoch);
 
   const TranslateCounts& counts() const { return counts_; }
   // The CUDA devices of the kernels written so far, ascending ("0,1"; "" before the first):
@@ -83,7 +84,7 @@ class RecordTranslator {
   bool KernelNames(const char* name, native_format::StringRef* demangled,
                    native_format::StringRef* mangled);
   bool Ok(const base::Status& status);
-  uint32_t Correlation(uint32_t raw);  // raw CUPTI id → the file's (BeginEpoch)
+  uint32_t Correlation(uint32_t raw);  // raw CUPTI id → the file's (SetEpoch)
 
   native_format::NativeWriter& writer_;
   NextRecordFn next_;
@@ -94,7 +95,8 @@ class RecordTranslator {
   uint32_t written_max_ = 0;  // the largest id written
   uint32_t raw_max_ = 0;      // the largest raw id of this attachment
   uint32_t previous_raw_max_ = 0;
-  bool epoch_begun_ = false;  // BeginEpoch called; no id seen since
+  uint32_t epoch_ = 0;
+  bool epoch_begun_ = false;  // the epoch changed; no id seen since
   std::set<uint32_t> kernel_devices_;
   struct Hash {
     using is_transparent = void;

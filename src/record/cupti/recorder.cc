@@ -431,7 +431,6 @@ void Recorder::DetachFromDrainThread() {
       return;
     }
   }
-  if (translator_ != nullptr) translator_->BeginEpoch();  // ids may start over once attached
   cupti_state_.store(CuptiState::kFinalizePending, std::memory_order_release);
 }
 
@@ -446,8 +445,17 @@ void CUPTIAPI Recorder::OnApiCallback(void* user, CUpti_CallbackDomain domain,
   if (!lock.owns_lock()) return;  // a switch or a flush is under way: the next exit
   if (r->cupti_state_.load(std::memory_order_acquire) != CuptiState::kFinalizePending) return;
   // cuptiFinalize flushes and hands back what is left (OnBufferCompleted: the ready queue).
+  const int64_t begin = MonotonicNs();
   if (r->cupti_.Finalize() != CUPTI_SUCCESS) return;  // still attached: try the next exit
-  r->subscriber_ = nullptr;                           // gone with CUPTI
+  const int64_t took = MonotonicNs() - begin;
+  r->detach_ns_total_.fetch_add(took, std::memory_order_relaxed);
+  int64_t max = r->detach_ns_max_.load(std::memory_order_relaxed);
+  while (took > max && !r->detach_ns_max_.compare_exchange_weak(max, took)) {
+  }
+  r->subscriber_ = nullptr;  // gone with CUPTI
+  // Buffers completed from here on come from the next attachment, whose correlation ids
+  // may start over (RecordTranslator::SetEpoch); cuptiFinalize handed back the last ones.
+  r->cupti_epoch_.fetch_add(1, std::memory_order_acq_rel);
   r->detaches_.fetch_add(1, std::memory_order_relaxed);
   r->cupti_state_.store(CuptiState::kDetached, std::memory_order_release);
 }
@@ -457,13 +465,21 @@ void Recorder::WriteDetachMeta() {
   const int64_t attaches = attaches_.load();
   (void)writer_->SetMeta("cupti_detaches", std::to_string(detaches_.load()));
   (void)writer_->SetMeta("cupti_attaches", std::to_string(attaches));
-  if (attaches > 0) {
+  // "<mean> ms mean, <max> ms max" of `count` timings.
+  auto times = [](int64_t total_ns, int64_t max_ns, int64_t count) {
     char text[64];
-    std::snprintf(
-        text, sizeof text, "%.3f ms mean, %.3f ms max",
-        static_cast<double>(attach_ns_total_.load()) / 1e6 / static_cast<double>(attaches),
-        static_cast<double>(attach_ns_max_.load()) / 1e6);
-    (void)writer_->SetMeta("cupti_attach_time", text);
+    std::snprintf(text, sizeof text, "%.3f ms mean, %.3f ms max",
+                  static_cast<double>(total_ns) / 1e6 / static_cast<double>(count),
+                  static_cast<double>(max_ns) / 1e6);
+    return std::string(text);
+  };
+  if (attaches > 0) {
+    (void)writer_->SetMeta("cupti_attach_time",
+                           times(attach_ns_total_.load(), attach_ns_max_.load(), attaches));
+  }
+  if (const int64_t detaches = detaches_.load(); detaches > 0) {
+    (void)writer_->SetMeta("cupti_detach_time",
+                           times(detach_ns_total_.load(), detach_ns_max_.load(), detaches));
   }
 }
 
@@ -487,7 +503,7 @@ void Recorder::OnBufferCompleted(CUcontext context, uint32_t stream, uint8_t* bu
   }
   {
     std::lock_guard<std::mutex> lock(ready_mu_);
-    ready_.emplace_back(buffer, valid);
+    ready_.push_back({buffer, valid, cupti_epoch_.load(std::memory_order_acquire)});
   }
   sem_post(&wake_);
 }
@@ -498,14 +514,17 @@ void Recorder::DrainOnce() {
                                                      clock_offset_ns_, &gate_);
     translator_->set_launch_apis_only(launch_apis_only_);
   }
-  std::vector<std::pair<uint8_t*, size_t>> buffers;
+  std::vector<ReadyBuffer> buffers;
   {
     std::lock_guard<std::mutex> lock(ready_mu_);
     buffers.swap(ready_);
   }
-  for (auto& [buffer, valid] : buffers) {
-    if (translator_ != nullptr && !config_.discard) translator_->Translate(buffer, valid);
-    pool_.Release(buffer);
+  for (const ReadyBuffer& b : buffers) {
+    if (translator_ != nullptr && !config_.discard) {
+      translator_->SetEpoch(b.epoch);
+      translator_->Translate(b.data, b.valid);
+    }
+    pool_.Release(b.data);
   }
   std::vector<NvtxRangeEvent> ranges;
   std::vector<NvtxMarkEvent> marks;

@@ -42,7 +42,7 @@
 // everything again (ReattachLocked) before the gate reports it open. While detached, no
 // recorder thread calls CUPTI (any call would attach it again: lazy initialization), and
 // the translator is told that correlation ids may start over (RecordTranslator::
-// BeginEpoch). Lock order: gate → cupti_mu_ → the leaves.
+// SetEpoch). Lock order: gate → cupti_mu_ → the leaves.
 #pragma once
 
 #include <semaphore.h>
@@ -163,14 +163,22 @@ class Recorder {
   bool api_cbids_on_ = false;               // per-launch-API records on (enabled again on attach)
   bool clock_callback_ = false;             // CUPTI takes its timestamps from MonotonicTimestamp
   std::atomic<bool> detach_broken_{false};  // subscribing failed: CUPTI stays attached
+  std::atomic<uint32_t> cupti_epoch_{0};    // attachments ended by cuptiFinalize
   std::atomic<int64_t> detaches_{0};
   std::atomic<int64_t> attaches_{0};
   std::atomic<int64_t> attach_ns_total_{0};
   std::atomic<int64_t> attach_ns_max_{0};
+  std::atomic<int64_t> detach_ns_total_{0};  // in cuptiFinalize, on the program's threads
+  std::atomic<int64_t> detach_ns_max_{0};
   std::atomic<bool> gate_warned_{false};
 
   std::mutex ready_mu_;  // leaf: guards ready_
-  std::vector<std::pair<uint8_t*, size_t>> ready_;
+  struct ReadyBuffer {
+    uint8_t* data;
+    size_t valid;
+    uint32_t epoch;  // the attachment it came from (cupti_epoch_ when it was completed)
+  };
+  std::vector<ReadyBuffer> ready_;
   std::mutex meta_mu_;  // leaf: guards meta_
   std::vector<std::pair<std::string, std::string>> meta_;
   std::atomic<bool> write_failed_warned_{false};

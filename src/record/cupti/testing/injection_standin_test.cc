@@ -54,6 +54,7 @@ class StandInTest : public ::testing::Test {
     std::map<std::string, int> kernels_by_name;
     std::map<std::string, trace::TimestampNs> last_end_by_name;
     std::map<std::string, int> ranges_by_name;
+    std::map<uint64_t, int> kernels_by_correlation;
     trace::StringPool names;
   };
 
@@ -64,6 +65,7 @@ class StandInTest : public ::testing::Test {
       void Add(const trace::Dispatch& d) override {
         const std::string name(out->names.Get(d.name));
         ++out->kernels_by_name[name];
+        ++out->kernels_by_correlation[d.correlation];
         trace::TimestampNs& end = out->last_end_by_name[name];
         end = std::max(end, d.end);
       }
@@ -336,10 +338,12 @@ TEST_F(GatedTest, DetachesBetweenPeriodsAndAttachesAgain) {
   EXPECT_EQ(t.native.meta["cupti_detaches"], "3");
   EXPECT_EQ(t.native.meta["cupti_attaches"], "2");  // the first period found CUPTI attached
   EXPECT_EQ(t.native.meta.count("cupti_attach_time"), 1u);
+  EXPECT_EQ(t.native.meta.count("cupti_detach_time"), 1u);
   // The stand-in starts its correlation ids over at every attachment, as a fresh CUPTI may:
   // the file's ids stay unique, and every launch call still pairs with its kernel.
   // (The calls between a period's end and the API exit that finalizes are dropped by time.)
   EXPECT_EQ(t.native.api_calls, 30);
+  EXPECT_EQ(t.kernels_by_correlation.size(), 30u) << "a correlation id repeats";
   auto summary = SummarizeTrace(run.path);
   ASSERT_TRUE(summary.ok()) << summary.status().ToString();
   EXPECT_TRUE(CheckRecording(run.path, summary).ok());

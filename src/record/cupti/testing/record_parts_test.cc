@@ -405,11 +405,13 @@ TEST(RecordTranslatorTest, CorrelationIdsStayUniqueAcrossAttachments) {
     translator.Translate(buffer.data(), buffer.size());
   };
   kernels({1, 2, 3}, 1000);
-  translator.BeginEpoch();
-  kernels({1, 2}, 2000);  // started over: 4, 5
-  translator.BeginEpoch();
+  translator.SetEpoch(1);
+  kernels({1, 2}, 2000);   // started over: 4, 5
+  translator.SetEpoch(1);  // the same attachment: nothing changes
+  kernels({3}, 2500);      // 6
+  translator.SetEpoch(2);
   kernels({10}, 3000);  // carried on: kept as it is (+ the base of 3: 13)
-  translator.BeginEpoch();
+  translator.SetEpoch(3);
   kernels({0}, 4000);  // none stays none
   ASSERT_TRUE((*writer)->Close().ok());
   trace::StringPool names;
@@ -417,7 +419,7 @@ TEST(RecordTranslatorTest, CorrelationIdsStayUniqueAcrossAttachments) {
   ASSERT_TRUE(io::ImportNative(path, names, sink).ok());
   std::vector<uint64_t> ids;
   for (const trace::Dispatch& d : sink.dispatches) ids.push_back(d.correlation);
-  EXPECT_EQ(ids, (std::vector<uint64_t>{1, 2, 3, 4, 5, 13, 0}));
+  EXPECT_EQ(ids, (std::vector<uint64_t>{1, 2, 3, 4, 5, 6, 13, 0}));
 }
 
 TEST(RecordTranslatorTest, NamesTheLaunchApis) {
