@@ -178,6 +178,8 @@ pt_phase() {  # pt_phase PHASE EXTRA_ARGS...
         sampled) rec=("$DP" record --sample-steps "$N" -o "$TMP/${ph}_$v.sqlite" --) ;;
         sampled_switch) env=(DECODEPROF_RECORD_API_GATE=switch); rec=("$DP" record --sample-steps "$N" -o "$TMP/${ph}_$v.sqlite" --) ;;
         sampled_detach) env=(DECODEPROF_RECORD_DETACH=1); rec=("$DP" record --sample-steps "$N" -o "$TMP/${ph}_$v.sqlite" --) ;;
+        kernels) env=(DECODEPROF_RECORD_API=0); rec=("$DP" record -o "$TMP/${ph}_$v.sqlite" --) ;;
+        kernels_discard) env=(DECODEPROF_RECORD_API=0 DECODEPROF_RECORD_DISCARD=1); rec=("$DP" record -o "$TMP/${ph}_$v.sqlite" --) ;;
         torchprof) runs=torchprof ;;
       esac
       env "${env[@]}" timeout 240 "${rec[@]}" python3 "$HERE/record_decode.py" --runs "$runs" \

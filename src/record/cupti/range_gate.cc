@@ -17,7 +17,10 @@ void RangeGate::SwitchLocked(bool on) {
   {
     std::lock_guard<std::mutex> lock(spans_mu_);
     if (on) {
-      spans_.emplace_back(before, kOpen);
+      // A timer's period begins once recording is on (attaching CUPTI again, when it was
+      // detached, takes ~20 ms: steps that began meanwhile are not whole in the trace); a
+      // range's period, from just before its range opened.
+      spans_.emplace_back(timed_ ? MonotonicNs() : before, kOpen);
     } else if (!spans_.empty() && spans_.back().second == kOpen) {
       spans_.back().second = MonotonicNs();
     }

@@ -21,7 +21,8 @@
 // the rest. The closing that ends a sampled opening switches it off again.
 //
 // The gate also keeps its periods on the host clock (CLOCK_MONOTONIC, clock.h): each runs
-// from just before a switch on to just after the switch off that ends it. Covers() answers
+// from just before a switch on (a timed gate's: just after it) to just after the switch off
+// that ends it. Covers() answers
 // whether a host time lies in one, for records the gate cannot switch and that are therefore
 // kept on and filtered by time instead (the launch API records: CUPTI does not turn those
 // back on once they were switched off, recorder.cc).
