@@ -18,7 +18,8 @@
 # round's traces) and sampling.json (medians, slowdowns, the agreement of GPU ms per step).
 # Environment: ROUNDS (3), STEPS_CPP (600), STEPS_PT (96), LAYERS_PT (32), SAMPLE_N (8),
 # PT_VARIANTS (plain full sampled sampled_switch torchprof), CPP_VARIANTS (all of them),
-# STEPS_BLOCKS (3000), BLOCK (25 steps), BLOCK_VARIANTS, PIN (a CPU for taskset).
+# STEPS_BLOCKS (3000), BLOCK (25 steps), BLOCK_VARIANTS, PIN (a CPU for taskset), PIN_PT (CPUs
+# for the PyTorch phases, e.g. 2-9).
 set -u
 STAGE=$(cd "$1" && pwd); shift
 PHASES="${*:-cpp eager}"
@@ -182,7 +183,8 @@ pt_phase() {  # pt_phase PHASE EXTRA_ARGS...
         kernels_discard) env=(DECODEPROF_RECORD_API=0 DECODEPROF_RECORD_DISCARD=1); rec=("$DP" record -o "$TMP/${ph}_$v.sqlite" --) ;;
         torchprof) runs=torchprof ;;
       esac
-      env "${env[@]}" timeout 240 "${rec[@]}" python3 "$HERE/record_decode.py" --runs "$runs" \
+      pin=(); [ -n "${PIN_PT:-}" ] && command -v taskset > /dev/null && pin=(taskset -c "$PIN_PT")
+      env "${env[@]}" timeout 240 "${pin[@]}" "${rec[@]}" python3 "$HERE/record_decode.py" --runs "$runs" \
         --out "$TMP/${ph}_${v}_$r.json" --steps "$STEPS_PT" --layers "$LAYERS_PT" "$@" \
         > "$TMP/${ph}_${v}_stdout.txt" 2> "$TMP/${ph}_${v}_stderr.txt"
       rc=$?
