@@ -19,6 +19,7 @@ std::optional<analysis::Sampling> ConcatenateSampledSteps(WindowedTrace& t,
                                                           const std::string& step_range) {
   analysis::DecodeWindow& w = t.window;
   std::vector<trace::Range> periods;
+  std::vector<trace::Range> timed;  // the timer's periods (--sample-time)
   std::vector<trace::Range> steps;
   const std::string step_pattern = step_range.empty() ? analysis::RangeNames{}.step : step_range;
   for (const trace::Range& r : t.info.ranges) {
@@ -26,13 +27,35 @@ std::optional<analysis::Sampling> ConcatenateSampledSteps(WindowedTrace& t,
     const std::string_view name = names.Get(r.name);
     if (name == kSampledRange) {
       periods.push_back(r);
+    } else if (name == kSampledTimeRange) {
+      timed.push_back(r);
     } else if (analysis::RangeNameMatches(name, step_pattern) && r.start >= w.lo) {
       steps.push_back(r);
     }
   }
+  const auto by_start = [](const trace::Range& a, const trace::Range& b) {
+    return a.start < b.start;
+  };
+  std::sort(steps.begin(), steps.end(), by_start);
+  // Sampled by time: the sampled steps are the step ranges that lie whole inside one of the
+  // timer's periods (the first and last step of a period are cut by it: left out, with every
+  // dispatch that does not start inside a sampled step).
+  const bool by_time = periods.empty() && !timed.empty();
+  if (by_time) {
+    std::sort(timed.begin(), timed.end(), by_start);
+    trace::TimestampNs step_end = INT64_MIN;
+    size_t k = 0;
+    for (const trace::Range& s : steps) {
+      if (s.start < step_end) continue;  // nested in the previous step
+      step_end = s.end;
+      while (k < timed.size() && timed[k].end < s.start) ++k;
+      if (k < timed.size() && timed[k].start <= s.start && s.end <= timed[k].end) {
+        periods.push_back(s);
+      }
+    }
+  }
   if (periods.empty()) return std::nullopt;
-  std::sort(periods.begin(), periods.end(),
-            [](const trace::Range& a, const trace::Range& b) { return a.start < b.start; });
+  std::sort(periods.begin(), periods.end(), by_start);
 
   // Each dispatch belongs to the last period that began at or before it; one that starts
   // before the first period was launched before the window's sampling and is left out.
@@ -44,6 +67,7 @@ std::optional<analysis::Sampling> ConcatenateSampledSteps(WindowedTrace& t,
     const trace::Dispatch& d = w.dispatches[i];
     while (j + 1 < periods.size() && periods[j + 1].start <= d.start) ++j;
     if (d.start < periods[j].start) continue;
+    if (by_time && d.start > periods[j].end) continue;  // between sampled steps
     owner[i] = static_cast<int32_t>(j);
     ends[j] = std::max(ends[j], d.end);
   }
@@ -77,8 +101,6 @@ std::optional<analysis::Sampling> ConcatenateSampledSteps(WindowedTrace& t,
   double sampled_ns = 0, unsampled_ns = 0;
   int64_t sampled = 0, unsampled = 0;
   size_t p = 0;
-  std::sort(steps.begin(), steps.end(),
-            [](const trace::Range& a, const trace::Range& b) { return a.start < b.start; });
   trace::TimestampNs step_end = INT64_MIN;
   for (const trace::Range& s : steps) {
     if (s.start < step_end) continue;  // a nested range of the name is part of its step

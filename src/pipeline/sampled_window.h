@@ -27,6 +27,9 @@ int64_t TimedSamplePeriods(const trace::ImportedTrace& info, const trace::String
 
 // Nothing when the window holds no sampled period (not a sampled recording); otherwise
 // rewrites `t.window` and `t.steps` (the sampled steps) and returns the sampling's figures.
+// A recording sampled by time (kSampledTimeRange) with step ranges: its sampled steps are
+// the step ranges whole inside a timer's period, and only the dispatches that start inside
+// one are kept; without such a step, nothing.
 // `step_range`: the glob of the step ranges ("" = decodeprof:step).
 std::optional<analysis::Sampling> ConcatenateSampledSteps(WindowedTrace& t,
                                                           const trace::StringPool& names,

@@ -181,6 +181,51 @@ TEST_F(SampledWindowTest, ATimeSampledTraceCutByMarksIsAnError) {
   EXPECT_FALSE(fs::exists(dir_ / "timed_summary.json"));
 }
 
+// Sampled by time, with step ranges: the steps whole inside the timer's period are the
+// sampled ones. The period runs from the middle of step 2 to 0.3 ms into step 5, so steps 3
+// and 4 are whole in it; the kernels recorded in the cut steps 2 and 5 are left out.
+TEST_F(SampledWindowTest, ATimeSampledTraceWithStepRangesKeepsTheWholeStepsOfItsPeriods) {
+  const std::string path = (dir_ / "timed_steps.sqlite").string();
+  {
+    auto writer = nf::NativeWriter::Create(path, "monotonic", "test");
+    ASSERT_TRUE(writer.ok());
+    nf::NativeWriter& w = **writer;
+    const auto domain = *w.Intern("");
+    const int64_t on = kBase + 2 * kStepNs + 500'000;
+    const int64_t off = kBase + 5 * kStepNs + 300'000;
+    uint32_t corr = 0;
+    for (int s = 0; s < kSteps; ++s) {
+      const int64_t t = kBase + s * kStepNs;
+      for (int k = 0; k < 4; ++k) {
+        nf::KernelRow row;
+        row.start_ns = t + 100'000 + k * 150'000;
+        row.end_ns = row.start_ns + 100'000;
+        if (row.start_ns < on || row.start_ns > off) continue;  // not recorded
+        row.name = row.mangled = *w.Intern(k % 2 == 0 ? "nvjet_gemm" : "rms_norm_kernel");
+        row.correlation = ++corr;
+        ASSERT_TRUE(w.AddKernel(row).ok());
+      }
+      ASSERT_TRUE(w.AddRange({t, t + kStepNs, *w.Intern("decodeprof:step"), domain, 7, 1,
+                              nf::RangeKind::kPushPop})
+                      .ok());
+    }
+    ASSERT_TRUE(w.AddRange({kBase - 10, kBase + kSteps * kStepNs + 10,
+                            *w.Intern("decodeprof:decode"), domain, 7, 0, nf::RangeKind::kPushPop})
+                    .ok());
+    ASSERT_TRUE(w.AddRange({on, off, *w.Intern("decodeprof:sampled-time"), *w.Intern("decodeprof"),
+                            0, -1, nf::RangeKind::kStartEnd})
+                    .ok());
+    ASSERT_TRUE(w.Close().ok());
+  }
+  const nlohmann::json s = Summarize(path, "timed_steps");
+  ASSERT_FALSE(s.empty());
+  EXPECT_EQ(s["generated_tokens"], 3);  // the two sampled steps + the prefill's token
+  EXPECT_EQ(s["decode_dispatches"], 8);
+  EXPECT_DOUBLE_EQ(s["decode_gpu_busy_ms"].get<double>() / 2, 0.4);  // as a full recording
+  EXPECT_EQ(s["sampling"]["steps_seen"], 8);
+  EXPECT_EQ(s["sampling"]["steps_sampled"], 2);
+}
+
 // Without marks, the loop of a recording sampled by time is found inside one timer period:
 // the kernels of two periods look like one unbroken run of steps (nothing in the sequence
 // shows the unrecorded second between them), and a loop across them would count that second

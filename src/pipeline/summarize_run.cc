@@ -122,15 +122,18 @@ base::StatusOr<LoadedTrace> LoadTrace(const SummarizeRequest& req, const io::Imp
     out.sampling = ConcatenateSampledSteps(out.trace, names, req.step_range);
     out.timed_periods = TimedSamplePeriods(out.trace.info, names);
     const std::string& source = out.trace.window_source;
-    if (out.timed_periods > 0 && source != "graph-launches" && source != "periodic") {
-      // The window's kernels were recorded only in the timer's periods: its idle time would
-      // hold the GPU work of the periods in between.
+    if (out.timed_periods > 0 && !out.sampling && source != "graph-launches" &&
+        source != "periodic") {
+      // The window's kernels were recorded only in the timer's periods, and no step range
+      // lies whole in one: its idle time would hold the GPU work of the periods in between.
       return base::DataError(
           req.trace,
-          "a recording sampled by time (--sample-time) cut by phase marks: the decode window "
-          "holds periods in which nothing was recorded",
-          "record with --sample-steps N on the step ranges instead, or summarize a trace "
-          "without marks (the decode loop is then found in one sampled period)");
+          "a recording sampled by time (--sample-time) cut by phase marks, with no step range "
+          "whole inside a sampled period: the decode window holds periods in which nothing "
+          "was recorded",
+          "name the engine's per-step range with --step-range, record with --sample-steps N, "
+          "or summarize a trace without marks (the decode loop is then found in one sampled "
+          "period)");
     }
   }
   out.launches = JoinLaunches(out.trace.window.dispatches, out.trace.info, req.trace);
