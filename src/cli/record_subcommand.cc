@@ -56,8 +56,10 @@ int RecordMain(int argc, char** argv) {
       ->check(CLI::Range(int64_t{1}, int64_t{1000000}))
       ->type_name("N");
   app.add_option("--sample-time", options.sample_time,
-                 "keep kernel-level records ON ms of every PERIOD ms, for programs without NVTX\n"
-                 "step ranges; summarize then finds the decode loop in one sampled period\n"
+                 "keep kernel-level records ON ms of every PERIOD ms (e.g. 50/2000), for\n"
+                 "programs without NVTX step ranges and long runs; CUPTI is detached between\n"
+                 "the periods (DECODEPROF_RECORD_DETACH=0 keeps it); summarize finds the decode\n"
+                 "loop in one sampled period, or takes the step ranges whole inside them\n"
                  "(cupti backend)")
       ->type_name("ON/PERIOD");
   app.add_option("--step-range", options.step_range,

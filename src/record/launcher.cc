@@ -273,6 +273,16 @@ base::StatusOr<TraceSummary> SummarizeTrace(const std::string& path) {
       it != imported.counters.end()) {
     summary.sample_steps_seen = it->second;
   }
+  if (auto it = imported.meta.find(std::string(kMetaSampleTime)); it != imported.meta.end()) {
+    summary.sample_time = it->second;
+  }
+  if (auto it = imported.counters.find(std::string(kCounterSamplePeriods));
+      it != imported.counters.end()) {
+    summary.sample_periods = it->second;
+  }
+  if (auto it = imported.meta.find("cupti_detaches"); it != imported.meta.end()) {
+    summary.cupti_detaches = base::ParseInt64(it->second).value_or(-1);
+  }
   return summary;
 }
 
@@ -286,10 +296,17 @@ std::string FormatSummary(const std::string& path, const TraceSummary& s) {
     line += "; sampled one step in " + std::to_string(s.sample_steps) + ": " +
             std::to_string(s.only_range_periods) + " of " + std::to_string(s.sample_steps_seen) +
             " steps";
+  } else if (!s.sample_time.empty()) {
+    line += "; sampled " + s.sample_time + " ms: " + std::to_string(s.sample_periods) +
+            (s.sample_periods == 1 ? " period" : " periods");
   } else if (!s.only_range.empty()) {
     line += "; only inside NVTX range '" + s.only_range +
             "': " + std::to_string(s.only_range_periods) +
             (s.only_range_periods == 1 ? " period" : " periods");
+  }
+  if (s.cupti_detaches >= 0) {
+    line += ", CUPTI detached " + std::to_string(s.cupti_detaches) +
+            (s.cupti_detaches == 1 ? " time" : " times") + " between them";
   }
   if (!s.complete) {
     line +=

@@ -110,6 +110,11 @@ struct TraceSummary {
   int64_t sample_steps = 0;
   int64_t sample_steps_seen = 0;
   std::string sample_range;  // meta sample_range: the step range's name
+  // Timed sampling (meta sample_time "ON/PERIOD", counter sample_periods), and whether CUPTI
+  // was detached between the periods (meta cupti_detaches: how often).
+  std::string sample_time;
+  int64_t sample_periods = 0;
+  int64_t cupti_detaches = -1;  // -1: not detaching
 };
 
 // Reads `path` back with the native importer. Errors: those of io::ImportNative.

@@ -231,6 +231,21 @@ TEST(LauncherTest, TheSummaryOfAGatedRecordingNamesTheRange) {
   EXPECT_NE(FormatSummary("t.sqlite", s).find("': 1 period"), std::string::npos);
 }
 
+TEST(LauncherTest, TheSummaryOfATimeSampledRecordingCountsPeriodsAndDetaches) {
+  TraceSummary s;
+  s.kernels = 5;
+  s.complete = true;
+  s.sample_time = "50/2000";
+  s.sample_periods = 3;
+  s.cupti_detaches = 4;
+  EXPECT_EQ(FormatSummary("t.sqlite", s),
+            "t.sqlite: 5 kernels, 0 memory operations, 0 API calls, 0 NVTX ranges, 0 marks, 0 "
+            "dropped records; sampled 50/2000 ms: 3 periods, CUPTI detached 4 times between "
+            "them");
+  s.cupti_detaches = -1;  // kept attached
+  EXPECT_EQ(FormatSummary("t.sqlite", s).find("detached"), std::string::npos);
+}
+
 TEST(LauncherTest, TheSummaryOfASampledRecordingCountsItsSteps) {
   const std::string path = TempDir() + "/sampled.sqlite";
   {

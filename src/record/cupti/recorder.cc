@@ -439,6 +439,7 @@ void CUPTIAPI Recorder::OnApiCallback(void* user, CUpti_CallbackDomain domain,
   auto* r = static_cast<Recorder*>(user);
   if (r->cupti_state_.load(std::memory_order_acquire) != CuptiState::kFinalizePending) return;
   if (r->stop_.load(std::memory_order_acquire)) return;  // exiting: CUPTI stays to the end
+  if (r->in_forked_child_.load(std::memory_order_acquire)) return;  // the parent's recorder
   if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
   if (static_cast<const CUpti_CallbackData*>(data)->callbackSite != CUPTI_API_EXIT) return;
   std::unique_lock<std::mutex> lock(r->cupti_mu_, std::try_to_lock);
