@@ -3,6 +3,7 @@
 #include "src/record/cupti/range_gate.h"
 
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <memory>
 #include <string>
@@ -115,6 +116,31 @@ TEST(RangeGateTest, CoversHostTimesInsideItsPeriodsOnly) {
   EXPECT_TRUE(gate.Covers(in_second));
   // Not gating: everything is covered.
   EXPECT_TRUE(RangeGate("").Covers(0));
+}
+
+// A timer's period begins once the switch on has returned (attaching CUPTI again takes
+// tens of ms: what ran meanwhile was not recorded); a range's, from just before its switch.
+TEST(RangeGateTest, ATimedPeriodBeginsWhenRecordingIsOn) {
+  RangeGate gate("");
+  gate.MakeTimed();
+  int64_t switched_on_at = 0;
+  gate.Attach(
+      [&](bool on) {
+        if (on) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(5));
+          switched_on_at = MonotonicNs();
+        }
+        return true;
+      },
+      /*on_now=*/false);
+  const int64_t asked = MonotonicNs();
+  gate.SetTimed(true);
+  gate.SetTimed(false);
+  const auto periods = gate.periods();
+  ASSERT_EQ(periods.size(), 1u);
+  EXPECT_GE(periods[0].first, switched_on_at);
+  EXPECT_GT(periods[0].first, asked + 4'000'000);
+  EXPECT_FALSE(gate.Covers(asked + 1'000'000));
 }
 
 TEST(RangeGateTest, APeriodOpenBeforeAttachCoversEverythingBefore) {
