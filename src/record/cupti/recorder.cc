@@ -337,8 +337,15 @@ bool Recorder::SwitchActivity(bool on) {
       case CuptiState::kDetached:
         if (!ReattachLocked(&refused)) break;
         [[fallthrough]];
-      case CuptiState::kDetachWanted:
       case CuptiState::kFinalizePending:  // cancelled: the callback finds kAttached
+        // and the program's API calls stop going through it (the callback never waits
+        // for cupti_mu_, so switching its domains off here cannot wait on it either).
+        if (subscriber_ != nullptr) {
+          (void)cupti_.EnableDomain(0, subscriber_, CUPTI_CB_DOMAIN_RUNTIME_API);
+          (void)cupti_.EnableDomain(0, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API);
+        }
+        [[fallthrough]];
+      case CuptiState::kDetachWanted:
         cupti_state_.store(CuptiState::kAttached, std::memory_order_release);
         break;
       case CuptiState::kAttached:
@@ -415,8 +422,12 @@ void Recorder::DetachFromDrainThread() {
   auto lock = CuptiLock();
   if (cupti_state_.load(std::memory_order_acquire) != CuptiState::kDetachWanted) return;
   cupti_.ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);  // none left, normally
-  if (subscriber_ == nullptr) {
-    CUptiResult rc = cupti_.Subscribe(&subscriber_, &Recorder::OnApiCallback, this);
+  {
+    // Subscribed once per attachment (a detach cancelled by the next period keeps it, with
+    // its domains switched off).
+    CUptiResult rc = subscriber_ != nullptr
+                         ? CUPTI_SUCCESS
+                         : cupti_.Subscribe(&subscriber_, &Recorder::OnApiCallback, this);
     if (rc == CUPTI_SUCCESS) rc = cupti_.EnableDomain(1, subscriber_, CUPTI_CB_DOMAIN_RUNTIME_API);
     if (rc == CUPTI_SUCCESS) rc = cupti_.EnableDomain(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API);
     if (rc != CUPTI_SUCCESS) {
