@@ -14,9 +14,9 @@ int64_t TimedSamplePeriods(const trace::ImportedTrace& info, const trace::String
   return n;
 }
 
-std::optional<analysis::Sampling> ConcatenateSampledSteps(WindowedTrace& t,
-                                                          const trace::StringPool& names,
-                                                          const std::string& step_range) {
+base::StatusOr<std::optional<analysis::Sampling>> ConcatenateSampledSteps(
+    WindowedTrace& t, const trace::StringPool& names, const std::string& step_range,
+    const std::string& path) {
   analysis::DecodeWindow& w = t.window;
   std::vector<trace::Range> periods;
   std::vector<trace::Range> timed;  // the timer's periods (--sample-time)
@@ -54,8 +54,19 @@ std::optional<analysis::Sampling> ConcatenateSampledSteps(WindowedTrace& t,
       }
     }
   }
-  if (periods.empty()) return std::nullopt;
+  if (periods.empty()) return std::optional<analysis::Sampling>();
   std::sort(periods.begin(), periods.end(), by_start);
+  for (size_t i = 1; i < periods.size(); ++i) {
+    if (periods[i].start < periods[i - 1].end) {
+      return base::DataError(
+          path,
+          std::string("sampled periods overlap: the ") + (by_time ? "step ranges" : "ranges") +
+              " '" + std::string(by_time ? step_pattern : kSampledRange) + "' from " +
+              std::to_string(periods[i - 1].start) + " to " + std::to_string(periods[i - 1].end) +
+              " ns and from " + std::to_string(periods[i].start) + " ns",
+          "a recorder writes one period after another; was the trace edited or merged?");
+    }
+  }
 
   // Each dispatch belongs to the last period that began at or before it; one that starts
   // before the first period was launched before the window's sampling and is left out.
@@ -133,7 +144,7 @@ std::optional<analysis::Sampling> ConcatenateSampledSteps(WindowedTrace& t,
     out.distortion_pct = std::round((ratio - 1.0) * 10000.0) / 100.0;
   }
   t.steps = out.steps_sampled;
-  return out;
+  return std::optional<analysis::Sampling>(out);
 }
 
 }  // namespace decodeprof::pipeline

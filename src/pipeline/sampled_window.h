@@ -12,6 +12,8 @@
 #include <optional>
 #include <string>
 
+#include "src/base/status.h"
+
 #include "src/analysis/summary.h"
 #include "src/pipeline/trace_source.h"
 #include "src/trace/string_pool.h"
@@ -30,9 +32,11 @@ int64_t TimedSamplePeriods(const trace::ImportedTrace& info, const trace::String
 // A recording sampled by time (kSampledTimeRange) with step ranges: its sampled steps are
 // the step ranges whole inside a timer's period, and only the dispatches that start inside
 // one are kept; without such a step, nothing.
-// `step_range`: the glob of the step ranges ("" = decodeprof:step).
-std::optional<analysis::Sampling> ConcatenateSampledSteps(WindowedTrace& t,
-                                                          const trace::StringPool& names,
-                                                          const std::string& step_range);
+// `step_range`: the glob of the step ranges ("" = decodeprof:step). Error (kData, where =
+// `path`): sampled periods that overlap (the recorder never writes such; laid end to end
+// they would count the overlap's time twice).
+base::StatusOr<std::optional<analysis::Sampling>> ConcatenateSampledSteps(
+    WindowedTrace& t, const trace::StringPool& names, const std::string& step_range,
+    const std::string& path);
 
 }  // namespace decodeprof::pipeline

@@ -181,6 +181,51 @@ TEST_F(SampledWindowTest, ATimeSampledTraceCutByMarksIsAnError) {
   EXPECT_FALSE(fs::exists(dir_ / "timed_summary.json"));
 }
 
+// Overlapping sampled periods (an edited or merged trace: the recorder writes one after
+// another) would count the overlap twice when laid end to end: an error, no output.
+TEST_F(SampledWindowTest, OverlappingSampledPeriodsAreAnError) {
+  const std::string path = (dir_ / "overlap.sqlite").string();
+  {
+    auto writer = nf::NativeWriter::Create(path, "monotonic", "test");
+    ASSERT_TRUE(writer.ok());
+    nf::NativeWriter& w = **writer;
+    const auto domain = *w.Intern("");
+    const auto sampled = *w.Intern("decodeprof:sampled");
+    for (int s = 0; s < 4; ++s) {
+      const int64_t t = kBase + s * kStepNs;
+      nf::KernelRow row;
+      row.start_ns = t + 100'000;
+      row.end_ns = row.start_ns + 100'000;
+      row.name = row.mangled = *w.Intern("nvjet_gemm");
+      row.correlation = static_cast<uint32_t>(s + 1);
+      ASSERT_TRUE(w.AddKernel(row).ok());
+      ASSERT_TRUE(w.AddRange({t, t + kStepNs, *w.Intern("decodeprof:step"), domain, 7, 1,
+                              nf::RangeKind::kPushPop})
+                      .ok());
+    }
+    ASSERT_TRUE(w.AddRange({kBase - 10, kBase + 4 * kStepNs + 10, *w.Intern("decodeprof:decode"),
+                            domain, 7, 0, nf::RangeKind::kPushPop})
+                    .ok());
+    ASSERT_TRUE(w.AddRange({kBase + kStepNs, kBase + 3 * kStepNs, sampled, domain, 0, -1,
+                            nf::RangeKind::kStartEnd})
+                    .ok());
+    ASSERT_TRUE(w.AddRange({kBase + 2 * kStepNs, kBase + 4 * kStepNs, sampled, domain, 0, -1,
+                            nf::RangeKind::kStartEnd})
+                    .ok());
+    ASSERT_TRUE(w.Close().ok());
+  }
+  SummarizeRequest req;
+  req.trace = path;
+  req.name = "overlap";
+  req.out_dir = dir_.string();
+  auto result = RunSummarize(req);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().kind(), base::ErrorKind::kData);
+  EXPECT_NE(result.status().message().find("sampled periods overlap"), std::string::npos)
+      << result.status().ToString();
+  EXPECT_FALSE(fs::exists(dir_ / "overlap_summary.json"));
+}
+
 // Sampled by time, with step ranges: the steps whole inside the timer's period are the
 // sampled ones. The period runs from the middle of step 2 to 0.3 ms into step 5, so steps 3
 // and 4 are whole in it; the kernels recorded in the cut steps 2 and 5 are left out.

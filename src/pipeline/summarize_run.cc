@@ -119,7 +119,8 @@ base::StatusOr<LoadedTrace> LoadTrace(const SummarizeRequest& req, const io::Imp
   LoadedTrace out;
   DP_ASSIGN_OR_RETURN(out.trace, ImportWindow(request, importer, log.marks, req.log, names));
   if (req.window.kind == WindowSpec::Kind::kDecode) {
-    out.sampling = ConcatenateSampledSteps(out.trace, names, req.step_range);
+    DP_ASSIGN_OR_RETURN(out.sampling,
+                        ConcatenateSampledSteps(out.trace, names, req.step_range, req.trace));
     out.timed_periods = TimedSamplePeriods(out.trace.info, names);
     const std::string& source = out.trace.window_source;
     if (out.timed_periods > 0 && !out.sampling && source != "graph-launches" &&
