@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -262,8 +263,13 @@ TEST_F(SampledWindowTest, ATimeSampledTraceWithStepRangesKeepsTheWholeStepsOfIts
                     .ok());
     ASSERT_TRUE(w.Close().ok());
   }
-  const nlohmann::json s = Summarize(path, "timed_steps");
+  std::vector<std::string> notes;
+  const nlohmann::json s = Summarize(path, "timed_steps", &notes);
   ASSERT_FALSE(s.empty());
+  EXPECT_NE(std::find(notes.begin(), notes.end(),
+                      "sampled by time: kernels recorded in 1 period; the step ranges whole "
+                      "inside them are the sampled steps"),
+            notes.end());
   EXPECT_EQ(s["generated_tokens"], 3);  // the two sampled steps + the prefill's token
   EXPECT_EQ(s["decode_dispatches"], 8);
   EXPECT_DOUBLE_EQ(s["decode_gpu_busy_ms"].get<double>() / 2, 0.4);  // as a full recording
@@ -313,8 +319,13 @@ TEST_F(SampledWindowTest, WithoutMarksATimeSampledLoopStaysInOnePeriod) {
     }
     ASSERT_TRUE(w.Close().ok());
   }
-  const nlohmann::json s = Summarize(path, "timed_loop");
+  std::vector<std::string> notes;
+  const nlohmann::json s = Summarize(path, "timed_loop", &notes);
   ASSERT_FALSE(s.empty());
+  EXPECT_NE(std::find(notes.begin(), notes.end(),
+                      "sampled by time: kernels recorded in 2 periods; the decode loop is the one "
+                      "of the most steps found in one of them"),
+            notes.end());
   EXPECT_EQ(s["window_evidence"]["steps"].get<int>(), 5);
   EXPECT_LT(s["decode_wall_ms"].get<double>(), 3.0) << "the loop ran across the periods";
   EXPECT_GE(s["window_evidence"]["start_ns"].get<int64_t>(), kBase + 1'000'000'000LL);

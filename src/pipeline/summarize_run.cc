@@ -404,9 +404,11 @@ base::Status ComputeRun(const SummarizeRequest& req, ComputedRun& run) {
     DP_RETURN_IF_ERROR(LoadPackAndUnits(pack_name, req.units, pack, units_name, units));
   }
   if (loaded.timed_periods > 0) {
-    result.notes.push_back("sampled by time: kernels recorded in " +
-                           std::to_string(loaded.timed_periods) +
-                           " periods; the decode loop is the one found in them");
+    result.notes.push_back(
+        "sampled by time: kernels recorded in " + std::to_string(loaded.timed_periods) +
+        (loaded.timed_periods == 1 ? " period" : " periods") +
+        (loaded.sampling ? "; the step ranges whole inside them are the sampled steps"
+                         : "; the decode loop is the one of the most steps found in one of them"));
   }
   if (const analysis::WindowEvidence& ev = loaded.trace.evidence;
       loaded.trace.window_source == "graph-launches" || loaded.trace.window_source == "periodic") {
