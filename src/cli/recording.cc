@@ -68,11 +68,10 @@ RecordingOutcome RecordCommand(std::string_view subcommand, const record::Record
                             " steps, fewer than --sample-steps needs") +
                  " (name the engine's step range with --step-range, or use --sample-time)");
       } else if (!summary->sample_time.empty() && summary->sample_periods == 0) {
-        const std::string& on_period = summary->sample_time;
         Warn(subcommand,
              "no period was recorded kernel by kernel: the program ended before the first "
              "period of --sample-time " +
-                 on_period +
+                 summary->sample_time +
                  " (it begins PERIOD - ON ms after CUDA comes up); use a shorter PERIOD, or "
                  "--sample-steps N for a short decode");
       } else if (!summary->only_range.empty() && summary->only_range_periods == 0) {

@@ -26,6 +26,17 @@ constexpr int64_t kBase = 1'000'000'000;
 constexpr int kSteps = 8;
 constexpr int64_t kStepNs = 1'000'000;
 
+// One kernel row of `duration_ns` from `start_ns`.
+void AddKernel(nf::NativeWriter& w, const char* name, int64_t start_ns, int64_t duration_ns,
+               uint32_t correlation) {
+  nf::KernelRow k;
+  k.start_ns = start_ns;
+  k.end_ns = start_ns + duration_ns;
+  k.name = k.mangled = *w.Intern(name);
+  k.correlation = correlation;
+  ASSERT_TRUE(w.AddKernel(k).ok());
+}
+
 // Eight 1 ms decode steps of four 100 µs kernels each (at 100, 250, 400, 550 µs into the
 // step). `sampled_every` 0: every kernel recorded; N: only the middle step of each N, with a
 // decodeprof:sampled range over it, and those steps 10 % longer (tracing's cost).
@@ -77,6 +88,20 @@ class SampledWindowTest : public ::testing::Test {
     fs::create_directories(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }
+
+  // Summarizing `trace` is a data error whose message holds `part`, and writes nothing.
+  void ExpectDataError(const std::string& trace, const std::string& name, const std::string& part) {
+    SummarizeRequest req;
+    req.trace = trace;
+    req.name = name;
+    req.out_dir = dir_.string();
+    auto result = RunSummarize(req);
+    ASSERT_FALSE(result.ok());
+    EXPECT_EQ(result.status().kind(), base::ErrorKind::kData);
+    EXPECT_NE(result.status().message().find(part), std::string::npos)
+        << result.status().ToString();
+    EXPECT_FALSE(fs::exists(dir_ / (name + "_summary.json")));
+  }
 
   nlohmann::json Summarize(const std::string& trace, const std::string& name,
                            std::vector<std::string>* notes = nullptr) {
@@ -161,25 +186,11 @@ TEST_F(SampledWindowTest, ATimeSampledTraceCutByMarksIsAnError) {
                    -1,
                    nf::RangeKind::kStartEnd};
     ASSERT_TRUE(w.AddRange(p).ok());
-    nf::KernelRow k;
-    k.start_ns = kBase + kStepNs + 1000;
-    k.end_ns = k.start_ns + 100'000;
-    k.name = k.mangled = *w.Intern("nvjet_gemm");
-    k.correlation = 1;
-    ASSERT_TRUE(w.AddKernel(k).ok());
+    AddKernel(w, "nvjet_gemm", kBase + kStepNs + 1000, 100'000, 1);
     ASSERT_TRUE(w.Close().ok());
   }
-  SummarizeRequest req;
-  req.trace = (dir_ / "timed2.sqlite").string();
-  req.name = "timed";
-  req.out_dir = dir_.string();
-  auto result = RunSummarize(req);
-  ASSERT_FALSE(result.ok());
-  EXPECT_EQ(result.status().kind(), base::ErrorKind::kData);
-  EXPECT_NE(result.status().message().find("sampled by time (--sample-time) cut by phase marks"),
-            std::string::npos)
-      << result.status().ToString();
-  EXPECT_FALSE(fs::exists(dir_ / "timed_summary.json"));
+  ExpectDataError((dir_ / "timed2.sqlite").string(), "timed",
+                  "sampled by time (--sample-time) cut by phase marks");
 }
 
 // Overlapping sampled periods (an edited or merged trace: the recorder writes one after
@@ -194,12 +205,7 @@ TEST_F(SampledWindowTest, OverlappingSampledPeriodsAreAnError) {
     const auto sampled = *w.Intern("decodeprof:sampled");
     for (int s = 0; s < 4; ++s) {
       const int64_t t = kBase + s * kStepNs;
-      nf::KernelRow row;
-      row.start_ns = t + 100'000;
-      row.end_ns = row.start_ns + 100'000;
-      row.name = row.mangled = *w.Intern("nvjet_gemm");
-      row.correlation = static_cast<uint32_t>(s + 1);
-      ASSERT_TRUE(w.AddKernel(row).ok());
+      AddKernel(w, "nvjet_gemm", t + 100'000, 100'000, static_cast<uint32_t>(s + 1));
       ASSERT_TRUE(w.AddRange({t, t + kStepNs, *w.Intern("decodeprof:step"), domain, 7, 1,
                               nf::RangeKind::kPushPop})
                       .ok());
@@ -215,16 +221,7 @@ TEST_F(SampledWindowTest, OverlappingSampledPeriodsAreAnError) {
                     .ok());
     ASSERT_TRUE(w.Close().ok());
   }
-  SummarizeRequest req;
-  req.trace = path;
-  req.name = "overlap";
-  req.out_dir = dir_.string();
-  auto result = RunSummarize(req);
-  ASSERT_FALSE(result.ok());
-  EXPECT_EQ(result.status().kind(), base::ErrorKind::kData);
-  EXPECT_NE(result.status().message().find("sampled periods overlap"), std::string::npos)
-      << result.status().ToString();
-  EXPECT_FALSE(fs::exists(dir_ / "overlap_summary.json"));
+  ExpectDataError(path, "overlap", "sampled periods overlap");
 }
 
 // Sampled by time, with step ranges: the steps whole inside the timer's period are the
@@ -243,13 +240,9 @@ TEST_F(SampledWindowTest, ATimeSampledTraceWithStepRangesKeepsTheWholeStepsOfIts
     for (int s = 0; s < kSteps; ++s) {
       const int64_t t = kBase + s * kStepNs;
       for (int k = 0; k < 4; ++k) {
-        nf::KernelRow row;
-        row.start_ns = t + 100'000 + k * 150'000;
-        row.end_ns = row.start_ns + 100'000;
-        if (row.start_ns < on || row.start_ns > off) continue;  // not recorded
-        row.name = row.mangled = *w.Intern(k % 2 == 0 ? "nvjet_gemm" : "rms_norm_kernel");
-        row.correlation = ++corr;
-        ASSERT_TRUE(w.AddKernel(row).ok());
+        const int64_t start = t + 100'000 + k * 150'000;
+        if (start < on || start > off) continue;  // not recorded
+        AddKernel(w, k % 2 == 0 ? "nvjet_gemm" : "rms_norm_kernel", start, 100'000, ++corr);
       }
       ASSERT_TRUE(w.AddRange({t, t + kStepNs, *w.Intern("decodeprof:step"), domain, 7, 1,
                               nf::RangeKind::kPushPop})
@@ -296,12 +289,7 @@ TEST_F(SampledWindowTest, WithoutMarksATimeSampledLoopStaysInOnePeriod) {
       int64_t t = begin + 1000;
       for (int step = 0; step < 5; ++step) {
         for (const char* name : {"norm", "qkv_gemm", "attention", "mlp_gemm"}) {
-          nf::KernelRow k;
-          k.start_ns = t;
-          k.end_ns = t + 50'000;
-          k.name = k.mangled = *w.Intern(name);
-          k.correlation = ++corr;
-          ASSERT_TRUE(w.AddKernel(k).ok());
+          AddKernel(w, name, t, 50'000, ++corr);
           t += 60'000;
         }
         nf::MemoryOpRow m;

@@ -37,26 +37,26 @@ base::StatusOr<analysis::FoundLoop> FindLoopInPeriods(std::span<const trace::Dis
   }
   if (starts.empty()) return analysis::FindDecodeLoop(in_order, info.launches, names, path);
   std::sort(starts.begin(), starts.end());
-  std::optional<base::StatusOr<analysis::FoundLoop>> best;
+  const auto by_start = [](const trace::Dispatch& d, trace::TimestampNs t) { return d.start < t; };
+  std::optional<analysis::FoundLoop> best;
+  base::Status first_error;  // of the first period without a loop
   for (size_t i = 0; i < starts.size(); ++i) {
-    const auto by_start = [](const trace::Dispatch& d, trace::TimestampNs t) {
-      return d.start < t;
-    };
     const auto lo = std::lower_bound(in_order.begin(), in_order.end(), starts[i], by_start);
     const auto hi = i + 1 < starts.size()
                         ? std::lower_bound(lo, in_order.end(), starts[i + 1], by_start)
                         : in_order.end();
     if (lo == hi) continue;
     auto found = analysis::FindDecodeLoop(std::span(lo, hi), info.launches, names, path);
-    if (found.ok()) {
-      found->dispatches_before += lo - in_order.begin();
-      if (!best || !best->ok() || found->steps >= (*best)->steps) best = std::move(found);
-    } else if (!best) {
-      best = std::move(found);
+    if (!found.ok()) {
+      if (first_error.ok()) first_error = found.status();
+      continue;
     }
+    found->dispatches_before += lo - in_order.begin();
+    if (!best || found->steps >= best->steps) best = std::move(*found);
   }
-  if (!best) return analysis::FindDecodeLoop(in_order, info.launches, names, path);
-  return std::move(*best);
+  if (best) return std::move(*best);
+  if (!first_error.ok()) return first_error;
+  return analysis::FindDecodeLoop(in_order, info.launches, names, path);  // no period's dispatch
 }
 
 // Keeps every dispatch: for traces whose phase marks are known only after the dispatches

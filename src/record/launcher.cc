@@ -280,7 +280,7 @@ base::StatusOr<TraceSummary> SummarizeTrace(const std::string& path) {
       it != imported.counters.end()) {
     summary.sample_periods = it->second;
   }
-  if (auto it = imported.meta.find("cupti_detaches"); it != imported.meta.end()) {
+  if (auto it = imported.meta.find(std::string(kMetaCuptiDetaches)); it != imported.meta.end()) {
     summary.cupti_detaches = base::ParseInt64(it->second).value_or(-1);
   }
   return summary;

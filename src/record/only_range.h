@@ -41,6 +41,13 @@ inline constexpr std::string_view kCounterSampleSteps = "sample_steps_seen";
 inline constexpr std::string_view kMetaSampleTime = "sample_time";
 inline constexpr std::string_view kCounterSamplePeriods = "sample_periods";
 inline constexpr std::string_view kSampledTimeRangeName = "decodeprof:sampled-time";
+// Detaching CUPTI between periods (DECODEPROF_RECORD_DETACH; docs/trace-format.md): how, how
+// often it was finalized and attached again, and how long that took.
+inline constexpr std::string_view kMetaCuptiDetach = "cupti_detach";
+inline constexpr std::string_view kMetaCuptiDetaches = "cupti_detaches";
+inline constexpr std::string_view kMetaCuptiAttaches = "cupti_attaches";
+inline constexpr std::string_view kMetaCuptiAttachTime = "cupti_attach_time";
+inline constexpr std::string_view kMetaCuptiDetachTime = "cupti_detach_time";
 inline constexpr std::string_view kSampledRangeName = "decodeprof:sampled";
 inline constexpr std::string_view kSampledRangeDomain = "decodeprof";
 

@@ -276,12 +276,7 @@ void Recorder::AttachCupti() {
     // cuptiActivityEnable{Runtime,Driver}Api(cbid, 0) stays off when switched on again (seen
     // on the H200: 0 API records in gated traces). Under --only-range they stay on, and the
     // translator drops those outside the gate's periods by their host start time.
-    for (size_t i = 0; i < kLaunchApiCount; ++i) {
-      const LaunchApi& api = kLaunchApis[i];
-      const bool runtime = api.kind == CUPTI_ACTIVITY_KIND_RUNTIME;
-      (void)optional(api.name, runtime ? cupti_.ActivityEnableRuntimeApi(api.cbid, 1)
-                                       : cupti_.ActivityEnableDriverApi(api.cbid, 1));
-    }
+    EnableLaunchApiRecords(&warnings);
     api_cbids_on_ = true;
   }
   launch_apis_only_ = switch_apis;
@@ -292,7 +287,7 @@ void Recorder::AttachCupti() {
     detach_broken_.store(true);
   }
   if (config_.detach && !detach_broken_.load()) {
-    SetMeta("cupti_detach", "between periods (cuptiFinalize)");
+    SetMeta(std::string(kMetaCuptiDetach), "between periods (cuptiFinalize)");
   }
   if (!warnings.empty()) {
     Warn("some records are off: " + warnings);
@@ -340,10 +335,7 @@ bool Recorder::SwitchActivity(bool on) {
       case CuptiState::kFinalizePending:  // cancelled: the callback finds kAttached
         // and the program's API calls stop going through it (the callback never waits
         // for cupti_mu_, so switching its domains off here cannot wait on it either).
-        if (subscriber_ != nullptr) {
-          (void)cupti_.EnableDomain(0, subscriber_, CUPTI_CB_DOMAIN_RUNTIME_API);
-          (void)cupti_.EnableDomain(0, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API);
-        }
+        if (subscriber_ != nullptr) (void)EnableApiDomains(0);
         [[fallthrough]];
       case CuptiState::kDetachWanted:
         cupti_state_.store(CuptiState::kAttached, std::memory_order_release);
@@ -394,20 +386,45 @@ bool Recorder::ReattachLocked(std::string* refused) {
                CuptiErrorText(cupti_, rc);
     return false;
   }
-  if (api_cbids_on_) {
-    for (size_t i = 0; i < kLaunchApiCount; ++i) {
-      const LaunchApi& api = kLaunchApis[i];
-      (void)(api.kind == CUPTI_ACTIVITY_KIND_RUNTIME ? cupti_.ActivityEnableRuntimeApi(api.cbid, 1)
-                                                     : cupti_.ActivityEnableDriverApi(api.cbid, 1));
+  std::string ignored;  // AttachCupti said which ones CUPTI refuses
+  if (api_cbids_on_) EnableLaunchApiRecords(&ignored);
+  attaches_.Add(MonotonicNs() - begin);
+  return true;
+}
+
+void Recorder::EnableLaunchApiRecords(std::string* refused) {
+  for (size_t i = 0; i < kLaunchApiCount; ++i) {
+    const LaunchApi& api = kLaunchApis[i];
+    const CUptiResult rc = api.kind == CUPTI_ACTIVITY_KIND_RUNTIME
+                               ? cupti_.ActivityEnableRuntimeApi(api.cbid, 1)
+                               : cupti_.ActivityEnableDriverApi(api.cbid, 1);
+    if (rc != CUPTI_SUCCESS) {
+      *refused +=
+          std::string(refused->empty() ? "" : "; ") + api.name + ": " + CuptiErrorText(cupti_, rc);
     }
   }
-  const int64_t took = MonotonicNs() - begin;
-  attaches_.fetch_add(1, std::memory_order_relaxed);
-  attach_ns_total_.fetch_add(took, std::memory_order_relaxed);
-  int64_t max = attach_ns_max_.load(std::memory_order_relaxed);
-  while (took > max && !attach_ns_max_.compare_exchange_weak(max, took)) {
+}
+
+CUptiResult Recorder::EnableApiDomains(uint32_t on) {
+  CUptiResult rc = cupti_.EnableDomain(on, subscriber_, CUPTI_CB_DOMAIN_RUNTIME_API);
+  if (rc == CUPTI_SUCCESS) rc = cupti_.EnableDomain(on, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API);
+  return rc;
+}
+
+void Recorder::Timings::Add(int64_t ns) {
+  count.fetch_add(1, std::memory_order_relaxed);
+  total_ns.fetch_add(ns, std::memory_order_relaxed);
+  int64_t max = max_ns.load(std::memory_order_relaxed);
+  while (ns > max && !max_ns.compare_exchange_weak(max, ns)) {
   }
-  return true;
+}
+
+std::string Recorder::Timings::Text() const {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.3f ms mean, %.3f ms max",
+                static_cast<double>(total_ns.load()) / 1e6 / static_cast<double>(count.load()),
+                static_cast<double>(max_ns.load()) / 1e6);
+  return text;
 }
 
 // A period ended (kDetachWanted): hand back and write every record, then have the next API
@@ -428,15 +445,14 @@ void Recorder::DetachFromDrainThread() {
     CUptiResult rc = subscriber_ != nullptr
                          ? CUPTI_SUCCESS
                          : cupti_.Subscribe(&subscriber_, &Recorder::OnApiCallback, this);
-    if (rc == CUPTI_SUCCESS) rc = cupti_.EnableDomain(1, subscriber_, CUPTI_CB_DOMAIN_RUNTIME_API);
-    if (rc == CUPTI_SUCCESS) rc = cupti_.EnableDomain(1, subscriber_, CUPTI_CB_DOMAIN_DRIVER_API);
+    if (rc == CUPTI_SUCCESS) rc = EnableApiDomains(1);
     if (rc != CUPTI_SUCCESS) {
       // Another subscriber (one per process), or an old CUPTI: stay attached from now on.
       const std::string why =
           "detaching CUPTI between periods: cuptiSubscribe/cuptiEnableDomain: " +
           CuptiErrorText(cupti_, rc) + " (CUPTI stays attached)";
       Warn(why);
-      SetMeta("cupti_detach", why);
+      SetMeta(std::string(kMetaCuptiDetach), why);
       detach_broken_.store(true, std::memory_order_release);
       cupti_state_.store(CuptiState::kAttached, std::memory_order_release);
       return;
@@ -459,40 +475,20 @@ void CUPTIAPI Recorder::OnApiCallback(void* user, CUpti_CallbackDomain domain,
   // cuptiFinalize flushes and hands back what is left (OnBufferCompleted: the ready queue).
   const int64_t begin = MonotonicNs();
   if (r->cupti_.Finalize() != CUPTI_SUCCESS) return;  // still attached: try the next exit
-  const int64_t took = MonotonicNs() - begin;
-  r->detach_ns_total_.fetch_add(took, std::memory_order_relaxed);
-  int64_t max = r->detach_ns_max_.load(std::memory_order_relaxed);
-  while (took > max && !r->detach_ns_max_.compare_exchange_weak(max, took)) {
-  }
+  r->detaches_.Add(MonotonicNs() - begin);
   r->subscriber_ = nullptr;  // gone with CUPTI
   // Buffers completed from here on come from the next attachment, whose correlation ids
   // may start over (RecordTranslator::SetEpoch); cuptiFinalize handed back the last ones.
   r->cupti_epoch_.fetch_add(1, std::memory_order_acq_rel);
-  r->detaches_.fetch_add(1, std::memory_order_relaxed);
   r->cupti_state_.store(CuptiState::kDetached, std::memory_order_release);
 }
 
 void Recorder::WriteDetachMeta() {
   if (!config_.detach || detach_broken_.load()) return;
-  const int64_t attaches = attaches_.load();
-  (void)writer_->SetMeta("cupti_detaches", std::to_string(detaches_.load()));
-  (void)writer_->SetMeta("cupti_attaches", std::to_string(attaches));
-  // "<mean> ms mean, <max> ms max" of `count` timings.
-  auto times = [](int64_t total_ns, int64_t max_ns, int64_t count) {
-    char text[64];
-    std::snprintf(text, sizeof text, "%.3f ms mean, %.3f ms max",
-                  static_cast<double>(total_ns) / 1e6 / static_cast<double>(count),
-                  static_cast<double>(max_ns) / 1e6);
-    return std::string(text);
-  };
-  if (attaches > 0) {
-    (void)writer_->SetMeta("cupti_attach_time",
-                           times(attach_ns_total_.load(), attach_ns_max_.load(), attaches));
-  }
-  if (const int64_t detaches = detaches_.load(); detaches > 0) {
-    (void)writer_->SetMeta("cupti_detach_time",
-                           times(detach_ns_total_.load(), detach_ns_max_.load(), detaches));
-  }
+  (void)writer_->SetMeta(kMetaCuptiDetaches, std::to_string(detaches_.count.load()));
+  (void)writer_->SetMeta(kMetaCuptiAttaches, std::to_string(attaches_.count.load()));
+  if (attaches_.count.load() > 0) (void)writer_->SetMeta(kMetaCuptiAttachTime, attaches_.Text());
+  if (detaches_.count.load() > 0) (void)writer_->SetMeta(kMetaCuptiDetachTime, detaches_.Text());
 }
 
 void Recorder::OnBufferRequested(uint8_t** buffer, size_t* size, size_t* max_records) {

@@ -130,6 +130,10 @@ class Recorder {
   bool CuptiLive() const;  // attached, and not finalized
   void DetachFromDrainThread();
   bool ReattachLocked(std::string* refused);  // cupti_mu_ held
+  // The per-launch-API records (kLaunchApis) on; each one CUPTI refused is added to `refused`.
+  void EnableLaunchApiRecords(std::string* refused);
+  // The runtime and driver API domains of subscriber_ on (1) or off (0).
+  CUptiResult EnableApiDomains(uint32_t on);
   static void CUPTIAPI OnApiCallback(void* user, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                                      const void* data);
   void WriteDetachMeta();
@@ -164,12 +168,17 @@ class Recorder {
   bool clock_callback_ = false;             // CUPTI takes its timestamps from MonotonicTimestamp
   std::atomic<bool> detach_broken_{false};  // subscribing failed: CUPTI stays attached
   std::atomic<uint32_t> cupti_epoch_{0};    // attachments ended by cuptiFinalize
-  std::atomic<int64_t> detaches_{0};
-  std::atomic<int64_t> attaches_{0};
-  std::atomic<int64_t> attach_ns_total_{0};
-  std::atomic<int64_t> attach_ns_max_{0};
-  std::atomic<int64_t> detach_ns_total_{0};  // in cuptiFinalize, on the program's threads
-  std::atomic<int64_t> detach_ns_max_{0};
+  // How many, and how long: attaching again (ReattachLocked) and cuptiFinalize (on the
+  // program's threads). Any thread adds; the drain thread reads at the end.
+  struct Timings {
+    std::atomic<int64_t> count{0};
+    std::atomic<int64_t> total_ns{0};
+    std::atomic<int64_t> max_ns{0};
+    void Add(int64_t ns);
+    std::string Text() const;  // "<mean> ms mean, <max> ms max"
+  };
+  Timings attaches_;
+  Timings detaches_;
   std::atomic<bool> gate_warned_{false};
 
   std::mutex ready_mu_;  // leaf: guards ready_
