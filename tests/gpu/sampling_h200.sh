@@ -19,7 +19,9 @@
 # Environment: ROUNDS (3), STEPS_CPP (600), STEPS_PT (96), LAYERS_PT (32), SAMPLE_N (8),
 # PT_VARIANTS (plain full sampled sampled_switch torchprof), CPP_VARIANTS (all of them),
 # STEPS_BLOCKS (3000), BLOCK (25 steps), BLOCK_VARIANTS, PIN (a CPU for taskset), PIN_PT (CPUs
-# for the PyTorch phases, e.g. 2-9).
+# for the PyTorch phases, e.g. 2-9), KEEP_TRACES (copy the last round's PyTorch traces to
+# $OUT/traces). PT variants: plain full sampled sampled_switch sampled_detach sampled32 idle
+# (CUPTI attached, the step gate never opening) kernels kernels_discard torchprof.
 set -u
 STAGE=$(cd "$1" && pwd); shift
 PHASES="${*:-cpp eager}"
@@ -179,6 +181,8 @@ pt_phase() {  # pt_phase PHASE EXTRA_ARGS...
         sampled) rec=("$DP" record --sample-steps "$N" -o "$TMP/${ph}_$v.sqlite" --) ;;
         sampled_switch) env=(DECODEPROF_RECORD_API_GATE=switch); rec=("$DP" record --sample-steps "$N" -o "$TMP/${ph}_$v.sqlite" --) ;;
         sampled_detach) env=(DECODEPROF_RECORD_DETACH=1); rec=("$DP" record --sample-steps "$N" -o "$TMP/${ph}_$v.sqlite" --) ;;
+        sampled32) rec=("$DP" record --sample-steps 32 -o "$TMP/${ph}_$v.sqlite" --) ;;
+        idle) env=(DECODEPROF_RECORD_STEP_RANGE=decodeprof:never); rec=("$DP" record --sample-steps "$N" -o "$TMP/${ph}_$v.sqlite" --) ;;
         kernels) env=(DECODEPROF_RECORD_API=0); rec=("$DP" record -o "$TMP/${ph}_$v.sqlite" --) ;;
         kernels_discard) env=(DECODEPROF_RECORD_API=0 DECODEPROF_RECORD_DISCARD=1); rec=("$DP" record -o "$TMP/${ph}_$v.sqlite" --) ;;
         torchprof) runs=torchprof ;;
@@ -191,11 +195,14 @@ pt_phase() {  # pt_phase PHASE EXTRA_ARGS...
       ms=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); r=[x for x in d['runs'] if 'tok_s' in x][-1]; print(round(1000/r['tok_s'],4))" "$TMP/${ph}_${v}_$r.json" 2>/dev/null)
       echo "round $r $v: exit $rc, ${ms:-FAILED} ms/token $(grep -h 'decodeprof: record' "$TMP/${ph}_${v}_stderr.txt" | sed 's/.*sqlite: //') (${SECONDS} s)"
       [ -n "$ms" ] || tail -n 5 "$TMP/${ph}_${v}_stderr.txt"
+      [ -f "$TMP/${ph}_$v.sqlite" ] && python3 -c "import sqlite3,sys
+for k, v in sqlite3.connect(sys.argv[1]).execute(\"select key, value from meta where key like 'gate_%' or key like 'cupti_%' order by key\"): print('   ', k + ':', v)" "$TMP/${ph}_$v.sqlite"
       note "$ph" "$v" "$r" "$ms"
     done
   done
-  for v in full sampled sampled_switch sampled_detach; do
+  for v in full sampled sampled_switch sampled_detach sampled32; do
     [ -f "$TMP/${ph}_$v.sqlite" ] || continue
+    [ -n "${KEEP_TRACES:-}" ] && mkdir -p "$OUT/traces" && cp "$TMP/${ph}_$v.sqlite" "$OUT/traces/"
     timeout 120 "$DP" summarize --trace "$TMP/${ph}_$v.sqlite" --decode-range decodeprof:decode \
       --step-range decodeprof:step --quiet --out-dir "$OUT" --name "${ph}_summary_$v" 2>&1 | tail -n 4
     echo "summarize $ph $v exit: ${PIPESTATUS[0]}"
@@ -226,7 +233,7 @@ for ph in ("cpp", "cppprobe", "cppblocks", "eager", "compile"):
     if os.path.exists(full):
         f = json.load(open(full))
         per = lambda s: s["decode_gpu_busy_ms"] / max(1, (s.get("generated_tokens") or 2) - 1)
-        for v in ("sampled", "sampled_switch", "sampled_detach", "kernels", "t50_1000", "t50_2000",
+        for v in ("sampled", "sampled_switch", "sampled_detach", "sampled32", "kernels", "t50_1000", "t50_2000",
                   "t100_2000", "steps8", "steps8_detach", "time50_500", "time50_500_switch",
                   "time50_500_off", "nvtx_steps", "nvtx_steps_switch"):
             p = os.path.join(out, f"{ph}_summary_{v}_summary.json")

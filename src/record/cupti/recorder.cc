@@ -325,6 +325,12 @@ bool Recorder::CuptiLive() const {
 }
 
 bool Recorder::SwitchActivity(bool on) {
+  const int64_t begin = MonotonicNs();
+  struct Timed {  // adds the switch's duration however it returns
+    Timings& into;
+    int64_t begin;
+    ~Timed() { into.Add(MonotonicNs() - begin); }
+  } timed{on ? switches_on_ : switches_off_, begin};
   std::string refused;
   auto lock = CuptiLock();
   if (on && config_.detach) {
@@ -354,14 +360,21 @@ bool Recorder::SwitchActivity(bool on) {
   if (!on) {
     // Kernels launched in the period and still running are recorded when they end (CUPTI
     // decides at launch); a plain flush hands back the buffers whose records are complete.
-    // Sampled recordings need it too: without it, the kernels of CUDA graphs replayed in a
-    // sampled step came back with durations of ~12 ms instead of ~30 us (H200, CUPTI 13.0;
-    // docs/results/h200-sampling-2026-12-01.md).
+    // It runs here, on the thread that closed the range, before that thread launches again:
+    // a CUDA graph replayed once its kernels are no longer recorded overwrites the timestamps
+    // of the recorded replay that CUPTI has not read yet. Without the flush its kernels came
+    // back with durations of ~12 ms instead of ~30 us; with it on the recorder's thread, a
+    // few still did (~2 ms: the next step's replay won the race; H200, CUPTI 13.0,
+    // docs/results/h200-sampling-2026-12-01.md and h200-sampling-flush-2026-12-01.md).
+    if (config_.flush_ms > 0) {
+      const int64_t flush_begin = MonotonicNs();
+      cupti_.ActivityFlushAll(0);
+      period_flushes_.Add(MonotonicNs() - flush_begin);
+    }
     if (config_.detach && !detach_broken_.load(std::memory_order_acquire)) {
       cupti_state_.store(CuptiState::kDetachWanted, std::memory_order_release);
     }
-    flush_requested_.store(true, std::memory_order_release);
-    sem_post(&wake_);
+    sem_post(&wake_);  // the recorder's thread writes what the flush handed back
   }
   if (refused.empty()) return true;
   const std::string why =
@@ -489,6 +502,18 @@ void Recorder::WriteDetachMeta() {
   (void)writer_->SetMeta(kMetaCuptiAttaches, std::to_string(attaches_.count.load()));
   if (attaches_.count.load() > 0) (void)writer_->SetMeta(kMetaCuptiAttachTime, attaches_.Text());
   if (detaches_.count.load() > 0) (void)writer_->SetMeta(kMetaCuptiDetachTime, detaches_.Text());
+}
+
+void Recorder::WriteGateTimingMeta() {
+  for (const auto& [key, timings] :
+       {std::pair<std::string_view, const Timings*>{kMetaGateSwitchOnTime, &switches_on_},
+        {kMetaGateSwitchOffTime, &switches_off_},
+        {kMetaGateFlushTime, &period_flushes_}}) {
+    if (timings->count.load() > 0) {
+      (void)writer_->SetMeta(key,
+                             std::to_string(timings->count.load()) + " times, " + timings->Text());
+    }
+  }
 }
 
 void Recorder::OnBufferRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
@@ -624,14 +649,11 @@ void Recorder::DrainLoop() {
       return;
     }
     const int64_t now = MonotonicNs();
-    // A gated period just ended: flush now rather than at the next periodic flush (not
-    // with flush_ms = 0, which asks for no flush before exit).
-    const bool period_ended = flush_requested_.exchange(false, std::memory_order_acq_rel);
     if (cupti_state_.load(std::memory_order_acquire) == CuptiState::kDetachWanted &&
         !stop_.load()) {
       DetachFromDrainThread();  // flushes (forced) and writes the period's records
       next_flush = now + static_cast<int64_t>(config_.flush_ms) * 1000000;
-    } else if (config_.flush_ms > 0 && (now >= next_flush || period_ended) && !stop_.load()) {
+    } else if (config_.flush_ms > 0 && now >= next_flush && !stop_.load()) {
       // Hands back buffers whose records are complete, so that commits keep up with the
       // program (and a SIGKILL loses at most about flush_ms + commit_ms of records).
       if (auto lock = CuptiLock(); CuptiLive()) cupti_.ActivityFlushAll(0);
@@ -657,6 +679,7 @@ void Recorder::FinishFromDrainThread() {
   WriteCounters();
   if (gate_.every() > 1 || gate_.timed()) WriteSampledPeriods();
   WriteDetachMeta();
+  WriteGateTimingMeta();
   closed_.store(true, std::memory_order_release);
   nvtx_.Disable();
   if (const base::Status status = writer_->Close(); !status.ok()) Warn(status.ToString());

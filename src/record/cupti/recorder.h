@@ -137,6 +137,7 @@ class Recorder {
   static void CUPTIAPI OnApiCallback(void* user, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                                      const void* data);
   void WriteDetachMeta();
+  void WriteGateTimingMeta();
 
   const RecorderConfig config_;
   const pid_t pid_;
@@ -159,7 +160,6 @@ class Recorder {
   std::atomic<bool> in_forked_child_{false};
   std::atomic<int> pending_signal_{0};
   std::atomic<int64_t> cupti_dropped_{0};
-  std::atomic<bool> flush_requested_{false};  // set when the gate switched recording off
 
   std::mutex cupti_mu_;  // after the gate's mutex; taken only when detaching (CuptiLock)
   std::atomic<CuptiState> cupti_state_{CuptiState::kAttached};
@@ -179,6 +179,9 @@ class Recorder {
   };
   Timings attaches_;
   Timings detaches_;
+  Timings switches_on_;     // SwitchActivity(true), attaching again included
+  Timings switches_off_;    // SwitchActivity(false)
+  Timings period_flushes_;  // the plain flush when a period ends (SwitchActivity(false))
   std::atomic<bool> gate_warned_{false};
 
   std::mutex ready_mu_;  // leaf: guards ready_

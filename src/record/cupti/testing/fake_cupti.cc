@@ -21,7 +21,10 @@
 // FAKE_CUPTI_REFUSE_AGAIN=1 lets the first enabling of CONCURRENT_KERNEL succeed and fails
 // every later one; FAKE_CUPTI_DROPPED=N makes the first dropped-record query report N;
 // FAKE_CUPTI_NO_SUBSCRIBE=1 makes cuptiSubscribe fail.
-// Control functions for the host program: FakeCuptiEmitKernels, FakeCuptiDetachStats.
+// Control functions for the host program: FakeCuptiEmitKernels, FakeCuptiDetachStats,
+// FakeCuptiLaunchesOverUnread (launches made with kernels switched off while kernel records
+// were still unread: in a real CUPTI, graph replays that overwrite the recorded replay's
+// timestamps).
 #include <cupti.h>
 
 #include <atomic>
@@ -52,6 +55,8 @@ bool g_runtime_domain = false;
 bool g_finalized = false;
 int g_finalizes = 0;
 int g_stray_calls = 0;
+size_t g_unread_kernels = 0;  // kernel records in g_buffer, not handed back yet
+int g_launches_over_unread = 0;
 std::atomic<bool> g_reported_env_drops{false};
 
 bool Set(const char* variable) {
@@ -87,6 +92,7 @@ void CompleteLocked(std::unique_lock<std::mutex>& lock) {
   const size_t used = g_used;
   g_buffer = nullptr;
   g_size = g_used = 0;
+  g_unread_kernels = 0;
   auto complete = g_complete;
   lock.unlock();
   if (complete != nullptr) complete(nullptr, 0, buffer, size, used);
@@ -234,6 +240,9 @@ int FakeCuptiEmitKernels(int count, const char* name, uint64_t duration_ns) {
     }
     const bool kernel = g_kernels_enabled;
     const bool api = g_api_enabled;
+    // CUPTI 13 reads a graph kernel's timestamps when it hands its record back; a replay of
+    // the graph after recording was switched off overwrites those it has not read yet.
+    if (!kernel && g_unread_kernels > 0) ++g_launches_over_unread;
     const size_t need =
         (kernel ? sizeof(CUpti_ActivityKernel10) : 0) + (api ? sizeof(CUpti_ActivityAPI) : 0);
     if (need == 0) continue;
@@ -290,6 +299,7 @@ int FakeCuptiEmitKernels(int count, const char* name, uint64_t duration_ns) {
     k.name = name;
     std::memcpy(g_buffer + g_used, &k, sizeof k);
     g_used += sizeof k;
+    ++g_unread_kernels;
     ++recorded;
   }
   return recorded;
@@ -300,6 +310,12 @@ void FakeCuptiDetachStats(int* finalizes, int* stray_calls) {
   std::lock_guard<std::mutex> lock(g_mu);
   *finalizes = g_finalizes;
   *stray_calls = g_stray_calls;
+}
+
+// Launches made with kernels switched off while kernel records were unread (see the top).
+int FakeCuptiLaunchesOverUnread() {
+  std::lock_guard<std::mutex> lock(g_mu);
+  return g_launches_over_unread;
 }
 
 }  // extern "C"

@@ -102,9 +102,15 @@ constexpr const char* kGate = "decodeprof:record";
 using EmitFn = int (*)(int, const char*, uint64_t);
 using FlushFn = int (*)(uint32_t);
 using DetachStatsFn = void (*)(int*, int*);
+using CountFn = int (*)();
 EmitFn g_emit = nullptr;
 FlushFn g_flush = nullptr;
 DetachStatsFn g_detach_stats = nullptr;
+CountFn g_launches_over_unread = nullptr;
+
+int LaunchesOverUnread() {
+  return g_launches_over_unread != nullptr ? g_launches_over_unread() : 0;
+}
 
 int Emit(int n, const char* name, uint64_t duration_ns = 2000) {
   return g_emit != nullptr ? g_emit(n, name, duration_ns) : 0;
@@ -125,6 +131,9 @@ int RunGated(const std::string& scenario) {
     Emit(1, "k_in_long", 50'000'000);  // still running on the "GPU" when the range closes
     if (Pop() != 0) return Fail("pop");
     Emit(30, "k_out_between");
+    // The period's records were handed back before the closing thread launched again (a
+    // CUDA graph replayed now would overwrite timestamps CUPTI has not read). Exit 3.
+    if (LaunchesOverUnread() != 0) return Fail("launched over unread kernel records") + 1;
     Mark("between");  // marks and other ranges are recorded whatever the gate says
     Push("other");
     Emit(3, "k_out_other");
@@ -261,6 +270,8 @@ int main(int argc, char** argv) {
       g_emit = reinterpret_cast<EmitFn>(dlsym(cupti, "FakeCuptiEmitKernels"));
       g_flush = reinterpret_cast<FlushFn>(dlsym(cupti, "cuptiActivityFlushAll"));
       g_detach_stats = reinterpret_cast<DetachStatsFn>(dlsym(cupti, "FakeCuptiDetachStats"));
+      g_launches_over_unread =
+          reinterpret_cast<CountFn>(dlsym(cupti, "FakeCuptiLaunchesOverUnread"));
     }
   }
   auto emit = [](int n, const char* name) { return Emit(n, name); };

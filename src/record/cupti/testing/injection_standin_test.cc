@@ -227,6 +227,13 @@ TEST_F(GatedTest, RecordsKernelsOnlyInsideTheRange) {
   EXPECT_EQ(t.native.counters["only_range_periods"], 2);
   EXPECT_EQ(t.native.counters["only_range_switch_failures"], 0);
   EXPECT_EQ(t.native.dropped_records, 0);
+  // Exit 0 above: the closing thread flushed before it launched again. What the switches
+  // cost it is in the meta: switched off (and flushed) once when CUPTI attached and once at
+  // the end of each of the two periods.
+  EXPECT_EQ(t.native.meta["gate_switch_off_time"].rfind("3 times, ", 0), 0u)
+      << t.native.meta["gate_switch_off_time"];
+  EXPECT_EQ(t.native.meta["gate_flush_time"].rfind("3 times, ", 0), 0u);
+  EXPECT_NE(t.native.meta["gate_switch_on_time"].find(" ms mean, "), std::string::npos);
   // NVTX is recorded whatever the gate says.
   EXPECT_EQ(t.ranges_by_name["decodeprof:record"], 2);
   EXPECT_EQ(t.ranges_by_name["other"], 1);
