@@ -99,6 +99,13 @@ struct Sampling {
   std::optional<double> tracing_cost_ms_per_step;
   std::optional<double> tracing_cost_us_per_dispatch;
   std::optional<double> tracing_share_of_host_gap_pct;
+  // What sampling cost the run, in the run itself: the median excess of a sampled step and
+  // the step after it (start to start; switching recording off, its flush, and what the first
+  // unrecorded step pays) over the median start-to-start time of the other steps; and that
+  // cost spread over all steps, as an estimate of the run's slowdown from sampling (not
+  // counting what being attached costs every step, which no step of the run is without).
+  std::optional<double> run_cost_ms_per_sampled_step;
+  std::optional<double> run_cost_pct;
 };
 
 // The run's place in a multi-process job (trace::RankInfo; docs/multi-gpu.md).

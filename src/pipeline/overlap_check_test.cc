@@ -1,6 +1,8 @@
 // Dispatches that overlap more than a GPU can run at once: the window's summed durations over
 // its GPU-busy time. Over 8x is a warning, over 128x an error (exit 65, no output), as a
-// sampled CUDA-graph recording whose graph kernels came back ~12 ms long showed (163x).
+// sampled CUDA-graph recording whose graph kernels came back ~12 ms long showed (163x). And
+// kernels of one CUDA stream that end after the next kernel of their stream ended (a warning:
+// late end timestamps, as a graph replayed before CUPTI read the recorded replay gave).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -90,6 +92,71 @@ TEST_F(OverlapCheckTest, MoreThanAGpuRunsIsAnErrorWithoutOutput) {
   EXPECT_NE(r.status().ToString().find("dispatches_overlap_impossible"), std::string::npos)
       << r.status().ToString();
   EXPECT_FALSE(fs::exists(dir_ / "out" / "o200_summary.json"));
+}
+
+// Four 1 ms steps of ten 20 us kernels on one stream, recorded by `recorder`; in step 2 the
+// first `late` kernels end 1.9 ms late (as a graph replayed before CUPTI read them showed).
+void WriteStreamRun(const std::string& path, const char* recorder, int late) {
+  auto writer = nf::NativeWriter::Create(path, "monotonic", recorder);
+  ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+  nf::NativeWriter& w = **writer;
+  const auto domain = *w.Intern("");
+  const auto range = [&](const char* name, int64_t a, int64_t b, int32_t depth) {
+    nf::RangeRow r{a, b, *w.Intern(name), domain, 1, depth, nf::RangeKind::kPushPop};
+    ASSERT_TRUE(w.AddRange(r).ok());
+  };
+  const int64_t base = 1'000'000'000;
+  range("decodeprof:decode", base, base + 4'000'000, 0);
+  uint32_t correlation = 0;
+  for (int s = 0; s < 4; ++s) {
+    const int64_t t = base + s * 1'000'000;
+    range("decodeprof:step", t, t + 1'000'000, 1);
+    for (int k = 0; k < 10; ++k) {
+      nf::KernelRow row;
+      row.start_ns = t + 100'000 + k * 30'000;
+      row.end_ns = row.start_ns + 20'000 + (s == 2 && k < late ? 1'900'000 : 0);
+      row.name = row.mangled = *w.Intern(k % 2 == 0 ? "nvjet_gemm" : "rms_norm_kernel");
+      row.stream = 7;
+      row.correlation = ++correlation;
+      ASSERT_TRUE(w.AddKernel(row).ok());
+    }
+  }
+  ASSERT_TRUE(w.Close().ok());
+}
+
+TEST_F(OverlapCheckTest, AKernelThatOutlastsTheNextOfItsStreamIsAWarning) {
+  const auto run = [&](const char* recorder, int late) {
+    const std::string trace = (dir_ / (std::to_string(late) + recorder + ".sqlite")).string();
+    WriteStreamRun(trace, recorder, late);
+    SummarizeRequest req;
+    req.trace = trace;
+    req.name = "s" + std::to_string(late);
+    req.out_dir = (dir_ / "out").string();
+    return RunSummarize(req);
+  };
+  const auto entry = [](const SummarizeResult& r) -> const trace::DiagnosticEntry* {
+    for (const auto& d : r.summary.diagnostics) {
+      if (d.code == trace::Diag::kDispatchesOutOfStreamOrder) return &d;
+    }
+    return nullptr;
+  };
+  auto in_order = run("decodeprof-cupti 0.1.0", 0);
+  ASSERT_TRUE(in_order.ok()) << in_order.status().ToString();
+  EXPECT_EQ(entry(*in_order), nullptr);
+  // Three kernels of step 2 end late, each after the one before: the seven kernels after
+  // them in step 2 and the ten of step 3 end before the third late one does.
+  auto late = run("decodeprof-cupti 0.1.0", 3);
+  ASSERT_TRUE(late.ok()) << late.status().ToString();
+  const trace::DiagnosticEntry* e = entry(*late);
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->count, 17);
+  EXPECT_NE(e->first.detail.find("the first: nvjet_gemm on stream 7 (1920.0 us)"),
+            std::string::npos)
+      << e->first.detail;
+  // A rocprofv3 recording converted: a ROCm queue may run its packets at once; no warning.
+  auto rocm = run("rocprofv3 (converted)", 3);
+  ASSERT_TRUE(rocm.ok()) << rocm.status().ToString();
+  EXPECT_EQ(entry(*rocm), nullptr);
 }
 
 }  // namespace

@@ -14,6 +14,45 @@ int64_t TimedSamplePeriods(const trace::ImportedTrace& info, const trace::String
   return n;
 }
 
+namespace {
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
+}  // namespace
+
+std::optional<std::pair<double, double>> RunCostOfSampling(
+    const std::vector<std::pair<trace::TimestampNs, bool>>& steps) {
+  // Start to start: step i's time is steps[i + 1].start - steps[i].start (the last has none).
+  const size_t n = steps.size();
+  if (n < 3) return std::nullopt;
+  std::vector<double> step_ns(n - 1);
+  for (size_t i = 0; i + 1 < n; ++i) {
+    step_ns[i] = static_cast<double>(steps[i + 1].first - steps[i].first);
+  }
+  std::vector<double> others;
+  for (size_t i = 0; i + 1 < n; ++i) {
+    const bool after_sampled = i > 0 && steps[i - 1].second;
+    if (!steps[i].second && !after_sampled) others.push_back(step_ns[i]);
+  }
+  if (others.empty()) return std::nullopt;
+  const double base = Median(others);
+  std::vector<double> excess;
+  int64_t sampled = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (!steps[i].second) continue;
+    ++sampled;
+    if (i + 2 < n && !steps[i + 1].second) excess.push_back(step_ns[i] + step_ns[i + 1] - 2 * base);
+  }
+  if (excess.empty() || base <= 0) return std::nullopt;
+  const double cost = Median(excess);
+  return std::make_pair(cost,
+                        cost * static_cast<double>(sampled) / (static_cast<double>(n) * base));
+}
+
 base::StatusOr<std::optional<analysis::Sampling>> ConcatenateSampledSteps(
     WindowedTrace& t, const trace::StringPool& names, const std::string& step_range,
     const std::string& path) {
@@ -113,6 +152,7 @@ base::StatusOr<std::optional<analysis::Sampling>> ConcatenateSampledSteps(
   int64_t sampled = 0, unsampled = 0;
   size_t p = 0;
   trace::TimestampNs step_end = INT64_MIN;
+  std::vector<std::pair<trace::TimestampNs, bool>> seen;  // each step's start, and sampled
   for (const trace::Range& s : steps) {
     if (s.start < step_end) continue;  // a nested range of the name is part of its step
     step_end = s.end;
@@ -125,6 +165,7 @@ base::StatusOr<std::optional<analysis::Sampling>> ConcatenateSampledSteps(
     while (p < periods.size() && middle(p) < s.start) ++p;
     const bool in_period = p < periods.size() && middle(p) <= s.end;
     const auto ns = static_cast<double>(s.end - s.start);
+    seen.emplace_back(s.start, in_period);
     if (in_period) {
       sampled_ns += ns;
       ++sampled;
@@ -142,6 +183,10 @@ base::StatusOr<std::optional<analysis::Sampling>> ConcatenateSampledSteps(
     const double ratio = (sampled_ns / static_cast<double>(sampled)) /
                          (unsampled_ns / static_cast<double>(unsampled));
     out.distortion_pct = std::round((ratio - 1.0) * 10000.0) / 100.0;
+  }
+  if (const auto cost = by_time ? std::nullopt : RunCostOfSampling(seen)) {
+    out.run_cost_ms_per_sampled_step = round3(cost->first / 1e6);
+    out.run_cost_pct = std::round(cost->second * 10000.0) / 100.0;
   }
   t.steps = out.steps_sampled;
   return std::optional<analysis::Sampling>(out);

@@ -11,6 +11,8 @@
 
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "src/base/status.h"
 
@@ -26,6 +28,14 @@ inline constexpr std::string_view kSampledTimeRange = "decodeprof:sampled-time";
 
 // The periods of a timed sampling in the trace (0: not one).
 int64_t TimedSamplePeriods(const trace::ImportedTrace& info, const trace::StringPool& names);
+
+// What step sampling cost the run, from its steps in order (start, sampled): the median
+// excess, start to start, of a sampled step and the unsampled step after it over twice the
+// median of the other steps (neither sampled nor right after one), in ns; and that cost times
+// the sampled steps over all steps at that median pace (the run's slowdown from sampling, a
+// fraction). Nothing with fewer than three steps or no such pair.
+std::optional<std::pair<double, double>> RunCostOfSampling(
+    const std::vector<std::pair<trace::TimestampNs, bool>>& steps);
 
 // Nothing when the window holds no sampled period (not a sampled recording); otherwise
 // rewrites `t.window` and `t.steps` (the sampled steps) and returns the sampling's figures.

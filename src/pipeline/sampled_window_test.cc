@@ -153,11 +153,18 @@ TEST_F(SampledWindowTest, SampledStepsGiveTheFullRecordingsPerTokenGpuFigures) {
   EXPECT_DOUBLE_EQ(s["tracing_cost_ms_per_step"].get<double>(), 0.1);
   EXPECT_DOUBLE_EQ(s["tracing_cost_us_per_dispatch"].get<double>(), 25.0);
   EXPECT_DOUBLE_EQ(s["tracing_share_of_host_gap_pct"].get<double>(), 14.25);
+  // Start to start, the sampled step 2 took 1.1 ms and step 3 after it 1.0 ms, against 1.0 ms
+  // for the others (step 6's next step is the last: no time of its own): 0.1 ms a sampled
+  // step, two sampled steps of eight, 2.5 % of the decode.
+  EXPECT_DOUBLE_EQ(s["run_cost_ms_per_sampled_step"].get<double>(), 0.1);
+  EXPECT_DOUBLE_EQ(s["run_cost_pct"].get<double>(), 2.5);
   bool said = false;
   for (const std::string& n : notes) {
-    said = said || (n.find("sampled recording: 2 of 8 steps recorded kernel by kernel") == 0 &&
-                    n.find("tracing added 0.100 ms a sampled step, 25.000 us a dispatch, 14.25 % "
-                           "of its host gap") != std::string::npos);
+    said = said ||
+           (n.find("sampled recording: 2 of 8 steps recorded kernel by kernel") == 0 &&
+            n.find("tracing added 0.100 ms a sampled step, 25.000 us a dispatch, 14.25 % "
+                   "of its host gap; sampling cost the run 0.100 ms a sampled step (it "
+                   "and the next, start to start), 2.50 % of the decode") != std::string::npos);
   }
   EXPECT_TRUE(said) << (notes.empty() ? std::string() : notes.back());
   bool warned = false;
@@ -165,6 +172,38 @@ TEST_F(SampledWindowTest, SampledStepsGiveTheFullRecordingsPerTokenGpuFigures) {
   EXPECT_TRUE(warned) << b["diagnostics"].dump();
   // The kernel tables agree per token: the same kernels, the same shares.
   EXPECT_EQ(a["class_share_pct"], b["class_share_pct"]);
+}
+
+// What sampling cost the run, from the step starts alone: a sampled step and the one after
+// it against the median of the others.
+TEST(RunCostOfSamplingTest, TheSampledStepAndTheNextAgainstTheOthers) {
+  // Steps of 2 ms; every fourth sampled, 0.4 ms longer, and the step after it 0.5 ms longer.
+  std::vector<std::pair<trace::TimestampNs, bool>> steps;
+  trace::TimestampNs t = 0;
+  for (int i = 0; i < 17; ++i) {
+    const bool sampled = i % 4 == 1;
+    const bool after = i % 4 == 2;
+    steps.emplace_back(t, sampled);
+    t += 2'000'000 + (sampled ? 400'000 : 0) + (after ? 500'000 : 0);
+  }
+  const auto cost = RunCostOfSampling(steps);
+  ASSERT_TRUE(cost.has_value());
+  EXPECT_DOUBLE_EQ(cost->first, 900'000.0);
+  // 0.9 ms for each of the 4 sampled steps over 17 steps of 2 ms.
+  EXPECT_DOUBLE_EQ(cost->second, 0.9 * 4 / (17 * 2.0));
+  // A late outlier (a pause of the program) moves neither median.
+  steps.back().first += 50'000'000;
+  EXPECT_DOUBLE_EQ(RunCostOfSampling(steps)->first, 900'000.0);
+}
+
+TEST(RunCostOfSamplingTest, NothingWithoutAPairOrABaseline) {
+  EXPECT_FALSE(RunCostOfSampling({}).has_value());
+  EXPECT_FALSE(RunCostOfSampling({{0, true}, {10, false}}).has_value());
+  // Every step sampled: no step to compare with.
+  EXPECT_FALSE(RunCostOfSampling({{0, true}, {10, true}, {20, true}, {30, true}}).has_value());
+  // The only sampled step is the last but one: its next step has no time of its own.
+  EXPECT_FALSE(RunCostOfSampling({{0, false}, {10, false}, {20, false}, {30, true}, {40, false}})
+                   .has_value());
 }
 
 // A recording sampled by time has no whole decode window: cut by its phase marks, the window

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -164,6 +165,44 @@ void AddOverlapDiagnostics(const SummarizeRequest& req, const analysis::DecodeWi
   } else if (overlap > 8) {
     diag.Add(trace::Diag::kDispatchesOverlap, 1, {req.trace, "", detail});
   }
+}
+
+// Kernels of one CUDA stream run in order: one that ends after the next kernel of its stream
+// ended has a late end timestamp (seen on the H200 when a CUDA graph was replayed before CUPTI
+// read the recorded replay's timestamps: ~2 ms graph kernels of ~20 us), or overlaps it by
+// programmatic dependent launch. Only where the source's streams run in order
+// (ImportedTrace::in_order_streams: CUDA streams, not ROCm queues).
+void AddStreamOrderDiagnostics(const SummarizeRequest& req, const trace::ImportedTrace& info,
+                               const analysis::DecodeWindow& w, const trace::StringPool& names,
+                               trace::Diagnostics& diag) {
+  if (!info.in_order_streams) return;
+  std::unordered_map<uint64_t, size_t> last;  // (device, stream) -> its latest kernel so far
+  int64_t count = 0;
+  int64_t late_ns = 0;
+  const trace::Dispatch* first = nullptr;
+  for (size_t i = 0; i < w.dispatches.size(); ++i) {
+    const trace::Dispatch& d = w.dispatches[i];
+    if (d.kind != trace::DispatchKind::kKernel || d.stream == 0) continue;
+    const uint64_t key = (static_cast<uint64_t>(static_cast<uint16_t>(d.device)) << 32) | d.stream;
+    const auto [it, fresh] = last.try_emplace(key, i);
+    if (fresh) continue;
+    const trace::Dispatch& prev = w.dispatches[it->second];
+    if (prev.end > d.end) {
+      ++count;
+      late_ns += prev.end - d.end;
+      if (first == nullptr) first = &prev;
+      continue;  // keep the late one: the kernels it outlasts count once each
+    }
+    it->second = i;
+  }
+  if (count == 0) return;
+  diag.Add(trace::Diag::kDispatchesOutOfStreamOrder, count,
+           {req.trace, first->line == 0 ? "" : std::to_string(first->line),
+            "the first: " + std::string(names.Get(first->name)) + " on stream " +
+                std::to_string(first->stream) + " (" +
+                base::FormatFixed(static_cast<double>(first->duration()) / 1e3, 1) +
+                " us); the late ends add up to " +
+                base::FormatFixed(static_cast<double>(late_ns) / 1e6, 3) + " ms"});
 }
 
 void AddAnalysisDiagnostics(const SummarizeRequest& req, const analysis::Summary& summary,
@@ -497,6 +536,12 @@ base::Status ComputeRun(const SummarizeRequest& req, ComputedRun& run) {
             ", " + base::FormatFixed(*m->tracing_share_of_host_gap_pct, 2) + " % of its host gap";
       }
     }
+    if (sampled_note && m->run_cost_ms_per_sampled_step && m->run_cost_pct) {
+      result.notes[*sampled_note] += "; sampling cost the run " +
+                                     base::FormatFixed(*m->run_cost_ms_per_sampled_step, 3) +
+                                     " ms a sampled step (it and the next, start to start), " +
+                                     base::FormatFixed(*m->run_cost_pct, 2) + " % of the decode";
+    }
   }
   if (rated >= 2) {
     // How much the plain runs' spread could move each plain ceiling: the same summary over
@@ -538,6 +583,7 @@ base::Status ComputeRun(const SummarizeRequest& req, ComputedRun& run) {
   AddRecorderWarnings(info.diagnostics, result.summary.warnings);
   AddAnalysisDiagnostics(req, result.summary, attribution, info.diagnostics);
   AddOverlapDiagnostics(req, window, info.diagnostics);
+  AddStreamOrderDiagnostics(req, info, window, names, info.diagnostics);
   result.summary.diagnostics = info.diagnostics.entries();
   result.summary.trace_format = result.format;
   result.summary.window_source = loaded.trace.window_source;

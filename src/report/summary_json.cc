@@ -184,6 +184,9 @@ JsonValue SummaryToJson(const analysis::Summary& s) {
                  JsonValue::OptFloat(m.tracing_cost_us_per_dispatch));
     sampling.Add("tracing_share_of_host_gap_pct",
                  JsonValue::OptFloat(m.tracing_share_of_host_gap_pct));
+    sampling.Add("run_cost_ms_per_sampled_step",
+                 JsonValue::OptFloat(m.run_cost_ms_per_sampled_step));
+    sampling.Add("run_cost_pct", JsonValue::OptFloat(m.run_cost_pct));
   }
   // The units in rank order (analysis/ranking.h), each with the field it ranks by and that
   // field's value; after every other field.

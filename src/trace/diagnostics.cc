@@ -78,6 +78,10 @@ constexpr DiagnosticInfo kDiagnosticInfo[] = {
     {Diag::kDispatchesOverlapImpossible, "dispatches_overlap_impossible", S::kError,
      "the window's dispatches add up to over 128 times its GPU-busy time, more than a GPU runs "
      "at once: their timestamps are wrong"},
+    {Diag::kDispatchesOutOfStreamOrder, "dispatches_out_of_stream_order", S::kWarning,
+     "kernels that end after the next kernel of their CUDA stream has ended: a stream runs its "
+     "kernels in order, so their end timestamps are late (a CUDA graph replayed before CUPTI "
+     "read them) unless they overlap by programmatic dependent launch"},
     {Diag::kLogLineUnread, "log_line_unread", S::kWarning,
      "a bench-log line naming a result or mark whose value cannot be read: left out"},
     {Diag::kDuplicateMarks, "duplicate_marks", S::kWarning,

@@ -59,6 +59,7 @@ enum class Diag : uint16_t {
   kSamplingDistortion,
   kDispatchesOverlap,
   kDispatchesOverlapImpossible,
+  kDispatchesOutOfStreamOrder,
   // The bench logs and the other inputs.
   kLogLineUnread,
   kDuplicateMarks,

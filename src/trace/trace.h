@@ -63,6 +63,11 @@ struct ImportedTrace {
   // False when the source carries no grid sizes at all (rocprofv3 CSV without Grid_Size
   // columns: every Dispatch::grid is 0, seed spec 2.2).
   bool has_grid = true;
+  // True when each stream runs its kernels one after another, so that a kernel ending after
+  // the next kernel of its stream ended has a wrong timestamp (CUDA streams: CUPTI, nsys,
+  // Kineto); false where a queue may run them at once (a ROCm queue's packets without the
+  // barrier bit) or the source does not say.
+  bool in_order_streams = false;
   // Launch API calls with a non-zero correlation id, in source order.
   std::vector<ApiCall> launches;
   // Annotation ranges, by start, then depth (the importers sort them so).

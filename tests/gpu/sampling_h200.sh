@@ -182,7 +182,7 @@ pt_phase() {  # pt_phase PHASE EXTRA_ARGS...
         sampled_switch) env=(DECODEPROF_RECORD_API_GATE=switch); rec=("$DP" record --sample-steps "$N" -o "$TMP/${ph}_$v.sqlite" --) ;;
         sampled_detach) env=(DECODEPROF_RECORD_DETACH=1); rec=("$DP" record --sample-steps "$N" -o "$TMP/${ph}_$v.sqlite" --) ;;
         sampled32) rec=("$DP" record --sample-steps 32 -o "$TMP/${ph}_$v.sqlite" --) ;;
-        idle) env=(DECODEPROF_RECORD_STEP_RANGE=decodeprof:never); rec=("$DP" record --sample-steps "$N" -o "$TMP/${ph}_$v.sqlite" --) ;;
+        idle) rec=("$DP" record --sample-steps "$N" --step-range decodeprof:never -o "$TMP/${ph}_$v.sqlite" --) ;;
         kernels) env=(DECODEPROF_RECORD_API=0); rec=("$DP" record -o "$TMP/${ph}_$v.sqlite" --) ;;
         kernels_discard) env=(DECODEPROF_RECORD_API=0 DECODEPROF_RECORD_DISCARD=1); rec=("$DP" record -o "$TMP/${ph}_$v.sqlite" --) ;;
         torchprof) runs=torchprof ;;

@@ -444,6 +444,7 @@ base::StatusOr<KinetoImport> Reader::Run(const std::string& source) {
   if (result_.rank) builder_.trace().rank = result_.rank;
   AssignDepths(result_.ranges);
   trace::ImportedTrace& t = builder_.trace();
+  t.in_order_streams = true;  // CUDA (or HIP) streams, as torch.profiler names them
   for (const trace::Range& r : result_.ranges) builder_.AddRange(r);
   // libkineto stamps CLOCK_REALTIME; without the base before the events, the times stay
   // relative to it: a clock of the file's own.

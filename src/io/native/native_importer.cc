@@ -405,6 +405,9 @@ class NativeReader {
     t.clock = result_.clock;
     t.meta = result_.meta;
     t.rank = result_.rank;
+    const auto recorder = result_.meta.find(std::string(native_format::kMetaRecorder));
+    t.in_order_streams =
+        recorder != result_.meta.end() && recorder->second.rfind("decodeprof-cupti", 0) == 0;
     for (const auto& [name, value] : result_.counters) {
       t.diagnostics.Add(trace::DiagForRecorderCounter(name), value,
                         {path_, "table counters", name + " = " + std::to_string(value)});

@@ -166,6 +166,7 @@ base::StatusOr<NsysImport> ImportNsysSqlite(const std::string& path, trace::Trac
                            "FILE.nsys-rep");
   }
   NsysImport result;
+  builder.trace().in_order_streams = true;  // CUDA streams
   nsys::Context ctx{path, db, builder, result};
   DP_RETURN_IF_ERROR(ctx.strings.Load(db));
   DP_RETURN_IF_ERROR(ReadMeta(ctx));
