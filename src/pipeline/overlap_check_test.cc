@@ -7,7 +7,9 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "src/native_format/native_writer.h"
 #include "src/pipeline/summarize_run.h"
@@ -18,9 +20,19 @@ namespace {
 namespace fs = std::filesystem;
 namespace nf = native_format;
 
-// Four 1 ms steps; in each, `overlapping` kernels on as many streams span the same 0.5 ms.
-void WriteRun(const std::string& path, int overlapping) {
-  auto writer = nf::NativeWriter::Create(path, "monotonic", "test");
+// A kernel of a step: start and end from the step's start, name, stream.
+struct StepKernel {
+  int64_t start = 0;
+  int64_t end = 0;
+  const char* name = "nvjet_gemm";
+  uint32_t stream = 1;
+};
+
+// Four 1 ms steps in a decode range, recorded by `recorder`, each with the kernels that
+// `kernels(step)` gives.
+void WriteSteps(const std::string& path, const char* recorder,
+                const std::function<std::vector<StepKernel>(int)>& kernels) {
+  auto writer = nf::NativeWriter::Create(path, "monotonic", recorder);
   ASSERT_TRUE(writer.ok()) << writer.status().ToString();
   nf::NativeWriter& w = **writer;
   const auto domain = *w.Intern("");
@@ -34,17 +46,28 @@ void WriteRun(const std::string& path, int overlapping) {
   for (int s = 0; s < 4; ++s) {
     const int64_t t = base + s * 1'000'000;
     range("decodeprof:step", t, t + 1'000'000, 1);
-    for (int k = 0; k < overlapping; ++k) {
+    for (const StepKernel& k : kernels(s)) {
       nf::KernelRow row;
-      row.start_ns = t + 100'000;
-      row.end_ns = t + 600'000;
-      row.name = row.mangled = *w.Intern("nvjet_gemm");
-      row.stream = static_cast<uint32_t>(k + 1);
+      row.start_ns = t + k.start;
+      row.end_ns = t + k.end;
+      row.name = row.mangled = *w.Intern(k.name);
+      row.stream = k.stream;
       row.correlation = ++correlation;
       ASSERT_TRUE(w.AddKernel(row).ok());
     }
   }
   ASSERT_TRUE(w.Close().ok());
+}
+
+// In each step, `overlapping` kernels on as many streams span the same 0.5 ms.
+void WriteRun(const std::string& path, int overlapping) {
+  WriteSteps(path, "test", [&](int) {
+    std::vector<StepKernel> ks;
+    for (int k = 0; k < overlapping; ++k) {
+      ks.push_back({100'000, 600'000, "nvjet_gemm", static_cast<uint32_t>(k + 1)});
+    }
+    return ks;
+  });
 }
 
 class OverlapCheckTest : public ::testing::Test {
@@ -94,34 +117,18 @@ TEST_F(OverlapCheckTest, MoreThanAGpuRunsIsAnErrorWithoutOutput) {
   EXPECT_FALSE(fs::exists(dir_ / "out" / "o200_summary.json"));
 }
 
-// Four 1 ms steps of ten 20 us kernels on one stream, recorded by `recorder`; in step 2 the
-// first `late` kernels end 1.9 ms late (as a graph replayed before CUPTI read them showed).
+// Ten 20 us kernels a step on one stream, recorded by `recorder`; in step 2 the first `late`
+// kernels end 1.9 ms late (as a graph replayed before CUPTI read them showed).
 void WriteStreamRun(const std::string& path, const char* recorder, int late) {
-  auto writer = nf::NativeWriter::Create(path, "monotonic", recorder);
-  ASSERT_TRUE(writer.ok()) << writer.status().ToString();
-  nf::NativeWriter& w = **writer;
-  const auto domain = *w.Intern("");
-  const auto range = [&](const char* name, int64_t a, int64_t b, int32_t depth) {
-    nf::RangeRow r{a, b, *w.Intern(name), domain, 1, depth, nf::RangeKind::kPushPop};
-    ASSERT_TRUE(w.AddRange(r).ok());
-  };
-  const int64_t base = 1'000'000'000;
-  range("decodeprof:decode", base, base + 4'000'000, 0);
-  uint32_t correlation = 0;
-  for (int s = 0; s < 4; ++s) {
-    const int64_t t = base + s * 1'000'000;
-    range("decodeprof:step", t, t + 1'000'000, 1);
+  WriteSteps(path, recorder, [&](int s) {
+    std::vector<StepKernel> ks;
     for (int k = 0; k < 10; ++k) {
-      nf::KernelRow row;
-      row.start_ns = t + 100'000 + k * 30'000;
-      row.end_ns = row.start_ns + 20'000 + (s == 2 && k < late ? 1'900'000 : 0);
-      row.name = row.mangled = *w.Intern(k % 2 == 0 ? "nvjet_gemm" : "rms_norm_kernel");
-      row.stream = 7;
-      row.correlation = ++correlation;
-      ASSERT_TRUE(w.AddKernel(row).ok());
+      const int64_t start = 100'000 + k * 30'000;
+      ks.push_back({start, start + 20'000 + (s == 2 && k < late ? 1'900'000 : 0),
+                    k % 2 == 0 ? "nvjet_gemm" : "rms_norm_kernel", 7});
     }
-  }
-  ASSERT_TRUE(w.Close().ok());
+    return ks;
+  });
 }
 
 TEST_F(OverlapCheckTest, AKernelThatOutlastsTheNextOfItsStreamIsAWarning) {
