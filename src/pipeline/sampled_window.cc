@@ -53,6 +53,13 @@ std::optional<std::pair<double, double>> RunCostOfSampling(
                         cost * static_cast<double>(sampled) / (static_cast<double>(n) * base));
 }
 
+int64_t SamplingForRunCost(const analysis::Sampling& m, double target_pct) {
+  // The run's N: steps seen per step sampled; the cost falls as 1 / N.
+  const double n = static_cast<double>(m.steps_seen) / static_cast<double>(m.steps_sampled);
+  const double wanted = n * m.run_cost_pct.value_or(0.0) / target_pct;
+  return std::max<int64_t>(1, static_cast<int64_t>(std::ceil(wanted)));
+}
+
 base::StatusOr<std::optional<analysis::Sampling>> ConcatenateSampledSteps(
     WindowedTrace& t, const trace::StringPool& names, const std::string& step_range,
     const std::string& path) {

@@ -37,6 +37,11 @@ int64_t TimedSamplePeriods(const trace::ImportedTrace& info, const trace::String
 std::optional<std::pair<double, double>> RunCostOfSampling(
     const std::vector<std::pair<trace::TimestampNs, bool>>& steps);
 
+// The smallest one-step-in-N that would have cost the run at most `target_pct` of its
+// decode at `m`'s measured cost a sampled step (m.run_cost_pct at m's own N scaled by N'/N);
+// m must carry run_cost_pct and steps_sampled > 0.
+int64_t SamplingForRunCost(const analysis::Sampling& m, double target_pct);
+
 // Nothing when the window holds no sampled period (not a sampled recording); otherwise
 // rewrites `t.window` and `t.steps` (the sampled steps) and returns the sampling's figures.
 // A recording sampled by time (kSampledTimeRange) with step ranges: its sampled steps are

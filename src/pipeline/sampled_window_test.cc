@@ -39,8 +39,9 @@ void AddKernel(nf::NativeWriter& w, const char* name, int64_t start_ns, int64_t 
 
 // Eight 1 ms decode steps of four 100 µs kernels each (at 100, 250, 400, 550 µs into the
 // step). `sampled_every` 0: every kernel recorded; N: only the middle step of each N, with a
-// decodeprof:sampled range over it, and those steps 10 % longer (tracing's cost).
-void WriteRun(const std::string& path, int sampled_every) {
+// decodeprof:sampled range over it, and those steps 10 % longer (tracing's cost); the step
+// after each sampled one `after_ns` longer.
+void WriteRun(const std::string& path, int sampled_every, int64_t after_ns = 0) {
   auto writer = nf::NativeWriter::Create(path, "monotonic", "test");
   ASSERT_TRUE(writer.ok()) << writer.status().ToString();
   nf::NativeWriter& w = **writer;
@@ -59,7 +60,8 @@ void WriteRun(const std::string& path, int sampled_every) {
   std::vector<std::pair<int64_t, int64_t>> steps;
   for (int s = 0; s < kSteps; ++s) {
     const bool sampled = sampled_every > 0 && s % sampled_every == sampled_every / 2;
-    const int64_t length = sampled ? kStepNs * 11 / 10 : kStepNs;
+    const bool after = sampled_every > 0 && s % sampled_every == sampled_every / 2 + 1;
+    const int64_t length = sampled ? kStepNs * 11 / 10 : kStepNs + (after ? after_ns : 0);
     steps.emplace_back(t, t + length);
     if (sampled) add_range("decodeprof:sampled", t - 1000, t + length + 1000, -1);
     if (sampled_every == 0 || sampled) {
@@ -172,6 +174,32 @@ TEST_F(SampledWindowTest, SampledStepsGiveTheFullRecordingsPerTokenGpuFigures) {
   EXPECT_TRUE(warned) << b["diagnostics"].dump();
   // The kernel tables agree per token: the same kernels, the same shares.
   EXPECT_EQ(a["class_share_pct"], b["class_share_pct"]);
+}
+
+// A sampled step and the step after it that cost the run 10 % of its decode: a warning that
+// names the N that would have cost about 2 %.
+TEST_F(SampledWindowTest, ACostlySamplingIsAWarningThatNamesALargerN) {
+  const std::string sampled = (dir_ / "costly.sqlite").string();
+  WriteRun(sampled, 4, 300'000);
+  const nlohmann::json b = Summarize(sampled, "costly");
+  ASSERT_FALSE(b.empty());
+  // Step 2 took 1.1 ms and step 3 after it 1.3 ms, the others 1.0 ms: 0.4 ms a sampled step,
+  // two of eight steps, 10 % of the decode; at one step in 20, 2 %.
+  EXPECT_DOUBLE_EQ(b["sampling"]["run_cost_ms_per_sampled_step"].get<double>(), 0.4);
+  EXPECT_DOUBLE_EQ(b["sampling"]["run_cost_pct"].get<double>(), 10.0);
+  std::string detail;
+  for (const auto& d : b["diagnostics"]) {
+    if (d["code"] == "sampling_run_cost") detail = d.dump();
+  }
+  EXPECT_NE(detail.find("10.00 % of the decode, 0.400 ms a sampled step; one step in 20 would "
+                        "cost about 2 %"),
+            std::string::npos)
+      << b["diagnostics"].dump();
+  // At 2.5 % (the run above without the slow step after), no warning.
+  const std::string cheap = (dir_ / "cheap.sqlite").string();
+  WriteRun(cheap, 4);
+  const nlohmann::json c = Summarize(cheap, "cheap");
+  for (const auto& d : c["diagnostics"]) EXPECT_NE(d["code"], "sampling_run_cost");
 }
 
 // What sampling cost the run, from the step starts alone: a sampled step and the one after

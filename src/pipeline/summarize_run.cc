@@ -575,6 +575,15 @@ base::Status ComputeRun(const SummarizeRequest& req, ComputedRun& run) {
           {req.trace, "",
            "+" + base::FormatFixed(*m->distortion_pct, 2) + " % over the unsampled steps"});
     }
+    if (m->run_cost_pct && *m->run_cost_pct > 5.0 && m->run_cost_ms_per_sampled_step) {
+      info.diagnostics.Add(
+          trace::Diag::kSamplingRunCost, 1,
+          {req.trace, "",
+           base::FormatFixed(*m->run_cost_pct, 2) + " % of the decode, " +
+               base::FormatFixed(*m->run_cost_ms_per_sampled_step, 3) +
+               " ms a sampled step; one step in " + std::to_string(SamplingForRunCost(*m, 2.0)) +
+               " would cost about 2 %"});
+    }
   }
   if (!log.marks.empty() && loaded.trace.marks_source != req.log) {
     info.diagnostics.Add(trace::Diag::kLogMarksUnused, 1,

@@ -72,6 +72,9 @@ constexpr DiagnosticInfo kDiagnosticInfo[] = {
      "are theirs"},
     {Diag::kSamplingDistortion, "sampling_distortion", S::kWarning,
      "sampled steps took over 5 % longer than unsampled ones: tracing slowed what it measured"},
+    {Diag::kSamplingRunCost, "sampling_run_cost", S::kWarning,
+     "sampling cost the run over 5 % of its decode (a sampled step and the step after it, "
+     "measured in the run): sample fewer steps (a larger --sample-steps N)"},
     {Diag::kDispatchesOverlap, "dispatches_overlap", S::kWarning,
      "the window's dispatches add up to over 8 times its GPU-busy time: many run at once, or "
      "their timestamps are wrong"},

@@ -57,6 +57,7 @@ enum class Diag : uint16_t {
   kNamesRepaired,
   kSampledSteps,
   kSamplingDistortion,
+  kSamplingRunCost,
   kDispatchesOverlap,
   kDispatchesOverlapImpossible,
   kDispatchesOutOfStreamOrder,

@@ -360,16 +360,22 @@ bool Recorder::SwitchActivity(bool on) {
   if (!on) {
     // Kernels launched in the period and still running are recorded when they end (CUPTI
     // decides at launch); a plain flush hands back the buffers whose records are complete.
-    // It runs here, on the thread that closed the range, before that thread launches again:
-    // a CUDA graph replayed once its kernels are no longer recorded overwrites the timestamps
-    // of the recorded replay that CUPTI has not read yet. Without the flush its kernels came
-    // back with durations of ~12 ms instead of ~30 us; with it on the recorder's thread, a
-    // few still did (~2 ms: the next step's replay won the race; H200, CUPTI 13.0,
-    // docs/results/h200-sampling-2026-12-01.md and h200-sampling-flush-2026-12-01.md).
-    if (config_.flush_ms > 0) {
+    // In a sampled recording it runs here, on the thread that closed the step's range, before
+    // that thread launches again: a CUDA graph replayed once its kernels are no longer
+    // recorded overwrites the timestamps of the recorded replay that CUPTI has not read yet.
+    // Without the flush its kernels came back with durations of ~12 ms instead of ~30 us;
+    // with it on the recorder's thread, a few still did (~2 ms: the next step's replay won
+    // the race; H200, CUPTI 13.0, docs/results/h200-sampling-2026-12-01.md and
+    // h200-sampling-flush-2026-12-01.md). Under --only-range the recorder's thread flushes:
+    // its periods can be many and short (a range per request on many threads), and each
+    // flush hands back a buffer that only the recorder's thread gives back to the pool.
+    const bool sampled = gate_.every() > 1 || gate_.timed();
+    if (sampled && config_.flush_ms > 0) {
       const int64_t flush_begin = MonotonicNs();
       cupti_.ActivityFlushAll(0);
       period_flushes_.Add(MonotonicNs() - flush_begin);
+    } else {
+      flush_requested_.store(true, std::memory_order_release);
     }
     if (config_.detach && !detach_broken_.load(std::memory_order_acquire)) {
       cupti_state_.store(CuptiState::kDetachWanted, std::memory_order_release);
@@ -649,11 +655,14 @@ void Recorder::DrainLoop() {
       return;
     }
     const int64_t now = MonotonicNs();
+    // A gated period just ended (--only-range): flush now rather than at the next periodic
+    // flush (not with flush_ms = 0, which asks for no flush before exit).
+    const bool period_ended = flush_requested_.exchange(false, std::memory_order_acq_rel);
     if (cupti_state_.load(std::memory_order_acquire) == CuptiState::kDetachWanted &&
         !stop_.load()) {
       DetachFromDrainThread();  // flushes (forced) and writes the period's records
       next_flush = now + static_cast<int64_t>(config_.flush_ms) * 1000000;
-    } else if (config_.flush_ms > 0 && now >= next_flush && !stop_.load()) {
+    } else if (config_.flush_ms > 0 && (now >= next_flush || period_ended) && !stop_.load()) {
       // Hands back buffers whose records are complete, so that commits keep up with the
       // program (and a SIGKILL loses at most about flush_ms + commit_ms of records).
       if (auto lock = CuptiLock(); CuptiLive()) cupti_.ActivityFlushAll(0);

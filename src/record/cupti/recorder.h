@@ -164,10 +164,11 @@ class Recorder {
   std::mutex cupti_mu_;  // after the gate's mutex; taken only when detaching (CuptiLock)
   std::atomic<CuptiState> cupti_state_{CuptiState::kAttached};
   CUpti_SubscriberHandle subscriber_ = nullptr;  // cupti_mu_; none once finalized
-  bool api_cbids_on_ = false;               // per-launch-API records on (enabled again on attach)
-  bool clock_callback_ = false;             // CUPTI takes its timestamps from MonotonicTimestamp
-  std::atomic<bool> detach_broken_{false};  // subscribing failed: CUPTI stays attached
-  std::atomic<uint32_t> cupti_epoch_{0};    // attachments ended by cuptiFinalize
+  bool api_cbids_on_ = false;                 // per-launch-API records on (enabled again on attach)
+  bool clock_callback_ = false;               // CUPTI takes its timestamps from MonotonicTimestamp
+  std::atomic<bool> flush_requested_{false};  // an --only-range period ended: flush
+  std::atomic<bool> detach_broken_{false};    // subscribing failed: CUPTI stays attached
+  std::atomic<uint32_t> cupti_epoch_{0};      // attachments ended by cuptiFinalize
   // How many, and how long: attaching again (ReattachLocked) and cuptiFinalize (on the
   // program's threads). Any thread adds; the drain thread reads at the end.
   struct Timings {
@@ -181,7 +182,7 @@ class Recorder {
   Timings detaches_;
   Timings switches_on_;     // SwitchActivity(true), attaching again included
   Timings switches_off_;    // SwitchActivity(false)
-  Timings period_flushes_;  // the plain flush when a period ends (SwitchActivity(false))
+  Timings period_flushes_;  // a sampled period's flush on the closing thread (SwitchActivity)
   std::atomic<bool> gate_warned_{false};
 
   std::mutex ready_mu_;  // leaf: guards ready_

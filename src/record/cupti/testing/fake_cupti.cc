@@ -246,8 +246,15 @@ int FakeCuptiEmitKernels(int count, const char* name, uint64_t duration_ns) {
     const size_t need =
         (kernel ? sizeof(CUpti_ActivityKernel10) : 0) + (api ? sizeof(CUpti_ActivityAPI) : 0);
     if (need == 0) continue;
-    if (g_buffer != nullptr && g_used + need > g_size) CompleteLocked(lock);
-    if (g_buffer == nullptr) {
+    // A buffer with room for the record. Each time the lock was let go another thread may
+    // have taken or handed back the current buffer (a flush on the thread that closed a
+    // range), so look again until there is one; a refused request drops the record.
+    bool dropped = false;
+    while (g_buffer == nullptr || g_used + need > g_size) {
+      if (g_buffer != nullptr) {
+        CompleteLocked(lock);
+        continue;
+      }
       size_t max_records = 0;
       auto request = g_request;
       lock.unlock();
@@ -257,7 +264,8 @@ int FakeCuptiEmitKernels(int count, const char* name, uint64_t duration_ns) {
       lock.lock();
       if (buffer == nullptr || size < need) {
         g_dropped += (kernel ? 1 : 0) + (api ? 1 : 0);
-        continue;
+        dropped = true;
+        break;
       }
       if (g_buffer != nullptr) {  // another thread got one meanwhile: keep theirs
         lock.unlock();
@@ -268,9 +276,8 @@ int FakeCuptiEmitKernels(int count, const char* name, uint64_t duration_ns) {
         g_size = size;
         g_used = 0;
       }
-      if (g_used + need > g_size) CompleteLocked(lock);
-      if (g_buffer == nullptr) continue;
     }
+    if (dropped) continue;
     const uint32_t correlation = ++g_correlation;
     const uint64_t launch = Now();
     if (api) {
