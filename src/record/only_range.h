@@ -50,7 +50,7 @@ inline constexpr std::string_view kMetaCuptiAttachTime = "cupti_attach_time";
 inline constexpr std::string_view kMetaCuptiDetachTime = "cupti_detach_time";
 // What a gated recording costs the program at its switches, on the program's thread that
 // opened or closed the range: switching the kinds on, switching them off (the flush
-// included), and the plain flush when a period ends.
+// included), and the plain flush when a period of a sampled recording ends.
 inline constexpr std::string_view kMetaGateSwitchOnTime = "gate_switch_on_time";
 inline constexpr std::string_view kMetaGateSwitchOffTime = "gate_switch_off_time";
 inline constexpr std::string_view kMetaGateFlushTime = "gate_flush_time";

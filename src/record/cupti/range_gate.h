@@ -86,6 +86,8 @@ class RangeGate {
                   openings_.load(std::memory_order_relaxed)};
   }
   int64_t every() const { return every_; }
+  // A sampled recording: one step in every() > 1 (--sample-steps), or timed (--sample-time).
+  bool sampling() const { return every_ > 1 || timed_; }
   // The periods so far as [begin, end] on CLOCK_MONOTONIC (end INT64_MAX while open).
   std::vector<std::pair<int64_t, int64_t>> periods() const;
   // Ranges of the name open now (for tests).

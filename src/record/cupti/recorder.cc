@@ -369,8 +369,7 @@ bool Recorder::SwitchActivity(bool on) {
     // h200-sampling-flush-2026-12-01.md). Under --only-range the recorder's thread flushes:
     // its periods can be many and short (a range per request on many threads), and each
     // flush hands back a buffer that only the recorder's thread gives back to the pool.
-    const bool sampled = gate_.every() > 1 || gate_.timed();
-    if (sampled && config_.flush_ms > 0) {
+    if (gate_.sampling() && config_.flush_ms > 0) {
       const int64_t flush_begin = MonotonicNs();
       cupti_.ActivityFlushAll(0);
       period_flushes_.Add(MonotonicNs() - flush_begin);
@@ -686,7 +685,7 @@ void Recorder::DrainLoop() {
 void Recorder::FinishFromDrainThread() {
   DrainOnce();
   WriteCounters();
-  if (gate_.every() > 1 || gate_.timed()) WriteSampledPeriods();
+  if (gate_.sampling()) WriteSampledPeriods();
   WriteDetachMeta();
   WriteGateTimingMeta();
   closed_.store(true, std::memory_order_release);

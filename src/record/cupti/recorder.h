@@ -169,8 +169,9 @@ class Recorder {
   std::atomic<bool> flush_requested_{false};  // an --only-range period ended: flush
   std::atomic<bool> detach_broken_{false};    // subscribing failed: CUPTI stays attached
   std::atomic<uint32_t> cupti_epoch_{0};      // attachments ended by cuptiFinalize
-  // How many, and how long: attaching again (ReattachLocked) and cuptiFinalize (on the
-  // program's threads). Any thread adds; the drain thread reads at the end.
+  // How many, and how long: attaching again (ReattachLocked), cuptiFinalize, the gate's
+  // switches and a sampled period's flush (on the program's threads). Any thread adds; the
+  // drain thread reads at the end.
   struct Timings {
     std::atomic<int64_t> count{0};
     std::atomic<int64_t> total_ns{0};
