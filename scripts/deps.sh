@@ -16,8 +16,11 @@ DECODEPROF_PACKAGES=(
 # llvm for llvm-symbolizer (readable stack traces in the fuzzers' reports).
 DECODEPROF_FUZZ_PACKAGES=(clang libclang-rt-14-dev llvm)
 # scripts/test only: headless Chromium renders the golden HTML report pages (CTest
-# report_html_chromium, tests/report_html/render_check.py; skipped where it is missing).
-DECODEPROF_TEST_PACKAGES=(chromium)
+# report_html_chromium, tests/report_html/render_check.py; skipped where it is missing);
+# python3 runs the reference scripts the tests compare with (../shared/real-traces/census.py,
+# tests/real_traces, tests/reference, tests/results, tests/report_html), standard library only:
+# without it CMake registers none of those tests.
+DECODEPROF_TEST_PACKAGES=(chromium python3)
 
 decodeprof_install_deps() {
   local wanted=("${DECODEPROF_PACKAGES[@]}")

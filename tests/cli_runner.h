@@ -17,6 +17,11 @@ struct Result {
 Result RunBinary(const std::vector<std::string>& args, const std::filesystem::path& stdin_file,
                  const std::filesystem::path& scratch);
 
+// The same for another program (looked up in PATH when `program` has no '/'), such as a
+// reference script's interpreter; stdin is /dev/null.
+Result RunProgram(const std::string& program, const std::vector<std::string>& args,
+                  const std::filesystem::path& scratch);
+
 std::string Slurp(const std::filesystem::path& path);
 
 }  // namespace decodeprof::testing
