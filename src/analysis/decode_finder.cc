@@ -1,10 +1,15 @@
 #include "src/analysis/decode_finder.h"
 
+#include "src/trace/trace.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <initializer_list>
 #include <map>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -12,29 +17,59 @@
 namespace decodeprof::analysis {
 namespace {
 
+constexpr trace::TimestampNs kNoLaunch = INT64_MIN;
+
 // One element of the sequence: a dispatch, or all dispatches of one graph launch.
 struct Token {
   uint32_t id = 0;     // name id, or names.size() + graph signature index
   uint32_t first = 0;  // index of its first dispatch
   trace::TimestampNs start = 0;
   trace::TimestampNs max_end = 0;
-  trace::DurationNs idle_before = 0;  // GPU idle time before it (0 when overlapping)
+  trace::DurationNs idle_before = 0;        // GPU idle time before it (0 when overlapping)
+  trace::TimestampNs launched = kNoLaunch;  // its first dispatch's launch call's start
   int32_t dispatches = 0;
   int32_t kernels = 0;
   bool graph = false;
   bool sampling = false;  // holds a sampling kernel
   bool readback = false;  // holds a device-to-host copy
+  bool heavy = false;     // holds a GEMM, GEMV or attention kernel (by name)
   uint64_t hash = 0;      // graph tokens: their dispatches' names (a multiset hash)
 };
 
-bool IsSamplingKernel(std::string_view name) {
+std::string Lower(std::string_view name) {
   std::string lower(name.substr(0, 512));
   for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  for (const char* word :
-       {"argmax", "arg_max", "topk", "top_k", "multinomial", "sampl", "gumbel"}) {
+  return lower;
+}
+
+bool ContainsAny(const std::string& lower, std::initializer_list<const char*> words) {
+  for (const char* word : words) {
     if (lower.find(word) != std::string::npos) return true;
   }
   return false;
+}
+
+// The work of a forward pass, by the names engines' libraries give it: cuBLAS(Lt) / CUTLASS /
+// nvjet / hipBLASLt / Tensile (Cijk_) GEMMs, GEMV kernels (ggml's mul_mat_vec, vLLM's
+// wvSplitK, LLGemm), Triton matmuls, and attention (flash, FMHA, SDPA, paged attention).
+bool IsForwardWork(std::string_view name) {
+  return ContainsAny(Lower(name), {"gemm", "gemv", "matmul", "mul_mat", "cutlass", "cublas",
+                                   "nvjet", "xmma", "cijk_", "splitk", "llgemm", "triton_mm", "bmm",
+                                   "attn", "attention", "flash", "fmha", "sdpa", "mha"});
+}
+
+bool IsSamplingKernel(const std::string& lower) {
+  // Not top-k alone: MoE layers route with top-k kernels (topk_softmax, torch.topk) in every
+  // layer; a sampler's top-k comes with a multinomial or a sampling kernel.
+  return ContainsAny(lower, {"argmax", "arg_max", "multinomial", "sampl", "gumbel"});
+}
+
+// Kernels only training runs: the backward pass and the optimizer.
+bool IsBackwardKernel(const std::string& lower) {
+  return ContainsAny(lower, {"backward", "bwd", "wgrad", "dgrad"});
+}
+bool IsOptimizerKernel(const std::string& lower) {
+  return ContainsAny(lower, {"adam", "sgd", "optimizer", "lamb_", "adagrad", "rmsprop"});
 }
 
 // splitmix64's finalizer: a graph's signature is the sum of its dispatches' mixed names.
@@ -66,6 +101,18 @@ struct Group {
   std::optional<Run> best;
   double sampling_fraction = 0;
   double readback_fraction = 0;
+  // The best run's evidence (Evaluate).
+  int64_t kernels = 0;       // in its first step
+  int64_t layer_repeat = 0;  // the most calls of one kernel name in its first step
+  bool heavy = false;        // a step holds forward-pass work by name
+  bool sync = false;         // the GPU idles before every step, far longer than inside
+  bool graph = false;        // its first step replays a graph
+  std::string boundary;      // what ends a token ("" when nothing does)
+  // A step: forward-pass work, a token boundary, and a unit that repeats (most steps alike).
+  bool is_step() const {
+    return kernels >= kMinKernelsPerStep && !boundary.empty() && best &&
+           best->deviated * 2 <= best->steps();
+  }
 };
 
 class Finder {
@@ -80,40 +127,83 @@ class Finder {
   size_t tokens() const { return tokens_.size(); }
 
   std::optional<FoundLoop> Find(std::string& seen) {
-    std::vector<Group> groups = Candidates();
-    std::vector<Group*> valid;
-    int64_t longest = 0, longest_g = 0;
-    for (Group& gr : groups) {
-      Evaluate(gr);
-      if (gr.best && gr.best->steps() > longest) {
-        longest = gr.best->steps();
-        longest_g = gr.g;
-      }
-      if (gr.best && gr.best->steps() >= kMinSteps) valid.push_back(&gr);
-    }
-    if (valid.empty()) {
-      const auto plural = [](size_t n, const char* one, const char* many) {
-        return std::to_string(n) + " " + (n == 1 ? one : many);
-      };
-      seen = "in " + plural(ds_.size(), "dispatch", "dispatches") + " (" +
-             (graph_launches_ == 0
-                  ? std::string("no CUDA-graph launch")
-                  : plural(graph_launches_, "CUDA-graph launch", "CUDA-graph launches")) +
-             ")";
-      if (longest > 0) {
-        seen += ": the longest repeat is " + std::to_string(longest) + " units of " +
-                plural(static_cast<size_t>(longest_g), "dispatch", "dispatches");
-      } else {
-        seen += ": no dispatch sequence repeats";
-      }
+    const auto plural = [](int64_t n, const char* one, const char* many) {
+      return std::to_string(n) + " " + (n == 1 ? one : many);
+    };
+    seen = "in " + plural(static_cast<int64_t>(ds_.size()), "dispatch", "dispatches") + " (" +
+           (graph_launches_ == 0 ? std::string("no CUDA-graph launch")
+                                 : plural(static_cast<int64_t>(graph_launches_),
+                                          "CUDA-graph launch", "CUDA-graph launches")) +
+           ")";
+    // Training iterations repeat too, with a read-back (the loss) per iteration.
+    if (optimizer_ >= 3 || (backward_ >= 3 && backward_ * 50 >= kernels_)) {
+      seen += ": they are training iterations, not a decode (" +
+              plural(backward_, "backward-pass kernel", "backward-pass kernels") + " and " +
+              plural(optimizer_, "optimizer kernel", "optimizer kernels") + " of " +
+              plural(kernels_, "kernel", "kernels") + ")";
       return std::nullopt;
     }
-    const Group* chosen = Choose(valid);
-    return Result(*chosen);
+    int64_t sampling = 0, readback = 0;
+    for (const Token& t : tokens_) {
+      sampling += t.sampling ? 1 : 0;
+      readback += t.readback ? 1 : 0;
+    }
+    const int64_t sampled = std::max(sampling, readback);  // tokens generated, at most
+    std::vector<Group> groups = Candidates();
+    std::vector<Group*> valid;
+    const Group* longest = nullptr;
+    for (Group& gr : groups) {
+      Evaluate(gr);
+      if (gr.best && (longest == nullptr || gr.best->steps() > longest->best->steps())) {
+        longest = &gr;
+      }
+      // Graph replays alone, in a trace that samples or reads back at most one token: the
+      // graphs are pieces of one engine step (piecewise graphs, one per layer).
+      const bool pieces = gr.boundary == "graph replay" && sampled <= 1;
+      if (gr.best && gr.best->steps() >= kMinSteps && gr.is_step() && !pieces) {
+        valid.push_back(&gr);
+      }
+    }
+    if (!valid.empty()) return Result(*Choose(valid));
+    // What was seen instead.
+    const bool one_step = sampled <= 1 && kernels_ >= kMinKernelsPerStep;
+    if (one_step) {
+      seen += ": one engine step of " +
+              plural(static_cast<int64_t>(ds_.size()), "dispatch", "dispatches") +
+              ", not a decode loop";
+    }
+    if (longest == nullptr) {
+      seen += one_step ? " (no dispatch sequence repeats)" : ": no dispatch sequence repeats";
+    } else {
+      const std::string unit = std::to_string(longest->best->steps()) + " units of " +
+                               plural(longest->g, "dispatch", "dispatches");
+      std::string why;
+      if (longest->best->steps() < kMinSteps) {
+        why = "too few to be a loop";
+      } else if (longest->best->deviated * 2 > longest->best->steps()) {
+        why = std::to_string(longest->best->deviated) + " of them unlike the one before";
+      } else if (longest->kernels < kMinKernelsPerStep) {
+        why = plural(longest->kernels, "kernel", "kernels") +
+              " each: a forward pass holds at least " + std::to_string(kMinKernelsPerStep);
+      } else if (longest->boundary == "graph replay") {
+        why =
+            "graph replays with no token sampled or read back between them: pieces of one "
+            "forward pass (a graph per layer), not decode steps";
+      } else {
+        why =
+            "no token boundary between them (no sampling kernel, token read-back, host "
+            "synchronization or graph replay): layers of a forward pass, not decode steps";
+      }
+      seen += (one_step ? " (the longest repeat is " : ": the longest repeat is ") + unit + ", " +
+              why + (one_step ? ")" : "");
+    }
+    seen += "; --window all gives its census";
+    return std::nullopt;
   }
 
  private:
   void BuildTokens(std::span<const trace::ApiCall> launches) {
+    const trace::LaunchIndex index(launches);
     std::unordered_set<uint64_t> graph_corr;
     for (const trace::ApiCall& call : launches) {
       if (names_.Get(call.name).find("GraphLaunch") != std::string_view::npos) {
@@ -130,8 +220,8 @@ class Finder {
         if (n >= 2) graph_corr.insert(corr);
       }
     }
-    std::unordered_map<uint64_t, uint32_t> open;      // correlation → token of that launch
-    std::vector<uint8_t> sampling(names_.size(), 2);  // 2 = not looked at
+    std::unordered_map<uint64_t, uint32_t> open;        // correlation → token of that launch
+    std::vector<uint8_t> kind_of(names_.size(), 0xFF);  // bit 0 sampling, bit 1 forward work
     const std::string_view d2h = trace::MemcpyName(2);
     trace::TimestampNs busy_until = INT64_MIN;
     tokens_.reserve(ds_.size());
@@ -145,6 +235,7 @@ class Finder {
       }
       if (t == nullptr) {
         Token& nt = tokens_.emplace_back();
+        if (const trace::ApiCall* call = index.Find(d.correlation)) nt.launched = call->start;
         nt.id = d.name;
         nt.first = static_cast<uint32_t>(i);
         nt.start = d.start;
@@ -161,9 +252,19 @@ class Finder {
       t->max_end = std::max(t->max_end, d.end);
       t->hash += Mix(d.name);  // order-free: a graph's branches may start in any order
       if (d.kind == trace::DispatchKind::kKernel) {
-        uint8_t& s = sampling[d.name];
-        if (s == 2) s = IsSamplingKernel(names_.Get(d.name)) ? 1 : 0;
-        if (s == 1) t->sampling = true;
+        uint8_t& k = kind_of[d.name];
+        if (k == 0xFF) {
+          const std::string lower = Lower(names_.Get(d.name));
+          k = static_cast<uint8_t>((IsSamplingKernel(lower) ? 1 : 0) |
+                                   (IsForwardWork(lower) ? 2 : 0));
+          if (IsBackwardKernel(lower)) backward_names_.insert(d.name);
+          if (IsOptimizerKernel(lower)) optimizer_names_.insert(d.name);
+        }
+        if (k & 1) t->sampling = true;
+        if (k & 2) t->heavy = true;
+        ++kernels_;
+        if (backward_names_.count(d.name) > 0) ++backward_;
+        if (optimizer_names_.count(d.name) > 0) ++optimizer_;
       } else if (d.kind == trace::DispatchKind::kMemcpy && names_.Get(d.name) == d2h) {
         t->readback = true;
       }
@@ -322,8 +423,91 @@ class Finder {
       const double steps = static_cast<double>(gr.best->steps());
       gr.sampling_fraction = static_cast<double>(with_sampling) / steps;
       gr.readback_fraction = static_cast<double>(with_readback) / steps;
+      StepEvidence(gr);
     }
   }
+
+  // What the best run's steps hold: kernels, the layer pattern, forward-pass work by name,
+  // and what ends each token.
+  void StepEvidence(Group& gr) {
+    const std::vector<uint32_t>& occ = positions_[gr.anchor];
+    const Run& r = *gr.best;
+    const size_t a = occ[r.first_seg];
+    const size_t b = occ[r.first_seg + 1];
+    std::unordered_map<uint32_t, int64_t> calls;
+    for (size_t i = a; i < b; ++i) {
+      const Token& t = tokens_[i];
+      gr.kernels += t.kernels;
+      gr.heavy = gr.heavy || t.heavy;
+      gr.graph = gr.graph || t.graph;
+    }
+    // The step's dispatches in start order: from its first token's first dispatch to the next
+    // step's (graph kernels of the step lie in between).
+    const size_t d_end = b < tokens_.size() ? tokens_[b].first : ds_.size();
+    for (size_t i = tokens_[a].first; i < d_end; ++i) {
+      if (ds_[i].kind != trace::DispatchKind::kKernel) continue;
+      gr.layer_repeat = std::max(gr.layer_repeat, ++calls[ds_[i].name]);
+    }
+    // A host synchronization: the host waited for each step's GPU work before it launched the
+    // next step — where the launch calls are known, the next step's first launch starts after
+    // the step's last dispatch ended (in nine steps of ten) while inside a step most launches
+    // find the GPU busy; else the GPU idles before every step far longer than between the
+    // step's own tokens (the medians).
+    const auto [lo, hi] = Span(gr, r);
+    int64_t waited = 0, known = 0, inner_waited = 0, inner_known = 0;
+    trace::TimestampNs step_end = INT64_MIN;
+    std::vector<trace::DurationNs> before, inside;
+    size_t next = r.first_seg;
+    for (size_t i = lo; i < hi; ++i) {
+      const bool starts_step = next < occ.size() && occ[next] == i;
+      if (starts_step) {
+        if (i != lo) {  // the first step's idle time is the prefill's end, not a boundary
+          before.push_back(tokens_[i].idle_before);
+          if (tokens_[i].launched != kNoLaunch) {
+            ++known;
+            waited += tokens_[i].launched >= step_end ? 1 : 0;
+          }
+        }
+        ++next;
+        step_end = INT64_MIN;
+      } else {
+        inside.push_back(tokens_[i].idle_before);
+        if (tokens_[i].launched != kNoLaunch) {
+          ++inner_known;
+          inner_waited += tokens_[i].launched >= step_end ? 1 : 0;
+        }
+      }
+      step_end = std::max(step_end, tokens_[i].max_end);
+    }
+    const auto median = [](std::vector<trace::DurationNs>& v) -> trace::DurationNs {
+      if (v.empty()) return 0;
+      std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+      return v[v.size() / 2];
+    };
+    const trace::DurationNs idle_before = median(before);
+    const trace::DurationNs idle_inside = median(inside);
+    if (known * 2 > static_cast<int64_t>(before.size())) {
+      // ... and not as a launch-bound host does before every kernel: inside a step, the GPU
+      // has work queued when most launches come.
+      gr.sync = waited * 10 >= known * 9 && inner_waited * 2 <= inner_known;
+    } else {
+      gr.sync = !before.empty() && idle_before >= kSyncIdleNs &&
+                idle_before >= 3 * std::max<trace::DurationNs>(idle_inside, 1'000);
+    }
+    if (gr.sampling_fraction >= 0.9) {
+      gr.boundary = "sampling kernel";
+    } else if (gr.readback_fraction >= 0.9) {
+      gr.boundary = "token read-back";
+    } else if (gr.sync) {
+      gr.boundary = "host synchronization";
+    } else if (gr.graph) {
+      gr.boundary = "graph replay";
+    }
+  }
+
+  // The GPU idle time before a step that a host synchronization leaves at the least: the
+  // host's return from the wait, its stop check and the next step's first launch.
+  static constexpr trace::DurationNs kSyncIdleNs = 10'000;
 
   // Token range [lo, hi) of a run's steps.
   std::pair<size_t, size_t> Span(const Group& gr, const Run& r) const {
@@ -391,7 +575,31 @@ class Finder {
       out.graph_launches_per_step += tokens_[i].graph ? 1 : 0;
     }
     out.source = out.graph_launches_per_step > 0 ? "graph-launches" : "periodic";
-    for (const Run& x : gr.runs) out.runs += x.steps() >= kMinSteps ? 1 : 0;
+    for (const Run& x : gr.runs) {
+      if (x.steps() < kMinSteps) continue;
+      ++out.runs;
+      if (x.first_seg <= r.first_seg) ++out.run;  // runs are in time order
+    }
+    out.boundary = gr.boundary;
+    const auto reason = [&](std::string text) {
+      out.confidence = "low";
+      out.reasons.push_back(std::move(text));
+    };
+    if (out.steps < kConfidentSteps) {
+      reason("only " + std::to_string(out.steps) + " steps (" + std::to_string(kConfidentSteps) +
+             " or more make a loop certain)");
+    }
+    if (gr.boundary == "graph replay") {
+      reason(
+          "no token boundary but the graph replay (no sampling kernel, token read-back or "
+          "host synchronization in a step): the unit may be a layer of piecewise graphs");
+    }
+    if (gr.layer_repeat < 2) reason("a step's kernels do not repeat a layer pattern");
+    if (!gr.heavy) reason("no GEMM, GEMV or attention kernel by name in a step");
+    if (out.deviated_steps * 4 > out.steps) {
+      reason(std::to_string(out.deviated_steps) + " of " + std::to_string(out.steps) +
+             " steps differ from the step before");
+    }
     out.dispatches_before = tokens_[lo].first;
     const Token& a = tokens_[lo];
     if (a.id >= names_.size()) {
@@ -415,6 +623,8 @@ class Finder {
   std::vector<std::vector<uint32_t>> positions_;
   std::vector<int32_t> prefix_sampling_, prefix_readback_;
   std::vector<int32_t> counts_;
+  int64_t kernels_ = 0, backward_ = 0, optimizer_ = 0;
+  std::unordered_set<trace::StringId> backward_names_, optimizer_names_;
 };
 
 }  // namespace
@@ -426,9 +636,7 @@ base::StatusOr<FoundLoop> FindDecodeLoop(std::span<const trace::Dispatch> dispat
   Finder finder(dispatches, launches, names);
   std::string seen;
   if (auto found = finder.Find(seen)) return *found;
-  return base::DataError(trace_path, "found no decode loop " + seen + "; a decode needs at least " +
-                                         std::to_string(kMinSteps) +
-                                         " steps of the same dispatches in a row");
+  return base::DataError(trace_path, "found no decode loop " + seen);
 }
 
 }  // namespace decodeprof::analysis

@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "src/base/status.h"
 #include "src/trace/api_call.h"
@@ -37,8 +38,17 @@
 
 namespace decodeprof::analysis {
 
-// Fewest decode steps a found loop has.
+// Fewest decode steps a found loop has. Three steps give two step-to-step comparisons, the
+// least that tells a repeated unit from a coincidence; a loop of fewer than
+// kConfidentSteps is answered with low confidence.
 inline constexpr int64_t kMinSteps = 3;
+// Steps of a loop found with high confidence: 8 steps are 7 comparisons of a step with the
+// one before it, and any real decode worth profiling generates more tokens than that.
+inline constexpr int64_t kConfidentSteps = 8;
+// Fewest kernels a step holds (graph nodes included): a forward pass runs at least an
+// embedding, a layer's GEMMs and attention and the lm_head. One copy or one memset repeated
+// is not a step (a serving engine's input copies, a prefill's per-request copies).
+inline constexpr int64_t kMinKernelsPerStep = 4;
 
 struct FoundLoop {
   // "graph-launches" when the steps hold CUDA-graph launches, else "periodic".
@@ -53,11 +63,22 @@ struct FoundLoop {
   int64_t runs = 0;                     // runs of the same unit (warm-up decodes, reruns)
   int64_t dispatches_before = 0;        // dispatches that started before the loop
   std::string anchor;                   // the name of the token each step starts with
+  int64_t run = 0;                      // which of the runs is the loop (1-based, in time order)
+  // What ends a token: "sampling kernel", "token read-back" (a device-to-host copy),
+  // "host synchronization" (the GPU idles before every step) or "graph replay".
+  std::string boundary;
+  // "high", or "low" with the reasons (short phrases a user reads after "because").
+  std::string confidence = "high";
+  std::vector<std::string> reasons;
 };
 
 // `dispatches` in start order (file order on ties), of one device; `launches` the trace's
-// launch calls. Errors (kData, where = `trace_path`): no unit repeats kMinSteps times; the
-// message says what was seen.
+// launch calls. A step must be a forward pass: at least kMinKernelsPerStep kernels, and a
+// token boundary in every step (a sampling kernel, a token read-back, a host synchronization
+// or a graph replay). Errors (kData, where = `trace_path`), each saying what was seen:
+// training iterations (backward and optimizer kernels); no unit that is a step repeats
+// kMinSteps times (with the trace's largest repeat, e.g. "one step of 534 dispatches whose
+// layer pattern repeats 36 times: not a decode loop").
 base::StatusOr<FoundLoop> FindDecodeLoop(std::span<const trace::Dispatch> dispatches,
                                          std::span<const trace::ApiCall> launches,
                                          const trace::StringPool& names,

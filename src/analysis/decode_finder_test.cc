@@ -186,7 +186,7 @@ TEST(DecodeFinderTest, GraphLaunchesWithoutLaunchCallsShareACorrelation) {
   std::vector<Dispatch> ds;
   trace::TimestampNs now = 0;
   for (uint64_t step = 1; step <= 5; ++step) {
-    for (const char* k : {"a", "b", "argmax"}) {
+    for (const char* k : {"gemv", "attn", "gemv", "argmax"}) {
       Dispatch d;
       d.start = now;
       d.end = now + 10;
@@ -214,7 +214,100 @@ TEST(DecodeFinderTest, NoLoopIsAnErrorThatSaysWhatWasSeen) {
                                           "launch)"),
             std::string::npos)
       << found.status().message();
-  EXPECT_NE(found.status().message().find("at least 3 steps"), std::string::npos);
+  EXPECT_NE(found.status().message().find("--window all gives its census"), std::string::npos);
+}
+
+TEST(DecodeFinderTest, EagerStepsFoundWithEvidenceAreHighConfidence) {
+  TraceMaker t;
+  t.Prefill(4);
+  for (int s = 0; s < 16; ++s) t.EagerStep(4);
+  auto found = t.Find();
+  ASSERT_TRUE(found.ok()) << found.status().ToString();
+  EXPECT_EQ(found->confidence, "high");
+  EXPECT_TRUE(found->reasons.empty());
+  EXPECT_EQ(found->boundary, "sampling kernel");
+  EXPECT_EQ(found->run, 1);
+}
+
+TEST(DecodeFinderTest, AFewStepsAreLowConfidence) {
+  TraceMaker t;
+  t.Prefill(4);
+  for (int s = 0; s < 4; ++s) t.EagerStep(4);
+  auto found = t.Find();
+  ASSERT_TRUE(found.ok()) << found.status().ToString();
+  EXPECT_EQ(found->steps, 4);
+  EXPECT_EQ(found->confidence, "low");
+  ASSERT_EQ(found->reasons.size(), 1u);
+  EXPECT_NE(found->reasons[0].find("only 4 steps"), std::string::npos);
+}
+
+TEST(DecodeFinderTest, LayersOfOneForwardPassAreNotSteps) {
+  // One engine step (a prefill of 36 layers, launched without a pause): the layer repeats 36
+  // times, but nothing ends a token between layers.
+  TraceMaker t;
+  t.Prefill(36);
+  auto found = t.Find();
+  ASSERT_FALSE(found.ok());
+  const std::string& m = found.status().message();
+  EXPECT_NE(m.find("one engine step of " + std::to_string(36 * 11 + 5) +
+                   " dispatches, not a "
+                   "decode loop"),
+            std::string::npos)
+      << m;
+  EXPECT_NE(m.find("no token boundary"), std::string::npos) << m;
+}
+
+TEST(DecodeFinderTest, RepeatedCopiesAreNotSteps) {
+  // A serving engine's input copies before one graph replay: one copy per "unit".
+  TraceMaker t;
+  for (int i = 0; i < 9; ++i) {
+    t.HostGap(20'000);
+    t.ReadBack();
+  }
+  t.Prefill(4);
+  auto found = t.Find();
+  ASSERT_FALSE(found.ok());
+  EXPECT_EQ(found.status().message().find("found no decode loop"), 0u) << found.status().message();
+}
+
+TEST(DecodeFinderTest, TrainingIterationsAreNotADecode) {
+  TraceMaker t;
+  for (int it = 0; it < 10; ++it) {
+    t.HostGap(100'000);
+    t.Prefill(2);
+    for (int k = 0; k < 10; ++k) t.Kernel("gemm_backward_dgrad");
+    t.Kernel("multi_tensor_apply_adam");
+  }
+  auto found = t.Find();
+  ASSERT_FALSE(found.ok());
+  EXPECT_NE(found.status().message().find("training iterations, not a decode"), std::string::npos)
+      << found.status().message();
+}
+
+TEST(DecodeFinderTest, StepsThatNeverSynchronizeEndAtTheirSamplingKernel) {
+  // A CUDA-graph decode whose token stays on the GPU: no read-back, no idle time between
+  // steps; the graph holds the argmax. Three generate calls with prefills between: the runs
+  // are counted and the last one is the window.
+  TraceMaker t;
+  std::vector<std::string> graph;
+  for (int l = 0; l < 4; ++l) {
+    for (const char* k : {"rms_norm", "gemv", "flash_attn_decode", "gemv"}) graph.emplace_back(k);
+  }
+  graph.emplace_back("argmax_kernel");
+  trace::TimestampNs last = 0;
+  for (int call = 0; call < 3; ++call) {
+    t.Prefill(4);
+    last = t.now();
+    for (int s = 0; s < 20; ++s) t.Graph(graph);
+  }
+  auto found = t.Find();
+  ASSERT_TRUE(found.ok()) << found.status().ToString();
+  EXPECT_EQ(found->steps, 20);
+  EXPECT_EQ(found->runs, 3);
+  EXPECT_EQ(found->run, 3);
+  EXPECT_EQ(found->lo, last);
+  EXPECT_EQ(found->boundary, "sampling kernel");
+  EXPECT_EQ(found->confidence, "high");
 }
 
 TEST(DecodeFinderTest, EmptyInputIsAnError) {

@@ -419,11 +419,20 @@ NamedValues RoleHostGaps(const Pack& pack, const GapAttribution& gaps, const Rat
   return rows;
 }
 
-// The units' fallback ceilings in rank order (ranking.h).
-std::vector<RankedUnit> RankedUnitsOf(const std::vector<UnitSummary>& units) {
+// The units' fallback ceilings in rank order (ranking.h). A unit whose work a graph replay
+// already does (Unit::unless_graph_replay) has no figure in a run whose steps replay graphs:
+// it is never the advice there.
+std::vector<RankedUnit> RankedUnitsOf(const std::vector<UnitSummary>& units,
+                                      const std::vector<Unit>& table, bool graph_replay) {
   std::vector<UnitCeilings> ceilings;
   ceilings.reserve(units.size());
   for (const UnitSummary& u : units) {
+    const auto def =
+        std::find_if(table.begin(), table.end(), [&](const Unit& t) { return t.id == u.id; });
+    if (graph_replay && def != table.end() && def->unless_graph_replay) {
+      ceilings.push_back({u.id, std::nullopt, std::nullopt});
+      continue;
+    }
     ceilings.push_back({u.id, u.fallback.plain_ceiling_wall_est, u.fallback.ceiling_wall});
   }
   return RankUnits(ceilings);
@@ -500,7 +509,7 @@ base::StatusOr<Summary> BuildSummary(const SummaryInputs& in, const Attribution&
   s.role_dispatches_per_token = RoleDispatchesPerToken(*in.pack, totals.roles, rates);
   s.role_host_gap_ms_per_token = RoleHostGaps(*in.pack, gaps, rates);
   s.warnings = attribution.warnings;
-  s.ranked_units = RankedUnitsOf(s.units);
+  s.ranked_units = RankedUnitsOf(s.units, in.units->units(), in.graph_replay);
   return s;
 }
 

@@ -72,6 +72,19 @@ struct WindowEvidence {
   std::optional<int64_t> dispatches_before;  // dispatches that started before the window
   std::string anchor;                        // finder: what each step starts with
   std::string range;                         // ranges: the decode or step range pattern
+  // Ranges: how they were projected onto the GPU — "launch" (the window holds the GPU work
+  // launched inside the ranges, by correlation id, whenever it ran) or "time" (a trace
+  // without launch calls: the dispatches that start inside the ranges' host time).
+  std::string projection;
+  std::optional<int64_t> dispatches_launched_inside;   // "launch": launched inside the ranges
+  std::optional<int64_t> dispatches_launched_outside;  // in the window's time, left out
+  std::optional<int64_t> gpu_after_range_ns;           // how long the GPU ran past the ranges' end
+  // Finder: which of the runs is the window (1-based, in time order), what ends a token, and
+  // how sure the finder is ("high", or "low" with its reasons).
+  std::optional<int64_t> run;
+  std::string boundary;
+  std::string confidence;
+  std::vector<std::string> reasons;
 };
 
 // The plain runs behind the plain figures (summarize --plain-log, repeated): the figures are
@@ -203,6 +216,9 @@ struct SummaryInputs {
   const DecodeWindow* window = nullptr;
   const trace::StringPool* names = nullptr;
   bool has_grid = true;
+  // The decode's steps replay CUDA or HIP graphs (most window dispatches were launched by a
+  // graph launch call): units with `unless = "graph_replay"` are not ranked.
+  bool graph_replay = false;
   const Pack* pack = nullptr;
   const UnitTable* units = nullptr;
   std::string pack_name;

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "src/analysis/test_pack.h"
 
 namespace decodeprof::analysis {
@@ -179,6 +181,41 @@ TEST(SummaryTest, ZeroWallGivesNullWallFields) {
 //   wall 2.5, plain (100 000 + 300 000)/1e6/2/0.4 = 0.5 → 2.0.
 //   Its default reach lists the role only (not "all"): kernel 100 000, gap of the role's own
 //   dispatches 100 000 → 0.05 ms/token, 20.0 %, 1.25, 1.25, (160 000)/1e6/2/0.4 = 0.2 → 1.25.
+// A graph-capture unit (unless = "graph_replay") is ranked in an eager run and never in a run
+// whose steps replay graphs; the other units keep their rank.
+TEST(SummaryTest, AGraphReplayingRunIsNeverToldToCaptureAGraph) {
+  for (const bool replay : {false, true}) {
+    Fixture f;
+    Unit graph{"graph", "capture the decode step", {}, {}, HostGapOwnership::kAll};
+    graph.unless_graph_replay = true;
+    f.units =
+        FakeUnits{{graph, Unit{"gemv", "gemv kernel", {}, {0}, HostGapOwnership::kRoles}},
+                  {UnitReach{{}, {}, "always", true, false}, UnitReach{{}, {}, "", true, true}}};
+    f.window.lo = 0;
+    f.window.hi = 1000000;
+    f.Add("qmv_a", 100000, 300000);
+    f.Add("qmv_a", 600000, 800000);
+    SummaryInputs in = f.Inputs();
+    in.profiled.generated_tokens = 2;
+    in.graph_replay = replay;
+    auto s = BuildSummary(in, Attribute(in));
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    ASSERT_EQ(s->ranked_units.size(), 2u);
+    EXPECT_TRUE(s->ranked_units[0].value.has_value());
+    EXPECT_EQ(s->units[0].fallback.ceiling_wall, 2.5);  // 60 % of the wall idle; kept
+    if (replay) {
+      EXPECT_EQ(s->ranked_units[0].id, "gemv");
+      EXPECT_EQ(s->ranked_units[1].id, "graph");
+      EXPECT_FALSE(s->ranked_units[1].value.has_value());
+    } else {
+      const auto graph_rank = std::find_if(s->ranked_units.begin(), s->ranked_units.end(),
+                                           [](const RankedUnit& r) { return r.id == "graph"; });
+      ASSERT_NE(graph_rank, s->ranked_units.end());
+      EXPECT_EQ(graph_rank->value, 2.5);
+    }
+  }
+}
+
 TEST(SummaryTest, UnitsOwningHostTimeAndNamingClasses) {
   Fixture f;
   f.units = FakeUnits{{Unit{"graph", "capture the decode step", {}, {}, HostGapOwnership::kAll},

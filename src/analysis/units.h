@@ -33,6 +33,9 @@ struct Unit {
   // both its role and its class are named. Empty for the seed's units.
   std::vector<ClassId> classes = {};
   HostGapOwnership host_gap = HostGapOwnership::kRoles;
+  // `unless = "graph_replay"`: the work is done already when the decode's steps replay a CUDA
+  // or HIP graph (a graph capture unit): such a run does not rank the unit.
+  bool unless_graph_replay = false;
 };
 
 struct UnitReach {

@@ -53,7 +53,7 @@ void WindowCollector::Reserve(size_t dispatches) {
   AdviseLargePages(candidates_.data(), candidates_.capacity() * sizeof(trace::Dispatch));
 }
 
-void WindowCollector::Add(const trace::Dispatch& d) {
+void WindowCollector::Add(const trace::Dispatch& d, bool keep) {
   uint8_t member = 0;
   for (size_t i = 0; i < clocks_.size(); ++i) {
     PerClock& pc = clocks_[i];
@@ -72,7 +72,7 @@ void WindowCollector::Add(const trace::Dispatch& d) {
       member |= static_cast<uint8_t>(1u << i);
     }
   }
-  if (member != 0) {
+  if (member != 0 && keep) {
     candidates_.push_back(d);
     membership_.push_back(member);
   }

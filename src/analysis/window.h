@@ -34,7 +34,11 @@ class WindowCollector : public trace::DispatchSink {
  public:
   explicit WindowCollector(const trace::PhaseMarks& marks);
 
-  void Add(const trace::Dispatch& d) override;
+  void Add(const trace::Dispatch& d) override { Add(d, true); }
+  // With keep = false, `d` counts in the checks (bracketed, straddling, the last dispatch
+  // before the window) but is never in the window: a dispatch that ran in the window's time
+  // but was launched outside its ranges (pipeline/window_stage.h, the ranges' projection).
+  void Add(const trace::Dispatch& d, bool keep);
 
   // Makes room for `dispatches` kept dispatches at once: a hint from a caller that can bound
   // them (e.g. by the size of the file), so that the store is not copied as it grows. Only

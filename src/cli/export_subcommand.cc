@@ -36,25 +36,6 @@ struct ExportRequest {
   std::string pack;
 };
 
-// The decode window: its bounds and dispatches (start order), marks chosen as summarize
-// chooses them (pipeline::ChooseMarks).
-base::StatusOr<analysis::DecodeWindow> CutDecodeWindow(const ExportRequest& req,
-                                                       const io::Importer& importer,
-                                                       const pipeline::WholeTrace& t,
-                                                       const trace::StringPool& names) {
-  trace::PhaseMarks log_marks;
-  if (!req.log.empty()) {
-    DP_ASSIGN_OR_RETURN(const trace::BenchLog log, io::ParseBenchLog(req.log));
-    log_marks = log.marks;
-  }
-  (void)importer;
-  DP_ASSIGN_OR_RETURN(const pipeline::MarkChoice chosen,
-                      pipeline::ChooseMarks(log_marks, req.log, t, names, req.trace));
-  analysis::WindowCollector collector(chosen.marks);
-  for (const trace::Dispatch& d : t.dispatches) collector.Add(d);
-  return std::move(collector).Finish(chosen.source);
-}
-
 // The files export reads: its output must be none of them.
 std::vector<std::string> Inputs(const ExportRequest& req) {
   return {req.trace.path, req.log, req.pack};
@@ -75,14 +56,21 @@ base::StatusOr<report::ChromeTraceStats> RunExport(const ExportRequest& req,
   }
 
   trace::StringPool names;
-  DP_ASSIGN_OR_RETURN(pipeline::WholeTrace t, pipeline::ImportWhole(req.trace, *importer, names));
   std::optional<trace::ClockDomain> window_clock;
-
   std::vector<trace::Dispatch> dispatches;
   std::vector<trace::Range> ranges;
+  trace::ImportedTrace info;
   report::ChromeTraceInput in;
   if (req.decode_window) {
-    DP_ASSIGN_OR_RETURN(analysis::DecodeWindow window, CutDecodeWindow(req, *importer, t, names));
+    // The window summarize cuts: the same stage (pipeline/window_stage.h).
+    trace::PhaseMarks log_marks;
+    if (!req.log.empty()) {
+      DP_ASSIGN_OR_RETURN(const trace::BenchLog log, io::ParseBenchLog(req.log));
+      log_marks = log.marks;
+    }
+    DP_ASSIGN_OR_RETURN(pipeline::WindowedTrace t,
+                        pipeline::ImportWindow(req.trace, *importer, log_marks, req.log, names));
+    analysis::DecodeWindow& window = t.window;
     dispatches = std::move(window.dispatches);
     window_clock = window.clock;  // the clock the marks chose, for a trace that does not say
     for (const trace::Range& r : t.info.ranges) {
@@ -91,13 +79,16 @@ base::StatusOr<report::ChromeTraceStats> RunExport(const ExportRequest& req,
     in.other_data = {{"window", "decode"},
                      {"window_lo_ns", std::to_string(window.lo)},
                      {"window_hi_ns", std::to_string(window.hi)}};
+    info = std::move(t.info);
   } else {
+    DP_ASSIGN_OR_RETURN(pipeline::WholeTrace t, pipeline::ImportWhole(req.trace, *importer, names));
     dispatches = std::move(t.dispatches);
     std::stable_sort(
         dispatches.begin(), dispatches.end(),
         [](const trace::Dispatch& a, const trace::Dispatch& b) { return a.start < b.start; });
     ranges = t.info.ranges;
     in.other_data = {{"window", "all"}};
+    info = std::move(t.info);
   }
   if (!pack) {
     const packs::PackChoice choice = packs::DefaultPackFor(
@@ -105,8 +96,7 @@ base::StatusOr<report::ChromeTraceStats> RunExport(const ExportRequest& req,
     notes.push_back(choice.note);
     DP_ASSIGN_OR_RETURN(pack, packs::LoadPack(choice.pack));
   }
-  const pipeline::LaunchContext launches =
-      pipeline::JoinLaunches(dispatches, t.info, req.trace.path);
+  const pipeline::LaunchContext launches = pipeline::JoinLaunches(dispatches, info, req.trace.path);
   in.dispatches = dispatches;
   in.names = &names;
   in.launch_thread = launches.thread;
@@ -117,7 +107,7 @@ base::StatusOr<report::ChromeTraceStats> RunExport(const ExportRequest& req,
   in.other_data.insert(in.other_data.begin(),
                        {{"source", std::filesystem::path(req.trace.path).filename().string()},
                         {"format", std::string(importer->name())},
-                        {"clock", pipeline::ClockText(t.info, window_clock)},
+                        {"clock", pipeline::ClockText(info, window_clock)},
                         {"pack", pack->name()}});
   return report::WriteChromeTraceFile(req.out, in, Inputs(req));
 }

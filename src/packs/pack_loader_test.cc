@@ -302,6 +302,27 @@ TEST(UnitsErrorsTest, ClassesHostGapAndWholeReach) {
            "u_all_list.toml", 6, "unknown role \"all\"");
 }
 
+TEST(LoadUnitsTest, UnlessGraphReplay) {
+  auto pack = LoadPack("mlx-rocm");
+  ASSERT_TRUE(pack.ok());
+  auto units = LoadUnits(WriteTemp("u_unless.toml",
+                                   "[[unit]]\nid = \"graph\"\nport = \"p\"\nhost_gap = \"all\"\n"
+                                   "unless = \"graph_replay\"\n"
+                                   "[[unit.reach]]\ndefault = \"all\"\n"),
+                         **pack);
+  ASSERT_TRUE(units.ok()) << units.status().ToString();
+  EXPECT_TRUE((*units)->units()[0].unless_graph_replay);
+  const auto bad = LoadUnits(WriteTemp("u_unless_bad.toml",
+                                       "[[unit]]\nid = \"graph\"\nport = \"p\"\n"
+                                       "host_gap = \"all\"\nunless = \"eager\"\n"),
+                             **pack);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("unless \"eager\" is not \"graph_replay\""),
+            std::string::npos)
+      << bad.status().message();
+  EXPECT_EQ(bad.status().kind(), ErrorKind::kConfig);
+}
+
 TEST(LoadUnitsTest, ClassesHostGapAndWholeReach) {
   auto pack = LoadPack("mlx-rocm");
   ASSERT_TRUE(pack.ok());

@@ -63,7 +63,8 @@ StatusOr<std::unique_ptr<analysis::DataUnitTable>> UnitsParser::Parse(std::strin
 }
 
 StatusOr<analysis::UnitSpec> UnitsParser::ParseUnit(const TomlFields& f) {
-  DP_RETURN_IF_ERROR(f.CheckKeys({"id", "port", "roles", "classes", "host_gap", "reach"}));
+  DP_RETURN_IF_ERROR(
+      f.CheckKeys({"id", "port", "roles", "classes", "host_gap", "unless", "reach"}));
   analysis::UnitSpec spec;
   const toml::node* id = f.Get("id");
   if (id != nullptr && id->is_integer()) {
@@ -83,6 +84,13 @@ StatusOr<analysis::UnitSpec> UnitsParser::ParseUnit(const TomlFields& f) {
   } else if (host_gap != "roles") {
     return ConfigError(f.where("host_gap"), f.what() + ": host_gap \"" + host_gap +
                                                 "\" is neither \"roles\" nor \"all\"");
+  }
+  DP_ASSIGN_OR_RETURN(const std::string unless, f.OptionalString("unless", ""));
+  if (unless == "graph_replay") {
+    spec.unit.unless_graph_replay = true;
+  } else if (!unless.empty()) {
+    return ConfigError(f.where("unless"),
+                       f.what() + ": unless \"" + unless + "\" is not \"graph_replay\"");
   }
   DP_ASSIGN_OR_RETURN(std::vector<const toml::table*> cases, f.TableList("reach"));
   for (size_t i = 0; i < cases.size(); ++i) {

@@ -143,6 +143,23 @@ base::StatusOr<LoadedTrace> LoadTrace(const SummarizeRequest& req, const io::Imp
   return out;
 }
 
+// Whether the decode's steps replay graphs: most of the window's dispatches were launched by a
+// graph launch call (cudaGraphLaunch, cuGraphLaunch, hipGraphLaunch), or the trace shows graphs
+// whole (nsys's "[CUDA graph N]" rows).
+bool ReplaysGraphs(const analysis::DecodeWindow& w, const trace::ImportedTrace& info,
+                   const trace::StringPool& names) {
+  const trace::LaunchIndex index(info.launches);
+  size_t graphed = 0;
+  for (const trace::Dispatch& d : w.dispatches) {
+    const trace::ApiCall* call = index.Find(d.correlation);
+    if ((call != nullptr && names.Get(call->name).find("GraphLaunch") != std::string_view::npos) ||
+        names.Get(d.name).starts_with("[CUDA graph")) {
+      ++graphed;
+    }
+  }
+  return !w.dispatches.empty() && graphed * 2 >= w.dispatches.size();
+}
+
 // The diagnostics of the window and the attribution, added to the importer's.
 // A GPU runs at most 128 kernels at once (CUDA's limit since compute capability 3.5); a
 // decode rarely more than a few. The window's dispatch durations, each clipped to the window,
@@ -497,6 +514,7 @@ base::Status ComputeRun(const SummarizeRequest& req, ComputedRun& run) {
   in.window = &window;
   in.names = &names;
   in.has_grid = loaded.trace.info.has_grid;
+  in.graph_replay = ReplaysGraphs(window, loaded.trace.info, names);
   in.pack = pack.get();
   in.units = units.get();
   in.pack_name = pack_name;

@@ -157,6 +157,19 @@ JsonValue SummaryToJson(const analysis::Summary& s) {
     ev.Add("dispatches_before", JsonValue::OptInt(w.dispatches_before));
     ev.Add("anchor", JsonValue::Str(w.anchor));
     ev.Add("range", JsonValue::Str(w.range));
+    if (!w.confidence.empty()) {
+      ev.Add("run", JsonValue::OptInt(w.run));
+      ev.Add("boundary", JsonValue::Str(w.boundary));
+      ev.Add("confidence", JsonValue::Str(w.confidence));
+      JsonValue& reasons = ev.Add("reasons", JsonValue::MakeArray());
+      for (const std::string& r : w.reasons) reasons.Push(JsonValue::Str(r));
+    }
+    if (!w.projection.empty()) {
+      ev.Add("projection", JsonValue::Str(w.projection));
+      ev.Add("dispatches_launched_inside", JsonValue::OptInt(w.dispatches_launched_inside));
+      ev.Add("dispatches_launched_outside", JsonValue::OptInt(w.dispatches_launched_outside));
+      ev.Add("gpu_after_range_ns", JsonValue::OptInt(w.gpu_after_range_ns));
+    }
   } else {
     doc.Add("window_evidence", JsonValue::Null());
   }

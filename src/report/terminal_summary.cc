@@ -23,6 +23,11 @@ std::string Window(const analysis::Summary& s) {
     out += "found without marks (" + src + "): " + std::to_string(ev ? ev->steps.value_or(0) : 0) +
            " steps of " + std::to_string(ev ? ev->dispatches_per_step.value_or(0) : 0) +
            " dispatches";
+    if (ev && ev->runs && *ev->runs > 1 && ev->run) {
+      out += ", run " + std::to_string(*ev->run) + " of " + std::to_string(*ev->runs);
+    }
+    if (ev && !ev->boundary.empty()) out += ", tokens end at a " + ev->boundary;
+
   } else if (src == "log") {
     out += "the bench log's [phase] marks";
   } else if (src == "marks" || src == "ranges") {
@@ -38,7 +43,13 @@ std::string Window(const analysis::Summary& s) {
   out += ", " + Fixed(s.decode_wall_ms, 3) + " ms wall, " + std::to_string(s.decode_dispatches) +
          " dispatches";
   if (s.generated_tokens) out += ", " + std::to_string(*s.generated_tokens) + " tokens";
-  return out + "\n";
+  out += "\n";
+  if (ev && ev->confidence == "low") {
+    out += "  LOW CONFIDENCE: found without marks, and";
+    for (const std::string& r : ev->reasons) out += "\n    - " + r;
+    out += "\n    mark the decode (include/decodeprof/marks.h) or check the window\n";
+  }
+  return out;
 }
 
 }  // namespace

@@ -97,6 +97,9 @@ constexpr DiagnosticInfo kDiagnosticInfo[] = {
      "--model-dir holds no config.json: model_type and rope_scaling are unknown"},
     {Diag::kStraddlingDecodeStart, "straddling_decode_start", S::kWarning,
      "kernels that started before decode_start and ended after it (not in the window)"},
+    {Diag::kDecodeLoopUncertain, "decode_loop_uncertain", S::kWarning,
+     "the decode loop was found without marks, with low confidence (its reasons are in "
+     "window_evidence): mark the decode, or check the window before trusting its figures"},
     {Diag::kDispatchLongerThanWindow, "dispatch_longer_than_window", S::kWarning,
      "a decode dispatch that runs longer than the whole decode window"},
     {Diag::kHostGapResidual, "host_gap_residual", S::kWarning,

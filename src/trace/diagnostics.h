@@ -69,6 +69,7 @@ enum class Diag : uint16_t {
   kModelDirWithoutConfig,
   // The window and the attribution.
   kStraddlingDecodeStart,
+  kDecodeLoopUncertain,
   kDispatchLongerThanWindow,
   kHostGapResidual,
   kRoleRuleWarning,

@@ -1,7 +1,8 @@
 // A first-in first-out store of fixed-size records that keeps the first ones in memory and
 // the rest in an unlinked temporary file: what lets a one-pass importer read a trace whose
 // phase marks are known only at its end (Kineto, nsys, rocpd: the ranges come with the
-// dispatches) while the process keeps a bounded amount of memory. Replayed once, in order.
+// dispatches) while the process keeps a bounded amount of memory. Replayed in order, as often
+// as needed (the window stage reads the dispatches once to project ranges, once to cut).
 #pragma once
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include <cstring>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "src/base/status.h"
@@ -64,9 +66,10 @@ class Spool {
   int64_t size() const { return size_; }
   int64_t spilled_bytes() const { return file_.bytes_written(); }
 
-  // Calls fn(record) for every record, in the order added; the spool is empty afterwards.
+  // Calls fn(record) for every record, in the order added; the spool keeps them (Replay can
+  // be called again).
   template <typename Fn>
-  base::Status Drain(Fn&& fn) {
+  base::Status Replay(Fn&& fn) {
     DP_RETURN_IF_ERROR(file_.status());  // a failed write lost records: never replay a part
     if (file_.bytes_written() > 0) {
       file_.Rewind();
@@ -85,7 +88,14 @@ class Spool {
                                                 std::to_string(file_.bytes_written()) + " bytes)");
       }
     }
-    for (const T& v : buffer_) fn(v);
+    for (const T& v : buffer_) fn(static_cast<const T&>(v));
+    return base::OkStatus();
+  }
+
+  // Calls fn(record) for every record, in the order added; the spool is empty afterwards.
+  template <typename Fn>
+  base::Status Drain(Fn&& fn) {
+    DP_RETURN_IF_ERROR(Replay(std::forward<Fn>(fn)));
     buffer_ = {};
     size_ = 0;
     return base::OkStatus();

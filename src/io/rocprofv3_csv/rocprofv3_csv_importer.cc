@@ -48,8 +48,18 @@ Column FindColumn(const std::vector<std::string>& header,
 
 base::Status MissingColumn(const std::string& where, const std::vector<std::string>& candidates,
                            const std::vector<std::string>& header) {
+  // The header as the seed prints it; a file that is no CSV (one 37 MB JSON line) is cut to
+  // a readable length.
+  constexpr size_t kShown = 400;
+  std::string shown = PyListRepr(header);
+  if (shown.size() > kShown) {
+    size_t cut = kShown;
+    while (cut > 0 && (static_cast<unsigned char>(shown[cut]) & 0xC0) == 0x80) --cut;  // UTF-8
+    shown = shown.substr(0, cut) + "... (" + std::to_string(header.size()) + " fields, " +
+            std::to_string(shown.size()) + " characters)";
+  }
   return base::DataError(where, "kernel trace has none of the columns " + PyTupleRepr(candidates) +
-                                    "; header: " + PyListRepr(header));
+                                    "; header: " + shown);
 }
 
 // Eight ASCII digits at p → their value, or false when one is not a digit (SWAR: the

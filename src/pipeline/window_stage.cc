@@ -1,0 +1,518 @@
+#include "src/pipeline/window_stage.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <span>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+
+#include "src/analysis/decode_finder.h"
+#include "src/analysis/range_marks.h"
+#include "src/base/utf8.h"
+#include "src/pipeline/sampled_window.h"
+
+namespace decodeprof::pipeline {
+namespace {
+
+trace::PhaseMarks MarksOf(trace::ClockDomain clock, trace::TimestampNs first, trace::TimestampNs lo,
+                          trace::TimestampNs hi) {
+  const auto stamp = [clock](trace::TimestampNs t) {
+    trace::MarkStamp m;
+    m.On(clock) = t;
+    return m;
+  };
+  trace::PhaseMarks marks;
+  marks["warmup_start"] = stamp(std::min(first, lo));
+  marks["decode_start"] = stamp(lo);
+  marks["measured_end"] = stamp(hi);
+  return marks;
+}
+
+// "ranges that repeat: 'ProfilerStep#*' (12), 'execute_model' (40)": range names seen at least
+// three times, trailing digits made a glob, the most frequent first (at most 6).
+std::string RepeatingRanges(const trace::ImportedTrace& info, const trace::StringPool& names) {
+  std::map<std::string, int64_t> counts;
+  std::map<trace::StringId, std::string> pattern_of;
+  for (const trace::Range& r : info.ranges) {
+    auto it = pattern_of.find(r.name);
+    if (it == pattern_of.end()) {
+      std::string name(names.Get(r.name).substr(0, 80));
+      const size_t digits = name.find_last_not_of("0123456789");
+      if (digits != std::string::npos && digits + 1 < name.size())
+        name.replace(digits + 1, std::string::npos, "*");
+      it = pattern_of.emplace(r.name, std::move(name)).first;
+    }
+    ++counts[it->second];
+  }
+  std::vector<std::pair<std::string, int64_t>> repeating;
+  for (auto& [name, n] : counts) {
+    if (n >= 3) repeating.emplace_back(name, n);
+  }
+  std::stable_sort(repeating.begin(), repeating.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  if (repeating.empty()) return {};
+  std::string out = "ranges that repeat: ";
+  for (size_t i = 0; i < repeating.size() && i < 6; ++i) {
+    if (i > 0) out += ", ";
+    out += "'" + RepairedName(repeating[i].first).value_or(repeating[i].first) + "' (" +
+           std::to_string(repeating[i].second) + ")";
+  }
+  return out;
+}
+
+// What the launch calls say about a host-time span: the correlation ids launched inside it
+// (owned), every correlation id that has a launch call (known), and the span's projection
+// onto the GPU.
+struct Projection {
+  bool by_launch = false;  // false: the trace has no launch call; the time cut stays
+  trace::TimestampNs cpu_lo = 0, cpu_hi = 0;
+  trace::TimestampNs lo = 0, hi = 0;  // the window: the span, widened to the owned GPU work
+  std::unordered_set<uint64_t> owned;
+  std::vector<uint64_t> known;  // sorted, unique
+  int64_t owned_dispatches = 0;
+
+  // Whether a dispatch belongs to the window, times aside: owned, or without a launch call
+  // (then its start decides, as in the time cut).
+  bool Keeps(const trace::Dispatch& d) const {
+    if (!by_launch || owned.count(d.correlation) > 0) return true;
+    return d.correlation == 0 || !std::binary_search(known.begin(), known.end(), d.correlation);
+  }
+};
+
+// The launch calls whose start lies in [lo, hi] (any thread: an engine's worker threads
+// launch inside the range of the thread that drives the step), and the GPU span of what they
+// launched.
+base::StatusOr<Projection> Project(const TraceForWindow& t, trace::TimestampNs lo,
+                                   trace::TimestampNs hi) {
+  Projection p;
+  p.cpu_lo = p.lo = lo;
+  p.cpu_hi = p.hi = hi;
+  DP_RETURN_IF_ERROR(t.launches([&](const trace::ApiCall& call) {
+    p.known.push_back(call.correlation);
+    if (lo <= call.start && call.start <= hi) p.owned.insert(call.correlation);
+  }));
+  std::sort(p.known.begin(), p.known.end());
+  p.known.erase(std::unique(p.known.begin(), p.known.end()), p.known.end());
+  p.by_launch = !p.known.empty();
+  if (!p.by_launch || p.owned.empty()) return p;
+  DP_RETURN_IF_ERROR(t.dispatches([&](const trace::Dispatch& d) {
+    if (p.owned.count(d.correlation) == 0) return;
+    ++p.owned_dispatches;
+    p.lo = std::min(p.lo, d.start);
+    p.hi = std::max(p.hi, d.end);
+  }));
+  return p;
+}
+
+// The step ranges matching `pattern`, by start. Engines' own per-step ranges (ProfilerStep#N,
+// execute_model) often hold the prefill too: leading and trailing steps whose dispatch count
+// is off the median by more than 10 % are left out (skipped), and the kept ones that differ
+// from it at all are counted (deviated). A step's dispatches are those launched inside it
+// (by correlation), or, in a trace without launch calls, those that start inside it.
+struct StepRangeSpan {
+  trace::TimestampNs lo = 0, hi = 0;  // host time: the first kept step's start, the last end
+  int64_t steps = 0, skipped = 0, deviated = 0;
+};
+base::StatusOr<std::optional<StepRangeSpan>> StepSpan(const TraceForWindow& t,
+                                                      const trace::StringPool& names,
+                                                      const std::string& pattern) {
+  std::vector<const trace::Range*> steps;
+  for (const trace::Range& r : t.info.ranges) {
+    if (analysis::RangeNameMatches(names.Get(r.name), pattern)) steps.push_back(&r);
+  }
+  if (steps.empty()) return std::optional<StepRangeSpan>();
+  std::stable_sort(steps.begin(), steps.end(), [](const trace::Range* a, const trace::Range* b) {
+    return a->start < b->start;
+  });
+  std::vector<trace::TimestampNs> starts;  // of the steps
+  for (const trace::Range* r : steps) starts.push_back(r->start);
+  // The step whose host time holds `time` (the latest to start at or before it), or -1.
+  const auto step_at = [&](trace::TimestampNs time) -> int64_t {
+    const auto it = std::upper_bound(starts.begin(), starts.end(), time);
+    if (it == starts.begin()) return -1;
+    const size_t i = static_cast<size_t>(it - starts.begin()) - 1;
+    return steps[i]->end >= time ? static_cast<int64_t>(i) : -1;
+  };
+  std::unordered_map<uint64_t, int64_t> step_of;  // correlation → step launched in
+  bool any_launch = false;
+  DP_RETURN_IF_ERROR(t.launches([&](const trace::ApiCall& call) {
+    any_launch = true;
+    const int64_t s = step_at(call.start);
+    if (s >= 0) step_of.emplace(call.correlation, s);
+  }));
+  std::vector<int64_t> counts(steps.size(), 0);
+  DP_RETURN_IF_ERROR(t.dispatches([&](const trace::Dispatch& d) {
+    if (any_launch) {
+      if (auto it = step_of.find(d.correlation); it != step_of.end()) {
+        ++counts[static_cast<size_t>(it->second)];
+      }
+    } else if (const int64_t s = step_at(d.start); s >= 0) {
+      ++counts[static_cast<size_t>(s)];
+    }
+  }));
+  std::vector<int64_t> sorted = counts;
+  std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2),
+                   sorted.end());
+  const int64_t median = sorted[sorted.size() / 2];
+  const auto off = [median](int64_t n) { return std::abs(n - median) * 10 > median; };
+  size_t a = 0, b = steps.size();
+  while (a < b && off(counts[a])) ++a;
+  while (b > a && off(counts[b - 1])) --b;
+  StepRangeSpan out;
+  if (a == b) {  // nothing like the median at all: keep every step
+    a = 0;
+    b = steps.size();
+  }
+  out.lo = steps[a]->start;
+  out.hi = steps[a]->end;
+  for (size_t i = a; i < b; ++i) {
+    out.lo = std::min(out.lo, steps[i]->start);
+    out.hi = std::max(out.hi, steps[i]->end);
+    out.deviated += counts[i] != median ? 1 : 0;
+  }
+  out.steps = static_cast<int64_t>(b - a);
+  out.skipped = static_cast<int64_t>(steps.size() - (b - a));
+  return std::optional<StepRangeSpan>(out);
+}
+
+// The decode loop in dispatches in start order. In a recording sampled by time (record
+// --sample-time: decodeprof:sampled-time ranges) kernels were recorded only in the timer's
+// periods, so a loop must not run across the unrecorded time between two: each period is
+// searched alone (its dispatches: those that start from its beginning to the next period's)
+// and the loop of the most steps wins (ties: the later period).
+base::StatusOr<analysis::FoundLoop> FindLoopInPeriods(std::span<const trace::Dispatch> in_order,
+                                                      std::span<const trace::ApiCall> launches,
+                                                      const trace::ImportedTrace& info,
+                                                      const trace::StringPool& names,
+                                                      const std::string& path) {
+  std::vector<trace::TimestampNs> starts;
+  for (const trace::Range& r : info.ranges) {
+    if (names.Get(r.name) == kSampledTimeRange) starts.push_back(r.start);
+  }
+  if (starts.empty()) return analysis::FindDecodeLoop(in_order, launches, names, path);
+  std::sort(starts.begin(), starts.end());
+  const auto by_start = [](const trace::Dispatch& d, trace::TimestampNs t) { return d.start < t; };
+  std::optional<analysis::FoundLoop> best;
+  base::Status first_error;  // of the first period without a loop
+  for (size_t i = 0; i < starts.size(); ++i) {
+    const auto lo = std::lower_bound(in_order.begin(), in_order.end(), starts[i], by_start);
+    const auto hi = i + 1 < starts.size()
+                        ? std::lower_bound(lo, in_order.end(), starts[i + 1], by_start)
+                        : in_order.end();
+    if (lo == hi) continue;
+    auto found = analysis::FindDecodeLoop(std::span(lo, hi), launches, names, path);
+    if (!found.ok()) {
+      if (first_error.ok()) first_error = found.status();
+      continue;
+    }
+    found->dispatches_before += lo - in_order.begin();
+    if (!best || found->steps >= best->steps) best = std::move(*found);
+  }
+  if (best) return std::move(*best);
+  if (!first_error.ok()) return first_error;
+  return analysis::FindDecodeLoop(in_order, launches, names, path);  // no period's dispatch
+}
+
+// How the window is taken, once chosen: its marks, and the ranges' projection (none for the
+// log's marks, --window and the found loop: those are times on the GPU's side already).
+struct Choice {
+  trace::PhaseMarks marks;
+  std::string source;            // the file the marks came from (for error messages)
+  std::optional<int64_t> steps;  // decode steps counted from step ranges or found
+  std::string window_source;     // analysis::Summary::window_source
+  analysis::WindowEvidence evidence;
+  std::optional<Projection> projection;
+  // The finder's input, kept for the cut (the dispatches in start order).
+  std::vector<trace::Dispatch> in_order;
+  std::vector<trace::ApiCall> launches;
+};
+
+// The choice for a host-time span of ranges: projected onto the GPU.
+base::Status ProjectRanges(const TraceForWindow& t, trace::ClockDomain clock,
+                           trace::TimestampNs first, trace::TimestampNs lo, trace::TimestampNs hi,
+                           Choice& out) {
+  DP_ASSIGN_OR_RETURN(Projection p, Project(t, lo, hi));
+  out.marks = MarksOf(clock, first, p.lo, p.hi);
+  analysis::WindowEvidence& ev = out.evidence;
+  ev.projection = p.by_launch ? "launch" : "time";
+  if (p.by_launch) {
+    ev.dispatches_launched_inside = p.owned_dispatches;
+    ev.gpu_after_range_ns = std::max<trace::TimestampNs>(0, p.hi - p.cpu_hi);
+  }
+  out.projection = std::move(p);
+  return base::OkStatus();
+}
+
+base::StatusOr<Choice> Choose(const TraceRequest& request, const trace::PhaseMarks& log_marks,
+                              const std::string& log_path, const TraceForWindow& t,
+                              const trace::StringPool& names) {
+  const trace::ImportedTrace& info = t.info;
+  Choice out;
+  out.source = request.path;
+  // Ranges and found windows of a trace whose clock is unknown are on the clock its recorder
+  // used; monotonic is the recorders' (the figures use differences only).
+  const trace::ClockDomain clock = info.clock.value_or(trace::ClockDomain::kMonotonic);
+  trace::TimestampNs first = INT64_MAX, last = INT64_MIN;
+  DP_RETURN_IF_ERROR(t.dispatches([&](const trace::Dispatch& d) {
+    first = std::min(first, d.start);
+    last = std::max(last, d.end);
+  }));
+  if (request.window.kind != WindowSpec::Kind::kDecode) {
+    const bool all = request.window.kind == WindowSpec::Kind::kAll;
+    const trace::TimestampNs lo = all ? first : request.window.start;
+    const trace::TimestampNs hi = all ? last : request.window.end;
+    out.marks = MarksOf(clock, std::min(first, lo), lo, hi);
+    out.window_source = all ? "all" : "explicit";
+    return out;
+  }
+  const auto log_choice = [&] {
+    out.marks = log_marks;
+    out.source = log_path;
+    out.window_source = "log";
+    return out;
+  };
+  // The log on its clock (the seed's rules: a time cut).
+  if ((!info.clock || trace::IsLogClock(*info.clock)) && !log_marks.empty()) return log_choice();
+  analysis::RangeNames range_names;
+  if (!request.decode_range.empty()) range_names.decode = request.decode_range;
+  if (!request.step_range.empty()) range_names.step = request.step_range;
+  const bool own_names = !request.decode_range.empty() || !request.step_range.empty();
+  // The decode range, projected onto the GPU.
+  if (auto from_ranges =
+          analysis::MarksFromRanges(info.ranges, names, clock, range_names, request.path);
+      from_ranges.ok()) {
+    DP_RETURN_IF_ERROR(ProjectRanges(t, clock, std::min(first, from_ranges->first),
+                                     from_ranges->start, from_ranges->end, out));
+    if (from_ranges->steps > 0) out.steps = from_ranges->steps;
+    out.window_source = own_names ? "ranges" : "marks";
+    out.evidence.range = range_names.decode;
+    out.evidence.steps = out.steps;
+    if (!request.step_range.empty() && !out.steps) {
+      return base::DataError(
+          request.path,
+          "no range matches --step-range '" + request.step_range + "' inside the decode range",
+          "--step-range names the range of one decode step; leave it out to "
+          "take the tokens from the log or --generated-tokens");
+    }
+    return out;
+  }
+  const std::string repeating = RepeatingRanges(info, names);
+  if (!request.decode_range.empty()) {
+    if (!log_marks.empty()) return log_choice();
+    return base::DataError(request.path,
+                           "no range matches --decode-range '" + request.decode_range + "'",
+                           repeating.empty() ? "the trace holds no range that repeats" : repeating);
+  }
+  // Without a decode range: the span of the step ranges, projected onto the GPU.
+  DP_ASSIGN_OR_RETURN(const std::optional<StepRangeSpan> span,
+                      StepSpan(t, names, range_names.step));
+  if (span) {
+    DP_RETURN_IF_ERROR(ProjectRanges(t, clock, first, span->lo, span->hi, out));
+    out.steps = span->steps;
+    out.window_source = own_names ? "ranges" : "marks";
+    out.evidence.range = range_names.step;
+    out.evidence.steps = span->steps;
+    out.evidence.skipped_steps = span->skipped;
+    out.evidence.deviated_steps = span->deviated;
+    return out;
+  }
+  if (!request.step_range.empty()) {
+    return base::DataError(request.path,
+                           "no range matches --step-range '" + request.step_range + "'",
+                           repeating.empty() ? "the trace holds no range that repeats" : repeating);
+  }
+  // The log's marks on any other clock (realtime, session).
+  if (!log_marks.empty()) return log_choice();
+  // The decode loop in the dispatches, read in start order (file order on ties).
+  out.in_order.reserve(static_cast<size_t>(t.dispatch_count));
+  DP_RETURN_IF_ERROR(t.dispatches([&](const trace::Dispatch& d) { out.in_order.push_back(d); }));
+  DP_RETURN_IF_ERROR(t.launches([&](const trace::ApiCall& c) { out.launches.push_back(c); }));
+  std::stable_sort(
+      out.in_order.begin(), out.in_order.end(),
+      [](const trace::Dispatch& a, const trace::Dispatch& b) { return a.start < b.start; });
+  auto found = FindLoopInPeriods(out.in_order, out.launches, info, names, request.path);
+  if (!found.ok()) {
+    std::string hint =
+        "mark the decode (include/decodeprof/marks.h, or a bench log with --log), name the "
+        "engine's per-step range with --step-range, or pick a span with --window "
+        "START_NS..END_NS or --window all";
+    if (!repeating.empty()) hint += "; " + repeating;
+    return base::DataError(request.path, found.status().message(), hint);
+  }
+  out.marks = MarksOf(clock, first, found->lo, found->hi);
+  out.steps = found->steps;
+  out.window_source = found->source;
+  analysis::WindowEvidence& ev = out.evidence;
+  ev.steps = found->steps;
+  ev.dispatches_per_step = found->dispatches_per_step;
+  ev.kernels_per_step = found->kernels_per_step;
+  ev.graph_launches_per_step = found->graph_launches_per_step;
+  ev.deviated_steps = found->deviated_steps;
+  ev.runs = found->runs;
+  ev.dispatches_before = found->dispatches_before;
+  ev.anchor = found->anchor;
+  ev.run = found->run;
+  ev.boundary = found->boundary;
+  ev.confidence = found->confidence;
+  ev.reasons = found->reasons;
+  return out;
+}
+
+}  // namespace
+
+base::StatusOr<WindowedTrace> CutWindow(const TraceRequest& request, const io::Importer& importer,
+                                        const trace::PhaseMarks& log_marks,
+                                        const std::string& log_path, TraceForWindow t,
+                                        trace::StringPool& names) {
+  DP_ASSIGN_OR_RETURN(Choice chosen, Choose(request, log_marks, log_path, t, names));
+  analysis::WindowCollector collector(chosen.marks);
+  int64_t foreign = 0;  // dispatches inside the window launched outside the ranges
+  if (!chosen.in_order.empty()) {
+    for (const trace::Dispatch& d : chosen.in_order) collector.Add(d);
+    chosen.in_order = {};
+  } else if (chosen.projection) {
+    const Projection& p = *chosen.projection;
+    DP_RETURN_IF_ERROR(t.dispatches([&](const trace::Dispatch& d) {
+      const bool keep = p.Keeps(d);
+      collector.Add(d, keep);
+      if (!keep && p.lo <= d.start && d.start <= p.hi) ++foreign;
+    }));
+  } else {
+    DP_RETURN_IF_ERROR(t.dispatches([&](const trace::Dispatch& d) { collector.Add(d); }));
+  }
+  WindowedTrace out;
+  out.info = std::move(t.info);
+  out.steps = chosen.steps;
+  out.marks_source = chosen.source;
+  out.window_source = chosen.window_source;
+  out.evidence = std::move(chosen.evidence);
+  DP_ASSIGN_OR_RETURN(out.window, std::move(collector).Finish(chosen.source));
+  out.evidence.start_ns = out.window.lo;
+  out.evidence.end_ns = out.window.hi;
+  if (chosen.projection && chosen.projection->by_launch) {
+    out.evidence.dispatches_launched_outside = foreign;
+  }
+  // The launch calls of the window's dispatches.
+  std::unordered_set<uint64_t> correlations;
+  for (const trace::Dispatch& d : out.window.dispatches) {
+    if (d.correlation != 0) correlations.insert(d.correlation);
+  }
+  out.info.launches.clear();
+  const auto keep = [&](const trace::ApiCall& call) {
+    if (correlations.count(call.correlation) > 0) out.info.launches.push_back(call);
+  };
+  if (!chosen.launches.empty()) {
+    for (const trace::ApiCall& call : chosen.launches) keep(call);
+  } else {
+    DP_RETURN_IF_ERROR(t.launches(keep));
+  }
+  DP_RETURN_IF_ERROR(CheckWindow(request, importer, out.window, names, out.info));
+  if (out.evidence.confidence == "low") {
+    std::string why;
+    for (const std::string& r : out.evidence.reasons) why += (why.empty() ? "" : "; ") + r;
+    out.info.diagnostics.Add(
+        trace::Diag::kDecodeLoopUncertain, 1,
+        {request.path, "",
+         std::to_string(out.evidence.steps.value_or(0)) + " steps found: " + why});
+  }
+  return out;
+}
+
+std::optional<std::string> RepairedName(std::string_view text) {
+  std::string out;
+  bool changed = false;
+  for (size_t i = 0; i < text.size();) {
+    uint32_t cp = 0;
+    const size_t len = base::DecodeUtf8(text, i, cp);
+    if (len == 0) {
+      out += "\xEF\xBF\xBD";  // U+FFFD
+      changed = true;
+      ++i;
+      continue;
+    }
+    // Tabs and newlines are text (names in quoted CSV fields hold them; the seed keeps them).
+    if ((cp < 0x20 || cp == 0x7F) && cp != '\t' && cp != '\n') {
+      static constexpr char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[cp >> 4];
+      out += kHex[cp & 0xF];
+      changed = true;
+      ++i;
+      continue;
+    }
+    out.append(text.substr(i, len));
+    i += len;
+  }
+  if (!changed) return std::nullopt;
+  return out;
+}
+
+base::Status CheckWindow(const TraceRequest& request, const io::Importer& importer,
+                         analysis::DecodeWindow& window, trace::StringPool& names,
+                         trace::ImportedTrace& info) {
+  auto& ds = window.dispatches;
+  const auto same = [](const trace::Dispatch& a, const trace::Dispatch& b) {
+    return a.end == b.end && a.name == b.name && a.device == b.device && a.stream == b.stream &&
+           a.kind == b.kind && a.correlation == b.correlation;
+  };
+  for (size_t i = 0; i < ds.size(); ++i) {
+    for (size_t j = i + 1; j < ds.size() && ds[j].start == ds[i].start; ++j) {
+      if (!same(ds[i], ds[j])) continue;
+      const uint32_t line = std::max(ds[i].line, ds[j].line);
+      const std::string where = importer.position_word() == "line"
+                                    ? base::AtLine(request.path, line)
+                                    : request.path + ": record " + std::to_string(line);
+      return base::DataError(
+          where,
+          "a dispatch recorded twice (the same start, end, name, device, "
+          "stream and correlation as " +
+              std::string(importer.position_word()) + " " +
+              std::to_string(std::min(ds[i].line, ds[j].line)) + ")",
+          "the trace holds its records twice (a file concatenated with itself?)");
+    }
+  }
+  const trace::DurationNs wall = window.hi - window.lo;
+  int64_t long_ones = 0;
+  const trace::Dispatch* first_long = nullptr;
+  for (const trace::Dispatch& d : ds) {
+    if (d.end - d.start > wall) {
+      if (first_long == nullptr) first_long = &d;
+      ++long_ones;
+    }
+  }
+  if (first_long != nullptr) {
+    info.diagnostics.Add(
+        trace::Diag::kDispatchLongerThanWindow, long_ones,
+        {request.path,
+         std::string(importer.position_word()) + " " + std::to_string(first_long->line),
+         std::to_string(first_long->end - first_long->start) + " ns against a " +
+             std::to_string(wall) + " ns window"});
+  }
+  // Names: each distinct one once.
+  std::vector<int64_t> repaired(names.size(), -1);  // -1 unchecked, -2 fine, else the new id
+  int64_t count = 0;
+  std::string first;
+  for (trace::Dispatch& d : ds) {
+    int64_t& slot = repaired[d.name];
+    if (slot == -1) {
+      if (auto text = RepairedName(names.Get(d.name))) {
+        if (count++ == 0) first = *text;
+        slot = names.Intern(*text);
+      } else {
+        slot = -2;
+      }
+    }
+    if (slot >= 0) d.name = static_cast<trace::StringId>(slot);
+  }
+  if (window.last_before) {
+    if (auto text = RepairedName(names.Get(window.last_before->name))) {
+      window.last_before->name = names.Intern(*text);
+    }
+  }
+  info.diagnostics.Add(trace::Diag::kNamesRepaired, count, {request.path, "", first});
+  return base::OkStatus();
+}
+
+}  // namespace decodeprof::pipeline
