@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Marks-free decode windows against marked ones (issue 12's acceptance), for one trace.
 
-usage: window_check.py DP NAME TRACE OUT_DIR [--log BENCH_LOG] [--generated-tokens N]
+usage: window_check.py DP NAME TRACE OUT_DIR [--expect-runs N] [--log BENCH_LOG]
+                       [--generated-tokens N]
 
 Summarizes TRACE (a decodeprof native file recorded with marks) twice with decodeprof DP:
   marked:     with its ranges (and --log / --generated-tokens when given);
@@ -9,7 +10,9 @@ Summarizes TRACE (a decodeprof native file recorded with marks) twice with decod
               --generated-tokens: decodeprof must find the decode loop itself.
 Prints one JSON object (and writes OUT_DIR/NAME_window_check.json): both runs' forward
 passes, GPU busy ms per forward pass, window_source and evidence, and PASS/FAIL of the
-acceptance: forward passes equal within 1, GPU ms per forward pass within 1 %. Exit 0 on
+acceptance: forward passes equal within 1, GPU ms per forward pass within 1 %; with
+--expect-runs N also the decode runs the finder saw (window_evidence.runs) equal to N, the
+window the last of them, and its confidence high (issue 23). Exit 0 on
 PASS, 1 on FAIL, 2 on usage errors or when a summarize run failed. Python 3 stdlib only.
 """
 import json
@@ -44,6 +47,11 @@ def main(argv):
         return 2
     dp, name, trace, out_dir = argv[1:5]
     extra = argv[5:]
+    expect_runs = None
+    if "--expect-runs" in extra:
+        i = extra.index("--expect-runs")
+        expect_runs = int(extra[i + 1])
+        del extra[i:i + 2]
     os.makedirs(out_dir, exist_ok=True)
     marked, err_m = summarize(dp, trace, f"{name}_marked", out_dir, extra)
     bare = os.path.join(out_dir, f"{name}_no_ranges.sqlite")
@@ -77,6 +85,10 @@ def main(argv):
     else:
         checks["gpu_ms_per_forward_pass_within_1pct"] = False
     checks["says_how"] = b["window_source"] in ("graph-launches", "periodic")
+    if expect_runs is not None:
+        ev = b["window_evidence"] or {}
+        checks["runs_counted"] = ev.get("runs") == expect_runs and ev.get("run") == expect_runs
+        checks["confidence_high"] = ev.get("confidence") == "high"
     result["checks"] = checks
     result["verdict"] = "PASS" if all(checks.values()) else "FAIL"
     print(json.dumps(result, indent=1))
