@@ -406,8 +406,15 @@ class Finder {
       if (d > 0 || static_cast<size_t>(len) != prev_len) ++cur->deviated;
     }
     close(occ.size());
+    // The longest run; runs within a step or 2 % of it count as ties, and the later one wins
+    // (repeated generate calls of one length differ by a step at their edges: the first step
+    // run eagerly before a graph is captured, a tail step; the last call is the one the marks
+    // would pick).
+    int64_t longest = 0;
+    for (const Run& r : gr.runs) longest = std::max(longest, r.steps());
+    const int64_t slack = std::max<int64_t>(1, longest / 50);
     for (const Run& r : gr.runs) {
-      if (!gr.best || r.steps() >= gr.best->steps()) gr.best = r;  // ties: the later
+      if (r.steps() >= longest - slack) gr.best = r;
     }
     if (gr.best) {
       const auto [lo, hi] = Span(gr, *gr.best);

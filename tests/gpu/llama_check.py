@@ -6,7 +6,7 @@ usage: llama_check.py SUMMARY_JSON LLAMA_STDOUT [--expect-runs N]
 SUMMARY_JSON: `decodeprof summarize` of a llama-decode recording without marks (the finder's
 window). LLAMA_STDOUT: that recorded run's stdout, one line per repetition ("rep R prompt_ms X
 P p decode_ms Y N n ms_per_token Z tokens_fnv H"). The finder takes the last of the runs, so
-its window's wall time per forward pass must be within 1 % of the last repetition's decode_ms /
+its window's wall time per forward pass must be within 1 % of its repetition's decode_ms /
 N (llama-decode times its decode loop on the host: an independent clock of the same loop), and
 its forward passes N - 1 or N. With --expect-runs N the finder must have seen N runs, taken
 the last, with high confidence. Prints one JSON object; exit 0 on PASS, 1 on FAIL, 2 on usage
@@ -25,7 +25,12 @@ def main(argv):
     if not reps:
         print(__doc__, file=sys.stderr)
         return 2
-    last = dict(zip(reps[-1][0::2], reps[-1][1::2]))
+    ev = s.get("window_evidence") or {}
+    # The repetition the finder chose: its run, when it saw one run a repetition.
+    pick = reps[-1]
+    if ev.get("runs") == len(reps) and ev.get("run"):
+        pick = reps[ev["run"] - 1]
+    last = dict(zip(pick[0::2], pick[1::2]))
     n = int(last["N"])
     host_ms_per_token = float(last["decode_ms"]) / n
     passes = s["decode_forward_passes"]
