@@ -27,7 +27,7 @@ struct SummarizeRequest {
   // Bench log (optional: without marks the decode loop is found in the trace). On a trace whose
   // clock the log prints (native), its [phase] marks win over annotation ranges; on any other
   // clock (Kineto's realtime, nsys's session) the trace's ranges win and the log's marks are
-  // used only without them (pipeline::ChooseMarks).
+  // used only without them (pipeline::CutWindow, window_stage.h).
   std::string log;
   // Unprofiled bench logs (optional; --plain-log may repeat): the plain figures are the
   // median run's by decode tok/s, and the summary's plain_runs says the spread.
