@@ -52,10 +52,10 @@ bool ContainsAny(const std::string& lower, std::initializer_list<const char*> wo
 // The work of a forward pass, by the names engines' libraries give it: cuBLAS(Lt) / CUTLASS /
 // nvjet / hipBLASLt / Tensile (Cijk_) GEMMs, GEMV kernels (ggml's mul_mat_vec, vLLM's
 // wvSplitK, LLGemm), Triton matmuls, and attention (flash, FMHA, SDPA, paged attention).
-bool IsForwardWork(std::string_view name) {
-  return ContainsAny(Lower(name), {"gemm", "gemv", "matmul", "mul_mat", "cutlass", "cublas",
-                                   "nvjet", "xmma", "cijk_", "splitk", "llgemm", "triton_mm", "bmm",
-                                   "attn", "attention", "flash", "fmha", "sdpa", "mha"});
+bool IsForwardWork(const std::string& lower) {
+  return ContainsAny(lower, {"gemm", "gemv", "matmul", "mul_mat", "cutlass", "cublas", "nvjet",
+                             "xmma", "cijk_", "splitk", "llgemm", "triton_mm", "bmm", "attn",
+                             "attention", "flash", "fmha", "sdpa", "mha"});
 }
 
 bool IsSamplingKernel(const std::string& lower) {
@@ -206,7 +206,7 @@ class Finder {
     const trace::LaunchIndex index(launches);
     std::unordered_set<uint64_t> graph_corr;
     for (const trace::ApiCall& call : launches) {
-      if (names_.Get(call.name).find("GraphLaunch") != std::string_view::npos) {
+      if (trace::IsGraphLaunch(names_.Get(call.name))) {
         graph_corr.insert(call.correlation);
       }
     }
@@ -220,8 +220,9 @@ class Finder {
         if (n >= 2) graph_corr.insert(corr);
       }
     }
-    std::unordered_map<uint64_t, uint32_t> open;        // correlation → token of that launch
-    std::vector<uint8_t> kind_of(names_.size(), 0xFF);  // bit 0 sampling, bit 1 forward work
+    std::unordered_map<uint64_t, uint32_t> open;  // correlation → token of that launch
+    // Per name: bit 0 sampling, 1 forward work, 2 backward pass, 3 optimizer; 0xFF unread.
+    std::vector<uint8_t> kind_of(names_.size(), 0xFF);
     const std::string_view d2h = trace::MemcpyName(2);
     trace::TimestampNs busy_until = INT64_MIN;
     tokens_.reserve(ds_.size());
@@ -255,16 +256,15 @@ class Finder {
         uint8_t& k = kind_of[d.name];
         if (k == 0xFF) {
           const std::string lower = Lower(names_.Get(d.name));
-          k = static_cast<uint8_t>((IsSamplingKernel(lower) ? 1 : 0) |
-                                   (IsForwardWork(lower) ? 2 : 0));
-          if (IsBackwardKernel(lower)) backward_names_.insert(d.name);
-          if (IsOptimizerKernel(lower)) optimizer_names_.insert(d.name);
+          k = static_cast<uint8_t>(
+              (IsSamplingKernel(lower) ? 1 : 0) | (IsForwardWork(lower) ? 2 : 0) |
+              (IsBackwardKernel(lower) ? 4 : 0) | (IsOptimizerKernel(lower) ? 8 : 0));
         }
         if (k & 1) t->sampling = true;
         if (k & 2) t->heavy = true;
         ++kernels_;
-        if (backward_names_.count(d.name) > 0) ++backward_;
-        if (optimizer_names_.count(d.name) > 0) ++optimizer_;
+        if (k & 4) ++backward_;
+        if (k & 8) ++optimizer_;
       } else if (d.kind == trace::DispatchKind::kMemcpy && names_.Get(d.name) == d2h) {
         t->readback = true;
       }
@@ -631,7 +631,6 @@ class Finder {
   std::vector<int32_t> prefix_sampling_, prefix_readback_;
   std::vector<int32_t> counts_;
   int64_t kernels_ = 0, backward_ = 0, optimizer_ = 0;
-  std::unordered_set<trace::StringId> backward_names_, optimizer_names_;
 };
 
 }  // namespace

@@ -45,7 +45,6 @@ base::StatusOr<RangeMarks> MarksFromRanges(std::span<const trace::Range> ranges,
   out.marks["measured_end"] = stamp(decode->end);
   out.start = decode->start;
   out.end = decode->end;
-  out.first = first;
   for (const trace::Range& r : ranges) {
     if (RangeNameMatches(strings.Get(r.name), names.step) && decode->start <= r.start &&
         r.start <= decode->end) {

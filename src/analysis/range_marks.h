@@ -29,8 +29,8 @@ struct RangeMarks {
   trace::PhaseMarks marks;
   // Step ranges starting inside the decode range: forward passes of the decode loop.
   int64_t steps = 0;
-  // The same marks as times: the decode range's host-time span, and the first mark.
-  trace::TimestampNs start = 0, end = 0, first = 0;
+  // The decode range's host-time span (decode_start, measured_end).
+  trace::TimestampNs start = 0, end = 0;
 };
 
 // Errors (kData, where = `trace_path`): no range named names.decode, with a hint naming

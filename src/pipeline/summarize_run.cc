@@ -152,7 +152,7 @@ bool ReplaysGraphs(const analysis::DecodeWindow& w, const trace::ImportedTrace& 
   size_t graphed = 0;
   for (const trace::Dispatch& d : w.dispatches) {
     const trace::ApiCall* call = index.Find(d.correlation);
-    if ((call != nullptr && names.Get(call->name).find("GraphLaunch") != std::string_view::npos) ||
+    if ((call != nullptr && trace::IsGraphLaunch(names.Get(call->name))) ||
         names.Get(d.name).starts_with("[CUDA graph")) {
       ++graphed;
     }

@@ -16,15 +16,17 @@
 namespace decodeprof::pipeline {
 namespace {
 
-trace::PhaseMarks MarksOf(trace::ClockDomain clock, trace::TimestampNs first, trace::TimestampNs lo,
-                          trace::TimestampNs hi) {
+// The marks of a window the trace itself gives ([lo, hi] on its clock). warmup_start only
+// decides between clocks (WindowCollector: the one bracketing more dispatches); here there is
+// one clock, and every dispatch up to hi is bracketed.
+trace::PhaseMarks MarksOf(trace::ClockDomain clock, trace::TimestampNs lo, trace::TimestampNs hi) {
   const auto stamp = [clock](trace::TimestampNs t) {
     trace::MarkStamp m;
     m.On(clock) = t;
     return m;
   };
   trace::PhaseMarks marks;
-  marks["warmup_start"] = stamp(std::min(first, lo));
+  marks["warmup_start"] = stamp(INT64_MIN);
   marks["decode_start"] = stamp(lo);
   marks["measured_end"] = stamp(hi);
   return marks;
@@ -66,8 +68,8 @@ std::string RepeatingRanges(const trace::ImportedTrace& info, const trace::Strin
 // (owned), every correlation id that has a launch call (known), and the span's projection
 // onto the GPU.
 struct Projection {
-  bool by_launch = false;  // false: the trace has no launch call; the time cut stays
-  trace::TimestampNs cpu_lo = 0, cpu_hi = 0;
+  bool by_launch = false;             // false: the trace has no launch call; the time cut stays
+  trace::TimestampNs cpu_hi = 0;      // the span's end on the host
   trace::TimestampNs lo = 0, hi = 0;  // the window: the span, widened to the owned GPU work
   std::unordered_set<uint64_t> owned;
   std::vector<uint64_t> known;  // sorted, unique
@@ -87,7 +89,7 @@ struct Projection {
 base::StatusOr<Projection> Project(const TraceForWindow& t, trace::TimestampNs lo,
                                    trace::TimestampNs hi) {
   Projection p;
-  p.cpu_lo = p.lo = lo;
+  p.lo = lo;
   p.cpu_hi = p.hi = hi;
   DP_RETURN_IF_ERROR(t.launches([&](const trace::ApiCall& call) {
     p.known.push_back(call.correlation);
@@ -230,11 +232,10 @@ struct Choice {
 };
 
 // The choice for a host-time span of ranges: projected onto the GPU.
-base::Status ProjectRanges(const TraceForWindow& t, trace::ClockDomain clock,
-                           trace::TimestampNs first, trace::TimestampNs lo, trace::TimestampNs hi,
-                           Choice& out) {
+base::Status ProjectRanges(const TraceForWindow& t, trace::ClockDomain clock, trace::TimestampNs lo,
+                           trace::TimestampNs hi, Choice& out) {
   DP_ASSIGN_OR_RETURN(Projection p, Project(t, lo, hi));
-  out.marks = MarksOf(clock, first, p.lo, p.hi);
+  out.marks = MarksOf(clock, p.lo, p.hi);
   analysis::WindowEvidence& ev = out.evidence;
   ev.projection = p.by_launch ? "launch" : "time";
   if (p.by_launch) {
@@ -254,16 +255,18 @@ base::StatusOr<Choice> Choose(const TraceRequest& request, const trace::PhaseMar
   // Ranges and found windows of a trace whose clock is unknown are on the clock its recorder
   // used; monotonic is the recorders' (the figures use differences only).
   const trace::ClockDomain clock = info.clock.value_or(trace::ClockDomain::kMonotonic);
-  trace::TimestampNs first = INT64_MAX, last = INT64_MIN;
-  DP_RETURN_IF_ERROR(t.dispatches([&](const trace::Dispatch& d) {
-    first = std::min(first, d.start);
-    last = std::max(last, d.end);
-  }));
   if (request.window.kind != WindowSpec::Kind::kDecode) {
     const bool all = request.window.kind == WindowSpec::Kind::kAll;
-    const trace::TimestampNs lo = all ? first : request.window.start;
-    const trace::TimestampNs hi = all ? last : request.window.end;
-    out.marks = MarksOf(clock, std::min(first, lo), lo, hi);
+    trace::TimestampNs lo = request.window.start, hi = request.window.end;
+    if (all) {  // the trace's span
+      lo = INT64_MAX;
+      hi = INT64_MIN;
+      DP_RETURN_IF_ERROR(t.dispatches([&](const trace::Dispatch& d) {
+        lo = std::min(lo, d.start);
+        hi = std::max(hi, d.end);
+      }));
+    }
+    out.marks = MarksOf(clock, lo, hi);
     out.window_source = all ? "all" : "explicit";
     return out;
   }
@@ -283,8 +286,7 @@ base::StatusOr<Choice> Choose(const TraceRequest& request, const trace::PhaseMar
   if (auto from_ranges =
           analysis::MarksFromRanges(info.ranges, names, clock, range_names, request.path);
       from_ranges.ok()) {
-    DP_RETURN_IF_ERROR(ProjectRanges(t, clock, std::min(first, from_ranges->first),
-                                     from_ranges->start, from_ranges->end, out));
+    DP_RETURN_IF_ERROR(ProjectRanges(t, clock, from_ranges->start, from_ranges->end, out));
     if (from_ranges->steps > 0) out.steps = from_ranges->steps;
     out.window_source = own_names ? "ranges" : "marks";
     out.evidence.range = range_names.decode;
@@ -309,7 +311,7 @@ base::StatusOr<Choice> Choose(const TraceRequest& request, const trace::PhaseMar
   DP_ASSIGN_OR_RETURN(const std::optional<StepRangeSpan> span,
                       StepSpan(t, names, range_names.step));
   if (span) {
-    DP_RETURN_IF_ERROR(ProjectRanges(t, clock, first, span->lo, span->hi, out));
+    DP_RETURN_IF_ERROR(ProjectRanges(t, clock, span->lo, span->hi, out));
     out.steps = span->steps;
     out.window_source = own_names ? "ranges" : "marks";
     out.evidence.range = range_names.step;
@@ -341,7 +343,7 @@ base::StatusOr<Choice> Choose(const TraceRequest& request, const trace::PhaseMar
     if (!repeating.empty()) hint += "; " + repeating;
     return base::DataError(request.path, found.status().message(), hint);
   }
-  out.marks = MarksOf(clock, first, found->lo, found->hi);
+  out.marks = MarksOf(clock, found->lo, found->hi);
   out.steps = found->steps;
   out.window_source = found->source;
   analysis::WindowEvidence& ev = out.evidence;

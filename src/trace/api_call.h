@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 #include "src/trace/dispatch.h"
 #include "src/trace/string_pool.h"
@@ -21,6 +22,13 @@ struct ApiCall {
   // The id the launched dispatches carry (Dispatch::correlation); never 0 in the model.
   uint64_t correlation = 0;
 };
+
+// True for the launch calls that replay a CUDA or HIP graph (cudaGraphLaunch, cuGraphLaunch,
+// hipGraphLaunch and their _ptsz variants): all the graph's kernels carry the call's
+// correlation id.
+inline bool IsGraphLaunch(std::string_view call_name) {
+  return call_name.find("GraphLaunch") != std::string_view::npos;
+}
 
 // Where a builder puts launch calls when they should not stay in the trace model (a one-pass
 // import that keeps only the window's).
