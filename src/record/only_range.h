@@ -56,6 +56,16 @@ inline constexpr std::string_view kMetaGateSwitchOffTime = "gate_switch_off_time
 inline constexpr std::string_view kMetaGateFlushTime = "gate_flush_time";
 inline constexpr std::string_view kSampledRangeName = "decodeprof:sampled";
 inline constexpr std::string_view kSampledRangeDomain = "decodeprof";
+// CUDA graph launches as steps (`--sample-steps N` without step ranges): one start/end range
+// per graph launch (domain "decodeprof", from the launch call's entry to its return), written
+// while graph launches are the steps; `summarize` counts them as the decode's steps.
+inline constexpr std::string_view kGraphStepRangeName = "decodeprof:graph-step";
+// Periods that outlive their range (recorder.h): how many switches off waited for the GPU
+// work launched in the period, how long they waited (meta, like the gate's timings), and the
+// kernels and copies of graph launches made meanwhile that were dropped (counter).
+inline constexpr std::string_view kMetaDeferredOffTime = "gate_deferred_off_time";
+inline constexpr std::string_view kCounterDroppedAfterPeriod = "sample_dropped_after_period";
+inline constexpr std::string_view kMetaPeriodEnd = "sample_period_end";
 
 // Longest name accepted, in bytes (NVTX messages are usually a few dozen).
 inline constexpr size_t kMaxOnlyRangeBytes = 1024;

@@ -37,6 +37,9 @@ constexpr DiagnosticInfo kDiagnosticInfo[] = {
      "steps the --sample-steps gate saw (one in N recorded kernel by kernel)"},
     {Diag::kSamplePeriods, "sample_periods", S::kInfo,
      "periods the --sample-time timer switched recording on"},
+    {Diag::kSampleDroppedAfterPeriod, "sample_dropped_after_period", S::kInfo,
+     "kernels and copies of graph launches made while a period's end waited for its GPU work, "
+     "dropped by design"},
     {Diag::kUnknownRecorderCounter, "unknown_recorder_counter", S::kWarning,
      "a counter this decodeprof does not know (a newer recorder?)"},
     {Diag::kTraceIncomplete, "trace_incomplete", S::kDataLoss,

@@ -38,6 +38,7 @@ enum class Diag : uint16_t {
   kOnlyRangeApiCallsOutside,
   kSampleStepsSeen,
   kSamplePeriods,
+  kSampleDroppedAfterPeriod,
   kUnknownRecorderCounter,
   // The recording itself.
   kTraceIncomplete,

@@ -187,9 +187,22 @@ base::StatusOr<RecorderConfig> ReadRecorderConfig(const GetEnvFn& getenv, pid_t 
     return base::ConfigError("DECODEPROF_RECORD_SAMPLE_STEPS",
                              "cannot be combined with " + std::string(kOnlyRangeVariable));
   }
-  // Detaching between periods: on by default for timed sampling (long gaps between
-  // periods, docs/recording.md "Sampled recording"), off otherwise unless asked for.
-  config.detach = config.sample_period_ms > 0;
+  if (const char* text = getenv("DECODEPROF_RECORD_PERIOD_END")) {
+    const std::string_view value(text);
+    if (value == "wait") {
+      config.period_end = RecorderConfig::PeriodEnd::kWait;
+    } else if (value == "switch") {
+      config.period_end = RecorderConfig::PeriodEnd::kSwitch;
+    } else {
+      return base::ConfigError("DECODEPROF_RECORD_PERIOD_END",
+                               "expected wait or switch, got '" + std::string(value) + "'");
+    }
+  }
+  DP_RETURN_IF_ERROR(ReadSwitch(getenv, "DECODEPROF_RECORD_GRAPH_STEPS", &config.graph_steps));
+  if (const char* lib = getenv("DECODEPROF_CUDA_DRIVER_LIB")) config.driver_lib = lib;
+  // Detaching between periods: off unless asked for (it killed programs replaying CUDA
+  // graphs; docs/recording.md "Sampled recording"), and never after a graph launch.
+  config.detach = false;
   DP_RETURN_IF_ERROR(ReadSwitch(getenv, "DECODEPROF_RECORD_DETACH", &config.detach));
   if (!config.sampling() && config.only_range.empty()) config.detach = false;  // no periods
   config.enabled = true;

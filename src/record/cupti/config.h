@@ -62,8 +62,23 @@ struct RecorderConfig {
   // detach CUPTI from the process (cuptiFinalize) and attach it again when the next period
   // begins. A CUPTI that recorded kernels once keeps costing the program at every launch
   // after its kinds are disabled (H200, CUPTI 13.0: docs/results/h200-sampling-*.md);
-  // detached, the program runs as if untraced. Default: on with sample_time, else off.
+  // detached, the program runs as if untraced. Default: off. Finalizing CUPTI while a CUDA
+  // graph it instrumented is still replayed killed programs (H200, CUPTI 13.0: PyTorch CUDA
+  // graphs, llama.cpp), so even when asked for, the recorder never detaches once the
+  // program has launched a CUDA graph.
   bool detach = false;
+  // DECODEPROF_RECORD_PERIOD_END = wait|switch: how a gated or sampled period ends when CUDA
+  // graphs were launched in it. wait (default): recording stays on until the work of those
+  // launches has finished on the GPU (an event recorded after each launch, polled by the
+  // recorder); switch: off when the range closes (a later unrecorded replay of the graph may
+  // overwrite the records of one still running: recorder.h).
+  enum class PeriodEnd { kWait, kSwitch } period_end = PeriodEnd::kWait;
+  // DECODEPROF_RECORD_GRAPH_STEPS = 0|1 (default 1): with sample_steps, CUDA graph launches
+  // are the steps until a step range opens (range_gate.h, OpenGraph).
+  bool graph_steps = true;
+  // DECODEPROF_CUDA_DRIVER_LIB: the loaded library to find the driver's entry points in
+  // ("" = libcuda.so.1; tests name their stand-in).
+  std::string driver_lib;
 };
 
 using GetEnvFn = std::function<const char*(const char*)>;

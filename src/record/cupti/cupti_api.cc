@@ -35,6 +35,7 @@ std::string BindAll(void* handle, CuptiApi& api) {
   Bind(handle, "cuptiSubscribe", api.Subscribe, optional);
   Bind(handle, "cuptiEnableDomain", api.EnableDomain, optional);
   Bind(handle, "cuptiFinalize", api.Finalize, optional);
+  Bind(handle, "cuptiEnableCallback", api.EnableCallback, optional);
   return missing;
 }
 

@@ -33,6 +33,9 @@ struct CuptiApi {
   CUptiResult (*Subscribe)(CUpti_SubscriberHandle*, CUpti_CallbackFunc, void*) = nullptr;
   CUptiResult (*EnableDomain)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain) = nullptr;
   CUptiResult (*Finalize)() = nullptr;
+  // Optional (watching CUDA graph launches: recorder.h): null when the library lacks it.
+  CUptiResult (*EnableCallback)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain,
+                                CUpti_CallbackId) = nullptr;
   bool can_detach() const {
     return Subscribe != nullptr && EnableDomain != nullptr && Finalize != nullptr;
   }

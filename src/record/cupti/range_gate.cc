@@ -13,19 +13,30 @@ constexpr int64_t kOpen = std::numeric_limits<int64_t>::max();
 
 void RangeGate::SwitchLocked(bool on) {
   const int64_t before = MonotonicNs();
+  deferring_ = false;
   const bool ok = switch_(on);
   {
     std::lock_guard<std::mutex> lock(spans_mu_);
     if (on) {
+      // A period that begins while the last one's switch off is deferred ends that deferral:
+      // recording simply stays on.
+      if (deferred_ && !spans_.empty() && spans_.back().records_end == kOpen) {
+        spans_.back().records_end = before;
+      }
+      deferred_ = false;
       // A timer's period begins once recording is on (attaching CUPTI again, when it was
       // detached, takes ~20 ms: steps that began meanwhile are not whole in the trace); a
       // range's period, from just before its range opened.
-      spans_.emplace_back(timed_ ? MonotonicNs() : before, kOpen);
-    } else if (!spans_.empty() && spans_.back().second == kOpen) {
-      spans_.back().second = MonotonicNs();
+      const int64_t begin = timed_ ? MonotonicNs() : before;
+      spans_.push_back({begin, kOpen, kOpen});
+    } else if (!spans_.empty() && spans_.back().end == kOpen) {
+      spans_.back().end = MonotonicNs();
+      deferred_ = deferring_;
+      if (!deferred_) spans_.back().records_end = spans_.back().end;
     }
   }
   on_ = on;
+  period_open_.store(on, std::memory_order_release);
   if (!ok) {
     switch_failures_.fetch_add(1, std::memory_order_relaxed);
   } else if (on) {
@@ -33,14 +44,31 @@ void RangeGate::SwitchLocked(bool on) {
   }
 }
 
-void RangeGate::Open() {
-  if (!gating()) return;
-  std::lock_guard<std::mutex> lock(mu_);
-  if (++open_ != 1) return;
+bool RangeGate::OpenLocked() {
+  if (++open_ != 1) return false;
   const int64_t opening = openings_.fetch_add(1, std::memory_order_relaxed);
   sampled_ = opening % every_ == every_ / 2;
   if (sampled_ && switch_ && !on_) SwitchLocked(true);
+  return true;
 }
+
+void RangeGate::Open() {
+  if (!gating()) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  ranges_seen_ = true;
+  OpenLocked();
+}
+
+bool RangeGate::OpenGraph() {
+  if (!graph_steps_ || every_ <= 1) return false;
+  std::lock_guard<std::mutex> lock(mu_);
+  // A launch while another thread's launch is still in its call is part of that step.
+  if (ranges_seen_ || open_ > 0) return false;
+  OpenLocked();
+  return true;
+}
+
+void RangeGate::CloseGraph() { Close(); }
 
 void RangeGate::Close() {
   if (!gating()) return;
@@ -68,8 +96,9 @@ void RangeGate::Attach(SwitchFn switch_fn, bool on_now) {
     SwitchLocked(want);
   } else if (want) {
     periods_.fetch_add(1, std::memory_order_relaxed);  // a period that began before CUPTI came
+    period_open_.store(true, std::memory_order_release);
     std::lock_guard<std::mutex> spans_lock(spans_mu_);
-    spans_.emplace_back(std::numeric_limits<int64_t>::min(), kOpen);
+    spans_.push_back({std::numeric_limits<int64_t>::min(), kOpen, kOpen});
   }
 }
 
@@ -77,15 +106,45 @@ bool RangeGate::Covers(int64_t ns) const {
   if (!gating()) return true;
   std::lock_guard<std::mutex> lock(spans_mu_);
   // The last period that begins at or before ns.
-  auto it = std::upper_bound(
-      spans_.begin(), spans_.end(), ns,
-      [](int64_t t, const std::pair<int64_t, int64_t>& span) { return t < span.first; });
-  return it != spans_.begin() && ns <= std::prev(it)->second;
+  auto it = std::upper_bound(spans_.begin(), spans_.end(), ns,
+                             [](int64_t t, const Span& span) { return t < span.begin; });
+  return it != spans_.begin() && ns <= std::prev(it)->records_end;
+}
+
+void RangeGate::FinishDeferred(const std::function<bool()>& off) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!deferred_ || on_) return;
+  if (!off()) return;
+  std::lock_guard<std::mutex> spans_lock(spans_mu_);
+  deferred_ = false;
+  if (!spans_.empty() && spans_.back().records_end == kOpen) {
+    spans_.back().records_end = MonotonicNs();
+  }
+}
+
+bool RangeGate::deferred() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return deferred_;
+}
+
+void RangeGate::DropLaunch(uint32_t correlation) {
+  std::lock_guard<std::mutex> lock(spans_mu_);
+  dropped_.insert(correlation);
+  any_dropped_.store(true, std::memory_order_release);
+}
+
+bool RangeGate::DroppedLaunch(uint32_t correlation) const {
+  if (!any_dropped_.load(std::memory_order_acquire)) return false;
+  std::lock_guard<std::mutex> lock(spans_mu_);
+  return dropped_.count(correlation) != 0;
 }
 
 std::vector<std::pair<int64_t, int64_t>> RangeGate::periods() const {
   std::lock_guard<std::mutex> lock(spans_mu_);
-  return spans_;
+  std::vector<std::pair<int64_t, int64_t>> out;
+  out.reserve(spans_.size());
+  for (const Span& s : spans_) out.emplace_back(s.begin, s.end);
+  return out;
 }
 
 int64_t RangeGate::open_ranges() const {

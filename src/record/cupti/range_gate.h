@@ -40,6 +40,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -71,6 +72,16 @@ class RangeGate {
 
   void Open();
   void Close();
+  // CUDA graph launches as steps (`--sample-steps N` on an engine without step ranges, such
+  // as llama.cpp or torch.compile: recorder.h, "Graph launches as steps"): with
+  // EnableGraphSteps() and until the first range of the name opens, each outermost graph
+  // launch is a step, counted and sampled like a range's opening. OpenGraph returns whether
+  // it acted as an opening; only then is CloseGraph to be called when the launch returns.
+  void EnableGraphSteps() { graph_steps_ = true; }
+  bool OpenGraph();
+  void CloseGraph();
+  // Whether a sampled period is open now (read without the lock: a hint for callbacks).
+  bool period_open() const { return period_open_.load(std::memory_order_acquire); }
   // Gives the gate its switch; `on_now` says whether recording is on at this moment. Called
   // once (later calls are ignored).
   void Attach(SwitchFn switch_fn, bool on_now);
@@ -96,10 +107,27 @@ class RangeGate {
   // True when host time `ns` (CLOCK_MONOTONIC) lies in a period of recording: from just
   // before a switch on to just after the switch off (a period still open runs on; one that
   // began before Attach() runs from the start). Always true when not gating.
+  // A period whose switch off was deferred (DeferRecordsEnd) covers until it is done.
   bool Covers(int64_t ns) const;
+
+  // Deferred switch off (recorder.h, "Periods that outlive their range"). Called by the
+  // switch while it switches off (mu_ held by the gate): the period ends now, but recording
+  // stays on until FinishDeferred, and Covers() keeps covering until then.
+  void DeferRecordsEnd() { deferring_ = true; }
+  // Runs `off` under the gate's mutex when the period's switch off is still deferred (no new
+  // period began meanwhile); when it returns true, the deferral is over. Any thread.
+  void FinishDeferred(const std::function<bool()>& off);
+  bool deferred() const;
+
+  // Launches whose kernels are not to be written (graph launches made while a deferred
+  // switch off kept recording on: their records may be overwritten by a later unrecorded
+  // replay). Any thread; DroppedLaunch is cheap while the set is empty.
+  void DropLaunch(uint32_t correlation);
+  bool DroppedLaunch(uint32_t correlation) const;
 
  private:
   void SwitchLocked(bool on);  // mu_ held
+  bool OpenLocked();           // mu_ held: an opening; true when it made the count 1
 
   const std::string name_;
   const int64_t every_;
@@ -109,13 +137,26 @@ class RangeGate {
   int64_t open_ = 0;       // ranges of the name open now
   bool on_ = false;        // the state last switched to (or given to Attach)
   bool sampled_ = false;   // the opening now open is one to record
+  bool graph_steps_ = false;
+  bool ranges_seen_ = false;  // a range of the name opened: graph launches are steps no more
+  bool deferring_ = false;    // set by the switch during a switch off (DeferRecordsEnd)
+  bool deferred_ = false;     // the last period's switch off is deferred
+  std::atomic<bool> period_open_{false};
   std::atomic<int64_t> periods_{0};
   std::atomic<int64_t> openings_{0};
   std::atomic<int64_t> switch_failures_{0};
 
-  mutable std::mutex spans_mu_;  // leaf: guards spans_
-  // The periods as [begin, end] on CLOCK_MONOTONIC, in order; end is INT64_MAX while open.
-  std::vector<std::pair<int64_t, int64_t>> spans_;
+  mutable std::mutex spans_mu_;  // leaf: guards spans_ and dropped_
+  // The periods on CLOCK_MONOTONIC, in order; end is INT64_MAX while open, records_end
+  // (Covers) the same as end unless the switch off was deferred (INT64_MAX until done).
+  struct Span {
+    int64_t begin;
+    int64_t end;
+    int64_t records_end;
+  };
+  std::vector<Span> spans_;
+  std::unordered_set<uint32_t> dropped_;
+  std::atomic<bool> any_dropped_{false};
 };
 
 }  // namespace decodeprof::record::cupti

@@ -130,6 +130,10 @@ std::string RecordTranslator::KernelDevices() const {
 }
 
 void RecordTranslator::AddKernel(const CUpti_ActivityKernel10& k) {
+  if (gate_ != nullptr && gate_->DroppedLaunch(k.correlationId)) {
+    ++counts_.dropped_after_period;
+    return;
+  }
   if (k.start == 0 || k.end == 0 || k.end < k.start) {
     ++counts_.incomplete;
     return;
@@ -160,6 +164,10 @@ void RecordTranslator::AddKernel(const CUpti_ActivityKernel10& k) {
 // Memcpy6 and Memset4 share the fields a memory operation row needs.
 template <typename Record>
 void RecordTranslator::AddMemoryOp(const Record& m, nf::MemoryOpKind kind, int32_t copy_kind) {
+  if (gate_ != nullptr && gate_->DroppedLaunch(m.correlationId)) {
+    ++counts_.dropped_after_period;
+    return;
+  }
   if (m.start == 0 || m.end == 0 || m.end < m.start) {
     ++counts_.incomplete;
     return;

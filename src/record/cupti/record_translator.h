@@ -41,6 +41,7 @@ struct TranslateCounts {
   int64_t unknown = 0;
   int64_t api_calls_outside_range = 0;  // dropped: outside the gate's periods (--only-range)
   int64_t api_calls_other = 0;          // dropped: not a launch API (set_launch_apis_only)
+  int64_t dropped_after_period = 0;     // kernels/copies of launches RangeGate::DroppedLaunch
 };
 
 class RecordTranslator {

@@ -287,7 +287,38 @@ void Recorder::AttachCupti() {
     detach_broken_.store(true);
   }
   if (config_.detach && !detach_broken_.load()) {
-    SetMeta(std::string(kMetaCuptiDetach), "between periods (cuptiFinalize)");
+    SetMeta(std::string(kMetaCuptiDetach),
+            "between periods (cuptiFinalize), until the program launches a CUDA graph");
+  }
+  if (gate_.gating()) {
+    // Graph launches: the periods' ends wait for their GPU work, and with --sample-steps
+    // they are the steps until a step range opens (recorder.h).
+    std::string period_end = config_.period_end == RecorderConfig::PeriodEnd::kWait
+                                 ? "wait for the GPU work of the graphs launched in the period"
+                                 : "switch off when the range closes";
+    if (config_.period_end == RecorderConfig::PeriodEnd::kWait) {
+      if (const std::string why = LoadDriverApi(config_.driver_lib.c_str(), driver_);
+          !why.empty()) {
+        warnings += std::string(warnings.empty() ? "" : "; ") +
+                    "waiting for a period's GPU work: " + why +
+                    " (periods end when their range closes)";
+        period_end = "switch off when the range closes (" + why + ")";
+      }
+    }
+    {
+      auto lock = CuptiLock();
+      WatchGraphLaunches();
+    }
+    if (!graph_watch_.load()) {
+      warnings += std::string(warnings.empty() ? "" : "; ") +
+                  "watching CUDA graph launches: no callback subscription (another subscriber "
+                  "in the program, or an old CUPTI): graph launches are not steps, and a "
+                  "period's graph work is not waited for";
+      period_end = "switch off when the range closes (no callback subscription)";
+    } else if (config_.sample_steps > 1 && config_.graph_steps) {
+      gate_.EnableGraphSteps();
+    }
+    SetMeta(std::string(kMetaPeriodEnd), period_end);
   }
   if (!warnings.empty()) {
     Warn("some records are off: " + warnings);
@@ -331,6 +362,33 @@ bool Recorder::SwitchActivity(bool on) {
     int64_t begin;
     ~Timed() { into.Add(MonotonicNs() - begin); }
   } timed{on ? switches_on_ : switches_off_, begin};
+  if (on) {
+    // A period that begins while the last one's switch off waits: recording is on already,
+    // and the waiter's FinishDeferred finds the gate's deferral over.
+    deferring_.store(false, std::memory_order_release);
+  } else if (config_.period_end == RecorderConfig::PeriodEnd::kWait && driver_.ok()) {
+    std::vector<PeriodEvent> events;
+    {
+      std::lock_guard<std::mutex> events_lock(events_mu_);
+      events.swap(period_events_);
+    }
+    if (!events.empty()) {
+      // Graphs launched in the period may still run: switch off once they are done.
+      {
+        std::lock_guard<std::mutex> waiter_lock(waiter_mu_);
+        waiting_.insert(waiting_.end(), events.begin(), events.end());
+        deferred_since_ = begin;
+        if (!waiter_started_) {
+          waiter_started_ = true;
+          std::thread([this] { WaiterLoop(); }).detach();
+        }
+      }
+      deferring_.store(true, std::memory_order_release);
+      gate_.DeferRecordsEnd();
+      waiter_cv_.notify_one();
+      return true;
+    }
+  }
   std::string refused;
   auto lock = CuptiLock();
   if (on && config_.detach) {
@@ -376,7 +434,8 @@ bool Recorder::SwitchActivity(bool on) {
     } else {
       flush_requested_.store(true, std::memory_order_release);
     }
-    if (config_.detach && !detach_broken_.load(std::memory_order_acquire)) {
+    if (config_.detach && !detach_broken_.load(std::memory_order_acquire) &&
+        !graphs_seen_.load(std::memory_order_acquire)) {
       cupti_state_.store(CuptiState::kDetachWanted, std::memory_order_release);
     }
     sem_post(&wake_);  // the recorder's thread writes what the flush handed back
@@ -406,7 +465,174 @@ bool Recorder::ReattachLocked(std::string* refused) {
   }
   std::string ignored;  // AttachCupti said which ones CUPTI refuses
   if (api_cbids_on_) EnableLaunchApiRecords(&ignored);
+  if (graph_watch_.load()) WatchGraphLaunches();  // the subscription went with cuptiFinalize
   attaches_.Add(MonotonicNs() - begin);
+  return true;
+}
+
+namespace {
+
+// The graph launch calls: (domain, callback id, launches on the per-thread default stream).
+struct GraphLaunchCall {
+  CUpti_CallbackDomain domain;
+  CUpti_CallbackId cbid;
+  bool per_thread;
+};
+constexpr GraphLaunchCall kGraphLaunchCalls[] = {
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, false},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz, true},
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, false},
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000, true},
+};
+
+const GraphLaunchCall* FindGraphLaunch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
+  for (const GraphLaunchCall& call : kGraphLaunchCalls) {
+    if (call.domain == domain && call.cbid == cbid) return &call;
+  }
+  return nullptr;
+}
+
+// The stream a graph launch call names (its parameters, cupti's generated_*_meta.h).
+CUstream GraphLaunchStream(const GraphLaunchCall& call, const void* params) {
+  if (params == nullptr) return nullptr;
+  if (call.domain == CUPTI_CB_DOMAIN_DRIVER_API) {
+    return call.per_thread ? static_cast<const cuGraphLaunch_ptsz_params*>(params)->hStream
+                           : static_cast<const cuGraphLaunch_params*>(params)->hStream;
+  }
+  return call.per_thread ? static_cast<const cudaGraphLaunch_ptsz_v10000_params*>(params)->stream
+                         : static_cast<const cudaGraphLaunch_v10000_params*>(params)->stream;
+}
+
+}  // namespace
+
+void Recorder::WatchGraphLaunches() {
+  if (cupti_.Subscribe == nullptr || cupti_.EnableCallback == nullptr) return;
+  CUptiResult rc = subscriber_ != nullptr
+                       ? CUPTI_SUCCESS
+                       : cupti_.Subscribe(&subscriber_, &Recorder::OnApiCallback, this);
+  for (const GraphLaunchCall& call : kGraphLaunchCalls) {
+    if (rc == CUPTI_SUCCESS) rc = cupti_.EnableCallback(1, subscriber_, call.domain, call.cbid);
+  }
+  graph_watch_.store(rc == CUPTI_SUCCESS, std::memory_order_release);
+}
+
+void Recorder::OnGraphLaunch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                             const CUpti_CallbackData& data) {
+  const GraphLaunchCall* call = FindGraphLaunch(domain, cbid);
+  if (call == nullptr) return;
+  thread_local int depth = 0;            // a runtime launch calls the driver's
+  thread_local bool step = false;        // this launch opened the gate as a step
+  thread_local uint64_t step_range = 0;  // its decodeprof:graph-step range
+  if (data.callbackSite == CUPTI_API_ENTER) {
+    if (depth++ == 0) {
+      graph_launches_.fetch_add(1, std::memory_order_relaxed);
+      graphs_seen_.store(true, std::memory_order_release);
+      if (gate_.OpenGraph()) {
+        step = true;
+        step_range = nvtx_.Start(nvtx_.Domain(std::string(kSampledRangeDomain)),
+                                 std::string(kGraphStepRangeName), MonotonicNs(), ThreadId());
+      }
+    }
+    // Launched while a deferred switch off keeps recording on, outside every period.
+    if (deferring_.load(std::memory_order_acquire) && !gate_.period_open()) {
+      gate_.DropLaunch(data.correlationId);
+    }
+    return;
+  }
+  if (data.callbackSite != CUPTI_API_EXIT || depth == 0 || --depth > 0) return;
+  if (gate_.period_open() && config_.period_end == RecorderConfig::PeriodEnd::kWait &&
+      driver_.ok()) {
+    RecordPeriodEvent(GraphLaunchStream(*call, data.functionParams), call->per_thread);
+  }
+  if (step) {
+    step = false;
+    nvtx_.End(step_range, MonotonicNs());
+    gate_.CloseGraph();
+  }
+}
+
+void Recorder::RecordPeriodEvent(CUstream stream, bool per_thread) {
+  // Relaxed for our calls only: a capture in global mode on another thread must not be
+  // invalidated by them (cuThreadExchangeStreamCaptureMode).
+  CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+  if (driver_.ThreadExchangeStreamCaptureMode(&mode) != CUDA_SUCCESS) return;
+  auto is_capturing = per_thread ? driver_.StreamIsCapturingPtsz : driver_.StreamIsCapturing;
+  auto record = per_thread ? driver_.EventRecordPtsz : driver_.EventRecord;
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  CUcontext context = nullptr;
+  if (is_capturing(stream, &status) == CUDA_SUCCESS && status == CU_STREAM_CAPTURE_STATUS_NONE &&
+      driver_.CtxGetCurrent(&context) == CUDA_SUCCESS && context != nullptr) {
+    PeriodEvent e{nullptr, context};
+    {
+      std::lock_guard<std::mutex> lock(events_mu_);
+      for (size_t i = 0; i < free_events_.size(); ++i) {
+        if (free_events_[i].context == context) {
+          e = free_events_[i];
+          free_events_.erase(free_events_.begin() + static_cast<std::ptrdiff_t>(i));
+          break;
+        }
+      }
+    }
+    if (e.event == nullptr &&
+        driver_.EventCreate(&e.event, CU_EVENT_DISABLE_TIMING) != CUDA_SUCCESS) {
+      e.event = nullptr;
+    }
+    if (e.event != nullptr) {
+      const bool recorded = record(e.event, stream) == CUDA_SUCCESS;
+      std::lock_guard<std::mutex> lock(events_mu_);
+      (recorded ? period_events_ : free_events_).push_back(e);
+    }
+  }
+  (void)driver_.ThreadExchangeStreamCaptureMode(&mode);  // the program's mode again
+}
+
+void Recorder::WaiterLoop() {
+  CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;  // never invalidate a capture
+  (void)driver_.ThreadExchangeStreamCaptureMode(&mode);
+  CUcontext current = nullptr;
+  std::unique_lock<std::mutex> lock(waiter_mu_);
+  for (;;) {
+    waiter_cv_.wait(lock, [this] { return stop_.load() || !active() || !waiting_.empty(); });
+    if (stop_.load() || !active()) return;
+    const PeriodEvent front = waiting_.front();
+    if (front.context != current && driver_.CtxSetCurrent(front.context) == CUDA_SUCCESS) {
+      current = front.context;
+    }
+    // The query runs with waiter_mu_ held, so that the exit path, which takes it after
+    // stop_, knows that none is under way while CUDA shuts down.
+    if (driver_.EventQuery(front.event) == CUDA_ERROR_NOT_READY) {
+      waiter_cv_.wait_for(lock, std::chrono::microseconds(50));
+      continue;
+    }
+    waiting_.erase(waiting_.begin());
+    {
+      std::lock_guard<std::mutex> events_lock(events_mu_);
+      free_events_.push_back(front);
+    }
+    if (waiting_.empty()) {
+      lock.unlock();
+      gate_.FinishDeferred([this] { return FinishDeferredOff(); });
+      lock.lock();
+    }
+  }
+}
+
+bool Recorder::FinishDeferredOff() {
+  int64_t since = 0;
+  {
+    std::lock_guard<std::mutex> lock(waiter_mu_);
+    if (!waiting_.empty()) return false;  // a later period's graphs: wait for them too
+    since = deferred_since_;
+  }
+  if (!deferring_.load(std::memory_order_acquire)) return false;
+  auto lock = CuptiLock();
+  const int64_t flush_begin = MonotonicNs();
+  if (config_.flush_ms > 0) cupti_.ActivityFlushAll(0);  // the period's records, still intact
+  period_flushes_.Add(MonotonicNs() - flush_begin);
+  for (const Switchable& s : switchable_) (void)cupti_.ActivityDisable(s.kind);
+  deferring_.store(false, std::memory_order_release);
+  deferred_offs_.Add(MonotonicNs() - since);
+  sem_post(&wake_);
   return true;
 }
 
@@ -480,16 +706,28 @@ void Recorder::DetachFromDrainThread() {
 }
 
 void CUPTIAPI Recorder::OnApiCallback(void* user, CUpti_CallbackDomain domain,
-                                      CUpti_CallbackId /*cbid*/, const void* data) {
+                                      CUpti_CallbackId cbid, const void* data) {
   auto* r = static_cast<Recorder*>(user);
+  if (r->in_forked_child_.load(std::memory_order_acquire)) return;  // the parent's recorder
+  if ((domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) &&
+      data != nullptr && r->active()) {
+    r->OnGraphLaunch(domain, cbid, *static_cast<const CUpti_CallbackData*>(data));
+  }
   if (r->cupti_state_.load(std::memory_order_acquire) != CuptiState::kFinalizePending) return;
   if (r->stop_.load(std::memory_order_acquire)) return;  // exiting: CUPTI stays to the end
-  if (r->in_forked_child_.load(std::memory_order_acquire)) return;  // the parent's recorder
   if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
   if (static_cast<const CUpti_CallbackData*>(data)->callbackSite != CUPTI_API_EXIT) return;
   std::unique_lock<std::mutex> lock(r->cupti_mu_, std::try_to_lock);
   if (!lock.owns_lock()) return;  // a switch or a flush is under way: the next exit
   if (r->cupti_state_.load(std::memory_order_acquire) != CuptiState::kFinalizePending) return;
+  if (r->graphs_seen_.load(std::memory_order_acquire)) {
+    // Finalizing under a graph CUPTI instrumented killed programs: stay attached for good.
+    r->detach_broken_.store(true, std::memory_order_release);
+    (void)r->EnableApiDomains(0);
+    r->WatchGraphLaunches();
+    r->cupti_state_.store(CuptiState::kAttached, std::memory_order_release);
+    return;
+  }
   // cuptiFinalize flushes and hands back what is left (OnBufferCompleted: the ready queue).
   const int64_t begin = MonotonicNs();
   if (r->cupti_.Finalize() != CUPTI_SUCCESS) return;  // still attached: try the next exit
@@ -513,7 +751,8 @@ void Recorder::WriteGateTimingMeta() {
   for (const auto& [key, timings] :
        {std::pair<std::string_view, const Timings*>{kMetaGateSwitchOnTime, &switches_on_},
         {kMetaGateSwitchOffTime, &switches_off_},
-        {kMetaGateFlushTime, &period_flushes_}}) {
+        {kMetaGateFlushTime, &period_flushes_},
+        {kMetaDeferredOffTime, &deferred_offs_}}) {
     if (timings->count.load() > 0) {
       (void)writer_->SetMeta(key,
                              std::to_string(timings->count.load()) + " times, " + timings->Text());
@@ -628,6 +867,9 @@ void Recorder::WriteCounters() {
     (void)writer_->SetCounter(kCounterOnlyRangePeriods, g.periods);
     (void)writer_->SetCounter(kCounterOnlyRangeSwitchFailures, g.switch_failures);
     (void)writer_->SetCounter(kCounterOnlyRangeApiCallsOutside, t.api_calls_outside_range);
+    if (t.dropped_after_period > 0) {
+      (void)writer_->SetCounter(kCounterDroppedAfterPeriod, t.dropped_after_period);
+    }
     if (gate_.every() > 1) (void)writer_->SetCounter(kCounterSampleSteps, g.openings);
     if (gate_.timed()) (void)writer_->SetCounter(kCounterSamplePeriods, g.openings);
   }
@@ -723,6 +965,10 @@ void Recorder::AtExit() {
     r->cupti_.ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   }
   if (r->stop_.exchange(true)) return;  // a signal got there first
+  {
+    std::lock_guard<std::mutex> lock(r->waiter_mu_);  // no event query under way from here
+  }
+  r->waiter_cv_.notify_all();
   sem_post(&r->wake_);
   const timespec deadline = AfterMs(kExitWaitSeconds * 1000);
   int rc;

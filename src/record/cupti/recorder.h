@@ -33,8 +33,38 @@
 // In a forked child (not exec'd) every entry point becomes a no-op: the child never
 // touches the parent's file, locks or threads.
 //
-// Detaching (DECODEPROF_RECORD_DETACH, on by default for --sample-time): a CUPTI whose
-// kinds are disabled after it recorded kernels still costs every launch, so between the
+// Watching CUDA graph launches (any gated or sampled recording): the recorder subscribes to
+// CUPTI's callbacks of the four graph launch calls (cuGraphLaunch, cudaGraphLaunch and their
+// per-thread-stream forms) and nothing else, so an eager program pays nothing for it. A
+// runtime launch that calls the driver's counts once (a per-thread depth).
+//
+// Periods that outlive their range: CUPTI decides at launch whether a kernel is recorded, but
+// reads a graph kernel's timestamps later, and a replay of the same graph made after recording
+// was switched off overwrites those it has not read yet (H200, CUPTI 13.0: a sampled step of a
+// CUDA-graph decode that does not synchronize came back with kernels of ~12 ms instead of
+// ~30 us). So when a graph was launched in a period, an event is recorded on its stream right
+// after the launch returns (on the launching thread; never while that stream is capturing,
+// and with that thread's capture mode relaxed for the call, so that no capture elsewhere is
+// invalidated), and the switch off at the period's end is deferred: the gate closes the
+// period (its range ends there) but recording stays on until the waiter thread has seen
+// every such event complete; it then flushes and switches the kinds off (gate mutex held, as
+// any switch). Graph launches made in the meantime are recorded but their kernels and copies
+// are dropped (RangeGate::DropLaunch: their own records may be overwritten), as are their
+// launch calls' records when outside every period; eager kernels launched meanwhile are kept
+// with their launch calls (RangeGate::Covers runs to the deferred switch off) and are outside
+// the period by their launch time. A period that begins before the deferral ends keeps
+// recording on. DECODEPROF_RECORD_PERIOD_END=switch turns this off (for measuring it).
+// Lock order: gate → waiter_mu_ / events_mu_ (leaves); the waiter never holds waiter_mu_
+// while it takes the gate's mutex.
+//
+// Graph launches as steps (`--sample-steps N`, DECODEPROF_RECORD_GRAPH_STEPS): until a range
+// of the step name opens, each outermost graph launch opens the gate at its entry and closes
+// it at its return (RangeGate::OpenGraph), so that one graph replay in N is recorded whole on
+// engines without step ranges (llama.cpp, torch.compile, serving engines), and each launch is
+// written as a decodeprof:graph-step range (only_range.h) for summarize to count.
+//
+// Detaching (DECODEPROF_RECORD_DETACH, off by default; never once a graph was launched): a CUPTI
+// whose kinds are disabled after it recorded kernels still costs every launch, so between the
 // periods of a sampled recording the recorder takes CUPTI out of the process. When a period
 // ends, the drain thread flushes CUPTI (forced), writes what came back and subscribes to
 // the runtime and driver API callbacks; the first API exit on any thread then calls
@@ -49,6 +79,7 @@
 #include <sys/types.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -61,6 +92,7 @@
 #include "src/record/cupti/buffer_pool.h"
 #include "src/record/cupti/config.h"
 #include "src/record/cupti/cupti_api.h"
+#include "src/record/cupti/driver_api.h"
 #include "src/record/cupti/nvtx_collector.h"
 #include "src/record/cupti/range_gate.h"
 #include "src/record/cupti/record_translator.h"
@@ -136,6 +168,14 @@ class Recorder {
   CUptiResult EnableApiDomains(uint32_t on);
   static void CUPTIAPI OnApiCallback(void* user, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                                      const void* data);
+  // Graph launches (see "Watching CUDA graph launches"): the subscription (cupti_mu_ held, or
+  // at attach), the callback's part, the event after a launch in a period, the waiter.
+  void WatchGraphLaunches();
+  void OnGraphLaunch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                     const CUpti_CallbackData& data);
+  void RecordPeriodEvent(CUstream stream, bool per_thread);
+  void WaiterLoop();
+  bool FinishDeferredOff();  // gate mutex held (RangeGate::FinishDeferred)
   void WriteDetachMeta();
   void WriteGateTimingMeta();
 
@@ -184,6 +224,26 @@ class Recorder {
   Timings switches_on_;     // SwitchActivity(true), attaching again included
   Timings switches_off_;    // SwitchActivity(false)
   Timings period_flushes_;  // a sampled period's flush on the closing thread (SwitchActivity)
+  Timings deferred_offs_;   // a period's close to its deferred switch off (waiter thread)
+
+  // Graph launches and deferred switches off.
+  DriverApi driver_;                      // empty when the driver's entry points were not found
+  std::atomic<bool> graph_watch_{false};  // subscribed to the graph launch callbacks
+  std::atomic<bool> graphs_seen_{false};  // the program launched a CUDA graph
+  std::atomic<bool> deferring_{false};    // a switch off is deferred (drop graph launches)
+  std::atomic<int64_t> graph_launches_{0};
+  struct PeriodEvent {
+    CUevent event;
+    CUcontext context;
+  };
+  std::mutex events_mu_;                    // leaf: guards period_events_ and free_events_
+  std::vector<PeriodEvent> period_events_;  // recorded after graph launches of the open period
+  std::vector<PeriodEvent> free_events_;    // completed, to be recorded again
+  std::mutex waiter_mu_;  // leaf: guards waiting_ and deferred_since_; held across a query
+  std::condition_variable waiter_cv_;
+  std::vector<PeriodEvent> waiting_;  // the events a deferred switch off waits for
+  int64_t deferred_since_ = 0;        // when the period whose switch off is deferred ended
+  bool waiter_started_ = false;       // waiter_mu_
   std::atomic<bool> gate_warned_{false};
 
   std::mutex ready_mu_;  // leaf: guards ready_

@@ -17,6 +17,15 @@
 // and, like a fresh CUPTI, starts the correlation ids over. A flush or a dropped-record query
 // while finalized is counted as a stray call (CUPTI would attach itself again).
 //
+// CUDA graphs (FakeCuptiLaunchGraph): a graph launch calls the subscriber at its entry and
+// exit when cuptiEnableCallback enabled cuGraphLaunch, and, like CUPTI, decides at launch
+// whether its kernels are recorded; but their records are read only once the stand-in GPU
+// has finished the launch (FakeGpuComplete) and a flush comes: a graph launch made with
+// kernels switched off before then overwrites them (their durations come back 12 ms). A
+// forced flush reads them as they are. The stand-in also holds the few driver entry points
+// the recorder uses (cuEventRecord, cuEventQuery, ...): an event completes once the GPU has
+// finished every launch made before it was recorded.
+//
 // Environment: FAKE_CUPTI_REFUSE=1 makes enabling CONCURRENT_KERNEL fail;
 // FAKE_CUPTI_REFUSE_AGAIN=1 lets the first enabling of CONCURRENT_KERNEL succeed and fails
 // every later one; FAKE_CUPTI_DROPPED=N makes the first dropped-record query report N;
@@ -27,11 +36,13 @@
 // timestamps).
 #include <cupti.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -58,6 +69,19 @@ int g_stray_calls = 0;
 size_t g_unread_kernels = 0;  // kernel records in g_buffer, not handed back yet
 int g_launches_over_unread = 0;
 std::atomic<bool> g_reported_env_drops{false};
+bool g_graph_callback = false;  // cuGraphLaunch's callback enabled
+struct PendingGraphKernel {
+  CUpti_ActivityKernel10 record;
+  uint64_t launch;  // the graph launch's number
+  bool overwritten;
+};
+// Graph kernel records not read yet. Never destroyed: the recorder loads this library after
+// it registered its exit handler, so this library's static destructors run before that
+// handler's final flush.
+std::vector<PendingGraphKernel>& g_pending = *new std::vector<PendingGraphKernel>;
+uint64_t g_graph_launches = 0;
+uint64_t g_gpu_done = 0;  // graph launches the GPU has finished
+int g_overwritten = 0;
 
 bool Set(const char* variable) {
   const char* value = std::getenv(variable);
@@ -98,6 +122,61 @@ void CompleteLocked(std::unique_lock<std::mutex>& lock) {
   if (complete != nullptr) complete(nullptr, 0, buffer, size, used);
   lock.lock();
 }
+
+void AppendLocked(std::unique_lock<std::mutex>& lock, const void* record, size_t size);
+
+// Reads the graph kernel records whose launch the GPU has finished (all of them when
+// `forced`) into the buffer.
+void ReadGraphRecordsLocked(std::unique_lock<std::mutex>& lock, bool forced) {
+  std::vector<PendingGraphKernel> ready;
+  auto it = std::stable_partition(g_pending.begin(), g_pending.end(), [&](const auto& p) {
+    return !(forced || p.launch <= g_gpu_done);
+  });
+  ready.assign(it, g_pending.end());
+  g_pending.erase(it, g_pending.end());
+  for (PendingGraphKernel& p : ready) {
+    if (p.overwritten) p.record.end = p.record.start + 12000000;
+    AppendLocked(lock, &p.record, sizeof p.record);
+  }
+}
+
+// Appends one record to the current buffer, asking for one when needed (dropped and counted
+// when refused).
+void AppendLocked(std::unique_lock<std::mutex>& lock, const void* record, size_t size) {
+  while (g_buffer == nullptr || g_used + size > g_size) {
+    if (g_buffer != nullptr) {
+      CompleteLocked(lock);
+      continue;
+    }
+    size_t max_records = 0;
+    auto request = g_request;
+    lock.unlock();
+    uint8_t* buffer = nullptr;
+    size_t got = 0;
+    if (request != nullptr) request(&buffer, &got, &max_records);
+    lock.lock();
+    if (buffer == nullptr || got < size) {
+      ++g_dropped;
+      return;
+    }
+    if (g_buffer != nullptr) {
+      lock.unlock();
+      g_complete(nullptr, 0, buffer, got, 0);
+      lock.lock();
+    } else {
+      g_buffer = buffer;
+      g_size = got;
+      g_used = 0;
+    }
+  }
+  std::memcpy(g_buffer + g_used, record, size);
+  g_used += size;
+}
+
+thread_local CUstreamCaptureMode t_capture_mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
+struct FakeEvent {
+  uint64_t after = 0;  // the graph launches made before it was recorded
+};
 
 }  // namespace
 
@@ -156,9 +235,10 @@ CUptiResult cuptiGetTimestamp(uint64_t* t) {
   *t = Now();
   return CUPTI_SUCCESS;
 }
-CUptiResult cuptiActivityFlushAll(uint32_t) {
+CUptiResult cuptiActivityFlushAll(uint32_t flags) {
   std::unique_lock<std::mutex> lock(g_mu);
   if (g_finalized) ++g_stray_calls;
+  ReadGraphRecordsLocked(lock, (flags & CUPTI_ACTIVITY_FLAG_FLUSH_FORCED) != 0);
   CompleteLocked(lock);
   return CUPTI_SUCCESS;
 }
@@ -193,14 +273,24 @@ CUptiResult cuptiEnableDomain(uint32_t enable, CUpti_SubscriberHandle,
   if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) g_runtime_domain = enable != 0;
   return CUPTI_SUCCESS;
 }
+CUptiResult cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle,
+                                CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  if (!g_subscribed) return CUPTI_ERROR_INVALID_PARAMETER;
+  if (domain == CUPTI_CB_DOMAIN_DRIVER_API && cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch) {
+    g_graph_callback = enable != 0;
+  }
+  return CUPTI_SUCCESS;
+}
 CUptiResult cuptiFinalize() {
   std::unique_lock<std::mutex> lock(g_mu);
+  ReadGraphRecordsLocked(lock, true);
   CompleteLocked(lock);
   g_request = nullptr;
   g_complete = nullptr;
   g_timestamp = nullptr;
   g_kernels_enabled = g_api_enabled = g_api_disabled_once = false;
-  g_subscribed = g_runtime_domain = false;
+  g_subscribed = g_runtime_domain = g_graph_callback = false;
   g_callback = nullptr;
   g_correlation = 0;
   g_finalized = true;
@@ -310,6 +400,100 @@ int FakeCuptiEmitKernels(int count, const char* name, uint64_t duration_ns) {
     ++recorded;
   }
   return recorded;
+}
+
+// "Launches" a CUDA graph of `kernels` kernels named `name` on stream `stream` (see the top).
+// Returns how many kernel records it will leave.
+int FakeCuptiLaunchGraph(int kernels, const char* name, uint64_t duration_ns, uint64_t stream) {
+  std::unique_lock<std::mutex> lock(g_mu);
+  const uint32_t correlation = ++g_correlation;
+  cuGraphLaunch_params params{};
+  params.hStream = reinterpret_cast<CUstream>(stream);
+  CUpti_CallbackData data{};
+  data.correlationId = correlation;
+  data.functionParams = &params;
+  data.functionName = "cuGraphLaunch";
+  const auto call = [&](CUpti_ApiCallbackSite site) {
+    if (!g_graph_callback || g_callback == nullptr) return;
+    data.callbackSite = site;
+    auto callback = g_callback;
+    void* user = g_callback_user;
+    lock.unlock();
+    callback(user, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch, &data);
+    lock.lock();
+  };
+  call(CUPTI_API_ENTER);
+  const uint64_t launch = ++g_graph_launches;
+  const bool recorded = g_kernels_enabled;
+  if (!recorded) {
+    for (PendingGraphKernel& p : g_pending) {
+      if (!p.overwritten) ++g_overwritten;
+      p.overwritten = true;
+    }
+  }
+  const uint64_t t = Now();
+  for (int i = 0; recorded && i < kernels; ++i) {
+    CUpti_ActivityKernel10 k{};
+    k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+    k.start = t + 1000 + static_cast<uint64_t>(i) * (duration_ns + 100);
+    k.end = k.start + duration_ns;
+    k.streamId = 7;
+    k.correlationId = correlation;
+    k.graphId = 1;
+    k.graphNodeId = static_cast<uint64_t>(i + 1);
+    k.gridX = k.gridY = k.gridZ = 1;
+    k.blockX = 32;
+    k.blockY = k.blockZ = 1;
+    k.name = name;
+    g_pending.push_back({k, launch, false});
+  }
+  call(CUPTI_API_EXIT);
+  return recorded ? kernels : 0;
+}
+
+// The stand-in GPU finishes the first `launches` graph launches (all so far when larger).
+void FakeGpuComplete(uint64_t launches) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  g_gpu_done = std::max(g_gpu_done, std::min(launches, g_graph_launches));
+}
+
+// Graph kernel records a later unrecorded launch overwrote (see the top).
+int FakeCuptiOverwritten() {
+  std::lock_guard<std::mutex> lock(g_mu);
+  return g_overwritten;
+}
+
+// ---- the driver entry points the recorder calls (driver_api.h) ----
+CUresult cuEventCreate(CUevent* event, unsigned int) {
+  *event = reinterpret_cast<CUevent>(new FakeEvent);
+  return CUDA_SUCCESS;
+}
+CUresult cuEventRecord(CUevent event, CUstream) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  reinterpret_cast<FakeEvent*>(event)->after = g_graph_launches;
+  return CUDA_SUCCESS;
+}
+CUresult cuEventRecord_ptsz(CUevent event, CUstream stream) { return cuEventRecord(event, stream); }
+CUresult cuEventQuery(CUevent event) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  return reinterpret_cast<FakeEvent*>(event)->after <= g_gpu_done ? CUDA_SUCCESS
+                                                                  : CUDA_ERROR_NOT_READY;
+}
+CUresult cuStreamIsCapturing(CUstream, CUstreamCaptureStatus* status) {
+  *status = CU_STREAM_CAPTURE_STATUS_NONE;
+  return CUDA_SUCCESS;
+}
+CUresult cuStreamIsCapturing_ptsz(CUstream stream, CUstreamCaptureStatus* status) {
+  return cuStreamIsCapturing(stream, status);
+}
+CUresult cuCtxGetCurrent(CUcontext* context) {
+  *context = reinterpret_cast<CUcontext>(&g_mu);
+  return CUDA_SUCCESS;
+}
+CUresult cuCtxSetCurrent(CUcontext) { return CUDA_SUCCESS; }
+CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode* mode) {
+  std::swap(*mode, t_capture_mode);
+  return CUDA_SUCCESS;
 }
 
 // How often cuptiFinalize ran, and the stray calls made while finalized (see the top).

@@ -107,6 +107,10 @@ EmitFn g_emit = nullptr;
 FlushFn g_flush = nullptr;
 DetachStatsFn g_detach_stats = nullptr;
 CountFn g_launches_over_unread = nullptr;
+using LaunchGraphFn = int (*)(int, const char*, uint64_t, uint64_t);
+using GpuCompleteFn = void (*)(uint64_t);
+LaunchGraphFn g_launch_graph = nullptr;
+GpuCompleteFn g_gpu_complete = nullptr;
 
 int LaunchesOverUnread() {
   return g_launches_over_unread != nullptr ? g_launches_over_unread() : 0;
@@ -269,6 +273,8 @@ int main(int argc, char** argv) {
       g_detach_stats = reinterpret_cast<DetachStatsFn>(dlsym(cupti, "FakeCuptiDetachStats"));
       g_launches_over_unread =
           reinterpret_cast<CountFn>(dlsym(cupti, "FakeCuptiLaunchesOverUnread"));
+      g_launch_graph = reinterpret_cast<LaunchGraphFn>(dlsym(cupti, "FakeCuptiLaunchGraph"));
+      g_gpu_complete = reinterpret_cast<GpuCompleteFn>(dlsym(cupti, "FakeGpuComplete"));
     }
   }
   auto emit = [](int n, const char* name) { return Emit(n, name); };
@@ -339,6 +345,25 @@ int main(int argc, char** argv) {
   }
   if (scenario == "dropped") {
     emit(3, "k");
+    return 0;
+  }
+  if (scenario == "graph_steps" || scenario == "graph_detach") {
+    // An engine without step ranges replaying one CUDA graph a token (5 kernels) without
+    // synchronizing: the GPU finishes each launch only after the next one was made. With
+    // DECODEPROF_RECORD_SAMPLE_STEPS=4, launches 2, 6 and 10 are the sampled steps.
+    // graph_detach: the same inside one range of DECODEPROF_RECORD_ONLY_RANGE, detach on.
+    if (g_launch_graph == nullptr || g_gpu_complete == nullptr) return Fail("no graph stand-in");
+    const bool ranged = scenario == "graph_detach";
+    for (int i = 0; i < 12; ++i) {
+      if (ranged && Push(kGate) != 0) return Fail("push");
+      g_launch_graph(5, "k_graph", 2000, 0x10);
+      if (ranged && Pop() != 0) return Fail("pop");
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      g_gpu_complete(static_cast<uint64_t>(i));  // the previous launch is done now
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    g_gpu_complete(1000);
+    Emit(1, "k_after");
     return 0;
   }
   if (scenario == "sampled_steps") {

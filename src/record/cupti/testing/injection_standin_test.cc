@@ -352,7 +352,8 @@ TEST_F(GatedTest, DetachesBetweenPeriodsAndAttachesAgain) {
   EXPECT_EQ(Count(t, "k_out"), 0);
   EXPECT_EQ(t.native.counters["only_range_periods"], 3);
   EXPECT_EQ(t.native.counters["only_range_switch_failures"], 0);
-  EXPECT_EQ(t.native.meta["cupti_detach"], "between periods (cuptiFinalize)");
+  EXPECT_EQ(t.native.meta["cupti_detach"],
+            "between periods (cuptiFinalize), until the program launches a CUDA graph");
   EXPECT_EQ(t.native.meta["cupti_detaches"], "3");
   EXPECT_EQ(t.native.meta["cupti_attaches"], "2");  // the first period found CUPTI attached
   EXPECT_EQ(t.native.meta.count("cupti_attach_time"), 1u);
@@ -365,6 +366,86 @@ TEST_F(GatedTest, DetachesBetweenPeriodsAndAttachesAgain) {
   auto summary = SummarizeTrace(run.path);
   ASSERT_TRUE(summary.ok()) << summary.status().ToString();
   EXPECT_TRUE(CheckRecording(run.path, summary).ok());
+}
+
+// An engine without step ranges replaying a CUDA graph a token, never synchronizing
+// (fake_host graph_steps): one launch in four is a sampled step, and its period's switch off
+// waits until the stand-in GPU has finished it, so that no later unrecorded replay overwrites
+// its kernels' records; the launch made meanwhile is recorded and dropped.
+TEST_F(StandInTest, GraphLaunchesAreStepsAndAPeriodWaitsForItsGraph) {
+  const HostRun run = Start("graph_steps", {{"DECODEPROF_RECORD_SAMPLE_STEPS", "4"},
+                                            {"DECODEPROF_CUDA_DRIVER_LIB", FAKE_CUPTI_PATH}});
+  EXPECT_EQ(run.result.status, 0);
+  Imported t = Import(run.path);
+  EXPECT_TRUE(t.native.complete);
+  EXPECT_EQ(t.kernels_by_name["k_graph"], 3 * 5);  // launches 2, 6, 10
+  EXPECT_EQ(t.kernels_by_name["k_after"], 0);
+  EXPECT_EQ(t.ranges_by_name["decodeprof:graph-step"], 12);
+  EXPECT_EQ(t.ranges_by_name["decodeprof:sampled"], 3);
+  EXPECT_EQ(t.native.counters["sample_steps_seen"], 12);
+  EXPECT_EQ(t.native.counters["sample_dropped_after_period"], 3 * 5);
+  EXPECT_EQ(t.native.meta["sample_period_end"],
+            "wait for the GPU work of the graphs launched in the period");
+  EXPECT_EQ(t.native.meta["gate_deferred_off_time"].rfind("3 times, ", 0), 0u)
+      << t.native.meta["gate_deferred_off_time"];
+  // No kernel came back overwritten (the stand-in makes those 12 ms long).
+  for (const auto& [name, end] : t.last_end_by_name) EXPECT_GT(end, 0) << name;
+  struct Sink : trace::DispatchSink {
+    int64_t longest = 0;
+    void Add(const trace::Dispatch& d) override { longest = std::max(longest, d.end - d.start); }
+  } sink;
+  trace::StringPool names;
+  ASSERT_TRUE(io::ImportNative(run.path, names, sink).ok());
+  EXPECT_EQ(sink.longest, 2000);
+}
+
+// The same with DECODEPROF_RECORD_PERIOD_END=switch: what the wait prevents — the sampled
+// launches' records are overwritten by the next, unrecorded, launch.
+TEST_F(StandInTest, SwitchingOffAtTheRangesEndLetsAReplayOverwriteTheRecords) {
+  const HostRun run = Start("graph_steps", {{"DECODEPROF_RECORD_SAMPLE_STEPS", "4"},
+                                            {"DECODEPROF_RECORD_PERIOD_END", "switch"},
+                                            {"DECODEPROF_CUDA_DRIVER_LIB", FAKE_CUPTI_PATH}});
+  EXPECT_EQ(run.result.status, 0);
+  struct Sink : trace::DispatchSink {
+    int64_t longest = 0;
+    int64_t count = 0;
+    void Add(const trace::Dispatch& d) override {
+      longest = std::max(longest, d.end - d.start);
+      ++count;
+    }
+  } sink;
+  trace::StringPool names;
+  auto native = io::ImportNative(run.path, names, sink);
+  ASSERT_TRUE(native.ok());
+  EXPECT_EQ(sink.count, 3 * 5);
+  EXPECT_EQ(sink.longest, 12000000);
+  EXPECT_EQ(native->meta["sample_period_end"], "switch off when the range closes");
+}
+
+// Without the driver's entry points the recorder cannot wait: it says so and ends periods
+// when their range closes.
+TEST_F(StandInTest, WithoutTheDriverAPeriodEndsWithItsRange) {
+  const HostRun run = Start("graph_steps", {{"DECODEPROF_RECORD_SAMPLE_STEPS", "4"},
+                                            {"DECODEPROF_CUDA_DRIVER_LIB", "libnothere.so.1"}});
+  EXPECT_EQ(run.result.status, 0);
+  Imported t = Import(run.path);
+  EXPECT_EQ(t.kernels_by_name["k_graph"], 3 * 5);
+  EXPECT_NE(t.native.meta["sample_period_end"].find("libnothere.so.1 is not loaded"),
+            std::string::npos)
+      << t.native.meta["sample_period_end"];
+}
+
+// Detaching is never done once the program launched a CUDA graph (finalizing CUPTI under a
+// graph it instrumented killed programs on the H200).
+TEST_F(GatedTest, NeverDetachesOnceAGraphWasLaunched) {
+  const HostRun run = StartGated("graph_detach", {{"DECODEPROF_RECORD_DETACH", "1"},
+                                                  {"DECODEPROF_CUDA_DRIVER_LIB", FAKE_CUPTI_PATH}});
+  EXPECT_EQ(run.result.status, 0);
+  Imported t = Import(run.path);
+  EXPECT_TRUE(t.native.complete);
+  EXPECT_EQ(t.native.meta["cupti_detaches"], "0");
+  EXPECT_EQ(t.kernels_by_name["k_graph"], 12 * 5);
+  EXPECT_EQ(t.native.counters["only_range_periods"], 12);
 }
 
 TEST_F(GatedTest, ACuptiThatCannotSubscribeStaysAttached) {
