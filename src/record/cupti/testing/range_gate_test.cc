@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -347,7 +348,7 @@ TEST(SampleTimeConfigTest, ReadsOnAndPeriodAndRefusesBadOnes) {
   }
 }
 
-TEST(DetachConfigTest, OnForTimedSamplingOffOtherwiseAndSwitchable) {
+TEST(DetachConfigTest, OffUnlessAskedForAndNeverWithoutPeriods) {
   auto read = [](std::vector<std::pair<std::string, std::string>> vars) {
     vars.emplace_back("DECODEPROF_RECORD_OUTPUT", "/t/x");
     std::map<std::string, std::string> m(vars.begin(), vars.end());
@@ -355,7 +356,11 @@ TEST(DetachConfigTest, OnForTimedSamplingOffOtherwiseAndSwitchable) {
   };
   auto timed = read({{"DECODEPROF_RECORD_SAMPLE_TIME", "50/500"}});
   ASSERT_TRUE(timed.ok());
-  EXPECT_TRUE(timed->detach);
+  EXPECT_FALSE(timed->detach);  // it killed programs replaying CUDA graphs (config.h)
+  auto timed_on =
+      read({{"DECODEPROF_RECORD_SAMPLE_TIME", "50/500"}, {"DECODEPROF_RECORD_DETACH", "1"}});
+  ASSERT_TRUE(timed_on.ok());
+  EXPECT_TRUE(timed_on->detach);
   auto steps = read({{"DECODEPROF_RECORD_SAMPLE_STEPS", "8"}});
   ASSERT_TRUE(steps.ok());
   EXPECT_FALSE(steps->detach);
@@ -373,6 +378,97 @@ TEST(DetachConfigTest, OnForTimedSamplingOffOtherwiseAndSwitchable) {
   auto bad = read({{"DECODEPROF_RECORD_DETACH", "yes"}});
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().where(), "DECODEPROF_RECORD_DETACH");
+}
+
+TEST(PeriodEndConfigTest, WaitByDefaultSwitchOnRequestAndGraphSteps) {
+  auto read = [](std::vector<std::pair<std::string, std::string>> vars) {
+    vars.emplace_back("DECODEPROF_RECORD_OUTPUT", "/t/x");
+    std::map<std::string, std::string> m(vars.begin(), vars.end());
+    return ReadRecorderConfig(Env(m), 1, nullptr);
+  };
+  auto plain = read({{"DECODEPROF_RECORD_SAMPLE_STEPS", "8"}});
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->period_end, RecorderConfig::PeriodEnd::kWait);
+  EXPECT_TRUE(plain->graph_steps);
+  auto sw = read({{"DECODEPROF_RECORD_PERIOD_END", "switch"},
+                  {"DECODEPROF_RECORD_GRAPH_STEPS", "0"},
+                  {"DECODEPROF_CUDA_DRIVER_LIB", "/x/libcuda.so.1"}});
+  ASSERT_TRUE(sw.ok());
+  EXPECT_EQ(sw->period_end, RecorderConfig::PeriodEnd::kSwitch);
+  EXPECT_FALSE(sw->graph_steps);
+  EXPECT_EQ(sw->driver_lib, "/x/libcuda.so.1");
+  auto bad = read({{"DECODEPROF_RECORD_PERIOD_END", "later"}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().where(), "DECODEPROF_RECORD_PERIOD_END");
+}
+
+TEST(RangeGateTest, GraphLaunchesAreStepsUntilARangeOpens) {
+  RangeGate gate("decodeprof:step", 2);
+  gate.EnableGraphSteps();
+  std::vector<bool> switches;
+  gate.Attach(
+      [&](bool on) {
+        switches.push_back(on);
+        return true;
+      },
+      /*on_now=*/true);
+  ASSERT_EQ(switches, std::vector<bool>{false});  // off until a sampled step
+  EXPECT_TRUE(gate.OpenGraph());                  // opening 0: not sampled
+  EXPECT_FALSE(gate.period_open());
+  gate.CloseGraph();
+  EXPECT_TRUE(gate.OpenGraph());  // opening 1: sampled
+  EXPECT_TRUE(gate.period_open());
+  gate.CloseGraph();
+  EXPECT_FALSE(gate.period_open());
+  EXPECT_EQ(switches, (std::vector<bool>{false, true, false}));
+  gate.Open();  // a step range: graph launches are steps no more
+  EXPECT_FALSE(gate.OpenGraph());
+  gate.Close();
+  EXPECT_EQ(gate.counts().openings, 3);
+}
+
+TEST(RangeGateTest, ADeferredSwitchOffCoversUntilItIsDone) {
+  RangeGate gate("decodeprof:step", 1);
+  bool defer = true;
+  std::vector<bool> switches;
+  gate.Attach(
+      [&](bool on) {
+        switches.push_back(on);
+        if (!on && defer) gate.DeferRecordsEnd();
+        return true;
+      },
+      /*on_now=*/false);
+  gate.Open();
+  gate.Close();  // the period ends; its switch off is deferred
+  EXPECT_TRUE(gate.deferred());
+  const auto periods = gate.periods();
+  ASSERT_EQ(periods.size(), 1u);
+  EXPECT_LT(periods[0].second, std::numeric_limits<int64_t>::max());
+  EXPECT_TRUE(gate.Covers(periods[0].second + 1000000000));  // still recording
+  bool ran = false;
+  gate.FinishDeferred([&] {
+    ran = true;
+    return true;
+  });
+  EXPECT_TRUE(ran);
+  EXPECT_FALSE(gate.deferred());
+  EXPECT_FALSE(gate.Covers(std::numeric_limits<int64_t>::max() - 1));
+  // A period that begins while the switch off is deferred ends the deferral.
+  gate.Open();
+  gate.Close();
+  EXPECT_TRUE(gate.deferred());
+  gate.Open();
+  EXPECT_FALSE(gate.deferred());
+  ran = false;
+  gate.FinishDeferred([&] {
+    ran = true;
+    return true;
+  });
+  EXPECT_FALSE(ran);
+  gate.Close();
+  gate.DropLaunch(42);
+  EXPECT_TRUE(gate.DroppedLaunch(42));
+  EXPECT_FALSE(gate.DroppedLaunch(43));
 }
 
 }  // namespace
