@@ -114,8 +114,21 @@ base::StatusOr<std::optional<analysis::Sampling>> ConcatenateSampledSteps(
     }
   }
 
-  // Each dispatch belongs to the last period that began at or before it; one that starts
-  // before the first period was launched before the window's sampling and is left out.
+  // A dispatch whose launch call is in the trace belongs to the period it was launched in
+  // (none: left out). The recorder keeps recording after a period whose GPU work outlives it
+  // until that work is done (recorder.h), so work launched after the period can be in the
+  // trace too. A dispatch without a known launch belongs to the last period that began at or
+  // before it; one that starts before the first period was launched before the window's
+  // sampling and is left out.
+  const trace::LaunchIndex launches(t.info.launches);
+  const auto period_of_launch = [&](trace::TimestampNs time) -> int32_t {
+    const auto it =
+        std::upper_bound(periods.begin(), periods.end(), time,
+                         [](trace::TimestampNs v, const trace::Range& r) { return v < r.start; });
+    if (it == periods.begin()) return -1;
+    const auto k = static_cast<size_t>(it - periods.begin()) - 1;
+    return time <= periods[k].end ? static_cast<int32_t>(k) : -1;
+  };
   std::vector<trace::TimestampNs> ends(periods.size());
   for (size_t j = 0; j < periods.size(); ++j) ends[j] = periods[j].end;
   std::vector<int32_t> owner(w.dispatches.size(), -1);
@@ -123,10 +136,15 @@ base::StatusOr<std::optional<analysis::Sampling>> ConcatenateSampledSteps(
   for (size_t i = 0; i < w.dispatches.size(); ++i) {
     const trace::Dispatch& d = w.dispatches[i];
     while (j + 1 < periods.size() && periods[j + 1].start <= d.start) ++j;
-    if (d.start < periods[j].start) continue;
-    if (by_time && d.start > periods[j].end) continue;  // between sampled steps
-    owner[i] = static_cast<int32_t>(j);
-    ends[j] = std::max(ends[j], d.end);
+    int32_t o = -1;
+    if (const trace::ApiCall* call = launches.Find(d.correlation)) {
+      o = period_of_launch(call->start);
+    } else if (d.start >= periods[j].start && !(by_time && d.start > periods[j].end)) {
+      o = static_cast<int32_t>(j);  // (by time: not between sampled steps)
+    }
+    if (o < 0) continue;
+    owner[i] = o;
+    ends[static_cast<size_t>(o)] = std::max(ends[static_cast<size_t>(o)], d.end);
   }
   std::vector<trace::TimestampNs> shift(periods.size());
   trace::TimestampNs cursor = w.lo;

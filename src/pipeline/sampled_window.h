@@ -23,6 +23,9 @@
 namespace decodeprof::pipeline {
 
 inline constexpr std::string_view kSampledRange = "decodeprof:sampled";
+// The steps of a recording sampled by CUDA graph launches (`record --sample-steps N` on an
+// engine without step ranges): one range per graph launch, written by the recorder.
+inline constexpr std::string_view kGraphStepRange = "decodeprof:graph-step";
 // The periods of a timed sampling (`record --sample-time ON/PERIOD`): not steps.
 inline constexpr std::string_view kSampledTimeRange = "decodeprof:sampled-time";
 

@@ -120,8 +120,14 @@ base::StatusOr<LoadedTrace> LoadTrace(const SummarizeRequest& req, const io::Imp
   LoadedTrace out;
   DP_ASSIGN_OR_RETURN(out.trace, ImportWindow(request, importer, log.marks, req.log, names));
   if (req.window.kind == WindowSpec::Kind::kDecode) {
+    // The steps: --step-range, else the step ranges the window was taken from (a recording
+    // sampled by graph launches: theirs), else decodeprof:step.
+    const std::string step_range =
+        !req.step_range.empty() || out.trace.evidence.range != kGraphStepRange
+            ? req.step_range
+            : std::string(kGraphStepRange);
     DP_ASSIGN_OR_RETURN(out.sampling,
-                        ConcatenateSampledSteps(out.trace, names, req.step_range, req.trace));
+                        ConcatenateSampledSteps(out.trace, names, step_range, req.trace));
     out.timed_periods = TimedSamplePeriods(out.trace.info, names);
     const std::string& source = out.trace.window_source;
     if (out.timed_periods > 0 && !out.sampling && source != "graph-launches" &&

@@ -307,14 +307,19 @@ base::StatusOr<Choice> Choose(const TraceRequest& request, const trace::PhaseMar
                            "no range matches --decode-range '" + request.decode_range + "'",
                            repeating.empty() ? "the trace holds no range that repeats" : repeating);
   }
-  // Without a decode range: the span of the step ranges, projected onto the GPU.
-  DP_ASSIGN_OR_RETURN(const std::optional<StepRangeSpan> span,
-                      StepSpan(t, names, range_names.step));
+  // Without a decode range: the span of the step ranges, projected onto the GPU; without
+  // those, of the graph launches a recorder sampled as steps (sampled_window.h).
+  DP_ASSIGN_OR_RETURN(std::optional<StepRangeSpan> span, StepSpan(t, names, range_names.step));
+  std::string step_name = range_names.step;
+  if (!span && request.step_range.empty()) {
+    step_name = std::string(kGraphStepRange);
+    DP_ASSIGN_OR_RETURN(span, StepSpan(t, names, step_name));
+  }
   if (span) {
     DP_RETURN_IF_ERROR(ProjectRanges(t, clock, span->lo, span->hi, out));
     out.steps = span->steps;
     out.window_source = own_names ? "ranges" : "marks";
-    out.evidence.range = range_names.step;
+    out.evidence.range = step_name;
     out.evidence.steps = span->steps;
     out.evidence.skipped_steps = span->skipped;
     out.evidence.deviated_steps = span->deviated;
