@@ -248,9 +248,10 @@ int main(int argc, char** argv) {
     std::fprintf(out,
                  "{\"steps\": %d, \"layers\": %d, \"warmup_steps\": %d, "
                  "\"kernels_per_step\": %d, \"dispatches_per_step\": %d, "
-                 "\"graph_nodes\": %d, \"spin_ns_per_step\": %llu, \"decode_wall_ns\": %lld",
+                 "\"graph_nodes\": %d, \"spin_ns_per_step\": %llu, \"decode_wall_ns\": %lld, "
+                 "\"final_token\": %d",
                  steps, layers, warmup, 4 * layers + 2, 4 * layers + 4, 4 * layers + 1,
-                 per_step_spin, wall_ns);
+                 per_step_spin, wall_ns, *token_host);
     if (generates > 1) {
       std::fprintf(out, ", \"generates\": %d, \"decode_wall_ns_per_generate\": [", generates);
       for (size_t g = 0; g < decode_wall_ns.size(); ++g) {

@@ -52,17 +52,18 @@ int RecordMain(int argc, char** argv) {
                  "keep kernel-level records (kernels, memcpy/memset, launch calls) for one step\n"
                  "in N, the middle one of each N; every step's NVTX range is kept, and summarize\n"
                  "extrapolates per-token figures from the sampled steps (cupti backend; the\n"
-                 "steps are the ranges --step-range names). 32 for decodes of 128 steps or\n"
-                 "more: a sampled step and the step after it cost the run ~1 ms (CUDA graphs)\n"
-                 "to ~2 ms (eager PyTorch) on an H200, which summarize measures (run_cost_pct)")
+                 "steps are the ranges --step-range names, or, until one opens, the program's\n"
+                 "CUDA graph launches: no marks needed on graph engines). A step's recording\n"
+                 "ends when the GPU work of the graphs it launched has finished, without the\n"
+                 "program synchronizing. 32 for decodes of 128 steps or more")
       ->check(CLI::Range(int64_t{1}, int64_t{1000000}))
       ->type_name("N");
   app.add_option("--sample-time", options.sample_time,
-                 "keep kernel-level records ON ms of every PERIOD ms (e.g. 50/2000), for\n"
-                 "programs without NVTX step ranges and long runs; CUPTI is detached between\n"
-                 "the periods (DECODEPROF_RECORD_DETACH=0 keeps it); summarize finds the decode\n"
-                 "loop in one sampled period, or takes the step ranges whole inside them\n"
-                 "(cupti backend)")
+                 "keep kernel-level records ON ms of every PERIOD ms (e.g. 50/2000), for long\n"
+                 "runs; summarize finds the decode loop in one sampled period, or takes the\n"
+                 "step ranges whole inside them (cupti backend). CUPTI is detached between\n"
+                 "the periods until the program makes or launches a CUDA graph\n"
+                 "(DECODEPROF_RECORD_DETACH=0 keeps it attached)")
       ->type_name("ON/PERIOD");
   app.add_option("--step-range", options.step_range,
                  "the NVTX range of one decode step, for --sample-steps")

@@ -35,8 +35,14 @@ settings, and per call its token ids, decode wall ms (host, from the loop's star
 of the synchronization after it), decode GPU ms (CUDA events after the prefill and after the
 last step) and sync_warnings.
 
+--no-marks: no NVTX range at all (an engine without marks: a sampled recording then takes
+the CUDA graph launches as its steps). --torch-profiler: the generate calls (not the warm-up)
+run under torch.profiler with CPU and CUDA activities (its cost, for comparison; the trace is
+not exported).
+
 usage: decode_styles.py --mode eager|compile --out RESULTS.json [--layers 8] [--steps 128]
-         [--generates 3] [--prompt 128] [--warmup-steps 16] [--seed 0]
+         [--generates 3] [--prompt 128] [--warmup-steps 16] [--seed 0] [--no-marks]
+         [--torch-profiler]
 """
 import argparse
 import inspect
@@ -191,6 +197,8 @@ def main():
     ap.add_argument("--prompt", type=int, default=128)
     ap.add_argument("--warmup-steps", type=int, default=16)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--no-marks", action="store_true")
+    ap.add_argument("--torch-profiler", action="store_true")
     args = ap.parse_args()
     if min(args.layers, args.steps, args.generates, args.prompt) < 1 or args.warmup_steps < 3:
         raise SystemExit("--layers, --steps, --generates, --prompt must be at least 1, "
@@ -220,24 +228,32 @@ def main():
         engine = EagerEngine(model)
 
     with torch.inference_mode() if args.mode == "eager" else torch.no_grad():
-        torch.cuda.nvtx.range_push("decodeprof:warmup")
+        marks = not args.no_marks
+        nvtx_push("decodeprof:warmup", marks)
         t_warm = time.perf_counter()
         warm = generate(engine, prompts[0], args.warmup_steps, marks=False)
         warm_s = time.perf_counter() - t_warm
-        torch.cuda.nvtx.range_pop()
+        nvtx_pop(marks)
         after_warmup = record_decode.dynamo_counters() if args.mode == "compile" else None
         print(f"warm-up: {args.warmup_steps} steps in {warm_s:.1f} s; sync warnings {warm[3]}",
               file=sys.stderr, flush=True)
         calls = []
+        profiler = None
+        if args.torch_profiler:
+            acts = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
+            profiler = torch.profiler.profile(activities=acts)
+            profiler.__enter__()
         for i in range(args.generates):
             ids, wall_s, gpu_ms, syncs, first = generate(engine, prompts[i + 1], args.steps,
-                                                         marks=True)
+                                                         marks=marks)
             calls.append({"prompt_seed": args.seed + 2 + i, "token_ids": ids,
                           "decode_wall_ms": wall_s * 1e3, "decode_gpu_ms": gpu_ms,
                           "sync_warnings": syncs, "first_sync_warning": first})
             print(f"generate {i + 1}: {args.steps} steps, {wall_s * 1e3:.1f} ms wall "
                   f"({wall_s * 1e3 / args.steps:.3f} ms/step), {gpu_ms:.1f} ms GPU, "
                   f"sync warnings {syncs}", file=sys.stderr, flush=True)
+        if profiler is not None:
+            profiler.__exit__(None, None, None)
 
     result = {
         "model": f"Llama-3.1-8B config, random weights, bf16, batch 1, {args.layers} of 32 layers",

@@ -200,9 +200,10 @@ base::StatusOr<RecorderConfig> ReadRecorderConfig(const GetEnvFn& getenv, pid_t 
   }
   DP_RETURN_IF_ERROR(ReadSwitch(getenv, "DECODEPROF_RECORD_GRAPH_STEPS", &config.graph_steps));
   if (const char* lib = getenv("DECODEPROF_CUDA_DRIVER_LIB")) config.driver_lib = lib;
-  // Detaching between periods: off unless asked for (it killed programs replaying CUDA
-  // graphs; docs/recording.md "Sampled recording"), and never after a graph launch.
-  config.detach = false;
+  // Detaching between periods: on by default for timed sampling (long gaps between periods,
+  // docs/recording.md "Sampled recording"), off otherwise unless asked for; never once the
+  // program made or launched a CUDA graph (it killed such programs: recorder.h).
+  config.detach = config.sample_period_ms > 0;
   DP_RETURN_IF_ERROR(ReadSwitch(getenv, "DECODEPROF_RECORD_DETACH", &config.detach));
   if (!config.sampling() && config.only_range.empty()) config.detach = false;  // no periods
   config.enabled = true;

@@ -288,7 +288,7 @@ void Recorder::AttachCupti() {
   }
   if (config_.detach && !detach_broken_.load()) {
     SetMeta(std::string(kMetaCuptiDetach),
-            "between periods (cuptiFinalize), until the program launches a CUDA graph");
+            "between periods (cuptiFinalize), until the program makes or launches a CUDA graph");
   }
   if (gate_.gating()) {
     // Graph launches: the periods' ends wait for their GPU work, and with --sample-steps
@@ -485,6 +485,44 @@ constexpr GraphLaunchCall kGraphLaunchCalls[] = {
     {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000, true},
 };
 
+// The calls that make a CUDA graph (capture, instantiation): once one was made, the recorder
+// never detaches (a graph CUPTI saw made may be instrumented: recorder.h).
+struct GraphMakingCall {
+  CUpti_CallbackDomain domain;
+  CUpti_CallbackId cbid;
+};
+constexpr GraphMakingCall kGraphMakingCalls[] = {
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiate_v2},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams_ptsz},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_ptsz},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph_ptsz},
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiate_v10000},
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiateWithFlags_v11040},
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiateWithParams_v12000},
+    {CUPTI_CB_DOMAIN_RUNTIME_API,
+     CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiateWithParams_ptsz_v12000},
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiate_v12000},
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_v10000},
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_ptsz_v10000},
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCaptureToGraph_v12030},
+    {CUPTI_CB_DOMAIN_RUNTIME_API,
+     CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCaptureToGraph_ptsz_v12030},
+};
+
+bool IsGraphMaking(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
+  for (const GraphMakingCall& call : kGraphMakingCalls) {
+    if (call.domain == domain && call.cbid == cbid) return true;
+  }
+  return false;
+}
+
 const GraphLaunchCall* FindGraphLaunch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
   for (const GraphLaunchCall& call : kGraphLaunchCalls) {
     if (call.domain == domain && call.cbid == cbid) return &call;
@@ -513,13 +551,22 @@ void Recorder::WatchGraphLaunches() {
   for (const GraphLaunchCall& call : kGraphLaunchCalls) {
     if (rc == CUPTI_SUCCESS) rc = cupti_.EnableCallback(1, subscriber_, call.domain, call.cbid);
   }
+  for (const GraphMakingCall& call : kGraphMakingCalls) {
+    // An older CUPTI may lack some of them: only the launches are required.
+    if (rc == CUPTI_SUCCESS) (void)cupti_.EnableCallback(1, subscriber_, call.domain, call.cbid);
+  }
   graph_watch_.store(rc == CUPTI_SUCCESS, std::memory_order_release);
 }
 
 void Recorder::OnGraphLaunch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                              const CUpti_CallbackData& data) {
   const GraphLaunchCall* call = FindGraphLaunch(domain, cbid);
-  if (call == nullptr) return;
+  if (call == nullptr) {
+    if (data.callbackSite == CUPTI_API_ENTER && IsGraphMaking(domain, cbid)) {
+      graphs_seen_.store(true, std::memory_order_release);
+    }
+    return;
+  }
   thread_local int depth = 0;            // a runtime launch calls the driver's
   thread_local bool step = false;        // this launch opened the gate as a step
   thread_local uint64_t step_range = 0;  // its decodeprof:graph-step range

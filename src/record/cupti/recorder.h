@@ -35,8 +35,9 @@
 //
 // Watching CUDA graph launches (any gated or sampled recording): the recorder subscribes to
 // CUPTI's callbacks of the four graph launch calls (cuGraphLaunch, cudaGraphLaunch and their
-// per-thread-stream forms) and nothing else, so an eager program pays nothing for it. A
-// runtime launch that calls the driver's counts once (a per-thread depth).
+// per-thread-stream forms) and of the calls that make a graph (stream capture, instantiation:
+// they only mark that the program uses graphs), and nothing else, so an eager program pays
+// nothing for it. A runtime launch that calls the driver's counts once (a per-thread depth).
 //
 // Periods that outlive their range: CUPTI decides at launch whether a kernel is recorded, but
 // reads a graph kernel's timestamps later, and a replay of the same graph made after recording

@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# Every recording mode against a plain run of the same program (GPU machine, never in CI):
+# does the program exit 0 and generate the same token ids, does the trace hold every record
+# and summarize, what does the run cost, and do the sampled modes' GPU ms per token agree with
+# the full recording's. ROUNDS rounds, each running every mode once in its own process, in
+# turn (alternating processes: the machine drifts between processes).
+#
+# usage: tests/gpu/recording_modes_h200.sh STAGE_DIR PHASE [ENGINE_DIR]
+#   STAGE_DIR: decodeprof, libdecodeprof_cupti.so, libsqlite3.so.0, libsimdjson.so.14 and
+#     graph_loop (examples/graph_loop, nvcc -arch=sm_90).
+#   PHASE, one program per call:
+#     compile  tests/gpu/decode_styles.py --mode compile: torch.compile reduce-overhead, one
+#              CUDA graph replay a step, the step never synchronizes (Llama-3.1-8B shape cut
+#              to LAYERS_PT layers, bf16, batch 1, 3 generate calls of 128 steps);
+#     eager    the same, eager PyTorch;
+#     llama    llama.cpp (ENGINE_DIR: its built `build/bin` and `models`, see below), CUDA
+#              graphs on, no NVTX: MODELS (default "llama-3.2-1b:f16 llama-3.1-8b:q4_0");
+#     cpp      examples/graph_loop --eager --layers 124 (~500 launches a token, no graphs,
+#              a host sync a token) with NVTX step ranges, 3 generate calls of 128 steps.
+#   ENGINE_DIR (llama): a folder with bin/ (llama-decode and its libraries, built for sm_90)
+#     and make_gguf.py; the models are written into /tmp/modes-models when missing.
+# Modes: plain; full (`record`); steps (`record --sample-steps N`, N = SAMPLE_N, default 32;
+# on llama.cpp and with --no-marks the CUDA graph launches are the steps); graph (compile
+# only: --sample-steps N on the program run with --no-marks); time (`record --sample-time
+# SAMPLE_TIME`, default 50/500); torchprof (PyTorch phases: torch.profiler, CPU + CUDA).
+# Results in $OUT (default /tmp/modes-out): run.log, runs.jsonl (one line per run, from
+# recording_modes.py note), report.json and report.txt (recording_modes.py report), and the
+# summaries and stderr of every run in modes.tar.xz, the sampled modes' traces in traces/.
+set -u
+OUT=${OUT:-/tmp/modes-out}
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/common.sh"
+dp_start "$1"
+PHASE=${2:?usage: recording_modes_h200.sh STAGE_DIR PHASE [ENGINE_DIR]}
+ENGINE=${3:-}
+export LD_LIBRARY_PATH="$STAGE:${LD_LIBRARY_PATH:-}"
+ROUNDS=${ROUNDS:-3}
+N=${SAMPLE_N:-32}
+TIME=${SAMPLE_TIME:-50/500}
+LAYERS_PT=${LAYERS_PT:-8}
+STEPS=${STEPS:-128}
+GENERATES=${GENERATES:-3}
+W=/tmp/modes-work
+rm -rf "$W"
+mkdir -p "$W/res" "$OUT/traces"
+date -u +"== start %FT%TZ phase $PHASE rounds $ROUNDS sample-steps $N sample-time $TIME"
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+
+# run PROGRAM MODE ROUND KIND RESULT -- CMD...: one run; KIND tells recording_modes.py how to
+# read the program's RESULT (torch: its JSON; llama: its stdout; cpp: its truth JSON).
+run() {
+  local program=$1 mode=$2 round=$3 kind=$4 result=$5
+  shift 6
+  local tag="$program.$mode.r$round" rec=()
+  local trace="$W/$tag.sqlite"
+  case $mode in
+    plain | torchprof) ;;
+    full) rec=("$DP" record -o "$trace" --) ;;
+    steps | graph) rec=("$DP" record --sample-steps "$N" -o "$trace" --) ;;
+    time) rec=("$DP" record --sample-time "$TIME" -o "$trace" --) ;;
+  esac
+  local t0 t1 rc src=-1
+  t0=$(date +%s%N)
+  timeout 600 "${rec[@]}" "$@" >"$W/res/$tag.stdout" 2>"$W/res/$tag.stderr"
+  rc=$?
+  t1=$(date +%s%N)
+  [ "$kind" = llama ] && result="$W/res/$tag.stdout"
+  if [ -s "$trace" ]; then
+    timeout 300 "$DP" summarize --trace "$trace" --name "$tag" --out-dir "$W/res" \
+      >"$W/res/$tag.summarize.stdout" 2>"$W/res/$tag.summarize.stderr"
+    src=$?
+  fi
+  python3 "$HERE/recording_modes.py" note --program "$program" --mode "$mode" --round "$round" \
+    --kind "$kind" --rc "$rc" --wall-ms $(((t1 - t0) / 1000000)) --result "$result" \
+    --trace "$trace" --summarize-rc "$src" --summary "$W/res/${tag}_summary.json" \
+    --stderr "$W/res/$tag.stderr" --summarize-stderr "$W/res/$tag.summarize.stderr" \
+    | tee -a "$OUT/runs.jsonl"
+  # The sampled traces are small: kept, to be summarized again by a later build.
+  case $mode in
+    steps | graph | time) [ -s "$trace" ] && xz -T4 -c "$trace" >"$OUT/traces/$tag.sqlite.xz" ;;
+  esac
+  rm -f "$trace"
+}
+
+torch_phase() {  # compile | eager
+  local style=$1 modes="plain full steps time torchprof"
+  [ "$style" = compile ] && modes="plain full steps graph time torchprof"
+  local py=(python3 "$HERE/decode_styles.py" --mode "$style" --layers "$LAYERS_PT" --steps "$STEPS"
+    --generates "$GENERATES")
+  # One unrecorded run first: torch.compile's caches (Inductor's kernels and their tuned
+  # configurations) are then the same for every run that follows.
+  echo "== prime"
+  timeout 600 "${py[@]}" --out "$W/prime.json" >"$W/res/prime.stdout" 2>"$W/res/prime.stderr"
+  echo "prime exit $?; $(grep -c . "$W/res/prime.stderr") stderr lines"
+  for r in $(seq 1 "$ROUNDS"); do
+    for m in $modes; do
+      local extra=()
+      [ "$m" = graph ] && extra=(--no-marks)
+      [ "$m" = torchprof ] && extra=(--torch-profiler)
+      run "$style" "$m" "$r" torch "$W/res/$style.$m.r$r.json" -- "${py[@]}" "${extra[@]}" \
+        --out "$W/res/$style.$m.r$r.json"
+    done
+  done
+}
+
+llama_phase() {
+  [ -n "$ENGINE" ] || { echo "FAIL: llama needs ENGINE_DIR"; exit 2; }
+  ENGINE=$(cd "$ENGINE" && pwd)
+  local bin="$ENGINE/bin/llama-decode" models=/tmp/modes-models
+  export LD_LIBRARY_PATH="$ENGINE/bin:$LD_LIBRARY_PATH"
+  mkdir -p "$models"
+  for m in ${MODELS:-llama-3.2-1b:f16 llama-3.1-8b:q4_0}; do
+    local gguf="$models/${m%%:*}-${m##*:}.gguf"
+    if [ ! -s "$gguf" ]; then
+      local t0=$SECONDS
+      python3 "$ENGINE/make_gguf.py" --shape "${m%%:*}" --type "${m##*:}" --out "$gguf.tmp" \
+        >/dev/null && mv "$gguf.tmp" "$gguf"
+      echo "== wrote $gguf in $((SECONDS - t0)) s"
+    fi
+    local name=llama-${m%%:*}-${m##*:}
+    for r in $(seq 1 "$ROUNDS"); do
+      for mode in plain full steps time; do
+        run "$name" "$mode" "$r" llama - -- env -u GGML_CUDA_DISABLE_GRAPHS "$bin" -m "$gguf" \
+          -p 32 -n "$STEPS" -r "$GENERATES"
+      done
+    done
+  done
+}
+
+cpp_phase() {
+  for r in $(seq 1 "$ROUNDS"); do
+    for mode in plain full steps time; do
+      run cpp "$mode" "$r" cpp "$W/res/cpp.$mode.r$r.json" -- env DECODEPROF_PHASE_MARKS=0 \
+        "$STAGE/graph_loop" --eager --layers 124 --nvtx --steps "$STEPS" --generates "$GENERATES" \
+        --out "$W/res/cpp.$mode.r$r.json"
+    done
+  done
+}
+
+case $PHASE in
+  compile | eager) torch_phase "$PHASE" ;;
+  llama) llama_phase ;;
+  cpp) cpp_phase ;;
+  *) echo "unknown phase $PHASE"; exit 2 ;;
+esac
+python3 "$HERE/recording_modes.py" report "$OUT/runs.jsonl" --json "$OUT/report.json" \
+  | tee "$OUT/report.txt"
+rc=${PIPESTATUS[0]}
+tar -C "$W" -cJf "$OUT/modes.tar.xz" res
+date -u +"== end %FT%TZ"
+exit "$rc"
