@@ -23,6 +23,8 @@
 # on llama.cpp and with --no-marks the CUDA graph launches are the steps); graph (compile
 # only: --sample-steps N on the program run with --no-marks); time (`record --sample-time
 # SAMPLE_TIME`, default 50/500); torchprof (PyTorch phases: torch.profiler, CPU + CUDA).
+# The first round runs every mode; the others (MODES_REST) those whose cost is compared:
+# plain, full, steps and torchprof (cpp: time too, its cheap mode). MODES_FIRST overrides.
 # Results in $OUT (default /tmp/modes-out): run.log, runs.jsonl (one line per run, from
 # recording_modes.py note), report.json and report.txt (recording_modes.py report), and the
 # summaries and stderr of every run in modes.tar.xz, the sampled modes' traces in traces/.
@@ -82,9 +84,13 @@ run() {
   rm -f "$trace"
 }
 
+# modes_of ROUND FIRST REST: the modes of a round: every mode in the first round, the ones
+# whose cost is compared (plain, full, the recommended one, torch.profiler) in the others.
+modes_of() { if [ "$1" = 1 ]; then echo "${MODES_FIRST:-$2}"; else echo "${MODES_REST:-$3}"; fi; }
+
 torch_phase() {  # compile | eager
-  local style=$1 modes="plain full steps time torchprof"
-  [ "$style" = compile ] && modes="plain full steps graph time torchprof"
+  local style=$1 first="plain full steps time torchprof"
+  [ "$style" = compile ] && first="plain full steps graph time torchprof"
   local py=(python3 "$HERE/decode_styles.py" --mode "$style" --layers "$LAYERS_PT" --steps "$STEPS"
     --generates "$GENERATES")
   # One unrecorded run first: torch.compile's caches (Inductor's kernels and their tuned
@@ -93,7 +99,7 @@ torch_phase() {  # compile | eager
   timeout 600 "${py[@]}" --out "$W/prime.json" >"$W/res/prime.stdout" 2>"$W/res/prime.stderr"
   echo "prime exit $?; $(grep -c . "$W/res/prime.stderr") stderr lines"
   for r in $(seq 1 "$ROUNDS"); do
-    for m in $modes; do
+    for m in $(modes_of "$r" "$first" "plain full steps torchprof"); do
       local extra=()
       [ "$m" = graph ] && extra=(--no-marks)
       [ "$m" = torchprof ] && extra=(--torch-profiler)
@@ -119,7 +125,7 @@ llama_phase() {
     fi
     local name=llama-${m%%:*}-${m##*:}
     for r in $(seq 1 "$ROUNDS"); do
-      for mode in plain full steps time; do
+      for mode in $(modes_of "$r" "plain full steps time" "plain full steps"); do
         run "$name" "$mode" "$r" llama - -- env -u GGML_CUDA_DISABLE_GRAPHS "$bin" -m "$gguf" \
           -p 32 -n "$STEPS" -r "$GENERATES"
       done
@@ -129,7 +135,7 @@ llama_phase() {
 
 cpp_phase() {
   for r in $(seq 1 "$ROUNDS"); do
-    for mode in plain full steps time; do
+    for mode in $(modes_of "$r" "plain full steps time" "plain full steps time"); do
       run cpp "$mode" "$r" cpp "$W/res/cpp.$mode.r$r.json" -- env DECODEPROF_PHASE_MARKS=0 \
         "$STAGE/graph_loop" --eager --layers 124 --nvtx --steps "$STEPS" --generates "$GENERATES" \
         --out "$W/res/cpp.$mode.r$r.json"
