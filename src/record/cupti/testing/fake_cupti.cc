@@ -69,7 +69,8 @@ int g_stray_calls = 0;
 size_t g_unread_kernels = 0;  // kernel records in g_buffer, not handed back yet
 int g_launches_over_unread = 0;
 std::atomic<bool> g_reported_env_drops{false};
-bool g_graph_callback = false;  // cuGraphLaunch's callback enabled
+bool g_graph_callback = false;        // cuGraphLaunch's callback enabled
+bool g_instantiate_callback = false;  // cuGraphInstantiateWithFlags' callback enabled
 struct PendingGraphKernel {
   CUpti_ActivityKernel10 record;
   uint64_t launch;  // the graph launch's number
@@ -280,6 +281,10 @@ CUptiResult cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle,
   if (domain == CUPTI_CB_DOMAIN_DRIVER_API && cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch) {
     g_graph_callback = enable != 0;
   }
+  if (domain == CUPTI_CB_DOMAIN_DRIVER_API &&
+      cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags) {
+    g_instantiate_callback = enable != 0;
+  }
   return CUPTI_SUCCESS;
 }
 CUptiResult cuptiFinalize() {
@@ -290,7 +295,7 @@ CUptiResult cuptiFinalize() {
   g_complete = nullptr;
   g_timestamp = nullptr;
   g_kernels_enabled = g_api_enabled = g_api_disabled_once = false;
-  g_subscribed = g_runtime_domain = g_graph_callback = false;
+  g_subscribed = g_runtime_domain = g_graph_callback = g_instantiate_callback = false;
   g_callback = nullptr;
   g_correlation = 0;
   g_finalized = true;
@@ -449,6 +454,23 @@ int FakeCuptiLaunchGraph(int kernels, const char* name, uint64_t duration_ns, ui
   }
   call(CUPTI_API_EXIT);
   return recorded ? kernels : 0;
+}
+
+// "Instantiates" a CUDA graph: the subscriber is called at the entry and exit of
+// cuGraphInstantiateWithFlags when its callback is enabled.
+void FakeCuptiInstantiateGraph() {
+  std::unique_lock<std::mutex> lock(g_mu);
+  if (!g_instantiate_callback || g_callback == nullptr) return;
+  auto callback = g_callback;
+  void* user = g_callback_user;
+  lock.unlock();
+  CUpti_CallbackData data{};
+  data.functionName = "cuGraphInstantiateWithFlags";
+  for (const CUpti_ApiCallbackSite site : {CUPTI_API_ENTER, CUPTI_API_EXIT}) {
+    data.callbackSite = site;
+    callback(user, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags,
+             &data);
+  }
 }
 
 // The stand-in GPU finishes the first `launches` graph launches (all so far when larger).

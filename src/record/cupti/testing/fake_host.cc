@@ -145,6 +145,32 @@ int RunGated(const std::string& scenario) {
     Emit(7, "k_out_after");
     return 0;
   }
+  if (scenario == "gated_detach_graph") {
+    // DECODEPROF_RECORD_DETACH=1: the first period ends and CUPTI is finalized; then the
+    // program instantiates a CUDA graph (attached again for the second period first, so
+    // that the recorder sees it), and from then on CUPTI is never finalized again. Exit 3:
+    // CUPTI was finalized other than once.
+    auto instantiate = reinterpret_cast<void (*)()>(
+        dlsym(dlopen(std::getenv("DECODEPROF_CUPTI_LIB"), RTLD_NOW | RTLD_NOLOAD),
+              "FakeCuptiInstantiateGraph"));
+    if (instantiate == nullptr) return Fail("no FakeCuptiInstantiateGraph");
+    int finalizes = 0;
+    int stray = 0;
+    for (int period = 0; period < 3; ++period) {
+      Push(kGate);
+      Emit(10, "k_in");
+      if (period == 1) instantiate();
+      Pop();
+      for (int i = 0; i < 300; ++i) {
+        Emit(1, "k_out_between");
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+    }
+    if (g_detach_stats != nullptr) g_detach_stats(&finalizes, &stray);
+    if (finalizes != 1) return Fail("CUPTI was finalized other than once") + 1;
+    if (stray != 0) return Fail("CUPTI was called while detached") + 1;
+    return 0;
+  }
   if (scenario == "gated_detach") {
     // DECODEPROF_RECORD_DETACH=1: after each period the recorder finalizes CUPTI at an API
     // exit; the host launches outside the periods until it has (at most 5 s), then opens

@@ -448,6 +448,18 @@ TEST_F(GatedTest, NeverDetachesOnceAGraphWasLaunched) {
   EXPECT_EQ(t.native.counters["only_range_periods"], 12);
 }
 
+// Nor once it made one: a graph instantiated in the second period ends the detaching
+// (fake_host gated_detach_graph exits 3 when CUPTI was finalized other than once).
+TEST_F(GatedTest, StopsDetachingOnceAGraphWasMade) {
+  const HostRun run = StartGated("gated_detach_graph", {{"DECODEPROF_RECORD_DETACH", "1"}});
+  EXPECT_EQ(run.result.status, 0);
+  Imported t = Import(run.path);
+  EXPECT_TRUE(t.native.complete);
+  EXPECT_EQ(t.kernels_by_name["k_in"], 30);
+  EXPECT_EQ(Count(t, "k_out"), 0);
+  EXPECT_EQ(t.native.meta["cupti_detaches"], "1");
+}
+
 TEST_F(GatedTest, ACuptiThatCannotSubscribeStaysAttached) {
   const HostRun run = StartGated(
       "gated_detach", {{"DECODEPROF_RECORD_DETACH", "1"}, {"FAKE_CUPTI_NO_SUBSCRIBE", "1"}});
