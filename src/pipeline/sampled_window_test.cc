@@ -379,9 +379,12 @@ TEST_F(SampledWindowTest, WithoutMarksATimeSampledLoopStaysInOnePeriod) {
   ASSERT_FALSE(s.empty());
   EXPECT_NE(std::find(notes.begin(), notes.end(),
                       "sampled by time: kernels recorded in 2 periods; the decode loop is the one "
-                      "of the most steps found in one of them"),
+                      "of the most steps found in one of them, a piece of the decode: one token a "
+                      "step (no prefill token)"),
             notes.end());
   EXPECT_EQ(s["window_evidence"]["steps"].get<int>(), 5);
+  // A piece of a decode cut by the period: one token a step, no prefill token.
+  EXPECT_EQ(s["generated_tokens"].get<int>(), 5);
   EXPECT_LT(s["decode_wall_ms"].get<double>(), 3.0) << "the loop ran across the periods";
   EXPECT_GE(s["window_evidence"]["start_ns"].get<int64_t>(), kBase + 1'000'000'000LL);
 }

@@ -470,7 +470,8 @@ base::Status ComputeRun(const SummarizeRequest& req, ComputedRun& run) {
         "sampled by time: kernels recorded in " + std::to_string(loaded.timed_periods) +
         (loaded.timed_periods == 1 ? " period" : " periods") +
         (loaded.sampling ? "; the step ranges whole inside them are the sampled steps"
-                         : "; the decode loop is the one of the most steps found in one of them"));
+                         : "; the decode loop is the one of the most steps found in one of them, "
+                           "a piece of the decode: one token a step (no prefill token)"));
   }
   if (const analysis::WindowEvidence& ev = loaded.trace.evidence;
       loaded.trace.window_source == "graph-launches" || loaded.trace.window_source == "periodic") {
@@ -511,7 +512,12 @@ base::Status ComputeRun(const SummarizeRequest& req, ComputedRun& run) {
   } else if (req.generated_tokens) {
     profiled.generated_tokens = req.generated_tokens;
   } else if (!profiled.generated_tokens && loaded.trace.steps) {
-    profiled.generated_tokens = *loaded.trace.steps + 1;
+    // A loop found inside one period of a timed sampling is a piece of a decode cut by the
+    // period: each of its steps made one token, and the prefill's token is not in it.
+    const bool piece =
+        loaded.timed_periods > 0 && (loaded.trace.window_source == "graph-launches" ||
+                                     loaded.trace.window_source == "periodic");
+    profiled.generated_tokens = *loaded.trace.steps + (piece ? 0 : 1);
   }
 
   analysis::SummaryInputs in;
