@@ -17,8 +17,9 @@
 #              graphs on, no NVTX: MODELS (default "llama-3.2-1b:f16 llama-3.1-8b:q4_0");
 #     cpp      examples/graph_loop --eager --layers 124 (~500 launches a token, no graphs,
 #              a host sync a token) with NVTX step ranges, 3 generate calls of 128 steps.
-#   ENGINE_DIR (llama): a folder with bin/ (llama-decode and its libraries, built for sm_90)
-#     and make_gguf.py; the models are written into /tmp/modes-models when missing.
+#   ENGINE_DIR (llama): a folder with bin/ (llama-decode and its libraries, built for sm_90 by
+#     ../shared/engines/llama.cpp/build_and_run.sh; or bin.tar.xz holding bin/) and
+#     make_gguf.py; the models are written into /tmp/modes-models when missing.
 # Modes: plain; full (`record`); steps (`record --sample-steps N`, N = SAMPLE_N, default 32;
 # on llama.cpp and with --no-marks the CUDA graph launches are the steps); graph (compile
 # only: --sample-steps N on the program run with --no-marks); time (`record --sample-time
@@ -112,6 +113,9 @@ torch_phase() {  # compile | eager
 llama_phase() {
   [ -n "$ENGINE" ] || { echo "FAIL: llama needs ENGINE_DIR"; exit 2; }
   ENGINE=$(cd "$ENGINE" && pwd)
+  if [ ! -x "$ENGINE/bin/llama-decode" ] && [ -s "$ENGINE/bin.tar.xz" ]; then
+    tar -C "$ENGINE" -xJf "$ENGINE/bin.tar.xz"  # carried packed: the CUDA library is large
+  fi
   local bin="$ENGINE/bin/llama-decode" models=/tmp/modes-models
   export LD_LIBRARY_PATH="$ENGINE/bin:$LD_LIBRARY_PATH"
   mkdir -p "$models"
