@@ -30,12 +30,11 @@ WallFields ComputeWallFields(const WallFieldInputs& in) {
   std::optional<double> plain_frac;
   if (in.scale && in.plain_wall_ms_per_token && *in.plain_wall_ms_per_token != 0 &&
       in.tokens != 0) {
-    plain_frac = ((kernel + gap * *in.scale) / 1e6 / static_cast<double>(in.tokens)) /
-                 *in.plain_wall_ms_per_token;
+    plain_frac = ((kernel + gap * *in.scale) / 1e6 / in.tokens) / *in.plain_wall_ms_per_token;
   }
   WallFields out;
   if (in.tokens != 0) {
-    out.host_gap_ms_per_token = PyRound(gap / 1e6 / static_cast<double>(in.tokens), 4);
+    out.host_gap_ms_per_token = PyRound(gap / 1e6 / in.tokens, 4);
   }
   if (in.calls != 0) {
     out.host_gap_us_per_dispatch = PyRound(gap / 1e3 / static_cast<double>(in.calls), 2);

@@ -22,8 +22,8 @@ struct WallFieldInputs {
   int64_t calls = 0;      // Σ dispatches of the role set
   int64_t gpu_sum_ns = 0;
   int64_t wall_ns = 0;
-  int64_t tokens = 0;
-  std::optional<double> scale;                    // GapScale(...)
+  double tokens = 0;            // the tokens the window stands for (SummaryInputs::window_tokens)
+  std::optional<double> scale;  // GapScale(...)
   std::optional<double> plain_wall_ms_per_token;  // rounded summary value
 };
 

@@ -69,13 +69,13 @@ std::string RoleName(const Pack& pack, RoleId r) {
 
 // Per-token figures and shares of decode GPU time (seed spec 2.5, 2.10).
 struct Rates {
-  int64_t tokens = 0;
+  double tokens = 0;  // the tokens the window stands for (WindowTokensOf)
   DurationNs gpu_sum = 0;
 
   // round(value / tokens, digits); null without tokens.
   std::optional<double> PerToken(double value, int digits) const {
     if (tokens == 0) return std::nullopt;
-    return PyRound(value / static_cast<double>(tokens), digits);
+    return PyRound(value / tokens, digits);
   }
   // 100 · ns / gpu_sum, unrounded; null when the window holds no GPU time.
   std::optional<double> ExactShare(int64_t ns) const {
@@ -88,6 +88,14 @@ struct Rates {
     return PyRound(static_cast<double>(100 * ns) / static_cast<double>(gpu_sum), 2);
   }
 };
+
+// The divisor of every per-token figure: the tokens the window stands for. An ordinary
+// window holds the whole decode (generated_tokens, as a double: the quotients are the same);
+// a sampled one stands for in.window_tokens. 0 without a token count.
+double WindowTokensOf(const SummaryInputs& in) {
+  if (in.window_tokens) return *in.window_tokens;
+  return static_cast<double>(in.profiled.generated_tokens.value_or(0));
+}
 
 // The decode window's durations (seed spec 2.5).
 struct WindowTimes {
@@ -132,6 +140,7 @@ void SetTokenFigures(const SummaryInputs& in, Summary& s) {
   }
   const int64_t tokens = in.profiled.generated_tokens.value_or(0);
   if (tokens != 0) s.decode_forward_passes = tokens - 1;
+  s.window_tokens = in.window_tokens;
 }
 
 // Dispatches, wall, GPU sum and busy, the host gap, and the plain run's wall and gap per
@@ -155,9 +164,7 @@ void SetTimeFigures(const DecodeWindow& window, const WindowTimes& t, const Rate
     s.plain_wall_ms_per_token = PyRound(1000 / *plain_tok_s, 4);
     if (rates.tokens != 0) {
       s.plain_host_gap_ms_per_token_est =
-          PyRound(1000 / *plain_tok_s -
-                      static_cast<double>(t.busy) / 1e6 / static_cast<double>(rates.tokens),
-                  4);
+          PyRound(1000 / *plain_tok_s - static_cast<double>(t.busy) / 1e6 / rates.tokens, 4);
     }
   }
 }
@@ -237,7 +244,7 @@ class WallInputsOfSets {
         roles_(totals.roles),
         gaps_(gaps),
         t_(t),
-        tokens_(in.profiled.generated_tokens.value_or(0)),
+        tokens_(WindowTokensOf(in)),
         scale_(GapScale(s.plain_host_gap_ms_per_token_est, s.host_gap_ms_per_token)),
         plain_wall_ms_per_token_(s.plain_wall_ms_per_token) {
     // Per-dispatch gaps are needed (once) only when a unit names classes.
@@ -293,7 +300,7 @@ class WallInputsOfSets {
   const InsertionTotals<RoleId>& roles_;
   const GapAttribution& gaps_;
   const WindowTimes& t_;
-  int64_t tokens_;
+  double tokens_;
   std::optional<double> scale_;
   std::optional<double> plain_wall_ms_per_token_;
   std::vector<DurationNs> gap_by_dispatch_;
@@ -440,6 +447,12 @@ std::vector<RankedUnit> RankedUnitsOf(const std::vector<UnitSummary>& units,
 
 }  // namespace
 
+std::optional<double> WindowTokens(const Summary& s) {
+  if (s.window_tokens) return s.window_tokens;
+  if (s.generated_tokens) return static_cast<double>(*s.generated_tokens);
+  return std::nullopt;
+}
+
 Attribution Attribute(const SummaryInputs& in) {
   const auto& dispatches = in.window->dispatches;
   Attribution out;
@@ -492,7 +505,7 @@ Attribution Attribute(const SummaryInputs& in) {
 base::StatusOr<Summary> BuildSummary(const SummaryInputs& in, const Attribution& attribution) {
   const DecodeWindow& window = *in.window;
   const WindowTimes times = MeasureWindow(window);
-  const Rates rates{in.profiled.generated_tokens.value_or(0), times.gpu_sum};
+  const Rates rates{WindowTokensOf(in), times.gpu_sum};
   Summary s;
   SetRunIdentity(in, s);
   SetTokenFigures(in, s);

@@ -97,9 +97,13 @@ struct PlainRuns {
 };
 
 // A sampled recording (`decodeprof record --sample-steps N`): kernel-level records for some
-// steps only. The summary's window is the sampled steps laid end to end; its per-token figures
-// are theirs. The step times (of the step ranges, which every step keeps) measure what
-// recording the sampled steps cost them.
+// steps only. The summary's window is the k sampled steps laid end to end. Its per-token
+// figures are the sampled steps' mean scaled to the decode, divided as a full recording's
+// are: the S steps of the decode stand for its generated tokens T (S + 1 when neither
+// --generated-tokens nor the log gives them: the first token comes from the prefill), so the
+// window stands for k · T / S tokens (Summary::window_tokens), and a per-token figure is the
+// window's total × S / (k · T). The step times (of the step ranges, which every step keeps)
+// measure what recording the sampled steps cost them.
 struct Sampling {
   int64_t steps_seen = 0;                   // step ranges in the decode window
   int64_t steps_sampled = 0;                // of them, recorded kernel by kernel
@@ -182,6 +186,10 @@ struct Summary {
   std::string pack;
   std::string units_file;
   std::optional<int64_t> decode_forward_passes;  // generated tokens − 1 (seed spec 2.4)
+  // The tokens the window stands for, when they are not generated_tokens (a sampled
+  // recording: k of S steps of a decode of T tokens stand for k · T / S, 6 decimals; see
+  // Sampling). Written only when set, so other summaries keep their bytes.
+  std::optional<double> window_tokens;
   std::vector<std::string> warnings;
   // The importer that read the trace ("native", "nsys-sqlite", ...), the device summarized
   // (the trace's only one, or --device's; null for a trace without dispatches' devices), and
@@ -202,6 +210,12 @@ struct Summary {
   std::optional<RankFields> rank;
   std::optional<CollectiveFields> collectives;
 };
+
+// The tokens a summary's window totals (decode_wall_ms, decode_gpu_sum_ms, a kernel's time)
+// stand for, the divisor of a per-token figure derived from them: window_tokens when set,
+// else generated_tokens; nullopt without either. (report::WindowTokens reads a summary file
+// by the same rule.)
+std::optional<double> WindowTokens(const Summary& s);
 
 // Per-dispatch attribution of the window, for the dispatch CSV.
 struct Attribution {
@@ -224,6 +238,10 @@ struct SummaryInputs {
   std::string pack_name;
   std::string units_name;
   trace::BenchResults profiled;
+  // The tokens the window stands for, the divisor of every per-token figure; absent: the
+  // window is the whole decode and stands for profiled.generated_tokens. A sampled recording
+  // sets it (Sampling) and keeps profiled.generated_tokens the decode's real count.
+  std::optional<double> window_tokens;
   std::optional<trace::BenchResults> plain;
   std::optional<ModelConfig> model;  // absent when there is no config.json
   bool model_type_present = false;   // config.json had a model_type

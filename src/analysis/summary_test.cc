@@ -75,6 +75,42 @@ TEST(SummaryTest, SeedWindowExample) {
   }
 }
 
+// A sampled recording's window (Sampling): 1 step of a decode of 8 steps and 9 tokens stands
+// for 1 · 9 / 8 tokens, the divisor of every per-token figure; generated_tokens stays 9.
+TEST(SummaryTest, AWindowThatStandsForSomeOfTheTokensDividesByThem) {
+  Fixture f;
+  f.window.lo = 600000;
+  f.window.hi = 800000;
+  f.Add("decode_a", 710000, 735000);
+  f.Add("decode_b", 735000, 760000);
+  SummaryInputs in = f.Inputs();
+  in.profiled.generated_tokens = 9;
+  in.window_tokens = 1.125;
+  in.plain = trace::BenchResults{.decode_tok_s = 8000.0};
+  auto s = BuildSummary(in, Attribute(in));
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(s->generated_tokens, 9);
+  EXPECT_EQ(s->decode_forward_passes, 8);
+  EXPECT_EQ(s->window_tokens, 1.125);
+  EXPECT_EQ(WindowTokens(*s), 1.125);
+  EXPECT_EQ(s->gpu_ms_per_token, 0.0444);                 // 0.05 ms / 1.125
+  EXPECT_EQ(s->host_gap_ms_per_token, 0.1333);            // 0.15 ms / 1.125
+  EXPECT_EQ(s->dispatches_per_token, 1.8);                // 2 / 1.125
+  EXPECT_EQ(s->plain_host_gap_ms_per_token_est, 0.0806);  // 0.125 − 0.0444
+  ASSERT_EQ(s->kernels.size(), 2u);
+  EXPECT_EQ(s->kernels[0].calls_per_token, 0.89);  // 1 / 1.125
+  EXPECT_EQ(s->role_host_gap_ms_per_token,
+            (NamedValues{{"unattributed", 0.0978}, {"tail", 0.0356}}));  // 0.11, 0.04 ms
+
+  // Without window_tokens the window is the whole decode: 9 tokens.
+  in.window_tokens.reset();
+  auto whole = BuildSummary(in, Attribute(in));
+  ASSERT_TRUE(whole.ok());
+  EXPECT_FALSE(whole->window_tokens.has_value());
+  EXPECT_EQ(WindowTokens(*whole), 9.0);
+  EXPECT_EQ(whole->gpu_ms_per_token, 0.0056);
+}
+
 TEST(SummaryTest, SharesOrderingAndTheDefaultDictSideEffect) {
   Fixture f;
   f.window.lo = 0;

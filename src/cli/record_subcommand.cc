@@ -61,9 +61,8 @@ int RecordMain(int argc, char** argv) {
   app.add_option("--sample-time", options.sample_time,
                  "keep kernel-level records ON ms of every PERIOD ms (e.g. 50/2000), for long\n"
                  "runs; summarize finds the decode loop in one sampled period, or takes the\n"
-                 "step ranges whole inside them (cupti backend). CUPTI is detached between\n"
-                 "the periods until the program makes or launches a CUDA graph\n"
-                 "(DECODEPROF_RECORD_DETACH=0 keeps it attached)")
+                 "step ranges whole inside them (cupti backend). CUPTI stays attached between\n"
+                 "the periods (detaching it killed programs on an H200)")
       ->type_name("ON/PERIOD");
   app.add_option("--step-range", options.step_range,
                  "the NVTX range of one decode step, for --sample-steps")

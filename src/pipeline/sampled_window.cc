@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "src/analysis/range_marks.h"
+#include "src/base/py_format.h"
 
 namespace decodeprof::pipeline {
 
@@ -58,6 +59,16 @@ int64_t SamplingForRunCost(const analysis::Sampling& m, double target_pct) {
   const double n = static_cast<double>(m.steps_seen) / static_cast<double>(m.steps_sampled);
   const double wanted = n * m.run_cost_pct.value_or(0.0) / target_pct;
   return std::max<int64_t>(1, static_cast<int64_t>(std::ceil(wanted)));
+}
+
+int64_t DecodeSteps(const analysis::Sampling& m) { return std::max(m.steps_seen, m.steps_sampled); }
+
+double SampledWindowTokens(const analysis::Sampling& m, int64_t generated_tokens) {
+  const int64_t steps = DecodeSteps(m);
+  if (steps == 0) return static_cast<double>(generated_tokens);
+  return base::PyRound(static_cast<double>(m.steps_sampled) *
+                           static_cast<double>(generated_tokens) / static_cast<double>(steps),
+                       6);
 }
 
 base::StatusOr<std::optional<analysis::Sampling>> ConcatenateSampledSteps(

@@ -45,6 +45,17 @@ std::optional<std::pair<double, double>> RunCostOfSampling(
 // m must carry run_cost_pct and steps_sampled > 0.
 int64_t SamplingForRunCost(const analysis::Sampling& m, double target_pct);
 
+// The steps of the decode that the sampled steps were taken from: the step ranges seen,
+// and never fewer than the steps sampled (a trace whose step ranges were not found counts
+// its sampled steps as the whole decode).
+int64_t DecodeSteps(const analysis::Sampling& m);
+
+// The tokens the window of a sampled recording stands for (analysis::Sampling): its k sampled
+// steps at T / S tokens a step, where S = DecodeSteps(m) and T = `generated_tokens`, the
+// decode's; k · T / S rounded to 6 decimals (the summary's window_tokens, and the divisor of
+// its per-token figures).
+double SampledWindowTokens(const analysis::Sampling& m, int64_t generated_tokens);
+
 // Nothing when the window holds no sampled period (not a sampled recording); otherwise
 // rewrites `t.window` and `t.steps` (the sampled steps) and returns the sampling's figures.
 // A recording sampled by time (kSampledTimeRange) with step ranges: its sampled steps are

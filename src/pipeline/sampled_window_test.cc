@@ -1,6 +1,7 @@
 // A sampled recording (`record --sample-steps N`) summarized: the sampled steps laid end to
-// end give the same per-token GPU figures as the full recording of the same run, and the
-// summary says how many steps were sampled and what the sampling cost them.
+// end, scaled to the decode's steps and tokens, give the same per-token GPU figures as the
+// full recording of the same run, and the summary says how many steps were sampled and what
+// the sampling cost them.
 #include "src/pipeline/sampled_window.h"
 
 #include <gtest/gtest.h>
@@ -10,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -37,11 +39,12 @@ void AddKernel(nf::NativeWriter& w, const char* name, int64_t start_ns, int64_t 
   ASSERT_TRUE(w.AddKernel(k).ok());
 }
 
-// Eight 1 ms decode steps of four 100 µs kernels each (at 100, 250, 400, 550 µs into the
-// step). `sampled_every` 0: every kernel recorded; N: only the middle step of each N, with a
-// decodeprof:sampled range over it, and those steps 10 % longer (tracing's cost); the step
-// after each sampled one `after_ns` longer.
-void WriteRun(const std::string& path, int sampled_every, int64_t after_ns = 0) {
+// `steps` 1 ms decode steps of four 100 µs kernels each (at 100, 250, 400, 550 µs into the
+// step: 0.4 ms of GPU time a step). `sampled_every` 0: every kernel recorded; N: only the
+// middle step of each N, with a decodeprof:sampled range over it, and those steps 10 % longer
+// (tracing's cost); the step after each sampled one `after_ns` longer.
+void WriteRun(const std::string& path, int sampled_every, int64_t after_ns = 0,
+              int steps = kSteps) {
   auto writer = nf::NativeWriter::Create(path, "monotonic", "test");
   ASSERT_TRUE(writer.ok()) << writer.status().ToString();
   nf::NativeWriter& w = **writer;
@@ -57,12 +60,12 @@ void WriteRun(const std::string& path, int sampled_every, int64_t after_ns = 0) 
     ASSERT_TRUE(w.AddRange(r).ok());
   };
   int64_t t = kBase;
-  std::vector<std::pair<int64_t, int64_t>> steps;
-  for (int s = 0; s < kSteps; ++s) {
+  std::vector<std::pair<int64_t, int64_t>> step_ranges;
+  for (int s = 0; s < steps; ++s) {
     const bool sampled = sampled_every > 0 && s % sampled_every == sampled_every / 2;
     const bool after = sampled_every > 0 && s % sampled_every == sampled_every / 2 + 1;
     const int64_t length = sampled ? kStepNs * 11 / 10 : kStepNs + (after ? after_ns : 0);
-    steps.emplace_back(t, t + length);
+    step_ranges.emplace_back(t, t + length);
     if (sampled) add_range("decodeprof:sampled", t - 1000, t + length + 1000, -1);
     if (sampled_every == 0 || sampled) {
       for (int k = 0; k < 4; ++k) {
@@ -78,7 +81,7 @@ void WriteRun(const std::string& path, int sampled_every, int64_t after_ns = 0) 
     t += length;
   }
   add_range("decodeprof:decode", kBase - 10, t + 10, 0);
-  for (const auto& [a, b] : steps) add_range("decodeprof:step", a, b, 1);
+  for (const auto& [a, b] : step_ranges) add_range("decodeprof:step", a, b, 1);
   ASSERT_TRUE(w.Close().ok());
 }
 
@@ -106,11 +109,13 @@ class SampledWindowTest : public ::testing::Test {
   }
 
   nlohmann::json Summarize(const std::string& trace, const std::string& name,
-                           std::vector<std::string>* notes = nullptr) {
+                           std::vector<std::string>* notes = nullptr,
+                           std::optional<int64_t> generated_tokens = std::nullopt) {
     SummarizeRequest req;
     req.trace = trace;
     req.name = name;
     req.out_dir = dir_.string();
+    req.generated_tokens = generated_tokens;
     auto result = RunSummarize(req);
     EXPECT_TRUE(result.ok()) << result.status().ToString();
     if (!result.ok()) return {};
@@ -133,13 +138,20 @@ TEST_F(SampledWindowTest, SampledStepsGiveTheFullRecordingsPerTokenGpuFigures) {
   ASSERT_FALSE(a.empty());
   ASSERT_FALSE(b.empty());
   EXPECT_FALSE(a.contains("sampling"));
-  // Per step (forward pass) the GPU figures are the full recording's; per token both follow
-  // the seed's rule (the window's steps + the prefill's token): 3.2 / 9 and 0.8 / 3.
+  EXPECT_FALSE(a.contains("window_tokens"));
+  // Per step (forward pass) the GPU figures are the full recording's. Per token both follow
+  // the seed's rule, the decode's 8 steps + the prefill's token: the full window's 3.2 ms
+  // over 9 tokens, the sampled window's 2 steps (0.8 ms) over the 2 · 9 / 8 tokens they
+  // stand for.
   EXPECT_EQ(a["generated_tokens"], 9);
-  EXPECT_EQ(b["generated_tokens"], 3);
+  EXPECT_EQ(b["generated_tokens"], 9);
+  EXPECT_EQ(b["decode_forward_passes"], 8);
+  EXPECT_DOUBLE_EQ(b["window_tokens"].get<double>(), 2.25);
   EXPECT_DOUBLE_EQ(a["decode_gpu_busy_ms"].get<double>() / 8, 0.4);
   EXPECT_DOUBLE_EQ(b["decode_gpu_busy_ms"].get<double>() / 2, 0.4);
-  EXPECT_DOUBLE_EQ(b["gpu_ms_per_token"].get<double>(), 0.2667);
+  EXPECT_DOUBLE_EQ(a["gpu_ms_per_token"].get<double>(), 0.3556);
+  EXPECT_DOUBLE_EQ(b["gpu_ms_per_token"].get<double>(), 0.3556);
+  EXPECT_EQ(a["dispatches_per_token"], b["dispatches_per_token"]);
   EXPECT_EQ(a["decode_dispatches"], 32);
   EXPECT_EQ(b["decode_dispatches"], 8);
   // Laid end to end: two periods of 1.1 ms + 2 µs each.
@@ -164,7 +176,9 @@ TEST_F(SampledWindowTest, SampledStepsGiveTheFullRecordingsPerTokenGpuFigures) {
   for (const std::string& n : notes) {
     said = said ||
            (n.find("sampled recording: 2 of 8 steps recorded kernel by kernel") == 0 &&
-            n.find("tracing added 0.100 ms a sampled step, 25.000 us a dispatch, 14.25 % "
+            n.find("; per-token figures: the sampled steps' mean scaled to the 8 steps of the "
+                   "decode (9 tokens); tracing added 0.100 ms a sampled step, 25.000 us a "
+                   "dispatch, 14.25 % "
                    "of its host gap; sampling cost the run 0.100 ms a sampled step (it "
                    "and the next, start to start), 2.50 % of the decode") != std::string::npos);
   }
@@ -174,6 +188,52 @@ TEST_F(SampledWindowTest, SampledStepsGiveTheFullRecordingsPerTokenGpuFigures) {
   EXPECT_TRUE(warned) << b["diagnostics"].dump();
   // The kernel tables agree per token: the same kernels, the same shares.
   EXPECT_EQ(a["class_share_pct"], b["class_share_pct"]);
+}
+
+// 3 sampled steps of 96 once gave 24 % less GPU time a token than the full recording of
+// the same program (the window's 3 steps over 3 + 1 tokens). Each step holds 0.4 ms of GPU
+// time; a full recording divides the 96 steps' 38.4 ms by 97 tokens, and so must the sampled
+// one: its 3 steps stand for 3 · 97 / 96 tokens.
+TEST_F(SampledWindowTest, ThreeSampledStepsOf96GiveTheFullRecordingsGpuMsPerToken) {
+  const std::string full = (dir_ / "full96.sqlite").string();
+  const std::string sampled = (dir_ / "sampled96.sqlite").string();
+  WriteRun(full, 0, 0, 96);
+  WriteRun(sampled, 32, 0, 96);
+  std::vector<std::string> notes;
+  const nlohmann::json a = Summarize(full, "full96");
+  const nlohmann::json b = Summarize(sampled, "sampled96", &notes);
+  ASSERT_FALSE(a.empty());
+  ASSERT_FALSE(b.empty());
+  ASSERT_TRUE(b.contains("sampling"));
+  EXPECT_EQ(b["sampling"]["steps_seen"], 96);
+  EXPECT_EQ(b["sampling"]["steps_sampled"], 3);
+  EXPECT_DOUBLE_EQ(b["decode_gpu_busy_ms"].get<double>(), 1.2);
+  EXPECT_EQ(b["generated_tokens"], 97);
+  EXPECT_EQ(b["decode_forward_passes"], 96);
+  EXPECT_DOUBLE_EQ(b["window_tokens"].get<double>(), 3.03125);
+  const double step_busy_ms = 0.4;
+  EXPECT_NEAR(b["gpu_ms_per_token"].get<double>(), step_busy_ms * 96 / 97, 1e-4);
+  EXPECT_NEAR(a["gpu_ms_per_token"].get<double>(), step_busy_ms * 96 / 97, 1e-4);
+  EXPECT_EQ(a["gpu_ms_per_token"], b["gpu_ms_per_token"]);
+  EXPECT_EQ(a["dispatches_per_token"], b["dispatches_per_token"]);
+  EXPECT_EQ(a["top_kernels"], b["top_kernels"]);  // calls per token and shares alike
+  bool said = false;
+  for (const std::string& n : notes) {
+    said = said || n.find(
+                       "sampled recording: 3 of 96 steps recorded kernel by kernel (sampled "
+                       "steps 1.100 ms, the others 1.000 ms: +10.00 %); per-token figures: "
+                       "the sampled steps' mean scaled to the 96 steps of the decode (97 "
+                       "tokens)") == 0;
+  }
+  EXPECT_TRUE(said) << (notes.empty() ? std::string() : notes.back());
+
+  // A token count given (--generated-tokens, or the log's) is the decode's, as for a full
+  // recording: 3 steps of 96 stand for 3 · 100 / 96 tokens.
+  const nlohmann::json c = Summarize(sampled, "sampled96_given", nullptr, 100);
+  ASSERT_FALSE(c.empty());
+  EXPECT_EQ(c["generated_tokens"], 100);
+  EXPECT_DOUBLE_EQ(c["window_tokens"].get<double>(), 3.125);
+  EXPECT_DOUBLE_EQ(c["gpu_ms_per_token"].get<double>(), 0.384);  // 1.2 ms / 3.125
 }
 
 // A sampled step and the step after it that cost the run 10 % of its decode: a warning that
@@ -330,7 +390,8 @@ TEST_F(SampledWindowTest, ATimeSampledTraceWithStepRangesKeepsTheWholeStepsOfIts
                       "sampled by time: kernels recorded in 1 period; the step ranges whole "
                       "inside them are the sampled steps"),
             notes.end());
-  EXPECT_EQ(s["generated_tokens"], 3);  // the two sampled steps + the prefill's token
+  EXPECT_EQ(s["generated_tokens"], 9);  // the decode's 8 steps + the prefill's token
+  EXPECT_DOUBLE_EQ(s["window_tokens"].get<double>(), 2.25);  // 2 of them: 2 · 9 / 8
   EXPECT_EQ(s["decode_dispatches"], 8);
   EXPECT_DOUBLE_EQ(s["decode_gpu_busy_ms"].get<double>() / 2, 0.4);  // as a full recording
   EXPECT_EQ(s["sampling"]["steps_seen"], 8);

@@ -96,11 +96,12 @@ analysis::RankCollectives CollectivesOf(const ComputedRun& run) {
   return out;
 }
 
-// ns of the window per generated token, in ms to 4 places (the summary's *_ms_per_token).
+// ns of the window per token it stands for (analysis::WindowTokens), in ms to 4 places (the
+// summary's *_ms_per_token).
 std::optional<double> MsPerToken(std::optional<trace::DurationNs> ns,
-                                 const std::optional<int64_t>& tokens) {
+                                 const std::optional<double>& tokens) {
   if (!ns || !tokens || *tokens <= 0) return std::nullopt;
-  return base::PyRound(static_cast<double>(*ns) / 1e6 / static_cast<double>(*tokens), 4);
+  return base::PyRound(static_cast<double>(*ns) / 1e6 / *tokens, 4);
 }
 
 }  // namespace
@@ -138,9 +139,10 @@ base::StatusOr<SummarizeRanksResult> RunSummarizeRanks(const SummarizeRanksReque
     analysis::CollectiveFields& c = s.collectives.emplace();
     c.count = cost.count;
     c.matched = cross.matched;
-    c.total_ms_per_token = MsPerToken(cost.total_ns, s.generated_tokens);
-    c.wait_ms_per_token = MsPerToken(cost.wait_ns, s.generated_tokens);
-    c.transfer_ms_per_token = MsPerToken(cost.transfer_ns, s.generated_tokens);
+    const std::optional<double> tokens = analysis::WindowTokens(s);
+    c.total_ms_per_token = MsPerToken(cost.total_ns, tokens);
+    c.wait_ms_per_token = MsPerToken(cost.wait_ns, tokens);
+    c.transfer_ms_per_token = MsPerToken(cost.transfer_ns, tokens);
     const trace::DurationNs wall = run.window().hi - run.window().lo;
     if (wall > 0) {
       c.pct_of_wall =

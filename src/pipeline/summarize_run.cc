@@ -495,22 +495,14 @@ base::Status ComputeRun(const SummarizeRequest& req, ComputedRun& run) {
   std::optional<size_t> sampled_note;  // the sampling note, completed once the summary is built
   trace::BenchResults profiled = log.results;
   // Generated tokens: the flag, else the log, else step ranges + 1 (the first token comes
-  // from the prefill). A sampled recording's window holds its sampled steps only.
-  if (const auto& m = loaded.sampling) {
-    profiled.generated_tokens = m->steps_sampled + 1;
-    std::string note = "sampled recording: " + std::to_string(m->steps_sampled) + " of " +
-                       std::to_string(m->steps_seen) +
-                       " steps recorded kernel by kernel; per-token figures are theirs";
-    if (m->distortion_pct) {
-      note += " (sampled steps " + base::FormatFixed(*m->sampled_step_ms, 3) + " ms, the others " +
-              base::FormatFixed(*m->unsampled_step_ms, 3) +
-              " ms: " + (*m->distortion_pct >= 0 ? "+" : "") +
-              base::FormatFixed(*m->distortion_pct, 2) + " %)";
-    }
-    result.notes.push_back(note);
-    sampled_note = result.notes.size() - 1;
-  } else if (req.generated_tokens) {
+  // from the prefill). A sampled recording's window holds its sampled steps only: the step
+  // ranges counted are all the decode's (steps_seen), and the window stands for its share
+  // of the tokens (SampledWindowTokens).
+  std::optional<double> window_tokens;
+  if (req.generated_tokens) {
     profiled.generated_tokens = req.generated_tokens;
+  } else if (loaded.sampling && !profiled.generated_tokens) {
+    profiled.generated_tokens = DecodeSteps(*loaded.sampling) + 1;
   } else if (!profiled.generated_tokens && loaded.trace.steps) {
     // A loop found inside one period of a timed sampling is a piece of a decode cut by the
     // period: each of its steps made one token, and the prefill's token is not in it.
@@ -518,6 +510,22 @@ base::Status ComputeRun(const SummarizeRequest& req, ComputedRun& run) {
         loaded.timed_periods > 0 && (loaded.trace.window_source == "graph-launches" ||
                                      loaded.trace.window_source == "periodic");
     profiled.generated_tokens = *loaded.trace.steps + (piece ? 0 : 1);
+  }
+  if (const auto& m = loaded.sampling) {
+    window_tokens = SampledWindowTokens(*m, *profiled.generated_tokens);
+    std::string note = "sampled recording: " + std::to_string(m->steps_sampled) + " of " +
+                       std::to_string(m->steps_seen) + " steps recorded kernel by kernel";
+    if (m->distortion_pct) {
+      note += " (sampled steps " + base::FormatFixed(*m->sampled_step_ms, 3) + " ms, the others " +
+              base::FormatFixed(*m->unsampled_step_ms, 3) +
+              " ms: " + (*m->distortion_pct >= 0 ? "+" : "") +
+              base::FormatFixed(*m->distortion_pct, 2) + " %)";
+    }
+    note += "; per-token figures: the sampled steps' mean scaled to the " +
+            std::to_string(DecodeSteps(*m)) + " steps of the decode (" +
+            std::to_string(*profiled.generated_tokens) + " tokens)";
+    result.notes.push_back(note);
+    sampled_note = result.notes.size() - 1;
   }
 
   analysis::SummaryInputs in;
@@ -532,6 +540,7 @@ base::Status ComputeRun(const SummarizeRequest& req, ComputedRun& run) {
   in.pack_name = pack_name;
   in.units_name = units_name;
   in.profiled = profiled;
+  in.window_tokens = window_tokens;
   in.plain = plain;
   in.model = model.config;
   in.model_type_present = model.model_type_present;

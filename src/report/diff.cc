@@ -98,20 +98,19 @@ std::optional<double> Ratio(const DiffFigure& numerator, const DiffFigure& denom
 }
 
 // share / 100 × decode_gpu_sum_ms / generated_tokens (the formula of `report --full`'s unit
-// table), derived.
+// table; window_tokens for a sampled recording, WindowTokens), derived.
 struct GpuTimeBasis {
   DiffFigure gpu_sum_ms;
-  DiffFigure tokens;
+  std::optional<double> tokens;
 
   DiffFigure MsPerToken(const DiffFigure& share_pct) const {
     if (!share_pct.value || !gpu_sum_ms.value) return DiffFigure{};
-    return Derived(Quotient(*share_pct.value * *gpu_sum_ms.value / 100.0, tokens.value));
+    return Derived(Quotient(*share_pct.value * *gpu_sum_ms.value / 100.0, tokens));
   }
 };
 
 GpuTimeBasis GpuBasis(const SummaryFile& summary) {
-  return {Stored(summary.content, "decode_gpu_sum_ms"),
-          Stored(summary.content, "generated_tokens")};
+  return {Stored(summary.content, "decode_gpu_sum_ms"), WindowTokens(summary.content)};
 }
 
 // ---- per token ---------------------------------------------------------------------------
@@ -126,11 +125,10 @@ std::vector<DiffFigure> PerTokenFigures(const SummaryFile& summary) {
   if (plain_tok_s.value && *plain_tok_s.value == 0.0) plain_tok_s = DiffFigure{};  // no plain run
   if (!plain_ms.value) plain_ms = Derived(Quotient(1000.0, plain_tok_s.value));
   figures.push_back(plain_ms);
-  // profiled ms/token: decode wall / generated tokens, else 1000 / profiled tok/s.
+  // profiled ms/token: decode wall / the tokens it stands for, else 1000 / profiled tok/s.
   const DiffFigure wall = Stored(s, "decode_wall_ms");
-  const DiffFigure tokens = Stored(s, "generated_tokens");
   const DiffFigure profiled_tok_s = Stored(s, "profiled_decode_tok_s");
-  DiffFigure profiled_ms = Derived(Quotient(wall.value, tokens.value));
+  DiffFigure profiled_ms = Derived(Quotient(wall.value, WindowTokens(s)));
   if (!profiled_ms.value) profiled_ms = Derived(Quotient(1000.0, profiled_tok_s.value));
   figures.push_back(profiled_ms);
   for (const char* key : {"gpu_ms_per_token", "host_gap_ms_per_token",

@@ -47,7 +47,8 @@ struct DiffRow {
 };
 
 // One kernel class: its share of decode GPU time (class_share_pct, %) and the GPU time it
-// stands for, share / 100 × decode_gpu_sum_ms / generated_tokens (ms per token, derived). A
+// stands for, share / 100 × decode_gpu_sum_ms / generated_tokens (ms per token, derived;
+// window_tokens for a sampled recording, WindowTokens in summary_reader.h). A
 // class that a run lacks while that run has class_share_pct counts as 0.0 there (summaries
 // list only the classes that ran); without class_share_pct the run's side is missing.
 struct DiffClass {
@@ -116,7 +117,8 @@ struct SummaryDiff {
   std::string before_name;  // the `name` field as Python's str() prints it
   std::string after_name;
   // plain ms/token (plain_wall_ms_per_token, else 1000 / plain_decode_tok_s), profiled
-  // ms/token (decode_wall_ms / generated_tokens, else 1000 / profiled_decode_tok_s), GPU busy
+  // ms/token (decode_wall_ms / generated_tokens, or window_tokens; else
+  // 1000 / profiled_decode_tok_s), GPU busy
   // ms/token (gpu_ms_per_token), host gap ms/token (host_gap_ms_per_token), plain gap
   // ms/token (plain_host_gap_ms_per_token_est), dispatches/token (dispatches_per_token),
   // plain tok/s (plain_decode_tok_s; 0 = no plain run = missing), profiled tok/s

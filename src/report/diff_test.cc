@@ -261,6 +261,43 @@ TEST(DiffSummariesTest, SummaryWithoutGeneratedTokensCompares) {
   EXPECT_FALSE(diff.units[0].after.present);
 }
 
+// A sampled recording of the eager run (3 of 96 steps; Before() is its full recording with the
+// same per-step figures): its window's totals stand for window_tokens = 3 · 97 / 96 tokens,
+// so its derived per-token figures are the full recording's, not the window's over the 97
+// generated tokens (0.1563 profiled ms/token, 0.0219 gemm ms/token).
+TEST(DiffSummariesTest, ASampledRunDividesItsWindowByItsWindowTokens) {
+  nlohmann::ordered_json full = Before().content;
+  full["generated_tokens"] = 97;
+  full["decode_wall_ms"] = 50.0 * 97;
+  full["decode_gpu_sum_ms"] = 6.0 * 97;
+  nlohmann::ordered_json sampled = full;
+  sampled["window_tokens"] = 3.03125;
+  sampled["decode_wall_ms"] = 50.0 * 3.03125;
+  sampled["decode_gpu_sum_ms"] = 6.0 * 3.03125;
+  const SummaryDiff diff = Diff(Summary(full.dump(), "full_summary.json"),
+                                Summary(sampled.dump(), "sampled_summary.json"));
+  const DiffRow& profiled = Row(diff, "profiled_ms_per_token");
+  EXPECT_EQ(profiled.before.value, 50.0);
+  EXPECT_EQ(profiled.after.value, 50.0);
+  EXPECT_EQ(profiled.change, 0.0);
+  bool gemm = false;
+  for (const DiffClass& c : diff.classes) {
+    if (c.name != "gemm") continue;
+    gemm = true;
+    EXPECT_EQ(c.before_gpu_ms_per_token.value, 4.2);  // 70 % of 6.0 ms/token
+    EXPECT_EQ(c.after_gpu_ms_per_token.value, 4.2);
+  }
+  EXPECT_TRUE(gemm);
+  bool gemv = false;
+  for (const DiffUnit& u : diff.units) {
+    if (u.id != "gemv") continue;
+    gemv = true;
+    EXPECT_EQ(u.before.gpu_ms_per_token.value, 4.2);
+    EXPECT_EQ(u.after.gpu_ms_per_token.value, 4.2);
+  }
+  EXPECT_TRUE(gemv);
+}
+
 // The H200 check of the #cuda_graph ceiling (docs/results/h200-decode-profile-2026-11-30.md).
 TEST(DiffSummariesTest, EagerAgainstCudaGraphOnTheH200) {
   const std::string dir = std::string(DECODEPROF_SOURCE_DIR) + "/tests/golden/diff/cuda_graph/";

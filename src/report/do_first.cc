@@ -195,7 +195,8 @@ bool Reached(const Json& unit) {
   return !any_field;
 }
 
-// The unit's decode-wall figures in one run, per generated token (profiled run).
+// The unit's decode-wall figures in one run, per generated token (profiled run): the window's
+// totals over the tokens the window stands for (WindowTokens).
 struct WallFigures {
   std::optional<double> wall;    // decode wall ms/token
   std::optional<double> busy;    // GPU busy ms/token
@@ -211,7 +212,7 @@ struct WallFigures {
 WallFigures Figures(const SummaryFile& run, const Json& unit) {
   const Json& s = run.content;
   WallFigures f;
-  const std::optional<double> tokens = OptionalNumber(s, "generated_tokens");
+  const std::optional<double> tokens = WindowTokens(s);
   f.wall = Quotient(OptionalNumber(s, "decode_wall_ms"), tokens);
   f.busy = OptionalNumber(s, "gpu_ms_per_token");
   if (!f.wall && f.busy && OptionalNumber(s, "host_gap_ms_per_token")) {

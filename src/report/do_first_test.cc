@@ -308,6 +308,34 @@ TEST(UnitEvidenceTest, AKernelUnitAndAnOldSummary) {
             "predates #2148)");
 }
 
+// A sampled recording's window holds 3 of the decode's 96 steps: its totals stand for
+// window_tokens = 3 · 97 / 96 tokens, not for the 97 generated ones. The figures are those of
+// AKernelUnitAndAnOldSummary's and AHostGapUnitOwnsTheHostGap's runs, whose windows hold
+// their whole decodes (over 97 tokens they would read 0.11 and 0.31 ms/token).
+TEST(UnitEvidenceTest, ASampledRunDividesTheWindowByTheTokensItStandsFor) {
+  Json run = CleanRun();
+  run["generated_tokens"] = 97;
+  run["decode_forward_passes"] = 96;
+  run["window_tokens"] = 3.03125;
+  run["decode_gpu_sum_ms"] = 5.0 * 3.03125;
+  run["decode_wall_ms"] = 10.0 * 3.03125;
+  run["port_units"]["gemv"] = Unit("GEMV", 70.0, 1.0, 1.8);
+  EXPECT_EQ(UnitEvidence(Parsed(run), "gemv"),
+            "70.0 % of decode GPU time (3.50 ms/token) plus 1.00 ms/token of host gap in front "
+            "of its 10.0 dispatches/token (100.0 us each): 45.0 % of the decode wall");
+  run["gpu_ms_per_token"] = 2.1;
+  run["decode_wall_ms"] = 5.4 * 3.03125;
+  Json graphs = Unit("graphs", 0.0, 3.3, 2.5);
+  graphs["host_gap"] = "all";
+  run["port_units"]["cuda_graph"] = graphs;
+  EXPECT_EQ(UnitEvidence(Parsed(run), "cuda_graph"),
+            "owns 61.1 % of the decode wall as host gap: GPU busy only 2.10 of 5.40 ms/token; "
+            "it replaces no kernel (0.0 % of GPU time), so its whole ceiling is host gap that a "
+            "captured step removes");
+  // The token count itself stays the decode's: 97 tokens raise no few-tokens flag.
+  EXPECT_TRUE(Kinds(Parsed(run)).empty());
+}
+
 // ---------------------------------------------------------------------------------------
 
 std::vector<SummaryFile> SixUnits() {

@@ -154,7 +154,7 @@ std::vector<std::string> UnitRow(const SummaryFile& summary, const std::string& 
                                     NumberCell(unit, "fallback_share_pct")};
   const std::optional<double> share_pct = OptionalNumber(unit, "fallback_share_pct");
   const std::optional<double> gpu_sum_ms = OptionalNumber(summary.content, "decode_gpu_sum_ms");
-  const std::optional<double> tokens = OptionalNumber(summary.content, "generated_tokens");
+  const std::optional<double> tokens = WindowTokens(summary.content);
   std::optional<double> gpu_ms;
   if (share_pct && gpu_sum_ms) gpu_ms = Quotient(*share_pct * *gpu_sum_ms / 100.0, tokens);
   cells.push_back(DerivedText(gpu_ms));

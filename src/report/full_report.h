@@ -17,9 +17,11 @@
 //     profiler cost % |:
 //       plain ms/token     plain_wall_ms_per_token; else 1000 / plain_decode_tok_s (derived)
 //                          when that is a non-zero number; else n/a (no plain run);
-//       profiled ms/token  decode_wall_ms / generated_tokens (derived; the per-token basis of
-//                          gpu_ms_per_token and host_gap_ms_per_token, so it equals their sum
-//                          up to rounding); else 1000 / profiled_decode_tok_s; else n/a;
+//       profiled ms/token  decode_wall_ms / generated_tokens (window_tokens for a sampled
+//                          recording: WindowTokens, summary_reader.h; derived; the per-token
+//                          basis of gpu_ms_per_token and host_gap_ms_per_token, so it equals
+//                          their sum up to rounding); else 1000 / profiled_decode_tok_s;
+//                          else n/a;
 //       GPU busy ms/token  gpu_ms_per_token (union of the decode dispatches);
 //       host gap ms/token  host_gap_ms_per_token (profiled run);
 //       plain gap ms/token plain_host_gap_ms_per_token_est (plain wall − traced GPU busy);
@@ -39,7 +41,8 @@
 //        wall share % | plain wall ceiling | wall ceiling | GPU-share ceiling |, one row per
 //        run and unit it has, from the unit's fallback set (every role or class it names):
 //        fallback_share_pct; share × decode_gpu_sum_ms / 100 / generated_tokens (derived,
-//        from the rounded share); fallback_dispatches_per_token;
+//        from the rounded share; window_tokens for a sampled recording);
+//        fallback_dispatches_per_token;
 //        fallback_host_gap_ms_per_token; fallback_wall_share_pct; plain_ceiling_wall_est;
 //        ceiling_wall; ceiling_gpu_share.
 //  6. Top kernels with class — per run whose top_kernels carry a `class`:

@@ -150,6 +150,19 @@ TEST(FullReportTest, DerivedTimesFallBackAndRoundToFourDecimals) {
   EXPECT_NE(out.find("| `c` | 12 | n/a | n/a |"), std::string::npos) << out;
 }
 
+// A sampled recording (3 of 96 steps): its window's totals stand for window_tokens =
+// 3 · 97 / 96 tokens, and the derived figures divide by them (over the 97 generated tokens
+// they would read 0.3125 and 0.1094); the run setup keeps the decode's 97 tokens.
+TEST(FullReportTest, ASampledRunsDerivedFiguresDivideByItsWindowTokens) {
+  const auto out = RenderFullReportSections({Summary(R"({"name": "s", "generated_tokens": 97,
+      "decode_forward_passes": 96, "window_tokens": 3.03125, "decode_wall_ms": 30.3125,
+      "decode_gpu_sum_ms": 15.15625, "gpu_ms_per_token": 5.0, "host_gap_ms_per_token": 5.0,
+      "port_units": {"gemv": {"port": "GEMV", "fallback_share_pct": 70.0}}})")});
+  EXPECT_NE(out.find("| `s` | n/a | n/a | n/a | 97 | 96 |"), std::string::npos) << out;
+  EXPECT_NE(out.find("| `s` | n/a | 10.0 | 5.0 | 5.0 |"), std::string::npos) << out;
+  EXPECT_NE(out.find("| `s` | #gemv | 70.0 | 3.5 |"), std::string::npos) << out;
+}
+
 // A negative profiler cost never prints bare: the noise of one pair of runs, or a flag.
 TEST(FullReportTest, ProfilerCostCellsSayWhatANegativeOrHighCostMeans) {
   const auto out =

@@ -93,7 +93,7 @@ std::string PlainMsPerToken(const SummaryFile& summary) {
 std::string ProfiledMsPerToken(const SummaryFile& summary) {
   const Json& s = summary.content;
   if (const std::optional<double> per_token =
-          Quotient(OptionalNumber(s, "decode_wall_ms"), OptionalNumber(s, "generated_tokens"))) {
+          Quotient(OptionalNumber(s, "decode_wall_ms"), WindowTokens(s))) {
     return DerivedText(per_token);
   }
   return DerivedText(Quotient(1000.0, OptionalNumber(s, "profiled_decode_tok_s")));

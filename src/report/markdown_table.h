@@ -54,8 +54,9 @@ std::string DerivedText(std::optional<double> value);
 // 1000 / plain_decode_tok_s; kNoValue without a plain run.
 std::string PlainMsPerToken(const SummaryFile& summary);
 
-// Decode ms per token of the profiled run: decode_wall_ms / generated_tokens (= GPU busy +
-// host gap per token), else 1000 / profiled_decode_tok_s.
+// Decode ms per token of the profiled run: decode_wall_ms / generated_tokens (window_tokens
+// for a sampled recording: WindowTokens; = GPU busy + host gap per token), else
+// 1000 / profiled_decode_tok_s.
 std::string ProfiledMsPerToken(const SummaryFile& summary);
 
 // One entry of a summary's `top_kernels`: an object with a string `kernel`.

@@ -121,6 +121,9 @@ JsonValue SummaryToJson(const analysis::Summary& s) {
 
   // decodeprof's own fields, after the seed's.
   doc.Add("decode_forward_passes", JsonValue::OptInt(s.decode_forward_passes));
+  // Only in summaries of sampled recordings (analysis::Sampling): the tokens the window stands
+  // for, when they are not generated_tokens.
+  if (s.window_tokens) doc.Add("window_tokens", JsonValue::Float(*s.window_tokens));
   doc.Add("pack", JsonValue::Str(s.pack));
   doc.Add("units_file", JsonValue::Str(s.units_file));
   JsonValue& warnings = doc.Add("warnings", JsonValue::MakeArray());

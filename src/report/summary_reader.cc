@@ -176,6 +176,11 @@ std::optional<double> OptionalNumber(const Json& object, std::string_view key) {
   return value.get<double>();
 }
 
+std::optional<double> WindowTokens(const Json& summary) {
+  if (const std::optional<double> window = OptionalNumber(summary, "window_tokens")) return window;
+  return OptionalNumber(summary, "generated_tokens");
+}
+
 const Json& PortUnits(const SummaryFile& summary) {
   static const Json kNull;
   const Json& units = JsonGet(summary.content, "port_units");

@@ -79,6 +79,13 @@ std::string FieldName(std::string_view prefix, std::string_view key);
 // A numeric field: its value; nullopt when absent or null (or not a number).
 std::optional<double> OptionalNumber(const nlohmann::ordered_json& object, std::string_view key);
 
+// The tokens a summary's window totals (decode_wall_ms, decode_gpu_sum_ms) stand for, the
+// divisor of every per-token figure a writer derives from them: `window_tokens` when it is a
+// number (a sampled recording, whose window holds some of the decode's steps; docs/recording.md),
+// else `generated_tokens`; nullopt without either. The token count itself (trust flags, the
+// run setup) stays generated_tokens. analysis::WindowTokens is the same rule for a Summary.
+std::optional<double> WindowTokens(const nlohmann::ordered_json& summary);
+
 // The summary's `port_units` object, or a null value when it is absent or null (or not an
 // object).
 const nlohmann::ordered_json& PortUnits(const SummaryFile& summary);

@@ -114,7 +114,7 @@ std::vector<Case> Cases() {
            "host_gap_pct_of_wall": null, "plain_wall_ms_per_token": null,
            "plain_host_gap_ms_per_token_est": null, "checks": null, "top_kernels": null,
            "class_share_pct": null, "role_share_pct": null, "port_units": null,
-           "decode_forward_passes": null, "pack": null, "units_file": null, "warnings": null,
+           "decode_forward_passes": null, "window_tokens": null, "pack": null, "units_file": null, "warnings": null,
            "trace_format": null, "device": null, "diagnostics": null, "ranked_units": null})",
        ""},
       {R"({"name": "null members",
@@ -247,7 +247,7 @@ std::vector<Case> Cases() {
        {"temperature", "profiled_decode_tok_s", "plain_decode_tok_s",
         "profiler_decode_slowdown_pct", "dispatches_per_token", "decode_wall_ms",
         "decode_gpu_sum_ms", "gpu_ms_per_token", "host_gap_ms_per_token", "host_gap_pct_of_wall",
-        "plain_wall_ms_per_token", "plain_host_gap_ms_per_token_est"}) {
+        "plain_wall_ms_per_token", "plain_host_gap_ms_per_token_est", "window_tokens"}) {
     for (const char* value : {R"("7")", "true", "[1]", R"({"k": 1.0})"}) {
       cases.push_back({std::string(R"({"name": "x", ")") + key + "\": " + value + "}",
                        std::string("`") + key + "` is neither a number nor null"});

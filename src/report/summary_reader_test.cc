@@ -289,6 +289,18 @@ TEST(RankedUnitsTest, MalformedEntriesAreDataErrorsNamingTheField) {
 
 // nlohmann refuses to parse 1e309 (ParseSummary: "number overflow"), so only a summary
 // built in code can hold a non-finite number; ValidateSummary rejects it there too.
+// The divisor of a per-token figure derived from the window's totals: window_tokens (a sampled
+// recording), else generated_tokens, else none.
+TEST(WindowTokensTest, WindowTokensElseGeneratedTokens) {
+  using Json = nlohmann::ordered_json;
+  EXPECT_EQ(WindowTokens(Json::parse(R"({"generated_tokens": 97, "window_tokens": 3.03125})")),
+            3.03125);
+  EXPECT_EQ(WindowTokens(Json::parse(R"({"generated_tokens": 97, "window_tokens": null})")), 97.0);
+  EXPECT_EQ(WindowTokens(Json::parse(R"({"generated_tokens": 97})")), 97.0);
+  EXPECT_EQ(WindowTokens(Json::parse(R"({"window_tokens": 2.25})")), 2.25);
+  EXPECT_FALSE(WindowTokens(Json::parse(R"({"name": "x"})")).has_value());
+}
+
 TEST(ValidateSummaryTest, RejectsNonFiniteNumbersOfSummariesBuiltInCode) {
   using Json = nlohmann::ordered_json;
   const double inf = std::numeric_limits<double>::infinity();

@@ -41,6 +41,7 @@ constexpr Field kRunFields[] = {
     {"plain_wall_ms_per_token", Type::kNumber},
     {"plain_host_gap_ms_per_token_est", Type::kNumber},
     {"decode_forward_passes", Type::kInteger},
+    {"window_tokens", Type::kNumber},
     {"pack", Type::kString},
     {"units_file", Type::kString},
     {"trace_format", Type::kString},

@@ -18,7 +18,7 @@ namespace decodeprof::report {
 //                   profiler_decode_slowdown_pct, dispatches_per_token, decode_wall_ms,
 //                   decode_gpu_sum_ms, gpu_ms_per_token, host_gap_ms_per_token,
 //                   host_gap_pct_of_wall, plain_wall_ms_per_token,
-//                   plain_host_gap_ms_per_token_est;
+//                   plain_host_gap_ms_per_token_est, window_tokens;
 //     integers      prompt_tokens, generated_tokens, decode_dispatches, decode_forward_passes,
 //                   device (counts: a JSON integer, not 12.0);
 //     strings       model_type, clock, pack, units_file, trace_format;

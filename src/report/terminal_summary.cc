@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <string>
 
+#include "src/base/py_format.h"
 #include "src/report/short_name.h"
 
 namespace decodeprof::report {
@@ -43,6 +44,9 @@ std::string Window(const analysis::Summary& s) {
   out += ", " + Fixed(s.decode_wall_ms, 3) + " ms wall, " + std::to_string(s.decode_dispatches) +
          " dispatches";
   if (s.generated_tokens) out += ", " + std::to_string(*s.generated_tokens) + " tokens";
+  if (s.window_tokens) {  // a sampled recording: the window holds some of the decode's steps
+    out += " (the window's steps stand for " + base::PyRepr(*s.window_tokens) + ")";
+  }
   out += "\n";
   if (ev && ev->confidence == "low") {
     out += "  LOW CONFIDENCE: found without marks, and";

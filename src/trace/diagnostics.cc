@@ -72,7 +72,7 @@ constexpr DiagnosticInfo kDiagnosticInfo[] = {
      "names with invalid UTF-8 or control characters, shown repaired (U+FFFD, \\xNN)"},
     {Diag::kSampledSteps, "sampled_steps", S::kInfo,
      "a sampled recording: the window is its sampled steps laid end to end, per-token figures "
-     "are theirs"},
+     "their mean scaled to the decode's steps and tokens"},
     {Diag::kSamplingDistortion, "sampling_distortion", S::kWarning,
      "sampled steps took over 5 % longer than unsampled ones: tracing slowed what it measured"},
     {Diag::kSamplingRunCost, "sampling_run_cost", S::kWarning,

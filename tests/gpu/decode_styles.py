@@ -71,6 +71,16 @@ def nvtx_pop(on=True):
         torch.cuda.nvtx.range_pop()
 
 
+def pick(logits):
+    """The greedy token, ties broken toward the lower id: random weights give bf16 logits
+    with exact ties at the top, and a compiled argmax may return either of them (the same
+    program gave different tokens in different processes), so a small ramp down the
+    vocabulary is subtracted in float32 first."""
+    scores = logits.float()
+    ramp = torch.arange(scores.shape[-1], device=scores.device, dtype=torch.float32)
+    return (scores - ramp * 2.0 ** -20).argmax(-1, keepdim=True)
+
+
 class EagerEngine:
     """transformers' DynamicCache, a new one per call; the forward launched op by op."""
 
@@ -85,11 +95,11 @@ class EagerEngine:
         self.cache = DynamicCache()
         out = self.model(input_ids=prompt, past_key_values=self.cache, use_cache=True,
                          **self.extra)
-        return out.logits[:, -1].argmax(-1, keepdim=True)
+        return pick(out.logits[:, -1])
 
     def step(self, token):
         out = self.model(input_ids=token, past_key_values=self.cache, use_cache=True)
-        return out.logits[:, -1].argmax(-1, keepdim=True)
+        return pick(out.logits[:, -1])
 
 
 class CompiledEngine:
@@ -118,7 +128,7 @@ class CompiledEngine:
     def _step(self, ids, pos, cache):
         out = self.model(input_ids=ids, past_key_values=cache, use_cache=True,
                          cache_position=pos, **self.extra)
-        return out.logits[:, -1].argmax(-1, keepdim=True)
+        return pick(out.logits[:, -1])
 
     def prefill(self, prompt):
         if self.cache is None:
@@ -128,7 +138,7 @@ class CompiledEngine:
         n = prompt.shape[1]
         out = self.model(input_ids=prompt, past_key_values=self.cache, use_cache=True,
                          cache_position=torch.arange(n, device=prompt.device), **self.extra)
-        token = out.logits[:, -1].argmax(-1, keepdim=True)
+        token = pick(out.logits[:, -1])
         if self.marked_static is None:  # the cache's tensors exist after the first prefill
             self.marked_static = self.mark_cache_static()
         self.ids.copy_(token)

@@ -200,10 +200,11 @@ base::StatusOr<RecorderConfig> ReadRecorderConfig(const GetEnvFn& getenv, pid_t 
   }
   DP_RETURN_IF_ERROR(ReadSwitch(getenv, "DECODEPROF_RECORD_GRAPH_STEPS", &config.graph_steps));
   if (const char* lib = getenv("DECODEPROF_CUDA_DRIVER_LIB")) config.driver_lib = lib;
-  // Detaching between periods: on by default for timed sampling (long gaps between periods,
-  // docs/recording.md "Sampled recording"), off otherwise unless asked for; never once the
-  // program made or launched a CUDA graph (it killed such programs: recorder.h).
-  config.detach = config.sample_period_ms > 0;
+  // Detaching between periods: off unless asked for. Attaching CUPTI again failed
+  // (CUPTI_ERROR_NOT_INITIALIZED) and the program died on the H200 (PyTorch, CUPTI 13.0:
+  // docs/recording.md "Sampled recording"); never once the program made or launched a CUDA
+  // graph (recorder.h).
+  config.detach = false;
   DP_RETURN_IF_ERROR(ReadSwitch(getenv, "DECODEPROF_RECORD_DETACH", &config.detach));
   if (!config.sampling() && config.only_range.empty()) config.detach = false;  // no periods
   config.enabled = true;

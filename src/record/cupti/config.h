@@ -62,10 +62,10 @@ struct RecorderConfig {
   // detach CUPTI from the process (cuptiFinalize) and attach it again when the next period
   // begins. A CUPTI that recorded kernels once keeps costing the program at every launch
   // after its kinds are disabled (H200, CUPTI 13.0: docs/results/h200-sampling-*.md);
-  // detached, the program runs as if untraced. Default: on with sample_time, else off.
-  // Finalizing CUPTI while a CUDA graph it instrumented is still replayed killed programs
-  // (H200, CUPTI 13.0: PyTorch CUDA graphs, llama.cpp), so the recorder never detaches once
-  // the program has captured, instantiated or launched a CUDA graph.
+  // detached, the program runs as if untraced. Default: off: detaching killed programs
+  // (H200, CUPTI 13.0: a PyTorch CUDA-graph decode, where attaching again failed with
+  // CUPTI_ERROR_NOT_INITIALIZED, and llama.cpp), and even when asked for, the recorder never
+  // detaches once the program has captured, instantiated or launched a CUDA graph.
   bool detach = false;
   // DECODEPROF_RECORD_PERIOD_END = wait|switch: how a gated or sampled period ends when CUDA
   // graphs were launched in it. wait (default): recording stays on until the work of those

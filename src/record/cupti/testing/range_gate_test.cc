@@ -348,7 +348,7 @@ TEST(SampleTimeConfigTest, ReadsOnAndPeriodAndRefusesBadOnes) {
   }
 }
 
-TEST(DetachConfigTest, OnForTimedSamplingOffOtherwiseAndSwitchable) {
+TEST(DetachConfigTest, OffUnlessAskedForAndNeverWithoutPeriods) {
   auto read = [](std::vector<std::pair<std::string, std::string>> vars) {
     vars.emplace_back("DECODEPROF_RECORD_OUTPUT", "/t/x");
     std::map<std::string, std::string> m(vars.begin(), vars.end());
@@ -356,7 +356,7 @@ TEST(DetachConfigTest, OnForTimedSamplingOffOtherwiseAndSwitchable) {
   };
   auto timed = read({{"DECODEPROF_RECORD_SAMPLE_TIME", "50/500"}});
   ASSERT_TRUE(timed.ok());
-  EXPECT_TRUE(timed->detach);  // until a CUDA graph is made or launched (recorder.h)
+  EXPECT_FALSE(timed->detach);  // it killed programs (config.h)
   auto timed_on =
       read({{"DECODEPROF_RECORD_SAMPLE_TIME", "50/500"}, {"DECODEPROF_RECORD_DETACH", "1"}});
   ASSERT_TRUE(timed_on.ok());
