@@ -72,6 +72,19 @@ void WriteGraphSampledRun(const std::string& path) {
       row.graph_id = 1;
       ASSERT_TRUE(w.AddKernel(row).ok());
     }
+    // Copies whose calls the recorder does not keep: one inside the graph's run (a memcpy
+    // node between its kernels: the step's), one 1 ms after it (the next steps' input copy,
+    // made while the period's switch off waited).
+    for (const int64_t at : {launch + kLagNs + 390'000, launch + kLagNs + 1'800'000}) {
+      nf::MemoryOpRow m;
+      m.kind = nf::MemoryOpKind::kMemcpy;
+      m.copy_kind = 8;  // device to device
+      m.bytes = 8;
+      m.start_ns = at;
+      m.end_ns = at + 5'000;
+      m.correlation = 100000 + static_cast<uint32_t>(at % 100000);
+      ASSERT_TRUE(w.AddMemoryOp(m).ok());
+    }
     // The next launch's eager copy, made after the period (still recorded: the period's
     // switch off waits for its graph), running right after the graph.
     nf::ApiCallRow copy_call = call;
@@ -113,10 +126,13 @@ TEST(GraphSampledTest, GraphStepsAreTheStepsAndEachHoldsWhatItLaunched) {
   EXPECT_EQ(s["window_evidence"]["range"], "decodeprof:graph-step");
   EXPECT_EQ(s["sampling"]["steps_seen"], kSteps);
   EXPECT_EQ(s["sampling"]["steps_sampled"], 3);
-  // Each sampled step: its graph's four kernels (0.8 ms busy), though they ran after the
-  // step's range had closed; the copy launched after the period is not in it.
-  EXPECT_EQ(s["decode_dispatches"], 12);
+  // Each sampled step: its graph's four kernels (0.8 ms busy) and the copy in their run,
+  // though they ran after the step's range had closed; neither the kernel launched after the
+  // period nor the copy after the graph is in it. The GPU ran behind the host: a step's time
+  // is its work's span on the GPU (0.8 ms), not from its range's start.
+  EXPECT_EQ(s["decode_dispatches"], 15);
   EXPECT_DOUBLE_EQ(s["decode_gpu_busy_ms"].get<double>(), 2.4);
+  EXPECT_DOUBLE_EQ(s["decode_wall_ms"].get<double>(), 2.4);
   EXPECT_EQ(s.dump().find("copy_inputs_kernel"), std::string::npos);
   fs::remove_all(dir);
 }

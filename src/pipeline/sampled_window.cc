@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <vector>
 
 #include "src/analysis/range_marks.h"
@@ -126,11 +127,16 @@ base::StatusOr<std::optional<analysis::Sampling>> ConcatenateSampledSteps(
   }
 
   // A dispatch whose launch call is in the trace belongs to the period it was launched in
-  // (none: left out). The recorder keeps recording after a period whose GPU work outlives it
-  // until that work is done (recorder.h), so work launched after the period can be in the
-  // trace too. A dispatch without a known launch belongs to the last period that began at or
-  // before it; one that starts before the first period was launched before the window's
-  // sampling and is left out.
+  // (none: left out), whenever it ran. The recorder keeps recording after a period whose GPU
+  // work outlives it until that work is done (recorder.h), so work launched after the period
+  // is in the trace too. A period whose GPU work began only after its range had closed (an
+  // engine that does not synchronize, the GPU behind the host) runs on the GPU from its first
+  // such dispatch to its last; otherwise from its range's start to the later of its range's
+  // end and its last dispatch's end.
+  // A dispatch without a known launch (a copy: its call is not recorded) belongs to the
+  // period whose span it starts in; in a trace without launch calls, to the last period that
+  // began at or before it, and extends that period (one that starts before the first period
+  // was launched before the window's sampling and is left out).
   const trace::LaunchIndex launches(t.info.launches);
   const auto period_of_launch = [&](trace::TimestampNs time) -> int32_t {
     const auto it =
@@ -140,28 +146,52 @@ base::StatusOr<std::optional<analysis::Sampling>> ConcatenateSampledSteps(
     const auto k = static_cast<size_t>(it - periods.begin()) - 1;
     return time <= periods[k].end ? static_cast<int32_t>(k) : -1;
   };
-  std::vector<trace::TimestampNs> ends(periods.size());
-  for (size_t j = 0; j < periods.size(); ++j) ends[j] = periods[j].end;
+  constexpr trace::TimestampNs kNone = INT64_MAX;
+  std::vector<trace::TimestampNs> first(periods.size(), kNone);  // of the launched dispatches
+  std::vector<trace::TimestampNs> last(periods.size(), INT64_MIN);
   std::vector<int32_t> owner(w.dispatches.size(), -1);
-  size_t j = 0;
+  std::vector<bool> unknown(w.dispatches.size(), false);
   for (size_t i = 0; i < w.dispatches.size(); ++i) {
     const trace::Dispatch& d = w.dispatches[i];
-    while (j + 1 < periods.size() && periods[j + 1].start <= d.start) ++j;
-    int32_t o = -1;
-    if (const trace::ApiCall* call = launches.Find(d.correlation)) {
-      o = period_of_launch(call->start);
-    } else if (d.start >= periods[j].start && !(by_time && d.start > periods[j].end)) {
-      o = static_cast<int32_t>(j);  // (by time: not between sampled steps)
+    const trace::ApiCall* call = launches.Find(d.correlation);
+    if (call == nullptr) {
+      unknown[i] = true;
+      continue;
     }
+    const int32_t o = period_of_launch(call->start);
     if (o < 0) continue;
     owner[i] = o;
-    ends[static_cast<size_t>(o)] = std::max(ends[static_cast<size_t>(o)], d.end);
+    first[static_cast<size_t>(o)] = std::min(first[static_cast<size_t>(o)], d.start);
+    last[static_cast<size_t>(o)] = std::max(last[static_cast<size_t>(o)], d.end);
+  }
+  std::vector<trace::TimestampNs> begins(periods.size());
+  std::vector<trace::TimestampNs> ends(periods.size());
+  for (size_t p = 0; p < periods.size(); ++p) {
+    const bool behind = first[p] != kNone && first[p] > periods[p].end;
+    begins[p] = behind ? first[p] : periods[p].start;
+    ends[p] = behind ? last[p] : std::max(periods[p].end, last[p]);
+  }
+  size_t j = 0;
+  for (size_t i = 0; i < w.dispatches.size(); ++i) {
+    if (!unknown[i]) continue;
+    const trace::Dispatch& d = w.dispatches[i];
+    if (!launches.empty()) {
+      // The period whose span holds its start, if any.
+      while (j + 1 < periods.size() && begins[j + 1] <= d.start) ++j;
+      if (d.start >= begins[j] && d.start <= ends[j]) owner[i] = static_cast<int32_t>(j);
+      continue;
+    }
+    while (j + 1 < periods.size() && periods[j + 1].start <= d.start) ++j;
+    if (d.start < periods[j].start) continue;
+    if (by_time && d.start > periods[j].end) continue;  // between sampled steps
+    owner[i] = static_cast<int32_t>(j);
+    ends[j] = std::max(ends[j], d.end);
   }
   std::vector<trace::TimestampNs> shift(periods.size());
   trace::TimestampNs cursor = w.lo;
   for (size_t p = 0; p < periods.size(); ++p) {
-    shift[p] = cursor - periods[p].start;
-    cursor += ends[p] - periods[p].start;
+    shift[p] = cursor - begins[p];
+    cursor += ends[p] - begins[p];
   }
   std::vector<trace::Dispatch> kept;
   kept.reserve(w.dispatches.size());
