@@ -17,9 +17,10 @@
 #              graphs on, no NVTX: MODELS (default "llama-3.2-1b:f16 llama-3.1-8b:q4_0");
 #     cpp      examples/graph_loop --eager --layers 124 (~500 launches a token, no graphs,
 #              a host sync a token) with NVTX step ranges, 3 generate calls of 128 steps.
-#   ENGINE_DIR (llama): a folder with bin/ (llama-decode and its libraries, built for sm_90 by
-#     ../shared/engines/llama.cpp/build_and_run.sh; or bin.tar.xz holding bin/) and
-#     make_gguf.py; the models are written into /tmp/modes-models when missing.
+#   ENGINE_DIR (llama): a copy of ../shared/engines/llama.cpp (carried: an ignored folder of the
+#     checkout); llama-decode is LLAMA_BIN/llama-decode when given (built beforehand, e.g. by
+#     recording_modes_all_h200.sh while another phase runs), else built into /tmp/llama-build
+#     (~4 minutes at JOBS=16). The models are written into /tmp/modes-models when missing.
 # Modes: plain; full (`record`); steps (`record --sample-steps N`, N = SAMPLE_N, default 32;
 # on llama.cpp and with --no-marks the CUDA graph launches are the steps); graph (compile
 # only: --sample-steps N on the program run with --no-marks); time (`record --sample-time
@@ -113,11 +114,16 @@ torch_phase() {  # compile | eager
 llama_phase() {
   [ -n "$ENGINE" ] || { echo "FAIL: llama needs ENGINE_DIR"; exit 2; }
   ENGINE=$(cd "$ENGINE" && pwd)
-  if [ ! -x "$ENGINE/bin/llama-decode" ] && [ -s "$ENGINE/bin.tar.xz" ]; then
-    tar -C "$ENGINE" -xJf "$ENGINE/bin.tar.xz"  # carried packed: the CUDA library is large
+  local bindir=${LLAMA_BIN:-$ENGINE/bin} models=/tmp/modes-models
+  if [ ! -x "$bindir/llama-decode" ] && [ -s "$ENGINE/build_and_run.sh" ]; then
+    echo "== build llama.cpp (JOBS=${JOBS:-16})"
+    JOBS=${JOBS:-16} SKIP_MODELS=1 SKIP_SMOKE=1 BUILD_TIMEOUT=480 \
+      bash "$ENGINE/build_and_run.sh" /tmp/llama-build 2>&1 | tail -3
+    bindir=/tmp/llama-build/build/bin
   fi
-  local bin="$ENGINE/bin/llama-decode" models=/tmp/modes-models
-  export LD_LIBRARY_PATH="$ENGINE/bin:$LD_LIBRARY_PATH"
+  local bin="$bindir/llama-decode"
+  [ -x "$bin" ] || { echo "FAIL: no llama-decode in $bindir"; exit 2; }
+  export LD_LIBRARY_PATH="$bindir:$LD_LIBRARY_PATH"
   mkdir -p "$models"
   for m in ${MODELS:-llama-3.2-1b:f16 llama-3.1-8b:q4_0}; do
     local gguf="$models/${m%%:*}-${m##*:}.gguf"
