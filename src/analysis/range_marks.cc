@@ -1,5 +1,7 @@
 #include "src/analysis/range_marks.h"
 
+#include <functional>
+
 #include <fnmatch.h>
 
 #include <optional>
@@ -15,13 +17,22 @@ bool RangeNameMatches(std::string_view name, const std::string& pattern) {
 base::StatusOr<RangeMarks> MarksFromRanges(std::span<const trace::Range> ranges,
                                            const trace::StringPool& strings,
                                            trace::ClockDomain clock, const RangeNames& names,
-                                           const std::string& trace_path) {
+                                           const std::string& trace_path,
+                                           const std::function<bool(const trace::Range&)>& prefer) {
   std::optional<trace::Range> decode;
+  bool preferred = false;  // `decode` is one that `prefer` accepts
   std::optional<trace::TimestampNs> warmup_start;
   for (const trace::Range& r : ranges) {
     const std::string_view name = strings.Get(r.name);
-    // The last decode range wins, as the last [phase] line does in a log (a rerun).
-    if (RangeNameMatches(name, names.decode) && (!decode || r.start >= decode->start)) decode = r;
+    // The last decode range wins, as the last [phase] line does in a log (a rerun); with
+    // `prefer`, the last that it accepts, else the last.
+    if (RangeNameMatches(name, names.decode)) {
+      const bool ok = prefer && prefer(r);
+      if (!decode || (ok && !preferred) || (ok == preferred && r.start >= decode->start)) {
+        decode = r;
+        preferred = ok;
+      }
+    }
     if (RangeNameMatches(name, names.warmup) && (!warmup_start || r.start < *warmup_start)) {
       warmup_start = r.start;
     }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -34,10 +35,11 @@ struct RangeMarks {
 };
 
 // Errors (kData, where = `trace_path`): no range named names.decode, with a hint naming
-// --decode-range and --log.
-base::StatusOr<RangeMarks> MarksFromRanges(std::span<const trace::Range> ranges,
-                                           const trace::StringPool& strings,
-                                           trace::ClockDomain clock, const RangeNames& names,
-                                           const std::string& trace_path);
+// --decode-range and --log. `prefer` (optional): of several decode ranges, the last one it
+// accepts wins (a time-sampled recording: one in which something was recorded), else the last.
+base::StatusOr<RangeMarks> MarksFromRanges(
+    std::span<const trace::Range> ranges, const trace::StringPool& strings,
+    trace::ClockDomain clock, const RangeNames& names, const std::string& trace_path,
+    const std::function<bool(const trace::Range&)>& prefer = nullptr);
 
 }  // namespace decodeprof::analysis

@@ -398,6 +398,49 @@ TEST_F(SampledWindowTest, ATimeSampledTraceWithStepRangesKeepsTheWholeStepsOfIts
   EXPECT_EQ(s["sampling"]["steps_sampled"], 2);
 }
 
+// Several generate calls, each a decode range: the timer's period fell in the first one only.
+// The window is that decode (the last decode range holds no step recorded kernel by kernel:
+// summarizing it could only fail).
+TEST_F(SampledWindowTest, ATimeSampledTraceTakesTheDecodeRangeItsPeriodFellIn) {
+  const std::string path = (dir_ / "timed_calls.sqlite").string();
+  {
+    auto writer = nf::NativeWriter::Create(path, "monotonic", "test");
+    ASSERT_TRUE(writer.ok());
+    nf::NativeWriter& w = **writer;
+    const auto domain = *w.Intern("");
+    const int64_t second_call = kBase + 1'000'000'000;  // a second later, nothing recorded
+    const int64_t on = kBase + 2 * kStepNs + 500'000;
+    const int64_t off = kBase + 5 * kStepNs + 300'000;
+    uint32_t corr = 0;
+    for (const int64_t call : {kBase, second_call}) {
+      for (int s = 0; s < kSteps; ++s) {
+        const int64_t t = call + s * kStepNs;
+        for (int k = 0; k < 4; ++k) {
+          const int64_t start = t + 100'000 + k * 150'000;
+          if (start < on || start > off) continue;  // not recorded
+          AddKernel(w, k % 2 == 0 ? "nvjet_gemm" : "rms_norm_kernel", start, 100'000, ++corr);
+        }
+        ASSERT_TRUE(w.AddRange({t, t + kStepNs, *w.Intern("decodeprof:step"), domain, 7, 1,
+                                nf::RangeKind::kPushPop})
+                        .ok());
+      }
+      ASSERT_TRUE(
+          w.AddRange({call - 10, call + kSteps * kStepNs + 10, *w.Intern("decodeprof:decode"),
+                      domain, 7, 0, nf::RangeKind::kPushPop})
+              .ok());
+    }
+    ASSERT_TRUE(w.AddRange({on, off, *w.Intern("decodeprof:sampled-time"), *w.Intern("decodeprof"),
+                            0, -1, nf::RangeKind::kStartEnd})
+                    .ok());
+    ASSERT_TRUE(w.Close().ok());
+  }
+  const nlohmann::json s = Summarize(path, "timed_calls");
+  ASSERT_FALSE(s.empty());
+  EXPECT_EQ(s["sampling"]["steps_seen"], 8);
+  EXPECT_EQ(s["sampling"]["steps_sampled"], 2);
+  EXPECT_DOUBLE_EQ(s["decode_gpu_busy_ms"].get<double>() / 2, 0.4);
+}
+
 // Without marks, the loop of a recording sampled by time is found inside one timer period:
 // the kernels of two periods look like one unbroken run of steps (nothing in the sequence
 // shows the unrecorded second between them), and a loop across them would count that second

@@ -282,9 +282,32 @@ base::StatusOr<Choice> Choose(const TraceRequest& request, const trace::PhaseMar
   if (!request.decode_range.empty()) range_names.decode = request.decode_range;
   if (!request.step_range.empty()) range_names.step = request.step_range;
   const bool own_names = !request.decode_range.empty() || !request.step_range.empty();
-  // The decode range, projected onto the GPU.
-  if (auto from_ranges =
-          analysis::MarksFromRanges(info.ranges, names, clock, range_names, request.path);
+  // The decode range, projected onto the GPU. In a recording sampled by time, of several
+  // decode ranges the last that holds a step range whole inside one of the timer's periods
+  // (kernels were recorded there only).
+  std::vector<const trace::Range*> timed;
+  std::vector<const trace::Range*> step_ranges;
+  for (const trace::Range& r : info.ranges) {
+    if (names.Get(r.name) == kSampledTimeRange) timed.push_back(&r);
+  }
+  if (!timed.empty()) {
+    for (const trace::Range& r : info.ranges) {
+      if (analysis::RangeNameMatches(names.Get(r.name), range_names.step))
+        step_ranges.push_back(&r);
+    }
+  }
+  const auto sampled_inside = [&](const trace::Range& decode) {
+    for (const trace::Range* s : step_ranges) {
+      if (s->start < decode.start || s->end > decode.end) continue;
+      for (const trace::Range* p : timed) {
+        if (p->start <= s->start && s->end <= p->end) return true;
+      }
+    }
+    return false;
+  };
+  if (auto from_ranges = analysis::MarksFromRanges(
+          info.ranges, names, clock, range_names, request.path,
+          timed.empty() ? std::function<bool(const trace::Range&)>() : sampled_inside);
       from_ranges.ok()) {
     DP_RETURN_IF_ERROR(ProjectRanges(t, clock, from_ranges->start, from_ranges->end, out));
     if (from_ranges->steps > 0) out.steps = from_ranges->steps;

@@ -95,11 +95,13 @@ torch_phase() {  # compile | eager
   [ "$style" = compile ] && first="plain full steps graph time torchprof"
   local py=(python3 "$HERE/decode_styles.py" --mode "$style" --layers "$LAYERS_PT" --steps "$STEPS"
     --generates "$GENERATES")
-  # One unrecorded run first: torch.compile's caches (Inductor's kernels and their tuned
-  # configurations) are then the same for every run that follows.
-  echo "== prime"
-  timeout 600 "${py[@]}" --out "$W/prime.json" >"$W/res/prime.stdout" 2>"$W/res/prime.stderr"
-  echo "prime exit $?; $(grep -c . "$W/res/prime.stderr") stderr lines"
+  # Compiled: one unrecorded run first, so that torch.compile's caches (Inductor's kernels
+  # and their tuned configurations) are the same for every run that follows.
+  if [ "$style" = compile ]; then
+    echo "== prime"
+    timeout 600 "${py[@]}" --out "$W/prime.json" >"$W/res/prime.stdout" 2>"$W/res/prime.stderr"
+    echo "prime exit $?; $(grep -c . "$W/res/prime.stderr") stderr lines"
+  fi
   for r in $(seq 1 "$ROUNDS"); do
     for m in $(modes_of "$r" "$first" "plain full steps torchprof"); do
       local extra=()
@@ -163,5 +165,7 @@ python3 "$HERE/recording_modes.py" report "$OUT/runs.jsonl" --json "$OUT/report.
   | tee "$OUT/report.txt"
 rc=${PIPESTATUS[0]}
 tar -C "$W" -cJf "$OUT/modes.tar.xz" res
+# Few files come back from the GPU machine: everything in one more archive.
+tar -C "$OUT" -cf "$OUT.tar" . && mv "$OUT.tar" "$OUT/all.tar"
 date -u +"== end %FT%TZ"
 exit "$rc"
