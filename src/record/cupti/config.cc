@@ -1,5 +1,7 @@
 #include "src/record/cupti/config.h"
 
+#include <initializer_list>
+
 #include <optional>
 #include <string_view>
 #include <tuple>
@@ -32,6 +34,28 @@ base::Status ReadSwitch(const GetEnvFn& getenv, const char* name, bool* out) {
   }
   *out = value == "1";
   return base::OkStatus();
+}
+
+// A variable whose value is one of `choices` (name, value), e.g. "time"; left as it is when
+// unset. Error: "expected A, B or C, got 'x'".
+template <typename Enum>
+base::Status ReadChoice(const GetEnvFn& getenv, const char* name,
+                        std::initializer_list<std::pair<std::string_view, Enum>> choices,
+                        Enum* out) {
+  const char* text = getenv(name);
+  if (text == nullptr) return base::OkStatus();
+  std::string expected;
+  size_t i = 0;
+  for (const auto& [choice, value] : choices) {
+    if (choice == text) {
+      *out = value;
+      return base::OkStatus();
+    }
+    if (i > 0) expected += i + 1 == choices.size() ? " or " : ", ";
+    expected += choice;
+    ++i;
+  }
+  return base::ConfigError(name, "expected " + expected + ", got '" + std::string(text) + "'");
 }
 
 struct RankVariables {
@@ -165,19 +189,11 @@ base::StatusOr<RecorderConfig> ReadRecorderConfig(const GetEnvFn& getenv, pid_t 
     }
     std::tie(config.sample_on_ms, config.sample_period_ms) = *sample;
   }
-  if (const char* text = getenv("DECODEPROF_RECORD_API_GATE")) {
-    const std::string_view value(text);
-    if (value == "time") {
-      config.api_gate = RecorderConfig::ApiGate::kTime;
-    } else if (value == "switch") {
-      config.api_gate = RecorderConfig::ApiGate::kSwitch;
-    } else if (value == "off") {
-      config.api_gate = RecorderConfig::ApiGate::kOff;
-    } else {
-      return base::ConfigError("DECODEPROF_RECORD_API_GATE",
-                               "expected time, switch or off, got '" + std::string(value) + "'");
-    }
-  }
+  using ApiGate = RecorderConfig::ApiGate;
+  DP_RETURN_IF_ERROR(
+      ReadChoice(getenv, "DECODEPROF_RECORD_API_GATE",
+                 {{"time", ApiGate::kTime}, {"switch", ApiGate::kSwitch}, {"off", ApiGate::kOff}},
+                 &config.api_gate));
   if (config.sample_period_ms > 0 && (config.sample_steps > 1 || !config.only_range.empty())) {
     return base::ConfigError("DECODEPROF_RECORD_SAMPLE_TIME",
                              "cannot be combined with DECODEPROF_RECORD_SAMPLE_STEPS or " +
@@ -187,17 +203,10 @@ base::StatusOr<RecorderConfig> ReadRecorderConfig(const GetEnvFn& getenv, pid_t 
     return base::ConfigError("DECODEPROF_RECORD_SAMPLE_STEPS",
                              "cannot be combined with " + std::string(kOnlyRangeVariable));
   }
-  if (const char* text = getenv("DECODEPROF_RECORD_PERIOD_END")) {
-    const std::string_view value(text);
-    if (value == "wait") {
-      config.period_end = RecorderConfig::PeriodEnd::kWait;
-    } else if (value == "switch") {
-      config.period_end = RecorderConfig::PeriodEnd::kSwitch;
-    } else {
-      return base::ConfigError("DECODEPROF_RECORD_PERIOD_END",
-                               "expected wait or switch, got '" + std::string(value) + "'");
-    }
-  }
+  using PeriodEnd = RecorderConfig::PeriodEnd;
+  DP_RETURN_IF_ERROR(ReadChoice(getenv, "DECODEPROF_RECORD_PERIOD_END",
+                                {{"wait", PeriodEnd::kWait}, {"switch", PeriodEnd::kSwitch}},
+                                &config.period_end));
   DP_RETURN_IF_ERROR(ReadSwitch(getenv, "DECODEPROF_RECORD_GRAPH_STEPS", &config.graph_steps));
   if (const char* lib = getenv("DECODEPROF_CUDA_DRIVER_LIB")) config.driver_lib = lib;
   // Detaching between periods: off unless asked for. Attaching CUPTI again failed

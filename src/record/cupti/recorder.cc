@@ -572,7 +572,6 @@ void Recorder::OnGraphLaunch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
   thread_local uint64_t step_range = 0;  // its decodeprof:graph-step range
   if (data.callbackSite == CUPTI_API_ENTER) {
     if (depth++ == 0) {
-      graph_launches_.fetch_add(1, std::memory_order_relaxed);
       graphs_seen_.store(true, std::memory_order_release);
       if (gate_.OpenGraph()) {
         step = true;

@@ -232,7 +232,6 @@ class Recorder {
   std::atomic<bool> graph_watch_{false};  // subscribed to the graph launch callbacks
   std::atomic<bool> graphs_seen_{false};  // the program launched a CUDA graph
   std::atomic<bool> deferring_{false};    // a switch off is deferred (drop graph launches)
-  std::atomic<int64_t> graph_launches_{0};
   struct PeriodEvent {
     CUevent event;
     CUcontext context;

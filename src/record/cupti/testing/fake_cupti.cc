@@ -141,10 +141,12 @@ void ReadGraphRecordsLocked(std::unique_lock<std::mutex>& lock, bool forced) {
   }
 }
 
-// Appends one record to the current buffer, asking for one when needed (dropped and counted
-// when refused).
-void AppendLocked(std::unique_lock<std::mutex>& lock, const void* record, size_t size) {
-  while (g_buffer == nullptr || g_used + size > g_size) {
+// Makes the current buffer one with room for `need` bytes, asking for one when needed; false
+// when the request was refused. Each time the lock is let go another thread may take or hand
+// back the current buffer (a flush on the thread that closed a range), so it looks again
+// until there is one.
+bool RoomLocked(std::unique_lock<std::mutex>& lock, size_t need) {
+  while (g_buffer == nullptr || g_used + need > g_size) {
     if (g_buffer != nullptr) {
       CompleteLocked(lock);
       continue;
@@ -153,22 +155,28 @@ void AppendLocked(std::unique_lock<std::mutex>& lock, const void* record, size_t
     auto request = g_request;
     lock.unlock();
     uint8_t* buffer = nullptr;
-    size_t got = 0;
-    if (request != nullptr) request(&buffer, &got, &max_records);
+    size_t size = 0;
+    if (request != nullptr) request(&buffer, &size, &max_records);
     lock.lock();
-    if (buffer == nullptr || got < size) {
-      ++g_dropped;
-      return;
-    }
-    if (g_buffer != nullptr) {
+    if (buffer == nullptr || size < need) return false;
+    if (g_buffer != nullptr) {  // another thread got one meanwhile: keep theirs
       lock.unlock();
-      g_complete(nullptr, 0, buffer, got, 0);
+      g_complete(nullptr, 0, buffer, size, 0);
       lock.lock();
     } else {
       g_buffer = buffer;
-      g_size = got;
+      g_size = size;
       g_used = 0;
     }
+  }
+  return true;
+}
+
+// Appends one record to the current buffer (dropped and counted when no buffer was given).
+void AppendLocked(std::unique_lock<std::mutex>& lock, const void* record, size_t size) {
+  if (!RoomLocked(lock, size)) {
+    ++g_dropped;
+    return;
   }
   std::memcpy(g_buffer + g_used, record, size);
   g_used += size;
@@ -341,38 +349,11 @@ int FakeCuptiEmitKernels(int count, const char* name, uint64_t duration_ns) {
     const size_t need =
         (kernel ? sizeof(CUpti_ActivityKernel10) : 0) + (api ? sizeof(CUpti_ActivityAPI) : 0);
     if (need == 0) continue;
-    // A buffer with room for the record. Each time the lock was let go another thread may
-    // have taken or handed back the current buffer (a flush on the thread that closed a
-    // range), so look again until there is one; a refused request drops the record.
-    bool dropped = false;
-    while (g_buffer == nullptr || g_used + need > g_size) {
-      if (g_buffer != nullptr) {
-        CompleteLocked(lock);
-        continue;
-      }
-      size_t max_records = 0;
-      auto request = g_request;
-      lock.unlock();
-      uint8_t* buffer = nullptr;
-      size_t size = 0;
-      if (request != nullptr) request(&buffer, &size, &max_records);
-      lock.lock();
-      if (buffer == nullptr || size < need) {
-        g_dropped += (kernel ? 1 : 0) + (api ? 1 : 0);
-        dropped = true;
-        break;
-      }
-      if (g_buffer != nullptr) {  // another thread got one meanwhile: keep theirs
-        lock.unlock();
-        g_complete(nullptr, 0, buffer, size, 0);
-        lock.lock();
-      } else {
-        g_buffer = buffer;
-        g_size = size;
-        g_used = 0;
-      }
+    // A buffer with room for the records; a refused request drops them.
+    if (!RoomLocked(lock, need)) {
+      g_dropped += (kernel ? 1 : 0) + (api ? 1 : 0);
+      continue;
     }
-    if (dropped) continue;
     const uint32_t correlation = ++g_correlation;
     const uint64_t launch = Now();
     if (api) {

@@ -55,6 +55,7 @@ class StandInTest : public ::testing::Test {
     std::map<std::string, trace::TimestampNs> last_end_by_name;
     std::map<std::string, int> ranges_by_name;
     std::map<uint64_t, int> kernels_by_correlation;
+    trace::DurationNs longest = 0;  // the longest dispatch
     trace::StringPool names;
   };
 
@@ -68,6 +69,7 @@ class StandInTest : public ::testing::Test {
         ++out->kernels_by_correlation[d.correlation];
         trace::TimestampNs& end = out->last_end_by_name[name];
         end = std::max(end, d.end);
+        out->longest = std::max(out->longest, d.end - d.start);
       }
     } sink;
     sink.out = &out;
@@ -78,6 +80,15 @@ class StandInTest : public ::testing::Test {
       ++out.ranges_by_name[std::string(out.names.Get(r.name))];
     }
     return out;
+  }
+
+  // Dispatches whose name begins with `prefix` ("": all of them).
+  static int Count(const Imported& t, const std::string& prefix) {
+    int n = 0;
+    for (const auto& [name, count] : t.kernels_by_name) {
+      if (name.rfind(prefix, 0) == 0) n += count;
+    }
+    return n;
   }
 
   std::string dir_;
@@ -200,13 +211,6 @@ class GatedTest : public StandInTest {
   HostRun StartGated(const std::string& scenario, std::map<std::string, std::string> extra = {}) {
     extra.emplace("DECODEPROF_RECORD_ONLY_RANGE", "decodeprof:record");
     return Start(scenario, std::move(extra));
-  }
-  static int Count(const Imported& t, const std::string& prefix) {
-    int n = 0;
-    for (const auto& [name, count] : t.kernels_by_name) {
-      if (name.rfind(prefix, 0) == 0) n += count;
-    }
-    return n;
   }
 };
 
@@ -390,13 +394,7 @@ TEST_F(StandInTest, GraphLaunchesAreStepsAndAPeriodWaitsForItsGraph) {
       << t.native.meta["gate_deferred_off_time"];
   // No kernel came back overwritten (the stand-in makes those 12 ms long).
   for (const auto& [name, end] : t.last_end_by_name) EXPECT_GT(end, 0) << name;
-  struct Sink : trace::DispatchSink {
-    int64_t longest = 0;
-    void Add(const trace::Dispatch& d) override { longest = std::max(longest, d.end - d.start); }
-  } sink;
-  trace::StringPool names;
-  ASSERT_TRUE(io::ImportNative(run.path, names, sink).ok());
-  EXPECT_EQ(sink.longest, 2000);
+  EXPECT_EQ(t.longest, 2000);
 }
 
 // The same with DECODEPROF_RECORD_PERIOD_END=switch: what the wait prevents — the sampled
@@ -406,20 +404,10 @@ TEST_F(StandInTest, SwitchingOffAtTheRangesEndLetsAReplayOverwriteTheRecords) {
                                             {"DECODEPROF_RECORD_PERIOD_END", "switch"},
                                             {"DECODEPROF_CUDA_DRIVER_LIB", FAKE_CUPTI_PATH}});
   EXPECT_EQ(run.result.status, 0);
-  struct Sink : trace::DispatchSink {
-    int64_t longest = 0;
-    int64_t count = 0;
-    void Add(const trace::Dispatch& d) override {
-      longest = std::max(longest, d.end - d.start);
-      ++count;
-    }
-  } sink;
-  trace::StringPool names;
-  auto native = io::ImportNative(run.path, names, sink);
-  ASSERT_TRUE(native.ok());
-  EXPECT_EQ(sink.count, 3 * 5);
-  EXPECT_EQ(sink.longest, 12000000);
-  EXPECT_EQ(native->meta["sample_period_end"], "switch off when the range closes");
+  Imported t = Import(run.path);
+  EXPECT_EQ(Count(t, ""), 3 * 5);  // every dispatch
+  EXPECT_EQ(t.longest, 12000000);
+  EXPECT_EQ(t.native.meta["sample_period_end"], "switch off when the range closes");
 }
 
 // Without the driver's entry points the recorder cannot wait: it says so and ends periods
