@@ -66,6 +66,10 @@ inline constexpr std::string_view kGraphStepRangeName = "decodeprof:graph-step";
 inline constexpr std::string_view kMetaDeferredOffTime = "gate_deferred_off_time";
 inline constexpr std::string_view kCounterDroppedAfterPeriod = "sample_dropped_after_period";
 inline constexpr std::string_view kMetaPeriodEnd = "sample_period_end";
+// The program's graph launch and graph making calls, timed with recording on and off.
+inline constexpr std::string_view kMetaGraphCallTime = "graph_call_time";
+// --sample-steps N stretched because the GPU ran behind the host (range_gate.h).
+inline constexpr std::string_view kMetaSampleStretch = "sample_stretch";
 
 // Longest name accepted, in bytes (NVTX messages are usually a few dozen).
 inline constexpr size_t kMaxOnlyRangeBytes = 1024;

@@ -209,7 +209,23 @@ def main():
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--no-marks", action="store_true")
     ap.add_argument("--torch-profiler", action="store_true")
+    ap.add_argument("--deterministic", action="store_true",
+                    help="the same token ids in every process: deterministic algorithms, and "
+                         "Inductor's deterministic mode where this PyTorch has it (no on-device "
+                         "autotuning of reductions, whose picks vary from process to process)")
     args = ap.parse_args()
+    if args.deterministic:
+        os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")  # before cuBLAS starts
+        torch.use_deterministic_algorithms(True, warn_only=True)
+        try:
+            import torch._inductor.config as inductor_config
+            if hasattr(inductor_config, "deterministic"):
+                inductor_config.deterministic = True
+            else:
+                print("note: this PyTorch's Inductor has no deterministic mode",
+                      file=sys.stderr)
+        except ImportError:
+            pass
     if min(args.layers, args.steps, args.generates, args.prompt) < 1 or args.warmup_steps < 3:
         raise SystemExit("--layers, --steps, --generates, --prompt must be at least 1, "
                          "--warmup-steps at least 3")

@@ -27,7 +27,8 @@ import sys
 LOSS_COUNTERS = ("cupti_dropped_records", "buffer_pool_exhausted", "nvtx_events_dropped",
                  "write_failures", "translation_failures", "incomplete_kernel_records")
 META = ("recording_status", "sample_period_end", "gate_deferred_off_time", "gate_flush_time",
-        "gate_switch_off_time", "cupti_detach", "warnings", "only_range_warnings")
+        "gate_switch_on_time", "gate_switch_off_time", "cupti_detach", "warnings",
+        "only_range_warnings", "graph_call_time", "sample_stretch")
 
 
 def read_result(kind, path):

@@ -27,6 +27,9 @@
 # SAMPLE_TIME`, default 50/500); torchprof (PyTorch phases: torch.profiler, CPU + CUDA).
 # The first round runs every mode; the others (MODES_REST) those whose cost is compared:
 # plain, full, steps and torchprof (cpp: time too, its cheap mode). MODES_FIRST overrides.
+# Variants of a mode (MODE-VARIANT: -apioff, -apiswitch, -nostretch, -n128; see run()) measure
+# the recorder's choices side by side. DEADLINE_AT (epoch seconds): no run starts after it.
+# The compiled program runs with --deterministic unless DETERMINISTIC=0.
 # Results in $OUT (default /tmp/modes-out): run.log, runs.jsonl (one line per run, from
 # recording_modes.py note), report.json and report.txt (recording_modes.py report), and the
 # summaries and stderr of every run in modes.tar.xz, the sampled modes' traces in traces/.
@@ -60,9 +63,22 @@ run() {
   case $mode in
     plain | torchprof) ;;
     full) rec=("$DP" record -o "$trace" --) ;;
-    steps | graph) rec=("$DP" record --sample-steps "$N" -o "$trace" --) ;;
+    steps* | graph*) rec=("$DP" record --sample-steps "$N" -o "$trace" --) ;;
     time) rec=("$DP" record --sample-time "$TIME" -o "$trace" --) ;;
   esac
+  # Variants of a mode, for measuring the recorder's choices side by side: MODE-VARIANT with
+  # VARIANT apioff | apiswitch (DECODEPROF_RECORD_API_GATE), nostretch
+  # (DECODEPROF_RECORD_SAMPLE_STRETCH=0), n128 (--sample-steps 128).
+  local env=()
+  case $mode in
+    *-apioff) env=(DECODEPROF_RECORD_API_GATE=off) ;;
+    *-apiswitch) env=(DECODEPROF_RECORD_API_GATE=switch) ;;
+    *-nostretch) env=(DECODEPROF_RECORD_SAMPLE_STRETCH=0) ;;
+  esac
+  case $mode in
+    *-n128) rec=("$DP" record --sample-steps 128 -o "$trace" --) ;;
+  esac
+  [ ${#env[@]} -gt 0 ] && rec=(env "${env[@]}" "${rec[@]}")
   local t0 t1 rc src=-1
   t0=$(date +%s%N)
   timeout 600 "${rec[@]}" "$@" >"$W/res/$tag.stdout" 2>"$W/res/$tag.stderr"
@@ -81,7 +97,7 @@ run() {
     | tee -a "$OUT/runs.jsonl"
   # The sampled traces are small: kept, to be summarized again by a later build.
   case $mode in
-    steps | graph | time) [ -s "$trace" ] && xz -T4 -c "$trace" >"$OUT/traces/$tag.sqlite.xz" ;;
+    steps* | graph* | time) [ -s "$trace" ] && xz -T4 -c "$trace" >"$OUT/traces/$tag.sqlite.xz" ;;
   esac
   rm -f "$trace"
 }
@@ -95,6 +111,11 @@ torch_phase() {  # compile | eager
   [ "$style" = compile ] && first="plain full steps graph time torchprof"
   local py=(python3 "$HERE/decode_styles.py" --mode "$style" --layers "$LAYERS_PT" --steps "$STEPS"
     --generates "$GENERATES")
+  # The compiled decode gives the same ids in every process only in deterministic mode.
+  [ "$style" = compile ] && [ "${DETERMINISTIC:-1}" = 1 ] && py+=(--deterministic)
+  # Eager: a warm-up as long as a generate call, so that the first call is not slower than
+  # the others (the caching allocator grows the KV cache's blocks once).
+  [ "$style" = eager ] && py+=(--warmup-steps "${WARMUP_EAGER:-$STEPS}")
   # Compiled: one unrecorded run first, so that torch.compile's caches (Inductor's kernels
   # and their tuned configurations) are the same for every run that follows.
   if [ "$style" = compile ]; then
@@ -104,8 +125,9 @@ torch_phase() {  # compile | eager
   fi
   for r in $(seq 1 "$ROUNDS"); do
     for m in $(modes_of "$r" "$first" "plain full steps torchprof"); do
+      [ -n "${DEADLINE_AT:-}" ] && [ "$(date +%s)" -ge "$DEADLINE_AT" ] && break 2
       local extra=()
-      [ "$m" = graph ] && extra=(--no-marks)
+      case $m in graph*) extra=(--no-marks) ;; esac
       [ "$m" = torchprof ] && extra=(--torch-profiler)
       run "$style" "$m" "$r" torch "$W/res/$style.$m.r$r.json" -- "${py[@]}" "${extra[@]}" \
         --out "$W/res/$style.$m.r$r.json"
@@ -138,6 +160,7 @@ llama_phase() {
     local name=llama-${m%%:*}-${m##*:}
     for r in $(seq 1 "$ROUNDS"); do
       for mode in $(modes_of "$r" "plain full steps time" "plain full steps"); do
+        [ -n "${DEADLINE_AT:-}" ] && [ "$(date +%s)" -ge "$DEADLINE_AT" ] && break 2
         run "$name" "$mode" "$r" llama - -- env -u GGML_CUDA_DISABLE_GRAPHS "$bin" -m "$gguf" \
           -p 32 -n "$STEPS" -r "$GENERATES"
       done

@@ -76,6 +76,11 @@ struct RecorderConfig {
   // DECODEPROF_RECORD_GRAPH_STEPS = 0|1 (default 1): with sample_steps, CUDA graph launches
   // are the steps until a step range opens (range_gate.h, OpenGraph).
   bool graph_steps = true;
+  // DECODEPROF_RECORD_SAMPLE_STRETCH = k (0..1000, default 3): with sample_steps, when a
+  // sampled step's GPU work finished D steps after its range closed (the host ran ahead),
+  // the next sampled step comes at least (k + 1)(D + 1) steps after it (range_gate.h); 0 =
+  // never stretch.
+  uint64_t sample_stretch = 3;
   // DECODEPROF_CUDA_DRIVER_LIB: the loaded library to find the driver's entry points in
   // ("" = libcuda.so.1; tests name their stand-in).
   std::string driver_lib;

@@ -47,7 +47,13 @@ void RangeGate::SwitchLocked(bool on) {
 bool RangeGate::OpenLocked() {
   if (++open_ != 1) return false;
   const int64_t opening = openings_.fetch_add(1, std::memory_order_relaxed);
-  sampled_ = opening % every_ == every_ / 2;
+  // Not while the last sampled step's switch off waits for its GPU work (its stretch is
+  // decided when that ends: FinishDeferred).
+  sampled_ = opening >= next_sample_ && !(deferred_ && every_ > 1);
+  if (sampled_) {
+    sampled_opening_ = opening;
+    next_sample_ = opening + every_;
+  }
   if (sampled_ && switch_ && !on_) SwitchLocked(true);
   return true;
 }
@@ -115,11 +121,30 @@ void RangeGate::FinishDeferred(const std::function<bool()>& off) {
   std::lock_guard<std::mutex> lock(mu_);
   if (!deferred_ || on_) return;
   if (!off()) return;
+  if (stretch_ > 0 && every_ > 1 && sampled_opening_ >= 0) {
+    // The steps opened since the sampled one ran with recording on.
+    const int64_t behind = openings_.load(std::memory_order_relaxed) - 1 - sampled_opening_;
+    const int64_t gap = (stretch_ + 1) * (behind + 1);
+    if (gap > every_) {
+      next_sample_ = std::max(next_sample_, sampled_opening_ + gap);
+      ++stretches_;
+      max_gap_ = std::max(max_gap_, gap);
+    }
+    max_behind_ = std::max(max_behind_, behind);
+  }
   std::lock_guard<std::mutex> spans_lock(spans_mu_);
   deferred_ = false;
   if (!spans_.empty() && spans_.back().records_end == kOpen) {
     spans_.back().records_end = MonotonicNs();
   }
+}
+
+std::string RangeGate::StretchText() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (stretches_ == 0) return "";
+  return "asked one step in " + std::to_string(every_) + "; stretched " +
+         std::to_string(stretches_) + " times, up to one in " + std::to_string(max_gap_) +
+         ": the GPU ran up to " + std::to_string(max_behind_) + " steps behind the host";
 }
 
 bool RangeGate::deferred() const {

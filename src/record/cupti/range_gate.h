@@ -20,6 +20,14 @@
 // openings N/2, N/2 + N, N/2 + 2N, ... (0-based): the first steps of a decode are often unlike
 // the rest. The closing that ends a sampled opening switches it off again.
 //
+// Stretching (SetStretch(k), DECODEPROF_RECORD_SAMPLE_STRETCH, default 3): when a sampled
+// period's switch off was deferred (its GPU work outlived its range) and the GPU was D steps
+// behind the host when that work finished, recording was on for D + 1 steps, not one. The
+// next sampled step is then at least (k + 1)(D + 1) openings after this one (never fewer
+// than N), so that recording stays on for at most 1/(k + 1) of the steps however far the
+// host runs ahead; and no step is sampled while a deferral is still under way. StretchText()
+// says how far it went (meta sample_stretch).
+//
 // The gate also keeps its periods on the host clock (CLOCK_MONOTONIC, clock.h): each runs
 // from just before a switch on (a timed gate's: just after it) to just after the switch off
 // that ends it. Covers() answers
@@ -56,7 +64,7 @@ class RangeGate {
   // `name` "" = no gating: Matches() is always false and nothing is ever switched. `every`:
   // record one opening in `every` (1 = all of them).
   explicit RangeGate(std::string name, int64_t every = 1)
-      : name_(std::move(name)), every_(every > 0 ? every : 1) {}
+      : name_(std::move(name)), every_(every > 0 ? every : 1), next_sample_(every_ / 2) {}
   RangeGate(const RangeGate&) = delete;
   RangeGate& operator=(const RangeGate&) = delete;
 
@@ -78,6 +86,11 @@ class RangeGate {
   // launch is a step, counted and sampled like a range's opening. OpenGraph returns whether
   // it acted as an opening; only then is CloseGraph to be called when the launch returns.
   void EnableGraphSteps() { graph_steps_ = true; }
+  // Stretch factor k (above; 0 = never stretch). Call before Attach.
+  void SetStretch(int64_t k) { stretch_ = k > 0 ? k : 0; }
+  // "" when never stretched, else e.g. "asked one step in 32; stretched 2 times, up to one in
+  // 204: the GPU ran up to 50 steps behind the host".
+  std::string StretchText() const;
   bool OpenGraph();
   void CloseGraph();
   // Whether a sampled period is open now (read without the lock: a hint for callbacks).
@@ -138,9 +151,15 @@ class RangeGate {
   bool on_ = false;        // the state last switched to (or given to Attach)
   bool sampled_ = false;   // the opening now open is one to record
   bool graph_steps_ = false;
-  bool ranges_seen_ = false;  // a range of the name opened: graph launches are steps no more
-  bool deferring_ = false;    // set by the switch during a switch off (DeferRecordsEnd)
-  bool deferred_ = false;     // the last period's switch off is deferred
+  bool ranges_seen_ = false;      // a range of the name opened: graph launches are steps no more
+  bool deferring_ = false;        // set by the switch during a switch off (DeferRecordsEnd)
+  bool deferred_ = false;         // the last period's switch off is deferred
+  int64_t stretch_ = 0;           // SetStretch
+  int64_t next_sample_ = 0;       // the opening to sample next (every_ / 2 at first)
+  int64_t sampled_opening_ = -1;  // the last opening sampled
+  int64_t stretches_ = 0;         // times the next sample was put off
+  int64_t max_gap_ = 0;           // the longest gap put in, in openings
+  int64_t max_behind_ = 0;        // the most steps the GPU was behind at a deferred switch off
   std::atomic<bool> period_open_{false};
   std::atomic<int64_t> periods_{0};
   std::atomic<int64_t> openings_{0};

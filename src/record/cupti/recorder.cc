@@ -152,6 +152,7 @@ Recorder::Recorder(RecorderConfig config, std::unique_ptr<nf::NativeWriter> writ
       gate_(config_.gate_range(), static_cast<int64_t>(config_.sample_steps)),
       nvtx_(kMaxPendingNvtxEvents, &gate_) {
   if (config_.sample_period_ms > 0) gate_.MakeTimed();
+  gate_.SetStretch(static_cast<int64_t>(config_.sample_stretch));
   sem_init(&wake_, 0, 0);
   sem_init(&done_, 0, 0);
 }
@@ -485,8 +486,9 @@ constexpr GraphLaunchCall kGraphLaunchCalls[] = {
     {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_ptsz_v10000, true},
 };
 
-// The calls that make a CUDA graph (capture, instantiation): once one was made, the recorder
-// never detaches (a graph CUPTI saw made may be instrumented: recorder.h).
+// The calls that make a CUDA graph (capture, instantiation, update): once one was made, the
+// recorder never detaches (a graph CUPTI saw made may be instrumented: recorder.h). Their
+// durations are measured too (meta graph_call_time).
 struct GraphMakingCall {
   CUpti_CallbackDomain domain;
   CUpti_CallbackId cbid;
@@ -503,6 +505,10 @@ constexpr GraphMakingCall kGraphMakingCalls[] = {
     {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCapture_v2_ptsz},
     {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph},
     {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuStreamBeginCaptureToGraph_ptsz},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuStreamEndCapture_ptsz},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphExecUpdate},
+    {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphExecUpdate_v2},
     {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiate_v10000},
     {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiateWithFlags_v11040},
     {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiateWithParams_v12000},
@@ -514,6 +520,9 @@ constexpr GraphMakingCall kGraphMakingCalls[] = {
     {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCaptureToGraph_v12030},
     {CUPTI_CB_DOMAIN_RUNTIME_API,
      CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCaptureToGraph_ptsz_v12030},
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_v10000},
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_ptsz_v10000},
+    {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaGraphExecUpdate_v10020},
 };
 
 bool IsGraphMaking(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
@@ -561,6 +570,18 @@ void Recorder::WatchGraphLaunches() {
 void Recorder::OnGraphLaunch(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                              const CUpti_CallbackData& data) {
   const GraphLaunchCall* call = FindGraphLaunch(domain, cbid);
+  // How long the program's graph calls take with recording on and off (the outermost of a
+  // runtime call and the driver call it makes).
+  // "On" as it is when the call returns (a sampled step's own launch opens the gate after
+  // this entry and closes it after this exit).
+  thread_local int timed_depth = 0;
+  thread_local int64_t timed_begin = 0;
+  if (data.callbackSite == CUPTI_API_ENTER) {
+    if (timed_depth++ == 0) timed_begin = MonotonicNs();
+  } else if (data.callbackSite == CUPTI_API_EXIT && timed_depth > 0 && --timed_depth == 0) {
+    const bool on = gate_.period_open() || deferring_.load(std::memory_order_acquire);
+    graph_calls_[call != nullptr ? 0 : 1][on ? 1 : 0].Add(MonotonicNs() - timed_begin);
+  }
   if (call == nullptr) {
     if (data.callbackSite == CUPTI_API_ENTER && IsGraphMaking(domain, cbid)) {
       graphs_seen_.store(true, std::memory_order_release);
@@ -803,6 +824,21 @@ void Recorder::WriteGateTimingMeta() {
       (void)writer_->SetMeta(key,
                              std::to_string(timings->count.load()) + " times, " + timings->Text());
     }
+  }
+  std::string calls;
+  const char* const kinds[2] = {"launch", "capture/instantiate/update"};
+  for (int kind = 0; kind < 2; ++kind) {
+    for (int on = 1; on >= 0; --on) {
+      const Timings& t = graph_calls_[kind][on];
+      if (t.count.load() == 0) continue;
+      calls += std::string(calls.empty() ? "" : "; ") + kinds[kind] +
+               (on ? " recording on: " : " recording off: ") + std::to_string(t.count.load()) +
+               " times, " + t.Text();
+    }
+  }
+  if (!calls.empty()) (void)writer_->SetMeta(kMetaGraphCallTime, calls);
+  if (const std::string stretch = gate_.StretchText(); !stretch.empty()) {
+    (void)writer_->SetMeta(kMetaSampleStretch, stretch);
   }
 }
 

@@ -226,6 +226,9 @@ class Recorder {
   Timings switches_off_;    // SwitchActivity(false)
   Timings period_flushes_;  // a sampled period's flush on the closing thread (SwitchActivity)
   Timings deferred_offs_;   // a period's close to its deferred switch off (waiter thread)
+  // The program's graph calls, [launch, capture/instantiate/update][recording off, on]: what
+  // recording costs where it lands (meta graph_call_time).
+  Timings graph_calls_[2][2];
 
   // Graph launches and deferred switches off.
   DriverApi driver_;                      // empty when the driver's entry points were not found

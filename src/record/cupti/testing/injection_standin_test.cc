@@ -376,8 +376,10 @@ TEST_F(GatedTest, DetachesBetweenPeriodsAndAttachesAgain) {
 // (fake_host graph_steps): one launch in four is a sampled step, and its period's switch off
 // waits until the stand-in GPU has finished it, so that no later unrecorded replay overwrites
 // its kernels' records; the launch made meanwhile is recorded and dropped.
+// (Not stretched here: DECODEPROF_RECORD_SAMPLE_STRETCH=0; the next test stretches.)
 TEST_F(StandInTest, GraphLaunchesAreStepsAndAPeriodWaitsForItsGraph) {
   const HostRun run = Start("graph_steps", {{"DECODEPROF_RECORD_SAMPLE_STEPS", "4"},
+                                            {"DECODEPROF_RECORD_SAMPLE_STRETCH", "0"},
                                             {"DECODEPROF_CUDA_DRIVER_LIB", FAKE_CUPTI_PATH}});
   EXPECT_EQ(run.result.status, 0);
   Imported t = Import(run.path);
@@ -395,6 +397,29 @@ TEST_F(StandInTest, GraphLaunchesAreStepsAndAPeriodWaitsForItsGraph) {
   // No kernel came back overwritten (the stand-in makes those 12 ms long).
   for (const auto& [name, end] : t.last_end_by_name) EXPECT_GT(end, 0) << name;
   EXPECT_EQ(t.longest, 2000);
+}
+
+// By default a step sampled while the host runs ahead stretches the sampling: the stand-in
+// GPU finishes each sampled launch one launch later, so the next sample comes
+// (3 + 1)(1 + 1) = 8 launches after it (launches 2 and 10 of 12), and the recorder says so.
+// The program's graph launches are timed with recording on and off.
+TEST_F(StandInTest, AGpuBehindTheHostStretchesTheSampledGraphLaunches) {
+  const HostRun run = Start("graph_steps", {{"DECODEPROF_RECORD_SAMPLE_STEPS", "4"},
+                                            {"DECODEPROF_CUDA_DRIVER_LIB", FAKE_CUPTI_PATH}});
+  EXPECT_EQ(run.result.status, 0);
+  Imported t = Import(run.path);
+  EXPECT_TRUE(t.native.complete);
+  EXPECT_EQ(t.kernels_by_name["k_graph"], 2 * 5);
+  EXPECT_EQ(t.ranges_by_name["decodeprof:sampled"], 2);
+  EXPECT_EQ(t.native.counters["sample_steps_seen"], 12);
+  EXPECT_EQ(t.native.counters["sample_dropped_after_period"], 2 * 5);
+  EXPECT_EQ(t.native.meta["sample_stretch"],
+            "asked one step in 4; stretched 2 times, up to one in 8: the GPU ran up to 1 steps "
+            "behind the host");
+  const std::string calls = t.native.meta["graph_call_time"];
+  EXPECT_NE(calls.find("launch recording on: 4 times, "), std::string::npos) << calls;
+  EXPECT_NE(calls.find("launch recording off: 8 times, "), std::string::npos) << calls;
+  for (const auto& [name, end] : t.last_end_by_name) EXPECT_GT(end, 0) << name;
 }
 
 // The same with DECODEPROF_RECORD_PERIOD_END=switch: what the wait prevents — the sampled

@@ -390,6 +390,12 @@ TEST(PeriodEndConfigTest, WaitByDefaultSwitchOnRequestAndGraphSteps) {
   ASSERT_TRUE(plain.ok());
   EXPECT_EQ(plain->period_end, RecorderConfig::PeriodEnd::kWait);
   EXPECT_TRUE(plain->graph_steps);
+  EXPECT_EQ(plain->sample_stretch, 3u);
+  auto unstretched = read({{"DECODEPROF_RECORD_SAMPLE_STRETCH", "0"}});
+  ASSERT_TRUE(unstretched.ok());
+  EXPECT_EQ(unstretched->sample_stretch, 0u);
+  EXPECT_FALSE(read({{"DECODEPROF_RECORD_SAMPLE_STRETCH", "1001"}}).ok());
+  EXPECT_FALSE(read({{"DECODEPROF_RECORD_SAMPLE_STRETCH", ""}}).ok());
   auto sw = read({{"DECODEPROF_RECORD_PERIOD_END", "switch"},
                   {"DECODEPROF_RECORD_GRAPH_STEPS", "0"},
                   {"DECODEPROF_CUDA_DRIVER_LIB", "/x/libcuda.so.1"}});
@@ -469,6 +475,63 @@ TEST(RangeGateTest, ADeferredSwitchOffCoversUntilItIsDone) {
   gate.DropLaunch(42);
   EXPECT_TRUE(gate.DroppedLaunch(42));
   EXPECT_FALSE(gate.DroppedLaunch(43));
+}
+
+TEST(RangeGateTest, AHostFarAheadOfTheGpuStretchesTheSampling) {
+  // One step in 4, stretch 3: the sampled step's GPU work finishes 5 steps later, so the
+  // next sample comes (3 + 1)(5 + 1) = 24 steps after it, and none while it waits.
+  RangeGate gate("decodeprof:step", 4);
+  gate.SetStretch(3);
+  std::vector<int> sampled;
+  int opening = 0;
+  bool defer = true;
+  gate.Attach(
+      [&](bool on) {
+        if (on) sampled.push_back(opening);
+        if (!on && defer) gate.DeferRecordsEnd();
+        return true;
+      },
+      /*on_now=*/false);
+  auto step = [&] {
+    gate.Open();
+    gate.Close();
+    ++opening;
+  };
+  for (int i = 0; i < 8; ++i) step();  // opening 2 sampled; still deferred: 6 is not
+  EXPECT_EQ(sampled, std::vector<int>{2});
+  EXPECT_TRUE(gate.deferred());
+  gate.FinishDeferred([] { return true; });  // 8 - 1 - 2 = 5 steps behind
+  for (int i = 8; i < 60; ++i) step();
+  // 2 + 24 = 26: deferred again until the end of the loop, so only 26 more.
+  EXPECT_EQ(sampled, (std::vector<int>{2, 26}));
+  EXPECT_EQ(gate.StretchText(),
+            "asked one step in 4; stretched 1 times, up to one in 24: the GPU ran up to 5 steps "
+            "behind the host");
+  gate.FinishDeferred([] { return true; });  // 60 - 1 - 26 = 33 behind: gap 136
+  defer = false;
+  for (int i = 60; i < 200; ++i) step();
+  EXPECT_EQ(sampled, (std::vector<int>{2, 26, 162, 166, 170, 174, 178, 182, 186, 190, 194, 198}));
+  // Without stretching, the next sample after a deferral is simply the next due one.
+  RangeGate plain("decodeprof:step", 4);
+  std::vector<int> plain_sampled;
+  opening = 0;
+  plain.Attach(
+      [&](bool on) {
+        if (on) plain_sampled.push_back(opening);
+        if (!on) plain.DeferRecordsEnd();
+        return true;
+      },
+      /*on_now=*/false);
+  for (int i = 0; i < 8; ++i) {
+    plain.Open();
+    plain.Close();
+    ++opening;
+  }
+  plain.FinishDeferred([] { return true; });
+  plain.Open();  // opening 8 >= 6, due
+  plain.Close();
+  EXPECT_EQ(plain_sampled, (std::vector<int>{2, 8}));
+  EXPECT_EQ(plain.StretchText(), "");
 }
 
 }  // namespace
