@@ -6,7 +6,8 @@
 # one step is sampled (in the middle call) shows whether the calls after it run slower than
 # those before it and than the plain runs' (CUPTI keeping the replayed graph instrumented),
 # beside full recording and --sample-steps 32. Rounds alternate the modes (ROUNDS, default 2),
-# at two kernel lengths (SCALES, default "100 25": --scale of graph_loop).
+# at two kernel lengths (SCALES, default "100 25": --scale of graph_loop). MODES (default
+# "plain one full steps32") may add one-noattach, one-nowatch, one-apioff (see below).
 #
 # usage: tests/gpu/graph_cost_after_sample_h200.sh STAGE_DIR
 #   STAGE_DIR: decodeprof, libdecodeprof_cupti.so, libsqlite3.so.0, libsimdjson.so.14, graph_loop
@@ -33,9 +34,14 @@ ONE=$((2 * (STEPS * (GENERATES / 2) + STEPS / 2)))
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 for scale in ${SCALES:-100 25}; do
   for r in $(seq 1 "$ROUNDS"); do
-    for mode in plain one full steps32; do
+    for mode in ${MODES:-plain one full steps32}; do
       rec=()
       case $mode in
+        # Variants of one, for finding what costs: the kinds never enabled before the period,
+        # no graph callbacks, no launch API records.
+        one-noattach) rec=(env DECODEPROF_RECORD_ENABLE_AT_ATTACH=0 "$DP" record --sample-steps "$ONE" -o "$W/t.sqlite" --) ;;
+        one-nowatch) rec=(env DECODEPROF_RECORD_GRAPH_WATCH=0 "$DP" record --sample-steps "$ONE" -o "$W/t.sqlite" --) ;;
+        one-apioff) rec=(env DECODEPROF_RECORD_API_GATE=off "$DP" record --sample-steps "$ONE" -o "$W/t.sqlite" --) ;;
         one) rec=("$DP" record --sample-steps "$ONE" -o "$W/t.sqlite" --) ;;
         full) rec=("$DP" record -o "$W/t.sqlite" --) ;;
         steps32) rec=("$DP" record --sample-steps 32 -o "$W/t.sqlite" --) ;;

@@ -210,6 +210,9 @@ base::StatusOr<RecorderConfig> ReadRecorderConfig(const GetEnvFn& getenv, pid_t 
   DP_RETURN_IF_ERROR(ReadSwitch(getenv, "DECODEPROF_RECORD_GRAPH_STEPS", &config.graph_steps));
   DP_RETURN_IF_ERROR(
       ReadUnsigned(getenv, "DECODEPROF_RECORD_SAMPLE_STRETCH", 0, 1000, &config.sample_stretch));
+  DP_RETURN_IF_ERROR(
+      ReadSwitch(getenv, "DECODEPROF_RECORD_ENABLE_AT_ATTACH", &config.enable_at_attach));
+  DP_RETURN_IF_ERROR(ReadSwitch(getenv, "DECODEPROF_RECORD_GRAPH_WATCH", &config.graph_watch));
   if (const char* lib = getenv("DECODEPROF_CUDA_DRIVER_LIB")) config.driver_lib = lib;
   // Detaching between periods: off unless asked for. Attaching CUPTI again failed
   // (CUPTI_ERROR_NOT_INITIALIZED) and the program died on the H200 (PyTorch, CUPTI 13.0:

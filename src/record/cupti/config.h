@@ -81,6 +81,13 @@ struct RecorderConfig {
   // the next sampled step comes at least (k + 1)(D + 1) steps after it (range_gate.h); 0 =
   // never stretch.
   uint64_t sample_stretch = 3;
+  // Measurement knobs of a gated or sampled recording (docs/recording.md):
+  // DECODEPROF_RECORD_ENABLE_AT_ATTACH = 0|1 (default 1): enable the switched kinds when CUPTI
+  // attaches (a refusal is found at start) or only at the first period;
+  // DECODEPROF_RECORD_GRAPH_WATCH = 0|1 (default 1): subscribe to the graph launch and graph
+  // making callbacks (0: no graph steps, no waiting for a period's graphs).
+  bool enable_at_attach = true;
+  bool graph_watch = true;
   // DECODEPROF_CUDA_DRIVER_LIB: the loaded library to find the driver's entry points in
   // ("" = libcuda.so.1; tests name their stand-in).
   std::string driver_lib;

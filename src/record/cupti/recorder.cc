@@ -244,8 +244,15 @@ void Recorder::AttachCupti() {
   CUptiResult rc =
       cupti_.ActivityRegisterCallbacks(&BufferRequestedTrampoline, &BufferCompletedTrampoline);
   if (rc != CUPTI_SUCCESS) return refuse("cuptiActivityRegisterCallbacks", rc);
+  // DECODEPROF_RECORD_ENABLE_AT_ATTACH=0 (gated or sampled only): the switched kinds are
+  // first enabled by the first period (a refusal is then a switch failure), for measuring
+  // what a CUPTI whose kinds were never on costs the program.
+  const bool enable_now = config_.enable_at_attach || !gate_.gating();
+  auto enable = [&](CUpti_ActivityKind kind) {
+    return enable_now ? cupti_.ActivityEnable(kind) : CUPTI_SUCCESS;
+  };
   // Never CUPTI_ACTIVITY_KIND_KERNEL: it serializes kernels (issue 4).
-  rc = cupti_.ActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  rc = enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
   if (rc != CUPTI_SUCCESS) return refuse("CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL", rc);
   switchable_.push_back({CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL"});
   std::string warnings;
@@ -259,7 +266,7 @@ void Recorder::AttachCupti() {
   if (config_.memory_ops) {
     for (const Switchable kind : {Switchable{CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY"},
                                   Switchable{CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET"}}) {
-      if (optional(kind.name, cupti_.ActivityEnable(kind.kind))) switchable_.push_back(kind);
+      if (optional(kind.name, enable(kind.kind))) switchable_.push_back(kind);
     }
   }
   (void)cupti_.ActivityEnable(CUPTI_ACTIVITY_KIND_DEVICE);  // device names; optional, never gated
@@ -269,7 +276,7 @@ void Recorder::AttachCupti() {
     // 13.0 does not turn per-API records back on, below); the translator keeps the launches.
     for (const Switchable kind : {Switchable{CUPTI_ACTIVITY_KIND_RUNTIME, "RUNTIME"},
                                   Switchable{CUPTI_ACTIVITY_KIND_DRIVER, "DRIVER"}}) {
-      if (optional(kind.name, cupti_.ActivityEnable(kind.kind))) switchable_.push_back(kind);
+      if (optional(kind.name, enable(kind.kind))) switchable_.push_back(kind);
     }
   } else if (config_.api_calls &&
              (config_.api_gate != RecorderConfig::ApiGate::kOff || !gate_.gating())) {
@@ -306,11 +313,13 @@ void Recorder::AttachCupti() {
         period_end = "switch off when the range closes (" + why + ")";
       }
     }
-    {
+    if (config_.graph_watch) {
       auto lock = CuptiLock();
       WatchGraphLaunches();
     }
-    if (!graph_watch_.load()) {
+    if (!config_.graph_watch) {
+      period_end = "switch off when the range closes (DECODEPROF_RECORD_GRAPH_WATCH=0)";
+    } else if (!graph_watch_.load()) {
       warnings += std::string(warnings.empty() ? "" : "; ") +
                   "watching CUDA graph launches: no callback subscription (another subscriber "
                   "in the program, or an old CUPTI): graph launches are not steps, and a "
@@ -329,7 +338,7 @@ void Recorder::AttachCupti() {
           config_.discard ? "ok (DECODEPROF_RECORD_DISCARD: activity records not written)" : "ok");
   cupti_attached_.store(true, std::memory_order_release);
   // Everything is on now; the gate turns it off unless a range of the name is open already.
-  gate_.Attach([this](bool on) { return SwitchActivity(on); }, /*on_now=*/true);
+  gate_.Attach([this](bool on) { return SwitchActivity(on); }, /*on_now=*/enable_now);
   if (gate_.timed()) {
     // Timed sampling: ON ms of every PERIOD ms, the first period after PERIOD - ON ms.
     std::thread([this] {
