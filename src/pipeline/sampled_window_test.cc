@@ -296,6 +296,26 @@ TEST_F(SampledWindowTest, ACostlySamplingIsAWarningThatNamesALargerN) {
   for (const auto& d : c["diagnostics"]) EXPECT_NE(d["code"], "sampling_run_cost");
 }
 
+// A window of fewer than 3 sampled steps is a warning that says how many it holds.
+TEST_F(SampledWindowTest, FewSampledStepsAreAWarning) {
+  const std::string few = (dir_ / "few.sqlite").string();
+  WriteRun(few, 4);  // 2 of 8 steps sampled
+  const nlohmann::json f = Summarize(few, "few");
+  ASSERT_FALSE(f.empty());
+  std::string detail;
+  for (const auto& d : f["diagnostics"]) {
+    if (d["code"] == "sampled_steps_few") detail = d.dump();
+  }
+  EXPECT_NE(detail.find("2 sampled steps of 8 in the window"), std::string::npos)
+      << f["diagnostics"].dump();
+  EXPECT_NE(detail.find("\"severity\":\"warning\""), std::string::npos) << detail;
+  const std::string enough = (dir_ / "enough.sqlite").string();
+  WriteRun(enough, 2);  // 4 of 8
+  const nlohmann::json e = Summarize(enough, "enough");
+  ASSERT_FALSE(e.empty());
+  for (const auto& d : e["diagnostics"]) EXPECT_NE(d["code"], "sampled_steps_few");
+}
+
 // What sampling cost the run, from the step starts alone: a sampled step and the one after
 // it against the median of the others.
 TEST(RunCostOfSamplingTest, TheSampledStepAndTheNextAgainstTheOthers) {

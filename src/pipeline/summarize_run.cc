@@ -29,6 +29,9 @@
 namespace decodeprof::pipeline {
 namespace {
 
+// Fewer sampled steps than this in a sampled window: a warning (sampled_steps_few).
+constexpr int64_t kFewSampledSteps = 3;
+
 struct ModelInfo {
   std::optional<analysis::ModelConfig> config;
   bool model_type_present = false;
@@ -608,6 +611,13 @@ base::Status ComputeRun(const SummarizeRequest& req, ComputedRun& run) {
         trace::Diag::kSampledSteps, m->steps_sampled,
         {req.trace, "",
          std::to_string(m->steps_sampled) + " of " + std::to_string(m->steps_seen) + " steps"});
+    if (m->steps_sampled < kFewSampledSteps) {
+      info.diagnostics.Add(trace::Diag::kSampledStepsFew, 1,
+                           {req.trace, "",
+                            std::to_string(m->steps_sampled) + " sampled step" +
+                                (m->steps_sampled == 1 ? "" : "s") + " of " +
+                                std::to_string(m->steps_seen) + " in the window"});
+    }
     if (m->distortion_pct && *m->distortion_pct > 5.0) {
       info.diagnostics.Add(
           trace::Diag::kSamplingDistortion, 1,

@@ -78,6 +78,9 @@ constexpr DiagnosticInfo kDiagnosticInfo[] = {
     {Diag::kSamplingRunCost, "sampling_run_cost", S::kWarning,
      "sampling cost the run over 5 % of its decode (a sampled step and the step after it, "
      "measured in the run): sample fewer steps (a larger --sample-steps N)"},
+    {Diag::kSampledStepsFew, "sampled_steps_few", S::kWarning,
+     "the window holds fewer than 3 sampled steps: its per-token figures rest on them alone "
+     "(sample more steps: a smaller --sample-steps N, or longer generate calls)"},
     {Diag::kDispatchesOverlap, "dispatches_overlap", S::kWarning,
      "the window's dispatches add up to over 8 times its GPU-busy time: many run at once, or "
      "their timestamps are wrong"},

@@ -59,6 +59,7 @@ enum class Diag : uint16_t {
   kSampledSteps,
   kSamplingDistortion,
   kSamplingRunCost,
+  kSampledStepsFew,
   kDispatchesOverlap,
   kDispatchesOverlapImpossible,
   kDispatchesOutOfStreamOrder,

@@ -257,6 +257,21 @@ TEST_F(GatedTest, RecordsKernelsOnlyInsideTheRange) {
   EXPECT_TRUE(CheckRecording(run.path, summary).ok());
 }
 
+// DECODEPROF_RECORD_ENABLE_AT_ATTACH=0: the kinds are first enabled by the first period; the
+// same kernels are recorded, and nothing is switched off when CUPTI attaches.
+TEST_F(GatedTest, KindsFirstEnabledByThePeriodRecordTheSame) {
+  const HostRun run = StartGated("gated", {{"DECODEPROF_RECORD_ENABLE_AT_ATTACH", "0"}});
+  EXPECT_EQ(run.result.status, 0);
+  Imported t = Import(run.path);
+  EXPECT_TRUE(t.native.complete);
+  EXPECT_EQ(t.kernels_by_name["k_in"], 25);
+  EXPECT_EQ(Count(t, "k_out"), 0);
+  EXPECT_EQ(t.native.counters["only_range_periods"], 2);
+  EXPECT_EQ(t.native.counters["only_range_switch_failures"], 0);
+  EXPECT_EQ(t.native.meta["gate_switch_off_time"].rfind("2 times, ", 0), 0u)
+      << t.native.meta["gate_switch_off_time"];
+}
+
 TEST_F(GatedTest, NestedAndOverlappingRangesOfTheNameFormOnePeriod) {
   const HostRun run = StartGated("gated_nested");
   EXPECT_EQ(run.result.status, 0);
@@ -397,6 +412,22 @@ TEST_F(StandInTest, GraphLaunchesAreStepsAndAPeriodWaitsForItsGraph) {
   // No kernel came back overwritten (the stand-in makes those 12 ms long).
   for (const auto& [name, end] : t.last_end_by_name) EXPECT_GT(end, 0) << name;
   EXPECT_EQ(t.longest, 2000);
+}
+
+// DECODEPROF_RECORD_GRAPH_WATCH=0: no graph callbacks, so graph launches are not steps and
+// nothing is sampled in a program without step ranges; the recorder says how periods end.
+TEST_F(StandInTest, WithoutTheGraphWatchGraphLaunchesAreNotSteps) {
+  const HostRun run = Start("graph_steps", {{"DECODEPROF_RECORD_SAMPLE_STEPS", "4"},
+                                            {"DECODEPROF_RECORD_GRAPH_WATCH", "0"},
+                                            {"DECODEPROF_CUDA_DRIVER_LIB", FAKE_CUPTI_PATH}});
+  EXPECT_EQ(run.result.status, 0);
+  Imported t = Import(run.path);
+  EXPECT_TRUE(t.native.complete);
+  EXPECT_EQ(t.kernels_by_name["k_graph"], 0);
+  EXPECT_EQ(t.ranges_by_name["decodeprof:graph-step"], 0);
+  EXPECT_EQ(t.native.meta["sample_period_end"],
+            "switch off when the range closes (DECODEPROF_RECORD_GRAPH_WATCH=0)");
+  EXPECT_EQ(t.native.meta.count("graph_call_time"), 0u);
 }
 
 // By default a step sampled while the host runs ahead stretches the sampling: the stand-in
