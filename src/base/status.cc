@@ -30,4 +30,33 @@ std::string AtLine(std::string_view file, int64_t line) {
   return std::string(file) + ":" + std::to_string(line);
 }
 
+std::string_view InputPrefix(std::string_view input, size_t limit) {
+  if (input.size() <= limit) return input;
+  size_t cut = limit;
+  // Back to the start of the character the limit falls in (continuation bytes are 10xxxxxx).
+  while (cut > 0 && (static_cast<unsigned char>(input[cut]) & 0xC0) == 0x80) --cut;
+  return input.substr(0, cut);
+}
+
+std::string CutNote(std::string_view input, size_t limit) {
+  if (input.size() <= limit) return "";
+  return "... (" + std::to_string(input.size()) + " bytes)";
+}
+
+std::string Excerpt(std::string_view input, size_t limit) {
+  std::string out;
+  for (const char c : InputPrefix(input, limit)) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7f) {
+      static constexpr char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[byte >> 4];
+      out += kHex[byte & 0xf];
+    } else {
+      out += c;
+    }
+  }
+  return out + CutNote(input, limit);
+}
+
 }  // namespace decodeprof::base

@@ -73,6 +73,19 @@ inline Status InternalError(std::string where, std::string message) {
 // "file:line" — the location format of text-file errors.
 std::string AtLine(std::string_view file, int64_t line);
 
+// Input quoted in a message. No message shows more than kMaxQuotedInput bytes of the input it
+// quotes (a field, a header, a token, a file's first line): every error path that quotes
+// input goes through these.
+inline constexpr size_t kMaxQuotedInput = 200;
+// The first `limit` bytes of `input` at most, cut before a UTF-8 character that would not fit.
+std::string_view InputPrefix(std::string_view input, size_t limit = kMaxQuotedInput);
+// "" when InputPrefix(input, limit) is all of `input`, else "... (<N> bytes)", N = its size:
+// what follows the quoted prefix.
+std::string CutNote(std::string_view input, size_t limit = kMaxQuotedInput);
+// InputPrefix(input, limit) as it is shown (control bytes and DEL as \xNN, other bytes as they
+// are), then CutNote(input, limit).
+std::string Excerpt(std::string_view input, size_t limit = kMaxQuotedInput);
+
 template <typename T>
 class [[nodiscard]] StatusOr {
  public:

@@ -1,7 +1,10 @@
 #include "src/io/importer_registry.h"
 
 #include <algorithm>
+#include <optional>
 #include <vector>
+
+#include "src/io/unreadable_formats.h"
 
 namespace decodeprof::io {
 
@@ -60,6 +63,8 @@ base::StatusOr<const Importer*> ResolveImporter(const std::string& path, std::st
     if (r == Recognition::kYes) return importer;
     if (r == Recognition::kMaybe && maybe == nullptr) maybe = importer;
   }
+  // A file of a format decodeprof knows and does not read is named by what it is.
+  if (std::optional<base::Status> refusal = RefuseUnreadable(probe)) return *std::move(refusal);
   if (maybe != nullptr) return maybe;
   std::string choices = FormatChoices();
   std::replace(choices.begin(), choices.end(), '|', ' ');

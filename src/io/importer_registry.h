@@ -21,9 +21,12 @@ const Importer* FindImporter(std::string_view name);
 std::string FormatChoices();
 
 // The importer of `path`: the one named `format`, or for "auto" (or "") the one that
-// recognizes the file (a kYes wins over a kMaybe; among equals, the first by name).
+// recognizes the file (a kYes wins over a kMaybe; among equals, the first by name). A
+// compressed file is recognized by its decompressed start (file_probe.h).
 // Errors: kUsage for an unknown format name (the hint lists the choices); kIo when the file
-// cannot be read; kData when no importer recognizes it.
+// cannot be read; kData when no importer is sure of it and it is a known format decodeprof
+// does not read (unreadable_formats.h: what it is, in one line and a hint), when no importer
+// recognizes it, or when compressed data is damaged within its first 64 KB (input_stream.h).
 base::StatusOr<const Importer*> ResolveImporter(const std::string& path, std::string_view format);
 
 // The docs' format table (docs/trace-formats.md, checked against this by a test): a Markdown

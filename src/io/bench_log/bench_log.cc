@@ -4,8 +4,8 @@
 #include <optional>
 #include <string>
 
-#include "src/base/file_io.h"
 #include "src/base/parse.h"
+#include "src/io/common/input_stream.h"
 #include "src/io/common/py_compat.h"
 
 namespace decodeprof::io {
@@ -258,7 +258,8 @@ trace::BenchLog ParseBenchLogText(std::string_view text) {
 }
 
 base::StatusOr<trace::BenchLog> ParseBenchLog(const std::string& path) {
-  DP_ASSIGN_OR_RETURN(const std::string text, base::ReadFile(path));
+  // A log is small: read whole, decompressed when it is gzip, zstd or xz-compressed.
+  DP_ASSIGN_OR_RETURN(const std::string text, ReadWholeInput(path));
   trace::BenchLog log = ParseBenchLogText(text);
   log.diagnostics.SetFileIfEmpty(path);
   return log;

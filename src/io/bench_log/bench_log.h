@@ -20,7 +20,8 @@ namespace decodeprof::io {
 
 trace::BenchLog ParseBenchLogText(std::string_view text);
 
-// Reads and parses a log file; missing/unreadable → kIo.
+// Reads and parses a log file (read whole; a gzip, zstd or xz-compressed log is decompressed,
+// src/io/common/input_stream.h); missing/unreadable → kIo; corrupt compressed data → kData.
 base::StatusOr<trace::BenchLog> ParseBenchLog(const std::string& path);
 
 }  // namespace decodeprof::io

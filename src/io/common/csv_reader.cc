@@ -127,6 +127,16 @@ base::StatusOr<std::unique_ptr<CsvReader>> CsvReader::Open(const std::string& pa
 
 base::StatusOr<std::unique_ptr<CsvReader>> CsvReader::Open(const std::string& path,
                                                            const Options& options) {
+  if (FileCompression(path) != Compression::kNone) {
+    if (options.start_offset != 0) {
+      return base::IoError(path, "cannot seek in a compressed file (to byte " +
+                                     std::to_string(options.start_offset) + ")");
+    }
+    DP_ASSIGN_OR_RETURN(std::unique_ptr<InputStream> stream, InputStream::Open(path));
+    std::unique_ptr<CsvReader> reader = FromFd(-1, /*owns_fd=*/false, path, options);
+    reader->stream_ = std::move(stream);
+    return reader;
+  }
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return base::IoError(path, std::string("cannot open: ") + std::strerror(errno));
   struct stat st {};
@@ -213,6 +223,17 @@ bool CsvReader::Refill() {
     owned_ = std::move(buffer);
     data_ = owned_.get();
     capacity_ = grown;
+  }
+  if (stream_ != nullptr) {
+    const size_t n = stream_->Read(owned_.get() + end_, capacity_ - end_);
+    if (n == 0 && !stream_->status().ok()) {
+      status_ = stream_->status();
+      return false;
+    }
+    end_ += n;
+    eof_ = n == 0;
+    owned_[end_] = '\n';
+    return true;
   }
   for (;;) {
     const ssize_t n = ::read(fd_, owned_.get() + end_, capacity_ - end_);

@@ -39,6 +39,7 @@
 #include <vector>
 
 #include "src/base/status.h"
+#include "src/io/common/input_stream.h"
 
 namespace decodeprof::io {
 
@@ -59,7 +60,9 @@ class CsvReader {
 
   // Opens `path` for reading. Missing or unreadable (or a failed seek to
   // Options::start_offset) → kIo (where = path). Errors found later name `path` as their
-  // location.
+  // location. A gzip, zstd or xz-compressed file is decompressed as it is read
+  // (input_stream.h, whose errors Next() then gives; offset() counts decompressed bytes); it
+  // has no Options::start_offset but 0 (kIo "cannot seek in a compressed file").
   static base::StatusOr<std::unique_ptr<CsvReader>> Open(const std::string& path,
                                                          const Options& options);
   static base::StatusOr<std::unique_ptr<CsvReader>> Open(const std::string& path);
@@ -148,6 +151,7 @@ class CsvReader {
   int64_t offset_ = 0;
   int64_t pending_lines_ = 0;  // line breaks of the record being parsed
   size_t record_end_ = 0;      // where the record being parsed ends (after its terminator)
+  std::unique_ptr<InputStream> stream_;  // a compressed file (Open), read through its decoder
   base::Status status_;
 };
 

@@ -55,12 +55,19 @@ bool IsJsonNumber(std::string_view t) {
 
 }  // namespace
 
-// The input: a file or memory, read in order; Seek for the second pass.
+// The input: a file, memory or an InputStream (decompressed on the fly), read in order; Seek
+// for the second pass. The first error stays (a Seek does not clear it).
 class JsonStream::Input {
  public:
   explicit Input(std::FILE* file) : file_(file) {}
   explicit Input(std::string_view text) : text_(text) {}
+  explicit Input(std::unique_ptr<InputStream> stream) : stream_(std::move(stream)) {}
   size_t Read(char* out, size_t n) {
+    if (stream_ != nullptr) {
+      const size_t got = stream_->Read(out, n);
+      if (got < n && !stream_->status().ok() && error_.ok()) error_ = stream_->status();
+      return got;
+    }
     if (file_ == nullptr) {
       n = std::min(n, text_.size() - pos_);
       std::memcpy(out, text_.data() + pos_, n);
@@ -68,28 +75,48 @@ class JsonStream::Input {
       return n;
     }
     const size_t got = std::fread(out, 1, n, file_);
-    if (got == 0 && std::ferror(file_) && error_ == 0) error_ = errno == 0 ? EIO : errno;
+    if (got == 0 && std::ferror(file_) && error_.ok()) {
+      error_ = base::IoError(
+          source_, std::string("read failed: ") + std::strerror(errno == 0 ? EIO : errno));
+    }
     return got;
   }
   void Seek(uint64_t offset) {
+    if (stream_ != nullptr) {  // a compressed stream seeks by decoding from its start
+      stream_->Rewind();
+      std::vector<char> skip(std::min<uint64_t>(offset, uint64_t{1} << 20));
+      for (uint64_t at = 0; at < offset;) {
+        const size_t n =
+            Read(skip.data(), static_cast<size_t>(std::min<uint64_t>(skip.size(), offset - at)));
+        if (n == 0) break;
+        at += n;
+      }
+      return;
+    }
     pos_ = static_cast<size_t>(std::min<uint64_t>(offset, text_.size()));
-    if (file_ != nullptr && fseeko(file_, static_cast<off_t>(offset), SEEK_SET) != 0) {
-      error_ = errno == 0 ? EIO : errno;
+    if (file_ != nullptr && fseeko(file_, static_cast<off_t>(offset), SEEK_SET) != 0 &&
+        error_.ok()) {
+      error_ = base::IoError(
+          source_, std::string("read failed: ") + std::strerror(errno == 0 ? EIO : errno));
     }
   }
   uint64_t size_hint() const {
     struct stat st {};
+    if (stream_ != nullptr) return stream_->compressed() ? 2 * kWindow : stream_->file_bytes();
     if (file_ == nullptr) return text_.size();
     return fstat(fileno(file_), &st) == 0 && st.st_size > 0 ? static_cast<uint64_t>(st.st_size)
                                                             : kWindow;
   }
-  int error() const { return error_; }
+  const base::Status& error() const { return error_; }
+  void set_source(const std::string& source) { source_ = source; }
 
  private:
   std::FILE* file_ = nullptr;
   std::string_view text_;
+  std::unique_ptr<InputStream> stream_;
   size_t pos_ = 0;
-  int error_ = 0;
+  base::Status error_;
+  std::string source_;
 };
 
 // The second pass: nlohmann's SAX parser from the start of the input. It stops where a
@@ -132,6 +159,19 @@ class JsonStream::Verify {
     std::string what = e.what();
     // "[json.exception.parse_error.101] parse error at line 3, column 1: ..." → from "parse error".
     if (const size_t at = what.find("] "); at != std::string::npos) what = what.substr(at + 2);
+    // "...; last read: '<token>'[; expected ...]": the token (a string can be MBs) is cut as
+    // every quote of input is.
+    static constexpr std::string_view kLastRead = "last read: '";
+    if (const size_t a = what.find(kLastRead); a != std::string::npos) {
+      const size_t from = a + kLastRead.size();
+      size_t to = what.find("'; expected", from);
+      if (to == std::string::npos) to = what.rfind('\'');
+      if (to != std::string::npos && to >= from) {
+        const std::string token = what.substr(from, to - from);
+        what = what.substr(0, from) + std::string(base::InputPrefix(token)) + "'" +
+               base::CutNote(token) + what.substr(to + 1);
+      }
+    }
     // nlohmann counts bytes read (1-based, the end of input included): the 0-based offset of
     // the last byte read, which is the input's size when it ended too early.
     return Stop(Where(position > 0 ? position - 1 : 0), "malformed JSON: " + what);
@@ -229,6 +269,13 @@ JsonStream::JsonStream(std::string source, std::string_view text, std::string li
       element_noun_(std::move(element_noun)),
       in_(std::make_unique<Input>(text)) {}
 
+JsonStream::JsonStream(std::string source, std::unique_ptr<InputStream> stream,
+                       std::string list_key, std::string element_noun)
+    : source_(std::move(source)),
+      list_key_(std::move(list_key)),
+      element_noun_(std::move(element_noun)),
+      in_(std::make_unique<Input>(std::move(stream))) {}
+
 JsonStream::~JsonStream() = default;
 
 base::Status JsonStream::Run(const MemberHandler& member, const ElementHandler& element) {
@@ -236,10 +283,10 @@ base::Status JsonStream::Run(const MemberHandler& member, const ElementHandler& 
   element_ = &element;
   cap_ = static_cast<size_t>(std::min<uint64_t>(in_->size_hint() + 1, 2 * window_));
   buf_ = std::make_unique<char[]>(cap_ + kPadding);
+  in_->set_source(source_);
   const JsonStep step = Document();
-  if (in_->error() != 0) {
-    return base::IoError(source_, std::string("read failed: ") + std::strerror(in_->error()));
-  }
+  // A read or decompression error first: what the parse then says is its consequence.
+  if (!in_->error().ok()) return in_->error();
   return step == JsonStep::kOk ? base::OkStatus() : status_;
 }
 

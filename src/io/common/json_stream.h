@@ -41,6 +41,7 @@
 #include <string_view>
 
 #include "src/base/status.h"
+#include "src/io/common/input_stream.h"
 
 namespace decodeprof::io {
 
@@ -70,6 +71,12 @@ class JsonStream {
   JsonStream(std::string source, std::FILE* file, std::string list_key, std::string element_noun);
   JsonStream(std::string source, std::string_view text, std::string list_key,
              std::string element_noun);
+  // The input is `stream` (a file read as it is or decompressed, input_stream.h). Its errors
+  // (a failed read; corrupt or truncated compressed data, "<path>:byte <N>" in the compressed
+  // file) come before any the parse then finds; the byte offsets of JSON errors count the
+  // decompressed bytes.
+  JsonStream(std::string source, std::unique_ptr<InputStream> stream, std::string list_key,
+             std::string element_noun);
   ~JsonStream();
   JsonStream(const JsonStream&) = delete;
   JsonStream& operator=(const JsonStream&) = delete;
@@ -81,6 +88,7 @@ class JsonStream {
   //     traceEvents element is a number, not an event object (line L)", N just past the
   //     element's first token); what a handler failed with (Fail).
   //   kIo, where = source: a read error.
+  //   the InputStream's errors (corrupt or truncated compressed input), before any of the above.
   // A well-formed scalar at the top level is no error: top() says kScalar.
   base::Status Run(const MemberHandler& member, const ElementHandler& element);
   Top top() const { return top_; }

@@ -6,11 +6,16 @@
 #include <cstring>
 #include <utility>
 
+#include "src/io/common/input_stream.h"
+
 namespace decodeprof::io {
 
 base::StatusOr<SqliteDb> SqliteDb::Open(const std::string& path) {
   if (::access(path.c_str(), R_OK) != 0) {
     return base::IoError(path, std::string("cannot open: ") + std::strerror(errno));
+  }
+  if (const Compression c = FileCompression(path); c != Compression::kNone) {
+    return CompressedSqliteError(path, c);
   }
   SqliteDb db(path);
   for (int flags : {SQLITE_OPEN_READONLY, SQLITE_OPEN_READWRITE}) {
@@ -28,6 +33,15 @@ base::StatusOr<SqliteDb> SqliteDb::Open(const std::string& path) {
     }
   }
   return db;
+}
+
+base::Status CompressedSqliteError(const std::string& path, Compression c) {
+  return base::DataError(path,
+                         "the file is " + std::string(CompressionName(c)) +
+                             "-compressed; an SQLite file (nsys, rocpd and native traces) is "
+                             "read only uncompressed",
+                         "decompress it first; decodeprof decompresses only text traces "
+                         "(docs/trace-formats.md)");
 }
 
 SqliteDb::~SqliteDb() { sqlite3_close(db_); }

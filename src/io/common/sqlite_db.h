@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "src/base/status.h"
+#include "src/io/common/input_stream.h"
 #include "src/trace/diagnostics.h"
 
 namespace decodeprof::io {
@@ -22,7 +23,8 @@ class SqliteQuery;
 class SqliteDb {
  public:
   // Errors: kIo (missing / unreadable file, a journal that cannot be rolled back), kData (not
-  // an SQLite database, corrupt).
+  // an SQLite database, corrupt; a gzip / zstd / xz / ... compressed file:
+  // CompressedSqliteError — SQLite needs random access, so decodeprof does not decompress it).
   static base::StatusOr<SqliteDb> Open(const std::string& path);
   SqliteDb(SqliteDb&& other) noexcept : path_(std::move(other.path_)), db_(other.db_) {
     other.db_ = nullptr;
@@ -78,6 +80,9 @@ class SqliteQuery {
   sqlite3_stmt* stmt_ = nullptr;
   int rc_ = SQLITE_OK;
 };
+
+// The refusal of a compressed SQLite file (kData, where = path): it must be decompressed first.
+base::Status CompressedSqliteError(const std::string& path, Compression c);
 
 // True if `head` (a file's first bytes, at least 16) starts like an SQLite database.
 bool LooksLikeSqlite(std::string_view head);

@@ -478,31 +478,15 @@ base::StatusOr<KinetoImport> Import(const std::string& source, JsonStream& json,
   return Reader(json, builder, options).Run(source);
 }
 
-bool IsGzip(std::string_view head) {
-  return head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x1f &&
-         static_cast<unsigned char>(head[1]) == 0x8b;
-}
-
 }  // namespace
 
 base::StatusOr<KinetoImport> ImportKinetoJson(const std::string& path, trace::TraceBuilder& builder,
                                               const KinetoImportOptions& options) {
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
-                                                       &std::fclose);
-  if (!file) return base::IoError(path, std::string("cannot open: ") + std::strerror(errno));
-  std::array<char, 2> magic{};
-  const size_t n = std::fread(magic.data(), 1, magic.size(), file.get());
-  if (IsGzip(std::string_view(magic.data(), n))) {
-    return base::DataError(path, "the trace is gzip-compressed",
-                           "decompress it first (gunzip -k " + path + ")");
-  }
-  if (std::fseek(file.get(), 0, SEEK_SET) != 0) {
-    return base::IoError(path, std::string("cannot read: ") + std::strerror(errno));
-  }
-  std::error_code ec;
-  const uintmax_t bytes = std::filesystem::file_size(path, ec);
-  JsonStream json(path, file.get(), "traceEvents", "event");
-  return Import(path, json, builder, options, ec ? 0 : bytes);
+  DP_ASSIGN_OR_RETURN(std::unique_ptr<InputStream> in, InputStream::Open(path));
+  // A compressed trace is about ten times its file's size.
+  const uint64_t bytes = in->file_bytes() * (in->compressed() ? 10 : 1);
+  JsonStream json(path, std::move(in), "traceEvents", "event");
+  return Import(path, json, builder, options, bytes);
 }
 
 base::StatusOr<KinetoImport> ImportKinetoJson(const std::string& path, trace::StringPool& names,
@@ -517,11 +501,14 @@ base::StatusOr<KinetoImport> ImportKinetoJsonText(std::string_view text,
                                                   trace::StringPool& names,
                                                   trace::DispatchSink& sink,
                                                   const KinetoImportOptions& options) {
-  if (IsGzip(text)) {
-    return base::DataError(source_name, "the trace is gzip-compressed", "decompress it first");
+  trace::TraceBuilder builder(names, sink);
+  if (DetectCompression(text) != Compression::kNone) {
+    DP_ASSIGN_OR_RETURN(std::unique_ptr<InputStream> in,
+                        InputStream::FromMemory(text, source_name));
+    JsonStream json(source_name, std::move(in), "traceEvents", "event");
+    return Import(source_name, json, builder, options, text.size() * 10);
   }
   JsonStream json(source_name, text, "traceEvents", "event");
-  trace::TraceBuilder builder(names, sink);
   return Import(source_name, json, builder, options, text.size());
 }
 
@@ -555,7 +542,6 @@ const Importer& KinetoJsonImporter() {
 }
 
 bool LooksLikeKinetoJson(std::string_view head) {
-  if (IsGzip(head)) return true;
   const size_t first = head.find_first_not_of(" \t\r\n");
   if (first == std::string_view::npos) return false;
   if (head[first] == '[') {

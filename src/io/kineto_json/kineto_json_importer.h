@@ -9,7 +9,8 @@
 // `distributedInfo`, ...) is skipped. A top-level array is read as the event list itself (the
 // Chrome trace "JSON array format"). The file is streamed (src/io/common/json_stream.h): memory
 // holds a window of about 2 MB plus what is returned, never the file or a document tree, so
-// traces of GBs are fine.
+// traces of GBs are fine. A gzip, zstd or xz-compressed file (`*.pt.trace.json.gz`, told by its
+// magic bytes) is decompressed as it is read (src/io/common/input_stream.h).
 //
 // Time: complete events (`"ph": "X"`) carry `ts` and `dur` in microseconds relative to
 // baseTimeNanoseconds. They are converted exactly from their decimal text (libkineto writes
@@ -49,7 +50,9 @@
 //   kData, where = "<path>:byte <N>", N = 0-based offset of the byte the parser stopped at (the
 //     file's size when it ends too early): malformed or truncated JSON ("malformed JSON: " and
 //     the parser's message, which gives line and column).
-//   kData, where = path: a gzip-compressed file (hint: decompress it).
+//   the errors of a compressed file (src/io/common/input_stream.h: corrupt or truncated
+//     gzip / zstd / xz data, where = "<path>:byte <N>" in the compressed file); the byte
+//     offsets of the errors above count the decompressed JSON.
 //   kData, where = path: the top level is not an object or array; an object without a
 //     `traceEvents` array ("not a Chrome/Kineto trace").
 #pragma once
@@ -120,8 +123,8 @@ base::StatusOr<KinetoImport> ImportKinetoJsonText(std::string_view text,
 
 // True if `head` (the first bytes of a file; a few KB are enough for libkineto's header)
 // looks like a Chrome/Kineto trace: its first non-space byte is '{' and `traceEvents` or
-// `schemaVersion` occurs in it, or it is '[' followed by '{' (the array format), or it is
-// gzip-compressed (so that the importer can say to decompress it).
+// `schemaVersion` occurs in it, or it is '[' followed by '{' (the array format). (A compressed
+// file's probe head is its decompressed start: src/io/common/file_probe.h.)
 bool LooksLikeKinetoJson(std::string_view head);
 
 // Microseconds as decimal text (a JSON number: optional '-', digits, optional fraction and

@@ -355,8 +355,10 @@ TEST(KinetoJsonImporter, NotATrace) {
   EXPECT_EQ(no_events.where(), "t.json");
   EXPECT_EQ(no_events.message(), "no traceEvents array: not a Chrome/Kineto trace");
   EXPECT_EQ(ErrorOf("42").message(), "the top level is not a JSON object or array");
+  // A gzip header and nothing after it: read as gzip, which ends early.
   const base::Status gz = ErrorOf(std::string("\x1f\x8b\x08\x00", 4));
-  EXPECT_EQ(gz.message(), "the trace is gzip-compressed");
+  EXPECT_EQ(gz.where(), "t.json:byte 4");
+  EXPECT_EQ(gz.message(), "truncated gzip data: the file ends after 0 decompressed bytes");
 }
 
 TEST(KinetoJsonImporter, FileErrors) {

@@ -131,16 +131,19 @@ class NativeReader {
       return it == meta.end() ? std::string() : it->second;
     };
     if (get(nf::kMetaFormat) != nf::kFormatName) {
-      return DataError("not a decodeprof native trace (meta format is '" + get(nf::kMetaFormat) +
-                       "', expected '" + std::string(nf::kFormatName) + "')");
+      return DataError("not a decodeprof native trace (meta format is '" +
+                       base::Excerpt(get(nf::kMetaFormat)) + "', expected '" +
+                       std::string(nf::kFormatName) + "')");
     }
     const std::string version = get(nf::kMetaFormatVersion);
     int64_t v = 0;
     for (char c : version) v = (c >= '0' && c <= '9' && v < 1000000) ? v * 10 + (c - '0') : -1;
-    if (version.empty() || v < 1) return DataError("bad format_version '" + version + "'");
+    if (version.empty() || v < 1)
+      return DataError("bad format_version '" + base::Excerpt(version) + "'");
     if (v > nf::kFormatVersion) {
-      return DataError("format_version " + version + " is newer than this reader's (" +
-                           std::to_string(nf::kFormatVersion) + ")",
+      return DataError("format_version " + base::Excerpt(version) +
+                           " is newer than this reader's (" + std::to_string(nf::kFormatVersion) +
+                           ")",
                        "update decodeprof");
     }
     const std::string clock = get(nf::kMetaClockDomain);
@@ -148,7 +151,7 @@ class NativeReader {
       for (trace::ClockDomain c : trace::kAllClocks) {
         if (clock == trace::ClockName(c)) result_.clock = c;
       }
-      if (!result_.clock) return DataError("unknown clock_domain '" + clock + "'");
+      if (!result_.clock) return DataError("unknown clock_domain '" + base::Excerpt(clock) + "'");
     }
     result_.complete = get(nf::kMetaComplete) == "1";
     result_.recording_status = get(nf::kMetaRecordingStatus);
@@ -164,7 +167,7 @@ class NativeReader {
       if (it == meta.end()) return base::OkStatus();
       const std::optional<int64_t> v = base::ParseInt64(it->second);
       if (!v || *v < min || *v > INT32_MAX) {
-        return DataError("meta " + std::string(key) + " is '" + it->second +
+        return DataError("meta " + std::string(key) + " is '" + base::Excerpt(it->second) +
                          "', not an integer from " + std::to_string(min) + " to " +
                          std::to_string(INT32_MAX));
       }
@@ -189,7 +192,7 @@ class NativeReader {
         const size_t comma = rest.find(',');
         const std::optional<int64_t> d = base::ParseInt64(rest.substr(0, comma));
         if (!d || *d < 0 || *d > INT32_MAX) {
-          return DataError("meta devices_used is '" + it->second +
+          return DataError("meta devices_used is '" + base::Excerpt(it->second) +
                            "', not a comma-separated list of device ids");
         }
         info.devices_used.push_back(static_cast<int32_t>(*d));

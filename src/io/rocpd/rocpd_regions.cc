@@ -272,9 +272,7 @@ class RegionReader {
     if (!text) return event_row.Error("extdata is NULL");
     const nlohmann::json json = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
     if (json.is_discarded() || !json.is_object()) {
-      std::string shown(text->substr(0, 40));
-      if (text->size() > 40) shown += "...";
-      return event_row.Error("extdata is not a JSON object: '" + shown + "'");
+      return event_row.Error("extdata is not a JSON object: '" + base::Excerpt(*text, 40) + "'");
     }
     auto it = json.find("message");
     if (it == json.end()) return ctx_.names().Intern("");

@@ -50,9 +50,7 @@ std::string Describe(const SqliteQuery& q, int col) {
     default:
       break;
   }
-  std::string text(q.TextView(col).substr(0, 40));
-  if (q.TextView(col).size() > 40) text += "...";
-  return "text '" + text + "'";
+  return "text '" + base::Excerpt(q.TextView(col), 40) + "'";
 }
 
 struct ViewSpec {

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "src/base/parse.h"
+#include "src/io/common/input_stream.h"
 #include "src/io/common/py_compat.h"
 
 namespace decodeprof::io {
@@ -48,15 +49,13 @@ Column FindColumn(const std::vector<std::string>& header,
 
 base::Status MissingColumn(const std::string& where, const std::vector<std::string>& candidates,
                            const std::vector<std::string>& header) {
-  // The header as the seed prints it; a file that is no CSV (one 37 MB JSON line) is cut to
-  // a readable length.
-  constexpr size_t kShown = 400;
-  std::string shown = PyListRepr(header);
-  if (shown.size() > kShown) {
-    size_t cut = kShown;
-    while (cut > 0 && (static_cast<unsigned char>(shown[cut]) & 0xC0) == 0x80) --cut;  // UTF-8
-    shown = shown.substr(0, cut) + "... (" + std::to_string(header.size()) + " fields, " +
-            std::to_string(shown.size()) + " characters)";
+  // The header as the seed prints it, cut as every quote of input is (base::InputPrefix): a
+  // file that is no CSV (one 37 MB JSON line) shows its first 200 bytes.
+  const std::string repr = PyListRepr(header);
+  std::string shown = std::string(base::InputPrefix(repr));
+  if (shown.size() < repr.size()) {
+    shown += "... (" + std::to_string(header.size()) + " fields, " + std::to_string(repr.size()) +
+             " characters)";
   }
   return base::DataError(where, "kernel trace has none of the columns " + PyTupleRepr(candidates) +
                                     "; header: " + shown);
@@ -168,7 +167,7 @@ base::Status NotAnInteger(const CsvReader& reader, const std::string& column,
   return base::DataError(
       base::AtLine(reader.where(), reader.line()),
       column + (integer_syntax ? " does not fit in 64 bits: " : " is not an integer: ") +
-          PyStrRepr(value));
+          PyStrRepr(base::InputPrefix(value)) + base::CutNote(value));
 }
 
 // The columns the import reads, found in the header row.
@@ -336,7 +335,8 @@ unsigned UsableCores() {
 std::vector<int64_t> ChooseCuts(const std::string& path, const CsvSplitOptions& options,
                                 unsigned cores, int64_t& bytes) {
   std::vector<int64_t> cuts = {0};
-  if (cores < 2) return cuts;
+  // A compressed file is one stream: read on one thread (while another decompresses it).
+  if (cores < 2 || FileCompression(path) != Compression::kNone) return cuts;
   std::error_code ec;
   const uintmax_t size = std::filesystem::file_size(path, ec);
   if (ec || size > static_cast<uintmax_t>(std::numeric_limits<int64_t>::max() / 2) ||

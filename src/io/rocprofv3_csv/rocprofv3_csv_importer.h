@@ -93,8 +93,9 @@ base::StatusOr<CsvImportStats> ImportRocprofv3Csv(CsvReader& reader, trace::Stri
 // thread carries on past the cut alone and `later` is empty; the caller must ignore the part
 // sinks (they may hold rows of abandoned parts).
 //
-// One thread does everything when the file is smaller than options.min_split_bytes, when
-// fewer than 2 cores are available (options.cores), or when no thread can be started. Errors
+// One thread does everything when the file is smaller than options.min_split_bytes, when it is
+// compressed (one stream, decompressed on a thread of its own), when fewer than 2 cores are
+// available (options.cores), or when no thread can be started. Errors
 // are exactly those of ImportRocprofv3Csv (the first in file order, with its line): a part
 // with an error makes the calling thread parse on to it.
 struct CsvSplitOptions {
