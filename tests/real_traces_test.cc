@@ -9,7 +9,10 @@
 //                   counts them by launch correlation.
 //   PlainSummarize  none of these traces holds a decode loop: without marks, summarize either
 //                   refuses in one paragraph naming the trace, or says decode_loop_uncertain.
-// The traces are never copied into the repository; without the folder every test is skipped.
+//   Refusal        the files that are no kernel trace are refused in at most three lines saying
+//                  what they are, quoting no more than 200 bytes of them.
+// decodeprof reads the gzip-compressed traces as they are. The traces are never copied into
+// the repository; without the folder every test is skipped.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -84,10 +87,6 @@ void PrintTo(const StepCase& c, std::ostream* os) {
   *os << c.file << " --step-range '" << c.glob << "'";
 }
 
-bool EndsWith(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
 std::string FirstLine(const std::string& text) { return text.substr(0, text.find('\n')); }
 
 // At most `n` bytes of a program's output, for a failure message (an error may be huge).
@@ -130,24 +129,9 @@ class RealTraceTest : public ::testing::Test {
     if (!dir_.empty()) fs::remove_all(dir_);
   }
 
-  // The trace as decodeprof reads it. decodeprof reads no gzip (docs/user-guide.md, "Gzip-
-  // compressed traces (.json.gz) must be decompressed first"): a .gz is decompressed into the
-  // scratch directory under its name less ".gz", as a user would (gunzip -k). census.py and
-  // launched_inside.py read the file as it is.
-  fs::path Input() {
-    const std::string name = original_.filename().string();
-    if (!EndsWith(name, ".gz")) return original_;
-    const fs::path out = dir_ / "in" / name.substr(0, name.size() - 3);
-    const Result r = RunProgram(kPython,
-                                {"-c",
-                                 "import gzip, shutil, sys\n"
-                                 "with gzip.open(sys.argv[1]) as f, open(sys.argv[2], 'wb') as g:\n"
-                                 "    shutil.copyfileobj(f, g)\n",
-                                 original_.string(), out.string()},
-                                dir_);
-    EXPECT_EQ(r.exit_code, 0) << "decompressing " << original_ << ": " << r.err;
-    return out;
-  }
+  // The trace as decodeprof reads it: the file as it is, a .gz too (decodeprof decompresses
+  // it as it reads; census.py and launched_inside.py decompress it their own way).
+  fs::path Input() const { return original_; }
 
   Result Python(const std::vector<std::string>& args) { return RunProgram(kPython, args, dir_); }
 
@@ -365,6 +349,36 @@ TEST_P(PlainSummarizeTest, RefusesOrSaysTheLoopIsUncertain) {
 
 INSTANTIATE_TEST_SUITE_P(RealTraces, PlainSummarizeTest, ::testing::ValuesIn(kCases),
                          ParamName<TraceCase>);
+
+// The files that are no kernel trace, and what decodeprof's refusal must call them.
+struct RefusalCase {
+  std::string file;
+  std::string says;
+};
+void PrintTo(const RefusalCase& c, std::ostream* os) { *os << c.file; }
+const std::vector<RefusalCase> kRefusalCases = {
+    {"tracelens_rocprofv3_908_results.json.gz", "rocprofv3's JSON output (--output-format json)"},
+    {"hta_cpu_only_rank34.pt.trace.json.gz", "a Chrome-trace JSON without GPU events"},
+    {"dynamicvit_nsys_empty_profile.sqlite", "dynamicvit_nsys_empty_profile.sqlite"},
+};
+
+class RefusalTest : public RealTraceTest, public ::testing::WithParamInterface<RefusalCase> {};
+
+// A refusal says what the file is in at most three lines and quotes no more than 200 bytes of
+// it (the rocprofv3 JSON is one 37 MB line).
+TEST_P(RefusalTest, SaysWhatTheFileIsInAFewLines) {
+  Prepare(GetParam().file);
+  if (IsSkipped() || HasFatalFailure()) return;
+  const Result r = RunBinary({"kernels", Input().string()}, {}, dir_);
+  EXPECT_EQ(r.exit_code, 65) << Head(r.err);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(FirstLine(r.err).find(GetParam().says), std::string::npos) << Head(r.err);
+  EXPECT_LE(std::count(r.err.begin(), r.err.end(), '\n'), 3) << Head(r.err);
+  EXPECT_LE(r.err.size(), 200u + 2 * Input().string().size() + 400u) << Head(r.err);
+}
+
+INSTANTIATE_TEST_SUITE_P(RealTraces, RefusalTest, ::testing::ValuesIn(kRefusalCases),
+                         ParamName<RefusalCase>);
 
 // The cases above are SOURCES.md's table: a trace added there is added here too.
 TEST(RealTracesSourcesTest, TableListsTheseFiles) {

@@ -83,6 +83,9 @@ class Importer {
   virtual const PartsImporter* parts() const { return nullptr; }
   // The annotations-first import, when the format has one.
   virtual const StagedImporter* staged() const { return nullptr; }
+  // The refusal of a trace of this format that holds no dispatch (kData, where = `path`):
+  // what the file is and why it holds none, in a line and a hint. `t`: what the import gave.
+  virtual base::Status NoDispatch(const std::string& path, const trace::ImportedTrace& t) const;
 };
 
 }  // namespace decodeprof::io

@@ -90,11 +90,7 @@ base::Status CheckImported(const TraceRequest& request, const io::Importer& impo
             : request.path + ": record " + std::to_string(info.bad_dispatch->line);
     return base::DataError(where, "a dispatch " + info.bad_dispatch->what);
   }
-  if (info.dispatches_per_device.empty()) {
-    return base::DataError(request.path,
-                           "the trace holds no dispatch (no kernel, no memory operation)",
-                           "was the GPU work recorded? (an empty or header-only file)");
-  }
+  if (info.dispatches_per_device.empty()) return importer.NoDispatch(request.path, info);
   return CheckDevices(request, info);
 }
 

@@ -527,6 +527,22 @@ class KinetoJsonImporterImpl final : public Importer {
   Recognition Recognize(const FileProbe& probe) const override {
     return LooksLikeKinetoJson(probe.head()) ? Recognition::kYes : Recognition::kNo;
   }
+  // A Chrome trace without GPU events (torch.profiler recording the CPU only, or a trace of
+  // another tool in Chrome's format): what it holds instead, by category.
+  base::Status NoDispatch(const std::string& path, const trace::ImportedTrace& t) const override {
+    std::string held;
+    for (const trace::DiagnosticEntry& e : t.diagnostics.entries()) {
+      if (e.code == trace::Diag::kEventsSkipped) {
+        held = "; its other events: " + base::Excerpt(e.first.detail);
+      }
+    }
+    return base::DataError(
+        path,
+        "a Chrome-trace JSON without GPU events (no kernel, gpu_memcpy or gpu_memset event" +
+            held + ")",
+        "decodeprof needs the GPU's activity in the trace: it was recorded without it, or the "
+        "GPU did no work while it ran");
+  }
   base::Status Import(const std::string& path, trace::TraceBuilder& builder) const override {
     KinetoImportOptions options;
     options.memory_ops_as_dispatches = true;
