@@ -85,7 +85,10 @@ class Importer {
   virtual const StagedImporter* staged() const { return nullptr; }
   // The refusal of a trace of this format that holds no dispatch (kData, where = `path`):
   // what the file is and why it holds none, in a line and a hint. `t`: what the import gave.
-  virtual base::Status NoDispatch(const std::string& path, const trace::ImportedTrace& t) const;
+  virtual base::Status NoDispatch(const std::string& path, const trace::ImportedTrace&) const {
+    return base::DataError(path, "the trace holds no dispatch (no kernel, no memory operation)",
+                           "was the GPU work recorded? (an empty or header-only file)");
+  }
 };
 
 }  // namespace decodeprof::io

@@ -27,11 +27,6 @@ std::vector<const Importer*> MakeRegistry() {
 
 }  // namespace
 
-base::Status Importer::NoDispatch(const std::string& path, const trace::ImportedTrace&) const {
-  return base::DataError(path, "the trace holds no dispatch (no kernel, no memory operation)",
-                         "was the GPU work recorded? (an empty or header-only file)");
-}
-
 std::span<const Importer* const> Importers() {
   static const std::vector<const Importer*> registry = MakeRegistry();
   return registry;

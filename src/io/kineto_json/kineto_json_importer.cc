@@ -538,8 +538,8 @@ class KinetoJsonImporterImpl final : public Importer {
     }
     return base::DataError(
         path,
-        "a Chrome-trace JSON without GPU events (no kernel, gpu_memcpy or gpu_memset event" +
-            held + ")",
+        "a Chrome-trace JSON without GPU events (no kernel, gpu_memcpy or gpu_memset event" + held +
+            ")",
         "decodeprof needs the GPU's activity in the trace: it was recorded without it, or the "
         "GPU did no work while it ran");
   }

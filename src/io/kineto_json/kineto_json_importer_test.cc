@@ -427,7 +427,8 @@ TEST(KinetoJsonImporter, Sniffing) {
   EXPECT_TRUE(LooksLikeKinetoJson("\n  {\n    \"schemaVersion\": 1,"));
   EXPECT_TRUE(LooksLikeKinetoJson("{\"traceEvents\": []}"));
   EXPECT_TRUE(LooksLikeKinetoJson(" [ {\"ph\": \"X\"}"));
-  EXPECT_TRUE(LooksLikeKinetoJson(std::string("\x1f\x8b", 2)));
+  // A compressed file's probe is its decompressed start (FileProbe): raw gzip bytes are no trace.
+  EXPECT_FALSE(LooksLikeKinetoJson(std::string("\x1f\x8b", 2)));
   EXPECT_FALSE(LooksLikeKinetoJson("{\"model_type\": \"llama\"}"));
   EXPECT_FALSE(LooksLikeKinetoJson("Kind,Agent_Id,Kernel_Name\n"));
   EXPECT_FALSE(LooksLikeKinetoJson(std::string("SQLite format 3\0", 16)));

@@ -153,6 +153,9 @@ base::StatusOr<NsysImport> ImportNsysSqlite(const std::string& path, trace::Trac
     return base::DataError(path, "an Nsight Systems report, not its SQLite export",
                            NsysExportCommand(path));
   }
+  if (const Compression c = DetectCompression(head); c != Compression::kNone) {
+    return CompressedSqliteError(path, c);
+  }
   if (!LooksLikeSqlite(head)) return base::DataError(path, "not an SQLite database");
   DP_ASSIGN_OR_RETURN(SqliteDb db, SqliteDb::Open(path));
   if (db.HasTable("StringTable")) {

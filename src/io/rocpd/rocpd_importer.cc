@@ -79,6 +79,9 @@ std::string_view RocpdMemcpyName(std::string_view operation) {
 
 base::StatusOr<RocpdImport> ImportRocpd(const std::string& path, trace::TraceBuilder& builder) {
   DP_ASSIGN_OR_RETURN(const std::string head, base::ReadFilePrefix(path, 16));
+  if (const Compression c = DetectCompression(head); c != Compression::kNone) {
+    return CompressedSqliteError(path, c);
+  }
   if (!LooksLikeSqlite(head)) return base::DataError(path, "not an SQLite database");
   DP_ASSIGN_OR_RETURN(SqliteDb db, SqliteDb::Open(path));
   DP_ASSIGN_OR_RETURN(const std::vector<std::string> names, db.TableNames());
