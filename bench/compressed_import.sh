@@ -7,7 +7,8 @@
 #   BENCH     the decodeprof_kineto_bench binary (default:
 #             build/release/bench/decodeprof_kineto_bench)
 #   SIZE_MB   size of the libkineto-shaped trace bench/gen_kineto_trace.py generates (default
-#             256); or TRACE, an uncompressed Kineto trace of your own
+#             256); or TRACE, an uncompressed Kineto trace of your own (TRACE.gz, TRACE.zst,
+#             TRACE.xz beside it are used as they are, for a machine without those tools)
 #
 # Compresses the trace with gzip -6, zstd -3 and xz -1 (the tools' usual levels; xz -1 since
 # -6 takes minutes on a large file), then times, each best of $RUNS (default 3) in a child
@@ -15,9 +16,10 @@
 #   import      the importer plug-in (decodeprof_kineto_bench import: everything read, the
 #               dispatches of a 1 ms window kept) on the plain file and on each compressed one;
 #   decompress  `gzip -dc` / `zstd -dc` / `xz -dc` to /dev/null: the codec alone, the floor
-#               of a one-stream decompression.
-# Prints per file: seconds, MB/s of JSON (the uncompressed size over the seconds), the import's
-# time as a multiple of the plain import's, and peak RSS. The compressed import decodes on a
+#               of a one-stream decompression (where the tool is installed).
+# Prints per file: wall seconds, MB/s of JSON (the uncompressed size over the seconds), the
+# import's time as a multiple of the plain import's, CPU seconds (user + system, both threads)
+# and peak RSS. The compressed import decodes on a
 # thread of its own while the parse runs (src/io/common/input_stream.h), so its time is about
 # the larger of the plain import and the decompression, not their sum. Exit status: 0, or 1 when
 # a run fails, 2 on a usage error. Environment: RUNS, TMPDIR, KEEP_TMP=1.
@@ -26,9 +28,7 @@ case "${1:-}" in -h | --help) sed -n '3,24p' "$0" | sed 's/^# \{0,1\}//' >&2; ex
 bench=${1:-build/release/bench/decodeprof_kineto_bench}
 input=${2:-256}
 [[ -x $bench ]] || { echo "benchmark binary not found: $bench (build it first)" >&2; exit 2; }
-for tool in python3 gzip zstd xz; do
-  command -v "$tool" >/dev/null || { echo "$tool not found" >&2; exit 2; }
-done
+command -v python3 >/dev/null || { echo "python3 not found" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d -t decodeprof-compressed-import.XXXXXX)
 if [[ ${KEEP_TMP:-0} == 1 ]]; then echo "keeping $work" >&2; else trap 'rm -rf "$work"' EXIT; fi
@@ -51,21 +51,29 @@ codecs = {"gzip": (["gzip", "-6", "-c"], ["gzip", "-dc"], ".gz"),
 files = {"plain": trace}
 for name, (pack, _, suffix) in codecs.items():
     files[name] = trace + suffix
-    with open(files[name], "wb") as out:
-        subprocess.run(pack + [trace], stdout=out, check=True)
+    if os.path.isfile(source + suffix):
+        shutil.copyfile(source + suffix, files[name])
+    elif shutil.which(pack[0]):
+        with open(files[name], "wb") as out:
+            subprocess.run(pack + [trace], stdout=out, check=True)
+    else:
+        sys.exit(f"{pack[0]} not found, and no {source + suffix}")
 
 def measure(cmd):
     best = None
     for _ in range(runs):
         t0 = time.perf_counter()
         p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        out, err = p.communicate()
+        out, err = p.stdout.read(), p.stderr.read()
+        _, status, usage = os.wait4(p.pid, 0)
         dt = time.perf_counter() - t0
+        p.returncode = os.waitstatus_to_exitcode(status)
+        cpu = usage.ru_utime + usage.ru_stime
         if p.returncode != 0:
             sys.exit(f"failed: {' '.join(cmd)}: {err.decode()[:400]}")
         words = out.decode().split()
         rss = int(words[words.index("peak_rss_kib") + 1]) / 1024 if "peak_rss_kib" in words else None
-        best = (dt, rss) if best is None or dt < best[0] else best
+        best = (dt, rss, cpu) if best is None or dt < best[0] else best
     return best
 
 for path in files.values():
@@ -74,14 +82,15 @@ print(f"load average at the start: {os.getloadavg()[0]:.2f}; {os.cpu_count()} CP
 print(f"trace: {mb:.0f} MB of JSON" + ("" if os.path.isfile(source) else f" ({source} MB asked)"))
 rows = {name: measure([bench, "import", path] + window) for name, path in files.items()}
 floor = {name: measure(["sh", "-c", " ".join(unpack) + ' "$0" > /dev/null', files[name]])
-         for name, (_, unpack, _) in codecs.items()}
+         for name, (_, unpack, _) in codecs.items() if shutil.which(unpack[0])}
 plain = rows["plain"][0]
-print(f"  {'file':6} {'file MB':>8} {'import s':>9} {'MB/s':>6} {'× plain':>8} {'peak RSS':>9}"
-      f" {'decompress s':>13} {'MB/s':>6}")
-for name, (s, rss) in rows.items():
+print(f"  {'file':6} {'file MB':>8} {'import s':>9} {'MB/s':>6} {'× plain':>8} {'CPU s':>6}"
+      f" {'peak RSS':>9} {'decompress s':>13} {'MB/s':>6}")
+for name, (s, rss, cpu) in rows.items():
     size = os.path.getsize(files[name]) / 1e6
     memory = f"{rss:5.0f} MiB" if rss is not None else f"{'-':>9}"
     unpack = f"{floor[name][0]:13.3f} {mb / floor[name][0]:6.0f}" if name in floor else f"{'':13} {'':6}"
-    print(f"  {name:6} {size:8.1f} {s:9.3f} {mb / s:6.0f} {s / plain:8.2f} {memory} {unpack}")
+    print(f"  {name:6} {size:8.1f} {s:9.3f} {mb / s:6.0f} {s / plain:8.2f} {cpu:6.2f} {memory}"
+          f" {unpack}")
 print(f"load average at the end: {os.getloadavg()[0]:.2f}")
 PY
