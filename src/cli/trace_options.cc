@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <string>
 
+#include "src/base/status.h"
 #include "src/cli/subcommand.h"
 #include "src/io/importer_registry.h"
 
@@ -20,7 +21,8 @@ void PrintDiagnostics(std::string_view subcommand, std::span<const trace::Diagno
     ++shown;
     std::string where = e.first.file;
     if (!e.first.position.empty()) where += ": " + e.first.position;
-    if (!e.first.detail.empty()) where += ": " + e.first.detail;
+    // The detail may quote the input (a log line, categories): cut as every quote of input is.
+    if (!e.first.detail.empty()) where += ": " + base::Excerpt(e.first.detail);
     table += fmt::format("  {:<9}  {:<26} {:>8}  {}", trace::SeverityName(info.severity), info.name,
                          e.count, info.meaning);
     if (!where.empty()) table += " [" + where + "]";

@@ -170,3 +170,22 @@ TEST(JsonStream, IntegersAsNlohmannReadsThem) {
 
 }  // namespace
 }  // namespace decodeprof::io
+
+namespace decodeprof::io {
+namespace {
+
+// nlohmann's message quotes the token it stopped in ("last read: '...'"): a long one is cut to
+// 200 bytes, as every quote of input is.
+TEST(JsonStream, ALongTokenInAnErrorIsCut) {
+  const std::string text =
+      "{\"traceEvents\": [{\"name\": \"" + std::string(100000, 'a') + "\x01\"}]}";
+  const Seen seen = Read(text, JsonStream::kWindow, false);
+  ASSERT_EQ(seen.status.kind(), base::ErrorKind::kData);
+  EXPECT_LT(seen.status.message().size(), 500u) << seen.status.message().substr(0, 600);
+  EXPECT_NE(seen.status.message().find("last read: '\"aaaa"), std::string::npos)
+      << seen.status.message().substr(0, 600);
+  EXPECT_NE(seen.status.message().find(" bytes)"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace decodeprof::io
