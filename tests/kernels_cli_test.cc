@@ -5,8 +5,11 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <zlib.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
@@ -364,6 +367,54 @@ TEST_F(KernelsCliTest, ARecorderThatCannotBeFoundIsAConfigurationError) {
                              Path("missing.so")))
       << r.err;
   EXPECT_TRUE(fs::is_empty(Path("tmp")));
+}
+
+// gzip (what vLLM and SGLang write) of `text`.
+std::string Gzip(const std::string& text) {
+  z_stream z{};
+  EXPECT_EQ(deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
+  std::string out(deflateBound(&z, text.size()) + 32, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  z.avail_in = static_cast<uInt>(text.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  EXPECT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
+}
+
+// A .pt.trace.json.gz is read as it is, to the census of the plain file; cut short, it is an
+// error naming the file and the byte, with no census.
+TEST_F(KernelsCliTest, AGzipTraceIsReadAsItIs) {
+  std::string trace = "{\"schemaVersion\": 1, \"traceEvents\": [";
+  for (int i = 0; i < 3000; ++i) {
+    if (i > 0) trace += ",\n";
+    trace += "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm_" + std::to_string(i % 5) +
+             "\", \"ts\": " + std::to_string(10 * i) + ", \"dur\": 4, \"args\": {\"device\": 0}}";
+  }
+  trace += "]}";
+  const std::string packed = Gzip(trace);
+  std::ofstream(Path("run.pt.trace.json"), std::ios::binary) << trace;
+  std::ofstream(Path("run.pt.trace.json.gz"), std::ios::binary) << packed;
+  std::ofstream(Path("cut.pt.trace.json.gz"), std::ios::binary)
+      << packed.substr(0, packed.size() - 100);
+  const Result plain = Run({Path("run.pt.trace.json"), "--window", "all"});
+  const Result gz = Run({Path("run.pt.trace.json.gz"), "--window", "all"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  ASSERT_EQ(gz.exit_code, 0) << gz.err;
+  // The same census; only the first line's file name differs.
+  EXPECT_EQ(gz.out.substr(gz.out.find(' ')), plain.out.substr(plain.out.find(' ')));
+  EXPECT_EQ(gz.out.rfind("run.pt.trace.json.gz (kineto-json", 0), 0u);
+  EXPECT_NE(gz.out.find("gemm_4"), std::string::npos);
+
+  const Result cut = Run({Path("cut.pt.trace.json.gz"), "--window", "all"});
+  EXPECT_EQ(cut.exit_code, 65) << cut.err;
+  EXPECT_EQ(cut.out, "");
+  const std::string where = Path("cut.pt.trace.json.gz") + ":byte " +
+                            std::to_string(packed.size() - 100) + ": truncated gzip data";
+  EXPECT_NE(cut.err.find(where), std::string::npos) << cut.err;
+  EXPECT_LE(std::count(cut.err.begin(), cut.err.end(), '\n'), 3) << cut.err;
 }
 
 }  // namespace
