@@ -500,8 +500,9 @@ base::Status ComputeRun(const SummarizeRequest& req, ComputedRun& run) {
   if (const auto& e = loaded.trace.engine_steps) {
     std::string note = "no phase marks: the window is the engine's own steps (" + e->engine +
                        " step names, rule " + e->rule + "): " + std::to_string(e->window_steps) +
-                       " " + std::string(analysis::StepKindName(e->window_kind)) + " of " +
-                       analysis::KindCounts(e->kinds) + " steps";
+                       " " + std::string(analysis::StepKindName(e->window_kind)) +
+                       (e->window_steps == 1 ? " step" : " steps") +
+                       " (the trace's steps: " + analysis::KindCounts(e->kinds) + ")";
     if (e->decode_runs > 1) {
       note += ", the longest of " + std::to_string(e->decode_runs) + " runs of decode steps";
     }

@@ -236,7 +236,11 @@ base::StatusOr<std::optional<EngineStepWindow>> EngineStepsOf(const TraceForWind
   const size_t chosen = found.front();
   const auto counts_of = [&](size_t rule) {
     std::vector<analysis::StepRecord> records;
-    for (const Step& s : by_rule[rule]) records.push_back({s.label});
+    for (const Step& s : by_rule[rule]) {
+      analysis::StepRecord r;
+      r.label = s.label;
+      records.push_back(r);
+    }
     return "'" + std::string(rules[rule].id) + "' (" +
            analysis::KindCounts(analysis::StepKindTable(records)) + ")";
   };
@@ -369,7 +373,7 @@ base::StatusOr<std::optional<EngineStepWindow>> EngineStepsOf(const TraceForWind
   table.kinds = analysis::StepKindTable(table.steps);
   if (table.decode_runs == 0) {
     const std::string what = table.window_kind == analysis::StepKind::kUnknown
-                                 ? std::string("steps")
+                                 ? std::string(table.window_steps == 1 ? "step" : "steps")
                                  : std::string(analysis::StepKindName(table.window_kind)) +
                                        (table.window_steps == 1 ? " step" : " steps");
     out.reasons.push_back("the engine's step names (" + table.rule + ": " +

@@ -212,7 +212,9 @@ TEST_F(WindowStageTest, OtherRangeNamesAreNoEngineSteps) {
   for (int i = 0; i < 4; ++i) Step("execute_model", 10 * kMs * i, 3);
   auto w = Cut(Plain());
   EXPECT_TRUE(!w.ok() || (w->window_source != "engine-steps" && !w->engine_steps));
-  if (!w.ok()) EXPECT_EQ(w.status().message().find("engine step"), std::string::npos);
+  if (!w.ok()) {
+    EXPECT_EQ(w.status().message().find("engine step"), std::string::npos);
+  }
 }
 
 // An asynchronous engine: the step range [1000, 2000] launches three kernels that run from

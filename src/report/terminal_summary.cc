@@ -30,7 +30,7 @@ std::string List(const std::vector<int64_t>& values) {
 // The engine's steps per kind: count, batch sizes, GPU and wall milliseconds per step.
 std::string StepTable(const analysis::EngineSteps& e) {
   std::string out =
-      "  engine steps: kind     steps  window  batch        GPU ms/step (p50, p99)       "
+      "  engine steps: kind     steps  window  batch            GPU ms/step (p50, p99)       "
       "wall ms/step (p50, p99)\n";
   for (const analysis::StepKindStats& k : e.kinds) {
     char line[512];
@@ -40,7 +40,7 @@ std::string StepTable(const analysis::EngineSteps& e) {
                             Fixed(k.gpu_ms_p99, 3) + ")";
     const std::string wall = Fixed(k.wall_ms_mean, 3) + " (" + Fixed(k.wall_ms_p50, 3) + ", " +
                              Fixed(k.wall_ms_p99, 3) + ")";
-    std::snprintf(line, sizeof line, "                %-8s %5lld  %6lld  %-12s %-28s %s\n",
+    std::snprintf(line, sizeof line, "                %-8s %5lld  %6lld  %-16s %-28s %s\n",
                   std::string(analysis::StepKindName(k.kind)).c_str(),
                   static_cast<long long>(k.steps), static_cast<long long>(k.in_window),
                   batch.c_str(), gpu.c_str(), wall.c_str());
