@@ -29,22 +29,37 @@ std::string List(const std::vector<int64_t>& values) {
 
 // The engine's steps per kind: count, batch sizes, GPU and wall milliseconds per step.
 std::string StepTable(const analysis::EngineSteps& e) {
-  std::string out =
-      "  engine steps: kind     steps  window  batch            GPU ms/step (p50, p99)       "
-      "wall ms/step (p50, p99)\n";
+  struct Row {
+    std::string kind, steps, window, batch, gpu, wall;
+  };
+  std::vector<Row> rows = {
+      {"kind", "steps", "window", "batch", "GPU ms/step (p50, p99)", "wall ms/step (p50, p99)"}};
   for (const analysis::StepKindStats& k : e.kinds) {
-    char line[512];
     std::string batch = List(k.batch_sizes);
     if (!k.tokens.empty()) batch += " (" + List(k.tokens) + " tok)";
-    const std::string gpu = Fixed(k.gpu_ms_mean, 3) + " (" + Fixed(k.gpu_ms_p50, 3) + ", " +
-                            Fixed(k.gpu_ms_p99, 3) + ")";
-    const std::string wall = Fixed(k.wall_ms_mean, 3) + " (" + Fixed(k.wall_ms_p50, 3) + ", " +
-                             Fixed(k.wall_ms_p99, 3) + ")";
-    std::snprintf(line, sizeof line, "                %-8s %5lld  %6lld  %-16s %-28s %s\n",
-                  std::string(analysis::StepKindName(k.kind)).c_str(),
-                  static_cast<long long>(k.steps), static_cast<long long>(k.in_window),
-                  batch.c_str(), gpu.c_str(), wall.c_str());
-    out += line;
+    rows.push_back({std::string(analysis::StepKindName(k.kind)), std::to_string(k.steps),
+                    std::to_string(k.in_window), batch,
+                    Fixed(k.gpu_ms_mean, 3) + " (" + Fixed(k.gpu_ms_p50, 3) + ", " +
+                        Fixed(k.gpu_ms_p99, 3) + ")",
+                    Fixed(k.wall_ms_mean, 3) + " (" + Fixed(k.wall_ms_p50, 3) + ", " +
+                        Fixed(k.wall_ms_p99, 3) + ")"});
+  }
+  size_t batch_width = 0, gpu_width = 0;
+  for (const Row& r : rows) {
+    batch_width = std::max(batch_width, r.batch.size());
+    gpu_width = std::max(gpu_width, r.gpu.size());
+  }
+  const auto pad = [](std::string text, size_t width, bool right) {
+    if (text.size() < width) text.insert(right ? 0 : text.size(), width - text.size(), ' ');
+    return text;
+  };
+  std::string out;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const Row& r = rows[i];
+    out += (i == 0 ? "  engine steps: " : "                ") + pad(r.kind, 8, false) + " " +
+           pad(r.steps, 5, true) + "  " + pad(r.window, 6, true) + "  " +
+           pad(r.batch, batch_width, false) + "  " + pad(r.gpu, gpu_width, false) + "  " + r.wall +
+           "\n";
   }
   return out;
 }
