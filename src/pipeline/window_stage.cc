@@ -561,9 +561,17 @@ base::StatusOr<Choice> Choose(const TraceRequest& request, const trace::PhaseMar
   }
   // The log's marks on any other clock (realtime, session).
   if (!log_marks.empty()) return log_choice();
-  // The engine's own step names, projected onto the GPU like step ranges.
-  DP_ASSIGN_OR_RETURN(std::optional<EngineStepWindow> engine,
-                      EngineStepsOf(t, names, request.path));
+  // The engine's own step names, projected onto the GPU like step ranges. Not in a sampled
+  // recording (record --sample-steps / --sample-time): most of its steps lie across
+  // unrecorded time; its steps are named with --step-range, or the loop is found in a period.
+  const bool sampled_recording =
+      !timed.empty() ||
+      std::any_of(info.ranges.begin(), info.ranges.end(),
+                  [&](const trace::Range& r) { return names.Get(r.name) == kSampledRange; });
+  std::optional<EngineStepWindow> engine;
+  if (!sampled_recording) {
+    DP_ASSIGN_OR_RETURN(engine, EngineStepsOf(t, names, request.path));
+  }
   if (engine) {
     DP_RETURN_IF_ERROR(ProjectRanges(t, clock, engine->lo, engine->hi, out));
     analysis::WindowEvidence& ev = out.evidence;

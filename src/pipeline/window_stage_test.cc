@@ -208,6 +208,20 @@ TEST_F(WindowStageTest, StepRangeOverridesTheNames) {
   EXPECT_EQ(w->window.dispatches.size(), 6u);
 }
 
+// A sampled recording (record --sample-steps): its named steps mostly ran unrecorded, so the
+// names do not cut its window.
+TEST_F(WindowStageTest, ASampledRecordingIsNotCutByTheNames) {
+  for (int i = 0; i < 4; ++i) Step("step[DECODE bs=32]", 10 * kMs * i, 3);
+  Range("decodeprof:sampled", 10 * kMs, 13 * kMs);
+  auto w = Cut(Plain());
+  EXPECT_TRUE(!w.ok() || (w->window_source != "engine-steps" && !w->engine_steps));
+  TraceRequest request = Plain();
+  request.step_range = "step?DECODE*";
+  auto named = Cut(request);
+  ASSERT_TRUE(named.ok()) << named.status().ToString();
+  EXPECT_EQ(named->window_source, "ranges");
+}
+
 TEST_F(WindowStageTest, OtherRangeNamesAreNoEngineSteps) {
   for (int i = 0; i < 4; ++i) Step("execute_model", 10 * kMs * i, 3);
   auto w = Cut(Plain());
