@@ -1,6 +1,7 @@
 #include "src/pipeline/window_stage.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <optional>
 #include <span>
@@ -108,6 +109,60 @@ base::StatusOr<Projection> Project(const TraceForWindow& t, trace::TimestampNs l
   return p;
 }
 
+// Calls `fn(i, d)` for each dispatch `d` launched inside steps[i] (ranges sorted by start):
+// its launch call (by correlation id) starts inside the step's host time — the latest step to
+// start at or before the call, on any thread — or, in a trace without launch calls, the
+// dispatch itself starts there.
+base::Status ForEachStepDispatch(const TraceForWindow& t,
+                                 std::span<const trace::Range* const> steps,
+                                 const std::function<void(size_t, const trace::Dispatch&)>& fn) {
+  std::vector<trace::TimestampNs> starts;  // of the steps
+  for (const trace::Range* r : steps) starts.push_back(r->start);
+  // The step whose host time holds `time`, or -1.
+  const auto step_at = [&](trace::TimestampNs time) -> int64_t {
+    const auto it = std::upper_bound(starts.begin(), starts.end(), time);
+    if (it == starts.begin()) return -1;
+    const size_t i = static_cast<size_t>(it - starts.begin()) - 1;
+    return steps[i]->end >= time ? static_cast<int64_t>(i) : -1;
+  };
+  std::unordered_map<uint64_t, int64_t> step_of;  // correlation → step launched in
+  bool any_launch = false;
+  DP_RETURN_IF_ERROR(t.launches([&](const trace::ApiCall& call) {
+    any_launch = true;
+    const int64_t s = step_at(call.start);
+    if (s >= 0) step_of.emplace(call.correlation, s);
+  }));
+  return t.dispatches([&](const trace::Dispatch& d) {
+    int64_t s = -1;
+    if (any_launch) {
+      if (auto it = step_of.find(d.correlation); it != step_of.end()) s = it->second;
+    } else {
+      s = step_at(d.start);
+    }
+    if (s >= 0) fn(static_cast<size_t>(s), d);
+  });
+}
+
+// The steps kept of steps whose dispatch counts are `counts` (non-empty): [a, b) without the
+// leading and trailing ones whose count is off the median by over 10 % (a prefill); every
+// step when none is like the median.
+struct Kept {
+  size_t a = 0, b = 0;
+  int64_t median = 0;
+};
+Kept KeptSteps(const std::vector<int64_t>& counts) {
+  std::vector<int64_t> sorted = counts;
+  std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2),
+                   sorted.end());
+  const int64_t median = sorted[sorted.size() / 2];
+  const auto off = [median](int64_t n) { return std::abs(n - median) * 10 > median; };
+  size_t a = 0, b = counts.size();
+  while (a < b && off(counts[a])) ++a;
+  while (b > a && off(counts[b - 1])) --b;
+  if (a == b) return {0, counts.size(), median};  // nothing like the median: keep every step
+  return {a, b, median};
+}
+
 // The step ranges matching `pattern`, by start. Engines' own per-step ranges (ProfilerStep#N,
 // execute_model) often hold the prefill too: leading and trailing steps whose dispatch count
 // is off the median by more than 10 % are left out (skipped), and the kept ones that differ
@@ -128,45 +183,11 @@ base::StatusOr<std::optional<StepRangeSpan>> StepSpan(const TraceForWindow& t,
   std::stable_sort(steps.begin(), steps.end(), [](const trace::Range* a, const trace::Range* b) {
     return a->start < b->start;
   });
-  std::vector<trace::TimestampNs> starts;  // of the steps
-  for (const trace::Range* r : steps) starts.push_back(r->start);
-  // The step whose host time holds `time` (the latest to start at or before it), or -1.
-  const auto step_at = [&](trace::TimestampNs time) -> int64_t {
-    const auto it = std::upper_bound(starts.begin(), starts.end(), time);
-    if (it == starts.begin()) return -1;
-    const size_t i = static_cast<size_t>(it - starts.begin()) - 1;
-    return steps[i]->end >= time ? static_cast<int64_t>(i) : -1;
-  };
-  std::unordered_map<uint64_t, int64_t> step_of;  // correlation → step launched in
-  bool any_launch = false;
-  DP_RETURN_IF_ERROR(t.launches([&](const trace::ApiCall& call) {
-    any_launch = true;
-    const int64_t s = step_at(call.start);
-    if (s >= 0) step_of.emplace(call.correlation, s);
-  }));
   std::vector<int64_t> counts(steps.size(), 0);
-  DP_RETURN_IF_ERROR(t.dispatches([&](const trace::Dispatch& d) {
-    if (any_launch) {
-      if (auto it = step_of.find(d.correlation); it != step_of.end()) {
-        ++counts[static_cast<size_t>(it->second)];
-      }
-    } else if (const int64_t s = step_at(d.start); s >= 0) {
-      ++counts[static_cast<size_t>(s)];
-    }
-  }));
-  std::vector<int64_t> sorted = counts;
-  std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2),
-                   sorted.end());
-  const int64_t median = sorted[sorted.size() / 2];
-  const auto off = [median](int64_t n) { return std::abs(n - median) * 10 > median; };
-  size_t a = 0, b = steps.size();
-  while (a < b && off(counts[a])) ++a;
-  while (b > a && off(counts[b - 1])) --b;
+  DP_RETURN_IF_ERROR(
+      ForEachStepDispatch(t, steps, [&](size_t step, const trace::Dispatch&) { ++counts[step]; }));
+  const auto [a, b, median] = KeptSteps(counts);
   StepRangeSpan out;
-  if (a == b) {  // nothing like the median at all: keep every step
-    a = 0;
-    b = steps.size();
-  }
   out.lo = steps[a]->start;
   out.hi = steps[a]->end;
   for (size_t i = a; i < b; ++i) {
@@ -276,45 +297,25 @@ base::StatusOr<std::optional<EngineStepWindow>> EngineStepsOf(const TraceForWind
     rec.end_ns = s.range->end;
     table.steps.push_back(rec);
   }
-  // What each step launched: the dispatches whose launch call starts inside it (the latest
-  // step to start at or before the call, on any thread), or, without launch calls, those that
-  // start inside it.
-  std::vector<trace::TimestampNs> starts;
-  for (const Step& s : steps) starts.push_back(s.range->start);
-  const auto step_at = [&](trace::TimestampNs time) -> int64_t {
-    const auto it = std::upper_bound(starts.begin(), starts.end(), time);
-    if (it == starts.begin()) return -1;
-    const size_t i = static_cast<size_t>(it - starts.begin()) - 1;
-    return steps[i].range->end >= time ? static_cast<int64_t>(i) : -1;
-  };
-  std::unordered_map<uint64_t, int64_t> step_of;
-  bool any_launch = false;
-  DP_RETURN_IF_ERROR(t.launches([&](const trace::ApiCall& call) {
-    any_launch = true;
-    const int64_t s = step_at(call.start);
-    if (s >= 0) step_of.emplace(call.correlation, s);
-  }));
+  // What each step launched, whenever it ran.
+  std::vector<const trace::Range*> ranges;
+  for (const Step& step : steps) ranges.push_back(step.range);
   struct Work {
-    int64_t step;
+    size_t step;
     trace::TimestampNs start, end;
   };
   std::vector<Work> work;
-  DP_RETURN_IF_ERROR(t.dispatches([&](const trace::Dispatch& d) {
-    int64_t s = -1;
-    if (any_launch) {
-      if (auto it = step_of.find(d.correlation); it != step_of.end()) s = it->second;
-    } else {
-      s = step_at(d.start);
-    }
-    if (s >= 0) work.push_back({s, d.start, d.end});
+  DP_RETURN_IF_ERROR(ForEachStepDispatch(t, ranges, [&](size_t step, const trace::Dispatch& d) {
+    work.push_back({step, d.start, d.end});
   }));
   std::sort(work.begin(), work.end(), [](const Work& a, const Work& b) {
     return a.step != b.step ? a.step < b.step : a.start < b.start;
   });
   for (size_t i = 0; i < work.size();) {
-    analysis::StepRecord& rec = table.steps[static_cast<size_t>(work[i].step)];
+    const size_t step = work[i].step;
+    analysis::StepRecord& rec = table.steps[step];
     trace::TimestampNs lo = work[i].start, hi = work[i].end;
-    for (; i < work.size() && &table.steps[static_cast<size_t>(work[i].step)] == &rec; ++i) {
+    for (; i < work.size() && work[i].step == step; ++i) {
       ++rec.dispatches;
       if (work[i].start > hi) {
         rec.gpu_busy_ns += hi - lo;
@@ -346,18 +347,9 @@ base::StatusOr<std::optional<EngineStepWindow>> EngineStepsOf(const TraceForWind
   if (table.decode_runs == 0) {
     std::vector<int64_t> counts;
     for (const analysis::StepRecord& r : table.steps) counts.push_back(r.dispatches);
-    std::vector<int64_t> sorted = counts;
-    std::sort(sorted.begin(), sorted.end());
-    const int64_t median = sorted[sorted.size() / 2];
-    const auto off = [median](int64_t n) { return std::abs(n - median) * 10 > median; };
-    a = 0;
-    b = steps.size();
-    while (a < b && off(counts[a])) ++a;
-    while (b > a && off(counts[b - 1])) --b;
-    if (a == b) {
-      a = 0;
-      b = steps.size();
-    }
+    const Kept kept = KeptSteps(counts);
+    a = kept.a;
+    b = kept.b;
   }
   out.lo = steps[a].range->start;
   out.hi = steps[a].range->end;
