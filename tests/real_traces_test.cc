@@ -11,6 +11,8 @@
 //                   refuses in one paragraph naming the trace, or says decode_loop_uncertain.
 //   Refusal        the files that are no kernel trace are refused in at most three lines saying
 //                  what they are, quoting no more than 200 bytes of them.
+//   EngineSteps     the SGLang and vLLM traces are cut by their own step names, without
+//                   --step-range: each step's kind and batch in the summary and the table.
 // decodeprof reads the gzip-compressed traces as they are. The traces are never copied into
 // the repository; without the folder every test is skipped.
 #include <gtest/gtest.h>
@@ -22,6 +24,7 @@
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <ostream>
 #include <sstream>
 #include <string>
@@ -290,6 +293,81 @@ TEST_P(StepRangeTest, WindowHoldsTheDispatchesLaunchedInsideTheRanges) {
 
 INSTANTIATE_TEST_SUITE_P(RealTraces, StepRangeTest, ::testing::ValuesIn(kStepCases),
                          ParamName<StepCase>);
+
+// The engine traces' step names, as analysis/engine_steps.h reads them: one step each.
+struct EngineStepCase {
+  std::string file;
+  std::string rule;
+  std::vector<std::string> also_found;
+  std::string kind;
+  int64_t batch = 0;
+  std::optional<int64_t> tokens;
+};
+const std::vector<EngineStepCase> kEngineStepCases = {
+    {"tracelens_sglang_qwen3-8b_prefilldecode_mi300x.json.gz",
+     "sglang",
+     {"vllm-detailed"},
+     "prefill",
+     15,
+     15360},
+    {"tracelens_vllm_prefilldecode_piecewise_graph_execution_mi300.json.gz",
+     "vllm-detailed",
+     {},
+     "mixed",
+     46,
+     8192},
+    {"tracelens_vllm_eager_tp8_rank0_b200.json.gz", "vllm", {}, "prefill", 1, 888},
+    {"tracelens_vllm_decode_full_graph_capture_mi300.pt.trace.json.gz",
+     "vllm-capture",
+     {},
+     "capture",
+     32,
+     std::nullopt},
+};
+void PrintTo(const EngineStepCase& c, std::ostream* os) { *os << c.file; }
+
+class EngineStepsTest : public RealTraceTest,
+                        public ::testing::WithParamInterface<EngineStepCase> {};
+
+TEST_P(EngineStepsTest, SummarizedByTheirOwnStepNames) {
+  const EngineStepCase& c = GetParam();
+  Prepare(c.file);
+  if (IsSkipped() || HasFatalFailure()) return;
+  const fs::path input = Input();
+  const fs::path out = dir_ / "steps";
+  const Result r = RunBinary(
+      {"summarize", "--trace", input.string(), "--name", "x", "--out-dir", out.string()}, {}, dir_);
+  ASSERT_EQ(r.exit_code, 0) << Head(r.err);
+  const json summary = json::parse(Slurp(out / "x_summary.json"));
+  EXPECT_EQ(summary["window_source"], "engine-steps");
+  const json& e = summary["engine_steps"];
+  ASSERT_TRUE(e.is_object()) << summary.dump().substr(0, 600);
+  EXPECT_EQ(e["rule"], c.rule);
+  EXPECT_EQ(e["also_found"], json(c.also_found));
+  EXPECT_EQ(e["window_kind"], c.kind);
+  ASSERT_EQ(e["steps"].size(), 1u);
+  const json& step = e["steps"][0];
+  EXPECT_EQ(step["kind"], c.kind);
+  EXPECT_EQ(step["batch"], c.batch);
+  EXPECT_EQ(step["tokens"], c.tokens ? json(*c.tokens) : json(nullptr));
+  EXPECT_TRUE(step["in_window"].get<bool>());
+  ASSERT_EQ(e["kinds"].size(), 1u);
+  EXPECT_EQ(e["kinds"][0]["batch_sizes"], json::array({c.batch}));
+  // The step's GPU work is what the window holds: the dispatches launched inside its range.
+  const json& evidence = summary["window_evidence"];
+  EXPECT_EQ(evidence["projection"], "launch");
+  EXPECT_GT(step["dispatches"].get<int64_t>(), 0);
+  EXPECT_EQ(step["dispatches"], evidence["dispatches_launched_inside"]);
+  EXPECT_GT(step["gpu_ms"].get<double>(), 0.0);
+  // One step, not a decode: low confidence, said on stderr and in the table.
+  EXPECT_EQ(evidence["confidence"], "low");
+  EXPECT_NE(r.err.find("the window is the engine's own steps"), std::string::npos) << Head(r.err);
+  EXPECT_NE(r.out.find("engine steps: kind"), std::string::npos) << Head(r.out);
+  EXPECT_NE(r.out.find("                " + c.kind), std::string::npos) << Head(r.out);
+}
+
+INSTANTIATE_TEST_SUITE_P(RealTraces, EngineStepsTest, ::testing::ValuesIn(kEngineStepCases),
+                         ParamName<EngineStepCase>);
 
 class PlainSummarizeTest : public RealTraceTest, public ::testing::WithParamInterface<TraceCase> {};
 

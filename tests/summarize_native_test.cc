@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "src/native_format/native_writer.h"
 #include "tests/cli_runner.h"
@@ -226,6 +228,104 @@ TEST_F(SummarizeNativeTest, StepRangeGlobLeavesThePrefillStepOut) {
   EXPECT_EQ(s["window_evidence"]["deviated_steps"], 0);
   EXPECT_EQ(s["decode_forward_passes"], 4);
   EXPECT_EQ(s["decode_dispatches"], 8);
+}
+
+// An SGLang trace without flags: a prefill step and two decode steps, named as SGLang names
+// them, cut the window by themselves; two decode steps are a warning (engine_steps_few); the
+// summary and the terminal table give each kind with its batch.
+TEST_F(SummarizeNativeTest, FewEngineDecodeStepsAreAWarning) {
+  const std::string path = (dir_ / "sglang.sqlite").string();
+  {
+    auto writer = NativeWriter::Create(path, "monotonic", "test");
+    ASSERT_TRUE(writer.ok());
+    NativeWriter& w = **writer;
+    const auto kernel = *w.Intern("void gemv2T_kernel_val<int, int, __nv_bfloat16>(params)");
+    int64_t t = 1'000'000;
+    const std::vector<std::pair<std::string, int>> steps = {
+        {"step[EXTEND bs=2 toks=64]", 6}, {"step[DECODE bs=2]", 2}, {"step[DECODE bs=2]", 2}};
+    for (const auto& [name, kernels] : steps) {
+      RangeRow r;
+      r.start_ns = t;
+      r.name = *w.Intern(name);
+      r.domain = *w.Intern("");
+      for (int k = 0; k < kernels; ++k) {
+        KernelRow row;
+        row.start_ns = t + 10'000;
+        row.end_ns = t + 60'000;
+        row.name = row.mangled = kernel;
+        ASSERT_TRUE(w.AddKernel(row).ok());
+        t += 100'000;
+      }
+      r.end_ns = t;
+      t += 500'000;
+      ASSERT_TRUE(w.AddRange(r).ok());
+    }
+    ASSERT_TRUE(w.Close().ok());
+  }
+  const auto r =
+      RunBinary({"summarize", "--trace", path, "--name", "s", "--out-dir", (dir_ / "out").string()},
+                {}, dir_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto s = nlohmann::json::parse(Slurp(dir_ / "out" / "s_summary.json"));
+  EXPECT_EQ(s["window_source"], "engine-steps");
+  EXPECT_EQ(s["decode_dispatches"], 4);
+  EXPECT_EQ(s["window_evidence"]["range"], "sglang");
+  EXPECT_EQ(s["window_evidence"]["confidence"], "high");
+  const auto& e = s["engine_steps"];
+  EXPECT_EQ(e["rule"], "sglang");
+  EXPECT_EQ(e["window_kind"], "decode");
+  ASSERT_EQ(e["kinds"].size(), 2u);
+  EXPECT_EQ(e["kinds"][0]["kind"], "decode");
+  EXPECT_EQ(e["kinds"][0]["steps"], 2);
+  EXPECT_EQ(e["kinds"][0]["batch_sizes"], nlohmann::json::array({2}));
+  EXPECT_EQ(e["kinds"][0]["gpu_ms_p50"], 0.1);  // 2 kernels of 50 µs each
+  EXPECT_EQ(e["kinds"][1]["kind"], "prefill");
+  EXPECT_EQ(e["kinds"][1]["tokens"], nlohmann::json::array({64}));
+  EXPECT_EQ(e["steps"].size(), 3u);
+  bool few = false;
+  for (const auto& d : s["diagnostics"]) few |= d["code"] == "engine_steps_few";
+  EXPECT_TRUE(few) << s["diagnostics"].dump();
+  EXPECT_NE(r.err.find("engine_steps_few"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("the window is the engine's own steps (SGLang step names, rule sglang)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.out.find("engine steps: kind"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("prefill"), std::string::npos) << r.out;
+}
+
+// Two engines' names that disagree: exit 65, no output file.
+TEST_F(SummarizeNativeTest, EngineStepNamesThatDisagreeAreRefused) {
+  const std::string path = (dir_ / "both.sqlite").string();
+  {
+    auto writer = NativeWriter::Create(path, "monotonic", "test");
+    ASSERT_TRUE(writer.ok());
+    NativeWriter& w = **writer;
+    const auto kernel = *w.Intern("void gemv2T_kernel_val<int, int, __nv_bfloat16>(params)");
+    for (int i = 0; i < 3; ++i) {
+      const int64_t t = 1'000'000 * (i + 1);
+      for (const char* name : {"step[DECODE bs=4]", "execute_context_4(40)_generation_0(0)"}) {
+        RangeRow r;
+        r.start_ns = t;
+        r.end_ns = t + 100'000;
+        r.name = *w.Intern(name);
+        r.domain = *w.Intern("");
+        ASSERT_TRUE(w.AddRange(r).ok());
+      }
+      KernelRow row;
+      row.start_ns = t + 10'000;
+      row.end_ns = t + 60'000;
+      row.name = row.mangled = kernel;
+      ASSERT_TRUE(w.AddKernel(row).ok());
+    }
+    ASSERT_TRUE(w.Close().ok());
+  }
+  const auto r =
+      RunBinary({"summarize", "--trace", path, "--name", "s", "--out-dir", (dir_ / "out").string()},
+                {}, dir_);
+  EXPECT_EQ(r.exit_code, 65) << r.err;
+  EXPECT_NE(r.err.find("both.sqlite"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("'sglang' (3 decode) and 'vllm' (3 prefill)"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir_ / "out" / "s_summary.json"));
 }
 
 // Op-path roles: a decode of 2 steps with module ranges (examples/hf_decode

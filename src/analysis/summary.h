@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "src/analysis/ceilings.h"
+#include "src/analysis/engine_steps.h"
 #include "src/analysis/pack.h"
 #include "src/analysis/ranking.h"
 #include "src/analysis/units.h"
@@ -198,12 +199,16 @@ struct Summary {
   std::optional<int32_t> device;
   std::vector<trace::DiagnosticEntry> diagnostics;
   // How the window was found: "log", "marks" (decodeprof:* ranges), "ranges" (--decode-range /
-  // --step-range), "graph-launches" or "periodic" (found without marks), "all" or "explicit"
+  // --step-range), "engine-steps" (the engine's own step names), "graph-launches" or "periodic"
+  // (found without marks), "all" or "explicit"
   // (--window).
   std::string window_source;
   std::optional<WindowEvidence> window_evidence;
   std::optional<PlainRuns> plain_runs;
   std::optional<Sampling> sampling;
+  // The engine's own steps, per kind, when its step names cut the window (window_source
+  // "engine-steps"); written after `sampling`, only when set.
+  std::optional<EngineSteps> engine_steps;
   std::vector<RankedUnit> ranked_units;  // `units` in rank order (ranking.h)
   // Written after every other field, and only when set: a trace with a rank (native meta
   // rank), and `summarize --ranks`.

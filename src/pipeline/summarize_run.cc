@@ -31,6 +31,8 @@ namespace {
 
 // Fewer sampled steps than this in a sampled window: a warning (sampled_steps_few).
 constexpr int64_t kFewSampledSteps = 3;
+// Fewer decode steps named by the engine than this in the window is a warning (engine_steps_few).
+constexpr int64_t kFewEngineSteps = 3;
 
 struct ModelInfo {
   std::optional<analysis::ModelConfig> config;
@@ -495,6 +497,20 @@ base::Status ComputeRun(const SummarizeRequest& req, ComputedRun& run) {
     result.notes.push_back(note);
   }
 
+  if (const auto& e = loaded.trace.engine_steps) {
+    std::string note = "no phase marks: the window is the engine's own steps (" + e->engine +
+                       " step names, rule " + e->rule + "): " + std::to_string(e->window_steps) +
+                       " " + std::string(analysis::StepKindName(e->window_kind)) +
+                       (e->window_steps == 1 ? " step" : " steps") +
+                       " (the trace's steps: " + analysis::KindCounts(e->kinds) + ")";
+    if (e->decode_runs > 1) {
+      note += ", the longest of " + std::to_string(e->decode_runs) + " runs of decode steps";
+    }
+    for (size_t i = 0; i < e->also_found.size(); ++i) {
+      note += (i == 0 ? "; also named by " : ", ") + e->also_found[i];
+    }
+    result.notes.push_back(note);
+  }
   std::optional<size_t> sampled_note;  // the sampling note, completed once the summary is built
   trace::BenchResults profiled = log.results;
   // Generated tokens: the flag, else the log, else step ranges + 1 (the first token comes
@@ -612,11 +628,11 @@ base::Status ComputeRun(const SummarizeRequest& req, ComputedRun& run) {
         {req.trace, "",
          std::to_string(m->steps_sampled) + " of " + std::to_string(m->steps_seen) + " steps"});
     if (m->steps_sampled < kFewSampledSteps) {
-      info.diagnostics.Add(trace::Diag::kSampledStepsFew, 1,
-                           {req.trace, "",
-                            std::to_string(m->steps_sampled) + " sampled step" +
-                                (m->steps_sampled == 1 ? "" : "s") + " of " +
-                                std::to_string(m->steps_seen) + " in the window"});
+      info.diagnostics.Add(
+          trace::Diag::kSampledStepsFew, 1,
+          {req.trace, "",
+           std::to_string(m->steps_sampled) + " sampled step" + (m->steps_sampled == 1 ? "" : "s") +
+               " of " + std::to_string(m->steps_seen) + " in the window"});
     }
     if (m->distortion_pct && *m->distortion_pct > 5.0) {
       info.diagnostics.Add(
@@ -634,6 +650,13 @@ base::Status ComputeRun(const SummarizeRequest& req, ComputedRun& run) {
                " would cost about 2 %"});
     }
   }
+  if (const auto& e = loaded.trace.engine_steps;
+      e && e->window_kind == analysis::StepKind::kDecode && e->window_steps < kFewEngineSteps) {
+    info.diagnostics.Add(trace::Diag::kEngineStepsFew, 1,
+                         {req.trace, "",
+                          std::to_string(e->window_steps) + " decode step" +
+                              (e->window_steps == 1 ? "" : "s") + " (" + e->rule + ")"});
+  }
   if (!log.marks.empty() && loaded.trace.marks_source != req.log) {
     info.diagnostics.Add(trace::Diag::kLogMarksUnused, 1,
                          {req.log, "", "the window comes from " + loaded.trace.marks_source});
@@ -646,6 +669,7 @@ base::Status ComputeRun(const SummarizeRequest& req, ComputedRun& run) {
   result.summary.trace_format = result.format;
   result.summary.window_source = loaded.trace.window_source;
   result.summary.window_evidence = loaded.trace.evidence;
+  result.summary.engine_steps = loaded.trace.engine_steps;
   result.summary.device = req.device;
   if (!req.device && info.dispatches_per_device.size() == 1) {
     result.summary.device = info.dispatches_per_device.begin()->first;

@@ -1,6 +1,7 @@
 #include "src/pipeline/window_stage.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <optional>
 #include <span>
@@ -108,6 +109,60 @@ base::StatusOr<Projection> Project(const TraceForWindow& t, trace::TimestampNs l
   return p;
 }
 
+// Calls `fn(i, d)` for each dispatch `d` launched inside steps[i] (ranges sorted by start):
+// its launch call (by correlation id) starts inside the step's host time — the latest step to
+// start at or before the call, on any thread — or, in a trace without launch calls, the
+// dispatch itself starts there.
+base::Status ForEachStepDispatch(const TraceForWindow& t,
+                                 std::span<const trace::Range* const> steps,
+                                 const std::function<void(size_t, const trace::Dispatch&)>& fn) {
+  std::vector<trace::TimestampNs> starts;  // of the steps
+  for (const trace::Range* r : steps) starts.push_back(r->start);
+  // The step whose host time holds `time`, or -1.
+  const auto step_at = [&](trace::TimestampNs time) -> int64_t {
+    const auto it = std::upper_bound(starts.begin(), starts.end(), time);
+    if (it == starts.begin()) return -1;
+    const size_t i = static_cast<size_t>(it - starts.begin()) - 1;
+    return steps[i]->end >= time ? static_cast<int64_t>(i) : -1;
+  };
+  std::unordered_map<uint64_t, int64_t> step_of;  // correlation → step launched in
+  bool any_launch = false;
+  DP_RETURN_IF_ERROR(t.launches([&](const trace::ApiCall& call) {
+    any_launch = true;
+    const int64_t s = step_at(call.start);
+    if (s >= 0) step_of.emplace(call.correlation, s);
+  }));
+  return t.dispatches([&](const trace::Dispatch& d) {
+    int64_t s = -1;
+    if (any_launch) {
+      if (auto it = step_of.find(d.correlation); it != step_of.end()) s = it->second;
+    } else {
+      s = step_at(d.start);
+    }
+    if (s >= 0) fn(static_cast<size_t>(s), d);
+  });
+}
+
+// The steps kept of steps whose dispatch counts are `counts` (non-empty): [a, b) without the
+// leading and trailing ones whose count is off the median by over 10 % (a prefill); every
+// step when none is like the median.
+struct Kept {
+  size_t a = 0, b = 0;
+  int64_t median = 0;
+};
+Kept KeptSteps(const std::vector<int64_t>& counts) {
+  std::vector<int64_t> sorted = counts;
+  std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2),
+                   sorted.end());
+  const int64_t median = sorted[sorted.size() / 2];
+  const auto off = [median](int64_t n) { return std::abs(n - median) * 10 > median; };
+  size_t a = 0, b = counts.size();
+  while (a < b && off(counts[a])) ++a;
+  while (b > a && off(counts[b - 1])) --b;
+  if (a == b) return {0, counts.size(), median};  // nothing like the median: keep every step
+  return {a, b, median};
+}
+
 // The step ranges matching `pattern`, by start. Engines' own per-step ranges (ProfilerStep#N,
 // execute_model) often hold the prefill too: leading and trailing steps whose dispatch count
 // is off the median by more than 10 % are left out (skipped), and the kept ones that differ
@@ -128,45 +183,11 @@ base::StatusOr<std::optional<StepRangeSpan>> StepSpan(const TraceForWindow& t,
   std::stable_sort(steps.begin(), steps.end(), [](const trace::Range* a, const trace::Range* b) {
     return a->start < b->start;
   });
-  std::vector<trace::TimestampNs> starts;  // of the steps
-  for (const trace::Range* r : steps) starts.push_back(r->start);
-  // The step whose host time holds `time` (the latest to start at or before it), or -1.
-  const auto step_at = [&](trace::TimestampNs time) -> int64_t {
-    const auto it = std::upper_bound(starts.begin(), starts.end(), time);
-    if (it == starts.begin()) return -1;
-    const size_t i = static_cast<size_t>(it - starts.begin()) - 1;
-    return steps[i]->end >= time ? static_cast<int64_t>(i) : -1;
-  };
-  std::unordered_map<uint64_t, int64_t> step_of;  // correlation → step launched in
-  bool any_launch = false;
-  DP_RETURN_IF_ERROR(t.launches([&](const trace::ApiCall& call) {
-    any_launch = true;
-    const int64_t s = step_at(call.start);
-    if (s >= 0) step_of.emplace(call.correlation, s);
-  }));
   std::vector<int64_t> counts(steps.size(), 0);
-  DP_RETURN_IF_ERROR(t.dispatches([&](const trace::Dispatch& d) {
-    if (any_launch) {
-      if (auto it = step_of.find(d.correlation); it != step_of.end()) {
-        ++counts[static_cast<size_t>(it->second)];
-      }
-    } else if (const int64_t s = step_at(d.start); s >= 0) {
-      ++counts[static_cast<size_t>(s)];
-    }
-  }));
-  std::vector<int64_t> sorted = counts;
-  std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2),
-                   sorted.end());
-  const int64_t median = sorted[sorted.size() / 2];
-  const auto off = [median](int64_t n) { return std::abs(n - median) * 10 > median; };
-  size_t a = 0, b = steps.size();
-  while (a < b && off(counts[a])) ++a;
-  while (b > a && off(counts[b - 1])) --b;
+  DP_RETURN_IF_ERROR(
+      ForEachStepDispatch(t, steps, [&](size_t step, const trace::Dispatch&) { ++counts[step]; }));
+  const auto [a, b, median] = KeptSteps(counts);
   StepRangeSpan out;
-  if (a == b) {  // nothing like the median at all: keep every step
-    a = 0;
-    b = steps.size();
-  }
   out.lo = steps[a]->start;
   out.hi = steps[a]->end;
   for (size_t i = a; i < b; ++i) {
@@ -177,6 +198,182 @@ base::StatusOr<std::optional<StepRangeSpan>> StepSpan(const TraceForWindow& t,
   out.steps = static_cast<int64_t>(b - a);
   out.skipped = static_cast<int64_t>(steps.size() - (b - a));
   return std::optional<StepRangeSpan>(out);
+}
+
+// The engine's own step names (analysis/engine_steps.h), read from the trace's ranges: the
+// chosen rule's steps with what each launched, and the window among them.
+struct EngineStepWindow {
+  analysis::EngineSteps table;
+  trace::TimestampNs lo = 0, hi = 0;  // host time: the window's first step start, last end
+  int64_t skipped = 0;                // the rule's steps outside the window
+  int64_t run = 0;                    // 1-based index of the window's decode run
+  std::vector<std::string> reasons;   // why the window may not be a decode (low confidence)
+};
+
+// Rules of serving engines, whose names say the kind, outrank the rest: a graph capture
+// (vLLM captures before it serves) and torch.profiler's ProfilerStep#N (vLLM's profiler steps
+// it once per engine step), which only cut a window when no serving engine named its steps.
+int RuleClass(const analysis::EngineStepRule& rule) {
+  if (rule.id == "torch-profiler") return 2;
+  if (rule.id == "vllm-capture") return 1;
+  return 0;
+}
+
+base::StatusOr<std::optional<EngineStepWindow>> EngineStepsOf(const TraceForWindow& t,
+                                                              const trace::StringPool& names,
+                                                              const std::string& path) {
+  const std::span<const analysis::EngineStepRule> rules = analysis::EngineStepRules();
+  struct Step {
+    const trace::Range* range;
+    analysis::StepLabel label;
+  };
+  std::vector<std::vector<Step>> by_rule(rules.size());
+  std::unordered_map<trace::StringId, std::pair<const analysis::EngineStepRule*,
+                                                analysis::StepLabel>>
+      read;  // per name
+  for (const trace::Range& r : t.info.ranges) {
+    auto it = read.find(r.name);
+    if (it == read.end()) {
+      analysis::StepLabel label;
+      const analysis::EngineStepRule* rule = analysis::ReadStepName(names.Get(r.name), &label);
+      it = read.emplace(r.name, std::make_pair(rule, label)).first;
+    }
+    if (it->second.first == nullptr) continue;
+    by_rule[static_cast<size_t>(it->second.first - rules.data())].push_back(
+        {&r, it->second.second});
+  }
+  // The rules found, best class first, table order within a class.
+  std::vector<size_t> found;
+  for (size_t i = 0; i < rules.size(); ++i) {
+    if (!by_rule[i].empty()) found.push_back(i);
+  }
+  if (found.empty()) return std::optional<EngineStepWindow>();
+  std::stable_sort(found.begin(), found.end(),
+                   [&](size_t a, size_t b) { return RuleClass(rules[a]) < RuleClass(rules[b]); });
+  for (std::vector<Step>& steps : by_rule) {
+    std::stable_sort(steps.begin(), steps.end(),
+                     [](const Step& a, const Step& b) { return a.range->start < b.range->start; });
+  }
+  const size_t chosen = found.front();
+  const auto counts_of = [&](size_t rule) {
+    std::vector<analysis::StepRecord> records;
+    for (const Step& s : by_rule[rule]) {
+      analysis::StepRecord r;
+      r.label = s.label;
+      records.push_back(r);
+    }
+    return "'" + std::string(rules[rule].id) + "' (" +
+           analysis::KindCounts(analysis::StepKindTable(records)) + ")";
+  };
+  EngineStepWindow out;
+  // Two serving engines' names in one trace must tell the same steps: as many, of the same
+  // kinds in the same order (SGLang builds that also write vLLM's names). Else nobody knows
+  // which to believe.
+  for (size_t k = 1; k < found.size(); ++k) {
+    const size_t other = found[k];
+    out.table.also_found.emplace_back(rules[other].id);
+    if (RuleClass(rules[other]) != RuleClass(rules[chosen])) continue;
+    bool same = by_rule[other].size() == by_rule[chosen].size();
+    for (size_t i = 0; same && i < by_rule[chosen].size(); ++i) {
+      same = by_rule[other][i].label.kind == by_rule[chosen][i].label.kind;
+    }
+    if (!same) {
+      return base::DataError(
+          path,
+          "the trace names its engine steps in two ways that disagree: " + counts_of(chosen) +
+              " and " + counts_of(other),
+          "pick the steps with --step-range GLOB (e.g. --step-range 'step?DECODE*'), or the "
+          "window with --window START_NS..END_NS");
+    }
+  }
+  const std::vector<Step>& steps = by_rule[chosen];
+  analysis::EngineSteps& table = out.table;
+  table.rule = std::string(rules[chosen].id);
+  table.engine = std::string(rules[chosen].engine);
+  for (const Step& s : steps) {
+    analysis::StepRecord rec;
+    rec.label = s.label;
+    rec.start_ns = s.range->start;
+    rec.end_ns = s.range->end;
+    table.steps.push_back(rec);
+  }
+  // What each step launched, whenever it ran.
+  std::vector<const trace::Range*> ranges;
+  for (const Step& step : steps) ranges.push_back(step.range);
+  struct Work {
+    size_t step;
+    trace::TimestampNs start, end;
+  };
+  std::vector<Work> work;
+  DP_RETURN_IF_ERROR(ForEachStepDispatch(t, ranges, [&](size_t step, const trace::Dispatch& d) {
+    work.push_back({step, d.start, d.end});
+  }));
+  std::sort(work.begin(), work.end(), [](const Work& a, const Work& b) {
+    return a.step != b.step ? a.step < b.step : a.start < b.start;
+  });
+  for (size_t i = 0; i < work.size();) {
+    const size_t step = work[i].step;
+    analysis::StepRecord& rec = table.steps[step];
+    trace::TimestampNs lo = work[i].start, hi = work[i].end;
+    for (; i < work.size() && work[i].step == step; ++i) {
+      ++rec.dispatches;
+      if (work[i].start > hi) {
+        rec.gpu_busy_ns += hi - lo;
+        lo = work[i].start;
+      }
+      hi = std::max(hi, work[i].end);
+    }
+    rec.gpu_busy_ns += hi - lo;
+  }
+  // The window: the longest run of consecutive decode steps (ties: the later); without a
+  // decode step, every step but leading and trailing ones whose dispatch count is off the
+  // median by over 10 % (a prefill ahead of unnamed steps), as for --step-range.
+  size_t a = 0, b = 0;
+  for (size_t i = 0; i < steps.size();) {
+    if (steps[i].label.kind != analysis::StepKind::kDecode) {
+      ++i;
+      continue;
+    }
+    size_t j = i;
+    while (j < steps.size() && steps[j].label.kind == analysis::StepKind::kDecode) ++j;
+    ++table.decode_runs;
+    if (j - i >= b - a) {
+      a = i;
+      b = j;
+      out.run = table.decode_runs;
+    }
+    i = j;
+  }
+  if (table.decode_runs == 0) {
+    std::vector<int64_t> counts;
+    for (const analysis::StepRecord& r : table.steps) counts.push_back(r.dispatches);
+    const Kept kept = KeptSteps(counts);
+    a = kept.a;
+    b = kept.b;
+  }
+  out.lo = steps[a].range->start;
+  out.hi = steps[a].range->end;
+  table.window_kind = steps[a].label.kind;
+  for (size_t i = a; i < b; ++i) {
+    table.steps[i].in_window = true;
+    out.lo = std::min(out.lo, steps[i].range->start);
+    out.hi = std::max(out.hi, steps[i].range->end);
+    if (steps[i].label.kind != table.window_kind) table.window_kind = analysis::StepKind::kUnknown;
+  }
+  table.window_steps = static_cast<int64_t>(b - a);
+  out.skipped = static_cast<int64_t>(steps.size()) - table.window_steps;
+  table.kinds = analysis::StepKindTable(table.steps);
+  if (table.decode_runs == 0) {
+    const std::string what = table.window_kind == analysis::StepKind::kUnknown
+                                 ? std::string(table.window_steps == 1 ? "step" : "steps")
+                                 : std::string(analysis::StepKindName(table.window_kind)) +
+                                       (table.window_steps == 1 ? " step" : " steps");
+    out.reasons.push_back("the engine's step names (" + table.rule + ": " +
+                          analysis::KindCounts(table.kinds) +
+                          ") hold no decode step: the window is its " +
+                          std::to_string(table.window_steps) + " " + what + ", not a decode");
+  }
+  return std::optional<EngineStepWindow>(std::move(out));
 }
 
 // The decode loop in dispatches in start order. In a recording sampled by time (record
@@ -226,6 +423,7 @@ struct Choice {
   std::string window_source;     // analysis::Summary::window_source
   analysis::WindowEvidence evidence;
   std::optional<Projection> projection;
+  std::optional<analysis::EngineSteps> engine_steps;
   // The finder's input, kept for the cut (the dispatches in start order).
   std::vector<trace::Dispatch> in_order;
   std::vector<trace::ApiCall> launches;
@@ -355,6 +553,35 @@ base::StatusOr<Choice> Choose(const TraceRequest& request, const trace::PhaseMar
   }
   // The log's marks on any other clock (realtime, session).
   if (!log_marks.empty()) return log_choice();
+  // The engine's own step names, projected onto the GPU like step ranges. Not in a sampled
+  // recording (record --sample-steps / --sample-time): most of its steps lie across
+  // unrecorded time; its steps are named with --step-range, or the loop is found in a period.
+  const bool sampled_recording =
+      !timed.empty() ||
+      std::any_of(info.ranges.begin(), info.ranges.end(),
+                  [&](const trace::Range& r) { return names.Get(r.name) == kSampledRange; });
+  std::optional<EngineStepWindow> engine;
+  if (!sampled_recording) {
+    DP_ASSIGN_OR_RETURN(engine, EngineStepsOf(t, names, request.path));
+  }
+  if (engine) {
+    DP_RETURN_IF_ERROR(ProjectRanges(t, clock, engine->lo, engine->hi, out));
+    analysis::WindowEvidence& ev = out.evidence;
+    out.steps = engine->table.window_steps;
+    out.window_source = "engine-steps";
+    ev.range = engine->table.rule;
+    ev.steps = out.steps;
+    ev.skipped_steps = engine->skipped;
+    if (engine->table.decode_runs > 0) {
+      ev.runs = engine->table.decode_runs;
+      ev.run = engine->run;
+    }
+    ev.boundary = "engine step";
+    ev.confidence = engine->reasons.empty() ? "high" : "low";
+    ev.reasons = std::move(engine->reasons);
+    out.engine_steps = std::move(engine->table);
+    return out;
+  }
   // The decode loop in the dispatches, read in start order (file order on ties).
   out.in_order.reserve(static_cast<size_t>(t.dispatch_count));
   DP_RETURN_IF_ERROR(t.dispatches([&](const trace::Dispatch& d) { out.in_order.push_back(d); }));
@@ -418,6 +645,7 @@ base::StatusOr<WindowedTrace> CutWindow(const TraceRequest& request, const io::I
   out.marks_source = chosen.source;
   out.window_source = chosen.window_source;
   out.evidence = std::move(chosen.evidence);
+  out.engine_steps = std::move(chosen.engine_steps);
   DP_ASSIGN_OR_RETURN(out.window, std::move(collector).Finish(chosen.source));
   out.evidence.start_ns = out.window.lo;
   out.evidence.end_ns = out.window.hi;

@@ -7,9 +7,12 @@
 //      call, by correlation id, starts inside the range; a graph launch brings all its
 //      kernels), whenever that work runs — Nsight Systems' projection of NVTX ranges. A format
 //      without launch calls keeps the time cut and says so (WindowEvidence::projection);
-//   3. without marks, the decode loop found in the dispatches (analysis::FindDecodeLoop), with
+//   3. without marks, the engine's own step names (analysis/engine_steps.h: SGLang's
+//      step[DECODE bs=32], vLLM's execute_*, TensorRT-LLM's _forward_step, ProfilerStep#N):
+//      the longest run of its decode steps, with the table of its steps per kind;
+//   4. without those, the decode loop found in the dispatches (analysis::FindDecodeLoop), with
 //      its confidence;
-//   4. the window checks (CheckWindow) and the window's diagnostics.
+//   5. the window checks (CheckWindow) and the window's diagnostics.
 // Importers only stream into the trace model (trace_source.h reads a file into a
 // TraceForWindow); nothing here names a format.
 #pragma once
@@ -21,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "src/analysis/engine_steps.h"
 #include "src/analysis/summary.h"
 #include "src/analysis/window.h"
 #include "src/base/status.h"
@@ -65,12 +69,14 @@ struct WindowedTrace {
   std::string marks_source;      // the file whose marks cut the window (log or trace)
   std::string window_source;     // analysis::Summary::window_source
   analysis::WindowEvidence evidence;
+  // The engine's steps when the window was cut by their names (window_source "engine-steps").
+  std::optional<analysis::EngineSteps> engine_steps;
 };
 
-// Cuts the window of `t` (steps 1–4 above). Errors (kData): nothing gives a window — the
+// Cuts the window of `t` (steps 1–5 above). Errors (kData): nothing gives a window — the
 // finder's message naming the trace, with the range names that repeat as a hint; a
-// --decode-range or --step-range the trace lacks; the window's own (no dispatch inside, a
-// dispatch recorded twice).
+// --decode-range or --step-range the trace lacks; step names of two engines that disagree on
+// the steps' kinds; the window's own (no dispatch inside, a dispatch recorded twice).
 base::StatusOr<WindowedTrace> CutWindow(const TraceRequest& request, const io::Importer& importer,
                                         const trace::PhaseMarks& log_marks,
                                         const std::string& log_path, TraceForWindow t,

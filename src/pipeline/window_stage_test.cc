@@ -1,16 +1,21 @@
 // The window stage's projection of ranges onto the GPU (issue 23): a range owns the GPU work
 // launched inside it, whenever that work runs; work running in its time but launched outside
-// is left out and counted; a trace without launch calls keeps the time cut and says so.
+// is left out and counted; a trace without launch calls keeps the time cut and says so. And the
+// engines' own step names (analysis/engine_steps.h) cutting the window without flags.
 #include "src/pipeline/window_stage.h"
 
 #include <gtest/gtest.h>
 
+#include <string>
 #include <vector>
 
 #include "src/io/importer_registry.h"
 
 namespace decodeprof::pipeline {
 namespace {
+
+constexpr trace::TimestampNs kUs = 1000;
+constexpr trace::TimestampNs kMs = 1000 * kUs;
 
 class WindowStageTest : public ::testing::Test {
  protected:
@@ -28,8 +33,20 @@ class WindowStageTest : public ::testing::Test {
   void Launch(trace::TimestampNs at, uint64_t correlation) {
     launches_.push_back({names_.Intern("cudaLaunchKernel"), at, at + 5, 1, correlation});
   }
-  void Range(const char* name, trace::TimestampNs start, trace::TimestampNs end) {
+  void Range(const std::string& name, trace::TimestampNs start, trace::TimestampNs end) {
     info_.ranges.push_back({names_.Intern(name), start, end, 1, 0});
+  }
+  // An engine step named `name` on the host at [start, start + 1 ms] launching `kernels`
+  // kernels of 100 µs each, which run back to back from start + 1.5 ms (after the range
+  // closed, as on an asynchronous engine).
+  void Step(const std::string& name, trace::TimestampNs start, int kernels) {
+    Range(name, start, start + kMs);
+    for (int k = 0; k < kernels; ++k) {
+      Launch(start + 10 + k, next_correlation_);
+      Kernel(k == kernels - 1 ? "argmax" : "gemv", start + 1500 * kUs + 100 * kUs * k,
+             start + 1600 * kUs + 100 * kUs * k, next_correlation_);
+      ++next_correlation_;
+    }
   }
   base::StatusOr<WindowedTrace> Cut(const TraceRequest& request) {
     TraceForWindow t;
@@ -51,7 +68,168 @@ class WindowStageTest : public ::testing::Test {
   trace::ImportedTrace info_;
   std::vector<trace::Dispatch> dispatches_;
   std::vector<trace::ApiCall> launches_;
+  uint64_t next_correlation_ = 1;
 };
+
+TraceRequest Plain() {
+  TraceRequest request;
+  request.path = "t.json";
+  return request;
+}
+
+// SGLang: a prefill step, then four decode steps of batch 32. The window is the decode steps'
+// GPU work (launched inside them, run after them); the table has both kinds.
+TEST_F(WindowStageTest, SGLangStepNamesCutTheDecodeWindowWithoutFlags) {
+  Step("step[EXTEND bs=4 toks=4096]", 0, 6);
+  for (int i = 0; i < 4; ++i) Step("step[DECODE bs=32]", 10 * kMs + 10 * kMs * i, 3);
+  auto w = Cut(Plain());
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  EXPECT_EQ(w->window_source, "engine-steps");
+  EXPECT_EQ(w->window.dispatches.size(), 12u);
+  EXPECT_EQ(w->window.lo, 10 * kMs);
+  EXPECT_EQ(w->window.hi, 41 * kMs + 800 * kUs);  // the last step's kernels end after it
+  EXPECT_EQ(w->steps, 4);
+  EXPECT_EQ(w->evidence.range, "sglang");
+  EXPECT_EQ(w->evidence.skipped_steps, 1);
+  EXPECT_EQ(w->evidence.confidence, "high");
+  EXPECT_EQ(w->evidence.projection, "launch");
+  ASSERT_TRUE(w->engine_steps.has_value());
+  const analysis::EngineSteps& e = *w->engine_steps;
+  EXPECT_EQ(e.rule, "sglang");
+  EXPECT_EQ(e.window_kind, analysis::StepKind::kDecode);
+  EXPECT_EQ(e.decode_runs, 1);
+  ASSERT_EQ(e.kinds.size(), 2u);
+  EXPECT_EQ(e.kinds[0].kind, analysis::StepKind::kDecode);
+  EXPECT_EQ(e.kinds[0].steps, 4);
+  EXPECT_EQ(e.kinds[0].in_window, 4);
+  EXPECT_EQ(e.kinds[0].batch_sizes, (std::vector<int64_t>{32}));
+  EXPECT_DOUBLE_EQ(e.kinds[0].gpu_ms_p50, 0.3);  // 3 kernels of 100 µs, back to back
+  EXPECT_DOUBLE_EQ(e.kinds[0].wall_ms_p99, 1.0);
+  EXPECT_EQ(e.kinds[1].kind, analysis::StepKind::kPrefill);
+  EXPECT_EQ(e.kinds[1].tokens, (std::vector<int64_t>{4096}));
+  EXPECT_EQ(e.kinds[1].dispatches, 6);
+  ASSERT_EQ(e.steps.size(), 5u);
+  EXPECT_FALSE(e.steps[0].in_window);
+  EXPECT_EQ(e.steps[1].gpu_busy_ns, 300 * kUs);
+}
+
+// vLLM: two runs of decode steps split by a mixed step (a new request's prefill): the longest
+// run is the window.
+TEST_F(WindowStageTest, VllmTheLongestRunOfDecodeSteps) {
+  trace::TimestampNs t = 0;
+  for (int i = 0; i < 2; ++i, t += 10 * kMs) Step("execute_context_0(0)_generation_8(8)", t, 2);
+  Step("execute_context_1(512)_generation_8(8)", t, 5);
+  t += 10 * kMs;
+  for (int i = 0; i < 3; ++i, t += 10 * kMs) Step("execute_context_0(0)_generation_9(9)", t, 2);
+  auto w = Cut(Plain());
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  EXPECT_EQ(w->window_source, "engine-steps");
+  EXPECT_EQ(w->steps, 3);
+  EXPECT_EQ(w->window.lo, 30 * kMs);
+  EXPECT_EQ(w->window.dispatches.size(), 6u);
+  EXPECT_EQ(w->evidence.runs, 2);
+  EXPECT_EQ(w->evidence.run, 2);
+  ASSERT_TRUE(w->engine_steps.has_value());
+  EXPECT_EQ(w->engine_steps->kinds[0].batch_sizes, (std::vector<int64_t>{8, 9}));
+  EXPECT_EQ(w->engine_steps->kinds[0].in_window, 3);
+  EXPECT_EQ(w->engine_steps->kinds[1].kind, analysis::StepKind::kMixed);
+}
+
+// TensorRT-LLM's NVTX step ranges, with torch.profiler's ProfilerStep#N around each: the
+// engine's names win (its names say the kind), the profiler's are noted.
+TEST_F(WindowStageTest, TensorRtLlmNamesOutrankProfilerSteps) {
+  for (int i = 0; i < 4; ++i) {
+    Range("ProfilerStep#1", 10 * kMs * i, 10 * kMs * i + 2 * kMs);
+    Step("[Executor] _forward_step " + std::to_string(i) + ": 0 ctx reqs, 16 gen reqs",
+         10 * kMs * i + 100, 2);
+  }
+  auto w = Cut(Plain());
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_TRUE(w->engine_steps.has_value());
+  EXPECT_EQ(w->engine_steps->rule, "trtllm");
+  EXPECT_EQ(w->engine_steps->also_found, (std::vector<std::string>{"torch-profiler"}));
+  EXPECT_EQ(w->steps, 4);
+  EXPECT_EQ(w->window.dispatches.size(), 8u);
+}
+
+// ProfilerStep#N alone: the steps cut the window, but their names say nothing of decode, so
+// the window is uncertain (decode_loop_uncertain) and says why.
+TEST_F(WindowStageTest, ProfilerStepsAloneAreAnUncertainWindow) {
+  for (int i = 0; i < 3; ++i) Step("ProfilerStep#" + std::to_string(i), 10 * kMs * i, 2);
+  auto w = Cut(Plain());
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  EXPECT_EQ(w->window_source, "engine-steps");
+  EXPECT_EQ(w->steps, 3);
+  EXPECT_EQ(w->evidence.confidence, "low");
+  ASSERT_EQ(w->evidence.reasons.size(), 1u);
+  EXPECT_NE(w->evidence.reasons[0].find("hold no decode step"), std::string::npos);
+  EXPECT_EQ(w->info.diagnostics.count(trace::Diag::kDecodeLoopUncertain), 1);
+  EXPECT_EQ(w->engine_steps->window_kind, analysis::StepKind::kUnknown);
+}
+
+// Two engines' names that tell different steps: refused, naming both.
+TEST_F(WindowStageTest, StepNamesThatDisagreeAreRefused) {
+  for (int i = 0; i < 3; ++i) {
+    Step("step[DECODE bs=8]", 10 * kMs * i, 2);
+    Range("execute_context_8(800)_generation_0(0)", 10 * kMs * i, 10 * kMs * i + 1000);
+  }
+  auto w = Cut(Plain());
+  ASSERT_FALSE(w.ok());
+  EXPECT_EQ(w.status().kind(), base::ErrorKind::kData);
+  EXPECT_NE(w.status().message().find("'sglang' (3 decode) and 'vllm' (3 prefill)"),
+            std::string::npos)
+      << w.status().ToString();
+}
+
+// The same steps named twice (an SGLang build that writes vLLM's names too): the first rule of
+// the table is taken, the other noted.
+TEST_F(WindowStageTest, StepNamesThatAgreeTakeTheFirstRule) {
+  Range("execute_4096_context_4(sq4096sk4096sqsq1sqsk1)_generation_0(sq0sk0sqsq0sqsk0)", 0,
+        2 * kMs);
+  Step("step[EXTEND bs=4 toks=4096]", 500, 4);
+  auto w = Cut(Plain());
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  EXPECT_EQ(w->engine_steps->rule, "sglang");
+  EXPECT_EQ(w->engine_steps->also_found, (std::vector<std::string>{"vllm-detailed"}));
+  EXPECT_EQ(w->evidence.confidence, "low");  // a prefill, not a decode
+  EXPECT_EQ(w->window.dispatches.size(), 4u);
+}
+
+// --step-range overrides the names; a trace without them keeps the finder.
+TEST_F(WindowStageTest, StepRangeOverridesTheNames) {
+  Step("step[EXTEND bs=4 toks=4096]", 0, 6);
+  for (int i = 0; i < 4; ++i) Step("step[DECODE bs=32]", 10 * kMs + 10 * kMs * i, 3);
+  TraceRequest request = Plain();
+  request.step_range = "step?EXTEND*";
+  auto w = Cut(request);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  EXPECT_EQ(w->window_source, "ranges");
+  EXPECT_FALSE(w->engine_steps.has_value());
+  EXPECT_EQ(w->window.dispatches.size(), 6u);
+}
+
+// A sampled recording (record --sample-steps): its named steps mostly ran unrecorded, so the
+// names do not cut its window.
+TEST_F(WindowStageTest, ASampledRecordingIsNotCutByTheNames) {
+  for (int i = 0; i < 4; ++i) Step("step[DECODE bs=32]", 10 * kMs * i, 3);
+  Range("decodeprof:sampled", 10 * kMs, 13 * kMs);
+  auto w = Cut(Plain());
+  EXPECT_TRUE(!w.ok() || (w->window_source != "engine-steps" && !w->engine_steps));
+  TraceRequest request = Plain();
+  request.step_range = "step?DECODE*";
+  auto named = Cut(request);
+  ASSERT_TRUE(named.ok()) << named.status().ToString();
+  EXPECT_EQ(named->window_source, "ranges");
+}
+
+TEST_F(WindowStageTest, OtherRangeNamesAreNoEngineSteps) {
+  for (int i = 0; i < 4; ++i) Step("execute_model", 10 * kMs * i, 3);
+  auto w = Cut(Plain());
+  EXPECT_TRUE(!w.ok() || (w->window_source != "engine-steps" && !w->engine_steps));
+  if (!w.ok()) {
+    EXPECT_EQ(w.status().message().find("engine step"), std::string::npos);
+  }
+}
 
 // An asynchronous engine: the step range [1000, 2000] launches three kernels that run from
 // 1500 to 3500, after the range closed on the CPU; a kernel launched before the range (at 500)

@@ -3,6 +3,9 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
+
+#include "src/base/py_format.h"
 
 namespace decodeprof::report {
 
@@ -203,6 +206,52 @@ JsonValue SummaryToJson(const analysis::Summary& s) {
     sampling.Add("run_cost_ms_per_sampled_step",
                  JsonValue::OptFloat(m.run_cost_ms_per_sampled_step));
     sampling.Add("run_cost_pct", JsonValue::OptFloat(m.run_cost_pct));
+  }
+  if (s.engine_steps) {  // only when the engine's step names cut the window
+    const analysis::EngineSteps& e = *s.engine_steps;
+    JsonValue& steps = doc.Add("engine_steps", JsonValue::MakeObject());
+    steps.Add("rule", JsonValue::Str(e.rule));
+    steps.Add("engine", JsonValue::Str(e.engine));
+    JsonValue& also = steps.Add("also_found", JsonValue::MakeArray());
+    for (const std::string& r : e.also_found) also.Push(JsonValue::Str(r));
+    steps.Add("window_kind", JsonValue::Str(std::string(analysis::StepKindName(e.window_kind))));
+    steps.Add("window_steps", JsonValue::Int(e.window_steps));
+    steps.Add("decode_runs", JsonValue::Int(e.decode_runs));
+    const auto ints = [](const std::vector<int64_t>& values) {
+      JsonValue out = JsonValue::MakeArray();
+      for (const int64_t v : values) out.Push(JsonValue::Int(v));
+      return out;
+    };
+    JsonValue& kinds = steps.Add("kinds", JsonValue::MakeArray());
+    for (const analysis::StepKindStats& k : e.kinds) {
+      JsonValue& row = kinds.Push(JsonValue::MakeObject());
+      row.Add("kind", JsonValue::Str(std::string(analysis::StepKindName(k.kind))));
+      row.Add("steps", JsonValue::Int(k.steps));
+      row.Add("in_window", JsonValue::Int(k.in_window));
+      row.Add("batch_sizes", ints(k.batch_sizes));
+      row.Add("tokens", ints(k.tokens));
+      row.Add("dispatches", JsonValue::Int(k.dispatches));
+      row.Add("gpu_ms_per_step", JsonValue::Float(k.gpu_ms_mean));
+      row.Add("gpu_ms_p50", JsonValue::Float(k.gpu_ms_p50));
+      row.Add("gpu_ms_p99", JsonValue::Float(k.gpu_ms_p99));
+      row.Add("wall_ms_per_step", JsonValue::Float(k.wall_ms_mean));
+      row.Add("wall_ms_p50", JsonValue::Float(k.wall_ms_p50));
+      row.Add("wall_ms_p99", JsonValue::Float(k.wall_ms_p99));
+    }
+    JsonValue& list = steps.Add("steps", JsonValue::MakeArray());
+    for (const analysis::StepRecord& r : e.steps) {
+      JsonValue& row = list.Push(JsonValue::MakeObject());
+      row.Add("kind", JsonValue::Str(std::string(analysis::StepKindName(r.label.kind))));
+      row.Add("batch", JsonValue::OptInt(r.label.batch));
+      row.Add("tokens", JsonValue::OptInt(r.label.tokens));
+      row.Add("start_ns", JsonValue::Int(r.start_ns));
+      row.Add("wall_ms",
+              JsonValue::Float(base::PyRound(static_cast<double>(r.end_ns - r.start_ns) / 1e6, 3)));
+      row.Add("gpu_ms",
+              JsonValue::Float(base::PyRound(static_cast<double>(r.gpu_busy_ns) / 1e6, 3)));
+      row.Add("dispatches", JsonValue::Int(r.dispatches));
+      row.Add("in_window", JsonValue::Bool(r.in_window));
+    }
   }
   // The units in rank order (analysis/ranking.h), each with the field it ranks by and that
   // field's value; after every other field.

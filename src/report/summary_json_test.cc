@@ -187,6 +187,46 @@ TEST(SummaryJsonTest, RankedUnitsComeLastWithTheFigureTheyRankBy) {
       << text;
 }
 
+// A window cut by the engine's step names: engine_steps after window_evidence and plain_runs
+// (sampling's place), before ranked_units; per kind and per step.
+TEST(SummaryJsonTest, EngineStepsComeBeforeRankedUnits) {
+  SampleRun run;
+  analysis::EngineSteps e;
+  e.rule = "sglang";
+  e.engine = "SGLang";
+  e.window_steps = 1;
+  e.decode_runs = 1;
+  analysis::StepRecord step;
+  step.label = {analysis::StepKind::kDecode, 32, std::nullopt};
+  step.start_ns = 100;
+  step.end_ns = 1'500'100;
+  step.gpu_busy_ns = 1'234'567;
+  step.dispatches = 7;
+  step.in_window = true;
+  e.steps = {step};
+  e.kinds = analysis::StepKindTable(e.steps);
+  run.summary.engine_steps = e;
+  const nlohmann::ordered_json doc = nlohmann::ordered_json::parse(SummaryJsonText(run.summary));
+  const std::vector<std::string> keys = Keys(doc);
+  ASSERT_GE(keys.size(), 2u);
+  EXPECT_EQ(keys[keys.size() - 2], "engine_steps");
+  EXPECT_EQ(keys.back(), "ranked_units");
+  const auto& j = doc["engine_steps"];
+  EXPECT_EQ(Keys(j), (std::vector<std::string>{"rule", "engine", "also_found", "window_kind",
+                                               "window_steps", "decode_runs", "kinds", "steps"}));
+  EXPECT_EQ(j["kinds"][0]["kind"], "decode");
+  EXPECT_EQ(j["kinds"][0]["batch_sizes"], nlohmann::ordered_json::array({32}));
+  EXPECT_EQ(j["kinds"][0]["gpu_ms_p99"], 1.235);
+  EXPECT_EQ(j["kinds"][0]["wall_ms_per_step"], 1.5);
+  EXPECT_EQ(j["steps"][0]["batch"], 32);
+  EXPECT_TRUE(j["steps"][0]["tokens"].is_null());
+  EXPECT_EQ(j["steps"][0]["gpu_ms"], 1.235);
+  EXPECT_EQ(j["steps"][0]["in_window"], true);
+  // Other summaries keep their bytes: no engine_steps key.
+  SampleRun plain;
+  EXPECT_EQ(SummaryJsonText(plain.summary).find("engine_steps"), std::string::npos);
+}
+
 TEST(KernelCsvTest, SeedDialect) {
   SampleRun run;
   // gpu_sum = 623: qmv_a 600 ns (96.308...%), "rope, k" 23 ns (3.691...%).

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "src/base/py_format.h"
 #include "src/report/short_name.h"
@@ -14,6 +15,53 @@ std::string Fixed(double v, int places) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", places, v);
   return buf;
+}
+
+// A list of numbers, "15" or "1, 8, 32"; at most 6, then "…".
+std::string List(const std::vector<int64_t>& values) {
+  std::string out;
+  for (size_t i = 0; i < values.size() && i < 6; ++i) {
+    out += (i > 0 ? ", " : "") + std::to_string(values[i]);
+  }
+  if (values.size() > 6) out += ", …";
+  return out.empty() ? "-" : out;
+}
+
+// The engine's steps per kind: count, batch sizes, GPU and wall milliseconds per step.
+std::string StepTable(const analysis::EngineSteps& e) {
+  struct Row {
+    std::string kind, steps, window, batch, gpu, wall;
+  };
+  std::vector<Row> rows = {
+      {"kind", "steps", "window", "batch", "GPU ms/step (p50, p99)", "wall ms/step (p50, p99)"}};
+  for (const analysis::StepKindStats& k : e.kinds) {
+    std::string batch = List(k.batch_sizes);
+    if (!k.tokens.empty()) batch += " (" + List(k.tokens) + " tok)";
+    rows.push_back({std::string(analysis::StepKindName(k.kind)), std::to_string(k.steps),
+                    std::to_string(k.in_window), batch,
+                    Fixed(k.gpu_ms_mean, 3) + " (" + Fixed(k.gpu_ms_p50, 3) + ", " +
+                        Fixed(k.gpu_ms_p99, 3) + ")",
+                    Fixed(k.wall_ms_mean, 3) + " (" + Fixed(k.wall_ms_p50, 3) + ", " +
+                        Fixed(k.wall_ms_p99, 3) + ")"});
+  }
+  size_t batch_width = 0, gpu_width = 0;
+  for (const Row& r : rows) {
+    batch_width = std::max(batch_width, r.batch.size());
+    gpu_width = std::max(gpu_width, r.gpu.size());
+  }
+  const auto pad = [](std::string text, size_t width, bool right) {
+    if (text.size() < width) text.insert(right ? 0 : text.size(), width - text.size(), ' ');
+    return text;
+  };
+  std::string out;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const Row& r = rows[i];
+    out += (i == 0 ? "  engine steps: " : "                ") + pad(r.kind, 8, false) + " " +
+           pad(r.steps, 5, true) + "  " + pad(r.window, 6, true) + "  " +
+           pad(r.batch, batch_width, false) + "  " + pad(r.gpu, gpu_width, false) + "  " + r.wall +
+           "\n";
+  }
+  return out;
 }
 
 std::string Window(const analysis::Summary& s) {
@@ -29,6 +77,15 @@ std::string Window(const analysis::Summary& s) {
     }
     if (ev && !ev->boundary.empty()) out += ", tokens end at a " + ev->boundary;
 
+  } else if (src == "engine-steps" && s.engine_steps) {
+    const analysis::EngineSteps& e = *s.engine_steps;
+    out += "the engine's step names (" + e.engine + ": " + e.rule + "), " +
+           std::to_string(e.window_steps) + " " +
+           std::string(analysis::StepKindName(e.window_kind)) +
+           (e.window_steps == 1 ? " step" : " steps");
+    if (e.decode_runs > 1 && ev && ev->run) {
+      out += ", run " + std::to_string(*ev->run) + " of " + std::to_string(e.decode_runs);
+    }
   } else if (src == "log") {
     out += "the bench log's [phase] marks";
   } else if (src == "marks" || src == "ranges") {
@@ -48,6 +105,7 @@ std::string Window(const analysis::Summary& s) {
     out += " (the window's steps stand for " + base::PyRepr(*s.window_tokens) + ")";
   }
   out += "\n";
+  if (s.engine_steps) out += StepTable(*s.engine_steps);
   if (ev && ev->confidence == "low") {
     out += "  LOW CONFIDENCE: found without marks, and";
     for (const std::string& r : ev->reasons) out += "\n    - " + r;

@@ -114,6 +114,9 @@ constexpr DiagnosticInfo kDiagnosticInfo[] = {
      "the pack's role rules doubt their labels on this trace"},
     {Diag::kCollectiveCountMismatch, "collective_count_mismatch", S::kWarning,
      "the ranks' decode windows hold different numbers of collectives: no wait is computed"},
+    {Diag::kEngineStepsFew, "engine_steps_few", S::kWarning,
+     "the window holds fewer than 3 decode steps named by the engine: its per-token figures "
+     "rest on them alone (profile more steps of the decode)"},
 };
 static_assert(std::size(kDiagnosticInfo) == static_cast<size_t>(Diag::kCount_),
               "every Diag code needs its entry");

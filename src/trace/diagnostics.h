@@ -77,6 +77,8 @@ enum class Diag : uint16_t {
   kRoleRuleWarning,
   // Across the traces of `summarize --ranks`.
   kCollectiveCountMismatch,
+  // The engine's own step names (analysis/engine_steps.h).
+  kEngineStepsFew,
   kCount_,
 };
 
