@@ -17,6 +17,7 @@
 #include "src/analysis/window.h"
 #include "src/base/file_io.h"
 #include "src/base/py_format.h"
+#include "src/base/utf8.h"
 #include "src/io/bench_log/bench_log.h"
 #include "src/io/importer_registry.h"
 #include "src/packs/default_pack.h"
@@ -231,8 +232,29 @@ void AddStreamOrderDiagnostics(const SummarizeRequest& req, const trace::Importe
                 base::FormatFixed(static_cast<double>(late_ns) / 1e6, 3) + " ms"});
 }
 
+// A kernel of more than this share of the window's GPU time in class `other`: a warning.
+constexpr double kLargeOtherSharePct = 5.0;
+
 void AddAnalysisDiagnostics(const SummarizeRequest& req, const analysis::Summary& summary,
                             const analysis::Attribution& attribution, trace::Diagnostics& diag) {
+  // The kernel table is in descending time order: the first such kernel is the largest.
+  std::string largest;
+  int64_t large_other = 0;
+  for (const analysis::KernelStat& k : summary.kernels) {
+    if (k.class_name != "other" || !k.share_exact || *k.share_exact <= kLargeOtherSharePct) {
+      continue;
+    }
+    if (large_other++ == 0) {
+      largest = std::string(base::TruncateCodePoints(k.name, 120)) + ": " +
+                base::FormatFixed(*k.share_exact, 1) + " % of the GPU time";
+    }
+  }
+  if (large_other > 0) {
+    diag.Add(trace::Diag::kLargeKernelUnclassified, large_other,
+             {req.trace, "",
+              (large_other == 1 ? "" : "the largest of " + std::to_string(large_other) + ": ") +
+                  largest});
+  }
   diag.Add(trace::Diag::kStraddlingDecodeStart, summary.kernels_straddling_decode_start,
            {req.trace, "", "decode_start cuts through them"});
   if (summary.host_gap_attribution_residual_ns != 0) {
@@ -463,9 +485,13 @@ base::Status ComputeRun(const SummarizeRequest& req, ComputedRun& run) {
   const analysis::DecodeWindow& window = loaded.trace.window;
   if (!pack) {
     const packs::PackChoice choice = packs::DefaultPackFor(
-        packs::KernelNamesOf(window.dispatches, names), importer->name(), importer->default_pack());
+        packs::KernelTimesOf(window.dispatches, names), importer->name(), importer->default_pack());
     pack_name = choice.pack;
     result.notes.push_back(choice.note);
+    if (!choice.weak.empty() && !window.dispatches.empty()) {
+      inputs.Add(trace::Diag::kPackChoiceWeak, 1,
+                 {req.trace, "", "pack " + choice.pack + ": " + choice.weak});
+    }
     DP_RETURN_IF_ERROR(LoadPackAndUnits(pack_name, req.units, pack, units_name, units));
   }
   if (loaded.timed_periods > 0) {
@@ -612,11 +638,11 @@ base::Status ComputeRun(const SummarizeRequest& req, ComputedRun& run) {
         {req.trace, "",
          std::to_string(m->steps_sampled) + " of " + std::to_string(m->steps_seen) + " steps"});
     if (m->steps_sampled < kFewSampledSteps) {
-      info.diagnostics.Add(trace::Diag::kSampledStepsFew, 1,
-                           {req.trace, "",
-                            std::to_string(m->steps_sampled) + " sampled step" +
-                                (m->steps_sampled == 1 ? "" : "s") + " of " +
-                                std::to_string(m->steps_seen) + " in the window"});
+      info.diagnostics.Add(
+          trace::Diag::kSampledStepsFew, 1,
+          {req.trace, "",
+           std::to_string(m->steps_sampled) + " sampled step" + (m->steps_sampled == 1 ? "" : "s") +
+               " of " + std::to_string(m->steps_seen) + " in the window"});
     }
     if (m->distortion_pct && *m->distortion_pct > 5.0) {
       info.diagnostics.Add(

@@ -77,6 +77,9 @@ enum class Diag : uint16_t {
   kRoleRuleWarning,
   // Across the traces of `summarize --ranks`.
   kCollectiveCountMismatch,
+  // The pack and its classes.
+  kPackChoiceWeak,
+  kLargeKernelUnclassified,
   kCount_,
 };
 
