@@ -89,7 +89,7 @@ std::string FunctionName(std::string_view name) {
   if (name.starts_with("void ")) name.remove_prefix(5);
   const size_t cut = name.find_first_of("<(");
   if (cut != std::string_view::npos && cut > 0) name = name.substr(0, cut);
-  constexpr size_t kMax = 60;
+  constexpr size_t kMax = 48;
   if (name.size() > kMax) return std::string(name.substr(0, kMax)) + "...";
   return std::string(name);
 }
@@ -203,6 +203,12 @@ PackChoice DefaultPackFor(std::span<const KernelTime> kernels, std::string_view 
                 " of " + std::to_string(choice.names) + " " + what + evidence +
                 "; --pack overrides)";
   return choice;
+}
+
+std::string_view FormatDefaultFor(std::string_view format_default,
+                                  std::optional<trace::Runtime> runtime) {
+  if (runtime == trace::Runtime::kHip && !IsRocmPack(format_default)) return kPytorchRocm;
+  return format_default;
 }
 
 PackChoice DefaultPackFor(std::span<const std::string_view> kernel_names, std::string_view format,

@@ -69,6 +69,11 @@ PackChoice DefaultPackFor(std::span<const KernelTime> kernels, std::string_view 
 PackChoice DefaultPackFor(std::span<const std::string_view> kernel_names, std::string_view format,
                           std::string_view format_default);
 
+// The default pack of a trace's format, for a trace whose runtime is known: a HIP trace of a
+// format whose default is a CUDA pack (a Kineto trace of PyTorch on ROCm) gets pytorch-rocm.
+std::string_view FormatDefaultFor(std::string_view format_default,
+                                  std::optional<trace::Runtime> runtime);
+
 // The distinct names of the kernel dispatches among `dispatches` (memory operations left out),
 // in the order they first occur.
 std::vector<std::string_view> KernelNamesOf(std::span<const trace::Dispatch> dispatches,

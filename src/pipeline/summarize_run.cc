@@ -159,10 +159,21 @@ base::StatusOr<LoadedTrace> LoadTrace(const SummarizeRequest& req, const io::Imp
 bool ReplaysGraphs(const analysis::DecodeWindow& w, const trace::ImportedTrace& info,
                    const trace::StringPool& names) {
   const trace::LaunchIndex index(info.launches);
+  // Without the launch calls (a recording with the API records off, a trace that lost them),
+  // a graph replay still shows: CUPTI and roctracer give every kernel of a graph launch that
+  // launch's correlation id, so two or more kernels share it; a plain launch runs one.
+  std::unordered_map<uint64_t, int> per_correlation;
+  for (const trace::Dispatch& d : w.dispatches) {
+    if (d.correlation != 0 && d.kind == trace::DispatchKind::kKernel) {
+      ++per_correlation[d.correlation];
+    }
+  }
   size_t graphed = 0;
   for (const trace::Dispatch& d : w.dispatches) {
     const trace::ApiCall* call = index.Find(d.correlation);
+    const auto shared = per_correlation.find(d.correlation);
     if ((call != nullptr && trace::IsGraphLaunch(names.Get(call->name))) ||
+        (call == nullptr && shared != per_correlation.end() && shared->second >= 2) ||
         names.Get(d.name).starts_with("[CUDA graph")) {
       ++graphed;
     }
@@ -484,8 +495,14 @@ base::Status ComputeRun(const SummarizeRequest& req, ComputedRun& run) {
   LoadedTrace& loaded = parts.loaded;
   const analysis::DecodeWindow& window = loaded.trace.window;
   if (!pack) {
+    const std::optional<trace::Runtime> runtime = loaded.trace.info.runtime;
     const packs::PackChoice choice = packs::DefaultPackFor(
-        packs::KernelTimesOf(window.dispatches, names), importer->name(), importer->default_pack());
+        packs::KernelTimesOf(window.dispatches, names),
+        std::string(importer->name()) +
+            (packs::FormatDefaultFor(importer->default_pack(), runtime) != importer->default_pack()
+                 ? " (HIP)"
+                 : ""),
+        packs::FormatDefaultFor(importer->default_pack(), runtime));
     pack_name = choice.pack;
     result.notes.push_back(choice.note);
     if (!choice.weak.empty() && !window.dispatches.empty()) {

@@ -318,7 +318,12 @@ class NativeReader {
     DP_RETURN_IF_ERROR(Times(q, "memory_ops", d));
     const bool memset = q.Int(3) == static_cast<int>(nf::MemoryOpKind::kMemset);
     d.kind = memset ? trace::DispatchKind::kMemset : trace::DispatchKind::kMemcpy;
-    d.name = names_.Intern(memset ? trace::kMemsetName : trace::MemcpyName(q.Int(4)));
+    // A file converted from rocpd (record's rocprofv3 path) holds the HIP runtime's copies.
+    const trace::Runtime runtime = result_.meta.contains("rocpd_schema_version")
+                                       ? trace::Runtime::kHip
+                                       : trace::Runtime::kCuda;
+    d.name =
+        names_.Intern(memset ? trace::MemsetName(runtime) : trace::MemcpyName(q.Int(4), runtime));
     d.device = static_cast<int16_t>(q.Int(5));
     d.stream = static_cast<uint32_t>(q.Int(6));
     d.correlation = static_cast<uint64_t>(q.Int(7));
@@ -404,6 +409,7 @@ class NativeReader {
     trace::ImportedTrace& t = builder_.trace();
     t.clock = result_.clock;
     t.meta = result_.meta;
+    if (result_.meta.contains("rocpd_schema_version")) t.runtime = trace::Runtime::kHip;
     t.rank = result_.rank;
     const auto recorder = result_.meta.find(std::string(native_format::kMetaRecorder));
     t.in_order_streams =
