@@ -193,12 +193,16 @@ PackChoice DefaultPackFor(std::span<const KernelTime> kernels, std::string_view 
     choice.weak =
         "the names that point to it are " + FormatPct(*choice.share_pct) + " % of the GPU time";
   }
+  // With times (summarize), the note gives the share and the names; without (kernels,
+  // export), the count alone, as before there were times.
   std::string evidence;
-  if (choice.share_pct) evidence += ", " + FormatPct(*choice.share_pct) + " % of the GPU time";
-  for (size_t i = 0; i < choice.evidence.size(); ++i) {
-    evidence += (i == 0 ? ": " : ", ") + choice.evidence[i];
+  if (choice.share_pct) {
+    evidence += ", " + FormatPct(*choice.share_pct) + " % of the GPU time";
+    for (size_t i = 0; i < choice.evidence.size(); ++i) {
+      evidence += (i == 0 ? ": " : ", ") + choice.evidence[i];
+    }
+    if (static_cast<int64_t>(choice.evidence.size()) < best) evidence += ", ...";
   }
-  if (static_cast<int64_t>(choice.evidence.size()) < best) evidence += ", ...";
   choice.note = "pack " + choice.pack + " (chosen from the kernel names: " + std::to_string(best) +
                 " of " + std::to_string(choice.names) + " " + what + evidence +
                 "; --pack overrides)";

@@ -41,7 +41,8 @@ inline constexpr double kSmallSharePct = 20.0;
 struct PackChoice {
   std::string pack;     // a built-in pack name
   std::string note;     // the line a job prints, e.g. "pack mlx-rocm (chosen from the kernel
-                        // names: 812 of 830 MLX kernels, 97.5 % of the GPU time: qmv_fast,
+                        // names: 812 of 830 MLX kernels; --pack overrides)", with times
+                        // "... 812 of 830 MLX kernels, 97.5 % of the GPU time: qmv_fast,
                         // rms_norm, ...; --pack overrides)"
   int64_t matched = 0;  // distinct names that chose it; 0 when the format's default was kept
   int64_t names = 0;    // distinct kernel names seen
