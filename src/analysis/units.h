@@ -32,14 +32,14 @@ struct Unit {
   // Kernel classes it would replace, whatever their role; a dispatch counts once even when
   // both its role and its class are named. Empty for the seed's units.
   std::vector<ClassId> classes = {};
-  // `requires = [...]`: the unit's classes count only in a window that holds a dispatch of one
-  // of these classes (a MoE unit whose classes include sorts or gathers a dense model runs
-  // for other reasons); empty = always.
-  std::vector<ClassId> requires_classes = {};
   HostGapOwnership host_gap = HostGapOwnership::kRoles;
   // `unless = "graph_replay"`: the work is done already when the decode's steps replay a CUDA
   // or HIP graph (a graph capture unit): such a run does not rank the unit.
   bool unless_graph_replay = false;
+  // `requires = [...]`: the unit's classes count only in a window that holds a dispatch of one
+  // of these classes (a MoE unit whose classes include sorts or gathers a dense model runs
+  // for other reasons); empty = always.
+  std::vector<ClassId> requires_classes = {};
 };
 
 struct UnitReach {

@@ -186,10 +186,7 @@ PackChoice DefaultPackFor(std::span<const KernelTime> kernels, std::string_view 
     what += " kernels";
     if (library == 0) what += " on a " + std::string(format) + " trace";
   }
-  if (best < kFewNames) {
-    choice.weak =
-        "only " + std::to_string(best) + " kernel name" + (best == 1 ? "" : "s") + " point to it";
-  } else if (choice.share_pct && *choice.share_pct < kSmallSharePct) {
+  if (choice.share_pct && *choice.share_pct < kSmallSharePct) {
     choice.weak =
         "the names that point to it are " + FormatPct(*choice.share_pct) + " % of the GPU time";
   }

@@ -15,9 +15,9 @@
 // The family with the most distinct names wins; a tie goes to the format's default when it
 // is among the best, else in the order above. A trace with no recognizable name keeps the
 // format's default. The choice carries its evidence: the names that chose it, and with their
-// GPU times their share of the kernels' time; evidence that is thin (no name recognized,
-// fewer than kFewNames names, or less than kSmallSharePct of the GPU time) is `weak`, which
-// summarize reports as the warning pack_choice_weak. The name signatures are the only
+// GPU times their share of the kernels' time; evidence that is thin (no name recognized, or
+// names that hold less than kSmallSharePct of the GPU time) is `weak`, which summarize
+// reports as the warning pack_choice_weak. The name signatures are the only
 // engine knowledge in C++: they choose among the built-in packs, whose own rules stay in
 // packs/.
 #pragma once
@@ -34,8 +34,8 @@
 
 namespace decodeprof::packs {
 
-// Evidence below these is weak (PackChoice::weak).
-inline constexpr int64_t kFewNames = 3;
+// Names that point to the pack but hold less of the GPU time than this are weak evidence
+// (PackChoice::weak).
 inline constexpr double kSmallSharePct = 20.0;
 
 struct PackChoice {
