@@ -178,14 +178,16 @@ TEST(KinetoJsonImporter, MemoryOperationsAsDispatchesWhenAsked) {
 // PyTorch on ROCm: roctracer's keys before the events (or a hip* launch call before the copy)
 // name the copies for the HIP runtime.
 TEST(KinetoJsonImporter, CopiesOfAHipTraceAreHipCopies) {
-  const std::string copy = R"({"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy DtoD (Device -> )"
-                           R"(Device)", "pid": 2, "tid": 1, "ts": 10.0, "dur": 2.5, "args": )"
-                           R"({"device": 2, "stream": 1, "correlation": 7}})";
-  const std::string set = R"({"ph": "X", "cat": "gpu_memset", "name": "Memset (Device)", "pid": )"
-                          R"(2, "tid": 1, "ts": 20.0, "dur": 1.0, "args": {"correlation": 8}})";
-  const std::string launch = R"({"ph": "X", "cat": "cuda_runtime", "name": "hipMemcpyAsync", )"
-                             R"("pid": 1, "tid": 1, "ts": 9.0, "dur": 1.0, "args": )"
-                             R"({"correlation": 7}})";
+  const std::string copy =
+      R"J({"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy DtoD (Device -> Device)", "pid": 2,
+          "tid": 1, "ts": 10.0, "dur": 2.5,
+          "args": {"device": 2, "stream": 1, "correlation": 7}})J";
+  const std::string set =
+      R"J({"ph": "X", "cat": "gpu_memset", "name": "Memset (Device)", "pid": 2, "tid": 1,
+          "ts": 20.0, "dur": 1.0, "args": {"correlation": 8}})J";
+  const std::string launch =
+      R"J({"ph": "X", "cat": "cuda_runtime", "name": "hipMemcpyAsync", "pid": 1, "tid": 1,
+          "ts": 9.0, "dur": 1.0, "args": {"correlation": 7}})J";
   KinetoImportOptions options;
   options.memory_ops_as_dispatches = true;
   const auto names_of = [&](const std::string& text) {
