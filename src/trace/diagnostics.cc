@@ -115,8 +115,8 @@ constexpr DiagnosticInfo kDiagnosticInfo[] = {
     {Diag::kCollectiveCountMismatch, "collective_count_mismatch", S::kWarning,
      "the ranks' decode windows hold different numbers of collectives: no wait is computed"},
     {Diag::kPackChoiceWeak, "pack_choice_weak", S::kWarning,
-     "the pack was chosen from thin evidence (few kernel names, or little of the GPU time, "
-     "point to it): check its classes, or name one with --pack"},
+     "the pack was chosen from thin evidence (no kernel name, or names that hold little of the "
+     "GPU time, point to it): check its classes, or name one with --pack"},
     {Diag::kLargeKernelUnclassified, "large_kernel_unclassified", S::kWarning,
      "a kernel of more than 5 % of the window's GPU time is in class other: the pack does not "
      "know it, so no unit counts it (a pack of the engine, or a class for it, would)"},
