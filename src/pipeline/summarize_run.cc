@@ -248,23 +248,25 @@ constexpr double kLargeOtherSharePct = 5.0;
 
 void AddAnalysisDiagnostics(const SummarizeRequest& req, const analysis::Summary& summary,
                             const analysis::Attribution& attribution, trace::Diagnostics& diag) {
-  // The kernel table is in descending time order: the first such kernel is the largest.
-  std::string largest;
+  // The kernel table is in descending time order: the largest such kernels first; the
+  // detail names up to three.
+  std::string named;
   int64_t large_other = 0;
   for (const analysis::KernelStat& k : summary.kernels) {
     if (k.class_name != "other" || !k.share_exact || *k.share_exact <= kLargeOtherSharePct) {
       continue;
     }
-    if (large_other++ == 0) {
-      largest = std::string(base::TruncateCodePoints(k.name, 120)) + ": " +
-                base::FormatFixed(*k.share_exact, 1) + " % of the GPU time";
+    if (large_other++ < 3) {
+      named += std::string(named.empty() ? "" : "; ") +
+               std::string(base::TruncateCodePoints(k.name, 120)) + ": " +
+               base::FormatFixed(*k.share_exact, 1) + " % of the GPU time";
     }
   }
   if (large_other > 0) {
-    diag.Add(trace::Diag::kLargeKernelUnclassified, large_other,
-             {req.trace, "",
-              (large_other == 1 ? "" : "the largest of " + std::to_string(large_other) + ": ") +
-                  largest});
+    diag.Add(
+        trace::Diag::kLargeKernelUnclassified, large_other,
+        {req.trace, "",
+         named + (large_other > 3 ? "; and " + std::to_string(large_other - 3) + " more" : "")});
   }
   diag.Add(trace::Diag::kStraddlingDecodeStart, summary.kernels_straddling_decode_start,
            {req.trace, "", "decode_start cuts through them"});
