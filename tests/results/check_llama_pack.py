@@ -10,7 +10,9 @@ and summarized without --pack. Checks, on both: the pack chosen is ggml, from th
 or large_kernel_unclassified diagnostic; the GEMVs (class gemv) are over 50 % of the GPU time,
 and no kernel over 5 % of it is in class other. On the graph trace: the graph unit is not
 ranked (ranked_units value null) and the advice printed says nothing of capturing a graph; on
-the eager trace it is ranked. Exit 1 on a failed check, 2 on usage errors.
+the eager trace it is ranked. With --pack pytorch-cuda, which does not know ggml's kernels, the
+warning large_kernel_unclassified is printed and names mul_mat_vec_f. Exit 1 on a failed check,
+2 on usage errors.
 """
 import json
 import lzma
@@ -78,6 +80,16 @@ def main(argv):
                 summary = json.load(f)
             gemv = check(name, summary, run.stderr, run.stdout, failures)
             print(f"{name}: pack {summary.get('pack')}, gemv {gemv} % of the GPU time")
+            # With a pack that does not know ggml's kernels, the GEMVs are large kernels in
+            # class other: a warning, printed, that names them.
+            other = subprocess.run([dp, "summarize", "--trace", trace, "--pack", "pytorch-cuda",
+                                    "--name", f"{name}_other", "--out-dir", tmp],
+                                   capture_output=True, text=True, timeout=300)
+            line = next((l for l in other.stderr.splitlines()
+                         if "large_kernel_unclassified" in l), "")
+            if other.returncode != 0 or "mul_mat_vec_f" not in line:
+                failures.append(f"{name} --pack pytorch-cuda: no large_kernel_unclassified line "
+                                f"naming mul_mat_vec_f: {other.stderr[-1000:]}")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     for line in failures:
