@@ -183,6 +183,42 @@ TEST(BuiltinFilesTest, H200DecodeUnitsLoadOnThePytorchCudaPack) {
   EXPECT_EQ(owner[(*pack)->other_class()], -1);
 }
 
+// The serving engines' kernels on CUDA, as the public profiles name them (vLLM serving gpt-oss
+// on a B200 with FlashInfer's TRT-LLM MoE, ../shared/real-traces), and those of their
+// libraries' sources (FlashInfer, triton_kernels, vLLM).
+TEST(BuiltinFilesTest, PytorchCudaClassesTheServingEnginesKernels) {
+  auto pack = LoadPack("pytorch-cuda");
+  ASSERT_TRUE(pack.ok()) << pack.status().ToString();
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"bmm_MxE4m3_MxE2m1MxE4m3_Fp32_t128x16x256u2_s3_et128x16_m128x16x32_cga1x1x1_16dp256b_rM_"
+       "TN_transOut_schedP2x1x2x3_biasM_bN_tma_tmaOpt_clmp_swiGlu_dynBatch_sm100f",
+       "grouped_gemm"},
+      {"void moe::dev::finalize::finalizeKernelVecLoad<moe::dev::finalize::KernelParams<cutlass::"
+       "bfloat16_t, cutlass::bfloat16_t, 4, true> >(x)",
+       "grouped_gemm"},
+      {"void moe::dev::routing::routingIndicesOffsetsKernel<moe::dev::routing::"
+       "routingRenormalize::KernelParams<__nv_bfloat16, __nv_bfloat16, 128, false, true> >(x)",
+       "moe_routing"},
+      {"_matmul_ogs_NNT_bf16xbf16xmxfp4_128x128x128x1_swiglu", "grouped_gemm"},
+      {"_finalize_matmul_scatter_bf16", "grouped_gemm"},
+      {"_topk_forward", "moe_routing"},
+      {"_sum_bitmatrix_rows", "moe_routing"},
+      {"void vllm::moe::topkGatingSoftmax<4, 128, 4, 16, 32, int, float>(x)", "moe_routing"},
+      {"void vllm::act_and_mul_kernel<c10::BFloat16, &vllm::silu_kernel<c10::BFloat16>, true>(x)",
+       "elementwise"},
+      {"void flashinfer::BatchDecodeWithPagedKVCacheKernel<x>(x)", "attention"},
+      {"void flashinfer::MergeStatesKernel<8u, 16u, 8u, 4u, __half, __half>(x)", "attention"},
+      {"void flashinfer::sampling::SamplingFromProbKernel<1024u, x>(x)", "random"},
+      {"void flashinfer::norm::FusedAddRMSNormKernel<8u, __nv_bfloat16>(x)", "rms_norm"},
+      {"void flashinfer::BatchPrefillWithRaggedKVCacheKernel<x>(x)", "attention"},
+      {"void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<x>>(x)", "attention"},
+      {"void flash_fwd_splitkv_kernel<x>(x)", "attention"},
+  };
+  for (const auto& [name, cls] : cases) {
+    EXPECT_EQ((*pack)->class_names()[(*pack)->Classify(name)], cls) << name;
+  }
+}
+
 // The fused_moe units count their gathers, fills and sorts only beside MoE kernels
 // (`requires`), so that a dense model's embedding lookup is no MoE work.
 TEST(BuiltinFilesTest, FusedMoeUnitsRequireMoeClasses) {
