@@ -84,14 +84,38 @@ constexpr std::array<Family, 4> kOwnFamily = {kMlx, kGgml, kRocm, kCuda};
 bool IsRocmPack(std::string_view pack) { return pack == kMlxRocm || pack == kPytorchRocm; }
 
 // A kernel's function name for the evidence: "void mul_mat_vec_f<__half, ...>(...)" →
-// "mul_mat_vec_f"; "at::native::vectorized_elementwise_kernel<...>" keeps its namespaces.
+// "mul_mat_vec_f"; "std::enable_if<...>::type ns::f<...>(...)" → "ns::f"; namespaces are kept,
+// "(anonymous namespace)::" dropped.
 std::string FunctionName(std::string_view name) {
-  if (name.starts_with("void ")) name.remove_prefix(5);
-  const size_t cut = name.find_first_of("<(");
-  if (cut != std::string_view::npos && cut > 0) name = name.substr(0, cut);
+  std::string text(name);
+  for (size_t at; (at = text.find("(anonymous namespace)::")) != std::string::npos;) {
+    text.erase(at, 23);
+  }
+  // The declarator: up to the parameter list, outside template arguments.
+  // (Parentheses inside template arguments hold expressions such as "(8)>(0)": their '<' and
+  // '>' are no brackets.)
+  int depth = 0;
+  int parens = 0;
+  size_t end = text.size();
+  size_t start = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (depth > 0 && c == '(') ++parens;
+    if (depth > 0 && c == ')' && parens > 0) --parens;
+    if (parens == 0 && c == '<') ++depth;
+    if (parens == 0 && c == '>' && depth > 0) --depth;
+    if (depth == 0 && c == '(' && i > 0) {
+      end = i;
+      break;
+    }
+    if (depth == 0 && c == ' ') start = i + 1;  // past a return type
+  }
+  std::string fn = text.substr(start, end - start);
+  if (const size_t lt = fn.find('<'); lt != std::string::npos && lt > 0) fn.resize(lt);
   constexpr size_t kMax = 48;
-  if (name.size() > kMax) return std::string(name.substr(0, kMax)) + "...";
-  return std::string(name);
+  if (fn.empty()) fn = text;
+  if (fn.size() > kMax) return fn.substr(0, kMax) + "...";
+  return fn;
 }
 
 std::string FormatPct(double pct) { return base::FormatFixed(pct, 1); }

@@ -203,6 +203,21 @@ TEST(DefaultPackForTest, GgmlNamesChooseGgmlWithTheirEvidence) {
   EXPECT_TRUE(LoadPack("ggml").ok());
 }
 
+TEST(DefaultPackForTest, TheEvidenceNamesFunctions) {
+  // A return type with expressions in its template arguments, an anonymous namespace, and a
+  // name without parameters (B200 vLLM profile).
+  const std::vector<KernelTime> kernels = {
+      {"std::enable_if<(((8)>(0)))&&vllm::_typeConvert<c10::BFloat16>::exists, void>::type "
+       "vllm::fused_add_rms_norm_kernel<c10::BFloat16, 8>(c10::BFloat16*, long, int)",
+       30},
+      {"void (anonymous namespace)::multimem_all_reduce_kernel<c10::BFloat16, 4>(x)", 20},
+      {kNvjet, 10},
+  };
+  EXPECT_EQ(DefaultPackFor(kernels, "kineto-json", "pytorch-cuda").evidence,
+            (std::vector<std::string>{"vllm::fused_add_rms_norm_kernel",
+                                      "multimem_all_reduce_kernel", std::string(kNvjet)}));
+}
+
 TEST(DefaultPackForTest, ThinEvidenceIsWeak) {
   // Nothing recognized: the format's default, weak.
   EXPECT_EQ(Choose({"my_kernel"}, "native", "pytorch-cuda").weak,
