@@ -458,6 +458,69 @@ TEST_P(RefusalTest, SaysWhatTheFileIsInAFewLines) {
 INSTANTIATE_TEST_SUITE_P(RealTraces, RefusalTest, ::testing::ValuesIn(kRefusalCases),
                          ParamName<RefusalCase>);
 
+// vLLM on ROCm (MI300, gpt-oss's MXFP4 experts in triton_kernels' Triton MoE): the pack chosen
+// from the names is pytorch-rocm, the _matmul_ogs_ GEMMs (most of the GPU time) are the MoE
+// unit's grouped GEMMs, no large kernel is left in class other, and the copies are HIP's.
+TEST_F(RealTraceTest, VllmRocmMoeKernelsAreClassedAndCopiesAreHips) {
+  Prepare("tracelens_vllm_prefilldecode_piecewise_graph_execution_mi300.json.gz");
+  if (IsSkipped() || HasFatalFailure()) return;
+  const fs::path input = Input();
+  const fs::path out = dir_ / "moe";
+  const Result r = RunBinary({"summarize", "--trace", input.string(), "--name", "x", "--out-dir",
+                              out.string(), "--window", "all"},
+                             {}, dir_);
+  ASSERT_EQ(r.exit_code, 0) << Head(r.err);
+  EXPECT_NE(r.err.find("pack pytorch-rocm (chosen from the kernel names"), std::string::npos)
+      << Head(r.err);
+  const json summary = json::parse(Slurp(out / "x_summary.json"));
+  EXPECT_EQ(summary["pack"], "pytorch-rocm");
+  for (const json& d : summary["diagnostics"]) {
+    EXPECT_NE(d["code"], "large_kernel_unclassified") << d.dump();
+  }
+  EXPECT_GT(summary["class_share_pct"]["grouped_gemm"].get<double>(), 60.0);
+  int matmul_ogs = 0;
+  for (const json& k : summary["top_kernels"]) {
+    const std::string name = k["kernel"].get<std::string>();
+    if (name.rfind("_matmul_ogs_", 0) == 0) {
+      ++matmul_ogs;
+      EXPECT_EQ(k["class"], "grouped_gemm") << name;
+    }
+    EXPECT_EQ(name.find("[CUDA memcpy"), std::string::npos) << name;
+  }
+  EXPECT_EQ(matmul_ogs, 2);
+  const std::string csv = Slurp(out / "x_decode_kernels.csv");
+  EXPECT_NE(csv.find("[HIP memcpy Host-to-Device],memcpy"), std::string::npos);
+  EXPECT_EQ(csv.find("[CUDA memcpy"), std::string::npos);
+}
+
+// A dense Llama's vLLM decode on ROCm (a graph capture): the embedding lookup (a gather) and
+// the fills are no MoE work, and the copies are HIP's.
+TEST_F(RealTraceTest, DenseModelsGatherIsNoMoeWork) {
+  Prepare("tracelens_vllm_decode_full_graph_capture_mi300.pt.trace.json.gz");
+  if (IsSkipped() || HasFatalFailure()) return;
+  const fs::path input = Input();
+  const fs::path out = dir_ / "dense";
+  const Result r = RunBinary({"summarize", "--trace", input.string(), "--name", "x", "--out-dir",
+                              out.string(), "--window", "all"},
+                             {}, dir_);
+  ASSERT_EQ(r.exit_code, 0) << Head(r.err);
+  const json summary = json::parse(Slurp(out / "x_summary.json"));
+  EXPECT_EQ(summary["pack"], "pytorch-rocm");  // a HIP trace of PyTorch's names alone
+  bool gather = false;
+  for (const json& k : summary["top_kernels"]) {
+    const std::string name = k["kernel"].get<std::string>();
+    gather |= name.find("vectorized_gather_kernel") != std::string::npos;
+    EXPECT_EQ(name.find("[CUDA memcpy"), std::string::npos) << name;
+  }
+  EXPECT_TRUE(gather);
+  ASSERT_TRUE(summary["port_units"].contains("fused_moe"));
+  EXPECT_EQ(summary["port_units"]["fused_moe"]["fallback_share_pct"], 0.0)
+      << summary["port_units"]["fused_moe"].dump();
+  const std::string csv = Slurp(out / "x_decode_kernels.csv");
+  EXPECT_EQ(csv.find("fused_moe"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("[HIP memcpy Device-to-Device]"), std::string::npos) << csv;
+}
+
 // The cases above are SOURCES.md's table: a trace added there is added here too.
 TEST(RealTracesSourcesTest, TableListsTheseFiles) {
   if (!fs::is_directory(kTraces)) {

@@ -223,7 +223,6 @@ class Finder {
     std::unordered_map<uint64_t, uint32_t> open;  // correlation → token of that launch
     // Per name: bit 0 sampling, 1 forward work, 2 backward pass, 3 optimizer; 0xFF unread.
     std::vector<uint8_t> kind_of(names_.size(), 0xFF);
-    const std::string_view d2h = trace::MemcpyName(2);
     trace::TimestampNs busy_until = INT64_MIN;
     tokens_.reserve(ds_.size());
     for (size_t i = 0; i < ds_.size(); ++i) {
@@ -265,7 +264,8 @@ class Finder {
         ++kernels_;
         if (k & 4) ++backward_;
         if (k & 8) ++optimizer_;
-      } else if (d.kind == trace::DispatchKind::kMemcpy && names_.Get(d.name) == d2h) {
+      } else if (d.kind == trace::DispatchKind::kMemcpy &&
+                 trace::MemcpyKindOf(names_.Get(d.name)) == 2) {
         t->readback = true;
       }
       busy_until = std::max(busy_until, d.end);

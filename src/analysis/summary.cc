@@ -254,6 +254,13 @@ class WallInputsOfSets {
     }
   }
 
+  // True when the window holds a dispatch of one of `classes` (always for an empty list).
+  bool AnyOf(const std::vector<ClassId>& classes) const {
+    if (classes.empty()) return true;
+    return std::any_of(attribution_.classes.begin(), attribution_.classes.end(),
+                       [&](ClassId c) { return Contains(classes, c); });
+  }
+
   // `roles` alone: the seed's role-set sums. With `classes`: every dispatch holding one of
   // the roles or classes counts once. HostGapOwnership::kAll owns the window's whole gap.
   WallFieldInputs For(const std::vector<RoleId>& roles, const std::vector<ClassId>& classes,
@@ -319,13 +326,16 @@ std::vector<UnitSummary> SummarizeUnits(const SummaryInputs& in, const WallInput
   for (size_t u = 0; u < units.size(); ++u) {
     const Unit& unit = units[u];
     const UnitReach reach = in.units->Reach(u, config, sampled);
+    // `requires`: without a dispatch of those classes the unit's classes count for nothing.
+    const std::vector<ClassId>& unit_classes =
+        sets.AnyOf(unit.requires_classes) ? unit.classes : no_classes;
     // A reached set is the whole unit (classes, owned host time) only when the reach case
     // says so; a list of roles reaches those roles and their own gaps.
     const auto reached_set = [&](const std::vector<RoleId>& roles, bool whole) {
-      return whole ? sets.For(roles, unit.classes, unit.host_gap)
+      return whole ? sets.For(roles, unit_classes, unit.host_gap)
                    : sets.For(roles, no_classes, HostGapOwnership::kRoles);
     };
-    const WallFieldInputs fallback = sets.For(unit.fallback_roles, unit.classes, unit.host_gap);
+    const WallFieldInputs fallback = sets.For(unit.fallback_roles, unit_classes, unit.host_gap);
     const WallFieldInputs reached = reached_set(reach.default_roles, reach.default_whole);
     const WallFieldInputs optin = reached_set(reach.optin_roles, reach.optin_whole);
     UnitSummary summary;
@@ -348,6 +358,13 @@ std::vector<UnitSummary> SummarizeUnits(const SummaryInputs& in, const WallInput
   return out;
 }
 
+// A unit's `requires` (Unit::requires_classes): some kernel of the window has one of them.
+bool RequiresMet(const Unit& unit, const std::vector<KernelTotal>& kernels) {
+  if (unit.requires_classes.empty()) return true;
+  return std::any_of(kernels.begin(), kernels.end(),
+                     [&](const KernelTotal& k) { return Contains(unit.requires_classes, k.cls); });
+}
+
 // One row per kernel name by total time, descending, stable: class, roles and units seen,
 // calls, time, shares (seed spec 2.10, 2.14).
 std::vector<KernelStat> KernelTable(const SummaryInputs& in,
@@ -367,7 +384,7 @@ std::vector<KernelStat> KernelTable(const SummaryInputs& in,
     for (const Unit& unit : units) {
       const bool holds = std::any_of(unit.fallback_roles.begin(), unit.fallback_roles.end(),
                                      [&](RoleId r) { return k.roles_seen[RoleSlot(r)]; }) ||
-                         Contains(unit.classes, k.cls);
+                         (Contains(unit.classes, k.cls) && RequiresMet(unit, kernels));
       if (holds) stat.unit_ids.push_back(unit.id);
     }
     std::sort(stat.unit_ids.begin(), stat.unit_ids.end());

@@ -252,6 +252,33 @@ TEST(SummaryTest, AGraphReplayingRunIsNeverToldToCaptureAGraph) {
   }
 }
 
+// A unit with `requires` counts its classes only in a window holding one of the required
+// classes: a MoE unit's gathers (here `copy`) are no MoE work without expert kernels (`rope`).
+TEST(SummaryTest, AUnitsClassesCountOnlyWithItsRequiredClasses) {
+  for (const bool moe : {false, true}) {
+    Fixture f;
+    Unit unit{"moe", "fused moe", {}, {2}, HostGapOwnership::kRoles};
+    unit.requires_classes = {1};
+    f.units = FakeUnits{{unit}, {UnitReach{{}, {}, "", true, true}}};
+    f.window.lo = 0;
+    f.window.hi = 1000000;
+    f.Add("qmv_a", 100000, 300000);
+    f.Add("copy_gg", 400000, 500000);
+    if (moe) f.Add("rope_k", 600000, 700000);
+    SummaryInputs in = f.Inputs();
+    in.profiled.generated_tokens = 2;
+    auto s = BuildSummary(in, Attribute(in));
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    ASSERT_EQ(s->units.size(), 1u);
+    EXPECT_EQ(s->units[0].fallback_share_pct, moe ? 25.0 : 0.0) << moe;
+    EXPECT_EQ(s->units[0].reached_default_share_pct, moe ? 25.0 : 0.0) << moe;
+    const auto copy = std::find_if(s->kernels.begin(), s->kernels.end(),
+                                   [](const KernelStat& k) { return k.name == "copy_gg"; });
+    ASSERT_NE(copy, s->kernels.end());
+    EXPECT_EQ(copy->unit_ids, moe ? std::vector<std::string>{"moe"} : std::vector<std::string>{});
+  }
+}
+
 TEST(SummaryTest, UnitsOwningHostTimeAndNamingClasses) {
   Fixture f;
   f.units = FakeUnits{{Unit{"graph", "capture the decode step", {}, {}, HostGapOwnership::kAll},

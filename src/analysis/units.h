@@ -36,6 +36,10 @@ struct Unit {
   // `unless = "graph_replay"`: the work is done already when the decode's steps replay a CUDA
   // or HIP graph (a graph capture unit): such a run does not rank the unit.
   bool unless_graph_replay = false;
+  // `requires = [...]`: the unit's classes count only in a window that holds a dispatch of one
+  // of these classes (a MoE unit whose classes include sorts or gathers a dense model runs
+  // for other reasons); empty = always.
+  std::vector<ClassId> requires_classes = {};
 };
 
 struct UnitReach {

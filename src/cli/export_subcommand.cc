@@ -91,8 +91,14 @@ base::StatusOr<report::ChromeTraceStats> RunExport(const ExportRequest& req,
     info = std::move(t.info);
   }
   if (!pack) {
-    const packs::PackChoice choice = packs::DefaultPackFor(
-        packs::KernelNamesOf(dispatches, names), importer->name(), importer->default_pack());
+    const packs::PackChoice choice =
+        packs::DefaultPackFor(packs::KernelNamesOf(dispatches, names),
+                              std::string(importer->name()) +
+                                  (packs::FormatDefaultFor(importer->default_pack(),
+                                                           info.runtime) != importer->default_pack()
+                                       ? " (HIP)"
+                                       : ""),
+                              packs::FormatDefaultFor(importer->default_pack(), info.runtime));
     notes.push_back(choice.note);
     DP_ASSIGN_OR_RETURN(pack, packs::LoadPack(choice.pack));
   }

@@ -140,9 +140,10 @@ TEST(BuiltinFilesTest, EmbeddedTextEqualsTheSourceFiles) {
       EXPECT_EQ(*text, file.text) << file.path;
     }
   }
-  EXPECT_EQ(BuiltinPackFiles()[0].path, "packs/mlx-rocm.toml");
-  EXPECT_EQ(BuiltinUnitsFiles()[0].path, "packs/units/h200-decode.toml");
-  EXPECT_EQ(BuiltinUnitsFiles()[1].path, "packs/units/mlx-rocm-ports.toml");
+  EXPECT_EQ(BuiltinPackFiles()[0].path, "packs/ggml.toml");
+  EXPECT_EQ(BuiltinPackFiles()[1].path, "packs/mlx-rocm.toml");
+  EXPECT_EQ(BuiltinUnitsFiles()[0].path, "packs/units/ggml-decode.toml");
+  EXPECT_EQ(BuiltinUnitsFiles()[1].path, "packs/units/h200-decode.toml");
 }
 
 // packs/units/h200-decode.toml on pytorch-cuda: nine units, the CUDA-graph unit owning the
@@ -178,6 +179,90 @@ TEST(BuiltinFilesTest, H200DecodeUnitsLoadOnThePytorchCudaPack) {
     const bool sampler = list[u].id == "sampler";
     EXPECT_EQ((*units)->Reach(u, {"llama", ""}, false).default_whole, !sampler) << list[u].id;
     EXPECT_TRUE((*units)->Reach(u, {"llama", ""}, true).default_whole) << list[u].id;
+  }
+  EXPECT_EQ(owner[(*pack)->other_class()], -1);
+}
+
+// The serving engines' kernels on CUDA, as the public profiles name them (vLLM serving gpt-oss
+// on a B200 with FlashInfer's TRT-LLM MoE, ../shared/real-traces), and those of their
+// libraries' sources (FlashInfer, triton_kernels, vLLM).
+TEST(BuiltinFilesTest, PytorchCudaClassesTheServingEnginesKernels) {
+  auto pack = LoadPack("pytorch-cuda");
+  ASSERT_TRUE(pack.ok()) << pack.status().ToString();
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"bmm_MxE4m3_MxE2m1MxE4m3_Fp32_t128x16x256u2_s3_et128x16_m128x16x32_cga1x1x1_16dp256b_rM_"
+       "TN_transOut_schedP2x1x2x3_biasM_bN_tma_tmaOpt_clmp_swiGlu_dynBatch_sm100f",
+       "grouped_gemm"},
+      {"void moe::dev::finalize::finalizeKernelVecLoad<moe::dev::finalize::KernelParams<cutlass::"
+       "bfloat16_t, cutlass::bfloat16_t, 4, true> >(x)",
+       "grouped_gemm"},
+      {"void moe::dev::routing::routingIndicesOffsetsKernel<moe::dev::routing::"
+       "routingRenormalize::KernelParams<__nv_bfloat16, __nv_bfloat16, 128, false, true> >(x)",
+       "moe_routing"},
+      {"_matmul_ogs_NNT_bf16xbf16xmxfp4_128x128x128x1_swiglu", "grouped_gemm"},
+      {"_finalize_matmul_scatter_bf16", "grouped_gemm"},
+      {"_topk_forward", "moe_routing"},
+      {"_sum_bitmatrix_rows", "moe_routing"},
+      {"void vllm::moe::topkGatingSoftmax<4, 128, 4, 16, 32, int, float>(x)", "moe_routing"},
+      {"void vllm::act_and_mul_kernel<c10::BFloat16, &vllm::silu_kernel<c10::BFloat16>, true>(x)",
+       "elementwise"},
+      {"void flashinfer::BatchDecodeWithPagedKVCacheKernel<x>(x)", "attention"},
+      {"void flashinfer::MergeStatesKernel<8u, 16u, 8u, 4u, __half, __half>(x)", "attention"},
+      {"void flashinfer::sampling::SamplingFromProbKernel<1024u, x>(x)", "random"},
+      {"void flashinfer::norm::FusedAddRMSNormKernel<8u, __nv_bfloat16>(x)", "rms_norm"},
+      {"void flashinfer::BatchPrefillWithRaggedKVCacheKernel<x>(x)", "attention"},
+      {"void pytorch_flash::flash_fwd_kernel<Flash_fwd_kernel_traits<x>>(x)", "attention"},
+      {"void flash_fwd_splitkv_kernel<x>(x)", "attention"},
+  };
+  for (const auto& [name, cls] : cases) {
+    EXPECT_EQ((*pack)->class_names()[(*pack)->Classify(name)], cls) << name;
+  }
+}
+
+// The fused_moe units count their gathers, fills and sorts only beside MoE kernels
+// (`requires`), so that a dense model's embedding lookup is no MoE work.
+TEST(BuiltinFilesTest, FusedMoeUnitsRequireMoeClasses) {
+  for (const auto& [pack_name, units_name] :
+       std::vector<std::pair<std::string, std::string>>{{"pytorch-cuda", "h200-decode"},
+                                                        {"pytorch-rocm", "rocm-decode"},
+                                                        {"ggml", "ggml-decode"}}) {
+    auto pack = LoadPack(pack_name);
+    ASSERT_TRUE(pack.ok()) << pack.status().ToString();
+    auto units = LoadUnits(units_name, **pack);
+    ASSERT_TRUE(units.ok()) << units.status().ToString();
+    bool found = false;
+    for (const analysis::Unit& u : (*units)->units()) {
+      if (u.id != "fused_moe") continue;
+      found = true;
+      std::vector<std::string> required;
+      for (analysis::ClassId c : u.requires_classes) {
+        required.push_back((*pack)->class_names()[c]);
+      }
+      EXPECT_EQ(required, (std::vector<std::string>{"grouped_gemm", "moe_routing"})) << units_name;
+    }
+    EXPECT_TRUE(found) << units_name;
+  }
+}
+
+// packs/units/ggml-decode.toml on ggml: the graph unit owns the host gap and is never the
+// advice for a graph-replaying decode; the kernel units never share a class.
+TEST(BuiltinFilesTest, GgmlDecodeUnitsLoadOnTheGgmlPack) {
+  auto pack = LoadPack("ggml");
+  ASSERT_TRUE(pack.ok()) << pack.status().ToString();
+  auto units = LoadUnits("ggml-decode", **pack);
+  ASSERT_TRUE(units.ok()) << units.status().ToString();
+  const auto& list = (*units)->units();
+  ASSERT_EQ(list.size(), 8u);
+  EXPECT_EQ(list[0].id, "cuda_graph");
+  EXPECT_TRUE(list[0].unless_graph_replay);
+  EXPECT_EQ(list[0].host_gap, analysis::HostGapOwnership::kAll);
+  EXPECT_EQ(list[1].id, "gemv");
+  std::vector<int> owner((*pack)->class_names().size(), -1);
+  for (size_t u = 0; u < list.size(); ++u) {
+    for (analysis::ClassId c : list[u].classes) {
+      EXPECT_EQ(owner[c], -1) << (*pack)->class_names()[c] << " in two units";
+      owner[c] = static_cast<int>(u);
+    }
   }
   EXPECT_EQ(owner[(*pack)->other_class()], -1);
 }

@@ -4,16 +4,18 @@
 #include <array>
 #include <cstdlib>
 #include <initializer_list>
-#include <unordered_set>
+#include <string>
+#include <unordered_map>
 #include <utility>
 
 #include "src/analysis/classify.h"
+#include "src/base/py_format.h"
 
 namespace decodeprof::packs {
 namespace {
 
 // The families of kernel names, in the order they are tried (the first match wins).
-enum Family : size_t { kMlx = 0, kRocm = 1, kCuda = 2, kTorch = 3, kFamilies = 4 };
+enum Family : size_t { kMlx = 0, kGgml = 1, kRocm = 2, kCuda = 3, kTorch = 4, kFamilies = 5 };
 
 // RE2 patterns, searched and case-insensitive (docs/packs.md lists them). A name of a
 // library every engine of a platform calls counts for that platform's PyTorch pack: MLX's
@@ -28,6 +30,27 @@ const analysis::KernelClassifier& Signatures() {
     };
     std::vector<analysis::ClassSpec> specs;
     specs.push_back(spec("mlx", {R"(mlx::core::)", R"(_ZN3mlx4core)"}));
+    // ggml-cuda's kernels (the same names on HIP) and its argument types.
+    specs.push_back(spec("ggml", {R"(ggml)",
+                                  R"(mul_mat_vec_[fq])",
+                                  R"(mul_mat_[qf](_ids)?<)",
+                                  R"(flash_attn_ext_)",
+                                  R"(flash_attn_combine_results)",
+                                  R"(flash_attn_tile<)",
+                                  R"(k_set_rows)",
+                                  R"(k_get_rows)",
+                                  R"(rms_norm_f32<)",
+                                  R"(rope_(norm|neox|multi|vision)<)",
+                                  R"(soft_max_f32)",
+                                  R"(quantize_(mmq_)?q8_1)",
+                                  R"(k_bin_bcast)",
+                                  R"(unary_(gated_)?op_kernel)",
+                                  R"(convert_unary<)",
+                                  R"(cpy_scalar)",
+                                  R"(scale_f32<?)",
+                                  R"(k_argsort_f32)",
+                                  R"(topk_moe_cuda)",
+                                  R"(dequantize_block)"}));
     specs.push_back(spec("rocm", {R"(Cijk_)", R"(rocblas)", R"(hipblaslt)", R"((^|[^a-z_])ck::)",
                                   R"((^|[^a-z_])ck_tile::)", R"(_ZN2ck)", R"(_ZN7ck_tile)",
                                   R"((^|[^a-z])aiter)", R"(miopen)", R"(rocprim)", R"(hipcub)",
@@ -37,9 +60,9 @@ const analysis::KernelClassifier& Signatures() {
         spec("cuda", {R"(nvjet)", R"(cublas)", R"(cudnn)", R"(cutlass)", R"(cute::)",
                       R"((^|[^a-z0-9])sm[0-9]{2,3}a?_)", R"(xmma)", R"((^|[^a-z_])cub::)",
                       R"(ampere_)", R"(hopper_)", R"(volta_)", R"(turing_)"}));
-    specs.push_back(
-        spec("torch", {R"(at::native::)", R"(at::cuda::)", R"(at_cuda_detail::)", R"(c10::)",
-                       R"(triton)", R"(vllm::)", R"(^_fwd_)", R"(fused_moe_kernel)"}));
+    specs.push_back(spec("torch", {R"(at::native::)", R"(at::cuda::)", R"(at_cuda_detail::)",
+                                   R"(c10::)", R"(triton)", R"(vllm::)", R"(^_fwd_)",
+                                   R"(fused_moe_kernel)", R"(_matmul_ogs_)", R"(flashinfer)"}));
     auto built = analysis::KernelClassifier::Build(std::move(specs));
     if (!built.ok()) std::abort();  // the patterns above are constants: a test compiles them
     return new analysis::KernelClassifier(std::move(built).value());
@@ -48,25 +71,80 @@ const analysis::KernelClassifier& Signatures() {
 }
 
 constexpr std::string_view kMlxRocm = "mlx-rocm";
+constexpr std::string_view kGgmlPack = "ggml";
 constexpr std::string_view kPytorchRocm = "pytorch-rocm";
 constexpr std::string_view kPytorchCuda = "pytorch-cuda";
 
 // The built-in packs the names can choose, in the order that breaks ties.
-constexpr std::array<std::string_view, 3> kCandidates = {kMlxRocm, kPytorchRocm, kPytorchCuda};
+constexpr std::array<std::string_view, 4> kCandidates = {kMlxRocm, kGgmlPack, kPytorchRocm,
+                                                         kPytorchCuda};
+// The family that counts for each candidate alone (the PyTorch family is shared).
+constexpr std::array<Family, 4> kOwnFamily = {kMlx, kGgml, kRocm, kCuda};
 
 bool IsRocmPack(std::string_view pack) { return pack == kMlxRocm || pack == kPytorchRocm; }
 
+// A kernel's function name for the evidence: "void mul_mat_vec_f<__half, ...>(...)" →
+// "mul_mat_vec_f"; "std::enable_if<...>::type ns::f<...>(...)" → "ns::f"; namespaces are kept,
+// "(anonymous namespace)::" dropped.
+std::string FunctionName(std::string_view name) {
+  std::string text(name);
+  for (size_t at; (at = text.find("(anonymous namespace)::")) != std::string::npos;) {
+    text.erase(at, 23);
+  }
+  // The declarator: up to the parameter list, outside template arguments.
+  // (Parentheses inside template arguments hold expressions such as "(8)>(0)": their '<' and
+  // '>' are no brackets.)
+  int depth = 0;
+  int parens = 0;
+  size_t end = text.size();
+  size_t start = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (depth > 0 && c == '(') ++parens;
+    if (depth > 0 && c == ')' && parens > 0) --parens;
+    if (parens == 0 && c == '<') ++depth;
+    if (parens == 0 && c == '>' && depth > 0) --depth;
+    if (depth == 0 && c == '(' && i > 0) {
+      end = i;
+      break;
+    }
+    if (depth == 0 && c == ' ') start = i + 1;  // past a return type
+  }
+  std::string fn = text.substr(start, end - start);
+  if (const size_t lt = fn.find('<'); lt != std::string::npos && lt > 0) fn.resize(lt);
+  constexpr size_t kMax = 48;
+  if (fn.empty()) fn = text;
+  if (fn.size() > kMax) return fn.substr(0, kMax) + "...";
+  return fn;
+}
+
+std::string FormatPct(double pct) { return base::FormatFixed(pct, 1); }
+
 }  // namespace
 
-PackChoice DefaultPackFor(std::span<const std::string_view> kernel_names, std::string_view format,
+PackChoice DefaultPackFor(std::span<const KernelTime> kernels, std::string_view format,
                           std::string_view format_default) {
-  std::unordered_set<std::string_view> seen;
-  std::array<int64_t, kFamilies> count{};
+  struct Seen {
+    std::string_view name;
+    int64_t ns = 0;
+    size_t family = kFamilies;  // kFamilies: no family
+  };
+  std::vector<Seen> seen;
+  std::unordered_map<std::string_view, size_t> index;
   const analysis::KernelClassifier& signatures = Signatures();
-  for (std::string_view name : kernel_names) {
-    if (!seen.insert(name).second) continue;
-    const analysis::ClassId family = signatures.Classify(name);
-    if (family < kFamilies) ++count[family];
+  for (const KernelTime& k : kernels) {
+    auto [it, fresh] = index.try_emplace(k.name, seen.size());
+    if (fresh) {
+      const analysis::ClassId family = signatures.Classify(k.name);
+      seen.push_back({k.name, 0, family < kFamilies ? static_cast<size_t>(family) : kFamilies});
+    }
+    seen[it->second].ns += std::max<int64_t>(0, k.ns);
+  }
+  std::array<int64_t, kFamilies> count{};
+  int64_t total_ns = 0;
+  for (const Seen& k : seen) {
+    if (k.family < kFamilies) ++count[k.family];
+    total_ns += k.ns;
   }
   PackChoice choice;
   choice.names = static_cast<int64_t>(seen.size());
@@ -75,13 +153,15 @@ PackChoice DefaultPackFor(std::span<const std::string_view> kernel_names, std::s
   // the format's default does.
   const bool rocm =
       count[kRocm] != count[kCuda] ? count[kRocm] > count[kCuda] : IsRocmPack(format_default);
-  const std::array<int64_t, 3> score = {count[kMlx], count[kRocm] + (rocm ? count[kTorch] : 0),
+  const std::array<int64_t, 4> score = {count[kMlx], count[kGgml],
+                                        count[kRocm] + (rocm ? count[kTorch] : 0),
                                         count[kCuda] + (rocm ? 0 : count[kTorch])};
   const int64_t best = *std::max_element(score.begin(), score.end());
   if (best == 0) {
     choice.pack = std::string(format_default);
+    choice.weak = "no kernel name tells the engine";
     choice.note = "pack " + choice.pack + " (the default for " + std::string(format) +
-                  " traces: no kernel name tells the engine; --pack overrides)";
+                  " traces: " + choice.weak + "; --pack overrides)";
     return choice;
   }
   size_t chosen = kCandidates.size();
@@ -94,19 +174,89 @@ PackChoice DefaultPackFor(std::span<const std::string_view> kernel_names, std::s
   choice.pack = std::string(kCandidates[chosen]);
   choice.matched = best;
 
+  // The names that counted for it, the longest-running first (stable: first seen first).
+  const Family own = kOwnFamily[chosen];
+  const bool with_torch = (chosen == 2 && rocm) || (chosen == 3 && !rocm);
+  std::vector<const Seen*> chose;
+  int64_t chose_ns = 0;
+  for (const Seen& k : seen) {
+    if (k.family == own || (with_torch && k.family == kTorch)) {
+      chose.push_back(&k);
+      chose_ns += k.ns;
+    }
+  }
+  std::stable_sort(chose.begin(), chose.end(),
+                   [](const Seen* a, const Seen* b) { return a->ns > b->ns; });
+  for (const Seen* k : chose) {
+    if (choice.evidence.size() == 4) break;
+    std::string fn = FunctionName(k->name);
+    if (std::find(choice.evidence.begin(), choice.evidence.end(), fn) == choice.evidence.end()) {
+      choice.evidence.push_back(std::move(fn));
+    }
+  }
+  if (total_ns > 0) {
+    choice.share_pct = 100.0 * static_cast<double>(chose_ns) / static_cast<double>(total_ns);
+  }
+
   std::string what;
   if (chosen == 0) {
     what = "MLX kernels";
+  } else if (chosen == 1) {
+    what = "ggml kernels";
   } else {
-    const int64_t library = count[chosen == 1 ? kRocm : kCuda];
-    if (library > 0) what = chosen == 1 ? "ROCm library" : "CUDA library";
+    const int64_t library = count[own];
+    if (library > 0) what = chosen == 2 ? "ROCm library" : "CUDA library";
     if (library < best) what += std::string(what.empty() ? "" : " and ") + "PyTorch / Triton";
     what += " kernels";
     if (library == 0) what += " on a " + std::string(format) + " trace";
   }
+  if (choice.share_pct && *choice.share_pct < kSmallSharePct) {
+    choice.weak =
+        "the names that point to it are " + FormatPct(*choice.share_pct) + " % of the GPU time";
+  }
+  // With times (summarize), the note gives the share and the names; without (kernels,
+  // export), the count alone, as before there were times.
+  std::string evidence;
+  if (choice.share_pct) {
+    evidence += ", " + FormatPct(*choice.share_pct) + " % of the GPU time";
+    for (size_t i = 0; i < choice.evidence.size(); ++i) {
+      evidence += (i == 0 ? ": " : ", ") + choice.evidence[i];
+    }
+    if (static_cast<int64_t>(choice.evidence.size()) < best) evidence += ", ...";
+  }
   choice.note = "pack " + choice.pack + " (chosen from the kernel names: " + std::to_string(best) +
-                " of " + std::to_string(choice.names) + " " + what + "; --pack overrides)";
+                " of " + std::to_string(choice.names) + " " + what + evidence +
+                "; --pack overrides)";
   return choice;
+}
+
+std::string_view FormatDefaultFor(std::string_view format_default,
+                                  std::optional<trace::Runtime> runtime) {
+  if (runtime == trace::Runtime::kHip && !IsRocmPack(format_default)) return kPytorchRocm;
+  return format_default;
+}
+
+PackChoice DefaultPackFor(std::span<const std::string_view> kernel_names, std::string_view format,
+                          std::string_view format_default) {
+  std::vector<KernelTime> kernels;
+  kernels.reserve(kernel_names.size());
+  for (std::string_view name : kernel_names) kernels.push_back({name, 0});
+  return DefaultPackFor(kernels, format, format_default);
+}
+
+std::vector<KernelTime> KernelTimesOf(std::span<const trace::Dispatch> dispatches,
+                                      const trace::StringPool& names) {
+  std::vector<KernelTime> out;
+  std::vector<int32_t> slot(names.size(), -1);
+  for (const trace::Dispatch& d : dispatches) {
+    if (d.kind != trace::DispatchKind::kKernel || d.name >= slot.size()) continue;
+    if (slot[d.name] < 0) {
+      slot[d.name] = static_cast<int32_t>(out.size());
+      out.push_back({names.Get(d.name), 0});
+    }
+    out[static_cast<size_t>(slot[d.name])].ns += std::max<int64_t>(0, d.duration());
+  }
+  return out;
 }
 
 std::vector<std::string_view> KernelNamesOf(std::span<const trace::Dispatch> dispatches,

@@ -149,6 +149,135 @@ TEST(DefaultPackForTest, EveryChoiceIsABuiltinPack) {
   }
 }
 
+// ggml-cuda's names as CUPTI wrote them on the H200 (llama.cpp decoding Llama-3.2-1B in f16,
+// benchmarks/h200/finder-2026-12-03; parameter lists shortened), and one of cuBLAS's that
+// llama.cpp calls for its prefill.
+constexpr std::string_view kGgmlGemv =
+    "void mul_mat_vec_f<__half, __half, 1, 256, false, false>(__half const*, float const*, int "
+    "const*, ggml_cuda_mm_fusion_args_device, float*, int, uint3, int)";
+constexpr std::string_view kGgmlGemvFused =
+    "void mul_mat_vec_f<__half, float, 1, 256, true, false>(__half const*, float const*, int "
+    "const*, ggml_cuda_mm_fusion_args_device, float*, int, uint3, int)";
+constexpr std::string_view kGgmlNorm =
+    "void rms_norm_f32<1024, true, false>(float const*, float*, int, long, long, long, float)";
+constexpr std::string_view kGgmlFattn =
+    "void flash_attn_ext_vec<64, 1, (ggml_type)1, (ggml_type)1, false>(char const*, char const*)";
+constexpr std::string_view kGgmlCombine =
+    "void flash_attn_combine_results<64>(float const*, float2 const*, float*, int)";
+constexpr std::string_view kGgmlSetRows =
+    "void k_set_rows<float, long, __half>(float const*, long const*, __half*, long, long)";
+constexpr std::string_view kGgmlRope =
+    "void rope_norm<true, false, float, float>(float const*, float*, int, int, int, int)";
+constexpr std::string_view kGgmlGetRows =
+    "void k_get_rows_float<float, float>(float const*, int const*, float*, long, long, uint3)";
+constexpr std::string_view kCutlassHgemm =
+    "void cutlass::Kernel2<cutlass_80_tensorop_h16816gemm_128x64_64x6_tn_align8>(cutlass_80_"
+    "tensorop_h16816gemm_128x64_64x6_tn_align8::Params)";
+
+TEST(DefaultPackForTest, GgmlNamesChooseGgmlWithTheirEvidence) {
+  // The recorded decode window's names and GPU times (ns over the window, rounded); the
+  // prefill's cuBLAS GEMM counts for pytorch-cuda and loses to ggml's names.
+  const std::vector<KernelTime> kernels = {
+      {kGgmlGemv, 156'630'000},   {kGgmlGemvFused, 156'210'000}, {kGgmlNorm, 44'850'000},
+      {kGgmlCombine, 25'310'000}, {kGgmlFattn, 22'540'000},      {kGgmlSetRows, 9'900'000},
+      {kGgmlRope, 9'520'000},     {kGgmlGetRows, 1'590'000},     {kCutlassHgemm, 2'170'000},
+      {kGgmlGemv, 1'000'000},  // a name seen twice counts once, its times add
+  };
+  const PackChoice c = DefaultPackFor(kernels, "native", "pytorch-cuda");
+  EXPECT_EQ(c.pack, "ggml");
+  EXPECT_EQ(c.matched, 8);
+  EXPECT_EQ(c.names, 9);
+  EXPECT_EQ(c.evidence,
+            (std::vector<std::string>{"mul_mat_vec_f", "rms_norm_f32", "flash_attn_combine_results",
+                                      "flash_attn_ext_vec"}));
+  ASSERT_TRUE(c.share_pct.has_value());
+  EXPECT_NEAR(*c.share_pct, 100.0 * (429.55 - 2.17) / 429.55, 0.01);
+  EXPECT_EQ(c.weak, "");
+  EXPECT_EQ(c.note,
+            "pack ggml (chosen from the kernel names: 8 of 9 ggml kernels, 99.5 % of the GPU "
+            "time: mul_mat_vec_f, rms_norm_f32, flash_attn_combine_results, flash_attn_ext_vec, "
+            "...; --pack overrides)");
+  // Whatever the format's default (ggml on HIP: a rocprofv3 trace).
+  EXPECT_EQ(Choose({kGgmlGemv, kGgmlNorm, kGgmlFattn, kTensile}, "rocprofv3-csv", "mlx-rocm").pack,
+            "ggml");
+  EXPECT_TRUE(LoadPack("ggml").ok());
+}
+
+TEST(DefaultPackForTest, TheEvidenceNamesFunctions) {
+  // A return type with expressions in its template arguments, an anonymous namespace, and a
+  // name without parameters (B200 vLLM profile).
+  const std::vector<KernelTime> kernels = {
+      {"std::enable_if<(((8)>(0)))&&vllm::_typeConvert<c10::BFloat16>::exists, void>::type "
+       "vllm::fused_add_rms_norm_kernel<c10::BFloat16, 8>(c10::BFloat16*, long, int)",
+       30},
+      {"void (anonymous namespace)::multimem_all_reduce_kernel<c10::BFloat16, 4>(x)", 20},
+      {kNvjet, 10},
+  };
+  EXPECT_EQ(DefaultPackFor(kernels, "kineto-json", "pytorch-cuda").evidence,
+            (std::vector<std::string>{"vllm::fused_add_rms_norm_kernel",
+                                      "multimem_all_reduce_kernel", std::string(kNvjet)}));
+}
+
+TEST(DefaultPackForTest, ThinEvidenceIsWeak) {
+  // Nothing recognized: the format's default, weak.
+  EXPECT_EQ(Choose({"my_kernel"}, "native", "pytorch-cuda").weak,
+            "no kernel name tells the engine");
+  // Names that point to a pack, but little of the GPU time: the unknown kernel holds 90 % of
+  // it.
+  const std::vector<KernelTime> kernels = {
+      {kGgmlGemv, 40}, {kGgmlNorm, 30}, {kGgmlFattn, 30}, {"my_big_kernel", 900}};
+  const PackChoice small = DefaultPackFor(kernels, "native", "pytorch-cuda");
+  EXPECT_EQ(small.pack, "ggml");
+  ASSERT_TRUE(small.share_pct.has_value());
+  EXPECT_DOUBLE_EQ(*small.share_pct, 10.0);
+  EXPECT_EQ(small.weak, "the names that point to it are 10.0 % of the GPU time");
+  // Without times there is no share, and one recognized name is enough.
+  const PackChoice names = Choose({kGgmlGemv, "my_kernel"}, "native", "pytorch-cuda");
+  EXPECT_FALSE(names.share_pct.has_value());
+  EXPECT_EQ(names.weak, "");
+}
+
+TEST(DefaultPackForTest, AHipTraceOfACudaDefaultFormatDefaultsToPytorchRocm) {
+  EXPECT_EQ(FormatDefaultFor("pytorch-cuda", trace::Runtime::kHip), "pytorch-rocm");
+  EXPECT_EQ(FormatDefaultFor("pytorch-cuda", trace::Runtime::kCuda), "pytorch-cuda");
+  EXPECT_EQ(FormatDefaultFor("pytorch-cuda", std::nullopt), "pytorch-cuda");
+  EXPECT_EQ(FormatDefaultFor("mlx-rocm", trace::Runtime::kHip), "mlx-rocm");
+  // PyTorch's own names alone then count for ROCm (a vLLM decode on ROCm whose window holds
+  // only at::native kernels).
+  EXPECT_EQ(Choose({kAtAdd, kAtMean}, "kineto-json (HIP)",
+                   FormatDefaultFor("pytorch-cuda", trace::Runtime::kHip))
+                .pack,
+            "pytorch-rocm");
+  // The Triton MoE of triton_kernels counts with PyTorch's and Triton's names.
+  EXPECT_EQ(Choose({"_matmul_ogs_NNT_bf16xbf16xmxfp4_128x128x128x1_swiglu", kTensile, kAtAdd},
+                   "kineto-json", "pytorch-cuda")
+                .matched,
+            3);
+}
+
+TEST(KernelTimesOfTest, DistinctKernelNamesWithTheirSummedDurations) {
+  trace::StringPool pool;
+  std::vector<trace::Dispatch> dispatches;
+  auto add = [&](std::string_view name, trace::DispatchKind kind, int64_t start, int64_t end) {
+    trace::Dispatch d;
+    d.name = pool.Intern(name);
+    d.kind = kind;
+    d.start = start;
+    d.end = end;
+    dispatches.push_back(d);
+  };
+  add("b_kernel", trace::DispatchKind::kKernel, 0, 10);
+  add("[CUDA memcpy Host-to-Device]", trace::DispatchKind::kMemcpy, 10, 50);
+  add("a_kernel", trace::DispatchKind::kKernel, 50, 55);
+  add("b_kernel", trace::DispatchKind::kKernel, 60, 63);
+  const std::vector<KernelTime> times = KernelTimesOf(dispatches, pool);
+  ASSERT_EQ(times.size(), 2u);
+  EXPECT_EQ(times[0].name, "b_kernel");
+  EXPECT_EQ(times[0].ns, 13);
+  EXPECT_EQ(times[1].name, "a_kernel");
+  EXPECT_EQ(times[1].ns, 5);
+}
+
 TEST(KernelNamesOfTest, DistinctKernelNamesInFirstOrderWithoutMemoryOperations) {
   trace::StringPool pool;
   std::vector<trace::Dispatch> dispatches;

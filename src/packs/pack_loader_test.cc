@@ -57,9 +57,9 @@ TEST(LoadPackTest, BuiltinPackByName) {
   EXPECT_EQ((*pack)->name(), "mlx-rocm");
   EXPECT_EQ(DefaultUnitsOf(**pack), "mlx-rocm-ports");
   EXPECT_EQ(BuiltinPackNames(),
-            (std::vector<std::string>{"mlx-rocm", "pytorch-cuda", "pytorch-rocm"}));
-  EXPECT_EQ(BuiltinUnitsNames(),
-            (std::vector<std::string>{"h200-decode", "mlx-rocm-ports", "rocm-decode"}));
+            (std::vector<std::string>{"ggml", "mlx-rocm", "pytorch-cuda", "pytorch-rocm"}));
+  EXPECT_EQ(BuiltinUnitsNames(), (std::vector<std::string>{"ggml-decode", "h200-decode",
+                                                           "mlx-rocm-ports", "rocm-decode"}));
 }
 
 TEST(LoadPackTest, UnknownBuiltinNameListsTheBuiltinPacks) {
@@ -232,8 +232,9 @@ TEST(PackErrorsTest, RuleParameterConsistency) {
 
 // ---- units files ------------------------------------------------------------------------
 
-base::Status UnitsError(const std::string& name, const std::string& text) {
-  auto pack = LoadPack("mlx-rocm");
+base::Status UnitsError(const std::string& name, const std::string& text,
+                        const std::string& pack_name = "mlx-rocm") {
+  auto pack = LoadPack(pack_name);
   EXPECT_TRUE(pack.ok());
   auto units = LoadUnits(WriteTemp(name, text), **pack);
   EXPECT_FALSE(units.ok());
@@ -321,6 +322,33 @@ TEST(LoadUnitsTest, UnlessGraphReplay) {
             std::string::npos)
       << bad.status().message();
   EXPECT_EQ(bad.status().kind(), ErrorKind::kConfig);
+}
+
+TEST(LoadUnitsTest, RequiresNamesClassesAndNeedsClasses) {
+  auto pack = LoadPack("ggml");
+  ASSERT_TRUE(pack.ok());
+  auto units = LoadUnits(WriteTemp("u_requires.toml",
+                                   "[[unit]]\nid = \"moe\"\nport = \"p\"\n"
+                                   "classes = [\"grouped_gemm\", \"sort_topk\"]\n"
+                                   "requires = [\"grouped_gemm\"]\n"
+                                   "[[unit.reach]]\ndefault = \"all\"\n"),
+                         **pack);
+  ASSERT_TRUE(units.ok()) << units.status().ToString();
+  ASSERT_EQ((*units)->units()[0].requires_classes.size(), 1u);
+  EXPECT_EQ((*pack)->class_names()[(*units)->units()[0].requires_classes[0]], "grouped_gemm");
+  // An unknown class, and `requires` without `classes`, name the file and line.
+  ExpectAt(UnitsError("u_requires_bad.toml",
+                      "[[unit]]\nid = \"1\"\nport = \"p\"\n"
+                      "classes = [\"gemv\"]\n"
+                      "requires = [\"moe\"]\n",
+                      "ggml"),
+           "u_requires_bad.toml", 5, "unknown class \"moe\"");
+  ExpectAt(UnitsError("u_requires_alone.toml",
+                      "[[unit]]\nid = \"1\"\nport = \"p\"\n"
+                      "host_gap = \"all\"\n"
+                      "requires = [\"gemv\"]\n",
+                      "ggml"),
+           "u_requires_alone.toml", 5, "'requires' needs 'classes'");
 }
 
 TEST(LoadUnitsTest, ClassesHostGapAndWholeReach) {

@@ -224,6 +224,9 @@ std::vector<NameCase> ClassCases() {
       {"void vllm::concat_and_cache_mla_kernel<__hip_bfloat16, __hip_bfloat16, "
        "(vllm::Fp8KVCacheDataType)0>(x)",
        "kv_cache", "[source] vLLM"},
+      {"void (anonymous namespace)::store_kvcache<2048l, 4, false, long>((anonymous "
+       "namespace)::StoreKVCacheParams)",
+       "kv_cache", "[seen] SGLang's KV-cache write (MI300X profile)"},
       // attention
       {kPagedQkv, "attention", "[seen] vLLM ROCm paged attention"},
       {kPagedReduce, "attention", "[seen] vLLM ROCm paged attention"},
@@ -234,6 +237,15 @@ std::vector<NameCase> ClassCases() {
       {"_fwd_kernel", "attention", "[source] vLLM prefix_prefill.py (Triton)"},
       {"_fwd_grouped_kernel_stage1", "attention", "[source] vLLM/SGLang Triton decode attention"},
       {"_fwd_kernel_stage2", "attention", "[source] vLLM/SGLang Triton decode attention"},
+      {"_ZN5aiter38mla_dec_stage1_bf16_a16w16_subQ16_mqa16E", "attention",
+       "[inferred] aiter's assembly MLA decode (its .co kernel names)"},
+      {"_ZN5aiter25mla_a8w8_qh16_m16x4_n16x1E", "attention",
+       "[inferred] aiter's FP8 assembly MLA decode"},
+      {"void aiter::kn_mla_reduce_v1<x>(x)", "attention", "[inferred] aiter's MLA split-KV reduce"},
+      {"void flashinfer::BatchDecodeWithPagedKVCacheKernel<x>(x)", "attention",
+       "[source] FlashInfer decode (SGLang, vLLM)"},
+      {"void flashinfer::MergeStatesKernel<8u, 16u, 8u, 4u, __half, __half>(x)", "attention",
+       "[source] FlashInfer cascade merge"},
       // ssm
       {"_selective_scan_update_kernel", "ssm", "[source] mamba_ssm selective_state_update.py"},
       {"_chunk_scan_fwd_kernel", "ssm", "[source] mamba_ssm ssd_chunk_scan.py"},
@@ -261,6 +273,13 @@ std::vector<NameCase> ClassCases() {
       {"void ck::kernel_moe_mxgemm_2lds<ck::GridwiseMoeGemmMX_BPreshuffle<x>, true>(x)",
        "grouped_gemm", "[seen] CK MX MoE GEMM"},
       {kCkGroupedGemm, "grouped_gemm", "[inferred] CK grouped GEMM"},
+      {"_matmul_ogs_NNT_bf16xbf16xmxfp4_128x128x128x1_swiglu", "grouped_gemm",
+       "[seen] triton_kernels' MoE GEMM, vLLM gpt-oss on MI300 (65 % of its GPU time)"},
+      {"_p_matmul_ogs_NNT_bf16xbf16xmxfp4_16x256x128x1", "grouped_gemm",
+       "[inferred] triton_kernels' persistent MoE GEMM"},
+      {"_finalize_matmul_scatter_bf16", "grouped_gemm", "[seen] triton_kernels' MoE combine"},
+      {"_ZN5aiter45fmoe_bf16_blockscaleFp8_g1u1_vs_silu_1tg_32x256E", "grouped_gemm",
+       "[inferred] aiter's assembly fused MoE"},
       // gemv
       {kGemvt, "gemv", "[seen] rocBLAS GEMV"},
       {"void rocblas_gemvn_kernel<64, 16, float, float, float>(x)", "gemv",
@@ -320,6 +339,13 @@ std::vector<NameCase> ClassCases() {
        "false>(x)",
        "moe_routing", "[seen] aiter"},
       {kHistogram, "moe_routing", "[pytorch] grouped_mm experts' histogram"},
+      {"void aiter::topk_softmax_kernel<__hip_bfloat16, 8>(x)", "moe_routing",
+       "[inferred] aiter's top-k softmax"},
+      {"_combined_routing_compute", "moe_routing", "[seen] triton_kernels' routing"},
+      {"_combined_routing_memset", "moe_routing", "[seen] triton_kernels' routing"},
+      {"_routing_compute_indx", "moe_routing", "[inferred] triton_kernels' older routing"},
+      {"_sum_bitmatrix_rows", "moe_routing", "[seen] triton_kernels' routing"},
+      {"_topk_forward", "moe_routing", "[seen] triton_kernels' top-k"},
       // quant
       {kAiterQuant, "quant", "[seen] aiter, mangled"},
       {"void vllm::dynamic_per_token_scaled_fp8_quant_kernel<c10::BFloat16, "
@@ -344,6 +370,8 @@ std::vector<NameCase> ClassCases() {
       {"void at::native::(anonymous namespace)::sampleMultinomialOnce<float, float>(long*, long, "
        "int, float const*, float const*, int, int, int, int)",
        "random", "[source] PyTorch MultinomialKernel.cu"},
+      {"void flashinfer::sampling::SamplingFromProbKernel<1024u, x>(x)", "random",
+       "[source] FlashInfer sampling"},
       {"void at::native::_assert_async_cuda_kernel<bool>(bool const*, at::native::Msg)", "check",
        "[pytorch]"},
       {kMaskedFill, "mask", "[pytorch]"},

@@ -24,7 +24,7 @@ class UnitsParser {
   StatusOr<analysis::ReachCase> ParseCase(const TomlFields& f);
   StatusOr<std::vector<RoleId>> Roles(const TomlFields& f, std::string_view key,
                                       bool required) const;
-  StatusOr<std::vector<ClassId>> Classes(const TomlFields& f) const;
+  StatusOr<std::vector<ClassId>> Classes(const TomlFields& f, std::string_view key) const;
   // `key = "all"` (a bare string, not a list): the reach case reaches the whole unit.
   static bool IsWhole(const TomlFields& f, std::string_view key);
   StatusOr<std::vector<std::string>> Values(const TomlFields& f, std::string_view key) const;
@@ -64,7 +64,7 @@ StatusOr<std::unique_ptr<analysis::DataUnitTable>> UnitsParser::Parse(std::strin
 
 StatusOr<analysis::UnitSpec> UnitsParser::ParseUnit(const TomlFields& f) {
   DP_RETURN_IF_ERROR(
-      f.CheckKeys({"id", "port", "roles", "classes", "host_gap", "unless", "reach"}));
+      f.CheckKeys({"id", "port", "roles", "classes", "requires", "host_gap", "unless", "reach"}));
   analysis::UnitSpec spec;
   const toml::node* id = f.Get("id");
   if (id != nullptr && id->is_integer()) {
@@ -77,7 +77,12 @@ StatusOr<analysis::UnitSpec> UnitsParser::ParseUnit(const TomlFields& f) {
   // `roles` may be left out by a unit that names classes or owns host time.
   DP_ASSIGN_OR_RETURN(spec.unit.fallback_roles,
                       Roles(f, "roles", !f.Has("classes") && !f.Has("host_gap")));
-  DP_ASSIGN_OR_RETURN(spec.unit.classes, Classes(f));
+  DP_ASSIGN_OR_RETURN(spec.unit.classes, Classes(f, "classes"));
+  DP_ASSIGN_OR_RETURN(spec.unit.requires_classes, Classes(f, "requires"));
+  if (!spec.unit.requires_classes.empty() && spec.unit.classes.empty()) {
+    return ConfigError(f.where("requires"),
+                       f.what() + ": 'requires' needs 'classes' (it gates the unit's classes)");
+  }
   DP_ASSIGN_OR_RETURN(const std::string host_gap, f.OptionalString("host_gap", "roles"));
   if (host_gap == "all") {
     spec.unit.host_gap = analysis::HostGapOwnership::kAll;
@@ -138,8 +143,9 @@ StatusOr<std::vector<RoleId>> UnitsParser::Roles(const TomlFields& f, std::strin
   return out;
 }
 
-StatusOr<std::vector<ClassId>> UnitsParser::Classes(const TomlFields& f) const {
-  DP_ASSIGN_OR_RETURN(std::vector<StringAt> names, f.StringList("classes", false));
+StatusOr<std::vector<ClassId>> UnitsParser::Classes(const TomlFields& f,
+                                                    std::string_view key) const {
+  DP_ASSIGN_OR_RETURN(std::vector<StringAt> names, f.StringList(key, false));
   const std::vector<std::string>& known = pack_.class_names();
   std::vector<ClassId> out;
   for (const StringAt& name : names) {

@@ -83,7 +83,13 @@ base::StatusOr<KernelsResult> RunKernels(const KernelsRequest& request) {
     std::vector<std::string_view> kernel_names;
     for (const trace::StringId id : census.KernelNameIds()) kernel_names.push_back(names.Get(id));
     const packs::PackChoice choice =
-        packs::DefaultPackFor(kernel_names, importer->name(), importer->default_pack());
+        packs::DefaultPackFor(kernel_names,
+                              std::string(importer->name()) +
+                                  (packs::FormatDefaultFor(importer->default_pack(),
+                                                           info.runtime) != importer->default_pack()
+                                       ? " (HIP)"
+                                       : ""),
+                              packs::FormatDefaultFor(importer->default_pack(), info.runtime));
     result.notes.push_back(choice.note);
     DP_ASSIGN_OR_RETURN(pack, packs::LoadPack(choice.pack));
   }

@@ -17,6 +17,7 @@
 #include "src/analysis/window.h"
 #include "src/base/file_io.h"
 #include "src/base/py_format.h"
+#include "src/base/utf8.h"
 #include "src/io/bench_log/bench_log.h"
 #include "src/io/importer_registry.h"
 #include "src/packs/default_pack.h"
@@ -160,10 +161,21 @@ base::StatusOr<LoadedTrace> LoadTrace(const SummarizeRequest& req, const io::Imp
 bool ReplaysGraphs(const analysis::DecodeWindow& w, const trace::ImportedTrace& info,
                    const trace::StringPool& names) {
   const trace::LaunchIndex index(info.launches);
+  // Without the launch calls (a recording with the API records off, a trace that lost them),
+  // a graph replay still shows: CUPTI and roctracer give every kernel of a graph launch that
+  // launch's correlation id, so two or more kernels share it; a plain launch runs one.
+  std::unordered_map<uint64_t, int> per_correlation;
+  for (const trace::Dispatch& d : w.dispatches) {
+    if (d.correlation != 0 && d.kind == trace::DispatchKind::kKernel) {
+      ++per_correlation[d.correlation];
+    }
+  }
   size_t graphed = 0;
   for (const trace::Dispatch& d : w.dispatches) {
     const trace::ApiCall* call = index.Find(d.correlation);
+    const auto shared = per_correlation.find(d.correlation);
     if ((call != nullptr && trace::IsGraphLaunch(names.Get(call->name))) ||
+        (call == nullptr && shared != per_correlation.end() && shared->second >= 2) ||
         names.Get(d.name).starts_with("[CUDA graph")) {
       ++graphed;
     }
@@ -233,8 +245,31 @@ void AddStreamOrderDiagnostics(const SummarizeRequest& req, const trace::Importe
                 base::FormatFixed(static_cast<double>(late_ns) / 1e6, 3) + " ms"});
 }
 
+// A kernel of more than this share of the window's GPU time in class `other`: a warning.
+constexpr double kLargeOtherSharePct = 5.0;
+
 void AddAnalysisDiagnostics(const SummarizeRequest& req, const analysis::Summary& summary,
                             const analysis::Attribution& attribution, trace::Diagnostics& diag) {
+  // The kernel table is in descending time order: the largest such kernels first; the
+  // detail names up to three.
+  std::string named;
+  int64_t large_other = 0;
+  for (const analysis::KernelStat& k : summary.kernels) {
+    if (k.class_name != "other" || !k.share_exact || *k.share_exact <= kLargeOtherSharePct) {
+      continue;
+    }
+    if (large_other++ < 3) {
+      named += std::string(named.empty() ? "" : "; ") +
+               std::string(base::TruncateCodePoints(k.name, 120)) + ": " +
+               base::FormatFixed(*k.share_exact, 1) + " % of the GPU time";
+    }
+  }
+  if (large_other > 0) {
+    diag.Add(
+        trace::Diag::kLargeKernelUnclassified, large_other,
+        {req.trace, "",
+         named + (large_other > 3 ? "; and " + std::to_string(large_other - 3) + " more" : "")});
+  }
   diag.Add(trace::Diag::kStraddlingDecodeStart, summary.kernels_straddling_decode_start,
            {req.trace, "", "decode_start cuts through them"});
   if (summary.host_gap_attribution_residual_ns != 0) {
@@ -464,10 +499,20 @@ base::Status ComputeRun(const SummarizeRequest& req, ComputedRun& run) {
   LoadedTrace& loaded = parts.loaded;
   const analysis::DecodeWindow& window = loaded.trace.window;
   if (!pack) {
+    const std::optional<trace::Runtime> runtime = loaded.trace.info.runtime;
     const packs::PackChoice choice = packs::DefaultPackFor(
-        packs::KernelNamesOf(window.dispatches, names), importer->name(), importer->default_pack());
+        packs::KernelTimesOf(window.dispatches, names),
+        std::string(importer->name()) +
+            (packs::FormatDefaultFor(importer->default_pack(), runtime) != importer->default_pack()
+                 ? " (HIP)"
+                 : ""),
+        packs::FormatDefaultFor(importer->default_pack(), runtime));
     pack_name = choice.pack;
     result.notes.push_back(choice.note);
+    if (!choice.weak.empty() && !window.dispatches.empty()) {
+      inputs.Add(trace::Diag::kPackChoiceWeak, 1,
+                 {req.trace, "", "pack " + choice.pack + ": " + choice.weak});
+    }
     DP_RETURN_IF_ERROR(LoadPackAndUnits(pack_name, req.units, pack, units_name, units));
   }
   if (loaded.timed_periods > 0) {

@@ -37,6 +37,11 @@ class SummarizeTraceTest : public ::testing::Test {
     std::vector<std::pair<std::string, int64_t>> counters;
     bool close = true;
     std::string recording_status = "ok";
+    // A cuBLAS GEMV: its name tells the pack (pytorch-cuda) and its class (gemv).
+    std::string kernel = "void cublasLt::gemv_kernel<float>(params)";
+    // Each step is one graph launch of two kernels, and the trace lost the launch calls: the
+    // two share the launch's correlation id.
+    bool graph_without_launches = false;
   };
 
   // A decode of 4 steps (decodeprof:decode / decodeprof:step ranges), one kernel per step
@@ -46,7 +51,7 @@ class SummarizeTraceTest : public ::testing::Test {
     auto writer = nf::NativeWriter::Create(path, "monotonic", "test");
     EXPECT_TRUE(writer.ok()) << writer.status().ToString();
     nf::NativeWriter& w = **writer;
-    const auto name = *w.Intern("void gemv_kernel<float>(params)");
+    const auto name = *w.Intern(o.kernel);
     const auto empty = *w.Intern("");
     const auto launch = *w.Intern("cudaLaunchKernel");
     uint32_t correlation = 0;
@@ -73,6 +78,12 @@ class SummarizeTraceTest : public ::testing::Test {
         k.grid[0] = 8;
         k.correlation = ++correlation;
         EXPECT_TRUE(w.AddKernel(k).ok());
+        if (o.graph_without_launches) {
+          k.start_ns = k.end_ns + 100;
+          k.end_ns = k.start_ns + 2'000;
+          EXPECT_TRUE(w.AddKernel(k).ok());
+          continue;
+        }
         const nf::ApiCallRow call{.start_ns = k.start_ns - 500,
                                   .end_ns = k.start_ns - 400,
                                   .name = launch,
@@ -147,6 +158,45 @@ TEST_F(SummarizeTraceTest, AOneDeviceTraceNamesItsDevice) {
   EXPECT_EQ(Summary()["device"], 3);
   EXPECT_EQ(Summary()["trace_format"], "native");
   EXPECT_TRUE(Summary()["diagnostics"].empty()) << Summary()["diagnostics"].dump();
+}
+
+// A kernel no pack knows: the pack is the format's default, chosen from no evidence (a
+// warning), and the kernel, all of the GPU time, is a large one left in class other (a
+// warning that names it); both are printed with the other warnings.
+TEST_F(SummarizeTraceTest, AnUnknownEngineIsAWeakPackChoiceAndItsLargeKernelsAreUnclassified) {
+  auto r = RunSummarize(Request(WriteTrace({.kernel = "void my_engine_step<float>(params)"})));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const nlohmann::json s = Summary();
+  EXPECT_EQ(s["pack"], "pytorch-cuda");
+  ASSERT_EQ(s["diagnostics"].size(), 2u) << s["diagnostics"].dump();
+  EXPECT_EQ(s["diagnostics"][0]["code"], "pack_choice_weak");
+  EXPECT_EQ(s["diagnostics"][0]["severity"], "warning");
+  EXPECT_EQ(s["diagnostics"][0]["first"]["detail"],
+            "pack pytorch-cuda: no kernel name tells the engine");
+  EXPECT_EQ(s["diagnostics"][1]["code"], "large_kernel_unclassified");
+  EXPECT_EQ(s["diagnostics"][1]["severity"], "warning");
+  EXPECT_EQ(s["diagnostics"][1]["count"], 1);
+  EXPECT_EQ(s["diagnostics"][1]["first"]["detail"],
+            "void my_engine_step<float>(params): 100.0 % of the GPU time");
+  // A known kernel: neither.
+  auto known = RunSummarize(Request(WriteTrace({})));
+  ASSERT_TRUE(known.ok()) << known.status().ToString();
+  EXPECT_TRUE(Summary()["diagnostics"].empty()) << Summary()["diagnostics"].dump();
+}
+
+// Without the launch calls, the kernels of one graph launch share its correlation id: the
+// decode replays graphs, and the graph-capture unit is not ranked.
+TEST_F(SummarizeTraceTest, KernelsSharingALaunchsCorrelationAreAGraphReplay) {
+  for (const bool graph : {false, true}) {
+    auto r = RunSummarize(Request(WriteTrace({.graph_without_launches = graph})));
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    bool ranked = false;
+    const nlohmann::json summary = Summary();
+    for (const nlohmann::json& u : summary["ranked_units"]) {
+      if (u["id"] == "cuda_graph") ranked = !u["value"].is_null();
+    }
+    EXPECT_EQ(ranked, !graph) << graph << " " << summary["ranked_units"].dump();
+  }
 }
 
 struct CounterCase {

@@ -118,12 +118,7 @@ std::optional<std::string> Output(const std::vector<std::string>& argv, size_t m
 }
 
 // The native copy kind of a memory copy's model name (trace::MemcpyName), 0 for others.
-int32_t CopyKind(std::string_view name) {
-  for (int32_t kind : {1, 2, 8, 9, 10, 11, 12, 13}) {
-    if (trace::MemcpyName(kind) == name) return kind;
-  }
-  return 0;
-}
+int32_t CopyKind(std::string_view name) { return trace::MemcpyKindOf(name); }
 
 // Writes each dispatch of a rocpd import as a kernel or memory-operation row, correlations
 // renumbered densely (Renumber); the first write error stops the writes and is kept.

@@ -268,7 +268,8 @@ TEST_F(Rocprofv3RunnerTest, RecordsRocpdAndConvertsWhatTheModelReads) {
     EXPECT_EQ(from_db->names.Get(db_launches.Find(a.correlation)->name),
               native->names.Get(native_launches.Find(b.correlation)->name));
   }
-  EXPECT_EQ(native->names.Get(native->dispatches[2].name), "[CUDA memcpy Device-to-Host]");
+  EXPECT_EQ(native->names.Get(native->dispatches[2].name), "[HIP memcpy Device-to-Host]");
+  EXPECT_EQ(native->trace.runtime, trace::Runtime::kHip);
   EXPECT_EQ(native->dispatches[0].grid, 8192);
   ASSERT_EQ(native->trace.ranges.size(), from_db->trace.ranges.size());
   ASSERT_EQ(native->trace.ranges.size(), 4u);

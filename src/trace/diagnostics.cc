@@ -117,6 +117,12 @@ constexpr DiagnosticInfo kDiagnosticInfo[] = {
     {Diag::kEngineStepsFew, "engine_steps_few", S::kWarning,
      "the window holds fewer than 3 decode steps named by the engine: its per-token figures "
      "rest on them alone (profile more steps of the decode)"},
+    {Diag::kPackChoiceWeak, "pack_choice_weak", S::kWarning,
+     "the pack was chosen from thin evidence (no kernel name, or names that hold little of the "
+     "GPU time, point to it): check its classes, or name one with --pack"},
+    {Diag::kLargeKernelUnclassified, "large_kernel_unclassified", S::kWarning,
+     "a kernel of more than 5 % of the window's GPU time is in class other: the pack does not "
+     "know it, so no unit counts it (a pack of the engine, or a class for it, would)"},
 };
 static_assert(std::size(kDiagnosticInfo) == static_cast<size_t>(Diag::kCount_),
               "every Diag code needs its entry");

@@ -79,6 +79,9 @@ enum class Diag : uint16_t {
   kCollectiveCountMismatch,
   // The engine's own step names (analysis/engine_steps.h).
   kEngineStepsFew,
+  // The pack and its classes.
+  kPackChoiceWeak,
+  kLargeKernelUnclassified,
   kCount_,
 };
 

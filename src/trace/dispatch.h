@@ -59,31 +59,50 @@ inline const char* DispatchKindName(DispatchKind k) {
   return "memset";
 }
 
-// Names of memory operations, the same in every format (nsys's and Kineto's spellings are
-// mapped onto them; CUpti_ActivityMemcpyKind numbers in MemcpyName, and nsys's
-// ENUM_CUDA_MEMCPY_OPER, which adds 11..13 for unified-memory migrations).
+// Names of memory operations, the same in every format of a runtime (nsys's and Kineto's
+// spellings are mapped onto them; CUpti_ActivityMemcpyKind numbers in MemcpyName, and nsys's
+// ENUM_CUDA_MEMCPY_OPER, which adds 11..13 for unified-memory migrations). The runtime that
+// made the copy names it: "[CUDA memcpy Host-to-Device]" in a CUDA trace, "[HIP memcpy
+// Host-to-Device]" in a ROCm one (rocpd, a native file converted from it, a Kineto trace
+// of PyTorch on ROCm).
+enum class Runtime : uint8_t { kCuda, kHip };
 inline constexpr std::string_view kMemsetName = "[CUDA memset]";
-inline std::string_view MemcpyName(int64_t cupti_copy_kind) {
+inline constexpr std::string_view kHipMemsetName = "[HIP memset]";
+inline std::string_view MemsetName(Runtime runtime) {
+  return runtime == Runtime::kHip ? kHipMemsetName : kMemsetName;
+}
+inline std::string_view MemcpyName(int64_t cupti_copy_kind, Runtime runtime = Runtime::kCuda) {
+  const bool hip = runtime == Runtime::kHip;
   switch (cupti_copy_kind) {
     case 1:
-      return "[CUDA memcpy Host-to-Device]";
+      return hip ? "[HIP memcpy Host-to-Device]" : "[CUDA memcpy Host-to-Device]";
     case 2:
-      return "[CUDA memcpy Device-to-Host]";
+      return hip ? "[HIP memcpy Device-to-Host]" : "[CUDA memcpy Device-to-Host]";
     case 8:
-      return "[CUDA memcpy Device-to-Device]";
+      return hip ? "[HIP memcpy Device-to-Device]" : "[CUDA memcpy Device-to-Device]";
     case 9:
-      return "[CUDA memcpy Host-to-Host]";
+      return hip ? "[HIP memcpy Host-to-Host]" : "[CUDA memcpy Host-to-Host]";
     case 10:
-      return "[CUDA memcpy Peer-to-Peer]";
+      return hip ? "[HIP memcpy Peer-to-Peer]" : "[CUDA memcpy Peer-to-Peer]";
     case 11:
-      return "[CUDA memcpy Unified Host-to-Device]";
+      return hip ? "[HIP memcpy Unified Host-to-Device]" : "[CUDA memcpy Unified Host-to-Device]";
     case 12:
-      return "[CUDA memcpy Unified Device-to-Host]";
+      return hip ? "[HIP memcpy Unified Device-to-Host]" : "[CUDA memcpy Unified Device-to-Host]";
     case 13:
-      return "[CUDA memcpy Unified Device-to-Device]";
+      return hip ? "[HIP memcpy Unified Device-to-Device]"
+                 : "[CUDA memcpy Unified Device-to-Device]";
     default:
-      return "[CUDA memcpy]";
+      return hip ? "[HIP memcpy]" : "[CUDA memcpy]";
   }
+}
+// The copy kind of a MemcpyName of either runtime; 0 for any other name.
+inline int32_t MemcpyKindOf(std::string_view name) {
+  for (int32_t kind : {1, 2, 8, 9, 10, 11, 12, 13}) {
+    if (MemcpyName(kind, Runtime::kCuda) == name || MemcpyName(kind, Runtime::kHip) == name) {
+      return kind;
+    }
+  }
+  return 0;
 }
 
 struct Dispatch {

@@ -81,6 +81,10 @@ struct ImportedTrace {
   Diagnostics diagnostics;
   // The first dispatch that cannot be right (CountingSink's checks); the job fails with it.
   std::optional<BadDispatch> bad_dispatch;
+  // The GPU runtime that recorded it, where the source tells: kHip for rocpd, a native file
+  // converted from rocpd, a Kineto trace of PyTorch on ROCm (roctracer keys, hip* launch
+  // calls); nullopt when it does not say. Names the copies, and chooses a ROCm pack.
+  std::optional<Runtime> runtime;
   // Source metadata worth showing (native meta keys, nsys export version, ...).
   std::map<std::string, std::string> meta;
   // The process's rank in a multi-process job; nullopt when the source does not say.

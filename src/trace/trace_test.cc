@@ -101,6 +101,18 @@ TEST(DispatchTest, MemoryOperationsHaveOneNameInEveryFormat) {
   EXPECT_EQ(MemcpyName(11), "[CUDA memcpy Unified Host-to-Device]");  // nsys's UVM kinds
   EXPECT_EQ(MemcpyName(13), "[CUDA memcpy Unified Device-to-Device]");
   EXPECT_EQ(MemcpyName(99), "[CUDA memcpy]");
+  // The HIP runtime's copies (ROCm traces) keep the kinds under their runtime's name.
+  EXPECT_EQ(MemcpyName(1, Runtime::kHip), "[HIP memcpy Host-to-Device]");
+  EXPECT_EQ(MemcpyName(8, Runtime::kHip), "[HIP memcpy Device-to-Device]");
+  EXPECT_EQ(MemcpyName(99, Runtime::kHip), "[HIP memcpy]");
+  EXPECT_EQ(MemsetName(Runtime::kHip), "[HIP memset]");
+  EXPECT_EQ(MemsetName(Runtime::kCuda), kMemsetName);
+  for (int kind : {1, 2, 8, 9, 10, 11, 12, 13}) {
+    EXPECT_EQ(MemcpyKindOf(MemcpyName(kind)), kind);
+    EXPECT_EQ(MemcpyKindOf(MemcpyName(kind, Runtime::kHip)), kind);
+  }
+  EXPECT_EQ(MemcpyKindOf("[CUDA memcpy]"), 0);
+  EXPECT_EQ(MemcpyKindOf("gemv"), 0);
   EXPECT_STREQ(DispatchKindName(DispatchKind::kMemset), "memset");
 }
 

@@ -35,10 +35,11 @@ namespace {
 namespace od = simdjson::ondemand;
 using Type = od::json_type;
 
-// Kineto names copies "Memcpy <kind> (<src> -> <dst>)" (CuptiActivity.cpp memcpyName); the
-// kinds map onto CUpti_ActivityMemcpyKind for trace::MemcpyName.
-std::string_view MemoryOpName(bool memset, std::string_view name) {
-  if (memset) return trace::kMemsetName;
+// Kineto names copies "Memcpy <kind> (<src> -> <dst>)" (CuptiActivity.cpp memcpyName, the
+// same on ROCm's roctracer); the kinds map onto CUpti_ActivityMemcpyKind for
+// trace::MemcpyName, named for the runtime that made them.
+std::string_view MemoryOpName(bool memset, std::string_view name, trace::Runtime runtime) {
+  if (memset) return trace::MemsetName(runtime);
   static constexpr std::array<std::pair<std::string_view, int>, 5> kKinds = {{
       {"Memcpy HtoD", 1},
       {"Memcpy DtoH", 2},
@@ -47,9 +48,9 @@ std::string_view MemoryOpName(bool memset, std::string_view name) {
       {"Memcpy PtoP", 10},
   }};
   for (const auto& [prefix, kind] : kKinds) {
-    if (name.starts_with(prefix)) return trace::MemcpyName(kind);
+    if (name.starts_with(prefix)) return trace::MemcpyName(kind, runtime);
   }
-  return trace::MemcpyName(0);
+  return trace::MemcpyName(0, runtime);
 }
 
 enum class Category { kKernel, kMemcpy, kMemset, kLaunch, kAnnotation, kOther };
@@ -138,6 +139,9 @@ class Reader {
   const KinetoImportOptions& options_;
   int64_t base_ = 0;
   uint32_t dispatches_ = 0;
+  // The trace is PyTorch on ROCm: a top-level roctracer_version / hip_runtime_version /
+  // hip_driver_version, or a HIP launch call, came before (names the copies that follow).
+  trace::Runtime runtime_ = trace::Runtime::kCuda;
   struct Hash {
     using is_transparent = void;
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
@@ -155,6 +159,9 @@ JsonStep Reader::Member(std::string_view key, od::value& value) {
   Type type;
   if (value.type().get(type)) return JsonStep::kBad;
   if (type == Type::object && key == "distributedInfo") return DistributedInfo(value);
+  if (key == "roctracer_version" || key == "hip_runtime_version" || key == "hip_driver_version") {
+    runtime_ = trace::Runtime::kHip;
+  }
   if (type != Type::number || key != "baseTimeNanoseconds") {
     return json_.Skip(value) ? JsonStep::kBad : JsonStep::kOk;
   }
@@ -383,10 +390,11 @@ JsonStep Reader::EndEvent(Event& e) {
       ++result_.memory_ops;
       if (!options_.memory_ops_as_dispatches) return JsonStep::kOk;
       e.has_grid = false;
-      return AddDispatch(e, MemoryOpName(category == Category::kMemset, e.name),
+      return AddDispatch(e, MemoryOpName(category == Category::kMemset, e.name, runtime_),
                          category == Category::kMemset ? trace::DispatchKind::kMemset
                                                        : trace::DispatchKind::kMemcpy);
     case Category::kLaunch:
+      if (e.name.starts_with("hip")) runtime_ = trace::Runtime::kHip;
       if (e.correlation != 0) {
         ++result_.launch_calls;
         builder_.AddLaunch(trace::ApiCall{names_.Intern(e.name), e.ts_ns, e.ts_ns + e.dur_ns, e.tid,
@@ -445,6 +453,7 @@ base::StatusOr<KinetoImport> Reader::Run(const std::string& source) {
   AssignDepths(result_.ranges);
   trace::ImportedTrace& t = builder_.trace();
   t.in_order_streams = true;  // CUDA (or HIP) streams, as torch.profiler names them
+  if (runtime_ == trace::Runtime::kHip) t.runtime = trace::Runtime::kHip;
   for (const trace::Range& r : result_.ranges) builder_.AddRange(r);
   // libkineto stamps CLOCK_REALTIME; without the base before the events, the times stay
   // relative to it: a clock of the file's own.

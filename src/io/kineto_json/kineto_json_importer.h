@@ -29,7 +29,10 @@
 //   gpu_memcpy, gpu_memset      → counted; streamed as dispatches only when asked for, named as
 //                                 the native importer names them ("[CUDA memcpy Host-to-Device]",
 //                                 ... "[CUDA memcpy]", "[CUDA memset]", from Kineto's "Memcpy
-//                                 HtoD (...)" / "Memset (...)" names).
+//                                 HtoD (...)" / "Memset (...)" names); "[HIP memcpy ...]" /
+//                                 "[HIP memset]" in a trace of PyTorch on ROCm (a top-level
+//                                 roctracer_version, hip_runtime_version or hip_driver_version,
+//                                 or a hip* launch call, before the copy).
 //   cuda_runtime, cuda_driver   → launch calls (trace::ApiCall: name, ts, dur, |tid|,
 //                                 args.correlation), when args.correlation is non-zero.
 // Dispatches carry args.correlation, args.device and args.stream (0 when absent).

@@ -175,6 +175,39 @@ TEST(KinetoJsonImporter, MemoryOperationsAsDispatchesWhenAsked) {
   EXPECT_EQ(in.dispatches[1].correlation, 2u);
 }
 
+// PyTorch on ROCm: roctracer's keys before the events (or a hip* launch call before the copy)
+// name the copies for the HIP runtime.
+TEST(KinetoJsonImporter, CopiesOfAHipTraceAreHipCopies) {
+  const std::string copy =
+      R"J({"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy DtoD (Device -> Device)", "pid": 2,
+          "tid": 1, "ts": 10.0, "dur": 2.5,
+          "args": {"device": 2, "stream": 1, "correlation": 7}})J";
+  const std::string set =
+      R"J({"ph": "X", "cat": "gpu_memset", "name": "Memset (Device)", "pid": 2, "tid": 1,
+          "ts": 20.0, "dur": 1.0, "args": {"correlation": 8}})J";
+  const std::string launch =
+      R"J({"ph": "X", "cat": "cuda_runtime", "name": "hipMemcpyAsync", "pid": 1, "tid": 1,
+          "ts": 9.0, "dur": 1.0, "args": {"correlation": 7}})J";
+  KinetoImportOptions options;
+  options.memory_ops_as_dispatches = true;
+  const auto names_of = [&](const std::string& text) {
+    trace::StringPool names;
+    Imported in = Import(text, names, options);
+    EXPECT_TRUE(in.result.ok()) << in.result.status().ToString();
+    std::vector<std::string> out;
+    for (const trace::Dispatch& d : in.dispatches) out.emplace_back(names.Get(d.name));
+    return out;
+  };
+  EXPECT_EQ(names_of(R"({"roctracer_version": 4.1, "hip_runtime_version": 70051831, )"
+                     R"("traceEvents": [)" +
+                     copy + ", " + set + "]}"),
+            (std::vector<std::string>{"[HIP memcpy Device-to-Device]", "[HIP memset]"}));
+  EXPECT_EQ(names_of(R"({"traceEvents": [)" + launch + ", " + copy + "]}"),
+            (std::vector<std::string>{"[HIP memcpy Device-to-Device]"}));
+  EXPECT_EQ(names_of(R"({"traceEvents": [)" + copy + "]}"),
+            (std::vector<std::string>{"[CUDA memcpy Device-to-Device]"}));
+}
+
 // Through the plug-in: memory operations stream, launches are the model's table (the join is
 // the model's: trace::LaunchIndex), skipped events are a diagnostic, the clock is realtime.
 TEST(KinetoJsonImporter, ThePlugInFillsTheModel) {

@@ -317,11 +317,22 @@ class NativeReader {
     return base::OkStatus();
   }
 
+  // A file converted from rocpd by `record`'s rocprofv3 path (meta rocpd_schema_version, or a
+  // recorder "rocprofv3 ..."): recorded on the HIP runtime.
+  bool Hip() const {
+    if (result_.meta.contains("rocpd_schema_version")) return true;
+    const auto recorder = result_.meta.find(std::string(nf::kMetaRecorder));
+    return recorder != result_.meta.end() && recorder->second.starts_with("rocprofv3");
+  }
+
   base::Status MemoryRow(const SqliteQuery& q, trace::Dispatch& d) {
     DP_RETURN_IF_ERROR(Times(q, "memory_ops", d));
     const bool memset = q.Int(3) == static_cast<int>(nf::MemoryOpKind::kMemset);
     d.kind = memset ? trace::DispatchKind::kMemset : trace::DispatchKind::kMemcpy;
-    d.name = names_.Intern(memset ? trace::kMemsetName : trace::MemcpyName(q.Int(4)));
+    // A file converted from rocpd (record's rocprofv3 path) holds the HIP runtime's copies.
+    const trace::Runtime runtime = Hip() ? trace::Runtime::kHip : trace::Runtime::kCuda;
+    d.name =
+        names_.Intern(memset ? trace::MemsetName(runtime) : trace::MemcpyName(q.Int(4), runtime));
     d.device = static_cast<int16_t>(q.Int(5));
     d.stream = static_cast<uint32_t>(q.Int(6));
     d.correlation = static_cast<uint64_t>(q.Int(7));
@@ -407,6 +418,7 @@ class NativeReader {
     trace::ImportedTrace& t = builder_.trace();
     t.clock = result_.clock;
     t.meta = result_.meta;
+    if (Hip()) t.runtime = trace::Runtime::kHip;
     t.rank = result_.rank;
     const auto recorder = result_.meta.find(std::string(native_format::kMetaRecorder));
     t.in_order_streams =

@@ -10,8 +10,9 @@
 // memory operations are named
 // "[CUDA memcpy Host-to-Device]", "[CUDA memcpy Device-to-Host]",
 // "[CUDA memcpy Device-to-Device]", "[CUDA memcpy Host-to-Host]", "[CUDA memcpy Peer-to-Peer]",
-// "[CUDA memcpy]" (other kinds) and "[CUDA memset]". NVTX ranges, marks, counters and
-// metadata are small and are returned whole.
+// "[CUDA memcpy]" (other kinds) and "[CUDA memset]" ("[HIP memcpy ...]" and "[HIP memset]" in
+// a file converted from rocpd, whose meta has rocpd_schema_version or a recorder "rocprofv3 ...").
+// NVTX ranges, marks, counters and metadata are small and are returned whole.
 //
 // Launch API calls (correlation != 0) go to the model's launch table; the kernel → launch
 // join is the model's (trace::LaunchIndex). Every counter, an incomplete file and a recording

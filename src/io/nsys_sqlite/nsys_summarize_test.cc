@@ -293,7 +293,10 @@ TEST_F(NsysSummarizeTest, SameRunAsNativeAndNsysGivesTheSameOutputs) {
   ASSERT_EQ(from_nsys->notes.size(), 1u);
   EXPECT_EQ(from_nsys->notes[0],
             "pack pytorch-cuda (chosen from the kernel names: 5 of 7 CUDA library and PyTorch / "
-            "Triton kernels; --pack overrides)");
+            "Triton kernels, 34.9 % of the GPU time: "
+            "cudnn_generated_fort_native_sdpa_sm90_flash_fpro..., at::native::reduce_kernel, "
+            "at::native::rms_norm_kernel, at::native::index_elementwise_kernel, ...; --pack "
+            "overrides)");
 
   // The kernel table and the dispatch list: byte for byte.
   for (const char* file : {"decode_decode_kernels.csv", "decode_decode_dispatches.csv"}) {

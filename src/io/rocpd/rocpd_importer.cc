@@ -70,11 +70,12 @@ const Importer& RocpdImporter() {
 std::string_view RocpdMemcpyName(std::string_view operation) {
   if (operation.starts_with("MEMORY_COPY_")) operation.remove_prefix(12);
   // rocprofiler_memory_copy_operation_t names, mapped onto the CUPTI kinds of MemcpyName.
-  if (operation == "HOST_TO_DEVICE") return trace::MemcpyName(1);
-  if (operation == "DEVICE_TO_HOST") return trace::MemcpyName(2);
-  if (operation == "DEVICE_TO_DEVICE") return trace::MemcpyName(8);
-  if (operation == "HOST_TO_HOST") return trace::MemcpyName(9);
-  return trace::MemcpyName(0);
+  constexpr trace::Runtime kHip = trace::Runtime::kHip;
+  if (operation == "HOST_TO_DEVICE") return trace::MemcpyName(1, kHip);
+  if (operation == "DEVICE_TO_HOST") return trace::MemcpyName(2, kHip);
+  if (operation == "DEVICE_TO_DEVICE") return trace::MemcpyName(8, kHip);
+  if (operation == "HOST_TO_HOST") return trace::MemcpyName(9, kHip);
+  return trace::MemcpyName(0, kHip);
 }
 
 base::StatusOr<RocpdImport> ImportRocpd(const std::string& path, trace::TraceBuilder& builder) {
@@ -97,6 +98,7 @@ base::StatusOr<RocpdImport> ImportRocpd(const std::string& path, trace::TraceBui
   DP_RETURN_IF_ERROR(rocpd::ResolveSchema(ctx));
   // B7: rocprofiler-sdk stamps everything with CLOCK_BOOTTIME.
   t.clock = trace::ClockDomain::kBoottime;
+  t.runtime = trace::Runtime::kHip;
   t.meta["clock_mapping"] = "CLOCK_BOOTTIME nanoseconds, as rocprofiler-sdk stamps them";
   DP_RETURN_IF_ERROR(rocpd::DetectProcesses(ctx));
   DP_RETURN_IF_ERROR(rocpd::LoadTables(ctx));

@@ -24,9 +24,10 @@
 //       empty, else rocpd_info_kernel_symbol.display_name (the SDK's formatted name, which
 //       the CSV's Kernel_Name holds), else kernel_name without ".kd"; a "_Z..." symbol name
 //       is demangled (base/demangle.h).
-//   rocpd_memory_copy → memcpy dispatches named trace::MemcpyName of the copy's operation
+//   rocpd_memory_copy → memcpy dispatches named trace::MemcpyName(kind, Runtime::kHip) of the
+//       copy's operation
 //       (MEMORY_COPY_HOST_TO_DEVICE → Host-to-Device, ..._DEVICE_TO_HOST, ..._DEVICE_TO_DEVICE,
-//       ..._HOST_TO_HOST; any other → "[CUDA memcpy]"); device = the GPU among dst_agent_id
+//       ..._HOST_TO_HOST; any other → "[HIP memcpy]"); device = the GPU among dst_agent_id
 //       and src_agent_id (dst first), else dst, else src; stream = queue_id where present,
 //       else stream_id (the HIP stream) where present, else 0. Schema 3 has no memset
 //       table: hipMemset runs as a kernel, which rocpd_kernel_dispatch holds.
@@ -110,7 +111,7 @@ const Importer& RocpdImporter();
 base::StatusOr<RocpdImport> ImportRocpd(const std::string& path, trace::TraceBuilder& builder);
 
 // The trace-model name of a rocpd memory-copy operation ("MEMORY_COPY_HOST_TO_DEVICE" →
-// "[CUDA memcpy Host-to-Device]"; the "MEMORY_COPY_" prefix may be absent).
+// "[HIP memcpy Host-to-Device]"; the "MEMORY_COPY_" prefix may be absent).
 std::string_view RocpdMemcpyName(std::string_view operation);
 
 }  // namespace decodeprof::io

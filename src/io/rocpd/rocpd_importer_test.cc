@@ -177,9 +177,9 @@ TEST_F(RocpdImporterTest, ReadsKernelsMemoryCopiesLaunchesAndRanges) {
   // Dispatches in start order; the kernel before the copy of the same start.
   const auto& d = t->dispatches;
   ASSERT_EQ(d.size(), 6u);
-  const std::vector<std::string> names = {
-      "void gemv<float>(float*)",     "[CUDA memcpy Host-to-Device]", "rms_norm_kernel",
-      "[CUDA memcpy Device-to-Host]", "add(int, float*, float*)",     "layer.softmax"};
+  const std::vector<std::string> names = {"void gemv<float>(float*)", "[HIP memcpy Host-to-Device]",
+                                          "rms_norm_kernel",          "[HIP memcpy Device-to-Host]",
+                                          "add(int, float*, float*)", "layer.softmax"};
   const std::vector<trace::DispatchKind> kinds = {
       trace::DispatchKind::kKernel, trace::DispatchKind::kMemcpy, trace::DispatchKind::kKernel,
       trace::DispatchKind::kMemcpy, trace::DispatchKind::kKernel, trace::DispatchKind::kKernel};
@@ -635,12 +635,12 @@ TEST_F(RocpdImporterTest, CorrelationsArePerProcessWhenSeveralProcessesRun) {
 }
 
 TEST(RocpdNamesTest, MemoryCopyOperationsMapOntoTheModelsNames) {
-  EXPECT_EQ(RocpdMemcpyName("MEMORY_COPY_HOST_TO_DEVICE"), "[CUDA memcpy Host-to-Device]");
-  EXPECT_EQ(RocpdMemcpyName("MEMORY_COPY_DEVICE_TO_HOST"), "[CUDA memcpy Device-to-Host]");
-  EXPECT_EQ(RocpdMemcpyName("DEVICE_TO_DEVICE"), "[CUDA memcpy Device-to-Device]");
-  EXPECT_EQ(RocpdMemcpyName("MEMORY_COPY_HOST_TO_HOST"), "[CUDA memcpy Host-to-Host]");
-  EXPECT_EQ(RocpdMemcpyName("MEMORY_COPY_NONE"), "[CUDA memcpy]");
-  EXPECT_EQ(RocpdMemcpyName("something"), "[CUDA memcpy]");
+  EXPECT_EQ(RocpdMemcpyName("MEMORY_COPY_HOST_TO_DEVICE"), "[HIP memcpy Host-to-Device]");
+  EXPECT_EQ(RocpdMemcpyName("MEMORY_COPY_DEVICE_TO_HOST"), "[HIP memcpy Device-to-Host]");
+  EXPECT_EQ(RocpdMemcpyName("DEVICE_TO_DEVICE"), "[HIP memcpy Device-to-Device]");
+  EXPECT_EQ(RocpdMemcpyName("MEMORY_COPY_HOST_TO_HOST"), "[HIP memcpy Host-to-Host]");
+  EXPECT_EQ(RocpdMemcpyName("MEMORY_COPY_NONE"), "[HIP memcpy]");
+  EXPECT_EQ(RocpdMemcpyName("something"), "[HIP memcpy]");
 }
 
 }  // namespace

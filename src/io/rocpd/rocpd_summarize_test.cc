@@ -279,7 +279,10 @@ TEST_F(RocpdSummarizeTest, SameRunAsRocprofv3CsvAndRocpdGivesTheSameSummary) {
   EXPECT_EQ(
       from_rocpd->notes,
       std::vector<std::string>{
-          "pack mlx-rocm (chosen from the kernel names: 9 of 9 MLX kernels; --pack overrides)"});
+          "pack mlx-rocm (chosen from the kernel names: 9 of 9 MLX kernels, 100.0 % of the GPU "
+          "time: mlx::core::rocm::qmv_wide_kernel, mlx::core::rocm::sdpa_vector_kernel, "
+          "mlx::core::rocm::rms_norm_kernel, mlx::core::rocm::rope_kernel, ...; --pack "
+          "overrides)"});
 
   const std::string csv_kernels = Slurp(dir_ / "csv" / "decode_decode_kernels.csv");
   ASSERT_FALSE(csv_kernels.empty());
