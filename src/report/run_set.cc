@@ -50,7 +50,11 @@ std::string NameTag(const std::string& name) {
   return "";
 }
 
-bool IsNull(const Json& summary, std::string_view key) { return JsonGet(summary, key).is_null(); }
+// The field is there, and null (a summary of an older version may lack it: no evidence).
+bool StoredNull(const Json& summary, std::string_view key) {
+  const std::string name(key);
+  return summary.is_object() && summary.contains(name) && summary.at(name).is_null();
+}
 
 }  // namespace
 

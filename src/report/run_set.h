@@ -19,7 +19,9 @@
 //   * its `workload` field (a string, optional): "synthetic"; any other value means a real
 //     workload, whatever else the summary says;
 //   * without that field, by what it lacks: a model (`model_type`, from the bench log or
-//     `summarize --model-dir`) and bench results (prompt_tokens and profiled_decode_tok_s).
+//     `summarize --model-dir`) and bench results (prompt_tokens and profiled_decode_tok_s),
+//     all three stored as null (a summary of an older version without these fields is no
+//     evidence either way: not synthetic).
 //     Every run of a model that `decodeprof profile` or a bench log measured has them; the
 //     repository's recorder and sampling checks (tests/gpu: graph_loop's spin kernels,
 //     record_decode.py's random-weight layers) have neither. An engine's trace summarized
