@@ -22,6 +22,8 @@
 #include "src/base/file_io.h"
 #include "src/report/full_report.h"
 #include "src/report/markdown_report.h"
+#include "src/report/rank_table.h"
+#include "src/report/report_json.h"
 #include "src/report/summary_reader.h"
 
 namespace decodeprof::report {
@@ -129,9 +131,14 @@ TEST_P(ReportGoldenTest, MatchesExpectedOutput) {
   const auto summaries = ReadSummaries(paths);
   base::StatusOr<std::string> out = summaries.status();
   if (summaries.ok()) {
-    out = format == "json" ? base::StatusOr<std::string>(RenderSummariesJson(*summaries))
-          : full           ? RenderFullMarkdownReport(*summaries, do_first)
-                           : RenderMarkdownReport(*summaries, do_first);
+    const auto ranks = BuildRankTables(*summaries);
+    if (!ranks.ok()) {
+      out = ranks.status();
+    } else {
+      out = format == "json" ? RenderReportJson(*summaries, *ranks, do_first)
+            : full           ? RenderFullMarkdownReport(*summaries, do_first)
+                             : RenderMarkdownReport(*summaries, do_first);
+    }
   }
 
   const std::string exit_text = ReadOrEmpty(dir / "expected_exit");

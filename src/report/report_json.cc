@@ -110,13 +110,16 @@ std::string RenderReportJson(const std::vector<SummaryFile>& summaries, const Ra
 
   JsonValue& do_first = doc.Add("do_first", JsonValue::MakeObject());
   do_first.Add("provisional", JsonValue::Bool(ranking.provisional));
-  JsonValue& listed = do_first.Add("listed", JsonValue::MakeArray());
-  JsonValue& others = do_first.Add("others", JsonValue::MakeArray());
+  // Built apart and added whole: a reference into an object does not survive its next Add.
+  JsonValue listed = JsonValue::MakeArray();
+  JsonValue others = JsonValue::MakeArray();
   for (size_t i = 0; i < ranking.units.size(); ++i) {
     bool in_list = false;
     for (const size_t l : ranking.listed) in_list = in_list || l == i;
     (in_list ? listed : others).Push(UnitJson(summaries, ranking, ranking.units[i]));
   }
+  do_first.Add("listed", std::move(listed));
+  do_first.Add("others", std::move(others));
 
   JsonValue& rank = doc.Add("ranks", JsonValue::MakeObject());
   JsonValue& tables = rank.Add("tables", JsonValue::MakeArray());

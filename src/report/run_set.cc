@@ -66,27 +66,22 @@ void AssignRunLabels(std::vector<SummaryFile>& summaries) {
       summaries[runs[0]].label = name;
       continue;
     }
-    size_t deepest = 0;
     std::vector<std::vector<std::string>> dirs;
-    for (const size_t r : runs) {
-      dirs.push_back(Directories(summaries[r].path));
-      deepest = std::max(deepest, dirs.back().size());
-    }
-    // The shortest suffix that tells every run of the name apart; runs whose directories are
-    // the same get their paths.
+    for (const size_t r : runs) dirs.push_back(Directories(summaries[r].path));
+    // Each run: the shortest suffix of its directory that no other run of the name shares
+    // at that length; a run whose whole directory is another's gets its path.
     std::vector<std::string> labels(runs.size());
-    for (size_t k = 1; k <= std::max<size_t>(deepest, 1); ++k) {
-      std::map<std::string, size_t> seen;
-      for (size_t i = 0; i < runs.size(); ++i) {
-        labels[i] = Suffixed(dirs[i], k, name);
-        ++seen[labels[i]];
-      }
-      const bool unique = std::all_of(seen.begin(), seen.end(),
-                                      [](const auto& entry) { return entry.second == 1; });
-      if (unique) break;
-      if (k >= deepest) {
-        for (size_t i = 0; i < runs.size(); ++i) {
-          if (seen[labels[i]] > 1) labels[i] = summaries[runs[i]].path;
+    for (size_t i = 0; i < runs.size(); ++i) {
+      labels[i] = summaries[runs[i]].path;
+      for (size_t k = 1; k <= dirs[i].size(); ++k) {
+        const std::string mine = Suffixed(dirs[i], k, name);
+        bool shared = false;
+        for (size_t j = 0; j < runs.size() && !shared; ++j) {
+          shared = j != i && Suffixed(dirs[j], k, name) == mine;
+        }
+        if (!shared) {
+          labels[i] = mine;
+          break;
         }
       }
     }
@@ -133,7 +128,8 @@ std::optional<std::string> SyntheticEvidence(const SummaryFile& summary) {
     if (workload.get<std::string>() == "synthetic") return "its summary says workload synthetic";
     return std::nullopt;
   }
-  if (IsNull(s, "model_type") && IsNull(s, "prompt_tokens") && IsNull(s, "profiled_decode_tok_s")) {
+  if (StoredNull(s, "model_type") && StoredNull(s, "prompt_tokens") &&
+      StoredNull(s, "profiled_decode_tok_s")) {
     return "no model and no bench results: a test program or an engine run not named; "
            "`summarize --model-dir` names the model";
   }
