@@ -105,15 +105,16 @@ TEST_F(ReportRunsCliTest, RunsGroupByModelAndSetting) {
   Write("x", ModelRun("Llama_t0.7-p0.95", "llama", 1.5));
   Write("x", ModelRun("Qwen_greedy", "qwen3_moe", 1.5));
   Write("x", SyntheticRun("loop", 3.0));
+  Write("z", ModelRun("Llama_greedy", "llama", 2.0));
   const Result r = Run({"report", Runs()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("## Runs by model and setting\n\n| model | setting | runs | names |\n"
                        "|---|---|---:|---|\n"
-                       "| llama | greedy | 1 | `Llama_greedy` |\n"
+                       "| llama | greedy | 2 | `x/Llama_greedy`, `z/Llama_greedy` |\n"
                        "| llama | t0.7-p0.95 | 1 | `Llama_t0.7-p0.95` |\n"
+                       "| llama | greedy-graph | 1 | `Llama_greedy-graph` |\n"
                        "| qwen3_moe | greedy | 1 | `Qwen_greedy` |\n"
-                       "| no model | greedy | 1 | `loop` |\n"
-                       "| llama | greedy-graph | 1 | `Llama_greedy-graph` |\n"),
+                       "| no model | greedy | 1 | `loop` |\n"),
             std::string::npos)
       << r.out;
 }

@@ -118,6 +118,11 @@ std::vector<RunGroup> GroupRuns(const std::vector<SummaryFile>& summaries) {
     }
     it->runs.push_back(r);
   }
+  // A model's settings together, models by name, runs without a model last.
+  std::stable_sort(groups.begin(), groups.end(), [](const RunGroup& a, const RunGroup& b) {
+    if (a.model.empty() != b.model.empty()) return b.model.empty();
+    return a.model < b.model;
+  });
   return groups;
 }
 

@@ -12,7 +12,8 @@
 // when absent or null); the setting is the tag of the run's name when the name ends in one
 // (`<model>_<tag>`, the tag starting with "greedy" or "t" and a digit, as `decodeprof
 // profile` names runs: "greedy", "t0.7-p0.95", "greedy-graph"), else "greedy" for a
-// temperature of 0 and "t<temperature>" otherwise. Groups come in order of their first run.
+// temperature of 0 and "t<temperature>" otherwise. Groups come by model name (byte-wise),
+// those without a model last; one model's settings in order of their first run.
 //
 // Synthetic workloads. A summary tells a synthetic workload (a test program with spin
 // kernels, a random-weight model cut to a few layers) by:
@@ -53,7 +54,7 @@ struct RunGroup {
 // The setting of one run (see above).
 std::string SettingOf(const SummaryFile& summary);
 
-// The groups of `summaries`, in order of their first run; runs in the given order.
+// The groups of `summaries`, in the order above; runs in the given order.
 std::vector<RunGroup> GroupRuns(const std::vector<SummaryFile>& summaries);
 
 // Why the run is a synthetic workload ("summary says workload synthetic", "no model, no
