@@ -148,6 +148,33 @@ TEST_F(ReportRunsCliTest, SyntheticAndFlaggedRunsNeverHeadTheList) {
   EXPECT_NE(again.out.find("`Declared_greedy` (synthetic)"), std::string::npos) << again.out;
 }
 
+// `summarize --synthetic` writes the field that says so; without it there is none.
+TEST_F(ReportRunsCliTest, SummarizeSyntheticMarksTheSummary) {
+  const std::string trace = std::string(DECODEPROF_SOURCE_DIR) +
+                            "/examples/data/Llama-3.1-8B-Instruct_greedy/"
+                            "Llama-3.1-8B-Instruct_greedy.sqlite";
+  const std::string out = (dir_ / "runs" / "s").string();
+  ASSERT_EQ(Run({"summarize", "--trace", trace, "--name", "loop", "--out-dir", out, "--quiet",
+                 "--synthetic"})
+                .exit_code,
+            0);
+  ASSERT_EQ(Run({"summarize", "--trace", trace, "--name", "plain", "--out-dir", out, "--quiet"})
+                .exit_code,
+            0);
+  std::ifstream loop_file(out + "/loop_summary.json");
+  std::ifstream plain_file(out + "/plain_summary.json");
+  const Json loop = Json::parse(loop_file);
+  const Json plain = Json::parse(plain_file);
+  EXPECT_EQ(loop["workload"], "synthetic");
+  EXPECT_FALSE(plain.contains("workload"));
+  const Result r = Run({"report", Runs(), "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Json doc = Json::parse(r.out);
+  EXPECT_EQ(doc["runs"][0]["label"], "loop");
+  EXPECT_EQ(doc["runs"][0]["synthetic"], "its summary says workload synthetic");
+  EXPECT_EQ(doc["runs"][0]["headline"], false);
+}
+
 // Many runs: a unit's runs and a flag's runs are named three at a time, the rest counted.
 TEST_F(ReportRunsCliTest, DoFirstNamesRunsCompactly) {
   Write("m", ModelRun("Llama_greedy", "llama", 2.0));

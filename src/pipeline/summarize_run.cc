@@ -554,6 +554,7 @@ base::Status ComputeRun(const SummarizeRequest& req, ComputedRun& run) {
   const analysis::Attribution& attribution = parts.attribution;
   DP_ASSIGN_OR_RETURN(result.summary, analysis::BuildSummary(in, attribution));
   result.summary.plain_runs = plain_summary;
+  if (req.synthetic) result.summary.workload = "synthetic";
   result.summary.sampling = loaded.sampling;
   if (auto& m = result.summary.sampling; m && m->sampled_step_ms && m->unsampled_step_ms) {
     const double cost = *m->sampled_step_ms - *m->unsampled_step_ms;
@@ -612,11 +613,11 @@ base::Status ComputeRun(const SummarizeRequest& req, ComputedRun& run) {
         {req.trace, "",
          std::to_string(m->steps_sampled) + " of " + std::to_string(m->steps_seen) + " steps"});
     if (m->steps_sampled < kFewSampledSteps) {
-      info.diagnostics.Add(trace::Diag::kSampledStepsFew, 1,
-                           {req.trace, "",
-                            std::to_string(m->steps_sampled) + " sampled step" +
-                                (m->steps_sampled == 1 ? "" : "s") + " of " +
-                                std::to_string(m->steps_seen) + " in the window"});
+      info.diagnostics.Add(
+          trace::Diag::kSampledStepsFew, 1,
+          {req.trace, "",
+           std::to_string(m->steps_sampled) + " sampled step" + (m->steps_sampled == 1 ? "" : "s") +
+               " of " + std::to_string(m->steps_seen) + " in the window"});
     }
     if (m->distortion_pct && *m->distortion_pct > 5.0) {
       info.diagnostics.Add(
