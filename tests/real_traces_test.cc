@@ -519,6 +519,38 @@ TEST_F(RealTraceTest, DenseModelsGatherIsNoMoeWork) {
   const std::string csv = Slurp(out / "x_decode_kernels.csv");
   EXPECT_EQ(csv.find("fused_moe"), std::string::npos) << csv;
   EXPECT_NE(csv.find("[HIP memcpy Device-to-Device]"), std::string::npos) << csv;
+
+// Engine steps of separate processes, each "rank 0" by torch.profiler's distributedInfo (a
+// tensor-parallel rank 0 of 8, two one-GPU processes): reported together as separate runs,
+// without a rank table, every one left out of the headline (no model named, 2 tokens).
+class EngineReportTest : public RealTraceTest {};
+
+TEST_F(EngineReportTest, RankZeroOfSeparateEnginesReportTogether) {
+  const std::vector<StepCase> engines = {kStepCases[0], kStepCases[1], kStepCases[2]};
+  Prepare(engines[0].file);
+  if (IsSkipped() || HasFatalFailure()) return;
+  const fs::path out = dir_ / "runs";
+  for (const StepCase& engine : engines) {
+    original_ = kTraces / engine.file;
+    const Result r = RunBinary({"summarize", "--trace", Input().string(), "--out-dir", out.string(),
+                                "--step-range", engine.glob, "--quiet"},
+                               {}, dir_);
+    ASSERT_EQ(r.exit_code, 0) << engine.file << ": " << Head(r.err);
+  }
+  const Result md = RunBinary({"report", out.string()}, {}, dir_);
+  ASSERT_EQ(md.exit_code, 0) << Head(md.err);
+  EXPECT_EQ(md.out.find("| rank | run |"), std::string::npos) << Head(md.out, 4000);
+  EXPECT_NE(md.out.find("(rank 0 of 8): one rank of a larger job"), std::string::npos)
+      << Head(md.out, 4000);
+  EXPECT_NE(md.out.find(": rank 0 of a world of 1, a single process"), std::string::npos);
+  EXPECT_NE(md.out.find("**Left out of the headline**: 3 of 3 runs"), std::string::npos);
+  const Result js = RunBinary({"report", out.string(), "--format", "json"}, {}, dir_);
+  ASSERT_EQ(js.exit_code, 0) << Head(js.err);
+  const json doc = json::parse(js.out);
+  EXPECT_EQ(doc["runs"].size(), 3u);
+  EXPECT_TRUE(doc["do_first"]["provisional"].get<bool>());
+  EXPECT_EQ(doc["ranks"]["tables"].size(), 0u);
+  EXPECT_EQ(RunBinary({"report", out.string(), "--fail-on", "flags"}, {}, dir_).exit_code, 1);
 }
 
 // The cases above are SOURCES.md's table: a trace added there is added here too.

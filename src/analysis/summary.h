@@ -203,6 +203,9 @@ struct Summary {
   // (found without marks), "all" or "explicit"
   // (--window).
   std::string window_source;
+  // "synthetic" when `summarize --synthetic` says the traced program is a synthetic workload
+  // (a test program, random weights); written only when set.
+  std::optional<std::string> workload;
   std::optional<WindowEvidence> window_evidence;
   std::optional<PlainRuns> plain_runs;
   std::optional<Sampling> sampling;

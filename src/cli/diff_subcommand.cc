@@ -1,10 +1,15 @@
 // `decodeprof diff [--format md|json] [--unit ID] BEFORE AFTER`: what changed between two
 // runs' summaries (src/report/diff.h) on stdout.
+#include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include "src/base/parse.h"
+#include "src/base/py_format.h"
 #include "src/cli/subcommand.h"
 #include "src/report/diff.h"
 #include "src/report/summary_reader.h"
@@ -12,13 +17,31 @@
 namespace decodeprof::cli {
 namespace {
 
-base::StatusOr<std::string> Render(const std::string& before_path, const std::string& after_path,
-                                   const std::string& format, const report::DiffOptions& options) {
+struct Compared {
+  std::string text;
+  std::vector<report::DiffRegression> regressions;  // only with --fail-on regression
+};
+
+base::StatusOr<Compared> Render(const std::string& before_path, const std::string& after_path,
+                                const std::string& format, const report::DiffOptions& options,
+                                std::optional<double> fail_pct) {
   DP_ASSIGN_OR_RETURN(const report::SummaryFile before, report::ReadSummaryFile(before_path));
   DP_ASSIGN_OR_RETURN(const report::SummaryFile after, report::ReadSummaryFile(after_path));
   DP_ASSIGN_OR_RETURN(const report::SummaryDiff diff,
                       report::DiffSummaries(before, after, options));
-  return format == "json" ? report::RenderDiffJson(diff) : report::RenderDiffMarkdown(diff);
+  Compared out;
+  out.text = format == "json" ? report::RenderDiffJson(diff) : report::RenderDiffMarkdown(diff);
+  if (fail_pct) out.regressions = report::FindRegressions(before, after, diff, *fail_pct);
+  return out;
+}
+
+// "regression" or "regression=PCT" (PCT a number >= 0) → PCT; nullopt for anything else.
+std::optional<double> ParseFailOn(const std::string& text) {
+  if (text == "regression") return report::kDefaultRegressionPct;
+  if (!text.starts_with("regression=")) return std::nullopt;
+  const std::optional<double> pct = base::ParseDouble(text.substr(11));
+  if (!pct || *pct < 0.0 || !std::isfinite(*pct)) return std::nullopt;
+  return pct;
 }
 
 }  // namespace
@@ -33,6 +56,14 @@ int DiffMain(int argc, char** argv) {
       "one JSON object with --format json. Fields a summary lacks print as '-'.",
       "decodeprof diff"};
   app.footer(
+      "Exit codes:\n"
+      "  0   the comparison was printed (whatever changed, unless --fail-on regression)\n"
+      "  1   --fail-on regression[=PCT] and a figure got worse by more than PCT % (listed on "
+      "stderr after the comparison)\n"
+      "  2   usage error (an --unit BEFORE lacks, a bad --fail-on)\n"
+      "  65  a file that is not a summary\n"
+      "  66  a file that is missing or unreadable\n"
+      "\n"
       "Example:\n"
       "  decodeprof diff --unit cuda_graph out/llama_greedy-eager_summary.json \\\n"
       "                  out/llama_greedy-graph_summary.json\n"
@@ -49,6 +80,13 @@ int DiffMain(int argc, char** argv) {
   app.add_option("--unit", options.unit,
                  "unit whose predicted ceiling the measured speedup is set against (default: "
                  "the BEFORE run's unit with the largest ceiling)");
+  std::string fail_on;
+  app.add_option("--fail-on", fail_on,
+                 "regression[=PCT]: exit 1 when AFTER is worse than BEFORE by more than PCT % "
+                 "(default 10) in a per-token figure (ms/token, dispatches/token, tok/s), a "
+                 "unit's GPU or host-gap ms/token, or a kernel's GPU ms/token or calls/token "
+                 "(kernels of both top lists), for CI")
+      ->type_name("WHAT");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -56,13 +94,31 @@ int DiffMain(int argc, char** argv) {
     return ReportError("diff", base::UsageError(e.what(), "run `decodeprof diff --help`"));
   }
 
-  const base::StatusOr<std::string> text = Render(before, after, format, options);
-  if (!text.ok()) return ReportError("diff", text.status());
-  if (std::fwrite(text->data(), 1, text->size(), stdout) != text->size() ||
-      std::fflush(stdout) != 0) {
+  std::optional<double> fail_pct;
+  if (!fail_on.empty()) {
+    fail_pct = ParseFailOn(fail_on);
+    if (!fail_pct) {
+      return ReportError("diff", base::UsageError("--fail-on " + fail_on +
+                                                      " is not "
+                                                      "regression or regression=PCT (PCT >= 0)",
+                                                  "e.g. --fail-on regression=5"));
+    }
+  }
+  const base::StatusOr<Compared> compared = Render(before, after, format, options, fail_pct);
+  if (!compared.ok()) return ReportError("diff", compared.status());
+  const std::string& text = compared->text;
+  if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0) {
     return ReportError("diff", base::IoError("stdout", "cannot write the comparison"));
   }
-  return 0;
+  if (compared->regressions.empty()) return 0;
+  for (const report::DiffRegression& r : compared->regressions) {
+    std::fprintf(stderr, "decodeprof: diff: regression: %s %s -> %s (%+.2f %%)\n", r.what.c_str(),
+                 base::FormatFixed(r.before, 4).c_str(), base::FormatFixed(r.after, 4).c_str(),
+                 r.change_pct);
+  }
+  std::fprintf(stderr, "decodeprof: diff: %zu figures worse by more than %s %% (--fail-on)\n",
+               compared->regressions.size(), base::FormatFixed(*fail_pct, 1).c_str());
+  return 1;
 }
 
 }  // namespace decodeprof::cli

@@ -27,6 +27,7 @@
 #include "src/report/html_report.h"
 #include "src/report/markdown_report.h"
 #include "src/report/rank_table.h"
+#include "src/report/report_json.h"
 #include "src/report/summary_reader.h"
 
 namespace decodeprof::cli {
@@ -69,14 +70,10 @@ base::StatusOr<std::optional<report::DispatchTimeline>> ReadTimeline(
       builder.Finish(path.substr(path.find_last_of('/') + 1)));
 }
 
-base::StatusOr<std::string> Render(const std::vector<std::string>& paths, const std::string& format,
-                                   bool full, size_t do_first) {
-  DP_ASSIGN_OR_RETURN(const std::vector<report::SummaryFile> summaries,
-                      report::ReadSummaries(paths));
-  if (format == "json") return report::RenderSummariesJson(summaries);
-  // Multi-rank runs: a rank twice, or two world sizes in one run, is refused before any output.
-  DP_ASSIGN_OR_RETURN(const std::vector<report::RankTable> ranks,
-                      report::BuildRankTables(summaries));
+base::StatusOr<std::string> RenderText(const std::vector<report::SummaryFile>& summaries,
+                                       const report::RankTables& ranks, const std::string& format,
+                                       bool full, size_t do_first) {
+  if (format == "json") return report::RenderReportJson(summaries, ranks, do_first);
   if (format == "html") {
     std::vector<std::optional<report::DispatchTimeline>> timelines;
     for (const report::SummaryFile& summary : summaries) {
@@ -90,6 +87,26 @@ base::StatusOr<std::string> Render(const std::vector<std::string>& paths, const 
          report::RenderRankTablesMarkdown(ranks);
 }
 
+struct Rendered {
+  std::string text;
+  size_t flagged_runs = 0;  // runs with a trust flag
+};
+
+base::StatusOr<Rendered> Render(const std::vector<std::string>& paths, const std::string& format,
+                                bool full, size_t do_first) {
+  DP_ASSIGN_OR_RETURN(const std::vector<report::SummaryFile> summaries,
+                      report::ReadSummaries(paths));
+  Rendered out;
+  for (const report::SummaryFile& summary : summaries) {
+    if (!report::TrustFlags(summary).empty()) ++out.flagged_runs;
+  }
+  // Multi-rank runs: a rank twice, or two world sizes in one run with a run id, is refused
+  // before any output.
+  DP_ASSIGN_OR_RETURN(const report::RankTables ranks, report::BuildRankTables(summaries));
+  DP_ASSIGN_OR_RETURN(out.text, RenderText(summaries, ranks, format, full, do_first));
+  return out;
+}
+
 }  // namespace
 
 int ReportMain(int argc, char** argv) {
@@ -99,13 +116,25 @@ int ReportMain(int argc, char** argv) {
       "(recursively, sorted by path). First \"Do first\": the work units ranked once across "
       "all runs, with their evidence, and the trust flags of the runs; then runs, unit "
       "shares, speedup ceilings and top kernels as Markdown (--full: and the tables of a "
-      "results document), or one self-contained HTML page; --format json prints the "
-      "summaries as one JSON array.",
+      "results document), or one self-contained HTML page; --format json prints one JSON "
+      "object: the runs with their labels, groups and flags, the ranking, the rank tables and "
+      "the summaries. Runs are named by their summary's name, with the shortest suffix of "
+      "its directory where names repeat; synthetic workloads and runs with trust flags never "
+      "head the ranking.",
       "decodeprof report"};
+  app.footer(
+      "Exit codes:\n"
+      "  0   the report was printed (flagged runs too, unless --fail-on flags)\n"
+      "  1   --fail-on flags and some run has a trust flag (the report is printed first)\n"
+      "  2   usage error\n"
+      "  65  a file that is not a summary, or contradictory ranks of one run (a rank twice "
+      "under one run id)\n"
+      "  66  a path that is missing or unreadable");
   std::vector<std::string> paths;
   std::string format = "md";
   bool full = false;
   size_t do_first = report::kDoFirstUnits;
+  std::string fail_on;
   app.add_option("PATH", paths,
                  "summary files and directories holding them (every *_summary.json below a "
                  "directory), in the order given")
@@ -123,6 +152,11 @@ int ReportMain(int argc, char** argv) {
                "after the seed's four sections, add run setup, decode time per token, kernel "
                "classes, roles, units, top kernels with class and checks (Markdown; the HTML page "
                "always has its full content; not with json)");
+  app.add_option("--fail-on", fail_on,
+                 "flags: exit 1 when some run has a trust flag (after printing the report), for "
+                 "CI")
+      ->check(CLI::IsMember({"flags"}))
+      ->type_name("WHAT");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -135,11 +169,16 @@ int ReportMain(int argc, char** argv) {
                                                   "drop --full or use --format md"));
   }
 
-  const base::StatusOr<std::string> text = Render(paths, format, full, do_first);
-  if (!text.ok()) return ReportError("report", text.status());
-  if (std::fwrite(text->data(), 1, text->size(), stdout) != text->size() ||
-      std::fflush(stdout) != 0) {
+  const base::StatusOr<Rendered> rendered = Render(paths, format, full, do_first);
+  if (!rendered.ok()) return ReportError("report", rendered.status());
+  const std::string& text = rendered->text;
+  if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0) {
     return ReportError("report", base::IoError("stdout", "cannot write the report"));
+  }
+  if (fail_on == "flags" && rendered->flagged_runs > 0) {
+    std::fprintf(stderr, "decodeprof: report: %zu of the runs have trust flags (--fail-on flags)\n",
+                 rendered->flagged_runs);
+    return 1;
   }
   return 0;
 }

@@ -104,6 +104,10 @@ int SummarizeMain(int argc, char** argv) {
                  "by decode tok/s is used and the summary's plain_runs gives the spread");
   app.add_option("--model-dir", req.model_dir,
                  "model directory; its config.json gives model_type and rope_scaling");
+  app.add_flag("--synthetic", req.synthetic,
+               "the traced program is a synthetic workload (a test program, random weights): "
+               "the summary says \"workload\": \"synthetic\" and `report` never lets it head "
+               "Do first");
   app.add_option("--pack", req.pack,
                  "rule pack: built-in name or .toml file (default: chosen from the kernel names, "
                  "else the format's, below)");

@@ -615,6 +615,7 @@ base::Status ComputeRun(const SummarizeRequest& req, ComputedRun& run) {
   const analysis::Attribution& attribution = parts.attribution;
   DP_ASSIGN_OR_RETURN(result.summary, analysis::BuildSummary(in, attribution));
   result.summary.plain_runs = plain_summary;
+  if (req.synthetic) result.summary.workload = "synthetic";
   result.summary.sampling = loaded.sampling;
   if (auto& m = result.summary.sampling; m && m->sampled_step_ms && m->unsampled_step_ms) {
     const double cost = *m->sampled_step_ms - *m->unsampled_step_ms;

@@ -38,6 +38,8 @@ struct SummarizeRequest {
   std::string name;
   std::string out_dir;
   double temperature = 0.0;
+  // `--synthetic`: the summary's `workload` is "synthetic" (report/run_set.h).
+  bool synthetic = false;
   std::string decode_range;  // "" = decodeprof:decode
   std::string step_range;    // "" = decodeprof:step
   std::optional<int64_t> generated_tokens;

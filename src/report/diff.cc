@@ -429,7 +429,52 @@ void CompareTopKernels(const SummaryFile& before, const SummaryFile& after, Summ
   diff.common_kernels_left_out = common.size() - diff.common_kernels.size();
 }
 
+// `after` is worse than `before` by more than `pct` % (a cost that rose, a rate that fell);
+// the change in % of `before` when it is.
+std::optional<double> Worse(const DiffFigure& before, const DiffFigure& after, bool rate,
+                            double pct) {
+  if (!before.value || !after.value || *before.value <= 0.0) return std::nullopt;
+  const double change = (*after.value - *before.value) / *before.value * 100.0;
+  if (!std::isfinite(change)) return std::nullopt;
+  if (rate ? -change > pct : change > pct) return base::PyRound(change, 2);
+  return std::nullopt;
+}
+
 }  // namespace
+
+std::vector<DiffRegression> FindRegressions(const SummaryFile& before, const SummaryFile& after,
+                                            const SummaryDiff& diff, double pct) {
+  std::vector<DiffRegression> out;
+  const auto add = [&](std::string what, const DiffFigure& b, const DiffFigure& a, bool rate) {
+    if (const std::optional<double> change = Worse(b, a, rate, pct)) {
+      out.push_back({std::move(what), *b.value, *a.value, *change});
+    }
+  };
+  for (const DiffRow& row : diff.per_token) {
+    add(row.label, row.before, row.after, row.key.ends_with("_tok_s"));
+  }
+  for (const DiffUnit& unit : diff.units) {
+    if (!unit.before.present || !unit.after.present) continue;
+    add("#" + unit.id + " GPU ms/token", unit.before.gpu_ms_per_token, unit.after.gpu_ms_per_token,
+        false);
+    add("#" + unit.id + " host gap ms/token", unit.before.host_gap_ms_per_token,
+        unit.after.host_gap_ms_per_token, false);
+  }
+  const GpuTimeBasis b_basis = GpuBasis(before);
+  const GpuTimeBasis a_basis = GpuBasis(after);
+  const std::vector<TopKernel> b = TopKernels(before);
+  const std::vector<TopKernel> a = TopKernels(after);
+  const auto a_index = IndexKernels(a);
+  for (const TopKernel& kernel : b) {
+    const TopKernel* match = FindKernel(a_index, kernel.name);
+    if (match == nullptr) continue;
+    const std::string name = "kernel `" + ShortKernelName(kernel.name) + "`";
+    add(name + " GPU ms/token", b_basis.MsPerToken(kernel.share_pct),
+        a_basis.MsPerToken(match->share_pct), false);
+    add(name + " calls/token", kernel.calls_per_token, match->calls_per_token, false);
+  }
+  return out;
+}
 
 base::StatusOr<SummaryDiff> DiffSummaries(const SummaryFile& before, const SummaryFile& after,
                                           const DiffOptions& options) {

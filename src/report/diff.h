@@ -152,6 +152,27 @@ struct DiffOptions {
 base::StatusOr<SummaryDiff> DiffSummaries(const SummaryFile& before, const SummaryFile& after,
                                           const DiffOptions& options);
 
+// The default of `diff --fail-on regression`: a figure more than this many % worse fails.
+// Above the run-to-run noise of one plain and one profiled process (kPlainSlowerNoisePct, 5 %,
+// do_first.h) and at the spread that flags several plain runs (kPlainSpreadFlagPct, 10 %).
+inline constexpr double kDefaultRegressionPct = 10.0;
+
+// A figure of AFTER worse than BEFORE's by more than the limit.
+struct DiffRegression {
+  std::string what;  // "plain ms/token", "#attention GPU ms/token", "kernel `x` calls/token"
+  double before = 0.0;
+  double after = 0.0;
+  double change_pct = 0.0;  // (after − before) / before × 100, rounded to 2 decimals
+};
+
+// The figures of `diff` (of `before` and `after`) that got worse by more than `pct` %: every
+// per-token row (a cost that rose, a tok/s that fell; both sides present, BEFORE's above 0);
+// each unit of both runs: its GPU ms/token and its host gap ms/token; each kernel of both
+// top lists: its GPU ms/token (share / 100 × decode_gpu_sum_ms / tokens) and calls/token. In
+// that order (units in UnitColumns order, kernels in BEFORE's top-list order).
+std::vector<DiffRegression> FindRegressions(const SummaryFile& before, const SummaryFile& after,
+                                            const SummaryDiff& diff, double pct);
+
 // The Markdown comparison: the runs, then blank-line separated sections, each a one-line
 // heading, a blank line and a table — per token (| Metric | before | after | change | ratio |),
 // kernel classes, units followed by the speedup line

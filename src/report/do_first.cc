@@ -14,6 +14,7 @@
 #include "src/base/py_format.h"
 #include "src/report/html_report.h"
 #include "src/report/markdown_table.h"
+#include "src/report/run_set.h"
 
 namespace decodeprof::report {
 namespace {
@@ -103,7 +104,7 @@ std::string Stored(const Json& object, std::string_view key) {
   return value.is_null() ? std::string(kNoValue) : PyStr(value);
 }
 
-std::string RunName(const SummaryFile& summary) { return PyStr(JsonGet(summary.content, "name")); }
+std::string RunName(const SummaryFile& summary) { return LabelOf(summary); }
 
 bool Positive(std::optional<double> value) { return value && *value > 0.0; }
 
@@ -232,7 +233,7 @@ WallFigures Figures(const SummaryFile& run, const Json& unit) {
 }
 
 std::vector<CrossRunUnit> Rank(const std::vector<SummaryFile>& summaries,
-                               const std::vector<std::vector<TrustFlag>>& flags) {
+                               const std::vector<bool>& left_out) {
   std::vector<analysis::UnitAcrossRuns> units;
   std::vector<CrossRunUnit> details;
   for (const std::string& id : UnitColumns(summaries)) {
@@ -251,7 +252,7 @@ std::vector<CrossRunUnit> Rank(const std::vector<SummaryFile>& summaries,
       }
       const bool reached = Reached(entry);
       unit.runs.push_back({r, figure, OptionalNumber(entry, "fallback_share_pct").value_or(0.0),
-                           reached, r >= flags.size() || !DoubtsCeilings(flags[r])});
+                           reached, r >= left_out.size() || !left_out[r]});
       detail.holding.push_back(r);
       if (reached) detail.reached.push_back(r);
     }
@@ -285,17 +286,32 @@ std::vector<CrossRunUnit> Rank(const std::vector<SummaryFile>& summaries,
 struct Section {
   const std::vector<SummaryFile>& summaries;
   std::vector<std::vector<TrustFlag>> flags;
+  std::vector<std::optional<std::string>> synthetic;  // SyntheticEvidence of each run
+  std::vector<bool> left_out;                         // LeftOutOfHeadline of each run
   std::vector<CrossRunUnit> units;
   std::vector<size_t> listed;  // indices into `units`: the list, at most `top`
   std::vector<size_t> others;  // the rest, in rank order
+  bool provisional = false;    // every run is left out: the list comes from left-out runs
 };
 
 Section Build(const std::vector<SummaryFile>& summaries, size_t top) {
-  Section section{summaries, {}, {}, {}, {}};
-  for (const SummaryFile& summary : summaries) section.flags.push_back(TrustFlags(summary));
-  section.units = Rank(summaries, section.flags);
+  Section section{summaries, {}, {}, {}, {}, {}, {}, false};
+  for (const SummaryFile& summary : summaries) {
+    section.flags.push_back(TrustFlags(summary));
+    section.synthetic.push_back(SyntheticEvidence(summary));
+    section.left_out.push_back(section.synthetic.back().has_value() ||
+                               !section.flags.back().empty());
+  }
+  section.units = Rank(summaries, section.left_out);
+  section.provisional =
+      !summaries.empty() &&
+      std::all_of(section.left_out.begin(), section.left_out.end(), [](bool b) { return b; });
   for (size_t i = 0; i < section.units.size(); ++i) {
-    if (section.listed.size() < top && WorthListing(section.units[i])) {
+    const CrossRunUnit& unit = section.units[i];
+    // Outside a provisional list, a ceiling from a left-out run is never listed.
+    const bool from_headline_run =
+        section.provisional || (unit.best_run && !section.left_out[*unit.best_run]);
+    if (section.listed.size() < top && WorthListing(unit) && from_headline_run) {
       section.listed.push_back(i);
     } else {
       section.others.push_back(i);
@@ -313,6 +329,65 @@ Rich RunRef(const Section& section, size_t run) {
 
 std::string RunCount(size_t n) { return std::to_string(n) + (n == 1 ? " run" : " runs"); }
 
+// At most kNamedRuns runs by name, then "and N more".
+Rich RunList(const Section& section, const std::vector<size_t>& runs) {
+  Rich rich;
+  for (size_t i = 0; i < runs.size() && i < kNamedRuns; ++i) {
+    if (i > 0) rich.push_back(T(", "));
+    Append(rich, RunRef(section, runs[i]));
+  }
+  if (runs.size() > kNamedRuns) {
+    rich.push_back(T(" and " + std::to_string(runs.size() - kNamedRuns) + " more"));
+  }
+  return rich;
+}
+
+// The runs left out of the headline and why: a heading line, then one line per reason
+// (synthetic workloads, then runs with trust flags by their first flag's label), each with
+// its count and a few names. Empty when every run sets the headline.
+std::vector<Rich> LeftOutLines(const Section& section) {
+  std::vector<size_t> synthetic;
+  std::vector<std::pair<std::string, std::vector<size_t>>> flagged;  // by first flag's label
+  size_t count = 0;
+  for (size_t r = 0; r < section.summaries.size(); ++r) {
+    if (!section.left_out[r]) continue;
+    ++count;
+    if (section.synthetic[r]) {
+      synthetic.push_back(r);
+      continue;
+    }
+    const std::string& label = section.flags[r].front().label;
+    auto it = std::find_if(flagged.begin(), flagged.end(),
+                           [&label](const auto& entry) { return entry.first == label; });
+    if (it == flagged.end()) it = flagged.insert(flagged.end(), {label, {}});
+    it->second.push_back(r);
+  }
+  if (count == 0) return {};
+  std::vector<Rich> lines;
+  Rich head = {B("Left out of the headline"),
+               T(": " + std::to_string(count) + " of " + RunCount(section.summaries.size()) +
+                 ", whose ceilings never head the list. ")};
+  head.push_back(T(section.provisional
+                       ? "Every run is left out, so the list below is provisional: check the "
+                         "flags before acting on it."
+                       : "A unit only they reach is named after the list, marked (left-out "
+                         "runs)."));
+  lines.push_back(std::move(head));
+  if (!synthetic.empty()) {
+    Rich line = {T("synthetic or unnamed workload (" + std::to_string(synthetic.size()) +
+                   "; no model named and no bench results, or `workload` synthetic; "),
+                 C("summarize --model-dir"), T(" names an engine's model): ")};
+    Append(line, RunList(section, synthetic));
+    lines.push_back(std::move(line));
+  }
+  for (const auto& [label, runs] : flagged) {
+    Rich line = {T(label + " (" + std::to_string(runs.size()) + "): ")};
+    Append(line, RunList(section, runs));
+    lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
 Rich Intro(const Section& section) {
   if (section.units.empty()) {
     return {
@@ -321,10 +396,10 @@ Rich Intro(const Section& section) {
   }
   Rich rich = {T("The work units ranked once over the " + RunCount(section.summaries.size()) +
                  " of this report: by the largest wall ceiling over the runs each reaches "
-                 "(ties: the larger GPU share), a run whose trust flags doubt its ceilings (" +
+                 "(ties: the larger GPU share), a synthetic run or one with trust flags (" +
                  kTrustMark +
-                 ", below) counting only where no other run reaches the unit; units that no "
-                 "run's shipped defaults reach come last. ")};
+                 ", below) counting only where no other run reaches the unit and never heading "
+                 "the list; units that no run's shipped defaults reach come last. ")};
   if (section.listed.empty()) {
     rich.push_back(T("No unit has anything to gain on these runs."));
   } else {
@@ -376,10 +451,7 @@ Rich UnitRuns(const Section& section, const CrossRunUnit& unit) {
   } else {
     rich.push_back(
         T("reaches " + std::to_string(unit.reached.size()) + " of " + RunCount(all) + ": "));
-    for (size_t i = 0; i < unit.reached.size(); ++i) {
-      if (i > 0) rich.push_back(T(", "));
-      Append(rich, RunRef(section, unit.reached[i]));
-    }
+    Append(rich, RunList(section, unit.reached));
   }
   if (unit.flagged_only)
     rich.push_back(T(unit.reached.size() == 1 ? ", flagged" : ", all flagged"));
@@ -407,6 +479,10 @@ Rich Others(const Section& section) {
     if (i > 0) rich.push_back(T(", "));
     rich.push_back(C("#" + unit.id));
     rich.push_back(T(" " + (unit.ceiling ? Times(*unit.ceiling) : std::string(kNoValue))));
+    if (!section.provisional && unit.best_run && section.left_out[*unit.best_run] &&
+        WorthListing(unit)) {
+      rich.push_back(T(" (left-out runs)"));
+    }
     if (!unit.reached.empty() || unit.holding.empty()) continue;
     rich.push_back(T(" (no run reaches it)"));
   }
@@ -463,9 +539,15 @@ std::vector<Rich> FlagLines(const Section& section) {
     const auto kind = static_cast<TrustFlagKind>(k);
     Rich rich;
     const TrustFlag* first = nullptr;
+    size_t shown = 0;
+    size_t more = 0;
     for (size_t r = 0; r < section.summaries.size(); ++r) {
       for (const TrustFlag& flag : section.flags[r]) {
         if (flag.kind != kind) continue;
+        if (shown == kNamedRuns) {
+          ++more;
+          continue;
+        }
         if (first == nullptr) {
           first = &flag;
           rich = {B(flag.label), T(": ")};
@@ -474,11 +556,13 @@ std::vector<Rich> FlagLines(const Section& section) {
         }
         Append(rich, RunRef(section, r));
         rich.push_back(T(" " + flag.detail));
+        ++shown;
       }
     }
     if (first == nullptr) continue;
+    if (more > 0) rich.push_back(T("; and " + RunCount(more) + " more"));
     Append(rich, Ticked(". " + Capitalized(first->reason) + "."));
-    if (first->doubts_ceilings && !section.units.empty()) {
+    if (!section.units.empty()) {
       rich.push_back(
           T(" The ranking above takes a ceiling from such a run only where no other "
             "run reaches the unit."));
@@ -679,7 +763,28 @@ bool DoubtsCeilings(const std::vector<TrustFlag>& flags) {
 
 std::vector<CrossRunUnit> RankUnitsAcrossRuns(const std::vector<SummaryFile>& summaries,
                                               const std::vector<std::vector<TrustFlag>>& flags) {
-  return Rank(summaries, flags);
+  std::vector<bool> left_out;
+  for (size_t r = 0; r < summaries.size(); ++r) {
+    left_out.push_back(
+        LeftOutOfHeadline(summaries[r], r < flags.size() ? flags[r] : std::vector<TrustFlag>()));
+  }
+  return Rank(summaries, left_out);
+}
+
+bool LeftOutOfHeadline(const SummaryFile& summary, const std::vector<TrustFlag>& flags) {
+  return !flags.empty() || SyntheticEvidence(summary).has_value();
+}
+
+DoFirstRanking RankForReport(const std::vector<SummaryFile>& summaries, size_t top) {
+  const Section section = Build(summaries, top);
+  DoFirstRanking out;
+  out.flags = section.flags;
+  out.synthetic = section.synthetic;
+  out.left_out = section.left_out;
+  out.units = section.units;
+  out.listed = section.listed;
+  out.provisional = section.provisional;
+  return out;
 }
 
 bool WorthListing(const CrossRunUnit& unit) {
@@ -734,12 +839,20 @@ std::string UnitEvidence(const SummaryFile& run, const std::string& unit_id) {
 std::string RenderDoFirstMarkdown(const std::vector<SummaryFile>& summaries, size_t top) {
   const Section section = Build(summaries, top);
   std::vector<std::string> lines = {"## Do first", "", ToMarkdown(Intro(section))};
+  const std::vector<Rich> left_out = LeftOutLines(section);
+  for (size_t i = 0; i < left_out.size(); ++i) {
+    if (i == 0) lines.push_back("");
+    lines.push_back((i == 0 ? "" : "- ") + ToMarkdown(left_out[i]));
+    if (i == 0 && left_out.size() > 1) lines.push_back("");
+  }
   if (!section.listed.empty()) lines.push_back("");
   for (size_t i = 0; i < section.listed.size(); ++i) {
     const CrossRunUnit& unit = section.units[section.listed[i]];
-    lines.push_back(std::to_string(i + 1) + ". " + ToMarkdown(UnitHead(unit)));
-    lines.push_back("   - " + ToMarkdown(UnitRuns(section, unit)));
-    lines.push_back("   - " + ToMarkdown(Evidence(section, unit)));
+    const std::string mark = section.provisional ? "- " : std::to_string(i + 1) + ". ";
+    const std::string indent(mark.size(), ' ');
+    lines.push_back(mark + ToMarkdown(UnitHead(unit)));
+    lines.push_back(indent + "- " + ToMarkdown(UnitRuns(section, unit)));
+    lines.push_back(indent + "- " + ToMarkdown(Evidence(section, unit)));
   }
   if (!section.others.empty()) {
     lines.push_back("");
@@ -771,8 +884,18 @@ std::string RenderDoFirstHtml(const std::vector<SummaryFile>& summaries, size_t 
   const Section section = Build(summaries, top);
   std::string out =
       "<section id=\"do-first\">\n<h2>Do first</h2>\n<p>" + ToHtml(Intro(section)) + "</p>\n";
+  const std::vector<Rich> left_out = LeftOutLines(section);
+  for (size_t i = 0; i < left_out.size(); ++i) {
+    if (i == 0) {
+      out += "<p>" + ToHtml(left_out[i]) + "</p>\n";
+      if (left_out.size() > 1) out += "<ul>\n";
+    } else {
+      out += "<li>" + ToHtml(left_out[i]) + "</li>\n";
+    }
+  }
+  if (left_out.size() > 1) out += "</ul>\n";
   if (!section.listed.empty()) {
-    out += "<ol>\n";
+    out += section.provisional ? "<ul>\n" : "<ol>\n";
     for (const size_t index : section.listed) {
       const CrossRunUnit* unit = &section.units[index];
       out += "<li>" + ToHtml(UnitHead(*unit));
@@ -788,7 +911,7 @@ std::string RenderDoFirstHtml(const std::vector<SummaryFile>& summaries, size_t 
       out += "\n<div>" + ToHtml(UnitRuns(section, *unit)) + "</div>\n<div>" +
              ToHtml(Evidence(section, *unit)) + "</div></li>\n";
     }
-    out += "</ol>\n";
+    out += section.provisional ? "</ul>\n" : "</ol>\n";
     out +=
         "<p class=\"note\"><span class=\"key gpu\"></span> kernel time and <span class=\"key "
         "gap\"></span> host gap a unit owns, in % of the decode wall of the run its ceiling "

@@ -9,15 +9,23 @@
 //     reached_default_dispatches_per_token, reached_default_host_gap_ms_per_token or
 //     reached_default_share_pct positive (a unit whose entry has none of these fields counts
 //     as reached);
-//   * its ceiling is the largest figure over the runs it reaches whose trust flags leave
-//     their ceilings standing (no flag with doubts_ceilings); over the doubtful ones when
-//     every run it reaches is one (the unit is then marked); over every run that holds it
-//     when no run reaches it;
+//   * its ceiling is the largest figure over the runs it reaches that are not left out of the
+//     headline (LeftOutOfHeadline: a synthetic workload, run_set.h, or a run with any trust
+//     flag); over the left-out ones when every run it reaches is one (the unit is then
+//     marked); over every run that holds it when no run reaches it;
 //   * units that some run reaches come first, then by that ceiling, largest first (units
 //     without any ceiling after those with one), ties by the GPU share (fallback_share_pct)
 //     in the run the ceiling comes from, then in the units file's order (UnitColumns);
 //   * the section lists the first `top` units whose ceiling is above 1.00 (or, without a
-//     ceiling, whose GPU share is positive), and names the others in one line.
+//     ceiling, whose GPU share is positive) and comes from a run of the headline, and names
+//     the others in one line (a unit worth listing whose ceiling comes from a left-out run
+//     marked "(left-out runs)"): a synthetic or flagged run never heads the list. When every
+//     run is left out, the list is the same ranking over them, as bullets, marked
+//     provisional;
+//   * a line before the list says which runs are left out and why (synthetic, or the label
+//     of their first flag), with counts and at most kNamedRuns names each.
+// Runs are named by their labels (run_set.h); where the section names the runs a unit
+// reaches or a flag flags, it names at most kNamedRuns and counts the rest.
 //
 // Trust flags (at most one per kind and run, TrustFlags): plain run slower than profiled
 // (profiler cost below -kPlainSlowerNoisePct), profiler cost above kProfilerCostFlagPct,
@@ -53,6 +61,8 @@ inline constexpr double kPlainSpreadFlagPct = 10.0;
 inline constexpr int64_t kMinGeneratedTokens = 16;
 // The units the section lists unless told otherwise (`report --do-first N`).
 inline constexpr size_t kDoFirstUnits = 5;
+// The most runs the section names in one place; the others are counted ("and 36 more").
+inline constexpr size_t kNamedRuns = 3;
 // The mark of a run with a trust flag, next to its name.
 inline constexpr const char* kTrustMark = "⚠";
 
@@ -87,6 +97,10 @@ std::vector<TrustFlag> TrustFlags(const SummaryFile& summary);
 // Some flag of `flags` doubts the run's ceilings.
 bool DoubtsCeilings(const std::vector<TrustFlag>& flags);
 
+// The run never sets a headline ceiling: it is a synthetic workload (SyntheticEvidence,
+// run_set.h) or `flags` (its TrustFlags) is not empty.
+bool LeftOutOfHeadline(const SummaryFile& summary, const std::vector<TrustFlag>& flags);
+
 // One unit of the cross-run ranking.
 struct CrossRunUnit {
   std::string id;
@@ -100,16 +114,28 @@ struct CrossRunUnit {
   std::optional<std::pair<double, double>> ceiling_range;
   analysis::RankFigure by = analysis::RankFigure::kCeilingWall;
   std::optional<double> gpu_share;  // fallback_share_pct in best_run
-  bool flagged_only = false;        // every run it reaches has a flag that doubts its ceilings
+  bool flagged_only = false;        // every run it reaches is left out of the headline
 };
 
 // Every unit of `summaries`, ranked across the runs as described above. `flags` holds the
-// runs' trust flags, one entry per summary (TrustFlags).
+// runs' trust flags, one entry per summary (TrustFlags); a run without an entry counts as
+// unflagged.
 std::vector<CrossRunUnit> RankUnitsAcrossRuns(const std::vector<SummaryFile>& summaries,
                                               const std::vector<std::vector<TrustFlag>>& flags);
 
 // The unit of the section's list: a ceiling above 1.00, or no ceiling and a positive share.
 bool WorthListing(const CrossRunUnit& unit);
+
+// The section's ranking as data (`report --format json`).
+struct DoFirstRanking {
+  std::vector<std::vector<TrustFlag>> flags;          // per run
+  std::vector<std::optional<std::string>> synthetic;  // per run: SyntheticEvidence
+  std::vector<bool> left_out;                         // per run: LeftOutOfHeadline
+  std::vector<CrossRunUnit> units;                    // every unit, ranked
+  std::vector<size_t> listed;                         // indices into units: the list
+  bool provisional = false;                           // every run is left out
+};
+DoFirstRanking RankForReport(const std::vector<SummaryFile>& summaries, size_t top);
 
 // The evidence sentence of `unit_id` in `run` (its GPU share, the host gap it owns, and why
 // its wall ceiling is large when its GPU share is small), without a final period.

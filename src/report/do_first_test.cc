@@ -249,7 +249,6 @@ TEST(RankUnitsAcrossRunsTest, AFlaggedRunCountsWhenItAloneReachesTheUnit) {
   a["generated_tokens"] = 8;  // few tokens: doubts its ceilings
   a["port_units"]["graph"] = Unit("graphs", 0.0, 5.0, 6.0);
   Json b = CleanRun("b");
-  b["profiler_decode_slowdown_pct"] = 40.0;  // high cost: the ceilings stand
   b["port_units"]["graph"] = Unit("graphs", 0.0, 5.0, 3.0);
   b["port_units"]["gemv"] = Unit("GEMV", 50.0, 1.0, 1.5);
   const std::vector<SummaryFile> runs = {Parsed(a), Parsed(b)};
@@ -259,6 +258,14 @@ TEST(RankUnitsAcrossRunsTest, AFlaggedRunCountsWhenItAloneReachesTheUnit) {
   EXPECT_EQ(ranked[0].ceiling, 3.0);  // b's: a's few tokens leave its 6.0 out
   EXPECT_EQ(ranked[0].best_run, 1u);
   EXPECT_FALSE(ranked[0].flagged_only);
+
+  // Any flag leaves a run out of the headline, one that leaves its ceilings standing too (a
+  // high profiler cost): with both runs flagged, the largest ceiling over them is marked.
+  b["profiler_decode_slowdown_pct"] = 40.0;
+  const std::vector<SummaryFile> both = {Parsed(a), Parsed(b)};
+  const std::vector<CrossRunUnit> flagged = RankUnitsAcrossRuns(both, FlagsOf(both));
+  EXPECT_EQ(flagged[0].ceiling, 6.0);
+  EXPECT_TRUE(flagged[0].flagged_only);
 
   const std::vector<SummaryFile> only_a = {Parsed(a)};
   const std::vector<CrossRunUnit> alone = RankUnitsAcrossRuns(only_a, FlagsOf(only_a));

@@ -13,6 +13,7 @@
 #include "src/report/markdown_report.h"
 #include "src/report/markdown_table.h"
 #include "src/report/rank_table.h"
+#include "src/report/run_set.h"
 #include "src/report/short_name.h"
 
 namespace decodeprof::report {
@@ -64,7 +65,7 @@ std::string TextOf(const Json& value) {
 
 // The run's name in <code>, escaped.
 std::string RunName(const SummaryFile& summary) {
-  return "<code>" + HtmlEscape(PyStr(JsonGet(summary.content, "name"))) + "</code>";
+  return "<code>" + HtmlEscape(LabelOf(summary)) + "</code>";
 }
 
 // `pct` clamped to [0, 100] as a CSS width with 2 decimals.

@@ -7,6 +7,7 @@
 
 #include "src/base/py_format.h"
 #include "src/report/markdown_table.h"
+#include "src/report/run_set.h"
 #include "src/report/short_name.h"
 
 namespace decodeprof::report {
@@ -87,10 +88,33 @@ std::string CeilingCell(std::optional<double> plain_ceiling_wall_est,
   return cell(wall) + " (" + cell(ceiling_gpu_share) + ")";
 }
 
+std::string RenderRunGroupsMarkdown(const std::vector<SummaryFile>& summaries) {
+  if (summaries.size() < 2) return "";
+  const std::vector<RunGroup> groups = GroupRuns(summaries);
+  std::string out =
+      "## Runs by model and setting\n\n| model | setting | runs | names |\n|---|---|---:|---|\n";
+  for (const RunGroup& group : groups) {
+    std::string names;
+    for (const size_t r : group.runs) {
+      if (!names.empty()) names += ", ";
+      names += EscapeCell(RunLabel(summaries[r]));
+      const Json& workload = JsonGet(summaries[r].content, "workload");
+      if (workload.is_string() && workload.get<std::string>() == "synthetic") {
+        names += " (synthetic)";
+      }
+      if (!TrustFlags(summaries[r]).empty()) names += std::string(" ") + kTrustMark;
+    }
+    out += MarkdownRow({group.model.empty() ? "no model" : EscapeCell(group.model),
+                        EscapeCell(group.setting), std::to_string(group.runs.size()), names}) +
+           "\n";
+  }
+  return out + "\n";
+}
+
 std::string RenderMarkdownReport(const std::vector<SummaryFile>& summaries, size_t do_first) {
   if (do_first == 0) return RenderSeedMarkdownReport(summaries);
-  return RenderDoFirstMarkdown(summaries, do_first) + "## Runs, units and top kernels\n\n" +
-         RenderSeedMarkdownReport(summaries);
+  return RenderDoFirstMarkdown(summaries, do_first) + RenderRunGroupsMarkdown(summaries) +
+         "## Runs, units and top kernels\n\n" + RenderSeedMarkdownReport(summaries);
 }
 
 std::string RenderSeedMarkdownReport(const std::vector<SummaryFile>& summaries) {

@@ -25,10 +25,17 @@ std::string CeilingCell(std::optional<double> plain_ceiling_wall_est,
                         std::optional<double> ceiling_wall, std::optional<double> ceiling_gpu_share,
                         std::string_view none = "-");
 
+// "## Runs by model and setting" and a table | model | setting | runs | names | with one row
+// per group of GroupRuns (run_set.h): model_type ("no model" without one), the setting, the
+// count and the runs' labels, " (synthetic)" after those whose `workload` says so and
+// kTrustMark after a flagged one's; then a blank line. "" for a report of fewer than two runs.
+std::string RenderRunGroupsMarkdown(const std::vector<SummaryFile>& summaries);
+
 // The Markdown report of `decodeprof report`: the "Do first" section (do_first.h: at most
-// `do_first` ranked units, the legend, the trust flags, the unit key) and the heading
-// "## Runs, units and top kernels", then RenderSeedMarkdownReport unchanged. `do_first` = 0
-// leaves out the section and the heading: the seed's report exactly.
+// `do_first` ranked units, the legend, the trust flags, the unit key), the runs by model and
+// setting (RenderRunGroupsMarkdown) and the heading "## Runs, units and top kernels", then
+// RenderSeedMarkdownReport unchanged. `do_first` = 0 leaves out the sections and the heading:
+// the seed's report exactly.
 std::string RenderMarkdownReport(const std::vector<SummaryFile>& summaries,
                                  size_t do_first = kDoFirstUnits);
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "src/base/py_format.h"
+#include "src/report/run_set.h"
 
 namespace decodeprof::report {
 
@@ -58,9 +59,7 @@ std::string MarkdownAlignmentRow(size_t right_aligned_columns) {
   return row;
 }
 
-std::string RunLabel(const SummaryFile& summary) {
-  return "`" + PyStr(JsonGet(summary.content, "name")) + "`";
-}
+std::string RunLabel(const SummaryFile& summary) { return "`" + LabelOf(summary) + "`"; }
 
 std::vector<std::string> UnitColumns(const std::vector<SummaryFile>& summaries) {
   std::vector<std::string> ids;

@@ -34,7 +34,8 @@ std::string MarkdownRow(const std::vector<std::string>& cells);
 // "|---|" followed by `right_aligned_columns` times "---:|" (the first column left-aligned).
 std::string MarkdownAlignmentRow(size_t right_aligned_columns);
 
-// "`<name>`": the run's `name` field as Python's str() prints it, in backticks.
+// "`<label>`": the run's label in backticks (run_set.h: its `name` field as Python's str()
+// prints it, or that with the directory suffix that tells same-named runs apart).
 std::string RunLabel(const SummaryFile& summary);
 
 // The unit ids of the report's unit columns: the first summary's `port_units` in their order,

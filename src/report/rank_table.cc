@@ -8,6 +8,7 @@
 
 #include "src/report/html_report.h"
 #include "src/report/markdown_table.h"
+#include "src/report/run_set.h"
 
 namespace decodeprof::report {
 namespace {
@@ -19,12 +20,28 @@ std::string Text(const Json& object, std::string_view key) {
   return value.is_null() ? std::string(kNoValue) : PyStr(value);
 }
 
-std::string RunOf(const Json& rank) {
-  const Json& group = JsonGet(rank, "group");
-  if (group.is_string()) return group.get<std::string>();
-  const Json& id = JsonGet(rank, "run_id");
-  return id.is_string() ? id.get<std::string>() : std::string();
+std::string StringField(const Json& object, std::string_view key) {
+  const Json& value = JsonGet(object, key);
+  return value.is_string() ? value.get<std::string>() : std::string();
 }
+
+const Json& RankOf(const SummaryFile* summary) { return JsonGet(summary->content, "rank"); }
+int64_t NumberOf(const SummaryFile* summary) {
+  return JsonGet(RankOf(summary), "rank").get<int64_t>();
+}
+
+// "`a`, `b`" (labels).
+std::string Labels(const std::vector<const SummaryFile*>& runs) {
+  std::string out;
+  for (const SummaryFile* s : runs) out += (out.empty() ? "`" : ", `") + LabelOf(*s) + "`";
+  return out;
+}
+
+// A run of ranks: its name and its summaries in order of appearance.
+struct RankRun {
+  std::string name;
+  std::vector<const SummaryFile*> ranks;
+};
 
 std::string NoteOf(const std::vector<const SummaryFile*>& ranks) {
   const Json& c = JsonGet(ranks.front()->content, "collectives");
@@ -60,57 +77,129 @@ const std::vector<std::string>& RankTableHeader() {
   return header;
 }
 
-base::StatusOr<std::vector<RankTable>> BuildRankTables(const std::vector<SummaryFile>& summaries) {
-  std::vector<std::string> order;  // runs in order of first appearance
-  std::map<std::string, std::vector<const SummaryFile*>> runs;
+base::StatusOr<RankTables> BuildRankTables(const std::vector<SummaryFile>& summaries) {
+  // Runs with a run id, keyed by (group, run_id); the others by (group, world_size).
+  std::vector<std::pair<std::string, std::string>> keyed_order;
+  std::map<std::pair<std::string, std::string>, RankRun> keyed;
+  std::vector<std::pair<std::string, std::string>> loose_order;
+  std::map<std::pair<std::string, std::string>, RankRun> loose;
+  std::vector<const SummaryFile*> single;  // a world of 1
   for (const SummaryFile& summary : summaries) {
     const Json& rank = JsonGet(summary.content, "rank");
     if (!rank.is_object()) continue;
-    const std::string run = RunOf(rank);
-    auto [it, inserted] = runs.try_emplace(run);
-    if (inserted) order.push_back(run);
+    const std::string group = StringField(rank, "group");
+    const std::string run_id = StringField(rank, "run_id");
+    if (run_id.empty()) {
+      const Json& world = JsonGet(rank, "world_size");
+      if (world.is_number_integer() && world.get<int64_t>() <= 1) {
+        single.push_back(&summary);
+        continue;
+      }
+      const std::pair<std::string, std::string> key{group, Text(rank, "world_size")};
+      auto [it, inserted] = loose.try_emplace(key);
+      if (inserted) {
+        loose_order.push_back(key);
+        it->second.name = !group.empty() ? group : "world of " + key.second;
+      }
+      it->second.ranks.push_back(&summary);
+      continue;
+    }
+    const std::pair<std::string, std::string> key{group, run_id};
+    auto [it, inserted] = keyed.try_emplace(key);
+    if (inserted) {
+      keyed_order.push_back(key);
+      it->second.name = !group.empty() ? group : run_id;
+    }
     const int64_t number = JsonGet(rank, "rank").get<int64_t>();
-    for (const SummaryFile* other : it->second) {
-      const Json& other_rank = JsonGet(other->content, "rank");
-      if (JsonGet(other_rank, "rank").get<int64_t>() == number) {
-        return base::DataError(summary.path, "rank " + std::to_string(number) + " of run `" + run +
-                                                 "` again (also " + other->path + ")");
+    for (const SummaryFile* other : it->second.ranks) {
+      const Json& other_rank = RankOf(other);
+      if (NumberOf(other) == number) {
+        return base::DataError(summary.path, "rank " + std::to_string(number) + " of run `" +
+                                                 it->second.name + "` again (also " + other->path +
+                                                 ")");
       }
       if (JsonGet(other_rank, "world_size") != JsonGet(rank, "world_size")) {
         return base::DataError(summary.path, "world_size " + Text(rank, "world_size") + ", but " +
-                                                 other->path + " of run `" + run + "` has " +
-                                                 Text(other_rank, "world_size"));
+                                                 other->path + " of run `" + it->second.name +
+                                                 "` has " + Text(other_rank, "world_size"));
       }
     }
-    it->second.push_back(&summary);
+    it->second.ranks.push_back(&summary);
   }
-  std::vector<RankTable> tables;
-  for (const std::string& run : order) {
-    std::vector<const SummaryFile*>& ranks = runs[run];
+
+  // The runs that get a table, in order of their first summary.
+  std::vector<RankRun> runs;
+  for (const auto& key : keyed_order) runs.push_back(keyed[key]);
+  std::vector<const SummaryFile*> lone;     // one rank of a larger world
+  std::vector<const SummaryFile*> repeats;  // ranks that repeat without a run id
+  for (const auto& key : loose_order) {
+    RankRun& run = loose[key];
+    std::vector<int64_t> numbers;
+    for (const SummaryFile* s : run.ranks) numbers.push_back(NumberOf(s));
+    std::sort(numbers.begin(), numbers.end());
+    const bool distinct = std::adjacent_find(numbers.begin(), numbers.end()) == numbers.end();
+    if (run.ranks.size() >= 2 && distinct) {
+      runs.push_back(run);
+    } else if (run.ranks.size() == 1) {
+      lone.push_back(run.ranks.front());
+    } else {
+      repeats.insert(repeats.end(), run.ranks.begin(), run.ranks.end());
+    }
+  }
+  const auto first_index = [&summaries](const RankRun& run) {
+    return static_cast<size_t>(run.ranks.front() - summaries.data());
+  };
+  std::stable_sort(runs.begin(), runs.end(), [&](const RankRun& a, const RankRun& b) {
+    return first_index(a) < first_index(b);
+  });
+
+  RankTables out;
+  for (RankRun& run : runs) {
+    std::vector<const SummaryFile*>& ranks = run.ranks;
     std::stable_sort(ranks.begin(), ranks.end(), [](const SummaryFile* a, const SummaryFile* b) {
-      return JsonGet(JsonGet(a->content, "rank"), "rank").get<int64_t>() <
-             JsonGet(JsonGet(b->content, "rank"), "rank").get<int64_t>();
+      return NumberOf(a) < NumberOf(b);
     });
     RankTable table;
-    table.run = run;
+    table.run = run.name;
     for (const SummaryFile* s : ranks) {
       const Json& c = JsonGet(s->content, "collectives");
-      table.rows.push_back({Text(JsonGet(s->content, "rank"), "rank"), Text(s->content, "name"),
+      table.rows.push_back({Text(JsonGet(s->content, "rank"), "rank"), LabelOf(*s),
                             Text(s->content, "device"), Text(s->content, "gpu_ms_per_token"),
                             Text(s->content, "host_gap_ms_per_token"), Text(c, "count"),
                             Text(c, "total_ms_per_token"), Text(c, "pct_of_wall"),
                             Text(c, "wait_ms_per_token"), Text(c, "transfer_ms_per_token")});
     }
     table.note = NoteOf(ranks);
-    tables.push_back(std::move(table));
+    out.tables.push_back(std::move(table));
   }
-  return tables;
+  if (!repeats.empty()) {
+    out.notes.push_back(Labels(repeats) +
+                        ": the same rank of one world size more than once and no run id, so "
+                        "separate runs (each a process of its own job): reported as runs, no "
+                        "rank table.");
+  }
+  if (!lone.empty()) {
+    std::string which;
+    for (const SummaryFile* s : lone) {
+      which += std::string(which.empty() ? "" : ", ") + "`" + LabelOf(*s) + "` (rank " +
+               Text(RankOf(s), "rank") + " of " + Text(RankOf(s), "world_size") + ")";
+    }
+    out.notes.push_back(which +
+                        ": one rank of a larger job whose other ranks are not in this report; "
+                        "reported as a run, no rank table.");
+  }
+  if (!single.empty()) {
+    out.notes.push_back(Labels(single) +
+                        ": rank 0 of a world of 1, a single process; reported as a run, no "
+                        "rank table.");
+  }
+  return out;
 }
 
-std::string RenderRankTablesMarkdown(const std::vector<RankTable>& tables) {
-  if (tables.empty()) return "";
+std::string RenderRankTablesMarkdown(const RankTables& all) {
+  if (all.tables.empty() && all.notes.empty()) return "";
   std::string out = "\n## Ranks\n";
-  for (const RankTable& t : tables) {
+  for (const RankTable& t : all.tables) {
     out += "\nRun `" + EscapeCell(t.run) + "`:\n\n" + MarkdownRow(RankTableHeader()) + "\n";
     out += MarkdownAlignmentRow(RankTableHeader().size() - 1) + "\n";
     for (const std::vector<std::string>& row : t.rows) {
@@ -120,13 +209,15 @@ std::string RenderRankTablesMarkdown(const std::vector<RankTable>& tables) {
     }
     out += "\n" + t.note + "\n";
   }
+  if (!all.notes.empty()) out += "\n";
+  for (const std::string& note : all.notes) out += "- " + note + "\n";
   return out;
 }
 
-std::string RenderRankTablesHtml(const std::vector<RankTable>& tables) {
-  if (tables.empty()) return "";
+std::string RenderRankTablesHtml(const RankTables& all) {
+  if (all.tables.empty() && all.notes.empty()) return "";
   std::string out = "<section>\n<h2>Ranks</h2>\n";
-  for (const RankTable& t : tables) {
+  for (const RankTable& t : all.tables) {
     out += "<p>Run <code>" + HtmlEscape(t.run) + "</code>:</p>\n<table>\n<tr>";
     for (size_t i = 0; i < RankTableHeader().size(); ++i) {
       out += std::string(i < 2 ? "<th class=\"l\">" : "<th>") + HtmlEscape(RankTableHeader()[i]) +
@@ -141,6 +232,11 @@ std::string RenderRankTablesHtml(const std::vector<RankTable>& tables) {
       out += "</tr>\n";
     }
     out += "</table>\n<p class=\"note\">" + HtmlEscape(t.note) + "</p>\n";
+  }
+  if (!all.notes.empty()) {
+    out += "<ul>\n";
+    for (const std::string& note : all.notes) out += "<li>" + HtmlEscape(note) + "</li>\n";
+    out += "</ul>\n";
   }
   out += "</section>\n";
   return out;

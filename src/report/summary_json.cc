@@ -148,6 +148,8 @@ JsonValue SummaryToJson(const analysis::Summary& s) {
     first.Add("detail", JsonValue::Str(e.first.detail));
   }
   doc.Add("window_source", JsonValue::Str(s.window_source));
+  // Only when set, so that other summaries keep their bytes.
+  if (s.workload) doc.Add("workload", JsonValue::Str(*s.workload));
   if (s.window_evidence) {
     const analysis::WindowEvidence& w = *s.window_evidence;
     JsonValue& ev = doc.Add("window_evidence", JsonValue::MakeObject());

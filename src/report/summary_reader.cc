@@ -17,6 +17,7 @@
 #include "src/base/file_io.h"
 #include "src/base/json_writer.h"
 #include "src/base/py_format.h"
+#include "src/report/run_set.h"
 #include "src/report/summary_json.h"
 #include "src/report/summary_validation.h"
 
@@ -372,8 +373,11 @@ base::StatusOr<std::vector<SummaryFile>> ReadSummaries(const std::vector<std::st
     DP_ASSIGN_OR_RETURN(SummaryFile summary, ReadSummaryFile(path));
     summaries.push_back(std::move(summary));
   }
+  AssignRunLabels(summaries);
   return summaries;
 }
+
+base::JsonValue JsonValueOf(const nlohmann::ordered_json& value) { return ToJsonValue(value); }
 
 std::string RenderSummariesJson(const std::vector<SummaryFile>& summaries) {
   base::JsonValue array = base::JsonValue::MakeArray();

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "src/analysis/ranking.h"
+#include "src/base/json_writer.h"
 #include "src/base/status.h"
 
 namespace decodeprof::report {
@@ -27,6 +28,9 @@ namespace decodeprof::report {
 struct SummaryFile {
   std::string path;
   nlohmann::ordered_json content;
+  // The run's name in a report of several runs, unique among them (run_set.h:
+  // AssignRunLabels; ReadSummaries sets it); "" = the `name` field.
+  std::string label;
 };
 
 // Deepest array/object nesting a summary may have (a summary nests 3 levels; the limit
@@ -62,7 +66,8 @@ base::StatusOr<SummaryFile> ParseSummary(const std::string& path, const std::str
 // unreadable → kIo.
 base::StatusOr<SummaryFile> ReadSummaryFile(const std::string& path);
 
-// ResolveSummaryPaths + ReadSummaryFile for each, in that order; the first error wins.
+// ResolveSummaryPaths + ReadSummaryFile for each, in that order; the first error wins. The
+// summaries get their labels (run_set.h: AssignRunLabels).
 base::StatusOr<std::vector<SummaryFile>> ReadSummaries(const std::vector<std::string>& paths);
 
 // ReadSummaries({dir}).
@@ -103,7 +108,10 @@ std::vector<analysis::RankedUnit> RankedUnits(const SummaryFile& summary);
 // kept as they are).
 std::string PyStr(const nlohmann::ordered_json& value);
 
-// `report --format json`: a JSON array of the summaries' contents in the given order, written
+// A parsed value as a JSON writer value (the form RenderSummariesJson writes).
+base::JsonValue JsonValueOf(const nlohmann::ordered_json& value);
+
+// A JSON array of the summaries' contents in the given order, written
 // as Python's json.dumps(list, indent=2) plus a trailing newline (floats in repr form, key
 // order kept, ASCII-escaped strings). Integers outside int64 are written as floats.
 std::string RenderSummariesJson(const std::vector<SummaryFile>& summaries);

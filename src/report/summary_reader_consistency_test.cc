@@ -16,6 +16,8 @@
 #include "src/report/full_report.h"
 #include "src/report/html_report.h"
 #include "src/report/markdown_report.h"
+#include "src/report/rank_table.h"
+#include "src/report/report_json.h"
 #include "src/report/summary_reader.h"
 
 namespace decodeprof::report {
@@ -74,7 +76,8 @@ std::vector<std::pair<std::string, std::string>> EveryReader(const std::string& 
   report("report", [](const auto& s) { return RenderMarkdownReport(s); });
   report("report --full", [](const auto& s) { return RenderFullMarkdownReport(s); });
   report("report --format html", [](const auto& s) { return RenderHtmlReport(s); });
-  report("report --format json", [](const auto& s) { return RenderSummariesJson(s); });
+  report("report --format json",
+         [](const auto& s) { return RenderReportJson(s, RankTables{}, kDoFirstUnits); });
 
   const std::string path = dir + "/x_summary.json";
   for (const bool as_before : {true, false}) {

@@ -47,6 +47,7 @@ constexpr Field kRunFields[] = {
     {"trace_format", Type::kString},
     {"device", Type::kInteger},
     {"window_source", Type::kString},
+    {"workload", Type::kString},
 };
 
 constexpr Field kCheckFields[] = {
