@@ -519,6 +519,7 @@ TEST_F(RealTraceTest, DenseModelsGatherIsNoMoeWork) {
   const std::string csv = Slurp(out / "x_decode_kernels.csv");
   EXPECT_EQ(csv.find("fused_moe"), std::string::npos) << csv;
   EXPECT_NE(csv.find("[HIP memcpy Device-to-Device]"), std::string::npos) << csv;
+}
 
 // Engine steps of separate processes, each "rank 0" by torch.profiler's distributedInfo (a
 // tensor-parallel rank 0 of 8, two one-GPU processes): reported together as separate runs,
