@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "src/io/common/testing/compress.h"
 #include "src/io/importer_registry.h"
 #include "src/io/nsys_sqlite/testing/nsys_db_writer.h"
 #include "src/io/rocpd/testing/rocpd_db_writer.h"
@@ -26,6 +27,8 @@ using decodeprof::testing::RunBinary;
 using decodeprof::testing::Slurp;
 
 namespace {
+
+using decodeprof::io::test_codecs::Gzip;
 
 namespace nf = decodeprof::native_format;
 namespace nsys = decodeprof::io::nsys_testing;
@@ -367,21 +370,6 @@ TEST_F(KernelsCliTest, ARecorderThatCannotBeFoundIsAConfigurationError) {
                              Path("missing.so")))
       << r.err;
   EXPECT_TRUE(fs::is_empty(Path("tmp")));
-}
-
-// gzip (what vLLM and SGLang write) of `text`.
-std::string Gzip(const std::string& text) {
-  z_stream z{};
-  EXPECT_EQ(deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
-  std::string out(deflateBound(&z, text.size()) + 32, '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
-  z.avail_in = static_cast<uInt>(text.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  EXPECT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
 }
 
 // A .pt.trace.json.gz is read as it is, to the census of the plain file; cut short, it is an

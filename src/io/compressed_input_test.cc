@@ -14,6 +14,7 @@
 
 #include "src/io/bench_log/bench_log.h"
 #include "src/io/common/file_probe.h"
+#include "src/io/common/testing/compress.h"
 #include "src/io/importer_registry.h"
 #include "src/io/kineto_json/kineto_json_importer.h"
 #include "src/io/rocprofv3_csv/rocprofv3_csv_importer.h"
@@ -22,38 +23,11 @@
 namespace decodeprof::io {
 namespace {
 
+using test_codecs::Gzip;
+using test_codecs::Xz;
+using test_codecs::Zstd;
+
 namespace fs = std::filesystem;
-
-std::string Gzip(const std::string& text) {
-  z_stream z{};
-  EXPECT_EQ(deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), Z_OK);
-  std::string out(deflateBound(&z, text.size()) + 32, '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
-  z.avail_in = static_cast<uInt>(text.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  EXPECT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
-}
-
-std::string Zstd(const std::string& text) {
-  std::string out(ZSTD_compressBound(text.size()), '\0');
-  out.resize(ZSTD_compress(out.data(), out.size(), text.data(), text.size(), 3));
-  return out;
-}
-
-std::string Xz(const std::string& text) {
-  std::string out(lzma_stream_buffer_bound(text.size()), '\0');
-  size_t pos = 0;
-  EXPECT_EQ(lzma_easy_buffer_encode(1, LZMA_CHECK_CRC64, nullptr,
-                                    reinterpret_cast<const uint8_t*>(text.data()), text.size(),
-                                    reinterpret_cast<uint8_t*>(out.data()), &pos, out.size()),
-            LZMA_OK);
-  out.resize(pos);
-  return out;
-}
 
 struct Collect : trace::DispatchSink {
   std::vector<trace::Dispatch> all;
