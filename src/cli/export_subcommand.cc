@@ -142,7 +142,7 @@ int ExportMain(int argc, char** argv) {
       ->check(NonEmpty("a trace file"));
   req.trace.format = "auto";
   app.add_option("--format", req.trace.format, "trace format: " + io::FormatChoices())
-      ->check(NonEmpty("a trace format (auto to recognize it)"))
+      ->check(TraceFormat())
       ->capture_default_str();
   app.add_option("--device", device, "the device to export, for a trace of several GPUs")
       ->check(IntegerIn(0, INT16_MAX));

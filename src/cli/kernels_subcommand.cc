@@ -183,7 +183,7 @@ int KernelsMain(int argc, char** argv) {
   CLI::Option* format_option =
       app.add_option("--format", format, "trace format: " + io::FormatChoices())
           ->type_name("FORMAT")
-          ->check(NonEmpty("a trace format (auto to recognize it)"))
+          ->check(TraceFormat())
           ->capture_default_str();
   app.add_option("--device", device, "the device to count, for a trace of several GPUs")
       ->check(IntegerIn(0, INT16_MAX));

@@ -97,7 +97,7 @@ int SummarizeMain(int argc, char** argv) {
           ->check(NonEmpty("a trace file"));
   trace_option->excludes(ranks_option);
   app.add_option("--format", format, "trace format: " + io::FormatChoices())
-      ->check(NonEmpty("a trace format (auto to recognize it)"))
+      ->check(TraceFormat())
       ->capture_default_str();
   app.add_option("--device", device,
                  "the device to summarize, for a trace of several GPUs (each gets its own "
