@@ -179,9 +179,6 @@ int ExportMain(int argc, char** argv) {
     return ReportError(kName, base::UsageError(e.what(), "see decodeprof export --help"));
   }
   if (device >= 0) req.trace.device = device;
-  if (window != "all" && window != "decode") {
-    return ReportError(kName, base::UsageError("unknown --window " + window, "use all or decode"));
-  }
   req.decode_window = window == "decode";
 
   std::vector<std::string> notes;

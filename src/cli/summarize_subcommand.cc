@@ -127,8 +127,7 @@ int SummarizeMain(int argc, char** argv) {
       app.add_option("--name", req.name,
                      "run name, the prefix of the output files: a plain file name (no '/' or "
                      "control characters, not '.' or '..', at most 200 bytes); default: the "
-                     "trace's file name without its extensions")
-          ->check(NonEmpty("a run name"));
+                     "trace's file name without its extensions");
   req.out_dir = ".";
   app.add_option("--out-dir", req.out_dir,
                  "output directory (created; not -); outputs replace only regular files")
