@@ -350,6 +350,24 @@ TEST_F(OptionsCliTest, ValuesOutsideTheRangeAreRefusedBeforeAnythingRuns) {
   EXPECT_GT(tried, 300);
 }
 
+// The positional arguments that name files or kernels: an empty one is no file and no name.
+TEST_F(OptionsCliTest, EmptyPositionalArgumentsAreRefused) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"kernels", "", "--output", Out("census.txt")}, "decodeprof: kernels: TRACE: must be "},
+      {{"report", ""}, "decodeprof: report: PATH: must be "},
+      {{"diff", "", kTrace}, "decodeprof: diff: BEFORE: must be "},
+      {{"diff", kTrace, ""}, "decodeprof: diff: AFTER: must be "},
+      {{"classify", "--pack", "pytorch-cuda", "gemv", ""}, "decodeprof: classify: NAME: must be "},
+  };
+  for (const auto& [args, message] : cases) {
+    const Result r = RunBinary(args, {}, dir_);
+    EXPECT_EQ(r.exit_code, 2) << args[0] << "\n" << r.err;
+    EXPECT_EQ(r.err.find(message), 0u) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    EXPECT_TRUE(fs::is_empty(dir_ / "out")) << args[0];
+  }
+}
+
 // The examples behind the ranges, word for word.
 TEST_F(OptionsCliTest, TheGuardNeverStartsOnAProofItDidNotMake) {
   const std::vector<std::pair<std::string, std::string>> cases = {

@@ -44,7 +44,8 @@ int ClassifyMain(int argc, char** argv) {
                  "built-in pack name (" + builtin + ") or path of a pack file (.toml)")
       ->required()
       ->check(NonEmpty("a pack name or file"));
-  app.add_option("NAME", names, "kernel names (demangled, as the trace writes them)");
+  app.add_option("NAME", names, "kernel names (demangled, as the trace writes them)")
+      ->check(NonEmpty("a kernel name"));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -440,7 +440,7 @@ TEST_F(GuardCliTest, UsageErrorsExit2WithTheSeedTexts) {
   EXPECT_THAT(r.err, HasSubstr("decodeprof: guard: no command given"));
   r = fx_.Run({"--gpu", "intel", "--", "true"});
   EXPECT_EQ(r.status, 2);
-  EXPECT_THAT(r.err, HasSubstr("--gpu needs one of auto, amd, nvidia, got 'intel'"));
+  EXPECT_THAT(r.err, HasSubstr("--gpu: must be one of auto, amd, nvidia, got 'intel'"));
   r = fx_.Run({"--help"});
   EXPECT_EQ(r.status, 0);
   EXPECT_THAT(r.out, HasSubstr("usage: decodeprof guard"));

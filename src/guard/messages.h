@@ -109,7 +109,7 @@ inline constexpr char kMsgNoGpuFound[] =
 // {0}: why.
 inline constexpr char kMsgNvmlUnavailable[] = "NVML unavailable: {}";
 // {0}: the value given.
-inline constexpr char kMsgBadGpu[] = "--gpu needs one of auto, amd, nvidia, got '{}'";
+inline constexpr char kMsgBadGpu[] = "--gpu: must be one of auto, amd, nvidia, got '{}'";
 // {0}: the pattern, {1}: the regex library's error.
 inline constexpr char kMsgBadCompilerRe[] =
     "DECODEPROF_GUARD_COMPILER_RE '{}' is not a valid regular expression: {}";

@@ -85,7 +85,7 @@ TEST(OptionsTest, GpuChoices) {
   EXPECT_EQ(Parse({"--gpu", "amd", "--", "x"}).options->gpu, GpuChoice::kAmd);
   EXPECT_EQ(Parse({"--gpu", "auto", "--", "x"}).options->gpu, GpuChoice::kAuto);
   EXPECT_EQ(ErrorOf({"--gpu", "AMD", "--", "x"}),
-            "--gpu needs one of auto, amd, nvidia, got 'AMD'");
+            "--gpu: must be one of auto, amd, nvidia, got 'AMD'");
 }
 
 TEST(OptionsTest, HoldTakesOnlyMaxWait) {
