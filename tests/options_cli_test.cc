@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <regex>
@@ -348,6 +349,7 @@ TEST_F(OptionsCliTest, ValuesOutsideTheRangeAreRefusedBeforeAnythingRuns) {
     }
   }
   EXPECT_GT(tried, 300);
+  std::printf("tried %d values of %zu options\n", tried, Rows().size());
 }
 
 // The positional arguments that name files or kernels: an empty one is no file and no name.
