@@ -10,6 +10,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "src/cli/option_checks.h"
 #include "src/cli/subcommand.h"
 #include "src/packs/pack_loader.h"
 
@@ -41,8 +42,10 @@ int ClassifyMain(int argc, char** argv) {
   std::vector<std::string> names;
   app.add_option("--pack", pack_name,
                  "built-in pack name (" + builtin + ") or path of a pack file (.toml)")
-      ->required();
-  app.add_option("NAME", names, "kernel names (demangled, as the trace writes them)");
+      ->required()
+      ->check(NonEmpty("a pack name or file"));
+  app.add_option("NAME", names, "kernel names (demangled, as the trace writes them)")
+      ->check(NonEmpty("a kernel name"));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -10,6 +10,7 @@
 
 #include "src/base/parse.h"
 #include "src/base/py_format.h"
+#include "src/cli/option_checks.h"
 #include "src/cli/subcommand.h"
 #include "src/report/diff.h"
 #include "src/report/summary_reader.h"
@@ -35,13 +36,28 @@ base::StatusOr<Compared> Render(const std::string& before_path, const std::strin
   return out;
 }
 
-// "regression" or "regression=PCT" (PCT a number >= 0) → PCT; nullopt for anything else.
+// The largest PCT of --fail-on regression=PCT: a figure a million percent worse.
+constexpr double kMaxFailPct = 1e6;
+
+// "regression" or "regression=PCT" (PCT a number from 0 to kMaxFailPct) → PCT; nullopt for
+// anything else.
 std::optional<double> ParseFailOn(const std::string& text) {
   if (text == "regression") return report::kDefaultRegressionPct;
   if (!text.starts_with("regression=")) return std::nullopt;
   const std::optional<double> pct = base::ParseDouble(text.substr(11));
-  if (!pct || *pct < 0.0 || !std::isfinite(*pct)) return std::nullopt;
+  if (!pct || *pct < 0.0 || !std::isfinite(*pct) || *pct > kMaxFailPct) return std::nullopt;
   return pct;
+}
+
+// --fail-on, checked while parsing.
+CLI::Validator FailOnValue() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        if (ParseFailOn(value)) return {};
+        return "must be regression or regression=PCT with PCT a number from 0 to 1000000, got '" +
+               value + "'";
+      },
+      "");
 }
 
 }  // namespace
@@ -73,20 +89,28 @@ int DiffMain(int argc, char** argv) {
   std::string after;
   std::string format = "md";
   report::DiffOptions options;
-  app.add_option("BEFORE", before, "summary of the run before the change")->required();
-  app.add_option("AFTER", after, "summary of the run after the change")->required();
+  app.add_option("BEFORE", before, "summary of the run before the change")
+      ->required()
+      ->check(NonEmpty("a summary file"));
+  app.add_option("AFTER", after, "summary of the run after the change")
+      ->required()
+      ->check(NonEmpty("a summary file"));
   app.add_option("--format", format, "md (Markdown tables, the default) or json")
-      ->check(CLI::IsMember({"md", "json"}));
+      ->check(OneOf({"md", "json"}));
   app.add_option("--unit", options.unit,
                  "unit whose predicted ceiling the measured speedup is set against (default: "
-                 "the BEFORE run's unit with the largest ceiling)");
+                 "the BEFORE run's unit with the largest ceiling)")
+      ->check(NonEmpty("a unit id"));
   std::string fail_on;
-  app.add_option("--fail-on", fail_on,
-                 "regression[=PCT]: exit 1 when AFTER is worse than BEFORE by more than PCT % "
-                 "(default 10) in a per-token figure (ms/token, dispatches/token, tok/s), a "
-                 "unit's GPU or host-gap ms/token, or a kernel's GPU ms/token or calls/token "
-                 "(kernels of both top lists), for CI")
-      ->type_name("WHAT");
+  CLI::Option* fail_on_option =
+      app.add_option("--fail-on", fail_on,
+                     "regression[=PCT]: exit 1 when AFTER is worse than BEFORE by more than PCT % "
+                     "(0 to 1000000, default 10) in a per-token figure (ms/token, "
+                     "dispatches/token, tok/s), a "
+                     "unit's GPU or host-gap ms/token, or a kernel's GPU ms/token or calls/token "
+                     "(kernels of both top lists), for CI")
+          ->type_name("WHAT")
+          ->check(FailOnValue());
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -94,16 +118,9 @@ int DiffMain(int argc, char** argv) {
     return ReportError("diff", base::UsageError(e.what(), "run `decodeprof diff --help`"));
   }
 
-  std::optional<double> fail_pct;
-  if (!fail_on.empty()) {
-    fail_pct = ParseFailOn(fail_on);
-    if (!fail_pct) {
-      return ReportError("diff", base::UsageError("--fail-on " + fail_on +
-                                                      " is not "
-                                                      "regression or regression=PCT (PCT >= 0)",
-                                                  "e.g. --fail-on regression=5"));
-    }
-  }
+  // --fail-on passed FailOnValue() while parsing.
+  const std::optional<double> fail_pct =
+      fail_on_option->count() > 0 ? ParseFailOn(fail_on) : std::nullopt;
   const base::StatusOr<Compared> compared = Render(before, after, format, options, fail_pct);
   if (!compared.ok()) return ReportError("diff", compared.status());
   const std::string& text = compared->text;

@@ -134,27 +134,35 @@ int ExportMain(int argc, char** argv) {
   app.add_option("--chrome-trace", req.out,
                  "output file (JSON; written atomically, never onto a link or an input), or - "
                  "for stdout")
-      ->required();
+      ->required()
+      ->check(NonEmpty("an output file (- for stdout)"));
   app.add_option("--trace", req.trace.path,
                  "kernel trace, of any format below (recognized by content)")
-      ->required();
+      ->required()
+      ->check(NonEmpty("a trace file"));
   req.trace.format = "auto";
   app.add_option("--format", req.trace.format, "trace format: " + io::FormatChoices())
+      ->check(TraceFormat())
       ->capture_default_str();
   app.add_option("--device", device, "the device to export, for a trace of several GPUs")
       ->check(IntegerIn(0, INT16_MAX));
   app.add_option("--window", window,
                  "all: the whole trace; decode: the decode window only (marks from the "
                  "trace's decodeprof:decode range or --log)")
+      ->check(OneOf({"all", "decode"}))
       ->capture_default_str();
-  app.add_option("--log", req.log, "bench log whose [phase] marks cut the decode window");
+  app.add_option("--log", req.log, "bench log whose [phase] marks cut the decode window")
+      ->check(NonEmpty("a bench log file"));
   app.add_option("--pack", req.pack,
                  "rule pack for the kernel classes: built-in name or .toml file (default: "
-                 "chosen from the kernel names, else the format's, below)");
+                 "chosen from the kernel names, else the format's, below)")
+      ->check(NonEmpty("a pack name or file"));
   app.add_option("--decode-range", req.trace.decode_range,
-                 "annotation range marking the decode loop (default decodeprof:decode)");
+                 "annotation range marking the decode loop (default decodeprof:decode)")
+      ->check(NonEmpty("a range name or glob"));
   app.add_option("--step-range", req.trace.step_range,
-                 "annotation range marking one decode step (default decodeprof:step)");
+                 "annotation range marking one decode step (default decodeprof:step)")
+      ->check(NonEmpty("a range name or glob"));
   app.add_flag("--memory-ops", memory_ops,
                "kept for older scripts: memcpy/memset operations are always shown now");
   app.footer(FormatTable() +
@@ -171,9 +179,6 @@ int ExportMain(int argc, char** argv) {
     return ReportError(kName, base::UsageError(e.what(), "see decodeprof export --help"));
   }
   if (device >= 0) req.trace.device = device;
-  if (window != "all" && window != "decode") {
-    return ReportError(kName, base::UsageError("unknown --window " + window, "use all or decode"));
-  }
   req.decode_window = window == "decode";
 
   std::vector<std::string> notes;

@@ -178,10 +178,12 @@ int KernelsMain(int argc, char** argv) {
       "matches a pattern.",
       "decodeprof kernels"};
   app.add_option("TRACE", trace, "kernel trace, of any format below (recognized by content)")
-      ->type_name("");
+      ->type_name("")
+      ->check(NonEmpty("a trace file"));
   CLI::Option* format_option =
       app.add_option("--format", format, "trace format: " + io::FormatChoices())
           ->type_name("FORMAT")
+          ->check(TraceFormat())
           ->capture_default_str();
   app.add_option("--device", device, "the device to count, for a trace of several GPUs")
       ->check(IntegerIn(0, INT16_MAX));
@@ -192,12 +194,13 @@ int KernelsMain(int argc, char** argv) {
       ->type_name("all|decode|START_NS..END_NS")
       ->capture_default_str();
   app.add_option("--by", by, "rows per kernel name or per class of the pack")
-      ->check(CLI::IsMember({"name", "class"}))
+      ->check(OneOf({"name", "class"}))
       ->capture_default_str();
   app.add_option("--pack", options.request.pack,
                  "rule pack for the classes: built-in name or .toml file (default: chosen from the "
                  "kernel names, else the format's, below)")
-      ->type_name("NAME|FILE");
+      ->type_name("NAME|FILE")
+      ->check(NonEmpty("a pack name or file"));
   app.add_option("--expect", expect,
                  "ECMAScript regex searched in each kernel name of the window; exit 1 when no "
                  "kernel matches (repeatable)")
@@ -212,15 +215,17 @@ int KernelsMain(int argc, char** argv) {
                  "file for the census (written atomically, never onto a link or an input), or - "
                  "for stdout")
       ->type_name("FILE")
+      ->check(NonEmpty("an output file (- for stdout)"))
       ->capture_default_str();
   app.add_option("--output-format", output_format,
                  "table (aligned text), csv or json (integer ns), md (Markdown)")
-      ->check(CLI::IsMember({"table", "csv", "json", "md"}))
+      ->check(OneOf({"table", "csv", "json", "md"}))
       ->capture_default_str();
   CLI::Option* trace_output_option = app.add_option("-o,--trace-output", trace_output,
                                                     "with -- CMD: keep the recorded trace in this "
                                                     "file (default: a temporary file, removed)")
-                                         ->type_name("TRACE_OUT");
+                                         ->type_name("TRACE_OUT")
+                                         ->check(NonEmpty("a trace file"));
   app.footer(FormatTable() +
              "Examples:\n"
              "  decodeprof kernels run.sqlite --top 10\n"

@@ -3,16 +3,18 @@
 // src/profile.
 #include <unistd.h>
 
+#include <fmt/format.h>
 #include <CLI/CLI.hpp>
 #include <climits>
 #include <cstdio>
 #include <optional>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "src/base/parse.h"
+#include "src/cli/option_checks.h"
 #include "src/cli/subcommand.h"
+#include "src/guard/options.h"
 #include "src/profile/profile.h"
 
 namespace decodeprof::cli {
@@ -39,15 +41,32 @@ std::string SelfExe() {
   return n > 0 ? std::string(path, static_cast<size_t>(n)) : std::string();
 }
 
-// A plain non-negative decimal integer option (as the guard's, seed spec 1.2).
-base::Status ParseCount(const std::string& flag, const std::string& text, uint64_t* value) {
-  const std::optional<uint64_t> parsed = base::ParseUnsigned(text);
-  if (!parsed || *parsed > static_cast<uint64_t>(INT64_MAX)) {
-    return base::UsageError(flag + " needs a non-negative integer, got '" + text + "'");
-  }
-  *value = *parsed;
-  return base::OkStatus();
+// The guard's own range of --idle-secs, --max-wait or --max-attempts (guard/options.h), so
+// that a value the guard would refuse is refused before the first run.
+CLI::Validator GuardNumber(const guard::NumberRange& range) {
+  return CLI::Validator(
+      [&range](std::string& value) -> std::string {
+        const guard::NumberValue n = guard::ParseNumber(range, value);
+        if (n.value) return {};
+        return fmt::format("must be {} from {} to {}, got '{}'", range.what, range.min_text,
+                           range.max_text, value);
+      },
+      "");
 }
+
+// --sampling T or T:P, each in its range (profile::ParseSampling).
+CLI::Validator SamplingValue() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        if (profile::ParseSampling(value).ok()) return {};
+        return "must be T or T:P, T a number from 0 to " + BoundText(profile::kMaxTemperature) +
+               " and P from 0 to 1, got '" + value + "'";
+      },
+      "");
+}
+
+// A count option already checked by its validator.
+int64_t CountOf(const std::string& text) { return base::ParseInt64(text).value_or(0); }
 
 }  // namespace
 
@@ -77,54 +96,77 @@ int ProfileMain(int argc, char** argv) {
       "decodeprof profile [options] --model M [--model M...] -- BENCH [ARGS...]"};
   app.add_option("--model", options.models,
                  "model ({model} of the bench, --model-dir of summarize); repeatable")
-      ->type_name("M");
+      ->type_name("M")
+      ->check(NonEmpty("a model name or directory"));
   app.add_option("--out", options.out_dir,
                  "results directory (default benchmarks/profiles/<commit8>)")
-      ->type_name("DIR");
+      ->type_name("DIR")
+      ->check(NonEmpty("a directory"));
   app.add_option("--trace-dir", options.trace_dir,
                  "where the full traces and raw logs go (default a new "
                  "$TMPDIR/decodeprof-trace.XXXXXX)")
-      ->type_name("DIR");
-  app.add_option("--temperature", temperature, "sampling temperature (default 0: greedy)")
-      ->type_name("T");
-  app.add_option("--top-p", top_p, "top-p (default 1.0: off)")->type_name("P");
+      ->type_name("DIR")
+      ->check(NonEmpty("a directory"));
+  app.add_option("--temperature", temperature,
+                 "sampling temperature, 0 to 100 (default 0: greedy); passed as written")
+      ->type_name("T")
+      ->check(NumberIn(0, profile::kMaxTemperature));
+  app.add_option("--top-p", top_p, "top-p, 0 to 1 (default 1.0: off); passed as written")
+      ->type_name("P")
+      ->check(NumberIn(0, 1));
   app.add_option("--sampling", samplings,
-                 "a sampling setting T or T:P; repeatable, instead of --temperature/--top-p")
-      ->type_name("T[:P]");
+                 "a sampling setting T or T:P (ranges as theirs); repeatable, instead of "
+                 "--temperature/--top-p")
+      ->type_name("T[:P]")
+      ->check(SamplingValue());
   app.add_option("--tag", options.tag,
                  "run-name suffix (default greedy, or t<T> plus -p<P> when P is not 1)")
-      ->type_name("NAME");
+      ->type_name("NAME")
+      ->check(NonEmpty("a run-name suffix"));
   app.add_flag("--no-plain", no_plain, "skip the unprofiled run (no profiler-cost figure)");
   std::string plain_runs = "3";
   app.add_option("--plain-runs", plain_runs,
-                 "unprofiled runs per model and setting; the median one's figures are used "
-                 "and the summary gives the spread")
+                 "unprofiled runs per model and setting, 1 to 100; the median one's figures are "
+                 "used and the summary gives the spread (--no-plain for none)")
       ->type_name("N")
+      ->check(IntegerIn(1, 100))
       ->capture_default_str();
-  app.add_option("--idle-secs", idle_secs, "forwarded to the guard")
+  app.add_option("--idle-secs", idle_secs, "forwarded to the guard: 0 to 86400 (a day)")
       ->type_name("N")
+      ->check(GuardNumber(guard::kIdleSecsRange))
       ->capture_default_str();
-  app.add_option("--max-wait", max_wait, "forwarded to the guard")->type_name("SECS");
-  app.add_option("--max-attempts", max_attempts, "forwarded to the guard")->type_name("N");
+  app.add_option("--max-wait", max_wait, "forwarded to the guard: 0 (no limit) to 604800 (a week)")
+      ->type_name("SECS")
+      ->check(GuardNumber(guard::kMaxWaitRange));
+  app.add_option("--max-attempts", max_attempts, "forwarded to the guard: 1 to 1000")
+      ->type_name("N")
+      ->check(GuardNumber(guard::kMaxAttemptsRange));
   app.add_option("--backend", backend, "recorder: cupti|rocprofv3")
       ->type_name("NAME")
-      ->check(CLI::IsMember({"cupti", "rocprofv3"}))
+      ->check(OneOf({"cupti", "rocprofv3"}))
       ->capture_default_str();
-  app.add_option("--pack", options.pack, "summarize --pack")->type_name("NAME|FILE");
-  app.add_option("--units", options.units, "summarize --units")->type_name("NAME|FILE");
+  app.add_option("--pack", options.pack, "summarize --pack")
+      ->type_name("NAME|FILE")
+      ->check(NonEmpty("a pack name or file"));
+  app.add_option("--units", options.units, "summarize --units")
+      ->type_name("NAME|FILE")
+      ->check(NonEmpty("a units name or file"));
   app.add_flag("--emit-dispatches", options.emit_dispatches, "summarize --emit-dispatches");
-  app.add_option("--tokens", tokens, "{tokens}: tokens to generate")
+  app.add_option("--tokens", tokens, "{tokens}: tokens to generate, 1 to 1000000")
       ->type_name("N")
+      ->check(IntegerIn(1, 1000000))
       ->capture_default_str();
-  app.add_option("--warmup-tokens", warmup, "{warmup}: warmup tokens")
+  app.add_option("--warmup-tokens", warmup, "{warmup}: warmup tokens, 0 to 1000000")
       ->type_name("N")
+      ->check(IntegerIn(0, 1000000))
       ->capture_default_str();
-  app.add_option("--prompt-tokens", prompt, "{prompt}: prompt tokens")
+  app.add_option("--prompt-tokens", prompt, "{prompt}: prompt tokens, 1 to 10000000")
       ->type_name("N")
+      ->check(IntegerIn(1, 10000000))
       ->capture_default_str();
   app.add_option("--bench-args", options.bench_args,
                  "the bench's arguments with {model} {tokens} {warmup} {prompt} {temperature} "
-                 "{top_p}")
+                 "{top_p} ('' for none: only the words after BENCH)")
       ->type_name("TEMPLATE")
       ->capture_default_str();
   try {
@@ -150,38 +192,15 @@ int ProfileMain(int argc, char** argv) {
     if (temperature) options.samplings.front().temperature = *temperature;
     if (top_p) options.samplings.front().top_p = *top_p;
   }
-  uint64_t value = 0;
-  for (const auto& [flag, text, target] :
-       {std::tuple{"--tokens", &tokens, &options.tokens},
-        std::tuple{"--warmup-tokens", &warmup, &options.warmup_tokens},
-        std::tuple{"--prompt-tokens", &prompt, &options.prompt_tokens}}) {
-    if (base::Status s = ParseCount(flag, *text, &value); !s.ok()) return ReportError(kName, s);
-    *target = static_cast<int64_t>(value);
-  }
-  if (base::Status s = ParseCount("--idle-secs", idle_secs, &options.idle_secs); !s.ok()) {
-    return ReportError(kName, s);
-  }
-  if (max_wait) {
-    if (base::Status s = ParseCount("--max-wait", *max_wait, &value); !s.ok()) {
-      return ReportError(kName, s);
-    }
-    options.max_wait = value;
-  }
-  if (max_attempts) {
-    if (base::Status s = ParseCount("--max-attempts", *max_attempts, &value); !s.ok()) {
-      return ReportError(kName, s);
-    }
-    options.max_attempts = value;
-  }
+  // Every value below passed its validator while parsing.
+  options.tokens = CountOf(tokens);
+  options.warmup_tokens = CountOf(warmup);
+  options.prompt_tokens = CountOf(prompt);
+  options.idle_secs = static_cast<uint64_t>(CountOf(idle_secs));
+  if (max_wait) options.max_wait = static_cast<uint64_t>(CountOf(*max_wait));
+  if (max_attempts) options.max_attempts = static_cast<uint64_t>(CountOf(*max_attempts));
   options.plain = !no_plain;
-  if (base::Status s = ParseCount("--plain-runs", plain_runs, &value); !s.ok()) {
-    return ReportError(kName, s);
-  }
-  if (value < 1) {
-    return ReportError(kName, base::UsageError("--plain-runs must be at least 1",
-                                               "use --no-plain for no plain run"));
-  }
-  options.plain_runs = static_cast<int64_t>(value);
+  options.plain_runs = CountOf(plain_runs);
   options.backend = backend == "rocprofv3" ? record::Backend::kRocprofv3 : record::Backend::kCupti;
   options.decodeprof_exe = SelfExe();
   StdioReporter reporter;

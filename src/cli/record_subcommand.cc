@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <string>
 
+#include "src/cli/option_checks.h"
 #include "src/cli/recording.h"
 #include "src/cli/subcommand.h"
 #include "src/record/launcher.h"
@@ -16,6 +17,23 @@ namespace decodeprof::cli {
 namespace {
 
 constexpr const char* kName = "record";
+
+// --sample-time ON/PERIOD, checked while parsing (record::ParseSampleTime).
+CLI::Validator SampleTimeValue() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        if (record::ParseSampleTime(value)) return {};
+        return "must be ON/PERIOD in milliseconds with 1 <= ON < PERIOD <= " +
+               std::to_string(record::kMaxSamplePeriodMs) + ", got '" + value + "'";
+      },
+      "");
+}
+
+// An NVTX range name (record::OnlyRangeNameProblem): not empty, no control character.
+CLI::Validator RangeNameValue() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string { return record::OnlyRangeNameProblem(value); }, "");
+}
 
 }  // namespace
 
@@ -35,9 +53,10 @@ int RecordMain(int argc, char** argv) {
       "decodeprof record [options] -- CMD..."};
   app.add_option("-o,--output", options.output,
                  "trace file to write (replaces only a regular file that CMD does not name)")
+      ->check(NonEmpty("a trace file"))
       ->capture_default_str();
   app.add_option("--backend", backend, "recorder: cupti|rocprofv3")
-      ->check(CLI::IsMember({"cupti", "rocprofv3"}))
+      ->check(OneOf({"cupti", "rocprofv3"}))
       ->capture_default_str();
   app.add_flag("--follow-fork", options.follow_fork,
                "also record children that CMD starts (each to FILE.<pid>.sqlite)");
@@ -47,7 +66,8 @@ int RecordMain(int argc, char** argv) {
                      "NVTX range with exactly this message is open (any domain, nested or on\n"
                      "many threads: one period from the first opening to the last closing);\n"
                      "NVTX ranges and marks are recorded all the time (cupti backend)")
-          ->type_name("NAME");
+          ->type_name("NAME")
+          ->check(RangeNameValue());
   app.add_option("--sample-steps", options.sample_steps,
                  "keep kernel-level records (kernels, memcpy/memset, launch calls) for one step\n"
                  "in N, the middle one of each N; every step's NVTX range is kept, and summarize\n"
@@ -56,18 +76,21 @@ int RecordMain(int argc, char** argv) {
                  "CUDA graph launches: no marks needed on graph engines). A step's recording\n"
                  "ends when the GPU work of the graphs it launched has finished, without the\n"
                  "program synchronizing. 32 for decodes of 128 steps or more")
-      ->check(CLI::Range(int64_t{1}, int64_t{1000000}))
+      ->check(IntegerIn(1, 1000000))
       ->type_name("N");
   app.add_option("--sample-time", options.sample_time,
                  "keep kernel-level records ON ms of every PERIOD ms (e.g. 50/2000), for long\n"
                  "runs; summarize finds the decode loop in one sampled period, or takes the\n"
                  "step ranges whole inside them (cupti backend). CUPTI stays attached between\n"
-                 "the periods (detaching it killed programs on an H200)")
-      ->type_name("ON/PERIOD");
+                 "the periods (detaching it killed programs on an H200); 1 <= ON < PERIOD <= "
+                 "3600000")
+      ->type_name("ON/PERIOD")
+      ->check(SampleTimeValue());
   app.add_option("--step-range", options.step_range,
                  "the NVTX range of one decode step, for --sample-steps")
       ->capture_default_str()
-      ->type_name("NAME");
+      ->type_name("NAME")
+      ->check(RangeNameValue());
   try {
     app.parse(split, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -19,6 +19,7 @@
 #include <CLI/CLI.hpp>
 
 #include "src/base/parse.h"
+#include "src/cli/option_checks.h"
 #include "src/cli/subcommand.h"
 #include "src/io/common/csv_reader.h"
 #include "src/report/dispatch_timeline.h"
@@ -138,16 +139,18 @@ int ReportMain(int argc, char** argv) {
   app.add_option("PATH", paths,
                  "summary files and directories holding them (every *_summary.json below a "
                  "directory), in the order given")
-      ->required();
+      ->required()
+      ->check(NonEmpty("a summary file or directory"));
   app.add_option("--format", format,
                  "md (Markdown tables, the default), html (one self-contained page with "
                  "plots of the decode wall, the GPU-busy timeline where DIR holds "
                  "<name>_decode_dispatches.csv, units and top kernels) or json")
-      ->check(CLI::IsMember({"md", "html", "json"}));
+      ->check(OneOf({"md", "html", "json"}));
   app.add_option("--do-first", do_first,
-                 "how many work units \"Do first\" lists (default 5; 0 leaves the section out: "
-                 "the seed's report exactly)")
-      ->type_name("N");
+                 "how many work units \"Do first\" lists, 0 to 1000 (default 5; 0 leaves the "
+                 "section out: the seed's report exactly)")
+      ->type_name("N")
+      ->check(IntegerIn(0, 1000));
   app.add_flag("--full", full,
                "after the seed's four sections, add run setup, decode time per token, kernel "
                "classes, roles, units, top kernels with class and checks (Markdown; the HTML page "
@@ -155,7 +158,7 @@ int ReportMain(int argc, char** argv) {
   app.add_option("--fail-on", fail_on,
                  "flags: exit 1 when some run has a trust flag (after printing the report), for "
                  "CI")
-      ->check(CLI::IsMember({"flags"}))
+      ->check(OneOf({"flags"}))
       ->type_name("WHAT");
   try {
     app.parse(argc, argv);

@@ -2,6 +2,7 @@
 // parses arguments and prints; the work is done by the library modules.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <span>
 #include <string>
 #include <string_view>
@@ -40,6 +41,10 @@ int ReportError(std::string_view subcommand, const base::Status& status);
 // `listed_in` is the parenthesis after the count ("" leaves it out).
 void PrintDiagnostics(std::string_view subcommand, std::span<const trace::DiagnosticEntry> entries,
                       std::string_view listed_in = "the summary's \"diagnostics\"");
+
+// --format of the commands that read traces: auto or a registered format's name, checked
+// while parsing ("must be one of auto, kineto-json, ..., got 'x'").
+CLI::Validator TraceFormat();
 
 // The --help footer of the commands that read traces: one line per registered format.
 std::string FormatTable();

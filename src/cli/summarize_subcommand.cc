@@ -82,8 +82,10 @@ int SummarizeMain(int argc, char** argv) {
       "decodeprof summarize"};
   app.footer(FormatTable());
   std::vector<std::string> ranks;
-  CLI::Option* trace_option = app.add_option(
-      "--trace", req.trace, "kernel trace, of any format below (recognized by content)");
+  CLI::Option* trace_option =
+      app.add_option("--trace", req.trace,
+                     "kernel trace, of any format below (recognized by content)")
+          ->check(NonEmpty("a trace file"));
   CLI::Option* ranks_option =
       app.add_option("--ranks", ranks,
                      "instead of --trace: the per-rank traces of one multi-GPU run (decodeprof "
@@ -91,28 +93,36 @@ int SummarizeMain(int argc, char** argv) {
                      "rank, <name>_rank<R>_summary.json, with the collectives' wait on the "
                      "slowest rank (docs/multi-gpu.md); not with --log, --plain-log, --device")
           ->expected(1, -1)
-          ->type_name("TRACE...");
+          ->type_name("TRACE...")
+          ->check(NonEmpty("a trace file"));
   trace_option->excludes(ranks_option);
-  app.add_option("--format", format, "trace format: " + io::FormatChoices())->capture_default_str();
+  app.add_option("--format", format, "trace format: " + io::FormatChoices())
+      ->check(TraceFormat())
+      ->capture_default_str();
   app.add_option("--device", device,
                  "the device to summarize, for a trace of several GPUs (each gets its own "
                  "summary; without it such a trace is refused)")
       ->check(IntegerIn(0, INT16_MAX));
-  app.add_option("--log", req.log, "profiled bench log ([phase] marks and results)");
+  app.add_option("--log", req.log, "profiled bench log ([phase] marks and results)")
+      ->check(NonEmpty("a bench log file"));
   app.add_option("--plain-log", req.plain_logs,
                  "unprofiled bench log (profiler-cost figures); may repeat: the median run "
-                 "by decode tok/s is used and the summary's plain_runs gives the spread");
+                 "by decode tok/s is used and the summary's plain_runs gives the spread")
+      ->check(NonEmpty("a bench log file"));
   app.add_option("--model-dir", req.model_dir,
-                 "model directory; its config.json gives model_type and rope_scaling");
+                 "model directory; its config.json gives model_type and rope_scaling")
+      ->check(NonEmpty("a model directory"));
   app.add_flag("--synthetic", req.synthetic,
                "the traced program is a synthetic workload (a test program, random weights): "
                "the summary says \"workload\": \"synthetic\" and `report` never lets it head "
                "Do first");
   app.add_option("--pack", req.pack,
                  "rule pack: built-in name or .toml file (default: chosen from the kernel names, "
-                 "else the format's, below)");
+                 "else the format's, below)")
+      ->check(NonEmpty("a pack name or file"));
   app.add_option("--units", req.units,
-                 "units file: built-in name or .toml file (default: the pack's)");
+                 "units file: built-in name or .toml file (default: the pack's)")
+      ->check(NonEmpty("a units name or file"));
   CLI::Option* name_option =
       app.add_option("--name", req.name,
                      "run name, the prefix of the output files: a plain file name (no '/' or "
@@ -121,16 +131,20 @@ int SummarizeMain(int argc, char** argv) {
   req.out_dir = ".";
   app.add_option("--out-dir", req.out_dir,
                  "output directory (created; not -); outputs replace only regular files")
+      ->check(NonEmpty("a directory"))
       ->capture_default_str();
   bool quiet = false;
   app.add_flag("--quiet,-q", quiet, "print only the one-line result, not the short table after it");
-  app.add_option("--temperature", req.temperature, "sampling temperature of the run")
+  app.add_option("--temperature", req.temperature, "sampling temperature of the run, 0 to 100")
+      ->check(NumberIn(0, 100))
       ->capture_default_str();
   app.add_option("--decode-range", req.decode_range,
-                 "annotation range marking the decode loop, a glob (default decodeprof:decode)");
+                 "annotation range marking the decode loop, a glob (default decodeprof:decode)")
+      ->check(NonEmpty("a range name or glob"));
   app.add_option("--step-range", req.step_range,
                  "annotation range marking one decode step, a glob such as 'ProfilerStep#*' "
-                 "(default decodeprof:step); without a decode range the steps span the window");
+                 "(default decodeprof:step); without a decode range the steps span the window")
+      ->check(NonEmpty("a range name or glob"));
   std::string window = "decode";
   app.add_option("--window", window,
                  "decode: the decode loop, from the log's marks, the trace's ranges or, "
@@ -139,8 +153,8 @@ int SummarizeMain(int argc, char** argv) {
                  "dispatches starting in that span of the trace's clock")
       ->capture_default_str();
   app.add_option("--generated-tokens", generated_tokens,
-                 "generated tokens, when neither the log nor step ranges say")
-      ->check(IntegerIn(1, INT64_MAX));
+                 "generated tokens, when neither the log nor step ranges say: 1 to 1000000000")
+      ->check(IntegerIn(1, 1000000000));
   app.add_flag("--emit-dispatches", req.emit_dispatches,
                "also write <name>_decode_dispatches.csv, one row per decode dispatch");
   try {

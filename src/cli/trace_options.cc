@@ -4,8 +4,10 @@
 
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "src/base/status.h"
+#include "src/cli/option_checks.h"
 #include "src/cli/subcommand.h"
 #include "src/io/importer_registry.h"
 
@@ -33,6 +35,14 @@ void PrintDiagnostics(std::string_view subcommand, std::span<const trace::Diagno
   std::fprintf(stderr, "decodeprof: %.*s: %d diagnostic%s%s:\n%s",
                static_cast<int>(subcommand.size()), subcommand.data(), shown, shown == 1 ? "" : "s",
                listed.c_str(), table.c_str());
+}
+
+CLI::Validator TraceFormat() {
+  std::vector<std::string> choices = {"auto"};
+  for (const io::Importer* importer : io::Importers()) choices.emplace_back(importer->name());
+  CLI::Validator one_of = OneOf(choices);
+  one_of.description("");  // --help lists the formats already
+  return one_of;
 }
 
 std::string FormatTable() {

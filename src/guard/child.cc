@@ -11,6 +11,7 @@
 
 #include "src/guard/clock.h"
 #include "src/guard/messages.h"
+#include "src/guard/time_math.h"
 
 extern char** environ;
 
@@ -119,7 +120,7 @@ bool Child::Stop(double grace_secs) {
   // its reaped leader while members remain, and its id is not reused before it is empty.
   ::kill(-pid_, SIGTERM);
   if (!exited_) ::kill(pid_, SIGTERM);
-  const double deadline = MonotonicNow() + grace_secs;
+  const double deadline = DeadlineAfter(MonotonicNow(), grace_secs);
   while (!Exited() && MonotonicNow() < deadline) {
     timespec ts{0, 20'000'000};
     ::nanosleep(&ts, nullptr);

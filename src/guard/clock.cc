@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -106,9 +107,11 @@ Wake RealClock::SleepUntil(double deadline) {
     const double left = deadline - Now();
     if (left <= 0) return Wake::kDeadline;
     if (g_pipe[0] < 0) {
-      // No handlers installed (unit tests): a plain sleep.
-      const double whole = std::floor(left);
-      timespec ts{static_cast<time_t>(whole), static_cast<long>((left - whole) * 1e9)};
+      // No handlers installed (unit tests): a plain sleep, of at most an hour at a time
+      // (a far deadline must not overflow time_t).
+      const double slice = std::min(left, 3600.0);
+      const double whole = std::floor(slice);
+      timespec ts{static_cast<time_t>(whole), static_cast<long>((slice - whole) * 1e9)};
       ::nanosleep(&ts, nullptr);
       continue;
     }

@@ -18,6 +18,7 @@
 #include "src/guard/nvml_source.h"
 #include "src/guard/options.h"
 #include "src/guard/sampler.h"
+#include "src/guard/time_math.h"
 
 namespace decodeprof::guard {
 namespace {
@@ -130,9 +131,8 @@ LockStep TakeLock(const GuardEnvironment& env, const Options& options, const cha
   if (options.mode == Mode::kGuard && budget.limited()) {
     // Whole seconds, as the seed's bash SECONDS: do not hold the lock through an idle wait
     // the budget cannot cover.
-    const auto waited = static_cast<int64_t>(std::floor(budget.Waited(clock.Now())));
-    const int64_t left = static_cast<int64_t>(budget.max_wait) - waited;
-    if (left < 0 || static_cast<uint64_t>(left) < options.idle_secs) {
+    const uint64_t left = SecondsLeft(budget.max_wait, WholeSeconds(budget.Waited(clock.Now())));
+    if (left < options.idle_secs) {
       notes.Note(fmt::format(kMsgBudgetTooSmall, left, options.idle_secs));
       *exit_code = kExitTempFail;
       return LockStep::kExit;
@@ -243,7 +243,7 @@ int RunHold(const Options& options, const GuardEnvironment& env) {
     return kExitTempFail;
   }
   while (!(*child)->Exited()) {
-    if (clock.SleepUntil(clock.Now() + 3600.0) == Wake::kInterrupted) {
+    if (clock.SleepUntil(DeadlineAfter(clock.Now(), 3600.0)) == Wake::kInterrupted) {
       return StopForSignal(signals::Caught(), notes, child->get());
     }
   }

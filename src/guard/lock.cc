@@ -13,6 +13,7 @@
 #include "src/base/file_io.h"
 #include "src/base/parse.h"
 #include "src/guard/messages.h"
+#include "src/guard/time_math.h"
 
 namespace decodeprof::guard {
 namespace {
@@ -70,14 +71,14 @@ LockOutcome AcquireLock(LockFile& lock, const std::string& path, const Budget& b
   notes.Note(fmt::format(kMsgWaitingForLock, path));
   for (;;) {
     const double now = clock.Now();
-    double deadline = now + kLockPollSecs;
+    double deadline = DeadlineAfter(now, kLockPollSecs);
     if (budget.limited()) {
       const double left = static_cast<double>(budget.max_wait) - budget.Waited(now);
       if (left <= 1e-3) {  // (a millisecond of slack: sleeps never land exactly)
         notes.Note(fmt::format(kMsgGaveUpLock, path, std::llround(now - begin)));
         return LockOutcome::kGaveUp;
       }
-      deadline = std::min(deadline, now + left);
+      deadline = std::min(deadline, DeadlineAfter(now, left));
     }
     if (clock.SleepUntil(deadline) == Wake::kInterrupted) return LockOutcome::kInterrupted;
     if (lock.TryLock()) {

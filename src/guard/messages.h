@@ -31,8 +31,12 @@ inline constexpr char kTimestampFormat[] = "%Y-%m-%dT%H:%M:%S%z";
 // ---- option validation (seed spec 1.2) --------------------------------------------------------
 // {0}: the flag.
 inline constexpr char kMsgNeedsValue[] = "{} needs a value";
-// {0}: the flag, {1}: the value given.
-inline constexpr char kMsgNeedsNonNegativeInteger[] = "{} needs a non-negative integer, got '{}'";
+// {0}: the flag, {1}: what it is ("a whole number of seconds"), {2}: the least value (with
+// its meaning), {3}: the largest (with its meaning), {4}: the value given. The ranges are
+// options.h's kIdleSecsRange, kMaxWaitRange and kMaxAttemptsRange.
+inline constexpr char kMsgOutOfRange[] = "{}: must be {} from {} to {}, got '{}'";
+// {0}: the flag.
+inline constexpr char kMsgEmptyPath[] = "{}: must be a file path, got ''";
 // {0}: the token.
 inline constexpr char kMsgUnknownOption[] = "unknown option '{}'";
 inline constexpr char kMsgNoCommand[] = "no command given";
@@ -105,7 +109,7 @@ inline constexpr char kMsgNoGpuFound[] =
 // {0}: why.
 inline constexpr char kMsgNvmlUnavailable[] = "NVML unavailable: {}";
 // {0}: the value given.
-inline constexpr char kMsgBadGpu[] = "--gpu needs one of auto, amd, nvidia, got '{}'";
+inline constexpr char kMsgBadGpu[] = "--gpu: must be one of auto, amd, nvidia, got '{}'";
 // {0}: the pattern, {1}: the regex library's error.
 inline constexpr char kMsgBadCompilerRe[] =
     "DECODEPROF_GUARD_COMPILER_RE '{}' is not a valid regular expression: {}";
@@ -143,11 +147,13 @@ inline constexpr char kUsage[] =
     "Runs COMMAND only while the GPU has no other user and no compiler runs on the host,\n"
     "samples the GPU once a second while it runs, reruns contended attempts, and logs proof.\n"
     "\n"
-    "  --idle-secs N     wall seconds of idle GPU required before each attempt (default 90)\n"
-    "  --max-attempts N  attempts before giving up with exit 75 (default 5)\n"
+    "  --idle-secs N     wall seconds of idle GPU required before each attempt, 0 to 86400\n"
+    "                    (a day); 0 = no idle wait (default 90)\n"
+    "  --max-attempts N  attempts before giving up with exit 75, 1 to 1000 (default 5)\n"
     "  --max-wait SECS   one budget for the lock wait and every idle wait, excluding the\n"
-    "                    command's own run time; 0 = no limit (default 0)\n"
-    "  --log FILE        append every note and every clean sample to FILE\n"
+    "                    command's own run time, 0 to 604800 (a week); 0 = no limit\n"
+    "                    (default 0)\n"
+    "  --log FILE        append every note and every clean sample to FILE (not empty)\n"
     "  --gpu WHICH       GPU backend: amd (KFD), nvidia (NVML) or auto (default)\n"
     "  --hold            take only the host-wide lock and run COMMAND (no idle wait, no monitor)\n"
     "  --status          print whether the host-wide lock is free (exit 0) or held (exit 1)\n"

@@ -6,14 +6,13 @@
 #include <optional>
 
 #include "src/guard/messages.h"
+#include "src/guard/time_math.h"
 
 namespace decodeprof::guard {
 namespace {
 
 // The index of the first tick strictly after `now` on the schedule begun at `start`.
-int64_t NextTick(double start, double now) {
-  return static_cast<int64_t>(std::floor((now - start) / kSamplePeriodSecs)) + 1;
-}
+int64_t NextTick(double start, double now) { return TickAfter(start, now, kSamplePeriodSecs); }
 
 double TickTime(double start, int64_t tick) {
   return start + static_cast<double>(tick) * kSamplePeriodSecs;
@@ -25,8 +24,7 @@ IdleOutcome IdleWait(uint64_t idle_secs, Sampler& sampler, Clock& clock, Notes& 
                      const Budget& budget) {
   notes.Note(fmt::format(kMsgWaitingForIdle, idle_secs));
   const double start = clock.Now();
-  const auto needed =
-      static_cast<int64_t>(std::ceil(static_cast<double>(idle_secs) / kSamplePeriodSecs - 1e-9));
+  const int64_t needed = TicksFor(idle_secs, kSamplePeriodSecs);
   std::optional<int64_t> streak_start;  // tick of the first quiet sample of the streak
   std::string last_blocked;             // what the last sample that was not quiet saw
   int64_t tick = 0;

@@ -16,6 +16,15 @@ ParseResult Fail(std::string message, bool print_usage = false) {
 
 }  // namespace
 
+NumberValue ParseNumber(const NumberRange& range, const std::string& text) {
+  const std::optional<uint64_t> n = base::ParseUnsigned(text);
+  if (!n || *n < range.min || *n > range.max) {
+    return NumberValue{std::nullopt, fmt::format(kMsgOutOfRange, range.flag, range.what,
+                                                 range.min_text, range.max_text, text)};
+  }
+  return NumberValue{n, {}};
+}
+
 ParseResult ParseOptions(const std::vector<std::string>& args) {
   Options options;
   bool hold = false;
@@ -50,19 +59,23 @@ ParseResult ParseOptions(const std::vector<std::string>& args) {
       if (i + 1 >= args.size()) return Fail(fmt::format(kMsgNeedsValue, arg));
       const std::string& value = args[i + 1];
       if (numeric) {
-        const std::optional<uint64_t> n = base::ParseUnsigned(value);
-        if (!n) return Fail(fmt::format(kMsgNeedsNonNegativeInteger, arg, value));
+        const NumberRange& range = arg == "--idle-secs"      ? kIdleSecsRange
+                                   : arg == "--max-attempts" ? kMaxAttemptsRange
+                                                             : kMaxWaitRange;
+        const NumberValue n = ParseNumber(range, value);
+        if (!n.value) return Fail(n.error);
         if (arg == "--idle-secs") {
-          options.idle_secs = *n;
+          options.idle_secs = *n.value;
           saw_idle_option = true;
         } else if (arg == "--max-attempts") {
-          options.max_attempts = *n;
+          options.max_attempts = *n.value;
           saw_idle_option = true;
         } else {
-          options.max_wait = *n;
+          options.max_wait = *n.value;
           saw_max_wait = true;
         }
       } else if (arg == "--log") {
+        if (value.empty()) return Fail(fmt::format(kMsgEmptyPath, arg));
         options.log_path = value;
         saw_idle_option = true;
       } else {

@@ -6,8 +6,11 @@
 //   --hold [--max-wait S] -- COMMAND...
 //   --status
 //   -h | --help
-// Numbers are plain non-negative decimal integers (^[0-9]+$, "08" is eight). Errors are
-// reported with the exact seed texts of messages.h.
+// Numbers are plain non-negative decimal integers (^[0-9]+$, "08" is eight) inside the range
+// of each option (kIdleSecsRange, kMaxWaitRange, kMaxAttemptsRange): a value beyond it, such
+// as 18446744073709551615, is refused before anything starts, never wrapped or clamped, so
+// the guard never notes an idle wait it did not make. --log takes a non-empty path. Errors
+// are the texts of messages.h.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +24,30 @@ namespace decodeprof::guard {
 
 enum class Mode { kGuard, kHold, kStatus, kHelp };
 enum class GpuChoice { kAuto, kAmd, kNvidia };
+
+// The range of a numeric option and the words of its message (kMsgOutOfRange).
+struct NumberRange {
+  const char* flag;
+  const char* what;  // "a whole number of seconds"
+  uint64_t min;
+  uint64_t max;
+  const char* min_text;  // "0 (no limit)"
+  const char* max_text;  // "604800 (a week)"
+};
+inline constexpr NumberRange kIdleSecsRange = {
+    "--idle-secs", "a whole number of seconds", 0, 86400, "0 (no idle wait)", "86400 (a day)"};
+inline constexpr NumberRange kMaxWaitRange = {
+    "--max-wait", "a whole number of seconds", 0, 604800, "0 (no limit)", "604800 (a week)"};
+inline constexpr NumberRange kMaxAttemptsRange = {
+    "--max-attempts", "an integer", 1, 1000, "1", "1000"};
+
+// `text` as a value of `range`; otherwise the message to print (kMsgOutOfRange). `decodeprof
+// profile` checks the values it forwards to the guard with this too.
+struct NumberValue {
+  std::optional<uint64_t> value;
+  std::string error;
+};
+NumberValue ParseNumber(const NumberRange& range, const std::string& text);
 
 struct Options {
   Mode mode = Mode::kGuard;

@@ -25,11 +25,11 @@ TEST(OptionsTest, DefaultsAreTheSeeds) {
 }
 
 TEST(OptionsTest, EveryOptionIsRead) {
-  const ParseResult r = Parse({"--idle-secs", "08", "--max-attempts", "0", "--max-wait", "30",
+  const ParseResult r = Parse({"--idle-secs", "08", "--max-attempts", "1", "--max-wait", "30",
                                "--log", "g.log", "--gpu", "nvidia", "--", "cmd", "--idle-secs"});
   ASSERT_TRUE(r.options);
   EXPECT_EQ(r.options->idle_secs, 8u);  // decimal, not octal
-  EXPECT_EQ(r.options->max_attempts, 0u);
+  EXPECT_EQ(r.options->max_attempts, 1u);
   EXPECT_EQ(r.options->max_wait, 30u);
   EXPECT_EQ(*r.options->log_path, "g.log");
   EXPECT_EQ(r.options->gpu, GpuChoice::kNvidia);
@@ -37,12 +37,33 @@ TEST(OptionsTest, EveryOptionIsRead) {
   EXPECT_EQ(r.options->command, (std::vector<std::string>{"cmd", "--idle-secs"}));
 }
 
-TEST(OptionsTest, NumbersMustBePlainNonNegativeIntegers) {
+TEST(OptionsTest, NumbersMustBePlainIntegersInTheirRange) {
   for (const std::string bad :
-       {"abc", "-1", "1.5", "", "+3", " 1", "1e3", "99999999999999999999999"}) {
+       {"abc", "-1", "1.5", "", "+3", " 1", "1e3", "99999999999999999999999",
+        "18446744073709551615", "9223372036854775808", "604801"}) {
     EXPECT_EQ(ErrorOf({"--max-wait", bad, "--", "x"}),
-              "--max-wait needs a non-negative integer, got '" + bad + "'");
+              "--max-wait: must be a whole number of seconds from 0 (no limit) to 604800 (a "
+              "week), got '" +
+                  bad + "'");
   }
+  for (const std::string bad : {"86401", "18446744073709551615", "9223372036854775808", "-1"}) {
+    EXPECT_EQ(ErrorOf({"--idle-secs", bad, "--", "x"}),
+              "--idle-secs: must be a whole number of seconds from 0 (no idle wait) to 86400 (a "
+              "day), got '" +
+                  bad + "'");
+  }
+  for (const std::string bad : {"0", "1001", "18446744073709551615"}) {
+    EXPECT_EQ(ErrorOf({"--max-attempts", bad, "--", "x"}),
+              "--max-attempts: must be an integer from 1 to 1000, got '" + bad + "'");
+  }
+  // The ends of each range are taken.
+  const ParseResult ends =
+      Parse({"--idle-secs", "86400", "--max-wait", "604800", "--max-attempts", "1000", "--", "x"});
+  ASSERT_TRUE(ends.options);
+  EXPECT_EQ(ends.options->idle_secs, 86400u);
+  EXPECT_EQ(ends.options->max_wait, 604800u);
+  EXPECT_EQ(ends.options->max_attempts, 1000u);
+  EXPECT_EQ(ErrorOf({"--log", "", "--", "x"}), "--log: must be a file path, got ''");
   EXPECT_EQ(ErrorOf({"--idle-secs"}), "--idle-secs needs a value");
   EXPECT_EQ(ErrorOf({"--log"}), "--log needs a value");
 }
@@ -64,7 +85,7 @@ TEST(OptionsTest, GpuChoices) {
   EXPECT_EQ(Parse({"--gpu", "amd", "--", "x"}).options->gpu, GpuChoice::kAmd);
   EXPECT_EQ(Parse({"--gpu", "auto", "--", "x"}).options->gpu, GpuChoice::kAuto);
   EXPECT_EQ(ErrorOf({"--gpu", "AMD", "--", "x"}),
-            "--gpu needs one of auto, amd, nvidia, got 'AMD'");
+            "--gpu: must be one of auto, amd, nvidia, got 'AMD'");
 }
 
 TEST(OptionsTest, HoldTakesOnlyMaxWait) {

@@ -1,6 +1,8 @@
 #include "src/profile/naming.h"
 
 #include <array>
+#include <cmath>
+#include <optional>
 #include <string_view>
 #include <utility>
 
@@ -24,25 +26,39 @@ bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 }  // namespace
 
+namespace {
+
+// `text` is a finite number from `min` to `max`.
+bool NumberIn(const std::string& text, double min, double max) {
+  const std::optional<double> x = base::ParseDouble(text);
+  return x && std::isfinite(*x) && *x >= min && *x <= max;
+}
+
+}  // namespace
+
 base::StatusOr<Sampling> ParseSampling(const std::string& text) {
   Sampling sampling;
   const size_t colon = text.find(':');
   sampling.temperature = text.substr(0, colon);
   if (colon != std::string::npos) sampling.top_p = text.substr(colon + 1);
-  if (!base::ParseDouble(sampling.temperature) ||
-      (colon != std::string::npos && !base::ParseDouble(sampling.top_p))) {
-    return base::UsageError("--sampling needs T or T:P (numbers), got '" + text + "'",
-                            "e.g. --sampling 0 --sampling 0.7 --sampling 0.7:0.95");
+  if (!NumberIn(sampling.temperature, 0, kMaxTemperature) ||
+      (colon != std::string::npos && !NumberIn(sampling.top_p, 0, 1))) {
+    return base::UsageError(
+        "--sampling: must be T or T:P, T a number from 0 to 100 and P from 0 "
+        "to 1, got '" +
+            text + "'",
+        "e.g. --sampling 0 --sampling 0.7 --sampling 0.7:0.95");
   }
   return sampling;
 }
 
 base::Status CheckSampling(const Sampling& sampling) {
-  if (!base::ParseDouble(sampling.temperature)) {
-    return base::UsageError("--temperature needs a number, got '" + sampling.temperature + "'");
+  if (!NumberIn(sampling.temperature, 0, kMaxTemperature)) {
+    return base::UsageError("--temperature: must be a number from 0 to 100, got '" +
+                            sampling.temperature + "'");
   }
-  if (!base::ParseDouble(sampling.top_p)) {
-    return base::UsageError("--top-p needs a number, got '" + sampling.top_p + "'");
+  if (!NumberIn(sampling.top_p, 0, 1)) {
+    return base::UsageError("--top-p: must be a number from 0 to 1, got '" + sampling.top_p + "'");
   }
   return base::OkStatus();
 }

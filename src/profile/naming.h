@@ -30,11 +30,16 @@ struct Sampling {
   std::string top_p = "1.0";
 };
 
-// Parses a --sampling value "T" or "T:P" (P defaults to "1.0"). Both must be numbers
-// (base::ParseDouble); they are kept as written. Error (kUsage) naming the value.
+// The largest sampling temperature (the smallest is 0, greedy); a top-p is from 0 to 1.
+inline constexpr double kMaxTemperature = 100.0;
+
+// Parses a --sampling value "T" or "T:P" (P defaults to "1.0"). Both must be finite numbers
+// (base::ParseDouble) in their ranges (T from 0 to kMaxTemperature, P from 0 to 1); they are
+// kept as written. Error (kUsage) naming the value.
 base::StatusOr<Sampling> ParseSampling(const std::string& text);
 
-// Checks that a sampling setting's values are numbers. Error (kUsage) naming the flag.
+// Checks that a sampling setting's values are numbers in their ranges. Error (kUsage) naming
+// the flag.
 base::Status CheckSampling(const Sampling& sampling);
 
 // The seed's default tag: "greedy" when the temperature is exactly "0" or "0.0"; otherwise

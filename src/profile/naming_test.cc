@@ -37,14 +37,19 @@ TEST(ParseSamplingTest, TakesTOrTColonP) {
   ASSERT_TRUE(sampled.ok());
   EXPECT_EQ(sampled->temperature, "0.7");
   EXPECT_EQ(sampled->top_p, "0.95");
-  for (const char* bad : {"", "x", "0.7:", ":0.9", "0.7:abc", "0.7:0.9:1"}) {
+  // Out of range or not finite, as the bench would be told it (issue of `--sampling -1`).
+  for (const char* bad : {"", "x", "0.7:", ":0.9", "0.7:abc", "0.7:0.9:1", "-1", "-0.5:0.9", "101",
+                          "1e309", "nan", "inf", "0.7:1.5", "0.7:-0.1", "0.7:nan"}) {
     auto parsed = ParseSampling(bad);
     ASSERT_FALSE(parsed.ok()) << bad;
     EXPECT_EQ(parsed.status().kind(), base::ErrorKind::kUsage);
   }
   EXPECT_FALSE(CheckSampling({"warm", "1.0"}).ok());
   EXPECT_FALSE(CheckSampling({"0", "one"}).ok());
+  EXPECT_FALSE(CheckSampling({"-1", "1.0"}).ok());
+  EXPECT_FALSE(CheckSampling({"0.7", "2"}).ok());
   EXPECT_TRUE(CheckSampling({"0.7", "0.95"}).ok());
+  EXPECT_TRUE(CheckSampling({"100", "0"}).ok());
 }
 
 BenchValues Values() {

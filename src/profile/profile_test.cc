@@ -91,7 +91,7 @@ TEST_F(ProfileOptionsTest, UsageErrors) {
   expect_usage("no bench command");
   options_ = saved;
   options_.samplings = {{"hot", "1.0"}};
-  expect_usage("--temperature needs a number, got 'hot'");
+  expect_usage("--temperature: must be a number from 0 to 100, got 'hot'");
   options_ = saved;
   options_.samplings = {{"0", "1.0"}, {"0.7", "1.0"}};
   options_.tag = "mine";
