@@ -301,4 +301,92 @@ TEST_F(ReliabilityTest, AStepRangeThatMatchesNothingIsAnError) {
   EXPECT_TRUE(NoOutput());
 }
 
+// A decode range of 4 steps of 3 kernels each (native trace).
+std::string FourStepTrace(const fs::path& dir) {
+  namespace nf = decodeprof::native_format;
+  const std::string path = (dir / "steps.sqlite").string();
+  auto w = nf::NativeWriter::Create(path, "monotonic", "test");
+  EXPECT_TRUE(w.ok());
+  auto range = [&](const char* name, int64_t start, int64_t end) {
+    nf::RangeRow r;
+    r.start_ns = start;
+    r.end_ns = end;
+    r.name = *(*w)->Intern(name);
+    r.domain = *(*w)->Intern("");
+    EXPECT_TRUE((*w)->AddRange(r).ok());
+  };
+  range("decodeprof:decode", 1000, 100000);
+  for (int step = 0; step < 4; ++step) {
+    const int64_t base = 2000 + step * 20000;
+    range("decodeprof:step", base, base + 15000);
+    for (int k = 0; k < 3; ++k) {
+      nf::KernelRow row;
+      row.start_ns = base + 1000 + k * 4000;
+      row.end_ns = row.start_ns + 3000;
+      row.name = row.mangled = *(*w)->Intern("gemv_kernel_" + std::to_string(k));
+      EXPECT_TRUE((*w)->AddKernel(row).ok());
+    }
+  }
+  EXPECT_TRUE((*w)->Close().ok());
+  return path;
+}
+
+TEST_F(ReliabilityTest, MoreTokensThanDispatchesIsAnError) {
+  // From the flag: 99 decode tokens cannot come from 12 kernels.
+  const std::string trace = FourStepTrace(dir_);
+  auto r = RunBinary({"summarize", "--trace", trace, "--name", "t", "--out-dir",
+                      (dir_ / "out").string(), "--generated-tokens", "100"},
+                     {}, dir_);
+  EXPECT_EQ(r.exit_code, 65) << r.err;
+  EXPECT_NE(r.err.find("--generated-tokens: 100 generated tokens, but the decode window holds "
+                       "only 12 dispatches"),
+            std::string::npos)
+      << r.err;
+  EXPECT_TRUE(NoOutput());
+  // From the log: its 50 tokens against the window's 3 dispatches.
+  std::string log = kLog;
+  log.replace(log.find("Generated tokens: 2"), 19, "Generated tokens: 50");
+  r = Summarize(Write("t.csv", kHeader + Rows()), Write("t.log", log));
+  EXPECT_EQ(r.exit_code, 65) << r.err;
+  EXPECT_NE(r.err.find("t.log: 50 generated tokens, but the decode window holds only 3 "
+                       "dispatches"),
+            std::string::npos)
+      << r.err;
+  EXPECT_TRUE(NoOutput());
+}
+
+TEST_F(ReliabilityTest, TokensFarFromTheWindowsStepsAreAWarning) {
+  const std::string trace = FourStepTrace(dir_);
+  auto run = [&](const char* tokens) {
+    return RunBinary({"summarize", "--trace", trace, "--name", "t", "--out-dir",
+                      (dir_ / "out").string(), "--generated-tokens", tokens},
+                     {}, dir_);
+  };
+  auto r = run("5");  // 4 steps + the prefill's token
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(HasDiagnostic("tokens_disagree_with_steps"));
+  r = run("11");  // 10 decode tokens from 4 steps
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(HasDiagnostic("tokens_disagree_with_steps"));
+  EXPECT_NE(r.err.find("tokens_disagree_with_steps"), std::string::npos) << r.err;
+  r = run("2");  // 1 decode token from 4 steps
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(HasDiagnostic("tokens_disagree_with_steps"));
+}
+
+TEST_F(ReliabilityTest, ClassifyReadsBoundedLinesFromStdin) {
+  // Names one per line, the last without a newline, CRs dropped.
+  auto r = RunBinary({"classify", "--pack", "pytorch-cuda"},
+                     Write("names.txt", "gemv_kernel\r\n\nflash_fwd_kernel"), dir_);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\tgemv_kernel\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\tflash_fwd_kernel\n"), std::string::npos) << r.out;
+  // An input without newlines (a device, a binary file) is an error at its line, not memory
+  // without end.
+  r = RunBinary({"classify", "--pack", "pytorch-cuda"},
+                Write("long.txt", "a\n" + std::string((size_t{1} << 20) + 10, 'x')), dir_);
+  EXPECT_EQ(r.exit_code, 65) << r.err;
+  EXPECT_NE(r.err.find("stdin: line 2 is longer than 1 MiB"), std::string::npos) << r.err;
+}
+
 }  // namespace

@@ -128,11 +128,11 @@ TEST_F(SummarizeNativeTest, EngineRangeNamesAndExplicitTokens) {
 
   const auto r = RunBinary(
       {"summarize", "--trace", trace, "--decode-range", "generate", "--step-range", "forward",
-       "--generated-tokens", "10", "--name", "n", "--out-dir", (dir_ / "out").string()},
+       "--generated-tokens", "4", "--name", "n", "--out-dir", (dir_ / "out").string()},
       {}, dir_);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto s = nlohmann::json::parse(Slurp(dir_ / "out" / "n_summary.json"));
-  EXPECT_EQ(s["generated_tokens"], 10);
+  EXPECT_EQ(s["generated_tokens"], 4);
   EXPECT_EQ(s["decode_dispatches"], 6);
   EXPECT_EQ(s["window_source"], "ranges");
   EXPECT_EQ(s["window_evidence"]["range"], "generate");

@@ -18,6 +18,7 @@ namespace decodeprof::cli {
 namespace {
 
 constexpr const char* kName = "classify";
+constexpr size_t kMaxNameBytes = size_t{1} << 20;  // one name read from stdin
 
 bool WriteLine(const analysis::Pack& pack, std::string_view name) {
   std::string line = pack.class_names()[pack.Classify(name)];
@@ -60,13 +61,38 @@ int ClassifyMain(int argc, char** argv) {
   if (!names.empty()) {
     for (const std::string& name : names) written = written && WriteLine(**pack, name);
   } else {
+    // Read in blocks, each line at most kMaxNameBytes: an input without newlines (a device,
+    // a binary file) is an error, not memory without end.
     std::string line;
-    while (written && std::getline(std::cin, line)) {
+    int64_t line_number = 1;
+    auto finish_line = [&] {
       if (!line.empty() && line.back() == '\r') line.pop_back();
-      if (line.empty()) continue;
-      written = WriteLine(**pack, line);
+      if (!line.empty()) written = WriteLine(**pack, line);
+      line.clear();
+      ++line_number;
+    };
+    std::vector<char> block(size_t{1} << 16);
+    while (written) {
+      std::cin.read(block.data(), static_cast<std::streamsize>(block.size()));
+      const auto got = static_cast<size_t>(std::cin.gcount());
+      if (got == 0) break;
+      for (size_t i = 0; i < got && written; ++i) {
+        if (block[i] == '\n') {
+          finish_line();
+        } else if (line.size() >= kMaxNameBytes) {
+          return ReportError(
+              kName,
+              base::DataError("stdin",
+                              "line " + std::to_string(line_number) + " is longer than " +
+                                  std::to_string(kMaxNameBytes >> 20) + " MiB: not a kernel name",
+                              "give one kernel name per line"));
+        } else {
+          line.push_back(block[i]);
+        }
+      }
     }
     if (std::cin.bad()) return ReportError(kName, base::IoError("stdin", "read error"));
+    if (written && !line.empty()) finish_line();
   }
   if (!written || std::fflush(stdout) != 0) {
     return ReportError(kName, base::IoError("stdout", "cannot write the classes"));

@@ -575,6 +575,19 @@ base::Status ComputeRun(const SummarizeRequest& req, ComputedRun& run) {
                                      loaded.trace.window_source == "periodic");
     profiled.generated_tokens = *loaded.trace.steps + (piece ? 0 : 1);
   }
+  // A decode token takes at least one kernel: more tokens than the window has dispatches
+  // come from another run's log or a mistyped flag, and would divide the figures away.
+  if (!loaded.sampling && profiled.generated_tokens && !window.dispatches.empty() &&
+      *profiled.generated_tokens - 1 > static_cast<int64_t>(window.dispatches.size())) {
+    const std::string from = req.generated_tokens ? "--generated-tokens" : req.log;
+    return base::DataError(
+        from,
+        std::to_string(*profiled.generated_tokens) +
+            " generated tokens, but the decode window holds only " +
+            std::to_string(window.dispatches.size()) +
+            " dispatches: every decode token takes at least one",
+        "give the token count of this run (--generated-tokens) or its own bench log");
+  }
   if (const auto& m = loaded.sampling) {
     window_tokens = SampledWindowTokens(*m, *profiled.generated_tokens);
     std::string note = "sampled recording: " + std::to_string(m->steps_sampled) + " of " +
@@ -702,6 +715,19 @@ base::Status ComputeRun(const SummarizeRequest& req, ComputedRun& run) {
                          {req.trace, "",
                           std::to_string(e->window_steps) + " decode step" +
                               (e->window_steps == 1 ? "" : "s") + " (" + e->rule + ")"});
+  }
+  // Tokens given (log or flag) against the decode steps the window holds (step ranges,
+  // graph launches or the loop found): the first token comes from the prefill.
+  if (!loaded.sampling && loaded.trace.steps && *loaded.trace.steps > 0 &&
+      (req.generated_tokens || log.results.generated_tokens) && profiled.generated_tokens) {
+    const int64_t steps = *loaded.trace.steps;
+    const int64_t passes = std::max<int64_t>(*profiled.generated_tokens - 1, 1);
+    if (passes > 2 * steps || steps > 2 * passes) {
+      info.diagnostics.Add(trace::Diag::kTokensDisagreeWithSteps, 1,
+                           {req.generated_tokens ? std::string("--generated-tokens") : req.log, "",
+                            std::to_string(*profiled.generated_tokens) + " tokens, " +
+                                std::to_string(steps) + " decode steps in the window"});
+    }
   }
   if (!log.marks.empty() && loaded.trace.marks_source != req.log) {
     info.diagnostics.Add(trace::Diag::kLogMarksUnused, 1,

@@ -141,11 +141,11 @@ std::vector<Case> Cases() {
            "port_units": {}, "checks": {}, "warnings": [], "diagnostics": [],
            "ranked_units": []})",
        ""},
-      {R"({"name": "integers", "generated_tokens": 18446744073709551615, "device": -1,
+      {R"({"name": "integers", "generated_tokens": 1000000000000, "device": 0,
            "profiled_decode_tok_s": 12, "decode_wall_ms": 0, "temperature": 0,
            "checks": {"host_gap_attribution_residual_ns": -3},
            "port_units": {"u": {"ceiling_wall": 2, "plain_ceiling_wall_est": 1e-320}},
-           "top_kernels": [{"kernel": "k", "calls_per_token": 3, "share_pct": 1e308}]})",
+           "top_kernels": [{"kernel": "k", "calls_per_token": 3, "share_pct": 100}]})",
        ""},
       {R"({"name": "", "not_read": [1, "a", {"b": null}], "role_dispatches_per_token": "x",
            "port_units": {"u": {"note": 7, "classes": "gemm"}},
@@ -280,6 +280,55 @@ std::vector<Case> Cases() {
   }
   cases.push_back({R"({"name": "x", "port_units": {"2063": {"port": 3}}})",
                    "`port_units`.`2063`.`port` is neither a string nor null"});
+
+  // Numbers that no run has: every count, time and rate below 0 or above 1e12, every
+  // percentage outside 0..100, every ceiling below 1.
+  const std::string count_range = ": a count, time or rate of a run is from 0 to 1e12";
+  for (const char* key :
+       {"temperature", "profiled_decode_tok_s", "plain_decode_tok_s", "dispatches_per_token",
+        "decode_wall_ms", "decode_gpu_sum_ms", "decode_gpu_busy_ms", "gpu_ms_per_token",
+        "host_gap_ms_per_token", "plain_wall_ms_per_token", "window_tokens"}) {
+    for (const char* value : {"-5.0", "1e+300"}) {
+      cases.push_back({std::string(R"({"name": "x", ")") + key + "\": " + value + "}",
+                       std::string("`") + key + "` is " + value + count_range});
+    }
+  }
+  for (const char* key : {"prompt_tokens", "generated_tokens", "decode_dispatches",
+                          "decode_forward_passes", "device"}) {
+    cases.push_back({std::string(R"({"name": "x", ")") + key + "\": -1}",
+                     std::string("`") + key + "` is -1" + count_range});
+  }
+  const std::string percent_range = ": a percentage is from 0 to 100";
+  cases.push_back({R"({"name": "x", "host_gap_pct_of_wall": 250.0})",
+                   "`host_gap_pct_of_wall` is 250.0" + percent_range});
+  cases.push_back({R"({"name": "x", "class_share_pct": {"gemm": 500.0}})",
+                   "`class_share_pct`.`gemm` is 500.0" + percent_range});
+  cases.push_back({R"({"name": "x", "role_share_pct": {"tail": -0.5}})",
+                   "`role_share_pct`.`tail` is -0.5" + percent_range});
+  cases.push_back({R"({"name": "x", "top_kernels": [{"kernel": "k", "share_pct": 101.0}]})",
+                   "`top_kernels`[0].`share_pct` is 101.0" + percent_range});
+  for (const char* key : {"fallback_share_pct", "reached_default_share_pct",
+                          "reached_optin_share_pct", "fallback_wall_share_pct"}) {
+    cases.push_back(
+        {std::string(R"({"name": "x", "port_units": {"2063": {")") + key + R"(": 120.0}}})",
+         std::string("`port_units`.`2063`.`") + key + "` is 120.0" + percent_range});
+  }
+  for (const char* key : {"ceiling_gpu_share", "ceiling_wall"}) {
+    cases.push_back(
+        {std::string(R"({"name": "x", "port_units": {"2063": {")") + key + R"(": 0.5}}})",
+         std::string("`port_units`.`2063`.`") + key + "` is 0.5: a speedup bound is at least 1"});
+  }
+  // The window's times against each other; rounding is not an error.
+  cases.push_back({R"({"name": "x", "decode_wall_ms": 10.0, "decode_gpu_busy_ms": 20.0})",
+                   "`decode_gpu_busy_ms` 20.0 is more than `decode_wall_ms` 10.0: the GPU cannot "
+                   "be busy longer than the window"});
+  cases.push_back({R"({"name": "x", "decode_gpu_sum_ms": 5.0, "decode_gpu_busy_ms": 6.0})",
+                   "`decode_gpu_busy_ms` 6.0 is more than `decode_gpu_sum_ms` 5.0: busy time is "
+                   "a union of the dispatches"});
+  cases.push_back({R"({"name": "x", "decode_wall_ms": 10.0, "decode_gpu_busy_ms": 10.004,
+           "decode_gpu_sum_ms": 10.0, "host_gap_pct_of_wall": 100.0,
+           "profiler_decode_slowdown_pct": -12.0, "plain_host_gap_ms_per_token_est": -0.3})",
+                   ""});
   return cases;
 }
 

@@ -16,73 +16,81 @@ using Json = nlohmann::ordered_json;
 
 enum class Type { kNumber, kInteger, kString };
 
+// What a number may be: a count, a time or a rate is >= 0 and at most kLargest (no run
+// reaches 10^12 ms, dispatches or tokens); a percentage is 0..100; a speedup bound is >= 1.
+enum class Range { kAny, kNonNegative, kPercent, kCeiling };
+constexpr double kLargest = 1e12;
+constexpr double kRoundingSlack = 0.01;  // the summary's figures are rounded
+
 struct Field {
   std::string_view key;
   Type type;
+  Range range = Range::kAny;
 };
 
 // The scalar fields of a run, in the order summarize writes them.
 constexpr Field kRunFields[] = {
     {"model_type", Type::kString},
-    {"temperature", Type::kNumber},
+    {"temperature", Type::kNumber, Range::kNonNegative},
     {"clock", Type::kString},
-    {"prompt_tokens", Type::kInteger},
-    {"generated_tokens", Type::kInteger},
-    {"profiled_decode_tok_s", Type::kNumber},
-    {"plain_decode_tok_s", Type::kNumber},
+    {"prompt_tokens", Type::kInteger, Range::kNonNegative},
+    {"generated_tokens", Type::kInteger, Range::kNonNegative},
+    {"profiled_decode_tok_s", Type::kNumber, Range::kNonNegative},
+    {"plain_decode_tok_s", Type::kNumber, Range::kNonNegative},
     {"profiler_decode_slowdown_pct", Type::kNumber},
-    {"decode_dispatches", Type::kInteger},
-    {"dispatches_per_token", Type::kNumber},
-    {"decode_wall_ms", Type::kNumber},
-    {"decode_gpu_sum_ms", Type::kNumber},
-    {"gpu_ms_per_token", Type::kNumber},
-    {"host_gap_ms_per_token", Type::kNumber},
-    {"host_gap_pct_of_wall", Type::kNumber},
-    {"plain_wall_ms_per_token", Type::kNumber},
+    {"decode_dispatches", Type::kInteger, Range::kNonNegative},
+    {"dispatches_per_token", Type::kNumber, Range::kNonNegative},
+    {"decode_wall_ms", Type::kNumber, Range::kNonNegative},
+    {"decode_gpu_sum_ms", Type::kNumber, Range::kNonNegative},
+    {"decode_gpu_busy_ms", Type::kNumber, Range::kNonNegative},
+    {"gpu_ms_per_token", Type::kNumber, Range::kNonNegative},
+    {"host_gap_ms_per_token", Type::kNumber, Range::kNonNegative},
+    {"host_gap_pct_of_wall", Type::kNumber, Range::kPercent},
+    {"plain_wall_ms_per_token", Type::kNumber, Range::kNonNegative},
     {"plain_host_gap_ms_per_token_est", Type::kNumber},
-    {"decode_forward_passes", Type::kInteger},
-    {"window_tokens", Type::kNumber},
+    {"decode_forward_passes", Type::kInteger, Range::kNonNegative},
+    {"window_tokens", Type::kNumber, Range::kNonNegative},
     {"pack", Type::kString},
     {"units_file", Type::kString},
     {"trace_format", Type::kString},
-    {"device", Type::kInteger},
+    {"device", Type::kInteger, Range::kNonNegative},
     {"window_source", Type::kString},
     {"workload", Type::kString},
 };
 
 constexpr Field kCheckFields[] = {
-    {"kernels_straddling_decode_start", Type::kInteger},
+    {"kernels_straddling_decode_start", Type::kInteger, Range::kNonNegative},
     {"host_gap_attribution_residual_ns", Type::kNumber},
     {"idle_gap_before_first_decode_dispatch_us", Type::kNumber},
 };
 
 constexpr Field kTopKernelFields[] = {
     {"class", Type::kString},
-    {"calls_per_token", Type::kNumber},
-    {"share_pct", Type::kNumber},
+    {"calls_per_token", Type::kNumber, Range::kNonNegative},
+    {"share_pct", Type::kNumber, Range::kPercent},
 };
 
 constexpr Field kUnitFields[] = {
     {"port", Type::kString},
-    {"fallback_share_pct", Type::kNumber},
-    {"fallback_dispatches_per_token", Type::kNumber},
-    {"reached_default_share_pct", Type::kNumber},
-    {"reached_default_dispatches_per_token", Type::kNumber},
-    {"reached_optin_share_pct", Type::kNumber},
-    {"fallback_host_gap_ms_per_token", Type::kNumber},
-    {"fallback_host_gap_us_per_dispatch", Type::kNumber},
-    {"fallback_wall_share_pct", Type::kNumber},
-    {"ceiling_gpu_share", Type::kNumber},
-    {"ceiling_wall", Type::kNumber},
-    {"plain_ceiling_wall_est", Type::kNumber},
-    {"reached_default_host_gap_ms_per_token", Type::kNumber},
+    {"fallback_share_pct", Type::kNumber, Range::kPercent},
+    {"fallback_dispatches_per_token", Type::kNumber, Range::kNonNegative},
+    {"reached_default_share_pct", Type::kNumber, Range::kPercent},
+    {"reached_default_dispatches_per_token", Type::kNumber, Range::kNonNegative},
+    {"reached_optin_share_pct", Type::kNumber, Range::kPercent},
+    {"fallback_host_gap_ms_per_token", Type::kNumber, Range::kNonNegative},
+    {"fallback_host_gap_us_per_dispatch", Type::kNumber, Range::kNonNegative},
+    {"fallback_wall_share_pct", Type::kNumber, Range::kPercent},
+    {"ceiling_gpu_share", Type::kNumber, Range::kCeiling},
+    {"ceiling_wall", Type::kNumber, Range::kCeiling},
+    {"plain_ceiling_wall_est", Type::kNumber, Range::kNonNegative},
+    {"reached_default_host_gap_ms_per_token", Type::kNumber, Range::kNonNegative},
     {"host_gap", Type::kString},
 };
 
 constexpr Field kDiagnosticFields[] = {
     {"code", Type::kString},
     {"severity", Type::kString},
-    {"count", Type::kInteger},
+    {"count", Type::kInteger, Range::kNonNegative},
     {"meaning", Type::kString},
 };
 
@@ -109,16 +117,49 @@ base::Status CheckNumber(const SummaryFile& summary, const Json& value, std::str
   return base::OkStatus();
 }
 
+// A present number against its range.
+base::Status CheckRange(const SummaryFile& summary, const Json& value, std::string_view prefix,
+                        std::string_view key, Range range) {
+  if (range == Range::kAny || !value.is_number()) return base::OkStatus();
+  const double x = value.get<double>();
+  switch (range) {
+    case Range::kAny:
+      break;
+    case Range::kNonNegative:
+      if (x < 0 || x > kLargest) {
+        return Error(summary, FieldName(prefix, key) + " is " + value.dump() +
+                                  ": a count, time or rate of a run is from 0 to 1e12");
+      }
+      break;
+    case Range::kPercent:
+      if (x < 0 || x > 100 + kRoundingSlack) {
+        return Error(summary, FieldName(prefix, key) + " is " + value.dump() +
+                                  ": a percentage is from 0 to 100");
+      }
+      break;
+    case Range::kCeiling:
+      if (x < 1 - kRoundingSlack || x > kLargest) {
+        return Error(summary, FieldName(prefix, key) + " is " + value.dump() +
+                                  ": a speedup bound is at least 1");
+      }
+      break;
+  }
+  return base::OkStatus();
+}
+
 base::Status CheckField(const SummaryFile& summary, const Json& object, std::string_view prefix,
                         const Field& field) {
   const Json& value = JsonGet(object, field.key);
   if (value.is_null()) return base::OkStatus();
   switch (field.type) {
     case Type::kNumber:
-      return CheckNumber(summary, value, prefix, field.key);
+      DP_RETURN_IF_ERROR(CheckNumber(summary, value, prefix, field.key));
+      return CheckRange(summary, value, prefix, field.key, field.range);
     case Type::kInteger:
       // is_number_integer() holds for signed and unsigned integers; 12.0 is a float.
-      if (value.is_number_integer()) return base::OkStatus();
+      if (value.is_number_integer()) {
+        return CheckRange(summary, value, prefix, field.key, field.range);
+      }
       return Error(summary, FieldName(prefix, field.key) + " is neither an integer nor null");
     case Type::kString:
       if (value.is_string()) return base::OkStatus();
@@ -181,6 +222,7 @@ base::Status CheckShareMap(const SummaryFile& summary, std::string_view key) {
   const std::string prefix = FieldName("", key) + ".";
   for (const auto& [name, value] : shares.items()) {
     DP_RETURN_IF_ERROR(CheckNumber(summary, value, prefix, name));
+    DP_RETURN_IF_ERROR(CheckRange(summary, value, prefix, name, Range::kPercent));
   }
   return base::OkStatus();
 }
@@ -254,6 +296,8 @@ base::Status CheckRankedUnits(const SummaryFile& summary) {
                    name + ".`by` is neither \"plain_ceiling_wall_est\" nor \"ceiling_wall\"");
     }
     DP_RETURN_IF_ERROR(CheckNumber(summary, JsonGet(entry, "value"), name + ".", "value"));
+    DP_RETURN_IF_ERROR(
+        CheckRange(summary, JsonGet(entry, "value"), name + ".", "value", Range::kNonNegative));
   }
   if (seen.size() != unit_ids.size()) {
     for (const auto& [id, unit] : units.items()) {
@@ -265,19 +309,19 @@ base::Status CheckRankedUnits(const SummaryFile& summary) {
 }
 
 constexpr Field kRankFields[] = {
-    {"world_size", Type::kInteger},
-    {"local_rank", Type::kInteger},
+    {"world_size", Type::kInteger, Range::kNonNegative},
+    {"local_rank", Type::kInteger, Range::kNonNegative},
     {"run_id", Type::kString},
     {"group", Type::kString},
 };
 
 constexpr Field kCollectiveFields[] = {
-    {"count", Type::kInteger},
-    {"total_ms_per_token", Type::kNumber},
-    {"wait_ms_per_token", Type::kNumber},
-    {"transfer_ms_per_token", Type::kNumber},
-    {"pct_of_wall", Type::kNumber},
-    {"slowest_rank", Type::kInteger},
+    {"count", Type::kInteger, Range::kNonNegative},
+    {"total_ms_per_token", Type::kNumber, Range::kNonNegative},
+    {"wait_ms_per_token", Type::kNumber, Range::kNonNegative},
+    {"transfer_ms_per_token", Type::kNumber, Range::kNonNegative},
+    {"pct_of_wall", Type::kNumber, Range::kPercent},
+    {"slowest_rank", Type::kInteger, Range::kNonNegative},
 };
 
 // `rank` and `collectives` (multi-rank runs, docs/multi-gpu.md).
@@ -302,11 +346,33 @@ base::Status CheckRankObjects(const SummaryFile& summary) {
   return base::OkStatus();
 }
 
+// The window's times against each other: the GPU is busy at most the wall and at most the sum
+// of its dispatches.
+base::Status CheckWindowTimes(const SummaryFile& summary) {
+  const Json& wall = JsonGet(summary.content, "decode_wall_ms");
+  const Json& busy = JsonGet(summary.content, "decode_gpu_busy_ms");
+  const Json& sum = JsonGet(summary.content, "decode_gpu_sum_ms");
+  if (!busy.is_number()) return base::OkStatus();
+  const double b = busy.get<double>();
+  if (wall.is_number() && b > wall.get<double>() + kRoundingSlack) {
+    return Error(summary, "`decode_gpu_busy_ms` " + busy.dump() +
+                              " is more than `decode_wall_ms` " + wall.dump() +
+                              ": the GPU cannot be busy longer than the window");
+  }
+  if (sum.is_number() && b > sum.get<double>() + kRoundingSlack) {
+    return Error(summary, "`decode_gpu_busy_ms` " + busy.dump() +
+                              " is more than `decode_gpu_sum_ms` " + sum.dump() +
+                              ": busy time is a union of the dispatches");
+  }
+  return base::OkStatus();
+}
+
 }  // namespace
 
 base::Status ValidateSummary(const SummaryFile& summary) {
   DP_RETURN_IF_ERROR(CheckName(summary));
   DP_RETURN_IF_ERROR(CheckFields(summary, summary.content, "", kRunFields));
+  DP_RETURN_IF_ERROR(CheckWindowTimes(summary));
   DP_RETURN_IF_ERROR(CheckChecks(summary));
   DP_RETURN_IF_ERROR(CheckTopKernels(summary));
   DP_RETURN_IF_ERROR(CheckShareMap(summary, "class_share_pct"));

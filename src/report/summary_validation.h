@@ -48,6 +48,12 @@ namespace decodeprof::report {
 //                   `matched` a boolean.
 //   * Numbers must be finite. (nlohmann already refuses to parse 1e309, see ParseSummary; the
 //     check covers summaries built in code.)
+//   * Numbers must be possible: counts, times, rates and the ranked values from 0 to 1e12;
+//     percentages (host_gap_pct_of_wall, share_pct, the share maps, the units' *_share_pct,
+//     pct_of_wall) from 0 to 100; ceiling_gpu_share and ceiling_wall at least 1 (0.01 of
+//     slack for rounding); profiler_decode_slowdown_pct, plain_host_gap_ms_per_token_est and
+//     the checks' gap figures may be negative. decode_gpu_busy_ms is at most decode_wall_ms
+//     and decode_gpu_sum_ms.
 // Fields not listed are not looked at: `report --format json` copies them as they are.
 // Errors (kData, where = summary.path): the first broken rule — `name`, then the scalar
 // fields in the order summarize writes them, then checks, top_kernels, class_share_pct,

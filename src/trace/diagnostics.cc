@@ -123,6 +123,10 @@ constexpr DiagnosticInfo kDiagnosticInfo[] = {
     {Diag::kLargeKernelUnclassified, "large_kernel_unclassified", S::kWarning,
      "a kernel of more than 5 % of the window's GPU time is in class other: the pack does not "
      "know it, so no unit counts it (a pack of the engine, or a class for it, would)"},
+    {Diag::kTokensDisagreeWithSteps, "tokens_disagree_with_steps", S::kWarning,
+     "the generated tokens (log or --generated-tokens) and the decode steps the window holds "
+     "differ by more than 2 times: per-token figures divide by the tokens; check that the log "
+     "or the flag is of this run"},
 };
 static_assert(std::size(kDiagnosticInfo) == static_cast<size_t>(Diag::kCount_),
               "every Diag code needs its entry");

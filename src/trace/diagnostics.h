@@ -82,6 +82,8 @@ enum class Diag : uint16_t {
   // The pack and its classes.
   kPackChoiceWeak,
   kLargeKernelUnclassified,
+  // The token count against the window.
+  kTokensDisagreeWithSteps,
   kCount_,
 };
 
