@@ -94,6 +94,7 @@ base::StatusOr<SqliteDb> SqliteDb::Open(const std::string& path) {
   // Without a journal or WAL file beside it the file is opened immutable: no lock, no file is
   // ever created beside it. A journal left by a killed writer is rolled back (read-write).
   const bool journal = Exists(path + "-journal") || Exists(path + "-wal");
+  if (!journal) DP_RETURN_IF_ERROR(CheckSqliteSize(path));
   std::vector<std::pair<std::string, int>> attempts;
   if (!journal) {
     attempts.emplace_back(FileUri(path) + "?immutable=1", SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
@@ -121,7 +122,7 @@ base::StatusOr<SqliteDb> SqliteDb::Open(const std::string& path) {
   }
   if (!opened) return base::InternalError(path, "no way to open the database");
   // After a rollback: the file as it is now.
-  DP_RETURN_IF_ERROR(CheckSqliteSize(path));
+  if (journal) DP_RETURN_IF_ERROR(CheckSqliteSize(path));
   return db;
 }
 
@@ -207,38 +208,78 @@ base::Status SqliteDb::Error(const SqliteQuery& q, std::string_view what,
   if (q.rc() == SQLITE_MISMATCH && q.mismatch_column() >= 0) {
     sqlite3_stmt* stmt = q.stmt();
     const int col = q.mismatch_column();
-    const char* origin = sqlite3_column_origin_name(stmt, col);
-    const char* column = origin != nullptr ? origin : sqlite3_column_name(stmt, col);
-    std::string table_name(table);
-    if (table_name.empty() && sqlite3_column_table_name(stmt, col) != nullptr) {
-      table_name = sqlite3_column_table_name(stmt, col);
-    }
-    // The row: an id or rowid column of the query, else the first row of the table holding
-    // that value in that column.
-    std::optional<int64_t> row;
-    for (int c = 0; c < sqlite3_column_count(stmt) && !row; ++c) {
+    sqlite3_value* value = sqlite3_column_value(stmt, col);
+    // The query's id or rowid column, and the table it comes from.
+    std::optional<int64_t> id;
+    std::string id_table;
+    for (int c = 0; c < sqlite3_column_count(stmt) && !id; ++c) {
       if (c != col && NamedId(sqlite3_column_name(stmt, c)) &&
           sqlite3_column_type(stmt, c) == SQLITE_INTEGER) {
-        row = sqlite3_column_int64(stmt, c);
+        id = sqlite3_column_int64(stmt, c);
+        if (const char* t = sqlite3_column_table_name(stmt, c)) id_table = t;
       }
     }
-    if (!row && origin != nullptr && !table_name.empty()) {
-      sqlite3_stmt* find = nullptr;
-      const std::string sql =
-          "SELECT rowid FROM " + Quoted(table_name) + " WHERE " + Quoted(origin) + " IS ?1 LIMIT 1";
-      if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &find, nullptr) == SQLITE_OK &&
-          sqlite3_bind_value(find, 1, sqlite3_column_value(stmt, col)) == SQLITE_OK &&
-          sqlite3_step(find) == SQLITE_ROW) {
-        row = sqlite3_column_int64(find, 0);
+    std::string table_name, column;
+    std::optional<int64_t> row;
+    // A compound query names the row's own table (`table`): find the column of that row that
+    // holds the value (the column metadata of a UNION is its first SELECT's).
+    if (!table.empty() && id) {
+      for (const char* key : {"rowid", "id"}) {
+        sqlite3_stmt* find = nullptr;
+        const std::string sql =
+            "SELECT * FROM " + Quoted(table) + " WHERE " + key + " = " + std::to_string(*id);
+        if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &find, nullptr) == SQLITE_OK &&
+            sqlite3_step(find) == SQLITE_ROW) {
+          for (int c = 0; c < sqlite3_column_count(find) && column.empty(); ++c) {
+            sqlite3_value* v = sqlite3_column_value(find, c);
+            if (sqlite3_value_type(v) == sqlite3_value_type(value) &&
+                sqlite3_value_bytes(v) == sqlite3_value_bytes(value) &&
+                std::memcmp(sqlite3_value_blob(v), sqlite3_value_blob(value),
+                            static_cast<size_t>(sqlite3_value_bytes(v))) == 0) {
+              column = sqlite3_column_name(find, c);
+            }
+          }
+        }
+        sqlite3_finalize(find);
+        if (!column.empty()) {
+          table_name = table;
+          row = id;
+          break;
+        }
       }
-      sqlite3_finalize(find);
+    }
+    if (column.empty()) {
+      // The column's origin (a joined table's own), else what the query calls it.
+      const char* origin = sqlite3_column_origin_name(stmt, col);
+      const char* origin_table = sqlite3_column_table_name(stmt, col);
+      column = origin != nullptr ? origin : sqlite3_column_name(stmt, col);
+      table_name = origin_table != nullptr ? origin_table : std::string(table);
+      if (id && (id_table.empty() || id_table == table_name)) row = id;
+      if (!row && origin != nullptr && !table_name.empty()) {
+        // The first row of that table holding the value in that column.
+        sqlite3_stmt* find = nullptr;
+        const std::string sql = "SELECT rowid FROM " + Quoted(table_name) + " WHERE " +
+                                Quoted(origin) + " IS ?1 LIMIT 1";
+        if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &find, nullptr) == SQLITE_OK &&
+            sqlite3_bind_value(find, 1, value) == SQLITE_OK && sqlite3_step(find) == SQLITE_ROW) {
+          row = sqlite3_column_int64(find, 0);
+        }
+        sqlite3_finalize(find);
+      }
+    }
+    std::string row_text = row ? ", row " + std::to_string(*row) : std::string();
+    for (int c = 0; c < sqlite3_column_count(stmt) && row_text.empty(); ++c) {
+      // A table without rowid (a key-value table): the row of its text key.
+      if (c != col && sqlite3_column_type(stmt, c) == SQLITE_TEXT) {
+        row_text = std::string(", row ") + sqlite3_column_name(stmt, c) + " = " +
+                   DescribeValue(stmt, c).substr(5);
+      }
     }
     const bool real = q.accepts_real(col);
     return base::DataError(
         path_,
-        (table_name.empty() ? std::string(what) : "table " + table_name) +
-            (row ? ", row " + std::to_string(*row) : std::string()) + ": column " +
-            (column != nullptr ? column : "?") + " holds " + DescribeValue(stmt, col) + " where " +
+        (table_name.empty() ? std::string(what) : "table " + table_name) + row_text + ": column " +
+            column + " holds " + DescribeValue(stmt, col) + " where " +
             (real ? "a number" : "an integer") + " belongs",
         "the file was written or edited by something other than its recorder; export it again");
   }
