@@ -56,7 +56,6 @@ class DispatchReader {
   base::Status Run() {
     SqliteQuery q(ctx_.db, Query());
     if (!q.prepared()) return ctx_.SqlError(q, kDispatch);
-    q.Numbers({kGuid});
     uint32_t line = 0;
     while (q.Step() == SQLITE_ROW) {
       const int64_t source = q.Int(kSource);
@@ -71,9 +70,6 @@ class DispatchReader {
       }
       d.line = line < UINT32_MAX ? ++line : line;
       ctx_.builder.AddDispatch(d);
-    }
-    if (q.rc() == SQLITE_MISMATCH) {  // the row's own table, not the union's first
-      return ctx_.db.Error(q, "cannot read table", SourceTable(q.Int(kSource)));
     }
     if (q.rc() != SQLITE_DONE) return ctx_.SqlError(q, kDispatch);
     return base::OkStatus();

@@ -105,7 +105,6 @@ class RegionReader {
                       ctx_.From(kRegion) + " R LEFT JOIN " + ctx_.From(kEvent) +
                       " E ON E.id = R.event_id AND E.guid = R.guid ORDER BY R.id");
     if (!q.prepared()) return ctx_.SqlError(q, kRegion);
-    q.Numbers({kGuid, kExtdata});
     while (q.Step() == SQLITE_ROW) {
       const Row row(ctx_, q, kRegion, q.Int(kId));
       DP_ASSIGN_OR_RETURN(const uint32_t guid, row.Guid(kGuid, ctx_));
@@ -197,7 +196,6 @@ class RegionReader {
                       ctx_.From(kEvent) +
                       " E ON E.id = S.event_id AND E.guid = S.guid ORDER BY S.id");
     if (!q.prepared()) return ctx_.SqlError(q, kSample);
-    q.Numbers({kSGuid, kSExtdata});
     while (q.Step() == SQLITE_ROW) {
       const Row row(ctx_, q, kSample, q.Int(kSId));
       DP_ASSIGN_OR_RETURN(const uint32_t guid, row.Guid(kSGuid, ctx_));
