@@ -30,7 +30,8 @@ namespace decodeprof::base {
 inline constexpr size_t kMiB = size_t{1} << 20;
 inline constexpr size_t kMaxConfigBytes = 64 * kMiB;    // packs, units files, config.json
 inline constexpr size_t kMaxSummaryBytes = 256 * kMiB;  // summary JSON (report, diff)
-inline constexpr size_t kMaxLogBytes = 256 * kMiB;      // bench logs (decompressed), run logs
+inline constexpr size_t kMaxLogBytes = 256 * kMiB;      // bench logs (decompressed)
+inline constexpr size_t kMaxRunLogBytes = 1024 * kMiB;  // the logs `profile` captures itself
 
 // Opens `path` for reading as an input: a regular file (followed through symlinks), refused
 // as above otherwise. Returns the descriptor (O_CLOEXEC, blocking; the caller closes it).

@@ -67,7 +67,7 @@ base::Status AppendLine(const std::string& path, const std::string& line) {
 
 // The last `count` lines of a file ("" lines when it cannot be read).
 std::vector<std::string> TailLines(const std::string& path, size_t count) {
-  base::StatusOr<std::string> text = base::ReadFile(path, base::kMaxLogBytes, "a run log");
+  base::StatusOr<std::string> text = base::ReadFile(path, base::kMaxRunLogBytes, "a run log");
   std::vector<std::string> lines;
   if (!text.ok()) return lines;
   size_t end = text->size();

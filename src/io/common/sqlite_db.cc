@@ -21,7 +21,8 @@ bool Exists(const std::string& path) { return ::access(path.c_str(), F_OK) == 0;
 // "file:" URI of `path` (every byte outside [A-Za-z0-9/._~-] percent-encoded).
 std::string FileUri(const std::string& path) {
   static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string uri = "file:";
+  // An absolute path gets an empty authority ("file:///..."), so that "//x" is no host name.
+  std::string uri = !path.empty() && path[0] == '/' ? "file://" : "file:";
   for (const char c : path) {
     const auto b = static_cast<unsigned char>(c);
     if (std::isalnum(b) != 0 || c == '/' || c == '.' || c == '_' || c == '~' || c == '-') {
