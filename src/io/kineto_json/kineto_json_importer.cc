@@ -118,8 +118,10 @@ struct Event {
   std::array<int64_t, 3> grid = {0, 0, 0};
   bool has_grid = false;
   // args.correlation, args.device or args.stream holding something other than an integer
-  // (text, a fraction, a literal, a container): the event's error when it is used.
+  // (text, a fraction, a literal, a container): the error of a dispatch; of a launch call,
+  // only for its correlation (roctracer writes a launch's stream as "0x0").
   const char* bad_arg = nullptr;
+  bool bad_correlation = false;
 };
 
 class Reader {
@@ -302,10 +304,14 @@ JsonStep Reader::Args(od::value& value, Event& e) {
         if (key == Key::kStream) e.stream = *n;
       } else {
         e.bad_arg = arg_name;
+        e.bad_correlation = e.bad_correlation || key == Key::kCorrelation;
       }
       continue;
     }
-    if (integer_arg && type != Type::null) e.bad_arg = arg_name;
+    if (integer_arg && type != Type::null) {
+      e.bad_arg = arg_name;
+      e.bad_correlation = e.bad_correlation || key == Key::kCorrelation;
+    }
     if (key == Key::kGrid && type == Type::string) e.has_grid = false;
     if (key != Key::kGrid || type != Type::array) {
       if (json_.Skip(v)) return JsonStep::kBad;
@@ -384,7 +390,12 @@ JsonStep Reader::EndEvent(Event& e) {
     if (field == Field::kAbsent) return fail(std::string("without ") + label);
     if (field == Field::kBadType) return fail(std::string("whose ") + label + " is not a number");
   }
-  if (e.bad_arg != nullptr) return fail(std::string("whose ") + e.bad_arg + " is not an integer");
+  if (e.bad_correlation && category != Category::kAnnotation) {
+    return fail("whose args.correlation is not an integer");
+  }
+  if (e.bad_arg != nullptr && category != Category::kLaunch && category != Category::kAnnotation) {
+    return fail(std::string("whose ") + e.bad_arg + " is not an integer");
+  }
   if (e.time_overflow || __builtin_add_overflow(e.ts_ns, base_, &e.ts_ns) ||
       e.ts_ns > INT64_MAX - std::max<int64_t>(e.dur_ns, 0)) {
     return json_.Fail(e.offset, "time does not fit in 64-bit nanoseconds");
