@@ -457,6 +457,13 @@ TEST_F(ReliabilityFilesTest, TextWhereANumberBelongsInTextFormatsIsADataError) {
       EXPECT_TRUE(NoOutput());
     }
   }
+  // A launch call's stream as roctracer writes it ("0x0") is no dispatch's: read.
+  std::string text = Kineto();
+  text.insert(text.size() - 2,
+              ",{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"hipLaunchKernel\",\"pid\":0,"
+              "\"tid\":7,\"ts\":8,\"dur\":1,\"args\":{\"stream\":\"0x0\",\"correlation\":1}}");
+  const Result r = Summarize(Write("t.json", text));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
 // ---- inputs without end: devices, huge files, directories --------------------------------
