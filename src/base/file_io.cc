@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -140,13 +141,56 @@ StatusOr<int> CreateTemporary(const std::string& path, std::string* tmp) {
 
 }  // namespace
 
-StatusOr<std::string> ReadFile(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return IoError(path, "cannot open: " + ErrnoText(errno));
+StatusOr<int> OpenInputFile(const std::string& path) {
+  // O_NONBLOCK: opening a FIFO without a writer returns at once (and is then refused).
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENXIO) {  // a socket, or a device without its driver
+      return IoError(path, "is not a regular file",
+                     "decodeprof reads its inputs from regular files only: save the data to a "
+                     "file first");
+    }
+    return IoError(path, "cannot open: " + ErrnoText(errno));
+  }
   struct stat st {};
-  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+  if (::fstat(fd, &st) != 0) {
+    const int err = errno;
     ::close(fd);
-    return IoError(path, "is a directory, not a file");
+    return IoError(path, "cannot open: " + ErrnoText(err));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    if (S_ISDIR(st.st_mode)) return IoError(path, "is a directory, not a file");
+    const std::string kind = S_ISFIFO(st.st_mode) ? "a FIFO or pipe" : KindText(st.st_mode);
+    return IoError(path, "is " + kind + ", not a regular file",
+                   "decodeprof reads its inputs from regular files only (a trace is read more "
+                   "than once, an SQLite file needs random access): save the data to a file "
+                   "first");
+  }
+  const int fl = ::fcntl(fd, F_GETFL);
+  if (fl >= 0) (void)::fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+  return fd;
+}
+
+Status CheckInputFile(const std::string& path) {
+  DP_ASSIGN_OR_RETURN(const int fd, OpenInputFile(path));
+  ::close(fd);
+  return OkStatus();
+}
+
+Status TooLargeError(const std::string& path, size_t max_bytes, std::string_view kind) {
+  return DataError(
+      path, "larger than " + std::to_string(max_bytes / kMiB) + " MiB: not " + std::string(kind),
+      "decodeprof reads such a file whole and caps its size (docs/trace-formats.md "
+      "\"Files, pipes and limits\")");
+}
+
+StatusOr<std::string> ReadFile(const std::string& path, size_t max_bytes, std::string_view kind) {
+  DP_ASSIGN_OR_RETURN(const int fd, OpenInputFile(path));
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && static_cast<uint64_t>(st.st_size) > max_bytes) {
+    ::close(fd);
+    return TooLargeError(path, max_bytes, kind);
   }
   std::string content;
   char buffer[1 << 16];
@@ -159,6 +203,10 @@ StatusOr<std::string> ReadFile(const std::string& path) {
       ::close(fd);
       return IoError(path, "cannot read: " + ErrnoText(err));
     }
+    if (content.size() + static_cast<size_t>(n) > max_bytes) {  // it grew while read
+      ::close(fd);
+      return TooLargeError(path, max_bytes, kind);
+    }
     content.append(buffer, static_cast<size_t>(n));
   }
   ::close(fd);
@@ -166,8 +214,7 @@ StatusOr<std::string> ReadFile(const std::string& path) {
 }
 
 StatusOr<std::string> ReadFilePrefix(const std::string& path, size_t max_bytes) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return IoError(path, "cannot open: " + ErrnoText(errno));
+  DP_ASSIGN_OR_RETURN(const int fd, OpenInputFile(path));
   std::string head(max_bytes, '\0');
   size_t got = 0;
   while (got < max_bytes) {

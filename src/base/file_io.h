@@ -12,6 +12,7 @@
 // output, for the commands that write one file; a command that writes several refuses it.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,10 +21,37 @@
 
 namespace decodeprof::base {
 
-// Reads the whole file. Missing or unreadable → kIo naming the path.
-StatusOr<std::string> ReadFile(const std::string& path);
+// Inputs (docs/trace-formats.md "Files, pipes and limits"): decodeprof reads only regular
+// files. A FIFO, pipe, socket, character or block device, or directory is refused at once —
+// opened with O_NONBLOCK, so a FIFO without a writer never blocks — as kIo naming the path:
+// "is a FIFO or pipe, not a regular file" (and so on) with a hint to save it to a file.
+// Files read whole have a cap on their size, checked before anything is read (a huge sparse
+// file) and again while reading (a file that grows):
+inline constexpr size_t kMiB = size_t{1} << 20;
+inline constexpr size_t kMaxConfigBytes = 64 * kMiB;    // packs, units files, config.json
+inline constexpr size_t kMaxSummaryBytes = 256 * kMiB;  // summary JSON (report, diff)
+inline constexpr size_t kMaxLogBytes = 256 * kMiB;      // bench logs (decompressed)
+inline constexpr size_t kMaxRunLogBytes = 1024 * kMiB;  // the logs `profile` captures itself
 
-// Reads at most `max_bytes` from the start of the file (format sniffing).
+// Opens `path` for reading as an input: a regular file (followed through symlinks), refused
+// as above otherwise. Returns the descriptor (O_CLOEXEC, blocking; the caller closes it).
+// Errors (kIo naming `path`): "cannot open: <errno text>"; the refusals above.
+StatusOr<int> OpenInputFile(const std::string& path);
+
+// Checks that `path` can be opened as an input (OpenInputFile, then closed).
+Status CheckInputFile(const std::string& path);
+
+// Reads the whole file, a regular file of at most `max_bytes` (OpenInputFile). Errors, all
+// naming the path: kIo for a missing, unreadable or non-regular file; kData "larger than
+// <N> MiB: not <kind>" (`kind`: "a pack file", ...) for a larger one.
+StatusOr<std::string> ReadFile(const std::string& path, size_t max_bytes = kMaxSummaryBytes,
+                               std::string_view kind = "a file decodeprof reads whole");
+
+// The refusal of an input larger than `max_bytes` (kData, where = path), as ReadFile says it.
+Status TooLargeError(const std::string& path, size_t max_bytes, std::string_view kind);
+
+// Reads at most `max_bytes` from the start of the file (format sniffing); a regular file
+// (OpenInputFile).
 StatusOr<std::string> ReadFilePrefix(const std::string& path, size_t max_bytes);
 
 // The output path that means standard output.

@@ -42,6 +42,46 @@ TEST(FileIoTest, MissingFileIsAnIoError) {
   EXPECT_EQ(content.status().where(), "/nonexistent/decodeprof/file");
 }
 
+TEST(FileIoTest, OnlyRegularFilesAreInputs) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("dp_file_in_" + std::to_string(::getpid()));
+  ASSERT_TRUE(MakeDirs(dir.string()).ok());
+  const std::string fifo = (dir / "fifo").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  struct Case {
+    std::string path, what;
+  };
+  for (const Case& c : {Case{fifo, "is a FIFO or pipe, not a regular file"},
+                        Case{"/dev/zero", "is a character device, not a regular file"},
+                        Case{dir.string(), "is a directory, not a file"}}) {
+    // A FIFO without a writer: refused at once, never a blocking open.
+    for (const Status& s :
+         {ReadFile(c.path).status(), ReadFilePrefix(c.path, 16).status(), CheckInputFile(c.path)}) {
+      EXPECT_EQ(s.kind(), ErrorKind::kIo) << c.path;
+      EXPECT_EQ(s.where(), c.path);
+      EXPECT_EQ(s.message(), c.what);
+    }
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST(FileIoTest, WholeReadsHaveACap) {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("dp_file_cap_" + std::to_string(::getpid()));
+  ASSERT_TRUE(MakeDirs(dir.string()).ok());
+  const std::string path = (dir / "big.toml").string();
+  ASSERT_TRUE(WriteFileAtomic(path, std::string(2 * kMiB + 1, 'x')).ok());
+  const auto refused = ReadFile(path, 2 * kMiB, "a pack file");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().kind(), ErrorKind::kData);
+  EXPECT_EQ(refused.status().where(), path);
+  EXPECT_EQ(refused.status().message(), "larger than 2 MiB: not a pack file");
+  const auto read = ReadFile(path, 3 * kMiB, "a pack file");
+  ASSERT_TRUE(read.ok());
+  EXPECT_EQ(read->size(), 2 * kMiB + 1);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(FileIoTest, WriteIntoMissingDirectoryFailsCleanly) {
   const Status s = WriteFileAtomic("/nonexistent/decodeprof/out.json", "x");
   EXPECT_FALSE(s.ok());

@@ -35,7 +35,8 @@ std::string Names(std::span<const BuiltinFile> files) {
 base::StatusOr<std::unique_ptr<analysis::Pack>> LoadPack(std::string_view name_or_path) {
   if (IsPath(name_or_path)) {
     const std::string path(name_or_path);
-    DP_ASSIGN_OR_RETURN(std::string text, base::ReadFile(path));
+    DP_ASSIGN_OR_RETURN(std::string text,
+                        base::ReadFile(path, base::kMaxConfigBytes, "a pack file"));
     const std::string dir = std::filesystem::path(path).parent_path().string();
     DP_ASSIGN_OR_RETURN(std::unique_ptr<analysis::RulePack> pack, ParsePack(text, path, dir));
     return std::unique_ptr<analysis::Pack>(std::move(pack));
@@ -62,7 +63,8 @@ base::StatusOr<std::unique_ptr<analysis::UnitTable>> LoadUnits(std::string_view 
   }
   if (IsPath(name_or_path)) {
     const std::string path(name_or_path);
-    DP_ASSIGN_OR_RETURN(std::string text, base::ReadFile(path));
+    DP_ASSIGN_OR_RETURN(std::string text,
+                        base::ReadFile(path, base::kMaxConfigBytes, "a units file"));
     DP_ASSIGN_OR_RETURN(std::unique_ptr<analysis::DataUnitTable> units,
                         ParseUnits(text, path, pack));
     return std::unique_ptr<analysis::UnitTable>(std::move(units));

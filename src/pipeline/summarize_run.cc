@@ -56,12 +56,27 @@ base::StatusOr<ModelInfo> ReadModelConfig(const std::string& model_dir) {
     info.config_missing = true;  // the seed's behaviour: no model_type, no rope_scaling
     return info;
   }
-  DP_ASSIGN_OR_RETURN(const std::string text, base::ReadFile(path));
+  DP_ASSIGN_OR_RETURN(const std::string text,
+                      base::ReadFile(path, base::kMaxConfigBytes, "a model config.json"));
+  // Nesting is bounded (a Hugging Face config nests a few levels): deeper values are dropped
+  // as they are parsed, and the file refused.
+  constexpr int kMaxConfigNesting = 64;
+  bool too_deep = false;
   nlohmann::json doc;
   try {
-    doc = nlohmann::json::parse(text);
+    doc = nlohmann::json::parse(
+        text, [&](int depth, nlohmann::json::parse_event_t, const nlohmann::json&) {
+          if (depth > kMaxConfigNesting) too_deep = true;
+          return !too_deep;
+        });
   } catch (const nlohmann::json::parse_error& e) {
     return base::DataError(path, "malformed JSON at byte " + std::to_string(e.byte));
+  } catch (const nlohmann::json::exception& e) {  // a number beyond a double's range
+    return base::DataError(path, std::string("malformed JSON: ") + e.what());
+  }
+  if (too_deep) {
+    return base::DataError(path, "JSON nests deeper than " + std::to_string(kMaxConfigNesting) +
+                                     " levels: not a model config.json");
   }
   analysis::ModelConfig config;
   if (doc.is_object()) {

@@ -68,7 +68,7 @@ std::string PathScrubber::Scrub(std::string_view text) const {
 }
 
 base::Status PathScrubber::ScrubFile(const std::string& path) const {
-  base::StatusOr<std::string> text = base::ReadFile(path);
+  base::StatusOr<std::string> text = base::ReadFile(path, base::kMaxRunLogBytes, "a run log");
   if (!text.ok()) {
     if (::access(path.c_str(), F_OK) != 0) return base::OkStatus();  // nothing published
     return text.status();
@@ -80,7 +80,8 @@ base::Status PathScrubber::ScrubFile(const std::string& path) const {
 
 base::Status PublishLog(const std::string& from, const std::string& to,
                         const std::vector<LinePredicate>& drop, const PathScrubber& scrubber) {
-  DP_ASSIGN_OR_RETURN(const std::string text, base::ReadFile(from));
+  DP_ASSIGN_OR_RETURN(const std::string text,
+                      base::ReadFile(from, base::kMaxRunLogBytes, "a run log"));
   return base::WriteFileAtomic(to, scrubber.Scrub(DropLines(text, drop)), {from});
 }
 

@@ -67,7 +67,7 @@ base::Status AppendLine(const std::string& path, const std::string& line) {
 
 // The last `count` lines of a file ("" lines when it cannot be read).
 std::vector<std::string> TailLines(const std::string& path, size_t count) {
-  base::StatusOr<std::string> text = base::ReadFile(path);
+  base::StatusOr<std::string> text = base::ReadFile(path, base::kMaxRunLogBytes, "a run log");
   std::vector<std::string> lines;
   if (!text.ok()) return lines;
   size_t end = text->size();
@@ -266,7 +266,8 @@ class Job {
       request.trace = rocpd ? db : Join(dir, "trace_kernel_trace.csv");
       request.format = rocpd ? "rocpd" : "rocprofv3-csv";
       const std::string stats = Join(dir, "trace_kernel_stats.csv");
-      base::StatusOr<std::string> text = base::ReadFile(stats);
+      base::StatusOr<std::string> text =
+          base::ReadFile(stats, base::kMaxSummaryBytes, "a kernel stats CSV");
       base::Status copied =
           text.ok()
               ? base::WriteFileAtomic(Join(out_dir_, name + "_kernel_stats.csv"), *text, {stats})

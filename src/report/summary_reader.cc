@@ -357,7 +357,8 @@ base::StatusOr<SummaryFile> ReadSummaryFile(const std::string& path) {
     return base::IoError(path, std::string("cannot open: ") + std::strerror(errno));
   }
   if (!S_ISREG(st.st_mode)) return base::IoError(path, "is not a regular file");
-  DP_ASSIGN_OR_RETURN(const std::string text, base::ReadFile(path));
+  DP_ASSIGN_OR_RETURN(const std::string text,
+                      base::ReadFile(path, base::kMaxSummaryBytes, "a summary file"));
   return ParseSummary(path, text);
 }
 

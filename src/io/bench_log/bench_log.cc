@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 
+#include "src/base/file_io.h"
 #include "src/base/parse.h"
 #include "src/io/common/input_stream.h"
 #include "src/io/common/py_compat.h"
@@ -259,7 +260,8 @@ trace::BenchLog ParseBenchLogText(std::string_view text) {
 
 base::StatusOr<trace::BenchLog> ParseBenchLog(const std::string& path) {
   // A log is small: read whole, decompressed when it is gzip, zstd or xz-compressed.
-  DP_ASSIGN_OR_RETURN(const std::string text, ReadWholeInput(path));
+  DP_ASSIGN_OR_RETURN(const std::string text,
+                      ReadWholeInput(path, base::kMaxLogBytes, "a bench log"));
   trace::BenchLog log = ParseBenchLogText(text);
   log.diagnostics.SetFileIfEmpty(path);
   return log;

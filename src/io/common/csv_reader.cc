@@ -14,6 +14,8 @@
 #include <emmintrin.h>
 #endif
 
+#include "src/base/file_io.h"
+
 namespace decodeprof::io {
 namespace {
 
@@ -137,13 +139,8 @@ base::StatusOr<std::unique_ptr<CsvReader>> CsvReader::Open(const std::string& pa
     reader->stream_ = std::move(stream);
     return reader;
   }
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return base::IoError(path, std::string("cannot open: ") + std::strerror(errno));
-  struct stat st {};
-  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-    ::close(fd);
-    return base::IoError(path, "is a directory, not a file");
-  }
+  // A regular file only (a FIFO, pipe or device is refused at once: base::OpenInputFile).
+  DP_ASSIGN_OR_RETURN(const int fd, base::OpenInputFile(path));
   if (options.start_offset != 0 &&
       (options.start_offset < 0 || ::lseek(fd, options.start_offset, SEEK_SET) < 0)) {
     ::close(fd);
@@ -170,8 +167,9 @@ std::unique_ptr<CsvReader> CsvReader::FromFd(int fd, bool owns_fd, std::string w
 
 int64_t CsvReader::NextLineStart(const std::string& path, int64_t offset, size_t max_scan) {
   if (offset < 0) return -1;
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return -1;
+  const base::StatusOr<int> opened = base::OpenInputFile(path);
+  if (!opened.ok()) return -1;
+  const int fd = *opened;
   std::array<char, 4096> chunk;
   int64_t result = -1;
   for (size_t scanned = 0; scanned < max_scan && result < 0;) {

@@ -29,8 +29,11 @@ base::StatusOr<FileProbe> FileProbe::Open(const std::string& path) {
   std::vector<std::string> tables;
   if (LooksLikeSqlite(head)) {
     auto db = SqliteDb::Open(path);
+    // A damaged SQLite file (cut short, corrupt) is no importer's: its error is the answer.
+    if (!db.ok() && db.status().kind() == base::ErrorKind::kData) return db.status();
     if (db.ok()) {
       auto names = db->TableNames();
+      if (!names.ok() && names.status().kind() == base::ErrorKind::kData) return names.status();
       if (names.ok()) tables = std::move(*names);
     }
   }

@@ -7,6 +7,8 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "src/base/file_io.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <condition_variable>
@@ -464,16 +466,13 @@ base::Status InputStream::Start() {
 }
 
 base::StatusOr<std::unique_ptr<InputStream>> InputStream::Open(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return base::IoError(path, std::string("cannot open: ") + std::strerror(errno));
+  // A regular file only (a FIFO, pipe or device is refused at once: base::OpenInputFile).
+  DP_ASSIGN_OR_RETURN(const int fd, base::OpenInputFile(path));
   std::unique_ptr<InputStream> in(new InputStream());
   in->name_ = path;
   in->source_ = std::make_unique<Source>(fd);
   struct stat st {};
-  if (::fstat(fd, &st) == 0) {
-    if (S_ISDIR(st.st_mode)) return base::IoError(path, "is a directory, not a file");
-    if (S_ISREG(st.st_mode)) in->file_bytes_ = static_cast<uint64_t>(st.st_size);
-  }
+  if (::fstat(fd, &st) == 0) in->file_bytes_ = static_cast<uint64_t>(st.st_size);
   ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
   DP_RETURN_IF_ERROR(in->Start());
   return in;
@@ -521,8 +520,9 @@ void InputStream::Rewind() {
 }
 
 Compression FileCompression(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Compression::kNone;
+  const base::StatusOr<int> opened = base::OpenInputFile(path);
+  if (!opened.ok()) return Compression::kNone;
+  const int fd = *opened;
   char head[8];
   const ssize_t n = ::pread(fd, head, sizeof head, 0);
   ::close(fd);
@@ -530,8 +530,12 @@ Compression FileCompression(const std::string& path) {
                : Compression::kNone;
 }
 
-base::StatusOr<std::string> ReadWholeInput(const std::string& path) {
+base::StatusOr<std::string> ReadWholeInput(const std::string& path, size_t max_bytes,
+                                           std::string_view kind) {
   DP_ASSIGN_OR_RETURN(std::unique_ptr<InputStream> in, InputStream::Open(path));
+  if (in->file_bytes() > max_bytes && !in->compressed()) {
+    return base::TooLargeError(path, max_bytes, kind);
+  }
   std::string content;
   size_t size = 0;
   for (;;) {
@@ -539,6 +543,7 @@ base::StatusOr<std::string> ReadWholeInput(const std::string& path) {
     const size_t got = in->Read(content.data() + size, content.size() - size);
     size += got;
     if (got == 0) break;
+    if (size > max_bytes) return base::TooLargeError(path, max_bytes, kind);  // decompressed
   }
   content.resize(size);
   DP_RETURN_IF_ERROR(in->status());

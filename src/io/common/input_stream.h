@@ -93,7 +93,9 @@ class InputStream {
 };
 
 // The whole (decompressed) content of the file at `path`, for importers that read whole files
-// (bench logs). Errors: those of InputStream.
-base::StatusOr<std::string> ReadWholeInput(const std::string& path);
+// (bench logs), at most `max_bytes` of it. Errors: those of InputStream; kData
+// base::TooLargeError ("larger than <N> MiB: not <kind>") beyond `max_bytes`.
+base::StatusOr<std::string> ReadWholeInput(const std::string& path, size_t max_bytes,
+                                           std::string_view kind);
 
 }  // namespace decodeprof::io

@@ -5,6 +5,7 @@
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,6 +26,9 @@ class SqliteDb {
   // Errors: kIo (missing / unreadable file, a journal that cannot be rolled back), kData (not
   // an SQLite database, corrupt; a gzip / zstd / xz / ... compressed file:
   // CompressedSqliteError — SQLite needs random access, so decodeprof does not decompress it).
+  // The file must be a regular file (a FIFO, pipe or device: kIo, base::OpenInputFile); with
+  // no journal or WAL file beside it, it is opened immutable (no lock; nothing is created
+  // beside it). A file shorter than its header says (cut short) is kData (CheckSqliteSize).
   static base::StatusOr<SqliteDb> Open(const std::string& path);
   SqliteDb(SqliteDb&& other) noexcept : path_(std::move(other.path_)), db_(other.db_) {
     other.db_ = nullptr;
@@ -44,8 +48,12 @@ class SqliteDb {
   bool HasColumn(std::string_view table, std::string_view column) const;
 
   // The error of a failed query as a Status on this file (kData; kIo for a read-only
-  // journal): "<what>: <sqlite message>".
-  base::Status Error(const SqliteQuery& q, std::string_view what) const;
+  // journal): "<what>: <sqlite message>"; SQLITE_CORRUPT and SQLITE_NOTADB name the damage.
+  // A row whose types broke the query's Numbers() (SQLITE_MISMATCH): kData "table <T>, row
+  // <R>: column <C> holds text 'x' where an integer belongs" — T is `table` when given, else
+  // the column's table.
+  base::Status Error(const SqliteQuery& q, std::string_view what,
+                     std::string_view table = "") const;
 
  private:
   explicit SqliteDb(std::string path) : path_(std::move(path)) {}
@@ -63,7 +71,20 @@ class SqliteQuery {
   SqliteQuery& operator=(const SqliteQuery&) = delete;
 
   bool prepared() const { return stmt_ != nullptr && rc_ == SQLITE_OK; }
-  int Step() { return rc_ = sqlite3_step(stmt_); }
+  // The next row: SQLITE_ROW, SQLITE_DONE, an error, or SQLITE_MISMATCH for a row whose types
+  // break Numbers() (the row stays readable for the error message).
+  int Step();
+  // Strict types, checked by Step() on every row: each column not in `text` must hold an
+  // INTEGER or NULL; those in `real` an INTEGER, a REAL or NULL. Text where a number belongs
+  // is never read as 0.
+  SqliteQuery& Numbers(std::initializer_list<int> text = {}, std::initializer_list<int> real = {});
+  // The column that broke Numbers() on the current row, -1 when none.
+  int mismatch_column() const { return mismatch_; }
+  bool accepts_real(int col) const {
+    return col >= 0 && static_cast<size_t>(col) < kinds_.size() &&
+           kinds_[static_cast<size_t>(col)] == 2;
+  }
+  sqlite3_stmt* stmt() const { return stmt_; }
   int rc() const { return rc_; }
   int64_t Int(int col) const { return sqlite3_column_int64(stmt_, col); }
   double Double(int col) const { return sqlite3_column_double(stmt_, col); }
@@ -79,7 +100,15 @@ class SqliteQuery {
  private:
   sqlite3_stmt* stmt_ = nullptr;
   int rc_ = SQLITE_OK;
+  std::vector<uint8_t> kinds_;  // per column: 0 any, 1 integer, 2 integer or real
+  int mismatch_ = -1;
 };
+
+// Checks the size of the SQLite file at `path` against its header: a file shorter than the
+// header's page count × page size (or, when that count is stale, not a whole number of pages)
+// is cut short. Errors (kData, where = path): "the database is cut short: ..."; an impossible
+// page size. A file that does not start like an SQLite database passes (SQLite says why).
+base::Status CheckSqliteSize(const std::string& path);
 
 // The refusal of a compressed SQLite file (kData, where = path): it must be decompressed first.
 base::Status CompressedSqliteError(const std::string& path, Compression c);

@@ -117,6 +117,11 @@ struct Event {
   int64_t stream = 0;
   std::array<int64_t, 3> grid = {0, 0, 0};
   bool has_grid = false;
+  // args.correlation, args.device or args.stream holding something other than an integer
+  // (text, a fraction, a literal, a container): the error of a dispatch; of a launch call,
+  // only for its correlation (roctracer writes a launch's stream as "0x0").
+  const char* bad_arg = nullptr;
+  bool bad_correlation = false;
 };
 
 class Reader {
@@ -285,16 +290,27 @@ JsonStep Reader::Args(od::value& value, Event& e) {
     od::value& v = field.value_unsafe().value();
     if (v.type().get(type)) return JsonStep::kBad;
     const Key key = KeyOf(k);
+    const bool integer_arg = key == Key::kCorrelation || key == Key::kDevice || key == Key::kStream;
+    const char* arg_name = key == Key::kCorrelation ? "args.correlation"
+                           : key == Key::kDevice    ? "args.device"
+                                                    : "args.stream";
     if (type == Type::number) {
       const std::optional<std::string_view> text = json_.Number(v);
       if (!text) return JsonStep::kBad;
-      if (key != Key::kCorrelation && key != Key::kDevice && key != Key::kStream) continue;
+      if (!integer_arg) continue;
       if (const std::optional<int64_t> n = JsonInteger(*text)) {
         if (key == Key::kCorrelation && *n > 0) e.correlation = static_cast<uint64_t>(*n);
         if (key == Key::kDevice) e.device = *n;
         if (key == Key::kStream) e.stream = *n;
+      } else {
+        e.bad_arg = arg_name;
+        e.bad_correlation = e.bad_correlation || key == Key::kCorrelation;
       }
       continue;
+    }
+    if (integer_arg && type != Type::null) {
+      e.bad_arg = arg_name;
+      e.bad_correlation = e.bad_correlation || key == Key::kCorrelation;
     }
     if (key == Key::kGrid && type == Type::string) e.has_grid = false;
     if (key != Key::kGrid || type != Type::array) {
@@ -373,6 +389,12 @@ JsonStep Reader::EndEvent(Event& e) {
   for (auto [field, label] : {std::pair{e.ts_field, "ts"}, std::pair{e.dur_field, "dur"}}) {
     if (field == Field::kAbsent) return fail(std::string("without ") + label);
     if (field == Field::kBadType) return fail(std::string("whose ") + label + " is not a number");
+  }
+  if (e.bad_correlation && category != Category::kAnnotation) {
+    return fail("whose args.correlation is not an integer");
+  }
+  if (e.bad_arg != nullptr && category != Category::kLaunch && category != Category::kAnnotation) {
+    return fail(std::string("whose ") + e.bad_arg + " is not an integer");
   }
   if (e.time_overflow || __builtin_add_overflow(e.ts_ns, base_, &e.ts_ns) ||
       e.ts_ns > INT64_MAX - std::max<int64_t>(e.dur_ns, 0)) {

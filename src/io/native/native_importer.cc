@@ -205,6 +205,7 @@ class NativeReader {
 
   base::Status ReadStrings() {
     SqliteQuery q(*db_, "SELECT id, text FROM strings ORDER BY id");
+    q.Numbers({1});
     if (!q.prepared()) return SqlError(q, "cannot read table strings");
     std::vector<std::string> texts;
     int rc;
@@ -222,6 +223,7 @@ class NativeReader {
 
   base::Status ReadCounters() {
     SqliteQuery q(*db_, "SELECT name, value FROM counters");
+    q.Numbers({0});
     if (!q.prepared()) return SqlError(q, "cannot read table counters");
     int rc;
     while ((rc = q.Step()) == SQLITE_ROW) {
@@ -253,12 +255,14 @@ class NativeReader {
                         "SELECT id, start_ns, end_ns, name_id, grid_x, grid_y, grid_z, device, "
                         "stream, correlation FROM kernels ORDER BY start_ns, id");
     if (!kernels.prepared()) return SqlError(kernels, "cannot read table kernels");
+    kernels.Numbers();
     std::optional<SqliteQuery> memory;
     if (options_.memory_ops_as_dispatches) {
       memory.emplace(*db_,
                      "SELECT id, start_ns, end_ns, kind, copy_kind, device, stream, correlation "
                      "FROM memory_ops ORDER BY start_ns, id");
       if (!memory->prepared()) return SqlError(*memory, "cannot read table memory_ops");
+      memory->Numbers();
     }
     int krc = kernels.Step();
     int mrc = memory ? memory->Step() : SQLITE_DONE;
@@ -344,6 +348,7 @@ class NativeReader {
                   "SELECT id, name_id, start_ns, end_ns, thread, correlation FROM api_calls "
                   "WHERE correlation != 0 ORDER BY id");
     if (!q.prepared()) return SqlError(q, "cannot read table api_calls");
+    q.Numbers();
     int rc;
     while ((rc = q.Step()) == SQLITE_ROW) {
       auto name = strings_->Get(q.Int(1));
@@ -359,6 +364,7 @@ class NativeReader {
 
   base::Status ReadDevices() {
     SqliteQuery q(*db_, "SELECT id, name FROM devices ORDER BY id");
+    q.Numbers({1});
     if (!q.prepared()) return SqlError(q, "cannot read table devices");
     int rc;
     while ((rc = q.Step()) == SQLITE_ROW) {
@@ -373,6 +379,7 @@ class NativeReader {
                   "SELECT id, name_id, domain_id, start_ns, end_ns, thread, depth FROM ranges "
                   "ORDER BY start_ns, depth, id");
     if (!q.prepared()) return SqlError(q, "cannot read table ranges");
+    q.Numbers();
     int rc;
     while ((rc = q.Step()) == SQLITE_ROW) {
       NativeRange r;
@@ -395,6 +402,7 @@ class NativeReader {
 
   base::Status ReadMarks() {
     SqliteQuery q(*db_, "SELECT id, name_id, domain_id, time_ns, thread FROM marks ORDER BY 4, 1");
+    q.Numbers();
     if (!q.prepared()) return SqlError(q, "cannot read table marks");
     int rc;
     while ((rc = q.Step()) == SQLITE_ROW) {

@@ -64,6 +64,7 @@ base::Status ReadRanges(Context& ctx) {
                             t.Or("textId") + ", " + t.Or("globalTid") + " FROM " + t.name() +
                             " ORDER BY rowid");
   if (!q.prepared()) return ctx.SqlError(q, kNvtxTable);
+  q.Numbers({4});
   std::vector<Row> rows;
   int64_t skipped = 0;
   trace::DiagnosticExample first_skipped;

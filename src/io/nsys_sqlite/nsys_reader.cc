@@ -52,6 +52,7 @@ constexpr const char* kNameColumns[] = {"demangledName", "mangledName", "shortNa
 base::Status StringTable::Load(const SqliteDb& db) {
   SqliteQuery q(db, "SELECT id, value FROM StringIds");
   if (!q.prepared()) return db.Error(q, "cannot read table StringIds");
+  q.Numbers({1});
   while (q.Step() == SQLITE_ROW) entries_[q.Int(0)].text = q.Text(1);
   if (q.rc() != SQLITE_DONE) return db.Error(q, "cannot read table StringIds");
   return base::OkStatus();
@@ -146,7 +147,10 @@ uint64_t Context::Correlation(std::optional<int64_t> correlation,
 }
 
 std::string PidExpr(std::string_view column) {
-  return "((" + std::string(column) + " >> 24) & 16777215)";
+  // A value that is not an integer passes unchanged, so that the query's Numbers() names it.
+  const std::string c(column);
+  return "(CASE WHEN typeof(" + c + ") = 'integer' THEN ((" + c + " >> 24) & 16777215) ELSE " + c +
+         " END)";
 }
 
 base::Status DetectProcesses(Context& ctx) {
@@ -221,6 +225,7 @@ base::Status ReadDispatches(Context& ctx) {
   sql += " ORDER BY 3, 1, 2";
   SqliteQuery q(ctx.db, sql);
   if (!q.prepared()) return ctx.SqlError(q, kKernelTable);
+  q.Numbers();
 
   trace::StringPool& names = ctx.names();
   const trace::StringId memset_name = names.Intern(trace::kMemsetName);
@@ -309,6 +314,9 @@ base::Status ReadDispatches(Context& ctx) {
     d.line = line < UINT32_MAX ? ++line : line;
     ctx.builder.AddDispatch(d);
   }
+  if (q.rc() == SQLITE_MISMATCH) {  // the row's own table, not the union's first
+    return ctx.db.Error(q, "cannot read table", SourceTable(q.Int(kSource)));
+  }
   if (q.rc() != SQLITE_DONE) return ctx.SqlError(q, kKernelTable);
   return base::OkStatus();
 }
@@ -322,6 +330,7 @@ base::Status ReadLaunches(Context& ctx) {
     SqliteQuery q(ctx.db, "SELECT rowid, start, end, nameId, correlationId, " + t.Or("globalTid") +
                               " FROM " + t.name() + " ORDER BY rowid");
     if (!q.prepared()) return ctx.SqlError(q, name);
+    q.Numbers();
     while (q.Step() == SQLITE_ROW) {
       ++ctx.result.api_calls;
       const int64_t rowid = q.Int(0);

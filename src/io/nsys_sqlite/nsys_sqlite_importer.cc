@@ -62,6 +62,7 @@ base::Status ReadClock(nsys::Context& ctx) {
     SqliteQuery q(ctx.db,
                   "SELECT systemClockNs FROM " + std::string(kTable) + " ORDER BY rowid LIMIT 1");
     if (!q.prepared()) return ctx.SqlError(q, kTable);
+    q.Numbers();
     const int rc = q.Step();
     if (rc == SQLITE_ROW && !q.IsNull(0)) {
       ctx.time_offset = q.Int(0);
@@ -87,6 +88,7 @@ base::Status ReadDevices(nsys::Context& ctx) {
       ctx.db.HasColumn("TARGET_INFO_GPU", "name") ? "max(coalesce(name, ''))" : "''";
   SqliteQuery q(ctx.db, "SELECT id, " + name + " FROM TARGET_INFO_GPU GROUP BY id ORDER BY id");
   if (!q.prepared()) return ctx.SqlError(q, "TARGET_INFO_GPU");
+  q.Numbers({1});
   while (q.Step() == SQLITE_ROW) {
     ctx.builder.trace().devices.push_back(trace::Device{static_cast<int32_t>(q.Int(0)), q.Text(1)});
   }

@@ -284,6 +284,16 @@ inline bool AddRow(const CsvReader& reader, const Columns& c, NameCache& name_ca
       return false;
     }
   }
+  // An id with no number at its end ("many", "Agent") is an error, never 0; "" is absent.
+  for (const Column* column : {&c.agent, &c.queue, &c.correlation}) {
+    if (column->index == kNoColumn || column->index >= reader.size()) continue;
+    const std::string_view text = base::Trim(reader[column->index]);
+    if (!text.empty() && (text.back() < '0' || text.back() > '9')) {
+      *error = base::DataError(base::AtLine(reader.where(), reader.line()),
+                               column->name + " is not a number: '" + base::Excerpt(text) + "'");
+      return false;
+    }
+  }
   trace::Dispatch d;
   d.start = start_ns;
   d.end = end_ns;
