@@ -111,6 +111,11 @@ class NativeReader {
   // numbers").
   base::Status Ranged(const SqliteQuery& q, int col, std::string_view table,
                       std::string_view column, int64_t min, int64_t max, int64_t* out) const {
+    if (q.Type(col) != SQLITE_INTEGER) {
+      return RowError(table, q.Int(0),
+                      std::string(column) + " '" + base::Excerpt(q.Text(col)) +
+                          "' is not an integer");
+    }
     const int64_t v = q.Int(col);
     if (v < min || v > max) {
       return RowError(table, q.Int(0),
