@@ -151,6 +151,8 @@ TEST_F(NumbersTest, NativeColumnsBeyondTheirRangeAreErrorsNamingTheRow) {
       {"UPDATE ranges SET depth = -2", "ranges id 1: depth -2 is not from -1"},
       {"UPDATE devices SET id = 32768", "devices id 32768: id 32768 is not from 0 to 32767"},
       {"UPDATE marks SET time_ns = -1", "marks id 1: time_ns -1 is not from 0"},
+      {"INSERT INTO meta(key, value) VALUES ('rank', '0'), ('devices_used', '0,70000')",
+       "meta devices_used is '0,70000', not a comma-separated list of device ids (0 to 32767)"},
       {"INSERT INTO counters(name, value) VALUES ('cupti_dropped_records', -4)",
        "table counters: cupti_dropped_records is -4, not a count"},
   };

@@ -455,7 +455,10 @@ base::StatusOr<Choice> Choose(const TraceRequest& request, const trace::PhaseMar
   const trace::ClockDomain clock = info.clock.value_or(trace::ClockDomain::kMonotonic);
   if (request.window.kind != WindowSpec::Kind::kDecode) {
     const bool all = request.window.kind == WindowSpec::Kind::kAll;
-    trace::TimestampNs lo = request.window.start, hi = request.window.end;
+    // No time in a trace lies past kMaxTimestampNs: an explicit bound beyond it (the widest
+    // window, 0..9223372036854775807) selects what the bound at it does.
+    trace::TimestampNs lo = std::min(request.window.start, trace::kMaxTimestampNs);
+    trace::TimestampNs hi = std::min(request.window.end, trace::kMaxTimestampNs);
     if (all) {  // the trace's span
       lo = INT64_MAX;
       hi = INT64_MIN;

@@ -112,9 +112,9 @@ class NativeReader {
   base::Status Ranged(const SqliteQuery& q, int col, std::string_view table,
                       std::string_view column, int64_t min, int64_t max, int64_t* out) const {
     if (q.Type(col) != SQLITE_INTEGER) {
-      return RowError(table, q.Int(0),
-                      std::string(column) + " '" + base::Excerpt(q.Text(col)) +
-                          "' is not an integer");
+      return RowError(
+          table, q.Int(0),
+          std::string(column) + " '" + base::Excerpt(q.Text(col)) + "' is not an integer");
     }
     const int64_t v = q.Int(col);
     if (v < min || v > max) {
@@ -229,9 +229,9 @@ class NativeReader {
       while (!rest.empty()) {
         const size_t comma = rest.find(',');
         const std::optional<int64_t> d = base::ParseInt64(rest.substr(0, comma));
-        if (!d || *d < 0 || *d > INT32_MAX) {
+        if (!d || *d < 0 || *d > INT16_MAX) {
           return DataError("meta devices_used is '" + base::Excerpt(it->second) +
-                           "', not a comma-separated list of device ids");
+                           "', not a comma-separated list of device ids (0 to 32767)");
         }
         info.devices_used.push_back(static_cast<int32_t>(*d));
         rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
