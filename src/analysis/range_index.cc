@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <tuple>
+#include <utility>
 
 namespace decodeprof::analysis {
 
@@ -19,6 +20,7 @@ RangeIndex::RangeIndex(std::span<const trace::Range> ranges) {
   });
   ranges_.reserve(kept.size());
   std::vector<size_t> open;  // stack of the ranges that may enclose the next one
+  int64_t max_depth = 0;
   for (size_t i = 0; i < kept.size(); ++i) {
     const trace::Range& r = *kept[i];
     if (i == 0 || kept[i - 1]->thread != r.thread) {
@@ -34,7 +36,86 @@ RangeIndex::RangeIndex(std::span<const trace::Range> ranges) {
     e.parent = open.empty() ? -1 : static_cast<int64_t>(open.back());
     ranges_.push_back(e);
     open.push_back(i);
+    max_depth = std::max<int64_t>(max_depth, static_cast<int64_t>(open.size()));
   }
+  if (max_depth <= kWalk) return;
+  // A deep chain (nested ranges by the thousand): jumps of 1, 2, 4, ... ranges up it.
+  const size_t n = ranges_.size();
+  jump_.emplace_back(n);
+  max_end_.emplace_back(n);
+  for (size_t i = 0; i < n; ++i) {
+    jump_[0][i] = static_cast<int32_t>(ranges_[i].parent);
+    max_end_[0][i] = ranges_[i].end;
+  }
+  for (int64_t span = 2; span / 2 < max_depth; span *= 2) {
+    const std::vector<int32_t>& half = jump_.back();
+    const std::vector<trace::TimestampNs>& half_end = max_end_.back();
+    std::vector<int32_t> next(n);
+    std::vector<trace::TimestampNs> next_end(n);
+    for (size_t i = 0; i < n; ++i) {
+      const int32_t mid = half[i];
+      next[i] = mid < 0 ? -1 : half[static_cast<size_t>(mid)];
+      next_end[i] =
+          mid < 0 ? half_end[i] : std::max(half_end[i], half_end[static_cast<size_t>(mid)]);
+    }
+    jump_.push_back(std::move(next));
+    max_end_.push_back(std::move(next_end));
+  }
+}
+
+int64_t RangeIndex::LastStartingBy(uint64_t thread, trace::TimestampNs time) const {
+  const auto it = threads_.find(thread);
+  if (it == threads_.end()) return -1;
+  const auto first = ranges_.begin() + static_cast<std::ptrdiff_t>(it->second.begin);
+  const auto last = ranges_.begin() + static_cast<std::ptrdiff_t>(it->second.end);
+  const auto after = std::upper_bound(
+      first, last, time, [](trace::TimestampNs t, const Entry& e) { return t < e.start; });
+  if (after == first) return -1;
+  return static_cast<int64_t>(after - ranges_.begin()) - 1;
+}
+
+int64_t RangeIndex::FirstOpen(int64_t i, trace::TimestampNs time) const {
+  if (jump_.empty()) {
+    while (i >= 0 && ranges_[static_cast<size_t>(i)].end <= time) {
+      i = ranges_[static_cast<size_t>(i)].parent;
+    }
+    return i;
+  }
+  // Over every block of ranges that all ended by `time`, largest blocks first.
+  for (size_t k = jump_.size(); k-- > 0 && i >= 0;) {
+    while (i >= 0 && max_end_[k][static_cast<size_t>(i)] <= time)
+      i = jump_[k][static_cast<size_t>(i)];
+  }
+  return i;
+}
+
+std::vector<int32_t> RangeIndex::NearestMatching(
+    const std::function<bool(trace::StringId)>& matches) const {
+  // A parent comes before its children in ranges_.
+  std::vector<int32_t> nearest(ranges_.size(), -1);
+  for (size_t i = 0; i < ranges_.size(); ++i) {
+    if (matches(ranges_[i].name)) {
+      nearest[i] = static_cast<int32_t>(i);
+    } else if (ranges_[i].parent >= 0) {
+      nearest[i] = nearest[static_cast<size_t>(ranges_[i].parent)];
+    }
+  }
+  return nearest;
+}
+
+bool RangeIndex::AnyEnclosing(uint64_t thread, trace::TimestampNs time,
+                              std::span<const int32_t> nearest) const {
+  // Every range of the chain from the last one to start by `time` starts by `time`; of them,
+  // those still open at `time` enclose it.
+  int64_t i = FirstOpen(LastStartingBy(thread, time), time);
+  while (i >= 0) {
+    const int32_t m = nearest[static_cast<size_t>(i)];
+    if (m < 0) return false;
+    if (time < ranges_[static_cast<size_t>(m)].end) return true;
+    // A range that does not nest: it ended before `time` although one inside it did not.
+    i = FirstOpen(ranges_[static_cast<size_t>(m)].parent, time);
+  }
+  return false;
 }
 
 void RangeIndex::Enclosing(uint64_t thread, trace::TimestampNs time,

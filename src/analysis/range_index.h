@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <unordered_map>
 #include <vector>
@@ -32,6 +33,17 @@ class RangeIndex {
   // (cleared first). Empty when none does or the thread has no ranges.
   void Enclosing(uint64_t thread, trace::TimestampNs time, std::vector<trace::StringId>* out) const;
 
+  // For each indexed range, the nearest range of its nesting chain (itself, else its parent,
+  // ...) whose name `matches` accepts, or -1: what AnyEnclosing reads. `matches` is called
+  // once per range; O(n).
+  std::vector<int32_t> NearestMatching(const std::function<bool(trace::StringId)>& matches) const;
+
+  // Whether one of the ranges enclosing `time` on `thread` is a range `nearest` (from
+  // NearestMatching) accepts. The same answer as testing each name Enclosing returns, in
+  // O(log depth) for ranges that nest (a chain of 10^5 nested ranges included).
+  bool AnyEnclosing(uint64_t thread, trace::TimestampNs time,
+                    std::span<const int32_t> nearest) const;
+
   size_t size() const { return ranges_.size(); }  // indexed ranges
   bool empty() const { return ranges_.empty(); }
 
@@ -47,7 +59,19 @@ class RangeIndex {
     size_t end = 0;
   };
 
+  // The last range of `thread` that starts at or before `time`, or -1.
+  int64_t LastStartingBy(uint64_t thread, trace::TimestampNs time) const;
+  // The first range of the chain from `i` (itself, its parent, ...) that ends after `time`,
+  // or -1: by jumps over the chain when it is deep.
+  int64_t FirstOpen(int64_t i, trace::TimestampNs time) const;
+
   std::vector<Entry> ranges_;  // grouped by thread, each group by start (ties: longer first)
+  // Jumps up deep chains (built when a chain is deeper than kWalk): jump_[k][i] is the
+  // 2^k-th ancestor of range i (-1 past the top), max_end_[k][i] the latest end among the
+  // 2^k ranges from i up (those that exist).
+  static constexpr int64_t kWalk = 64;
+  std::vector<std::vector<int32_t>> jump_;
+  std::vector<std::vector<trace::TimestampNs>> max_end_;
   std::unordered_map<uint64_t, ThreadSpan> threads_;
 };
 

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -84,6 +86,53 @@ TEST_F(RangeIndexTest, EmptyIndex) {
   const RangeIndex index(ranges_);
   EXPECT_TRUE(index.empty());
   EXPECT_EQ(At(index, 1, 0), "");
+}
+
+// AnyEnclosing gives the answer of testing each name Enclosing returns, on nested,
+// overlapping (ranges that do not nest) and deep chains, with and without the jumps.
+TEST_F(RangeIndexTest, AnyEnclosingAgreesWithEnclosing) {
+  std::mt19937_64 rng(7);
+  for (const int count : {40, 300}) {  // 300 nested deep: the jump tables are built
+    ranges_.clear();
+    for (int i = 0; i < count; ++i) {
+      const int64_t start = static_cast<int64_t>(rng() % 1000);
+      const int64_t length = static_cast<int64_t>(rng() % 400) + 1;
+      Add("r" + std::to_string(rng() % 5), start, start + length, 1 + rng() % 2, 0);
+    }
+    for (int d = 0; d < count; ++d) Add("n" + std::to_string(d % 7), 2000 + d, 3000 - d, 1, d);
+    const RangeIndex index(ranges_);
+    for (const std::string wanted : {"r1", "n3", "none"}) {
+      const std::vector<int32_t> nearest =
+          index.NearestMatching([&](trace::StringId id) { return pool_.Get(id) == wanted; });
+      for (uint64_t thread : {1u, 2u, 3u}) {
+        for (int64_t t = -1; t < 3100; t += 3) {
+          std::vector<trace::StringId> ids;
+          index.Enclosing(thread, t, &ids);
+          bool any = false;
+          for (trace::StringId id : ids) any = any || pool_.Get(id) == wanted;
+          ASSERT_EQ(index.AnyEnclosing(thread, t, nearest), any)
+              << wanted << " thread " << thread << " at " << t << " of " << count;
+        }
+      }
+    }
+  }
+}
+
+// 10^5 nested ranges and 10^5 lookups at their innermost point: linear work, not 10^10.
+TEST_F(RangeIndexTest, DeepNestingIsAnsweredWithoutWalkingTheChain) {
+  constexpr int kDepth = 100'000;
+  for (int d = 0; d < kDepth; ++d) Add("module", d, 10 * kDepth - d, 9, d);
+  Add("module.attn", kDepth, kDepth + 1, 9, kDepth);
+  const auto begin = std::chrono::steady_clock::now();
+  const RangeIndex index(ranges_);
+  const std::vector<int32_t> nearest =
+      index.NearestMatching([&](trace::StringId id) { return pool_.Get(id) == "module.attn"; });
+  int64_t hits = 0;
+  for (int64_t t = 0; t < 2 * kDepth; ++t) hits += index.AnyEnclosing(9, kDepth + t % 3, nearest);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  EXPECT_EQ(hits, (2 * kDepth + 2) / 3);  // only at kDepth itself
+  EXPECT_LT(seconds, 10.0);
 }
 
 }  // namespace

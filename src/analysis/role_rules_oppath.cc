@@ -51,18 +51,18 @@ void OpPathRule::Apply(const SequenceView& seq, std::vector<RoleId>& roles) cons
   if (!Usable(seq)) return;
   RoleWriter writer(roles, p_.overwrite);
   std::vector<uint8_t> memo(seq.names->size(), 0);  // per range name: 0 unknown, 1 no, 2 yes
-  std::vector<trace::StringId> path;
+  // Each range's name is matched once; a dispatch then asks its chain of enclosing ranges at
+  // once (linear in the ranges, whatever their depth).
+  const std::vector<int32_t> nearest = seq.ranges->NearestMatching([&](trace::StringId name) {
+    if (name >= memo.size()) return false;
+    uint8_t& hit = memo[name];
+    if (hit == 0) hit = RE2::PartialMatch(seq.names->Get(name), *regex_) ? 2 : 1;
+    return hit == 2;
+  });
   for (size_t i = 0; i < seq.dispatches.size(); ++i) {
     if (!writer.Writable(i) || seq.launch_time[i] == kUnknownLaunch) continue;
-    seq.ranges->Enclosing(seq.launch_thread[i], seq.launch_time[i], &path);
-    for (const trace::StringId name : path) {
-      if (name >= memo.size()) continue;
-      uint8_t& hit = memo[name];
-      if (hit == 0) hit = RE2::PartialMatch(seq.names->Get(name), *regex_) ? 2 : 1;
-      if (hit == 2) {
-        writer.Set(i, p_.role);
-        break;
-      }
+    if (seq.ranges->AnyEnclosing(seq.launch_thread[i], seq.launch_time[i], nearest)) {
+      writer.Set(i, p_.role);
     }
   }
 }

@@ -37,6 +37,7 @@ WindowCollector::WindowCollector(const trace::PhaseMarks& marks) {
   for (ClockDomain c : trace::kAllClocks) {
     PerClock& pc = clocks_[Index(c)];
     pc.warmup_start = MarkOn(marks, "warmup_start", c);
+    pc.measured_start = MarkOn(marks, "measured_start", c);
     pc.decode_start = MarkOn(marks, "decode_start", c);
     pc.measured_end = MarkOn(marks, "measured_end", c);
   }
@@ -125,6 +126,26 @@ base::StatusOr<DecodeWindow> WindowCollector::Finish(const std::string& log_path
   if (!pc.decode_start) {
     return base::DataError(log_path, std::string("the bench log has no decode_start mark on the ") +
                                          trace::ClockName(*best) + " clock");
+  }
+
+  // The marks in the order a bench prints them; any other order cuts a window that cannot be
+  // the decode (one that starts in the prefill, or ends before it starts).
+  const std::pair<const char*, std::optional<trace::TimestampNs>> order[] = {
+      {"warmup_start", pc.warmup_start},
+      {"measured_start", pc.measured_start},
+      {"decode_start", pc.decode_start},
+      {"measured_end", pc.measured_end}};
+  for (size_t i = 0; i < std::size(order); ++i) {
+    for (size_t j = i + 1; j < std::size(order); ++j) {
+      if (!order[i].second || !order[j].second || *order[i].second <= *order[j].second) continue;
+      return base::DataError(
+          log_path,
+          std::string("the marks are out of order on the ") + trace::ClockName(*best) +
+              " clock: " + order[j].first + " (" + std::to_string(*order[j].second) +
+              ") comes before " + order[i].first + " (" + std::to_string(*order[i].second) + ")",
+          "a bench prints warmup_start, measured_start, decode_start and measured_end in that "
+          "order; the window between decode_start and measured_end would not be the decode");
+    }
   }
 
   DecodeWindow window;

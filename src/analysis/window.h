@@ -51,6 +51,9 @@ class WindowCollector : public trace::DispatchSink {
   //    "no dispatch lies between the warmup_start and measured_end marks on either clock;
   //     was MLXCEL_BENCH_PHASE_MARKS=1 set?"
   //  - the chosen clock has no decode_start mark;
+  //  - its marks out of order (warmup_start <= measured_start <= decode_start <= measured_end
+  //    must hold): "the marks are out of order on the monotonic clock: decode_start (5) comes
+  //    before measured_start (9)" — a window cut from them would count the prefill;
   //  - "no dispatch inside the decode window".
   base::StatusOr<DecodeWindow> Finish(const std::string& log_path) &&;
 
@@ -84,7 +87,7 @@ class WindowCollector : public trace::DispatchSink {
  private:
   struct PerClock {
     // Marks on this clock (absent when the log lacks them or printed `na`).
-    std::optional<trace::TimestampNs> warmup_start, decode_start, measured_end;
+    std::optional<trace::TimestampNs> warmup_start, measured_start, decode_start, measured_end;
     int64_t bracketed = 0;
     int64_t straddling = 0;
     std::optional<trace::Dispatch> last_before;

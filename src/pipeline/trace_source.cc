@@ -90,6 +90,11 @@ base::Status CheckImported(const TraceRequest& request, const io::Importer& impo
             : request.path + ": record " + std::to_string(info.bad_dispatch->line);
     return base::DataError(where, "a dispatch " + info.bad_dispatch->what);
   }
+  if (info.bad_record) {
+    return base::DataError(request.path, *info.bad_record + ": it cannot be right",
+                           "times in a trace are nanoseconds from 0 to 2^62 "
+                           "(docs/trace-formats.md)");
+  }
   if (info.dispatches_per_device.empty()) return importer.NoDispatch(request.path, info);
   return CheckDevices(request, info);
 }

@@ -455,7 +455,10 @@ base::StatusOr<Choice> Choose(const TraceRequest& request, const trace::PhaseMar
   const trace::ClockDomain clock = info.clock.value_or(trace::ClockDomain::kMonotonic);
   if (request.window.kind != WindowSpec::Kind::kDecode) {
     const bool all = request.window.kind == WindowSpec::Kind::kAll;
-    trace::TimestampNs lo = request.window.start, hi = request.window.end;
+    // No time in a trace lies past kMaxTimestampNs: an explicit bound beyond it (the widest
+    // window, 0..9223372036854775807) selects what the bound at it does.
+    trace::TimestampNs lo = std::min(request.window.start, trace::kMaxTimestampNs);
+    trace::TimestampNs hi = std::min(request.window.end, trace::kMaxTimestampNs);
     if (all) {  // the trace's span
       lo = INT64_MAX;
       hi = INT64_MIN;
@@ -707,6 +710,61 @@ std::optional<std::string> RepairedName(std::string_view text) {
   return out;
 }
 
+base::Status CheckWindowTimes(const TraceRequest& request, const analysis::DecodeWindow& window) {
+  const auto& ds = window.dispatches;
+  const std::string span =
+      "(" + std::to_string(window.lo) + ".." + std::to_string(window.hi) + " ns)";
+  if (!trace::IsTimestamp(window.lo) || !trace::IsTimestamp(window.hi) || window.hi < window.lo) {
+    return base::DataError(request.path, "the window " + span +
+                                             " is not a span of times from 0 "
+                                             "to 2^62 ns: its marks cannot be right");
+  }
+  if (request.window.kind != WindowSpec::Kind::kDecode || ds.empty()) return base::OkStatus();
+  // What the decode window holds: a decode runs kernels, one after another.
+  int64_t copies = 0, memsets = 0;
+  trace::TimestampNs first_start = ds.front().start, last_end = ds.front().end;
+  bool one_start = true;
+  for (const trace::Dispatch& d : ds) {
+    copies += d.kind == trace::DispatchKind::kMemcpy ? 1 : 0;
+    memsets += d.kind == trace::DispatchKind::kMemset ? 1 : 0;
+    first_start = std::min(first_start, d.start);
+    last_end = std::max(last_end, d.end);
+    one_start = one_start && d.start == ds.front().start;
+  }
+  const std::string hint =
+      "check the decode marks (the bench log, or the trace's decode range), or pick a span "
+      "with --window START_NS..END_NS or --window all";
+  if (copies + memsets == static_cast<int64_t>(ds.size())) {
+    return base::DataError(request.path,
+                           "the decode window " + span + " holds no kernel, only " +
+                               std::to_string(copies) + " memory copies and " +
+                               std::to_string(memsets) + " memsets: it is not a decode",
+                           hint);
+  }
+  if (one_start && ds.size() > 1) {
+    return base::DataError(request.path,
+                           "the decode window's " + std::to_string(ds.size()) +
+                               " dispatches all start at the same time (" +
+                               std::to_string(ds.front().start) +
+                               " ns): their timestamps cannot be a decode",
+                           hint);
+  }
+  // A window reaching a day beyond its dispatches: a mark that cannot be right (an end near
+  // the largest time), whose host gap would be a number without meaning.
+  if (first_start - window.lo > trace::kMaxDispatchNs ||
+      window.hi - last_end > trace::kMaxDispatchNs) {
+    const bool head = first_start - window.lo > trace::kMaxDispatchNs;
+    return base::DataError(
+        request.path,
+        "the decode window " + span + (head ? " starts " : " ends ") +
+            std::to_string(head ? first_start - window.lo : window.hi - last_end) +
+            " ns (over a day) " + (head ? "before its first dispatch" : "after its last dispatch") +
+            ": its " + (head ? "start" : "end") + " mark cannot be right",
+        hint);
+  }
+  return base::OkStatus();
+}
+
 base::Status CheckWindow(const TraceRequest& request, const io::Importer& importer,
                          analysis::DecodeWindow& window, trace::StringPool& names,
                          trace::ImportedTrace& info) {
@@ -731,6 +789,7 @@ base::Status CheckWindow(const TraceRequest& request, const io::Importer& import
           "the trace holds its records twice (a file concatenated with itself?)");
     }
   }
+  DP_RETURN_IF_ERROR(CheckWindowTimes(request, window));
   const trace::DurationNs wall = window.hi - window.lo;
   int64_t long_ones = 0;
   const trace::Dispatch* first_long = nullptr;

@@ -87,7 +87,11 @@ base::StatusOr<WindowedTrace> CutWindow(const TraceRequest& request, const io::I
 // position; dispatches longer than the whole window are counted (dispatch_longer_than_window);
 // names with invalid UTF-8 or control characters are repaired in place (invalid bytes become
 // U+FFFD, control characters other than tab and newline "\xNN": no escape sequence reaches
-// a terminal) and counted (names_repaired).
+// a terminal) and counted (names_repaired). Errors first (CheckWindowTimes): bounds outside
+// [0, kMaxTimestampNs] or an end before the start; for a decode window, one that holds no
+// kernel (only copies and memsets), whose dispatches all start at one time, or that reaches
+// over a day (kMaxDispatchNs) before its first dispatch or after its last.
+base::Status CheckWindowTimes(const TraceRequest& request, const analysis::DecodeWindow& window);
 base::Status CheckWindow(const TraceRequest& request, const io::Importer& importer,
                          analysis::DecodeWindow& window, trace::StringPool& names,
                          trace::ImportedTrace& info);

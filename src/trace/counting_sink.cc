@@ -1,22 +1,44 @@
+#include <algorithm>
 #include <string>
+#include <utility>
 
 #include "src/trace/trace.h"
 
 namespace decodeprof::trace {
 
 void CountingSink::Check(const Dispatch& d) {
-  if (d.end == d.start && d.start >= 0) {
+  if (d.end == d.start && IsTimestamp(d.start)) {
     if (zero_length_++ == 0) first_zero_line_ = d.line;
     return;
   }
   if (bad_) return;
   if (d.start < 0) {
     bad_ = BadDispatch{d.line, "starts at a negative time (" + std::to_string(d.start) + " ns)"};
+  } else if (d.end > kMaxTimestampNs) {
+    bad_ = BadDispatch{d.line, "ends at " + std::to_string(d.end) +
+                                   " ns, beyond the latest time a trace can hold (2^62 ns): "
+                                   "it cannot be right"};
+  } else if (d.end < d.start) {
+    bad_ = BadDispatch{d.line, "ends before it starts (" + std::to_string(d.end) + " < " +
+                                   std::to_string(d.start) + " ns)"};
   } else {
     bad_ = BadDispatch{d.line, "runs " + std::to_string(d.end - d.start) +
                                    " ns, longer than a day: its end (" + std::to_string(d.end) +
                                    " ns) cannot be right"};
   }
+}
+
+void TraceBuilder::NoteBadTimes(std::string what, TimestampNs start, TimestampNs end) {
+  if (start < 0) {
+    what += " starts at a negative time (" + std::to_string(start) + " ns)";
+  } else if (start > kMaxTimestampNs || end > kMaxTimestampNs) {
+    what += " ends at " + std::to_string(std::max(start, end)) +
+            " ns, beyond the latest time a trace can hold (2^62 ns)";
+  } else {
+    what +=
+        " ends before it starts (" + std::to_string(end) + " < " + std::to_string(start) + " ns)";
+  }
+  trace_.bad_record = std::move(what);
 }
 
 void CountingSink::AddCountsTo(ImportedTrace& t) const {

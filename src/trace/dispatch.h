@@ -14,6 +14,12 @@ namespace decodeprof::trace {
 using TimestampNs = int64_t;
 using DurationNs = int64_t;
 
+// The range of every time a trace holds: 0 to 2^62 ns (146 years; on the wall clock, the
+// year 2116), so that the sum or the difference of two times never overflows. A time beyond
+// it in a file is a data error naming its position.
+inline constexpr TimestampNs kMaxTimestampNs = int64_t{1} << 62;
+inline constexpr bool IsTimestamp(TimestampNs t) { return t >= 0 && t <= kMaxTimestampNs; }
+
 // The host clock every timestamp of a trace is on.
 //   kBoottime, kMonotonic — CLOCK_BOOTTIME / CLOCK_MONOTONIC: the clocks of a bench log's
 //     [phase] lines (decodeprof record: monotonic; rocprofv3: either, chosen by the marks).

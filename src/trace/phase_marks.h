@@ -68,6 +68,10 @@ struct BenchLog {
   // Lines the parser could not use although they name a mark or a result
   // (log_line_unread), marks printed twice (duplicate_marks).
   Diagnostics diagnostics;
+  // The first mark whose clock value is an integer outside [0, kMaxTimestampNs]: its line and
+  // what is wrong. Reading the log fails with it (a time that cannot be right is never used).
+  int64_t bad_line = 0;
+  std::string bad_what;
 };
 
 }  // namespace decodeprof::trace

@@ -81,6 +81,11 @@ struct ImportedTrace {
   Diagnostics diagnostics;
   // The first dispatch that cannot be right (CountingSink's checks); the job fails with it.
   std::optional<BadDispatch> bad_dispatch;
+  // The first annotation range or launch call whose times cannot be right (outside
+  // [0, kMaxTimestampNs], or an end before the start), as TraceBuilder found it: what it is
+  // and where ("annotation range 3 ('decodeprof:decode') starts at -5 ns"). The job fails
+  // with it.
+  std::optional<std::string> bad_record;
   // The GPU runtime that recorded it, where the source tells: kHip for rocpd, a native file
   // converted from rocpd, a Kineto trace of PyTorch on ROCm (roctracer keys, hip* launch
   // calls); nullopt when it does not say. Names the copies, and chooses a ROCm pack.
@@ -93,9 +98,9 @@ struct ImportedTrace {
 
 // A sink in front of another that checks and counts what passes (per device, kernels and
 // memory operations) and, with a device filter, forwards only that device's dispatches.
-// Checks, the same for every format: a negative start or a dispatch longer than
-// kMaxDispatchNs is an error (the first one is kept: bad()); a zero-length dispatch is
-// counted as diagnostic zero_duration_dispatches.
+// Checks, the same for every format: a negative start, an end beyond kMaxTimestampNs or
+// before the start, or a dispatch longer than kMaxDispatchNs is an error (the first one is kept:
+// bad()); a zero-length dispatch is counted as diagnostic zero_duration_dispatches.
 class CountingSink final : public DispatchSink {
  public:
   explicit CountingSink(DispatchSink& next) : next_(next) {}
@@ -109,7 +114,11 @@ class CountingSink final : public DispatchSink {
     }
     ++*last_count_;
     ++(d.kind == DispatchKind::kKernel ? kernels_ : memory_ops_);
-    if (d.start < 0 || d.end - d.start > kMaxDispatchNs || d.end == d.start) Check(d);
+    // In this order: the length is computed only for times inside [0, kMaxTimestampNs].
+    if (d.start < 0 || d.end > kMaxTimestampNs || d.end < d.start ||
+        d.end - d.start > kMaxDispatchNs || d.end == d.start) {
+      Check(d);
+    }
     if (!device_filter_ || *device_filter_ == d.device) next_.Add(d);
   }
   // Adds the counts, the diagnostics and the first bad dispatch into `t`.
@@ -149,6 +158,12 @@ class TraceBuilder {
   // A launch call; calls with correlation 0 launch nothing that can be joined and are dropped.
   void AddLaunch(const ApiCall& call) {
     if (call.correlation == 0) return;
+    ++launches_seen_;
+    if (!trace_.bad_record && BadTimes(call.start, call.end)) {
+      NoteBadTimes("launch call " + std::to_string(launches_seen_) + " ('" +
+                       std::string(names_.Get(call.name)) + "')",
+                   call.start, call.end);
+    }
     if (launch_sink_ != nullptr) {
       launch_sink_->Add(call);
     } else {
@@ -157,7 +172,14 @@ class TraceBuilder {
   }
   // Sends launch calls to `sink` instead of the model's `launches`.
   void set_launch_sink(LaunchSink* sink) { launch_sink_ = sink; }
-  void AddRange(const Range& r) { trace_.ranges.push_back(r); }
+  void AddRange(const Range& r) {
+    if (!trace_.bad_record && BadTimes(r.start, r.end)) {
+      NoteBadTimes("annotation range " + std::to_string(trace_.ranges.size() + 1) + " ('" +
+                       std::string(names_.Get(r.name)) + "')",
+                   r.start, r.end);
+    }
+    trace_.ranges.push_back(r);
+  }
 
   ImportedTrace Finish() && {
     counter_.AddCountsTo(trace_);
@@ -165,8 +187,14 @@ class TraceBuilder {
   }
 
  private:
+  static bool BadTimes(TimestampNs start, TimestampNs end) {
+    return !IsTimestamp(start) || !IsTimestamp(end) || end < start;
+  }
+  void NoteBadTimes(std::string what, TimestampNs start, TimestampNs end);
+
   StringPool& names_;
   CountingSink counter_;
+  int64_t launches_seen_ = 0;
   ImportedTrace trace_;
   LaunchSink* launch_sink_ = nullptr;
 };

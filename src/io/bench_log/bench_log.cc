@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "src/base/file_io.h"
 #include "src/base/parse.h"
@@ -216,6 +217,14 @@ void ParseLine(std::string_view line, int64_t line_number, trace::BenchLog& log)
         log.diagnostics.Add(trace::Diag::kLogLineUnread, 1,
                             Example(line_number, line, "a clock value that is not an integer"));
       }
+      for (const auto& [clock, value] :
+           {std::pair{"monotonic_ns", stamp.monotonic}, std::pair{"boottime_ns", stamp.boottime}}) {
+        if (value && !trace::IsTimestamp(*value) && log.bad_line == 0) {
+          log.bad_line = line_number;
+          log.bad_what = "mark " + label + " " + clock + "=" + std::to_string(*value) +
+                         " is beyond the range of a time (0 to 2^62 ns)";
+        }
+      }
       log.marks[label] = stamp;
       return;
     }
@@ -263,6 +272,10 @@ base::StatusOr<trace::BenchLog> ParseBenchLog(const std::string& path) {
   DP_ASSIGN_OR_RETURN(const std::string text,
                       ReadWholeInput(path, base::kMaxLogBytes, "a bench log"));
   trace::BenchLog log = ParseBenchLogText(text);
+  if (log.bad_line != 0) {
+    return base::DataError(base::AtLine(path, log.bad_line), log.bad_what,
+                           "a [phase] mark is a clock reading in nanoseconds");
+  }
   log.diagnostics.SetFileIfEmpty(path);
   return log;
 }

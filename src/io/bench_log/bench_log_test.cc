@@ -156,5 +156,20 @@ TEST(BenchLogTest, MissingFileIsAnIoError) {
   EXPECT_EQ(log.status().kind(), base::ErrorKind::kIo);
 }
 
+// A clock value that is an integer outside [0, 2^62] is kept as the first bad line (reading
+// the file fails with it); "na" and values that fit are not.
+TEST(BenchLogRangeTest, AMarkBeyondTheRangeOfATimeIsTheFirstBadLine) {
+  const trace::BenchLog good =
+      ParseBenchLogText("[phase] decode_start monotonic_ns=na boottime_ns=4611686018427387904\n");
+  EXPECT_EQ(good.bad_line, 0);
+  const trace::BenchLog log = ParseBenchLogText(
+      "[phase] warmup_start monotonic_ns=1 boottime_ns=2\n"
+      "[phase] decode_start monotonic_ns=-5 boottime_ns=3\n"
+      "[phase] measured_end monotonic_ns=9223372036854775807 boottime_ns=4\n");
+  EXPECT_EQ(log.bad_line, 2);
+  EXPECT_NE(log.bad_what.find("mark decode_start monotonic_ns=-5"), std::string::npos)
+      << log.bad_what;
+}
+
 }  // namespace
 }  // namespace decodeprof::io

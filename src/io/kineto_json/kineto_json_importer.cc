@@ -342,8 +342,13 @@ JsonStep Reader::AddDispatch(const Event& e, std::string_view name, trace::Dispa
   trace::Dispatch d;
   d.kind = kind;
   d.correlation = e.correlation;
-  if (e.device < INT16_MIN || e.device > INT16_MAX) {
-    return json_.Fail(e.offset, "device " + std::to_string(e.device) + " is out of range");
+  if (e.device < 0 || e.device > INT16_MAX) {
+    return json_.Fail(
+        e.offset, "args.device " + std::to_string(e.device) + " is beyond its range (0 to 32767)");
+  }
+  if (e.stream < 0 || e.stream > UINT32_MAX) {
+    return json_.Fail(e.offset, "args.stream " + std::to_string(e.stream) +
+                                    " is beyond its range (0 to 4294967295)");
   }
   d.device = static_cast<int16_t>(e.device);
   d.stream = static_cast<uint32_t>(e.stream);

@@ -106,6 +106,44 @@ class NativeReader {
     return base::DataError(path_ + ": " + std::string(table) + " id " + std::to_string(id),
                            std::move(message));
   }
+  // Column `col` of a row of `table` (its id in column 0) when it lies in [min, max]; else a
+  // data error naming the table, the row and the column (docs/trace-formats.md, "Ranges of
+  // numbers").
+  base::Status Ranged(const SqliteQuery& q, int col, std::string_view table,
+                      std::string_view column, int64_t min, int64_t max, int64_t* out) const {
+    if (q.Type(col) != SQLITE_INTEGER) {
+      return RowError(
+          table, q.Int(0),
+          std::string(column) + " '" + base::Excerpt(q.Text(col)) + "' is not an integer");
+    }
+    const int64_t v = q.Int(col);
+    if (v < min || v > max) {
+      return RowError(table, q.Int(0),
+                      std::string(column) + " " + std::to_string(v) + " is not from " +
+                          std::to_string(min) + " to " + std::to_string(max));
+    }
+    *out = v;
+    return base::OkStatus();
+  }
+  // A time column: nanoseconds from 0 to kMaxTimestampNs.
+  base::Status Time(const SqliteQuery& q, int col, std::string_view table, std::string_view column,
+                    int64_t* out) const {
+    return Ranged(q, col, table, column, 0, trace::kMaxTimestampNs, out);
+  }
+  // A device column: a CUDA device ordinal, 0 to 32767.
+  base::Status Device(const SqliteQuery& q, int col, std::string_view table, int16_t* out) const {
+    int64_t v = 0;
+    DP_RETURN_IF_ERROR(Ranged(q, col, table, "device", 0, INT16_MAX, &v));
+    *out = static_cast<int16_t>(v);
+    return base::OkStatus();
+  }
+  base::Status Stream(const SqliteQuery& q, int col, std::string_view table, uint32_t* out) const {
+    int64_t v = 0;
+    DP_RETURN_IF_ERROR(Ranged(q, col, table, "stream", 0, UINT32_MAX, &v));
+    *out = static_cast<uint32_t>(v);
+    return base::OkStatus();
+  }
+
   base::Status SqlError(const SqliteQuery& q, std::string_view what) const {
     return db_->Error(q, what);
   }
@@ -191,9 +229,9 @@ class NativeReader {
       while (!rest.empty()) {
         const size_t comma = rest.find(',');
         const std::optional<int64_t> d = base::ParseInt64(rest.substr(0, comma));
-        if (!d || *d < 0 || *d > INT32_MAX) {
+        if (!d || *d < 0 || *d > INT16_MAX) {
           return DataError("meta devices_used is '" + base::Excerpt(it->second) +
-                           "', not a comma-separated list of device ids");
+                           "', not a comma-separated list of device ids (0 to 32767)");
         }
         info.devices_used.push_back(static_cast<int32_t>(*d));
         rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
@@ -228,6 +266,11 @@ class NativeReader {
     int rc;
     while ((rc = q.Step()) == SQLITE_ROW) {
       const std::string name = q.Text(0);
+      if (q.Int(1) < 0) {
+        return DataError("table counters: " + base::Excerpt(name) + " is " +
+                         std::to_string(q.Int(1)) + ", not a count from 0 to " +
+                         std::to_string(INT64_MAX));
+      }
       result_.counters[name] = q.Int(1);
       // Saturated: the counters of a damaged file may add up beyond int64.
       if (nf::IsDataLossCounter(name) &&
@@ -287,8 +330,8 @@ class NativeReader {
   }
 
   base::Status Times(const SqliteQuery& q, std::string_view table, trace::Dispatch& d) const {
-    d.start = q.Int(1);
-    d.end = q.Int(2);
+    DP_RETURN_IF_ERROR(Time(q, 1, table, "start_ns", &d.start));
+    DP_RETURN_IF_ERROR(Time(q, 2, table, "end_ns", &d.end));
     if (d.end < d.start) {
       return RowError(
           table, q.Int(0),
@@ -315,8 +358,8 @@ class NativeReader {
         }
       }
     }
-    d.device = static_cast<int16_t>(q.Int(7));
-    d.stream = static_cast<uint32_t>(q.Int(8));
+    DP_RETURN_IF_ERROR(Device(q, 7, "kernels", &d.device));
+    DP_RETURN_IF_ERROR(Stream(q, 8, "kernels", &d.stream));
     d.correlation = static_cast<uint64_t>(q.Int(9));
     return base::OkStatus();
   }
@@ -337,8 +380,8 @@ class NativeReader {
     const trace::Runtime runtime = Hip() ? trace::Runtime::kHip : trace::Runtime::kCuda;
     d.name =
         names_.Intern(memset ? trace::MemsetName(runtime) : trace::MemcpyName(q.Int(4), runtime));
-    d.device = static_cast<int16_t>(q.Int(5));
-    d.stream = static_cast<uint32_t>(q.Int(6));
+    DP_RETURN_IF_ERROR(Device(q, 5, "memory_ops", &d.device));
+    DP_RETURN_IF_ERROR(Stream(q, 6, "memory_ops", &d.stream));
     d.correlation = static_cast<uint64_t>(q.Int(7));
     return base::OkStatus();
   }
@@ -353,7 +396,10 @@ class NativeReader {
     while ((rc = q.Step()) == SQLITE_ROW) {
       auto name = strings_->Get(q.Int(1));
       if (!name) return RowError("api_calls", q.Int(0), "name_id is not in table strings");
-      if (q.Int(3) < q.Int(2)) return RowError("api_calls", q.Int(0), "end before start");
+      int64_t start = 0, end = 0;
+      DP_RETURN_IF_ERROR(Time(q, 2, "api_calls", "start_ns", &start));
+      DP_RETURN_IF_ERROR(Time(q, 3, "api_calls", "end_ns", &end));
+      if (end < start) return RowError("api_calls", q.Int(0), "end before start");
       if (keep != nullptr && !(*keep)(static_cast<uint64_t>(q.Int(5)))) continue;
       builder_.AddLaunch(trace::ApiCall{*name, q.Int(2), q.Int(3), static_cast<uint64_t>(q.Int(4)),
                                         static_cast<uint64_t>(q.Int(5))});
@@ -368,7 +414,9 @@ class NativeReader {
     if (!q.prepared()) return SqlError(q, "cannot read table devices");
     int rc;
     while ((rc = q.Step()) == SQLITE_ROW) {
-      builder_.trace().devices.push_back(trace::Device{static_cast<int32_t>(q.Int(0)), q.Text(1)});
+      int64_t id = 0;
+      DP_RETURN_IF_ERROR(Ranged(q, 0, "devices", "id", 0, INT16_MAX, &id));
+      builder_.trace().devices.push_back(trace::Device{static_cast<int32_t>(id), q.Text(1)});
     }
     if (rc != SQLITE_DONE) return SqlError(q, "cannot read table devices");
     return base::OkStatus();
@@ -388,11 +436,13 @@ class NativeReader {
       if (!name || !domain) return RowError("ranges", q.Int(0), "name or domain not in strings");
       r.name = *name;
       r.domain = *domain;
-      r.start = q.Int(3);
-      r.end = q.Int(4);
+      DP_RETURN_IF_ERROR(Time(q, 3, "ranges", "start_ns", &r.start));
+      DP_RETURN_IF_ERROR(Time(q, 4, "ranges", "end_ns", &r.end));
       if (r.end < r.start) return RowError("ranges", q.Int(0), "end before start");
       r.thread = static_cast<uint64_t>(q.Int(5));
-      r.depth = static_cast<int32_t>(q.Int(6));
+      int64_t depth = 0;
+      DP_RETURN_IF_ERROR(Ranged(q, 6, "ranges", "depth", -1, INT32_MAX, &depth));
+      r.depth = static_cast<int32_t>(depth);
       result_.ranges.push_back(r);
       builder_.AddRange(trace::Range{r.name, r.start, r.end, r.thread, r.depth});
     }
@@ -412,7 +462,7 @@ class NativeReader {
       if (!name || !domain) return RowError("marks", q.Int(0), "name or domain not in strings");
       m.name = *name;
       m.domain = *domain;
-      m.time = q.Int(3);
+      DP_RETURN_IF_ERROR(Time(q, 3, "marks", "time_ns", &m.time));
       m.thread = static_cast<uint64_t>(q.Int(4));
       result_.marks.push_back(m);
     }

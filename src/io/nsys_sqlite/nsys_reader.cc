@@ -136,6 +136,11 @@ base::StatusOr<int64_t> Context::Time(int64_t session_ns, std::string_view table
                     "time " + std::to_string(session_ns) + " + systemClockNs " +
                         std::to_string(time_offset) + " is beyond int64");
   }
+  if (!trace::IsTimestamp(out)) {
+    return RowError(table, rowid,
+                    "time " + std::to_string(out) + " ns is beyond its range (0 to 2^62 = " +
+                        std::to_string(trace::kMaxTimestampNs) + ")");
+  }
   return out;
 }
 
@@ -246,12 +251,14 @@ base::Status ReadDispatches(Context& ctx) {
     }
     const int64_t device = q.Int(kDevice);
     const int64_t stream = q.Int(kStream);
-    if (device < std::numeric_limits<int16_t>::min() ||
-        device > std::numeric_limits<int16_t>::max()) {
-      return ctx.RowError(table, rowid, "deviceId " + std::to_string(device) + " is out of range");
+    if (device < 0 || device > std::numeric_limits<int16_t>::max()) {
+      return ctx.RowError(
+          table, rowid, "deviceId " + std::to_string(device) + " is beyond its range (0 to 32767)");
     }
     if (stream < 0 || stream > std::numeric_limits<uint32_t>::max()) {
-      return ctx.RowError(table, rowid, "streamId " + std::to_string(stream) + " is out of range");
+      return ctx.RowError(
+          table, rowid,
+          "streamId " + std::to_string(stream) + " is beyond its range (0 to 4294967295)");
     }
     d.device = static_cast<int16_t>(device);
     d.stream = static_cast<uint32_t>(stream);

@@ -90,6 +90,10 @@ base::Status ReadDevices(nsys::Context& ctx) {
   if (!q.prepared()) return ctx.SqlError(q, "TARGET_INFO_GPU");
   q.Numbers({1});
   while (q.Step() == SQLITE_ROW) {
+    if (q.Int(0) < 0 || q.Int(0) > INT16_MAX) {
+      return ctx.RowError("TARGET_INFO_GPU", q.Int(0),
+                          "id " + std::to_string(q.Int(0)) + " is beyond its range (0 to 32767)");
+    }
     ctx.builder.trace().devices.push_back(trace::Device{static_cast<int32_t>(q.Int(0)), q.Text(1)});
   }
   if (q.rc() != SQLITE_DONE) return ctx.SqlError(q, "TARGET_INFO_GPU");

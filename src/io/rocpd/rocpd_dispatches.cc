@@ -97,8 +97,8 @@ class DispatchReader {
   // Times, correlation and the run of any dispatch.
   base::Status Common(const Row& row, std::string_view table, trace::Dispatch& d) {
     DP_ASSIGN_OR_RETURN(guid_, row.Guid(kGuid, ctx_));
-    DP_ASSIGN_OR_RETURN(d.start, row.Int(kStart, "start"));
-    DP_ASSIGN_OR_RETURN(d.end, row.Int(kEnd, "end"));
+    DP_ASSIGN_OR_RETURN(d.start, row.Time(kStart, "start"));
+    DP_ASSIGN_OR_RETURN(d.end, row.Time(kEnd, "end"));
     if (d.end < d.start) {
       return row.Error("end before start (" + std::to_string(d.end) + " < " +
                        std::to_string(d.start) + ")");

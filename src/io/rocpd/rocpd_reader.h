@@ -121,6 +121,8 @@ class Row {
   // True when column `col` is NULL (for a joined row's id: the join found none).
   bool IsNull(int col) const { return q_.IsNull(col); }
   base::StatusOr<int64_t> Int(int col, std::string_view column) const;
+  // A time: an integer from 0 to trace::kMaxTimestampNs, else an error naming the row.
+  base::StatusOr<int64_t> Time(int col, std::string_view column) const;
   base::StatusOr<std::optional<int64_t>> OptInt(int col, std::string_view column) const;
   // Text (a view of the row's value, valid until the next Step); nullopt for NULL.
   base::StatusOr<std::optional<std::string_view>> OptText(int col, std::string_view column) const;

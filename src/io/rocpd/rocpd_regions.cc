@@ -108,8 +108,8 @@ class RegionReader {
     while (q.Step() == SQLITE_ROW) {
       const Row row(ctx_, q, kRegion, q.Int(kId));
       DP_ASSIGN_OR_RETURN(const uint32_t guid, row.Guid(kGuid, ctx_));
-      DP_ASSIGN_OR_RETURN(const int64_t start, row.Int(kStart, "start"));
-      DP_ASSIGN_OR_RETURN(const int64_t end, row.Int(kEnd, "end"));
+      DP_ASSIGN_OR_RETURN(const int64_t start, row.Time(kStart, "start"));
+      DP_ASSIGN_OR_RETURN(const int64_t end, row.Time(kEnd, "end"));
       if (end < start) {
         return row.Error("end before start (" + std::to_string(end) + " < " +
                          std::to_string(start) + ")");
@@ -199,7 +199,7 @@ class RegionReader {
     while (q.Step() == SQLITE_ROW) {
       const Row row(ctx_, q, kSample, q.Int(kSId));
       DP_ASSIGN_OR_RETURN(const uint32_t guid, row.Guid(kSGuid, ctx_));
-      DP_ASSIGN_OR_RETURN(const int64_t time, row.Int(kSTimestamp, "timestamp"));
+      DP_ASSIGN_OR_RETURN(const int64_t time, row.Time(kSTimestamp, "timestamp"));
       DP_ASSIGN_OR_RETURN(const int64_t track, row.Int(kSTrackRef, "track_id"));
       if (row.IsNull(kSTrackFound)) {
         return ctx_.Dangling(kSample, row.id(), "track_id", track, kTrack);

@@ -306,6 +306,16 @@ base::StatusOr<int64_t> Row::Int(int col, std::string_view column) const {
   return *v;
 }
 
+base::StatusOr<int64_t> Row::Time(int col, std::string_view column) const {
+  DP_ASSIGN_OR_RETURN(const int64_t v, Int(col, column));
+  if (!trace::IsTimestamp(v)) {
+    return Error(std::string(column) + " " + std::to_string(v) +
+                 " ns is beyond its range (0 to 2^62 = " + std::to_string(trace::kMaxTimestampNs) +
+                 ")");
+  }
+  return v;
+}
+
 base::StatusOr<std::optional<std::string_view>> Row::OptText(int col,
                                                              std::string_view column) const {
   switch (q_.Type(col)) {

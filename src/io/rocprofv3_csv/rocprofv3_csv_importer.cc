@@ -226,8 +226,10 @@ StatusOr<std::optional<Columns>> ReadHeader(CsvReader& reader) {
 }
 
 // The number that ends an optional id field ("3", "Agent 3"), at most `max`; 0 when the column
-// or the row's field is absent or holds none.
-inline uint64_t TrailingNumber(const CsvReader& reader, const Column& column, uint64_t max) {
+// or the row's field is absent or holds none; nullopt when the number exceeds `max` (a
+// device, queue or correlation id that does not fit is an error, never a wrapped number).
+inline std::optional<uint64_t> TrailingNumber(const CsvReader& reader, const Column& column,
+                                              uint64_t max) {
   if (column.index == kNoColumn || column.index >= reader.size()) return 0;
   const std::string_view text = base::Trim(reader[column.index]);
   size_t at = text.size();
@@ -235,10 +237,17 @@ inline uint64_t TrailingNumber(const CsvReader& reader, const Column& column, ui
   uint64_t value = 0;
   for (size_t i = at; i < text.size(); ++i) {
     const uint64_t digit = static_cast<uint64_t>(text[i] - '0');
-    if (value > (max - digit) / 10) return max;
+    if (value > (max - digit) / 10) return std::nullopt;
     value = value * 10 + digit;
   }
   return value;
+}
+
+// The error for an id field beyond its range.
+inline base::Status IdOutOfRange(const CsvReader& reader, const Column& column, uint64_t max) {
+  return base::DataError(base::AtLine(reader.where(), reader.line()),
+                         column.name + " '" + base::Excerpt(reader[column.index]) +
+                             "' is beyond its range (0 to " + std::to_string(max) + ")");
 }
 
 // The current record of `reader` as a dispatch into `sink`. False with *error set on bad data.
@@ -299,9 +308,24 @@ inline bool AddRow(const CsvReader& reader, const Columns& c, NameCache& name_ca
   d.end = end_ns;
   d.grid = grid_size;
   d.name = name_cache.Intern(reader[c.name.index]);
-  d.device = static_cast<int16_t>(TrailingNumber(reader, c.agent, INT16_MAX));
-  d.stream = static_cast<uint32_t>(TrailingNumber(reader, c.queue, UINT32_MAX));
-  d.correlation = TrailingNumber(reader, c.correlation, UINT64_MAX);
+  const std::optional<uint64_t> device = TrailingNumber(reader, c.agent, INT16_MAX);
+  if (!device) {
+    *error = IdOutOfRange(reader, c.agent, INT16_MAX);
+    return false;
+  }
+  const std::optional<uint64_t> queue = TrailingNumber(reader, c.queue, UINT32_MAX);
+  if (!queue) {
+    *error = IdOutOfRange(reader, c.queue, UINT32_MAX);
+    return false;
+  }
+  const std::optional<uint64_t> correlation = TrailingNumber(reader, c.correlation, UINT64_MAX);
+  if (!correlation) {
+    *error = IdOutOfRange(reader, c.correlation, UINT64_MAX);
+    return false;
+  }
+  d.device = static_cast<int16_t>(*device);
+  d.stream = static_cast<uint32_t>(*queue);
+  d.correlation = *correlation;
   d.line =
       static_cast<uint32_t>(std::min<int64_t>(reader.line(), std::numeric_limits<uint32_t>::max()));
   sink.Add(d);
