@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "src/base/temporary_files.h"
+
 namespace decodeprof::base {
 namespace {
 
@@ -123,13 +125,16 @@ Status CheckStdout(const std::vector<std::string>& inputs) {
 }
 
 // A new file beside `path`: `<path>.tmp.<pid>` (or `.<n>` after it when that name is taken).
-// O_EXCL | O_NOFOLLOW: an existing file or link of that name is never opened.
-StatusOr<int> CreateTemporary(const std::string& path, std::string* tmp) {
+// O_EXCL | O_NOFOLLOW: an existing file or link of that name is never opened. Registered
+// (temporary_files.h) in the same step, so a SIGINT, SIGTERM or SIGHUP removes it.
+StatusOr<int> CreateTemporary(const std::string& path, std::string* tmp, int* registration) {
   const std::string stem = path + ".tmp." + std::to_string(::getpid());
   for (int attempt = 0; attempt < 100; ++attempt) {
     std::string name = attempt == 0 ? stem : stem + "." + std::to_string(attempt);
+    const SignalBlock block;
     const int fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd >= 0) {
+      *registration = RegisterTemporary(name);
       *tmp = std::move(name);
       return fd;
     }
@@ -243,6 +248,8 @@ void AtomicFileWriter::Discard() {
   if (fd_ >= 0 && !to_stdout_) ::close(fd_);
   fd_ = -1;
   if (!committed_ && !tmp_.empty()) ::unlink(tmp_.c_str());
+  UnregisterTemporary(registration_);
+  registration_ = -1;
   tmp_.clear();
 }
 
@@ -253,7 +260,7 @@ Status AtomicFileWriter::Open() {
     to_stdout_ = true;
     fd_ = STDOUT_FILENO;
   } else {
-    DP_ASSIGN_OR_RETURN(fd_, CreateTemporary(path_, &tmp_));
+    DP_ASSIGN_OR_RETURN(fd_, CreateTemporary(path_, &tmp_, &registration_));
   }
   buffer_.reserve(kFlushBytes);
   return OkStatus();
@@ -296,8 +303,14 @@ Status AtomicFileWriter::Commit() {
   // The target is checked again right before the rename: it may have changed while the
   // output was computed (rename(2) itself would replace a symlink, a device or a FIFO).
   if (status.ok()) status = CheckOutputTarget(path_, inputs_);
-  if (status.ok() && ::rename(tmp_.c_str(), path_.c_str()) != 0) {
-    status = IoError(path_, "cannot write: " + ErrnoText(errno));
+  if (status.ok()) {
+    const SignalBlock block;  // renamed and forgotten in one step for the signal handler
+    if (::rename(tmp_.c_str(), path_.c_str()) != 0) {
+      status = IoError(path_, "cannot write: " + ErrnoText(errno));
+    } else {
+      UnregisterTemporary(registration_);
+      registration_ = -1;
+    }
   }
   committed_ = status.ok();
   if (committed_) tmp_.clear();

@@ -8,7 +8,9 @@
 // a dangling one), a directory, a device, a FIFO or a socket at `path` is refused, and so is
 // a file that is one of the command's inputs. CheckOutputTarget says so before any work is
 // done; WriteFileAtomic and AtomicFileWriter check again right before the rename, so a run
-// that fails leaves no output and no temporary file behind. kStdout ("-") names standard
+// that fails leaves no output and no temporary file behind, and so does one ended by SIGINT,
+// SIGTERM or SIGHUP (the temporary file is registered with temporary_files.h, whose handler
+// removes it before the process ends by the signal). kStdout ("-") names standard
 // output, for the commands that write one file; a command that writes several refuses it.
 #pragma once
 
@@ -79,7 +81,8 @@ class AtomicFileWriter {
   void Discard();
   std::string path_;
   std::vector<std::string> inputs_;
-  std::string tmp_;  // "" for kStdout, and before Open()
+  std::string tmp_;        // "" for kStdout, and before Open()
+  int registration_ = -1;  // its entry in temporary_files.h's table
   std::string buffer_;
   int fd_ = -1;
   int error_ = 0;
