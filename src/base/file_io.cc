@@ -4,8 +4,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <string>
@@ -229,6 +232,37 @@ Status CheckOutputName(std::string_view name, std::string_view option) {
   return UsageError(std::string(option) + " must be a plain file name, got '" + shown + "'",
                     "a name is 1 to " + std::to_string(kMaxOutputName) +
                         " bytes without '/' or control characters, and not '.' or '..'");
+}
+
+uint64_t OutputSizeLimit(uint64_t input_bytes) {
+  if (const char* env = std::getenv("DECODEPROF_MAX_OUTPUT_BYTES"); env != nullptr) {
+    char* end = nullptr;
+    errno = 0;
+    const unsigned long long v = std::strtoull(env, &end, 10);
+    if (errno == 0 && end != env && *end == '\0' && v > 0 && env[0] != '-') return v;
+  }
+  const uint64_t scaled = input_bytes > UINT64_MAX / kOutputPerInputByte
+                              ? UINT64_MAX
+                              : input_bytes * kOutputPerInputByte;
+  return std::max(kMinOutputLimitBytes, scaled);
+}
+
+Status CheckOutputSize(const std::string& path, uint64_t estimated_bytes,
+                       const std::vector<std::string>& inputs, std::string_view hint) {
+  uint64_t input_bytes = 0;
+  for (const std::string& input : inputs) {
+    struct stat st {};
+    if (input.empty() || ::stat(input.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    input_bytes += static_cast<uint64_t>(st.st_size);
+  }
+  const uint64_t limit = OutputSizeLimit(input_bytes);
+  if (estimated_bytes <= limit) return OkStatus();
+  const auto mb = [](uint64_t bytes) { return std::to_string((bytes + (1 << 20) - 1) >> 20); };
+  return DataError(
+      path == kStdout ? "standard output" : path,
+      "refusing to write an output of about " + mb(estimated_bytes) + " MiB: over the limit of " +
+          mb(limit) + " MiB (64 times the input's " + mb(input_bytes) + " MiB, at least 1 GiB)",
+      std::string(hint) + "; or raise the limit with DECODEPROF_MAX_OUTPUT_BYTES=<bytes>");
 }
 
 Status WriteFileAtomic(const std::string& path, std::string_view content,

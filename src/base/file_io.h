@@ -14,6 +14,7 @@
 // output, for the commands that write one file; a command that writes several refuses it.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -58,6 +59,18 @@ Status CheckOutputName(std::string_view name, std::string_view option);
 // CheckOutputTarget; kIo "cannot write: ..." naming `path`.
 Status WriteFileAtomic(const std::string& path, std::string_view content,
                        const std::vector<std::string>& inputs = {});
+
+// The size bound of an output made from inputs of `input_bytes` in all: max(1 GiB, 64 × the
+// inputs), or the environment's DECODEPROF_MAX_OUTPUT_BYTES when set to a positive integer.
+inline constexpr uint64_t kMinOutputLimitBytes = uint64_t{1} << 30;
+inline constexpr uint64_t kOutputPerInputByte = 64;
+uint64_t OutputSizeLimit(uint64_t input_bytes);
+
+// Refuses an output of `estimated_bytes` over OutputSizeLimit(the sizes of the regular files
+// among `inputs`), before anything is written: error kData naming `path` ("would be about N
+// MB, over the limit of M MB ...") with `hint` (what makes it smaller) and the override.
+Status CheckOutputSize(const std::string& path, uint64_t estimated_bytes,
+                       const std::vector<std::string>& inputs, std::string_view hint);
 
 // Streams a large output through the same temporary file and renames it onto `path` on
 // Commit(). Open() runs CheckOutputTarget(path, inputs); Commit() checks the target again

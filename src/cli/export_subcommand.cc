@@ -90,6 +90,9 @@ base::StatusOr<report::ChromeTraceStats> RunExport(const ExportRequest& req,
     in.other_data = {{"window", "all"}};
     info = std::move(t.info);
   }
+  // A trace whose import found an error (a dangling string id, ...) gets no timeline, as it
+  // gets no summary: exit 65 and nothing written.
+  DP_RETURN_IF_ERROR(pipeline::ErrorDiagnostic(req.trace.path, info.diagnostics));
   if (!pack) {
     const packs::PackChoice choice =
         packs::DefaultPackFor(packs::KernelNamesOf(dispatches, names),

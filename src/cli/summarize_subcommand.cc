@@ -20,12 +20,23 @@ namespace {
 
 constexpr const char* kName = "summarize";
 
-// --name's default: the trace's file name without its extensions ("run.pt.trace.json.gz" →
-// "run"); "trace" when nothing is left.
+// --name's default: the trace's file name without its trace extension and compression suffix
+// ("run.pt.trace.json.gz" → "run", "Llama-3.1-8B.sqlite" → "Llama-3.1-8B"); other dots stay.
+// "trace" when nothing is left.
 std::string DefaultRunName(const std::string& trace) {
   std::string stem = std::filesystem::path(trace).filename().string();
-  const size_t dot = stem.find('.', 1);
-  if (dot != std::string::npos) stem.resize(dot);
+  const auto strip = [&stem](std::initializer_list<std::string_view> suffixes) {
+    for (const std::string_view suffix : suffixes) {
+      if (stem.size() > suffix.size() && stem.ends_with(suffix)) {
+        stem.resize(stem.size() - suffix.size());
+        return;
+      }
+    }
+  };
+  strip({".gz", ".zst", ".zstd", ".xz"});
+  // Longest first: ".pt.trace.json" before ".json".
+  strip({".pt.trace.json", ".trace.json", ".json", ".sqlite3", ".sqlite", ".nsys-rep", ".rocpd",
+         ".db", ".csv", ".log"});
   return stem.empty() || stem == "." || stem == ".." ? "trace" : stem;
 }
 
@@ -113,11 +124,13 @@ int SummarizeMain(int argc, char** argv) {
                  "else the format's, below)");
   app.add_option("--units", req.units,
                  "units file: built-in name or .toml file (default: the pack's)");
-  CLI::Option* name_option =
-      app.add_option("--name", req.name,
-                     "run name, the prefix of the output files: a plain file name (no '/' or "
-                     "control characters, not '.' or '..', at most 200 bytes); default: the "
-                     "trace's file name without its extensions");
+  CLI::Option* name_option = app.add_option(
+      "--name", req.name,
+      "run name, the prefix of the output files: a plain file name (no '/' or "
+      "control characters, not '.' or '..', at most 200 bytes); default: the "
+      "trace's file name without its trace extension (.sqlite, .nsys-rep, .db, .json, "
+      ".pt.trace.json, .csv, ...) and compression suffix (.gz, .zst, .xz); a "
+      "summary of another trace there is never replaced");
   req.out_dir = ".";
   app.add_option("--out-dir", req.out_dir,
                  "output directory (created; not -); outputs replace only regular files")

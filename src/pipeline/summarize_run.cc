@@ -26,6 +26,7 @@
 #include "src/report/dispatch_csv.h"
 #include "src/report/kernel_csv.h"
 #include "src/report/summary_json.h"
+#include "src/report/summary_reader.h"
 
 namespace decodeprof::pipeline {
 namespace {
@@ -330,8 +331,21 @@ base::Status CheckOutputs(const SummarizeRequest& req) {
                             "name a directory (./- for one called '-')");
   }
   const std::vector<std::string> inputs = InputsOf(req);
-  for (const std::string& path : OutputsOf(req)) {
+  const std::vector<std::string> outputs = OutputsOf(req);
+  for (const std::string& path : outputs) {
     DP_RETURN_IF_ERROR(base::CheckOutputTarget(path, inputs));
+  }
+  // A summary of another trace is never replaced silently (two traces whose names differ
+  // only after a dot, or the same name in two directories, onto one --out-dir).
+  const std::string& summary = outputs.back();
+  const std::string trace_file = std::filesystem::path(req.trace).filename().string();
+  if (std::optional<std::string> other = report::SummaryTraceFile(summary);
+      other && *other != trace_file) {
+    return base::IoError(summary,
+                         "refusing to replace the summary of another trace (" + *other +
+                             ") with that of " + trace_file,
+                         "name this run apart with --name, write it to another --out-dir, or "
+                         "remove the old summary");
   }
   return base::OkStatus();
 }
@@ -713,6 +727,7 @@ base::Status ComputeRun(const SummarizeRequest& req, ComputedRun& run) {
   AddStreamOrderDiagnostics(req, info, window, names, info.diagnostics);
   result.summary.diagnostics = info.diagnostics.entries();
   result.summary.trace_format = result.format;
+  result.summary.trace_file = std::filesystem::path(req.trace).filename().string();
   result.summary.window_source = loaded.trace.window_source;
   result.summary.window_evidence = loaded.trace.evidence;
   result.summary.engine_steps = loaded.trace.engine_steps;

@@ -202,6 +202,18 @@ base::StatusOr<WindowedTrace> ImportWindow(const TraceRequest& request,
   return CutWindow(request, importer, log_marks, log_path, std::move(t), names);
 }
 
+base::Status ErrorDiagnostic(const std::string& path, const trace::Diagnostics& diagnostics) {
+  if (!diagnostics.has_error()) return base::OkStatus();
+  for (const trace::DiagnosticEntry& e : diagnostics.entries()) {
+    const trace::DiagnosticInfo& d = trace::Describe(e.code);
+    if (d.severity != trace::Severity::kError) continue;
+    return base::DataError(
+        e.first.file.empty() ? path : e.first.file,
+        std::string(d.meaning) + " (" + std::string(d.name) + ", " + std::to_string(e.count) + ")");
+  }
+  return base::OkStatus();
+}
+
 LaunchContext JoinLaunches(std::span<const trace::Dispatch> dispatches, trace::ImportedTrace& info,
                            const std::string& path) {
   LaunchContext out;

@@ -66,6 +66,10 @@ struct LaunchContext {
 LaunchContext JoinLaunches(std::span<const trace::Dispatch> dispatches, trace::ImportedTrace& info,
                            const std::string& path);
 
+// The first diagnostic of error severity in `diagnostics` as a kData status naming its file
+// (else `path`), as summarize reports it: "<meaning> (<code>, <count>)". OK when none.
+base::Status ErrorDiagnostic(const std::string& path, const trace::Diagnostics& diagnostics);
+
 // The clock a job reports: the trace's, else the one the window chose, else "unknown".
 std::string ClockText(const trace::ImportedTrace& info,
                       std::optional<trace::ClockDomain> window_clock = std::nullopt);
