@@ -40,6 +40,27 @@ std::string DefaultRunName(const std::string& trace) {
   return stem.empty() || stem == "." || stem == ".." ? "trace" : stem;
 }
 
+// --name's default for --ranks: the longest common prefix of the traces' default names, cut
+// back to before its last '.', '_' or '-' when it ends inside a name ("tp.1001.sqlite",
+// "tp.1002.sqlite" → "tp"); the first trace's default name when they share nothing.
+std::string DefaultGroupName(const std::vector<std::string>& traces) {
+  std::string prefix = DefaultRunName(traces.front());
+  bool cut = false;
+  for (const std::string& trace : traces) {
+    const std::string stem = DefaultRunName(trace);
+    size_t n = 0;
+    while (n < prefix.size() && n < stem.size() && prefix[n] == stem[n]) ++n;
+    if (n < prefix.size() || n < stem.size()) cut = true;
+    prefix.resize(n);
+  }
+  if (cut) {
+    const size_t sep = prefix.find_last_of("._-");
+    if (sep != std::string::npos && sep > 0) prefix.resize(sep);
+  }
+  return prefix.empty() || prefix == "." || prefix == ".." ? DefaultRunName(traces.front())
+                                                           : prefix;
+}
+
 // Python's str() of an optional float, as the seed's one-line report prints it.
 std::string PyStr(const std::optional<double>& v) { return v ? base::PyRepr(*v) : "None"; }
 
@@ -168,7 +189,9 @@ int SummarizeMain(int argc, char** argv) {
                                                "see decodeprof summarize --help"));
   }
   req.format = format;
-  if (name_option->count() == 0) req.name = DefaultRunName(ranks.empty() ? req.trace : ranks[0]);
+  if (name_option->count() == 0) {
+    req.name = ranks.empty() ? DefaultRunName(req.trace) : DefaultGroupName(ranks);
+  }
   auto window_spec = pipeline::ParseWindowSpec(window);
   if (!window_spec.ok()) return ReportError(kName, window_spec.status());
   req.window = *window_spec;

@@ -184,30 +184,6 @@ bool ReplaysGraphs(const analysis::DecodeWindow& w, const trace::ImportedTrace& 
   return !w.dispatches.empty() && graphed * 2 >= w.dispatches.size();
 }
 
-// The diagnostics of the window and the attribution, added to the importer's.
-// A GPU runs at most 128 kernels at once (CUDA's limit since compute capability 3.5); a
-// decode rarely more than a few. The window's dispatch durations, each clipped to the window,
-// over the time at least one runs: far above that means timestamps that cannot be right.
-void AddOverlapDiagnostics(const SummarizeRequest& req, const analysis::DecodeWindow& w,
-                           trace::Diagnostics& diag) {
-  int64_t sum = 0;
-  for (const trace::Dispatch& d : w.dispatches) {
-    sum += std::max<int64_t>(0, std::min(d.end, w.hi) - std::max(d.start, w.lo));
-  }
-  const int64_t busy = analysis::BusyUnion(w.dispatches, w.lo, w.hi);
-  if (busy <= 0) return;
-  const double overlap = static_cast<double>(sum) / static_cast<double>(busy);
-  const std::string detail = "the dispatches' durations in the window add up to " +
-                             base::FormatFixed(static_cast<double>(sum) / 1e6, 3) + " ms over " +
-                             base::FormatFixed(static_cast<double>(busy) / 1e6, 3) +
-                             " ms of GPU-busy time (" + base::FormatFixed(overlap, 1) + "x)";
-  if (overlap > 128) {
-    diag.Add(trace::Diag::kDispatchesOverlapImpossible, 1, {req.trace, "", detail});
-  } else if (overlap > 8) {
-    diag.Add(trace::Diag::kDispatchesOverlap, 1, {req.trace, "", detail});
-  }
-}
-
 // Kernels of one CUDA stream run in order: one that ends after the next kernel of its stream
 // ended has a late end timestamp (seen on the H200 when a CUDA graph was replayed before CUPTI
 // read the recorded replay's timestamps: ~2 ms graph kernels of ~20 us), or overlaps it by
@@ -723,7 +699,7 @@ base::Status ComputeRun(const SummarizeRequest& req, ComputedRun& run) {
   }
   AddRecorderWarnings(info.diagnostics, result.summary.warnings);
   AddAnalysisDiagnostics(req, result.summary, attribution, info.diagnostics);
-  AddOverlapDiagnostics(req, window, info.diagnostics);
+  AddOverlapDiagnostics(req.trace, window.dispatches, window.lo, window.hi, info.diagnostics);
   AddStreamOrderDiagnostics(req, info, window, names, info.diagnostics);
   result.summary.diagnostics = info.diagnostics.entries();
   result.summary.trace_format = result.format;
