@@ -17,6 +17,7 @@
 #include "src/analysis/window.h"
 #include "src/base/file_io.h"
 #include "src/base/py_format.h"
+#include "src/base/temporary_files.h"
 #include "src/base/utf8.h"
 #include "src/io/bench_log/bench_log.h"
 #include "src/io/importer_registry.h"
@@ -340,11 +341,20 @@ base::Status WriteOutputs(const SummarizeRequest& req, const analysis::Summary& 
     written.clear();
     return s;
   };
+  // The files of the set already in place count as temporary until the last one is: a SIGINT,
+  // SIGTERM or SIGHUP in between removes them (base/temporary_files.h), never a partial set.
+  struct SetInProgress {
+    std::vector<int> handles;
+    ~SetInProgress() {
+      for (const int h : handles) base::UnregisterTemporary(h);
+    }
+  } in_progress;
   const std::string& kernels = paths.front();
   if (auto s = base::WriteFileAtomic(kernels, report::KernelCsvText(summary), inputs); !s.ok()) {
     return undo(s);
   }
   written.push_back(kernels);
+  in_progress.handles.push_back(base::RegisterTemporary(kernels));
   if (req.emit_dispatches) {
     const std::string& path = paths[1];
     if (auto s = report::WriteDispatchCsv(path, window, names, attribution, pack, units, inputs);
@@ -352,6 +362,7 @@ base::Status WriteOutputs(const SummarizeRequest& req, const analysis::Summary& 
       return undo(s);
     }
     written.push_back(path);
+    in_progress.handles.push_back(base::RegisterTemporary(path));
   }
   const std::string& json = paths.back();
   if (auto s = base::WriteFileAtomic(json, report::SummaryJsonText(summary), inputs); !s.ok()) {
