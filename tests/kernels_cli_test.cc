@@ -290,9 +290,7 @@ TEST_F(KernelsCliTest, PatternsAndWindowsAreCheckedBeforeTheTraceIsRead) {
   // A missing trace would be 66: the usage errors come first.
   Result r = Run({Path("missing.sqlite"), "--expect", "ok", "--expect", "(unclosed"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
-  EXPECT_TRUE(Has(r.err,
-                  "decodeprof: kernels: --expect '(unclosed': not a valid ECMAScript "
-                  "regular expression"))
+  EXPECT_TRUE(Has(r.err, "decodeprof: kernels: --expect '(unclosed': not a valid RE2 pattern"))
       << r.err;
   r = Run({Path("missing.sqlite"), "--window", "9..1"});
   EXPECT_EQ(r.exit_code, 2) << r.err;

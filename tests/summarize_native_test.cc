@@ -176,8 +176,9 @@ TEST_F(SummarizeNativeTest, DefaultsAndTheShortTable) {
   const auto q = RunBinary({"summarize", "--trace", renamed.string(), "--quiet"}, {}, dir_);
   fs::current_path(cwd);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_TRUE(fs::exists(dir_ / "out" / "my_summary.json"));
-  EXPECT_EQ(r.out.rfind("my: 6 decode dispatches, ", 0), 0u) << r.out;
+  // The default name: the file name without its trace extension, other dots kept.
+  EXPECT_TRUE(fs::exists(dir_ / "out" / "my.run_summary.json"));
+  EXPECT_EQ(r.out.rfind("my.run: 6 decode dispatches, ", 0), 0u) << r.out;
   EXPECT_NE(r.out.find("\n  window:     the trace's ranges (decodeprof:decode)"), std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("\n  per token:  "), std::string::npos) << r.out;

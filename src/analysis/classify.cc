@@ -5,15 +5,10 @@
 #include <limits>
 #include <utility>
 
+#include "src/base/pattern.h"
+
 namespace decodeprof::analysis {
 namespace {
-
-RE2::Options PatternOptions(bool case_sensitive) {
-  RE2::Options options;
-  options.set_case_sensitive(case_sensitive);
-  options.set_log_errors(false);  // errors become a Status, never stderr noise
-  return options;
-}
 
 const std::string& WhereOf(const ClassPattern& pattern, const ClassSpec& spec) {
   return pattern.where.empty() ? spec.where : pattern.where;
@@ -44,15 +39,17 @@ base::StatusOr<KernelClassifier> KernelClassifier::Build(std::vector<ClassSpec> 
     if (spec.patterns.empty()) {
       return base::ConfigError(spec.where, "class \"" + spec.name + "\" has no pattern");
     }
-    const RE2::Options options = PatternOptions(spec.case_sensitive);
+    const RE2::Options options = base::PatternOptions(spec.case_sensitive);
     std::string alternation;
     for (const ClassPattern& pattern : spec.patterns) {
       // Each pattern alone first, so an error names the pattern and its line.
-      RE2 alone(pattern.regex, options);
+      auto alone = base::CompilePattern(pattern.regex, spec.case_sensitive);
       if (!alone.ok()) {
-        return base::ConfigError(
-            WhereOf(pattern, spec),
-            "class \"" + spec.name + "\": bad pattern '" + pattern.regex + "': " + alone.error());
+        return base::ConfigError(WhereOf(pattern, spec),
+                                 "class \"" + spec.name + "\": bad pattern '" +
+                                     base::Excerpt(pattern.regex) +
+                                     "': " + alone.status().message(),
+                                 alone.status().hint());
       }
       if (!alternation.empty()) alternation += '|';
       alternation += "(?:" + pattern.regex + ")";

@@ -1,9 +1,13 @@
 #include "src/analysis/kernel_census.h"
 
+#include <re2/re2.h>
+
 #include <algorithm>
 #include <limits>
 #include <map>
 #include <utility>
+
+#include "src/base/pattern.h"
 
 namespace decodeprof::analysis {
 namespace {
@@ -186,26 +190,17 @@ CensusCut CutCensus(const CensusTable& table, size_t top) {
 }
 
 base::StatusOr<NamePattern> NamePattern::Compile(std::string text) {
-  try {
-    std::regex regex(text, std::regex::ECMAScript);
-    return NamePattern(std::move(text), std::move(regex));
-  } catch (const std::regex_error& e) {
-    return base::Status(base::ErrorKind::kUsage, "'" + text + "'",
-                        std::string("not a valid ECMAScript regular expression (") + e.what() + ")",
-                        "the pattern is searched in each kernel name: e.g. 'gemm', "
-                        "'^void at::native::', 'flash_fwd|fmha'");
+  auto compiled = base::CompilePattern(text);
+  if (!compiled.ok()) {
+    return base::Status(base::ErrorKind::kUsage, "'" + base::Excerpt(text) + "'",
+                        compiled.status().message(), compiled.status().hint());
   }
+  std::shared_ptr<const re2::RE2> regex = std::move(*compiled);
+  return NamePattern(std::move(text), std::move(regex));
 }
 
 base::StatusOr<bool> NamePattern::Matches(std::string_view name) const {
-  try {
-    return std::regex_search(name.begin(), name.end(), regex_);
-  } catch (const std::regex_error& e) {
-    return base::Status(base::ErrorKind::kUsage, "'" + text_ + "'",
-                        "the regular expression library gave up on a name of " +
-                            std::to_string(name.size()) + " bytes (" + e.what() + ")",
-                        "simplify the pattern");
-  }
+  return base::PatternFound(*regex_, name);
 }
 
 base::StatusOr<std::vector<ExpectMatch>> MatchExpectations(std::span<const NamePattern> patterns,

@@ -9,8 +9,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
-#include <regex>
 #include <span>
 #include <string>
 #include <string_view>
@@ -21,6 +21,10 @@
 #include "src/trace/dispatch.h"
 #include "src/trace/dispatch_sink.h"
 #include "src/trace/string_pool.h"
+
+namespace re2 {
+class RE2;
+}  // namespace re2
 
 namespace decodeprof::analysis {
 
@@ -111,21 +115,22 @@ struct CensusCut {
 };
 CensusCut CutCensus(const CensusTable& table, size_t top);
 
-// --expect: an ECMAScript regular expression searched (std::regex_search) in each name.
+// --expect: an RE2 regular expression (base/pattern.h: a memory budget, time linear in the
+// name) searched in each name.
 class NamePattern {
  public:
-  // Error (kUsage, where = the pattern in quotes): not a valid ECMAScript regular expression.
+  // Error (kUsage, where = the pattern in quotes, cut to 200 bytes): not a pattern RE2 takes
+  // (a backreference, a lookaround, too long, over the memory budget), saying which.
   static base::StatusOr<NamePattern> Compile(std::string text);
   const std::string& text() const { return text_; }
-  // Error (kUsage, where = the pattern in quotes): the regex library gave up on a name (its
-  // complexity or stack limit).
+  // Never an error (RE2 matches any name in linear time); StatusOr for the callers.
   base::StatusOr<bool> Matches(std::string_view name) const;
 
  private:
-  NamePattern(std::string text, std::regex regex)
+  NamePattern(std::string text, std::shared_ptr<const re2::RE2> regex)
       : text_(std::move(text)), regex_(std::move(regex)) {}
   std::string text_;
-  std::regex regex_;
+  std::shared_ptr<const re2::RE2> regex_;
 };
 
 // What a pattern matched among the rows of a by-name table.

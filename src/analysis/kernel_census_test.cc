@@ -305,9 +305,33 @@ TEST_F(KernelCensusTest, AnInvalidPatternIsAUsageErrorNamingIt) {
     ASSERT_FALSE(compiled.ok()) << bad;
     EXPECT_EQ(compiled.status().kind(), base::ErrorKind::kUsage);
     EXPECT_EQ(compiled.status().where(), "'" + std::string(bad) + "'");
-    EXPECT_NE(compiled.status().message().find("not a valid ECMAScript regular expression"),
-              std::string::npos);
+    EXPECT_NE(compiled.status().message().find("not a valid RE2 pattern"), std::string::npos);
   }
+}
+
+// What RE2 cannot take is refused with the reason; a pathological pattern of backtracking
+// engines, or a name of 1 MiB, matches in linear time.
+TEST_F(KernelCensusTest, PatternsAreRe2AndLinear) {
+  for (const char* bad : {"(a)\\1", "gemm(?=_f16)", "(?<!void )gemm", "a++"}) {
+    auto compiled = NamePattern::Compile(bad);
+    ASSERT_FALSE(compiled.ok()) << bad;
+    EXPECT_EQ(compiled.status().kind(), base::ErrorKind::kUsage);
+    EXPECT_NE(compiled.status().message().find("RE2 does not support"), std::string::npos)
+        << compiled.status().message();
+  }
+  auto catastrophic = NamePattern::Compile("^(.*)*x$");
+  ASSERT_TRUE(catastrophic.ok());
+  const std::string name(1 << 20, 'a');
+  auto matched = catastrophic->Matches(name);
+  ASSERT_TRUE(matched.ok());
+  EXPECT_FALSE(*matched);
+  auto found = catastrophic->Matches(name + "x");
+  ASSERT_TRUE(found.ok());
+  EXPECT_TRUE(*found);
+  // The location quotes at most 200 bytes of a long pattern.
+  auto long_one = NamePattern::Compile(std::string(20000, 'a'));
+  ASSERT_FALSE(long_one.ok());
+  EXPECT_LT(long_one.status().where().size(), 260u);
 }
 
 }  // namespace

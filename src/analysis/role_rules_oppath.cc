@@ -5,6 +5,7 @@
 
 #include "src/analysis/range_index.h"
 #include "src/analysis/role_rules.h"
+#include "src/base/pattern.h"
 
 namespace decodeprof::analysis {
 
@@ -13,15 +14,15 @@ base::StatusOr<std::unique_ptr<OpPathRule>> OpPathRule::Build(OpPathParams param
     return base::ConfigError(
         "", "op_path rule for role \"" + params.role_name + "\": needs at least one pattern");
   }
-  RE2::Options options;
-  options.set_log_errors(false);
+  const RE2::Options options = base::PatternOptions();
   std::string alternation;
   for (const ClassPattern& pattern : params.patterns) {
-    const RE2 alone(pattern.regex, options);
+    auto alone = base::CompilePattern(pattern.regex);
     if (!alone.ok()) {
-      return base::ConfigError(pattern.where, "op_path rule for role \"" + params.role_name +
-                                                  "\": bad pattern '" + pattern.regex +
-                                                  "': " + alone.error());
+      return base::ConfigError(pattern.where,
+                               "op_path rule for role \"" + params.role_name + "\": bad pattern '" +
+                                   base::Excerpt(pattern.regex) + "': " + alone.status().message(),
+                               alone.status().hint());
     }
     if (!alternation.empty()) alternation += '|';
     alternation += "(?:" + pattern.regex + ")";

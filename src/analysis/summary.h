@@ -196,6 +196,9 @@ struct Summary {
   // (the trace's only one, or --device's; null for a trace without dispatches' devices), and
   // everything odd the import and analysis saw (trace/diagnostics.h), non-zero entries only.
   std::string trace_format;
+  // The trace's file name (no directory): a second summarize onto this summary's name from
+  // another trace is refused (pipeline/summarize_run.h). Written only when set.
+  std::string trace_file;
   std::optional<int32_t> device;
   std::vector<trace::DiagnosticEntry> diagnostics;
   // How the window was found: "log", "marks" (decodeprof:* ranges), "ranges" (--decode-range /

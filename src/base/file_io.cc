@@ -4,15 +4,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <string>
 #include <system_error>
 #include <utility>
 #include <vector>
+
+#include "src/base/temporary_files.h"
 
 namespace decodeprof::base {
 namespace {
@@ -124,13 +128,16 @@ Status CheckStdout(const std::vector<std::string>& inputs) {
 }
 
 // A new file beside `path`: `<path>.tmp.<pid>` (or `.<n>` after it when that name is taken).
-// O_EXCL | O_NOFOLLOW: an existing file or link of that name is never opened.
-StatusOr<int> CreateTemporary(const std::string& path, std::string* tmp) {
+// O_EXCL | O_NOFOLLOW: an existing file or link of that name is never opened. Registered
+// (temporary_files.h) in the same step, so a SIGINT, SIGTERM or SIGHUP removes it.
+StatusOr<int> CreateTemporary(const std::string& path, std::string* tmp, int* registration) {
   const std::string stem = path + ".tmp." + std::to_string(::getpid());
   for (int attempt = 0; attempt < 100; ++attempt) {
     std::string name = attempt == 0 ? stem : stem + "." + std::to_string(attempt);
+    const SignalBlock block;
     const int fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd >= 0) {
+      *registration = RegisterTemporary(name);
       *tmp = std::move(name);
       return fd;
     }
@@ -273,6 +280,37 @@ Status CheckOutputName(std::string_view name, std::string_view option) {
                         " bytes without '/' or control characters, and not '.' or '..'");
 }
 
+uint64_t OutputSizeLimit(uint64_t input_bytes) {
+  if (const char* env = std::getenv("DECODEPROF_MAX_OUTPUT_BYTES"); env != nullptr) {
+    char* end = nullptr;
+    errno = 0;
+    const unsigned long long v = std::strtoull(env, &end, 10);
+    if (errno == 0 && end != env && *end == '\0' && v > 0 && env[0] != '-') return v;
+  }
+  const uint64_t scaled = input_bytes > UINT64_MAX / kOutputPerInputByte
+                              ? UINT64_MAX
+                              : input_bytes * kOutputPerInputByte;
+  return std::max(kMinOutputLimitBytes, scaled);
+}
+
+Status CheckOutputSize(const std::string& path, uint64_t estimated_bytes,
+                       const std::vector<std::string>& inputs, std::string_view hint) {
+  uint64_t input_bytes = 0;
+  for (const std::string& input : inputs) {
+    struct stat st {};
+    if (input.empty() || ::stat(input.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    input_bytes += static_cast<uint64_t>(st.st_size);
+  }
+  const uint64_t limit = OutputSizeLimit(input_bytes);
+  if (estimated_bytes <= limit) return OkStatus();
+  const auto mb = [](uint64_t bytes) { return std::to_string((bytes + (1 << 20) - 1) >> 20); };
+  return DataError(
+      path == kStdout ? "standard output" : path,
+      "refusing to write an output of about " + mb(estimated_bytes) + " MiB: over the limit of " +
+          mb(limit) + " MiB (64 times the input's " + mb(input_bytes) + " MiB, at least 1 GiB)",
+      std::string(hint) + "; or raise the limit with DECODEPROF_MAX_OUTPUT_BYTES=<bytes>");
+}
+
 Status WriteFileAtomic(const std::string& path, std::string_view content,
                        const std::vector<std::string>& inputs) {
   AtomicFileWriter writer(path, inputs);
@@ -290,6 +328,8 @@ void AtomicFileWriter::Discard() {
   if (fd_ >= 0 && !to_stdout_) ::close(fd_);
   fd_ = -1;
   if (!committed_ && !tmp_.empty()) ::unlink(tmp_.c_str());
+  UnregisterTemporary(registration_);
+  registration_ = -1;
   tmp_.clear();
 }
 
@@ -300,7 +340,7 @@ Status AtomicFileWriter::Open() {
     to_stdout_ = true;
     fd_ = STDOUT_FILENO;
   } else {
-    DP_ASSIGN_OR_RETURN(fd_, CreateTemporary(path_, &tmp_));
+    DP_ASSIGN_OR_RETURN(fd_, CreateTemporary(path_, &tmp_, &registration_));
   }
   buffer_.reserve(kFlushBytes);
   return OkStatus();
@@ -343,8 +383,14 @@ Status AtomicFileWriter::Commit() {
   // The target is checked again right before the rename: it may have changed while the
   // output was computed (rename(2) itself would replace a symlink, a device or a FIFO).
   if (status.ok()) status = CheckOutputTarget(path_, inputs_);
-  if (status.ok() && ::rename(tmp_.c_str(), path_.c_str()) != 0) {
-    status = IoError(path_, "cannot write: " + ErrnoText(errno));
+  if (status.ok()) {
+    const SignalBlock block;  // renamed and forgotten in one step for the signal handler
+    if (::rename(tmp_.c_str(), path_.c_str()) != 0) {
+      status = IoError(path_, "cannot write: " + ErrnoText(errno));
+    } else {
+      UnregisterTemporary(registration_);
+      registration_ = -1;
+    }
   }
   committed_ = status.ok();
   if (committed_) tmp_.clear();

@@ -8,11 +8,14 @@
 // a dangling one), a directory, a device, a FIFO or a socket at `path` is refused, and so is
 // a file that is one of the command's inputs. CheckOutputTarget says so before any work is
 // done; WriteFileAtomic and AtomicFileWriter check again right before the rename, so a run
-// that fails leaves no output and no temporary file behind. kStdout ("-") names standard
+// that fails leaves no output and no temporary file behind, and so does one ended by SIGINT,
+// SIGTERM or SIGHUP (the temporary file is registered with temporary_files.h, whose handler
+// removes it before the process ends by the signal). kStdout ("-") names standard
 // output, for the commands that write one file; a command that writes several refuses it.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -85,6 +88,18 @@ Status CheckOutputName(std::string_view name, std::string_view option);
 Status WriteFileAtomic(const std::string& path, std::string_view content,
                        const std::vector<std::string>& inputs = {});
 
+// The size bound of an output made from inputs of `input_bytes` in all: max(1 GiB, 64 × the
+// inputs), or the environment's DECODEPROF_MAX_OUTPUT_BYTES when set to a positive integer.
+inline constexpr uint64_t kMinOutputLimitBytes = uint64_t{1} << 30;
+inline constexpr uint64_t kOutputPerInputByte = 64;
+uint64_t OutputSizeLimit(uint64_t input_bytes);
+
+// Refuses an output of `estimated_bytes` over OutputSizeLimit(the sizes of the regular files
+// among `inputs`), before anything is written: error kData naming `path` ("would be about N
+// MB, over the limit of M MB ...") with `hint` (what makes it smaller) and the override.
+Status CheckOutputSize(const std::string& path, uint64_t estimated_bytes,
+                       const std::vector<std::string>& inputs, std::string_view hint);
+
 // Streams a large output through the same temporary file and renames it onto `path` on
 // Commit(). Open() runs CheckOutputTarget(path, inputs); Commit() checks the target again
 // right before the rename. Destroying it without a successful Commit() removes the temporary
@@ -107,7 +122,8 @@ class AtomicFileWriter {
   void Discard();
   std::string path_;
   std::vector<std::string> inputs_;
-  std::string tmp_;  // "" for kStdout, and before Open()
+  std::string tmp_;        // "" for kStdout, and before Open()
+  int registration_ = -1;  // its entry in temporary_files.h's table
   std::string buffer_;
   int fd_ = -1;
   int error_ = 0;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -71,6 +72,9 @@ base::StatusOr<report::ChromeTraceStats> RunExport(const ExportRequest& req,
     DP_ASSIGN_OR_RETURN(pipeline::WindowedTrace t,
                         pipeline::ImportWindow(req.trace, *importer, log_marks, req.log, names));
     analysis::DecodeWindow& window = t.window;
+    // The check summarize makes on the same window.
+    pipeline::AddOverlapDiagnostics(req.trace.path, window.dispatches, window.lo, window.hi,
+                                    t.info.diagnostics);
     dispatches = std::move(window.dispatches);
     window_clock = window.clock;  // the clock the marks chose, for a trace that does not say
     for (const trace::Range& r : t.info.ranges) {
@@ -86,10 +90,30 @@ base::StatusOr<report::ChromeTraceStats> RunExport(const ExportRequest& req,
     std::stable_sort(
         dispatches.begin(), dispatches.end(),
         [](const trace::Dispatch& a, const trace::Dispatch& b) { return a.start < b.start; });
+    // Summarize's overlap check, per device over its whole span.
+    const auto check = [&](std::span<const trace::Dispatch> list) {
+      trace::TimestampNs hi = list.front().end;
+      for (const trace::Dispatch& d : list) hi = std::max(hi, d.end);
+      pipeline::AddOverlapDiagnostics(req.trace.path, list, list.front().start, hi,
+                                      t.info.diagnostics);
+    };
+    const bool one_device = std::all_of(
+        dispatches.begin(), dispatches.end(),
+        [&](const trace::Dispatch& d) { return d.device == dispatches.front().device; });
+    if (!dispatches.empty() && one_device) {
+      check(dispatches);
+    } else if (!dispatches.empty()) {
+      std::map<int16_t, std::vector<trace::Dispatch>> per_device;
+      for (const trace::Dispatch& d : dispatches) per_device[d.device].push_back(d);
+      for (const auto& [device, list] : per_device) check(list);
+    }
     ranges = t.info.ranges;
     in.other_data = {{"window", "all"}};
     info = std::move(t.info);
   }
+  // A trace whose import found an error (a dangling string id, ...) gets no timeline, as it
+  // gets no summary: exit 65 and nothing written.
+  DP_RETURN_IF_ERROR(pipeline::ErrorDiagnostic(req.trace.path, info.diagnostics));
   if (!pack) {
     const packs::PackChoice choice =
         packs::DefaultPackFor(packs::KernelNamesOf(dispatches, names),

@@ -14,6 +14,7 @@
 
 #include "src/analysis/kernel_census.h"
 #include "src/base/file_io.h"
+#include "src/base/temporary_files.h"
 #include "src/cli/option_checks.h"
 #include "src/cli/recording.h"
 #include "src/cli/subcommand.h"
@@ -42,6 +43,7 @@ class TemporaryDirectory {
     if (path_.empty()) return;
     std::error_code ec;
     std::filesystem::remove_all(path_, ec);
+    base::UnregisterTemporary(registration_);
   }
   // A new private directory (mkdtemp, mode 0700) under $TMPDIR or /tmp.
   base::Status Create() {
@@ -53,12 +55,15 @@ class TemporaryDirectory {
                            "set TMPDIR to a writable directory, or keep the trace with -o FILE");
     }
     path_ = pattern;
+    // Removed by a SIGINT, SIGTERM or SIGHUP too (base/temporary_files.h).
+    registration_ = base::RegisterTemporary(path_, /*directory=*/true);
     return base::OkStatus();
   }
   const std::string& path() const { return path_; }
 
  private:
   std::string path_;
+  int registration_ = -1;
 };
 
 struct Options {
@@ -175,7 +180,8 @@ int KernelsMain(int argc, char** argv) {
       "With -- CMD, records CMD as `decodeprof record` does (CUPTI; the trace goes to a\n"
       "temporary file unless -o names one) and prints the census of that trace.\n"
       "--expect REGEX (repeatable) makes it a check: exit 1 when no kernel in the window\n"
-      "matches a pattern.",
+      "matches a pattern. REGEX is RE2 syntax (github.com/google/re2/wiki/Syntax), searched,\n"
+      "not anchored; a pattern RE2 cannot take is a usage error (exit 2).",
       "decodeprof kernels"};
   app.add_option("TRACE", trace, "kernel trace, of any format below (recognized by content)")
       ->type_name("")
@@ -202,8 +208,9 @@ int KernelsMain(int argc, char** argv) {
       ->type_name("NAME|FILE")
       ->check(NonEmpty("a pack name or file"));
   app.add_option("--expect", expect,
-                 "ECMAScript regex searched in each kernel name of the window; exit 1 when no "
-                 "kernel matches (repeatable)")
+                 "RE2 regular expression (not ECMAScript: no backreferences or lookaround) "
+                 "searched in each kernel name of the window; exit 1 when no kernel matches "
+                 "(repeatable)")
       ->type_name("REGEX")
       ->expected(1)
       ->allow_extra_args(false)

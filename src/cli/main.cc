@@ -3,6 +3,7 @@
 #include <cstring>
 #include <string_view>
 
+#include "src/base/temporary_files.h"
 #include "src/cli/subcommand.h"
 
 namespace {
@@ -60,7 +61,13 @@ int main(int argc, char** argv) {
     return 0;
   }
   for (const auto& sub : kSubcommands) {
-    if (sub.name == first) return sub.main(argc - 1, argv + 1);
+    if (sub.name != first) continue;
+    // SIGINT, SIGTERM or SIGHUP remove the temporary files of unfinished outputs, then end the
+    // process by the signal. The guard keeps the default dispositions (it writes no output
+    // file; its command must see them as they were); profile and record install their own
+    // while they run children.
+    if (sub.name != "guard") decodeprof::base::InstallTemporaryFileCleanup();
+    return sub.main(argc - 1, argv + 1);
   }
   std::fprintf(stderr, "decodeprof: unknown subcommand '%s'\n", argv[1]);
   PrintUsage(stderr);

@@ -20,13 +20,45 @@ namespace {
 
 constexpr const char* kName = "summarize";
 
-// --name's default: the trace's file name without its extensions ("run.pt.trace.json.gz" →
-// "run"); "trace" when nothing is left.
+// --name's default: the trace's file name without its trace extension and compression suffix
+// ("run.pt.trace.json.gz" → "run", "Llama-3.1-8B.sqlite" → "Llama-3.1-8B"); other dots stay.
+// "trace" when nothing is left.
 std::string DefaultRunName(const std::string& trace) {
   std::string stem = std::filesystem::path(trace).filename().string();
-  const size_t dot = stem.find('.', 1);
-  if (dot != std::string::npos) stem.resize(dot);
+  const auto strip = [&stem](std::initializer_list<std::string_view> suffixes) {
+    for (const std::string_view suffix : suffixes) {
+      if (stem.size() > suffix.size() && stem.ends_with(suffix)) {
+        stem.resize(stem.size() - suffix.size());
+        return;
+      }
+    }
+  };
+  strip({".gz", ".zst", ".zstd", ".xz"});
+  // Longest first: ".pt.trace.json" before ".json".
+  strip({".pt.trace.json", ".trace.json", ".json", ".sqlite3", ".sqlite", ".nsys-rep", ".rocpd",
+         ".db", ".csv", ".log"});
   return stem.empty() || stem == "." || stem == ".." ? "trace" : stem;
+}
+
+// --name's default for --ranks: the longest common prefix of the traces' default names, cut
+// back to before its last '.', '_' or '-' when it ends inside a name ("tp.1001.sqlite",
+// "tp.1002.sqlite" → "tp"); the first trace's default name when they share nothing.
+std::string DefaultGroupName(const std::vector<std::string>& traces) {
+  std::string prefix = DefaultRunName(traces.front());
+  bool cut = false;
+  for (const std::string& trace : traces) {
+    const std::string stem = DefaultRunName(trace);
+    size_t n = 0;
+    while (n < prefix.size() && n < stem.size() && prefix[n] == stem[n]) ++n;
+    if (n < prefix.size() || n < stem.size()) cut = true;
+    prefix.resize(n);
+  }
+  if (cut) {
+    const size_t sep = prefix.find_last_of("._-");
+    if (sep != std::string::npos && sep > 0) prefix.resize(sep);
+  }
+  return prefix.empty() || prefix == "." || prefix == ".." ? DefaultRunName(traces.front())
+                                                           : prefix;
 }
 
 // Python's str() of an optional float, as the seed's one-line report prints it.
@@ -123,11 +155,13 @@ int SummarizeMain(int argc, char** argv) {
   app.add_option("--units", req.units,
                  "units file: built-in name or .toml file (default: the pack's)")
       ->check(NonEmpty("a units name or file"));
-  CLI::Option* name_option =
-      app.add_option("--name", req.name,
-                     "run name, the prefix of the output files: a plain file name (no '/' or "
-                     "control characters, not '.' or '..', at most 200 bytes); default: the "
-                     "trace's file name without its extensions");
+  CLI::Option* name_option = app.add_option(
+      "--name", req.name,
+      "run name, the prefix of the output files: a plain file name (no '/' or "
+      "control characters, not '.' or '..', at most 200 bytes); default: the "
+      "trace's file name without its trace extension (.sqlite, .nsys-rep, .db, .json, "
+      ".pt.trace.json, .csv, ...) and compression suffix (.gz, .zst, .xz); a "
+      "summary of another trace there is never replaced");
   req.out_dir = ".";
   app.add_option("--out-dir", req.out_dir,
                  "output directory (created; not -); outputs replace only regular files")
@@ -169,7 +203,9 @@ int SummarizeMain(int argc, char** argv) {
                                                "see decodeprof summarize --help"));
   }
   req.format = format;
-  if (name_option->count() == 0) req.name = DefaultRunName(ranks.empty() ? req.trace : ranks[0]);
+  if (name_option->count() == 0) {
+    req.name = ranks.empty() ? DefaultRunName(req.trace) : DefaultGroupName(ranks);
+  }
   auto window_spec = pipeline::ParseWindowSpec(window);
   if (!window_spec.ok()) return ReportError(kName, window_spec.status());
   req.window = *window_spec;

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "src/base/parse.h"
+#include "src/base/pattern.h"
 
 namespace decodeprof::guard {
 namespace {
@@ -29,11 +30,9 @@ std::optional<int64_t> PidOf(const std::string& id) {
 }  // namespace
 
 base::StatusOr<CompilerPattern> CompilerPattern::Compile(const std::string& pattern) {
-  RE2::Options options;
-  options.set_log_errors(false);
-  auto re = std::make_shared<const re2::RE2>(pattern, options);
-  if (!re->ok()) return base::ConfigError("", re->error());
-  return CompilerPattern(std::move(re));
+  auto re = base::CompilePattern(pattern);
+  if (!re.ok()) return base::ConfigError("", re.status().message());
+  return CompilerPattern(std::shared_ptr<const re2::RE2>(std::move(*re)));
 }
 
 bool CompilerPattern::Matches(std::string_view comm) const {

@@ -8,24 +8,9 @@
 #include "src/io/importer_registry.h"
 #include "src/packs/default_pack.h"
 #include "src/packs/pack_loader.h"
+#include "src/pipeline/trace_source.h"
 
 namespace decodeprof::pipeline {
-namespace {
-
-// The first diagnostic of error severity as a kData status (as summarize reports it).
-base::Status ErrorDiagnostic(const std::string& path, const trace::Diagnostics& diagnostics) {
-  if (!diagnostics.has_error()) return base::OkStatus();
-  for (const trace::DiagnosticEntry& e : diagnostics.entries()) {
-    const trace::DiagnosticInfo& d = trace::Describe(e.code);
-    if (d.severity != trace::Severity::kError) continue;
-    return base::DataError(
-        e.first.file.empty() ? path : e.first.file,
-        std::string(d.meaning) + " (" + std::string(d.name) + ", " + std::to_string(e.count) + ")");
-  }
-  return base::OkStatus();
-}
-
-}  // namespace
 
 base::StatusOr<KernelsResult> RunKernels(const KernelsRequest& request) {
   KernelsResult result;

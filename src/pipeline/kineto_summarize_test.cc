@@ -314,12 +314,13 @@ TEST_F(KinetoSummarizeTest, SameRunAsNativeAndKinetoGivesTheSameOutputs) {
     EXPECT_EQ(a, Slurp(dir_ / "kineto" / file)) << file;
   }
   // The summaries differ only where the formats do: the clock (the native file's monotonic,
-  // Kineto's realtime), the format's name and what each importer counted.
+  // Kineto's realtime), the format's name, the trace's file name and what each importer
+  // counted.
   auto native_json = nlohmann::ordered_json::parse(Slurp(dir_ / "native" / "decode_summary.json"));
   auto kineto_json = nlohmann::ordered_json::parse(Slurp(dir_ / "kineto" / "decode_summary.json"));
   EXPECT_EQ(native_json["clock"], "monotonic");
   EXPECT_EQ(kineto_json["clock"], "realtime");
-  for (const char* key : {"clock", "trace_format", "diagnostics"}) {
+  for (const char* key : {"clock", "trace_format", "trace_file", "diagnostics"}) {
     native_json.erase(key);
     kineto_json.erase(key);
   }

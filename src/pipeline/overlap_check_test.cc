@@ -138,7 +138,7 @@ TEST_F(OverlapCheckTest, AKernelThatOutlastsTheNextOfItsStreamIsAWarning) {
     SummarizeRequest req;
     req.trace = trace;
     req.name = "s" + std::to_string(late);
-    req.out_dir = (dir_ / "out").string();
+    req.out_dir = (dir_ / "out" / recorder).string();  // two traces, one name: apart
     return RunSummarize(req);
   };
   const auto entry = [](const SummarizeResult& r) -> const trace::DiagnosticEntry* {

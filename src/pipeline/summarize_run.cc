@@ -17,6 +17,7 @@
 #include "src/analysis/window.h"
 #include "src/base/file_io.h"
 #include "src/base/py_format.h"
+#include "src/base/temporary_files.h"
 #include "src/base/utf8.h"
 #include "src/io/bench_log/bench_log.h"
 #include "src/io/importer_registry.h"
@@ -26,6 +27,7 @@
 #include "src/report/dispatch_csv.h"
 #include "src/report/kernel_csv.h"
 #include "src/report/summary_json.h"
+#include "src/report/summary_reader.h"
 
 namespace decodeprof::pipeline {
 namespace {
@@ -198,30 +200,6 @@ bool ReplaysGraphs(const analysis::DecodeWindow& w, const trace::ImportedTrace& 
   return !w.dispatches.empty() && graphed * 2 >= w.dispatches.size();
 }
 
-// The diagnostics of the window and the attribution, added to the importer's.
-// A GPU runs at most 128 kernels at once (CUDA's limit since compute capability 3.5); a
-// decode rarely more than a few. The window's dispatch durations, each clipped to the window,
-// over the time at least one runs: far above that means timestamps that cannot be right.
-void AddOverlapDiagnostics(const SummarizeRequest& req, const analysis::DecodeWindow& w,
-                           trace::Diagnostics& diag) {
-  int64_t sum = 0;
-  for (const trace::Dispatch& d : w.dispatches) {
-    sum += std::max<int64_t>(0, std::min(d.end, w.hi) - std::max(d.start, w.lo));
-  }
-  const int64_t busy = analysis::BusyUnion(w.dispatches, w.lo, w.hi);
-  if (busy <= 0) return;
-  const double overlap = static_cast<double>(sum) / static_cast<double>(busy);
-  const std::string detail = "the dispatches' durations in the window add up to " +
-                             base::FormatFixed(static_cast<double>(sum) / 1e6, 3) + " ms over " +
-                             base::FormatFixed(static_cast<double>(busy) / 1e6, 3) +
-                             " ms of GPU-busy time (" + base::FormatFixed(overlap, 1) + "x)";
-  if (overlap > 128) {
-    diag.Add(trace::Diag::kDispatchesOverlapImpossible, 1, {req.trace, "", detail});
-  } else if (overlap > 8) {
-    diag.Add(trace::Diag::kDispatchesOverlap, 1, {req.trace, "", detail});
-  }
-}
-
 // Kernels of one CUDA stream run in order: one that ends after the next kernel of its stream
 // ended has a late end timestamp (seen on the H200 when a CUDA graph was replayed before CUPTI
 // read the recorded replay's timestamps: ~2 ms graph kernels of ~20 us), or overlaps it by
@@ -345,8 +323,21 @@ base::Status CheckOutputs(const SummarizeRequest& req) {
                             "name a directory (./- for one called '-')");
   }
   const std::vector<std::string> inputs = InputsOf(req);
-  for (const std::string& path : OutputsOf(req)) {
+  const std::vector<std::string> outputs = OutputsOf(req);
+  for (const std::string& path : outputs) {
     DP_RETURN_IF_ERROR(base::CheckOutputTarget(path, inputs));
+  }
+  // A summary of another trace is never replaced silently (two traces whose names differ
+  // only after a dot, or the same name in two directories, onto one --out-dir).
+  const std::string& summary = outputs.back();
+  const std::string trace_file = std::filesystem::path(req.trace).filename().string();
+  if (std::optional<std::string> other = report::SummaryTraceFile(summary);
+      other && *other != trace_file) {
+    return base::IoError(summary,
+                         "refusing to replace the summary of another trace (" + *other +
+                             ") with that of " + trace_file,
+                         "name this run apart with --name, write it to another --out-dir, or "
+                         "remove the old summary");
   }
   return base::OkStatus();
 }
@@ -365,11 +356,20 @@ base::Status WriteOutputs(const SummarizeRequest& req, const analysis::Summary& 
     written.clear();
     return s;
   };
+  // The files of the set already in place count as temporary until the last one is: a SIGINT,
+  // SIGTERM or SIGHUP in between removes them (base/temporary_files.h), never a partial set.
+  struct SetInProgress {
+    std::vector<int> handles;
+    ~SetInProgress() {
+      for (const int h : handles) base::UnregisterTemporary(h);
+    }
+  } in_progress;
   const std::string& kernels = paths.front();
   if (auto s = base::WriteFileAtomic(kernels, report::KernelCsvText(summary), inputs); !s.ok()) {
     return undo(s);
   }
   written.push_back(kernels);
+  in_progress.handles.push_back(base::RegisterTemporary(kernels));
   if (req.emit_dispatches) {
     const std::string& path = paths[1];
     if (auto s = report::WriteDispatchCsv(path, window, names, attribution, pack, units, inputs);
@@ -377,6 +377,7 @@ base::Status WriteOutputs(const SummarizeRequest& req, const analysis::Summary& 
       return undo(s);
     }
     written.push_back(path);
+    in_progress.handles.push_back(base::RegisterTemporary(path));
   }
   const std::string& json = paths.back();
   if (auto s = base::WriteFileAtomic(json, report::SummaryJsonText(summary), inputs); !s.ok()) {
@@ -750,10 +751,11 @@ base::Status ComputeRun(const SummarizeRequest& req, ComputedRun& run) {
   }
   AddRecorderWarnings(info.diagnostics, result.summary.warnings);
   AddAnalysisDiagnostics(req, result.summary, attribution, info.diagnostics);
-  AddOverlapDiagnostics(req, window, info.diagnostics);
+  AddOverlapDiagnostics(req.trace, window.dispatches, window.lo, window.hi, info.diagnostics);
   AddStreamOrderDiagnostics(req, info, window, names, info.diagnostics);
   result.summary.diagnostics = info.diagnostics.entries();
   result.summary.trace_format = result.format;
+  result.summary.trace_file = std::filesystem::path(req.trace).filename().string();
   result.summary.window_source = loaded.trace.window_source;
   result.summary.window_evidence = loaded.trace.evidence;
   result.summary.engine_steps = loaded.trace.engine_steps;

@@ -1,6 +1,8 @@
 #include "src/pipeline/trace_source.h"
 
 #include <algorithm>
+#include <climits>
+#include <cstdint>
 #include <cstdlib>
 #include <deque>
 #include <filesystem>
@@ -9,8 +11,10 @@
 #include <span>
 #include <utility>
 
+#include "src/analysis/intervals.h"
 #include "src/analysis/pack.h"
 #include "src/base/parse.h"
+#include "src/base/py_format.h"
 #include "src/trace/spool.h"
 
 namespace decodeprof::pipeline {
@@ -205,6 +209,39 @@ base::StatusOr<WindowedTrace> ImportWindow(const TraceRequest& request,
   t.dispatches = [&dispatches](const DispatchFn& fn) { return dispatches.spool().Replay(fn); };
   t.launches = [&launches](const LaunchFn& fn) { return launches.spool().Replay(fn); };
   return CutWindow(request, importer, log_marks, log_path, std::move(t), names);
+}
+
+void AddOverlapDiagnostics(const std::string& trace, std::span<const trace::Dispatch> dispatches,
+                           trace::TimestampNs lo, trace::TimestampNs hi, trace::Diagnostics& diag) {
+  int64_t sum = 0;
+  for (const trace::Dispatch& d : dispatches) {
+    const int64_t clipped = std::max<int64_t>(0, std::min(d.end, hi) - std::max(d.start, lo));
+    if (__builtin_add_overflow(sum, clipped, &sum)) sum = INT64_MAX;
+  }
+  const int64_t busy = analysis::BusyUnion(dispatches, lo, hi);
+  if (busy <= 0) return;
+  const double overlap = static_cast<double>(sum) / static_cast<double>(busy);
+  const std::string detail = "the dispatches' durations in the window add up to " +
+                             base::FormatFixed(static_cast<double>(sum) / 1e6, 3) + " ms over " +
+                             base::FormatFixed(static_cast<double>(busy) / 1e6, 3) +
+                             " ms of GPU-busy time (" + base::FormatFixed(overlap, 1) + "x)";
+  if (overlap > 128) {
+    diag.Add(trace::Diag::kDispatchesOverlapImpossible, 1, {trace, "", detail});
+  } else if (overlap > 8) {
+    diag.Add(trace::Diag::kDispatchesOverlap, 1, {trace, "", detail});
+  }
+}
+
+base::Status ErrorDiagnostic(const std::string& path, const trace::Diagnostics& diagnostics) {
+  if (!diagnostics.has_error()) return base::OkStatus();
+  for (const trace::DiagnosticEntry& e : diagnostics.entries()) {
+    const trace::DiagnosticInfo& d = trace::Describe(e.code);
+    if (d.severity != trace::Severity::kError) continue;
+    return base::DataError(
+        e.first.file.empty() ? path : e.first.file,
+        std::string(d.meaning) + " (" + std::string(d.name) + ", " + std::to_string(e.count) + ")");
+  }
+  return base::OkStatus();
 }
 
 LaunchContext JoinLaunches(std::span<const trace::Dispatch> dispatches, trace::ImportedTrace& info,

@@ -66,6 +66,19 @@ struct LaunchContext {
 LaunchContext JoinLaunches(std::span<const trace::Dispatch> dispatches, trace::ImportedTrace& info,
                            const std::string& path);
 
+// A GPU runs at most 128 kernels at once (CUDA's limit since compute capability 3.5); a
+// decode rarely more than a few. The durations of `dispatches` (start order, one device), each
+// clipped to [lo, hi], over the time at least one runs: above 128 times is the error
+// dispatches_overlap_impossible (timestamps that cannot be right), above 8 the warning
+// dispatches_overlap, added to `diag` naming `trace`. Summarize checks its window, export what
+// it exports.
+void AddOverlapDiagnostics(const std::string& trace, std::span<const trace::Dispatch> dispatches,
+                           trace::TimestampNs lo, trace::TimestampNs hi, trace::Diagnostics& diag);
+
+// The first diagnostic of error severity in `diagnostics` as a kData status naming its file
+// (else `path`), as summarize reports it: "<meaning> (<code>, <count>)". OK when none.
+base::Status ErrorDiagnostic(const std::string& path, const trace::Diagnostics& diagnostics);
+
 // The clock a job reports: the trace's, else the one the window chose, else "unknown".
 std::string ClockText(const trace::ImportedTrace& info,
                       std::optional<trace::ClockDomain> window_clock = std::nullopt);

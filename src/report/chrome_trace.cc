@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <optional>
 #include <set>
 #include <string>
@@ -325,6 +326,13 @@ ChromeTraceStats WriteChromeTrace(const ChromeTraceInput& in,
 base::StatusOr<ChromeTraceStats> WriteChromeTraceFile(const std::string& path,
                                                       const ChromeTraceInput& in,
                                                       const std::vector<std::string>& inputs) {
+  // Refused before anything is written when the names make it huge (a 1 MB kernel name in
+  // every event): about 320 bytes per event besides the name, twice with its launch.
+  uint64_t estimate = 4096;
+  for (const trace::Dispatch& d : in.dispatches) estimate += 2 * in.names->Get(d.name).size() + 320;
+  for (const trace::Range& r : in.ranges) estimate += in.names->Get(r.name).size() + 200;
+  DP_RETURN_IF_ERROR(base::CheckOutputSize(
+      path, estimate, inputs, "export a part of the trace: --window decode, or a shorter trace"));
   base::AtomicFileWriter writer(path, inputs);
   DP_RETURN_IF_ERROR(writer.Open());
   const ChromeTraceStats stats =

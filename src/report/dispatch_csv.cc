@@ -1,6 +1,7 @@
 #include "src/report/dispatch_csv.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -47,6 +48,14 @@ base::Status WriteDispatchCsv(const std::string& path, const analysis::DecodeWin
   std::vector<std::string> quoted_names(names.size());
   std::vector<bool> quoted(names.size());
 
+  // Refused before anything is written when the names make it huge (a 1 MB kernel name on
+  // every row): about 120 bytes a row besides the name.
+  uint64_t estimate = 64;
+  for (const trace::Dispatch& d : window.dispatches) estimate += names.Get(d.name).size() + 120;
+  DP_RETURN_IF_ERROR(base::CheckOutputSize(
+      path, estimate, inputs,
+      "leave out --emit-dispatches (the per-kernel table holds each name once), or cut the "
+      "window"));
   base::AtomicFileWriter writer(path, inputs);
   DP_RETURN_IF_ERROR(writer.Open());
   writer.Write("index,kernel,start_ns,end_ns,class,role,units\r\n");

@@ -132,6 +132,7 @@ JsonValue SummaryToJson(const analysis::Summary& s) {
   JsonValue& warnings = doc.Add("warnings", JsonValue::MakeArray());
   for (const std::string& w : s.warnings) warnings.Push(JsonValue::Str(w));
   doc.Add("trace_format", JsonValue::Str(s.trace_format));
+  if (!s.trace_file.empty()) doc.Add("trace_file", JsonValue::Str(s.trace_file));
   doc.Add("device", s.device ? JsonValue::Int(*s.device) : JsonValue::Null());
   JsonValue& diagnostics = doc.Add("diagnostics", JsonValue::MakeArray());
   for (const trace::DiagnosticEntry& e : s.diagnostics) {

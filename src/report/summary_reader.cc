@@ -362,6 +362,20 @@ base::StatusOr<SummaryFile> ReadSummaryFile(const std::string& path) {
   return ParseSummary(path, text);
 }
 
+std::optional<std::string> SummaryTraceFile(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (256 << 20)) {
+    return std::nullopt;
+  }
+  base::StatusOr<std::string> text = base::ReadFile(path);
+  if (!text.ok() || FindExcessNesting(*text) != std::string::npos) return std::nullopt;
+  const nlohmann::json doc = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
+  if (!doc.is_object()) return std::nullopt;
+  const auto it = doc.find("trace_file");
+  if (it == doc.end() || !it->is_string()) return std::nullopt;
+  return it->get<std::string>();
+}
+
 base::StatusOr<std::vector<SummaryFile>> ReadSummaryDir(const std::string& dir) {
   return ReadSummaries({dir});
 }

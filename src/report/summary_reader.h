@@ -62,6 +62,11 @@ base::StatusOr<std::vector<std::string>> ResolveSummaryPaths(const std::vector<s
 // (where = path).
 base::StatusOr<SummaryFile> ParseSummary(const std::string& path, const std::string& text);
 
+// The "trace_file" of the summary at `path` (the file name of the trace it was made from), or
+// nullopt when there is no such regular file, it is not a JSON object, or it has no string
+// "trace_file" (a summary of an older decodeprof). Reads at most 256 MiB.
+std::optional<std::string> SummaryTraceFile(const std::string& path);
+
 // Reads and parses one summary file. Errors: as ParseSummary; not a regular file or
 // unreadable → kIo.
 base::StatusOr<SummaryFile> ReadSummaryFile(const std::string& path);

@@ -53,6 +53,7 @@ constexpr Field kRunFields[] = {
     {"pack", Type::kString},
     {"units_file", Type::kString},
     {"trace_format", Type::kString},
+    {"trace_file", Type::kString},
     {"device", Type::kInteger, Range::kNonNegative},
     {"window_source", Type::kString},
     {"workload", Type::kString},

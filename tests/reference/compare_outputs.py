@@ -5,7 +5,7 @@ Usage: compare_outputs.py ORACLE_DIR DECODEPROF_DIR NAME
 
 Three checks, each printing the first differing lines:
   json  decodeprof's <NAME>_summary.json parsed, minus decodeprof's documented extra keys
-        (top level: decode_forward_passes, pack, units_file, warnings, trace_format, device,
+        (top level: decode_forward_passes, pack, units_file, warnings, trace_format, trace_file, device,
         diagnostics, window_source, window_evidence, plain_runs, ranked_units; inside each
         port_units entry: the reached_optin_* fields other than reached_optin_share_pct),
         re-serialized with json.dumps(indent=2) + "\\n", equals the oracle's text;
@@ -28,8 +28,8 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import seed_summarize  # noqa: E402
 
-EXTRA_TOP = ("decode_forward_passes", "pack", "units_file", "warnings", "trace_format", "device",
-             "diagnostics", "window_source", "window_evidence", "plain_runs", "ranked_units")
+EXTRA_TOP = ("decode_forward_passes", "pack", "units_file", "warnings", "trace_format",
+             "trace_file", "device", "diagnostics", "window_source", "window_evidence", "plain_runs", "ranked_units")
 SEED_OPTIN_KEY = "reached_optin_share_pct"
 
 

@@ -215,6 +215,7 @@ std::string Normalize(const std::string& json, const std::string& trace_file, in
   formats = files = 0;
   const std::string file_key = "\"file\": \"" + trace_file + "\"";
   for (std::string line; std::getline(in, line);) {
+    if (line.starts_with("  \"trace_file\": ")) continue;  // each format's own file name
     if (line.starts_with("  \"trace_format\": ")) {
       line = "  \"trace_format\": <format>,";
       ++formats;
