@@ -642,12 +642,14 @@ TEST_F(ReliabilityFilesTest, DeepJsonNestingIsLinearAndBounded) {
               20.0);
     EXPECT_TRUE(r.exit_code == 0 || r.exit_code == kDataError) << r.err;
   }
+  fs::remove_all(Path("out"));  // the runs above may have written t's summary
   const Result root = SummarizeBounded({"--trace", Write("root.json", deep_array)});
   EXPECT_EQ(root.exit_code, kDataError) << root.err;
   // A model config.json: refused beyond 64 levels.
   const std::string trace = Write("t.csv", Csv());
   fs::create_directories(Path("model"));
   Write("model/config.json", "{\"model_type\":\"llama\",\"x\":" + deep_object + "}");
+  fs::remove_all(Path("out"));
   const Result config = SummarizeBounded({"--trace", trace, "--model-dir", Path("model")});
   EXPECT_EQ(config.exit_code, kDataError) << config.err;
   EXPECT_NE(config.err.find("config.json: JSON nests deeper than 64 levels"), std::string::npos)
