@@ -11,16 +11,8 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <optional>
 
 namespace decodeprof::guard {
-
-// a + b, or nullopt when the sum does not fit in 64 bits.
-inline std::optional<uint64_t> CheckedAdd(uint64_t a, uint64_t b) {
-  uint64_t sum = 0;
-  if (__builtin_add_overflow(a, b, &sum)) return std::nullopt;
-  return sum;
-}
 
 // The whole seconds in `secs` (floored, as bash's SECONDS counts): 0 for NaN and anything
 // below 1, INT64_MAX for anything at or beyond it.
