@@ -9,6 +9,8 @@
 namespace decodeprof::analysis {
 namespace {
 
+using trace::DurationNs;
+
 bool Contains(const std::vector<ClassId>& v, ClassId c) {
   return std::find(v.begin(), v.end(), c) != v.end();
 }
@@ -171,10 +173,11 @@ base::StatusOr<SpeedOfLight> ComputeSpeedOfLight(const SpeedOfLightInputs& input
   std::vector<double> unit_bytes(units.size(), 0);
   for (size_t i = 0; i < decode.size(); ++i) {
     if (first_unit[i] < 0) continue;
+    const auto u = static_cast<size_t>(first_unit[i]);
     const ClassId c = attribution.classes[i];
     const auto ns = static_cast<double>(decode[i].duration());
-    unit_ns[first_unit[i]] += ns;
-    if (class_ns[c] > 0) unit_bytes[first_unit[i]] += class_bytes[c] * ns / class_ns[c];
+    unit_ns[u] += ns;
+    if (class_ns[c] > 0) unit_bytes[u] += class_bytes[c] * ns / class_ns[c];
   }
   out.floor = out.floor_ms_per_token;
   double units_excess = 0;

@@ -62,7 +62,7 @@ struct Fixture {
     m.bytes_by_kind = {{"dense_weights", 1e6}, {"kv_cache", 2e5}};
     m.weight_bytes = 1e6;
     m.kv_bytes = 2e5;
-    m.peak_gbps = 1000;  // 1e6 bytes a millisecond
+    m.peak_gbps = 1;  // 1e9 bytes a second: 1e6 a millisecond
     m.peak_detail = "test";
     m.steps = 2;
     return m;
@@ -77,13 +77,13 @@ TEST(SpeedOfLightTest, TheFloorTheClassesTheUnitsAndADecompositionThatAddsUp) {
   EXPECT_DOUBLE_EQ(l->floor_ms_per_token, 1.2);
   EXPECT_DOUBLE_EQ(l->wall_ms_per_token, 5.0);
   EXPECT_DOUBLE_EQ(l->mbu_pct, 24.0);
-  EXPECT_NEAR(l->achieved_gbps, 240.0, 1e-9);
+  EXPECT_NEAR(l->achieved_gbps, 0.24, 1e-12);
   EXPECT_NEAR(l->to_the_floor, 5.0 / 1.2, 1e-12);
   ASSERT_EQ(l->classes.size(), 2u);  // elementwise moves nothing: absent
   EXPECT_EQ(l->classes[0].name, "gemv");
   EXPECT_DOUBLE_EQ(l->classes[0].ms_per_token, 1.5);
   EXPECT_DOUBLE_EQ(l->classes[0].floor_ms_per_token, 1.0);
-  EXPECT_NEAR(*l->classes[0].achieved_gbps, 1e6 / 1.5 / 1e6 * 1000, 1e-9);
+  EXPECT_NEAR(*l->classes[0].achieved_gbps, 1.0 / 1.5, 1e-12);
   EXPECT_NEAR(*l->classes[0].pct_of_peak, 100.0 / 1.5, 1e-9);
   EXPECT_DOUBLE_EQ(l->classes[1].floor_ms_per_token, 0.2);
   ASSERT_EQ(l->units.size(), 2u);
@@ -116,7 +116,7 @@ TEST(SpeedOfLightTest, BytesAClassSharesAreSplitByTimeAndUnclaimedBytesAreNoted)
 TEST(SpeedOfLightTest, AFloorAboveTheWallIsRefused) {
   Fixture f;
   SpeedOfLightInputs m = Fixture::Model();
-  m.peak_gbps = 100;  // 12 ms of floor in a 5 ms step
+  m.peak_gbps = 0.1;  // 12 ms of floor in a 5 ms step
   const auto l = ComputeSpeedOfLight(m, f.Inputs(), f.attribution);
   ASSERT_FALSE(l.ok());
   EXPECT_EQ(l.status().kind(), base::ErrorKind::kData);

@@ -12,7 +12,7 @@
 #
 # usage: tests/gpu/speed_of_light_h200.sh STAGE_DIR ENGINE_DIR
 #   STAGE_DIR as for record_h200.sh; ENGINE_DIR a copy of ../shared/engines/llama.cpp.
-#   PROMPT (512), STEPS (128), LLAMA_P (512), LLAMA_N (128), LLAMA_R (2), PHASES ("bw compile
+#   PROMPT (512), STEPS (128), LLAMA_P (512), LLAMA_P_LONG (3072), LLAMA_N (128), LLAMA_R (2), PHASES ("bw compile
 #   llama gemv check").
 # Results in $OUT (default /tmp/sol-out): run.log, bandwidth.json, the summaries, the runs'
 # outputs, gemv.json, check.json.
@@ -23,6 +23,7 @@ STEPS=${STEPS:-128}
 LLAMA_P=${LLAMA_P:-512}
 LLAMA_N=${LLAMA_N:-128}
 LLAMA_R=${LLAMA_R:-2}
+LLAMA_P_LONG=${LLAMA_P_LONG:-3072}
 PHASES=${PHASES:-bw compile llama gemv check}
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/common.sh"
@@ -82,19 +83,25 @@ if has llama; then
   GGUF="$W/models/llama-3.1-8b-q4_0.gguf"
   [ -s "$GGUF" ] || python3 "$ENGINE/make_gguf.py" --shape llama-3.1-8b --type q4_0 --out "$GGUF"
   export LD_LIBRARY_PATH="$W/build/bin:${LD_LIBRARY_PATH:-}"
-  echo "== llama plain"
-  timeout 120 "$BIN" -m "$GGUF" -p "$LLAMA_P" -n "$LLAMA_N" -r "$LLAMA_R" \
-    >"$OUT/llama_plain.txt" 2>"$W/llama_plain.stderr"
-  echo "exit $?"; cat "$OUT/llama_plain.txt"
-  echo "== llama recorded"
-  timeout 180 "$DP" record -o "$W/llama.sqlite" -- "$BIN" -m "$GGUF" -p "$LLAMA_P" \
-    -n "$LLAMA_N" -r "$LLAMA_R" >"$OUT/llama_recorded.txt" 2>"$W/llama_rec.stderr"
-  echo "exit $?"; cat "$OUT/llama_recorded.txt"
-  echo "== llama summarize"
-  timeout 200 "$DP" summarize --trace "$W/llama.sqlite" --name llama --out-dir "$OUT" \
-    --gguf "$GGUF" --peak-bandwidth "$OUT/bandwidth.json" \
-    --context-tokens "$(python3 -c "print($LLAMA_P + ($LLAMA_N + 1) / 2)")"
-  echo "exit $?"
+  llama_run() {  # NAME P: plain and recorded runs at prompt P, the recorded one summarized
+    local name=$1 p=$2
+    echo "== $name plain (P=$p)"
+    timeout 120 "$BIN" -m "$GGUF" -p "$p" -n "$LLAMA_N" -r "$LLAMA_R" \
+      >"$OUT/${name}_plain.txt" 2>"$W/${name}_plain.stderr"
+    echo "exit $?"; cat "$OUT/${name}_plain.txt"
+    echo "== $name recorded"
+    timeout 180 "$DP" record -o "$W/$name.sqlite" -- "$BIN" -m "$GGUF" -p "$p" \
+      -n "$LLAMA_N" -r "$LLAMA_R" >"$OUT/${name}_recorded.txt" 2>"$W/${name}_rec.stderr"
+    echo "exit $?"; cat "$OUT/${name}_recorded.txt"
+    echo "== $name summarize"
+    timeout 200 "$DP" summarize --trace "$W/$name.sqlite" --name "$name" --out-dir "$OUT" \
+      --gguf "$GGUF" --peak-bandwidth "$OUT/bandwidth.json" \
+      --context-tokens "$(python3 -c "print($p + ($LLAMA_N + 1) / 2)")"
+    echo "exit $?"
+  }
+  llama_run llama "$LLAMA_P"
+  # The floor moves with the KV cache: the same decode at a long prompt.
+  llama_run llama_long "$LLAMA_P_LONG"
 fi
 
 if has gemv; then
@@ -107,11 +114,14 @@ if has check; then
   echo "== check"
   python3 "$HERE/speed_of_light_check.py" --bandwidth "$OUT/bandwidth.json" \
     --compile-summary "$OUT/compile_summary.json" --compile-results "$OUT/compile_recorded.json" \
-    --llama-summary "$OUT/llama_summary.json" --llama-out "$OUT/llama_recorded.txt" \
-    --gemv "$OUT/gemv.json" --prompt "$PROMPT" --steps "$STEPS" --llama-prompt "$LLAMA_P" \
+    --llama-summary "$OUT/llama_summary.json,$OUT/llama_long_summary.json" \
+    --llama-out "$OUT/llama_recorded.txt,$OUT/llama_long_recorded.txt" \
+    --gemv "$OUT/gemv.json" --prompt "$PROMPT" --steps "$STEPS" \
+    --llama-prompt "$LLAMA_P,$LLAMA_P_LONG" \
     --llama-steps "$LLAMA_N" --out "$OUT/check.json"
   echo "check exit $?"
-  "$DP" report "$OUT/compile_summary.json" "$OUT/llama_summary.json" >"$OUT/report.md" 2>&1
+  "$DP" report "$OUT/compile_summary.json" "$OUT/llama_summary.json" \
+    "$OUT/llama_long_summary.json" >"$OUT/report.md" 2>&1
   echo "report exit $?"
 fi
 for f in "$OUT"/*.json "$OUT"/*.txt "$OUT"/*.md; do [ -f "$f" ] && dp_scrub "$f" "$HERE/../../" "$W/"; done
