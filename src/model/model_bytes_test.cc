@@ -537,6 +537,55 @@ TEST(ModelBytesTest, BadLayerPatternAndCounts) {
   EXPECT_EQ(ErrorOf("/nonexistent/model").kind(), base::ErrorKind::kIo);
 }
 
+TEST(ModelBytesTest, NotesSayTheAssumptions) {
+  const ModelBytes m = Read(ModelDir(kNemotron3Nano));
+  std::string notes;
+  for (const std::string& n : m.notes) notes += n + "\n";
+  EXPECT_NE(notes.find("layers.moe.mixer.gate read as f32"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("ssm_state f32 conv_state bf16"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("KV cache bf16 (the model dtype)"), std::string::npos) << notes;
+  const ModelBytes g = Read(ModelDir(kGraniteHTiny));
+  notes.clear();
+  for (const std::string& n : g.notes) notes += n + "\n";
+  EXPECT_NE(notes.find("no torch_dtype"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("lm_head is tied"), std::string::npos) << notes;
+}
+
+TEST(ModelBytesTest, ModelsFileErrorsNameTheLine) {
+  const std::string dir = ModelDir(kLlama31_8B);
+  ModelOptions options;
+  options.models_file = dir + "/models.toml";
+  std::ofstream(options.models_file) << "[[architecture]]\nmodel_types = [\"llama\"]\n"
+                                        "[architecture.layers]\ncount = \"num_hidden_layers\"\n"
+                                        "uniform = \"attention\"\n[[architecture.tensor]]\n"
+                                        "layer = \"all\"\nname = \"x\"\nkind = \"weights\"\n"
+                                        "shape = [\"hidden_size\"]\n";
+  base::Status s = ReadModelBytes(dir, options).status();
+  EXPECT_EQ(s.kind(), base::ErrorKind::kConfig);
+  EXPECT_EQ(s.where(), options.models_file + ":9") << s.ToString();
+  std::ofstream(options.models_file) << "[[architecture]\n";
+  s = ReadModelBytes(dir, options).status();
+  EXPECT_EQ(s.kind(), base::ErrorKind::kConfig);
+  EXPECT_EQ(s.where(), options.models_file + ":1") << s.ToString();
+  // an expression muparser cannot parse
+  std::ofstream(options.models_file) << "[[architecture]]\nmodel_types = [\"llama\"]\n"
+                                        "[architecture.layers]\ncount = \"num_hidden_layers *\"\n"
+                                        "uniform = \"attention\"\n";
+  s = ReadModelBytes(dir, options).status();
+  EXPECT_EQ(s.kind(), base::ErrorKind::kConfig);
+  EXPECT_NE(s.message().find("bad expression"), std::string::npos) << s.ToString();
+}
+
+TEST(ModelBytesTest, Fp8PerTensorScale) {
+  const ModelBytes m = Read(ModelDir(
+      With(kLlama31_8B,
+           R"("quantization_config": {"quant_method": "fp8", "activation_scheme": "static"})")));
+  EXPECT_EQ(m.weight_format, "fp8 e4m3 per-tensor scale");
+  // 7 linear layers a layer, 1 byte a weight and one f32 scale each
+  EXPECT_EQ(m.BytesOf(ByteKind::kDenseWeights, 0),
+            32 * (4096LL * 4096 + 2LL * 4096 * 1024 + 4096LL * 4096 + 3LL * 4096 * 14336 + 7 * 4));
+}
+
 TEST(ModelBytesTest, ByteKindNames) {
   for (ByteKind k :
        {ByteKind::kDenseWeights, ByteKind::kExpertWeights, ByteKind::kHeadWeights,
