@@ -436,7 +436,7 @@ base::StatusOr<ModelBytes> ReadGguf(const std::string& path, const ModelOptions&
   };
 
   std::vector<Tensor> tensors;
-  tensors.reserve(static_cast<size_t>(tensor_count));
+  tensors.reserve(static_cast<size_t>(std::min<uint64_t>(tensor_count, 1 << 16)));
   for (uint64_t i = 0; i < tensor_count; ++i) {
     Tensor t;
     DP_RETURN_IF_ERROR(r.String(t.name, "a tensor name", 65536));
@@ -621,6 +621,11 @@ base::StatusOr<ModelBytes> ReadGguf(const std::string& path, const ModelOptions&
     out.notes.push_back("KV cache " + kv_name +
                         (options.kv_dtype.empty() ? " (llama.cpp's default cache type)" : "") +
                         " on " + std::to_string(kv_layers) + " layers");
+    if (integer(arch + ".attention.kv_lora_rank")) {
+      out.notes.push_back(arch + ": a latent (MLA) KV cache is counted as plain K and V of " +
+                          std::to_string(key_length) + "+" + std::to_string(value_length) +
+                          " a head, which overstates it");
+    }
     if (integer(arch + ".attention.sliding_window")) {
       out.notes.push_back(arch +
                           ".attention.sliding_window is not applied: every KV layer is "

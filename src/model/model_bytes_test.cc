@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -20,10 +21,24 @@ namespace {
 
 // ---- fixtures ---------------------------------------------------------------------------------
 
+// Temporary directories, removed when the tests end (the GGUFs are sparse files of GBs).
+std::vector<std::string>& TempDirs() {
+  static std::vector<std::string> dirs;
+  return dirs;
+}
+class RemoveTempDirs : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    for (const std::string& dir : TempDirs()) std::filesystem::remove_all(dir);
+  }
+};
+const auto* const kRemoveTempDirs = ::testing::AddGlobalTestEnvironment(new RemoveTempDirs);
+
 std::string MakeTempDir() {
   std::string tmpl = ::testing::TempDir() + "/model_bytes_XXXXXX";
   char* dir = ::mkdtemp(tmpl.data());
   EXPECT_NE(dir, nullptr);
+  TempDirs().push_back(tmpl);
   return tmpl;
 }
 
@@ -821,6 +836,38 @@ TEST(ModelBytesGgufTest, HugeCountsAndUnknownTypes) {
     EXPECT_NE(s.message().find("blk.0.attn_q.weight"), std::string::npos) << s.message();
     EXPECT_NE(s.message().find("77"), std::string::npos) << s.message();
   }
+}
+
+TEST(ModelBytesGgufTest, MutatedHeadersNeverCrash) {
+  // every single-byte change of a small header: an error or a result, never a crash
+  GgufWriter w;
+  w.Str("general.architecture", "llama");
+  w.U32("llama.block_count", 1);
+  w.U32("llama.embedding_length", 64);
+  w.U32("llama.attention.head_count", 2);
+  w.I32Array("llama.attention.head_count_kv", {1});
+  w.Tensor("token_embd.weight", {64, 10}, 0, 64 * 10 * 4);
+  w.Tensor("blk.0.attn_k.weight", {64, 32}, 2, Q4_0(64 * 32));
+  const std::string path = w.Write();
+  std::string bytes;
+  {
+    std::ifstream in(path, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  ASSERT_TRUE(ReadModelBytes(path).ok());
+  int errors = 0;
+  for (size_t i = 0; i < 400 && i < bytes.size(); ++i) {
+    for (int v : {0x00, 0xff}) {
+      std::string mutated = bytes;
+      mutated[i] = static_cast<char>(v);
+      {
+        std::ofstream out(path, std::ios::binary | std::ios::trunc);
+        out << mutated;
+      }
+      errors += ReadModelBytes(path).ok() ? 0 : 1;
+    }
+  }
+  EXPECT_GT(errors, 0);
 }
 
 }  // namespace
