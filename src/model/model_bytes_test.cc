@@ -460,6 +460,38 @@ TEST(ModelBytesTest, MlxFourBitQwen3Moe) {
   EXPECT_EQ(dense * 9 / 16, 691'716'096);  // ≈ 0.69 GB
 }
 
+// The MLX 4-bit configs the speed-of-light tests use (tests/data/speed_of_light).
+std::string SpeedOfLightData(const std::string& name) {
+  return std::string(DECODEPROF_SOURCE_DIR) + "/tests/data/speed_of_light/" + name;
+}
+
+TEST(ModelBytesTest, MlxFourBitCommittedConfigs) {
+  const ModelBytes llama = Read(SpeedOfLightData("mlx-llama-3.1-8b-4bit"));
+  EXPECT_EQ(llama.BytesOf(ByteKind::kDenseWeights, 0) + llama.BytesOf(ByteKind::kHeadWeights, 0),
+            4'221'370'368);
+  const ModelBytes qwen = Read(SpeedOfLightData("mlx-qwen3-30b-a3b-4bit"));
+  EXPECT_EQ(qwen.BytesOf(ByteKind::kExpertWeights, 0), 1'019'215'872);
+  EXPECT_EQ(qwen.BytesOf(ByteKind::kDenseWeights, 0) + qwen.BytesOf(ByteKind::kHeadWeights, 0),
+            691'716'096);
+  // granite-4.0-h-tiny 4-bit: every linear layer at 4.5 bits (cols·9/16 bytes a row), the conv1d
+  // weights and the norm/bias vectors in bf16, the tied head quantized like the embedding
+  const ModelBytes granite = Read(SpeedOfLightData("mlx-granite-4.0-h-tiny-4bit"));
+  const int64_t attention = 1536LL * 1536 + 2LL * 512 * 1536 + 1536LL * 1536;
+  const int64_t mamba_linear = 6448LL * 1536 + 1536LL * 3072;
+  const int64_t router_shared = 64LL * 1536 + 2048LL * 1536 + 1536LL * 1024;
+  EXPECT_EQ(
+      granite.BytesOf(ByteKind::kDenseWeights, 0),
+      (4 * attention + 36 * mamba_linear + 40 * router_shared) * 9 / 16 + 36 * 3328LL * 4 * 2);
+  EXPECT_EQ(granite.BytesOf(ByteKind::kExpertWeights, 0),
+            40 * 6 * (2LL * 512 * 1536 + 1536LL * 512) * 9 / 16);
+  EXPECT_EQ(granite.BytesOf(ByteKind::kHeadWeights, 0), 100352LL * 1536 * 9 / 16);
+  EXPECT_EQ(granite.BytesOf(ByteKind::kEmbedding, 0), 1536 * 9 / 16);
+  EXPECT_EQ(granite.BytesOf(ByteKind::kNormWeights, 0),
+            (40 * 2 * 1536 + 36 * (3328 + 3 * 48 + 3072) + 1536) * 2);
+  EXPECT_EQ(granite.StateBytes(), 2 * 36 * (48LL * 64 * 128 + 3328 * 3) * 2);
+  EXPECT_EQ(granite.KvBytes(1), 8'192);
+}
+
 TEST(ModelBytesTest, MlxPerModuleOverride) {
   // the router of layer 0 at 8 bits, layer 1's left in bf16
   const ModelBytes m =
