@@ -608,6 +608,12 @@ base::StatusOr<std::vector<std::string>> LayerTypes(const Architecture& a,
     types.assign(static_cast<size_t>(*count), a.layers.when_absent);
     return types;
   }
+  const size_t entries = it->is_array()    ? it->size()
+                         : it->is_string() ? it->get_ref<const std::string&>().size()
+                                           : 0;
+  if (entries > static_cast<size_t>(kMaxLayers)) {
+    return base::DataError(path, "`" + key + "` gives more than 100000 layers");
+  }
   if (!a.layers.list.empty()) {
     if (!it->is_array()) return base::DataError(path, "`" + key + "` is not a list");
     for (size_t i = 0; i < it->size(); ++i) {
