@@ -67,9 +67,11 @@ struct ModelOptions {
   std::string models_file;
 };
 
-// From DIR/config.json, or a .gguf file: kConfig for an architecture packs/models.toml does
-// not describe (naming model_type and the file), kData for a malformed file (file and
-// position), kIo when missing.
+// From DIR/config.json (or a path to a .json config itself), or a GGUF file (known by its
+// magic): kConfig for an architecture packs/models.toml does not describe (naming model_type
+// and the known ones), a key the description needs that the config lacks, or an unknown
+// quantization; kData for a malformed file (file and position; a GGUF whose tensors run past
+// its end is "cut short"), kIo when missing; kUsage for an unknown dtype in `options`.
 base::StatusOr<ModelBytes> ReadModelBytes(const std::string& model_dir_or_gguf,
                                           const ModelOptions& options = {});
 
