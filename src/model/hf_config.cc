@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -379,8 +380,9 @@ bool IsWeightKind(ByteKind k) {
 }
 
 // The format one tensor (full module name `module`) is stored in.
+// `matched` collects the MLX per-module entries that named a tensor.
 Choice ChooseFormat(const TensorSpec& t, const std::string& module, int64_t cols, const Format& f,
-                    int fixed_bytes) {
+                    int fixed_bytes, std::set<std::string>& matched) {
   Choice c;
   c.plain_bytes = fixed_bytes > 0 ? fixed_bytes : f.plain_bytes;
   if (fixed_bytes > 0 || !t.quantize || t.shape.size() < 2 || t.module.empty() ||
@@ -390,6 +392,7 @@ Choice ChooseFormat(const TensorSpec& t, const std::string& module, int64_t cols
   if (f.method == QuantMethod::kMlx) {
     MlxScheme s = f.mlx;
     if (auto it = f.mlx_overrides.find(module); it != f.mlx_overrides.end()) {
+      matched.insert(module);
       if (!it->second) return c;
       s = *it->second;
     }
@@ -746,6 +749,7 @@ base::StatusOr<ModelBytes> ReadHfConfig(const std::string& path, const ModelOpti
   }
   bool has_kv = false;
   std::vector<std::string> state_notes;
+  std::set<std::string> matched;  // MLX per-module entries applied
 
   for (const TensorSpec& t : arch->tensors) {
     const std::string what = model_type + " tensor " + t.name;
@@ -846,7 +850,7 @@ base::StatusOr<ModelBytes> ReadHfConfig(const std::string& path, const ModelOpti
     for (const int64_t layer : layers) {
       const std::string module =
           once ? t.module : Replace(arch->layer_prefix, "{i}", std::to_string(layer)) + t.module;
-      const Choice choice = ChooseFormat(t, module, cols, format, fixed_bytes);
+      const Choice choice = ChooseFormat(t, module, cols, format, fixed_bytes, matched);
       int64_t one = 0, layer_stored = 0, layer_read = 0;
       if (!TensorBytes(rows, cols, choice, format, one) || !MulOk(one, count, layer_stored)) {
         return base::DataError(path, overflow);
@@ -878,9 +882,20 @@ base::StatusOr<ModelBytes> ReadHfConfig(const std::string& path, const ModelOpti
     out.notes.push_back(s);
   }
   if (format.method == QuantMethod::kMlx && !format.mlx_overrides.empty()) {
-    out.notes.push_back(std::to_string(format.mlx_overrides.size()) +
-                        " per-module quantization entries applied where their names match " +
-                        "the checkpoint names of " + toml_path);
+    std::string unmatched;
+    size_t unmatched_count = 0;
+    for (const auto& [name, scheme] : format.mlx_overrides) {
+      if (matched.count(name) != 0) continue;
+      if (unmatched_count++ == 0) unmatched = name;
+    }
+    out.notes.push_back(std::to_string(matched.size()) +
+                        " per-module quantization entries applied");
+    if (unmatched_count > 0) {
+      out.notes.push_back(std::to_string(unmatched_count) +
+                          " per-module quantization entries name no tensor of " + toml_path +
+                          " (e.g. " + std::string(base::InputPrefix(unmatched)) +
+                          "): those modules are counted at the default bits");
+    }
   }
   return out;
 }

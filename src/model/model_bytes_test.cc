@@ -497,7 +497,13 @@ TEST(ModelBytesTest, MlxPerModuleOverride) {
   const ModelBytes m =
       Read(ModelDir(With(kQwen3_30B_A3B, R"("quantization": {"group_size": 64, "bits": 4,
         "model.layers.0.mlp.gate": {"group_size": 64, "bits": 8},
-        "model.layers.1.mlp.gate": false})")));
+        "model.layers.1.mlp.gate": false,
+        "model.layers.2.mlp.switch_mlp.gate_proj": {"group_size": 64, "bits": 8}})")));
+  std::string notes;
+  for (const std::string& n : m.notes) notes += n + "\n";
+  EXPECT_NE(notes.find("2 per-module quantization entries applied"), std::string::npos) << notes;
+  EXPECT_NE(notes.find("1 per-module quantization entries name no tensor"), std::string::npos)
+      << notes;
   const int64_t attention = 2048LL * 4096 + 2LL * 2048 * 512 + 4096LL * 2048;
   const int64_t router = 128LL * 2048;
   EXPECT_EQ(m.BytesOf(ByteKind::kDenseWeights, 0), 48 * attention * 9 / 16 + 46 * router * 9 / 16 +
