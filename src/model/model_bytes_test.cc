@@ -788,6 +788,12 @@ TEST(ModelBytesGgufTest, OutputQ4_0AndTied) {
   EXPECT_EQ(tied.BytesOf(ByteKind::kHeadWeights, 0), Q4_0(128256LL * 4096));
   EXPECT_EQ(tied.WeightBytes(), q4.WeightBytes());
   EXPECT_EQ(tied.stored_weight_bytes, q4.stored_weight_bytes - Q4_0(128256LL * 4096));
+  // --kv-dtype q8_0: 34 bytes a block of 32 elements
+  ModelOptions options;
+  options.kv_dtype = "q8_0";
+  EXPECT_EQ(Read(LlamaGguf(2), options).KvBytes(10), 32 * 2 * 8 * 128 / 32 * 34 * 10);
+  options.kv_dtype = "q9_9";
+  EXPECT_EQ(ReadModelBytes(LlamaGguf(2), options).status().kind(), base::ErrorKind::kUsage);
 }
 
 TEST(ModelBytesGgufTest, HybridExpertsAndState) {
