@@ -129,8 +129,7 @@ base::StatusOr<SpeedOfLight> ComputeSpeedOfLight(const SpeedOfLightInputs& input
   for (size_t k = 0; k < kMovableBytes.size(); ++k) {
     const double bytes = BytesOf(inputs, kMovableBytes[k]);
     if (bytes > 0 && kind_claim_ns[k] <= 0) {
-      out.notes.push_back(std::string(kMovableBytes[k]) + " (" +
-                          base::FormatFixed(bytes / 1e6, 1) +
+      out.notes.push_back(std::string(kMovableBytes[k]) + " (" + base::FormatFixed(bytes / 1e6, 1) +
                           " MB a step) is moved by no kernel class of pack " + in.pack->name() +
                           " in this window: it counts in the floor, in no class");
     }

@@ -94,6 +94,24 @@ void AddSpeedOfLight(const analysis::SpeedOfLight& l, JsonValue& doc) {
 
 }  // namespace
 
+std::string_view RankFigureField(analysis::RankFigure figure) {
+  switch (figure) {
+    case analysis::RankFigure::kPlainCeilingWallEst:
+      return "plain_ceiling_wall_est";
+    case analysis::RankFigure::kCeilingWall:
+      return "ceiling_wall";
+  }
+  return "ceiling_wall";
+}
+
+std::optional<analysis::RankFigure> RankFigureNamed(std::string_view field) {
+  for (const auto figure :
+       {analysis::RankFigure::kPlainCeilingWallEst, analysis::RankFigure::kCeilingWall}) {
+    if (field == RankFigureField(figure)) return figure;
+  }
+  return std::nullopt;
+}
+
 JsonValue SummaryToJson(const analysis::Summary& s) {
   JsonValue doc = JsonValue::MakeObject();
   doc.Add("name", JsonValue::Str(s.name));
