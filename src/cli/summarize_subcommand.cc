@@ -152,7 +152,7 @@ int SummarizeMain(int argc, char** argv) {
                  "the GPU's peak memory bandwidth for the speed-of-light ledger: GB/s (1 to "
                  "100000), or the JSON `decodeprof bandwidth` wrote; default: the trace's "
                  "measured peak, else the device table")
-      ->check(NonEmpty("GB/s or a bandwidth JSON file"));
+      ->check(NumberInOrPath(1, 100000, "a bandwidth JSON file"));
   app.add_option("--context-tokens", req.context_tokens,
                  "mean context length of the decode steps (prompt + position) for the KV "
                  "cache read; default: the log's prompt tokens + the mean decode position")
