@@ -1,4 +1,5 @@
-// The packs and units files built into the binary (packs/*.toml, packs/units/*.toml),
+// The packs, units files and device table built into the binary (packs/*.toml but
+// packs/devices.toml, packs/units/*.toml, packs/devices.toml),
 // embedded at build time by embed_packs.cmake.
 #pragma once
 
@@ -16,5 +17,7 @@ struct BuiltinFile {
 // Sorted by path.
 std::span<const BuiltinFile> BuiltinPackFiles();
 std::span<const BuiltinFile> BuiltinUnitsFiles();
+// packs/devices.toml: the device table (device_table.h), not a rule pack.
+std::span<const BuiltinFile> BuiltinDeviceFiles();
 
 }  // namespace decodeprof::packs

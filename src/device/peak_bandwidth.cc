@@ -1,0 +1,166 @@
+#include "src/device/peak_bandwidth.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <sys/stat.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "src/base/file_io.h"
+#include "src/base/parse.h"
+#include "src/packs/device_table.h"
+
+namespace decodeprof::device {
+namespace {
+
+constexpr double kMinGbps = 1;
+constexpr double kMaxGbps = 100000;
+constexpr size_t kMaxJsonBytes = 1 << 20;
+
+bool InRange(double gbps) { return std::isfinite(gbps) && gbps >= kMinGbps && gbps <= kMaxGbps; }
+
+// A figure as a person writes it: "4800", "1638.4".
+std::string GbpsText(double gbps) { return fmt::format("{:g}", gbps); }
+
+PeakBandwidth FromEntry(const packs::DeviceEntry& entry, const std::string& device_name) {
+  PeakBandwidth peak;
+  peak.gbps = entry.gbps;
+  peak.source = "table";
+  peak.detail =
+      fmt::format("table: {}, {} GB/s ({})", entry.name, GbpsText(entry.gbps), entry.source);
+  peak.device_name = device_name;
+  return peak;
+}
+
+// --peak-bandwidth FILE: the JSON `decodeprof bandwidth -o FILE` writes.
+base::StatusOr<PeakBandwidth> FromJsonFile(const std::string& path) {
+  DP_ASSIGN_OR_RETURN(const std::string text,
+                      base::ReadFile(path, kMaxJsonBytes, "a bandwidth measurement (JSON)"));
+  const nlohmann::json doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  const auto bad = [&](const std::string& why) {
+    return base::DataError(path, why,
+                           "--peak-bandwidth takes GB/s or the JSON `decodeprof bandwidth -o` "
+                           "writes");
+  };
+  if (doc.is_discarded()) return bad("not JSON");
+  if (!doc.is_object()) return bad("not a JSON object");
+  const auto gbps = doc.find(kMetaPeakGbps);
+  if (gbps == doc.end()) return bad(fmt::format("no \"{}\"", kMetaPeakGbps));
+  if (!gbps->is_number() || !InRange(gbps->get<double>())) {
+    return bad(fmt::format(
+        "\"{}\" must be a number from 1 to 100000, got {}", kMetaPeakGbps,
+        base::Excerpt(gbps->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))));
+  }
+  std::string device_name;
+  std::string method = "a measurement";
+  for (const auto& [key, out] :
+       {std::pair<const char*, std::string*>{"device_name", &device_name}, {"method", &method}}) {
+    const auto it = doc.find(key);
+    if (it == doc.end()) continue;
+    if (!it->is_string()) return bad(fmt::format("\"{}\" must be a string", key));
+    *out = it->get<std::string>();
+  }
+  PeakBandwidth peak;
+  peak.gbps = gbps->get<double>();
+  peak.source = "measured";
+  peak.detail = fmt::format("measured: {}{} ({})", method,
+                            device_name.empty() ? "" : " on " + device_name, path);
+  peak.device_name = device_name;
+  return peak;
+}
+
+base::StatusOr<PeakBandwidth> FromOption(const std::string& option) {
+  if (const std::optional<double> gbps = base::ParseDouble(option)) {
+    if (!InRange(*gbps)) {
+      return base::UsageError(
+          fmt::format("--peak-bandwidth: must be a number of GB/s from 1 to 100000 or a JSON "
+                      "file written by `decodeprof bandwidth`, got '{}'",
+                      base::Excerpt(option)));
+    }
+    PeakBandwidth peak;
+    peak.gbps = *gbps;
+    peak.source = "option";
+    peak.detail = "--peak-bandwidth " + option;
+    return peak;
+  }
+  struct stat st {};
+  if (::stat(option.c_str(), &st) != 0) {
+    return base::UsageError(
+        fmt::format("--peak-bandwidth: '{}' is neither a number of GB/s (1 to 100000) nor a "
+                    "file",
+                    base::Excerpt(option)),
+        "e.g. --peak-bandwidth 4800, or --peak-bandwidth bw.json from `decodeprof bandwidth -o "
+        "bw.json`");
+  }
+  return FromJsonFile(option);
+}
+
+base::StatusOr<std::optional<PeakBandwidth>> FromMeta(
+    const std::map<std::string, std::string>& meta) {
+  const auto it = meta.find(kMetaPeakGbps);
+  if (it == meta.end()) return std::optional<PeakBandwidth>();
+  const std::optional<double> gbps = base::ParseDouble(it->second);
+  if (!gbps || !InRange(*gbps)) {
+    return base::DataError(std::string("meta ") + kMetaPeakGbps,
+                           fmt::format("must be a number of GB/s from 1 to 100000, got '{}'",
+                                       base::Excerpt(it->second)));
+  }
+  const auto value = [&](const char* key) {
+    const auto found = meta.find(key);
+    return found == meta.end() ? std::string() : found->second;
+  };
+  PeakBandwidth peak;
+  peak.gbps = *gbps;
+  peak.source = "measured";
+  peak.device_name = value(kMetaPeakDevice);
+  const std::string method = value(kMetaPeakMethod);
+  peak.detail = fmt::format("measured: {}{} (by record)", method.empty() ? "a measurement" : method,
+                            peak.device_name.empty() ? "" : " on " + peak.device_name);
+  return std::optional<PeakBandwidth>(std::move(peak));
+}
+
+}  // namespace
+
+std::optional<PeakBandwidth> PeakFromTable(const std::string& device_name) {
+  const auto& table = packs::BuiltinDeviceTable();
+  if (!table.ok()) return std::nullopt;
+  const packs::DeviceEntry* entry = packs::FindDevice(*table, device_name);
+  if (entry == nullptr) return std::nullopt;
+  return FromEntry(*entry, device_name);
+}
+
+base::StatusOr<std::optional<PeakBandwidth>> ResolvePeak(
+    const std::string& option, const std::map<std::string, std::string>& meta,
+    const std::vector<std::string>& device_names) {
+  if (!option.empty()) {
+    DP_ASSIGN_OR_RETURN(PeakBandwidth peak, FromOption(option));
+    return std::optional<PeakBandwidth>(std::move(peak));
+  }
+  DP_ASSIGN_OR_RETURN(std::optional<PeakBandwidth> measured, FromMeta(meta));
+  if (measured) return measured;
+  const auto& table = packs::BuiltinDeviceTable();
+  if (!table.ok()) return table.status();
+  const packs::DeviceEntry* first = nullptr;
+  std::string first_name;
+  std::vector<std::string> others;
+  for (const std::string& name : device_names) {
+    const packs::DeviceEntry* entry = packs::FindDevice(*table, name);
+    if (entry == nullptr) continue;
+    if (first == nullptr) {
+      first = entry;
+      first_name = name;
+    } else if (entry != first) {
+      others.push_back(fmt::format("{} ({} GB/s)", name, GbpsText(entry->gbps)));
+    }
+  }
+  if (first == nullptr) return std::optional<PeakBandwidth>();
+  PeakBandwidth peak = FromEntry(*first, first_name);
+  if (!others.empty()) {
+    peak.detail += fmt::format("; the trace also names {}: the first device's figure is used",
+                               fmt::join(others, ", "));
+  }
+  return std::optional<PeakBandwidth>(std::move(peak));
+}
+
+}  // namespace decodeprof::device
