@@ -189,6 +189,11 @@ const std::vector<Row>& Rows() {
       {"record", "--sample-steps", Kind::kInteger, {"0", "1000001"}},
       {"record", "--sample-time", Kind::kSampleTime},
       {"record", "--step-range", Kind::kText, {"a\nb"}},
+      // bandwidth
+      {"bandwidth", "--device", Kind::kInteger, {"1024"}},
+      {"bandwidth", "--size-mib", Kind::kInteger, {"0", "65537"}},
+      {"bandwidth", "--repeats", Kind::kInteger, {"0", "1001"}},
+      {"bandwidth", "--output", Kind::kText},
       // profile
       {"profile", "--model", Kind::kText},
       {"profile", "--out", Kind::kText},
@@ -219,8 +224,9 @@ const std::vector<Row>& Rows() {
   return rows;
 }
 
-const std::vector<std::string> kSubcommands = {"summarize", "kernels", "export",  "report", "diff",
-                                               "classify",  "record",  "profile", "guard"};
+const std::vector<std::string> kSubcommands = {"summarize", "kernels",  "export", "report",
+                                               "diff",      "classify", "record", "profile",
+                                               "guard",     "bandwidth"};
 
 // The options of `help` that take a value: `  --name VALUE...` or `  -x,--name VALUE...`
 // (CLI11's and the guard's help), the long name.
@@ -272,6 +278,7 @@ class OptionsCliTest : public ::testing::Test {
     }
     if (subcommand == "classify") return {{{"--pack", "pytorch-cuda"}}, {"gemv"}, false};
     if (subcommand == "record") return {{{"--output", Out("r.sqlite")}}, {}, true};
+    if (subcommand == "bandwidth") return {{{"--output", Out("bw.json")}}, {}, false};
     if (subcommand == "profile") {
       return {{{"--model", "m"},
                {"--out", Out("profile")},

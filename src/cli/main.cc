@@ -30,6 +30,8 @@ constexpr Subcommand kSubcommands[] = {
     {"kernels",
      "print what a trace (or a command) dispatched, per kernel or class; --expect checks",
      decodeprof::cli::KernelsMain},
+    {"bandwidth", "measure the GPU's memory bandwidth (the speed of light's divisor)",
+     decodeprof::cli::BandwidthMain},
 };
 
 void PrintUsage(std::FILE* out) {

@@ -1,4 +1,4 @@
-// `decodeprof record [-o FILE] [--backend cupti|rocprofv3] [--follow-fork]
+// `decodeprof record [-o FILE] [--backend cupti|rocprofv3] [--follow-fork] [--measure-bandwidth]
 //  [--only-range NAME | --sample-steps N [--step-range NAME] | --sample-time ON/PERIOD]
 //  -- CMD...`:
 // runs CMD with a recorder, returns CMD's exit status, then validates the trace and prints
@@ -58,6 +58,11 @@ int RecordMain(int argc, char** argv) {
   app.add_option("--backend", backend, "recorder: cupti|rocprofv3")
       ->check(OneOf({"cupti", "rocprofv3"}))
       ->capture_default_str();
+  app.add_flag("--measure-bandwidth", options.measure_bandwidth,
+               "before CMD starts, measure the GPU's memory bandwidth (`decodeprof bandwidth`:\n"
+               "device-to-device copies on device 0, about a second of the GPU) and store it\n"
+               "in the trace's meta, the speed of light's divisor; a failed measurement is a\n"
+               "warning");
   app.add_flag("--follow-fork", options.follow_fork,
                "also record children that CMD starts (each to FILE.<pid>.sqlite)");
   CLI::Option* only_range =

@@ -2,13 +2,18 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "src/cli/subcommand.h"
+#include "src/device/peak_bandwidth.h"
+#include "src/native_format/native_writer.h"
 #include "src/record/rocprofv3_runner.h"
 
 namespace decodeprof::cli {
@@ -17,6 +22,46 @@ namespace {
 void Warn(std::string_view subcommand, const std::string& message) {
   std::fprintf(stderr, "decodeprof: %.*s: warning: %s\n", static_cast<int>(subcommand.size()),
                subcommand.data(), message.c_str());
+}
+
+using MetaEntries = std::vector<std::pair<std::string, std::string>>;
+
+// `record --measure-bandwidth`: runs `decodeprof bandwidth -o TMP` (this binary, as a child:
+// the CUDA driver never loads in this process, whose descriptors and threads CMD would
+// inherit) and returns the measurement as meta entries; none, with a warning, when it fails.
+MetaEntries MeasureBandwidthBeforeRecording(std::string_view subcommand) {
+  char exe[PATH_MAX];
+  const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) {
+    Warn(subcommand, "the bandwidth was not measured: cannot find this binary (/proc/self/exe)");
+    return {};
+  }
+  exe[n] = '\0';
+  const char* tmpdir = std::getenv("TMPDIR");
+  std::string tmp = std::string(tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp") +
+                    "/decodeprof-bandwidth-XXXXXX.json";
+  const int fd = ::mkstemps(tmp.data(), 5);
+  if (fd < 0) {
+    Warn(subcommand,
+         "the bandwidth was not measured: cannot create " + tmp + ": " + std::strerror(errno));
+    return {};
+  }
+  ::close(fd);
+  const base::StatusOr<record::CommandResult> run = record::RunCommand(
+      {exe, "bandwidth", "-o", tmp}, record::CurrentEnvironment(), /*root_pid_env=*/"");
+  MetaEntries entries;
+  if (!run.ok()) {
+    Warn(subcommand, "the bandwidth was not measured: " + run.status().ToString());
+  } else if (run->status != 0) {
+    Warn(subcommand, "the bandwidth was not measured (decodeprof bandwidth exited " +
+                         std::to_string(run->status) + "); the trace goes without it");
+  } else if (auto meta = device::MeasurementMeta(tmp); !meta.ok()) {
+    Warn(subcommand, "the bandwidth was not measured: " + meta.status().ToString());
+  } else {
+    entries = std::move(*meta);
+  }
+  ::unlink(tmp.c_str());
+  return entries;
 }
 
 }  // namespace
@@ -35,6 +80,11 @@ RecordingOutcome RecordCommand(std::string_view subcommand, const record::Record
   RecordingOutcome outcome;
   std::vector<std::string> warnings;
   base::Status conversion;
+  MetaEntries peak_meta;
+  // Measured only when the recording can go ahead (else RecordWith* says why at once).
+  if (options.measure_bandwidth && record::CheckRecordOutput(options).ok()) {
+    peak_meta = MeasureBandwidthBeforeRecording(subcommand);
+  }
   base::StatusOr<record::CommandResult> result =
       options.backend == record::Backend::kCupti
           ? record::RecordWithCupti(options, ExeDir(), getenv, &warnings)
@@ -51,6 +101,12 @@ RecordingOutcome RecordCommand(std::string_view subcommand, const record::Record
   }
   outcome.command_ran = true;
   outcome.command_status = result->status;
+  if (!peak_meta.empty() && ::access(options.output.c_str(), F_OK) == 0) {
+    if (base::Status stored = native_format::SetMetaInFile(options.output, peak_meta);
+        !stored.ok()) {
+      Warn(subcommand, "the measured bandwidth was not stored: " + stored.ToString());
+    }
+  }
 
   base::Status check = conversion;
   if (check.ok()) {

@@ -30,6 +30,7 @@ int ProfileMain(int argc, char** argv);
 int DiffMain(int argc, char** argv);
 int ExportMain(int argc, char** argv);
 int KernelsMain(int argc, char** argv);
+int BandwidthMain(int argc, char** argv);
 
 // Prints `decodeprof: <subcommand>: <where>: <what>` (and the hint on its own line) to stderr
 // and returns the status's exit code.

@@ -62,8 +62,11 @@ base::Status NoDriver(const std::string& library, const std::string& why) {
 base::StatusOr<Driver> LoadDriver(const std::string& library) {
   void* handle = ::dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
-    const char* why = ::dlerror();
-    return NoDriver(library, why != nullptr ? why : "cannot load");
+    const char* error = ::dlerror();
+    std::string why = error != nullptr ? error : "cannot load";
+    // dlerror says "<library>: <why>"; the message names the library once.
+    if (why.starts_with(library + ": ")) why.erase(0, library.size() + 2);
+    return NoDriver(library, why);
   }
   Driver d;
   std::string missing;

@@ -9,6 +9,7 @@
 
 #include "src/base/file_io.h"
 #include "src/base/parse.h"
+#include "src/base/py_format.h"
 #include "src/packs/device_table.h"
 
 namespace decodeprof::device {
@@ -33,8 +34,14 @@ PeakBandwidth FromEntry(const packs::DeviceEntry& entry, const std::string& devi
   return peak;
 }
 
-// --peak-bandwidth FILE: the JSON `decodeprof bandwidth -o FILE` writes.
-base::StatusOr<PeakBandwidth> FromJsonFile(const std::string& path) {
+struct Measurement {
+  double gbps = 0;
+  std::string device_name;
+  std::string method;
+};
+
+// The JSON `decodeprof bandwidth -o FILE` writes.
+base::StatusOr<Measurement> ReadMeasurement(const std::string& path) {
   DP_ASSIGN_OR_RETURN(const std::string text,
                       base::ReadFile(path, kMaxJsonBytes, "a bandwidth measurement (JSON)"));
   const nlohmann::json doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
@@ -52,21 +59,28 @@ base::StatusOr<PeakBandwidth> FromJsonFile(const std::string& path) {
         "\"{}\" must be a number from 1 to 100000, got {}", kMetaPeakGbps,
         base::Excerpt(gbps->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))));
   }
-  std::string device_name;
-  std::string method = "a measurement";
+  Measurement m;
+  m.gbps = gbps->get<double>();
   for (const auto& [key, out] :
-       {std::pair<const char*, std::string*>{"device_name", &device_name}, {"method", &method}}) {
+       {std::pair<const char*, std::string*>{"device_name", &m.device_name},
+        {"method", &m.method}}) {
     const auto it = doc.find(key);
     if (it == doc.end()) continue;
     if (!it->is_string()) return bad(fmt::format("\"{}\" must be a string", key));
     *out = it->get<std::string>();
   }
+  return m;
+}
+
+// --peak-bandwidth FILE.
+base::StatusOr<PeakBandwidth> FromJsonFile(const std::string& path) {
+  DP_ASSIGN_OR_RETURN(const Measurement m, ReadMeasurement(path));
   PeakBandwidth peak;
-  peak.gbps = gbps->get<double>();
+  peak.gbps = m.gbps;
   peak.source = "measured";
-  peak.detail = fmt::format("measured: {}{} ({})", method,
-                            device_name.empty() ? "" : " on " + device_name, path);
-  peak.device_name = device_name;
+  peak.detail = fmt::format("measured: {}{} ({})", m.method.empty() ? "a measurement" : m.method,
+                            m.device_name.empty() ? "" : " on " + m.device_name, path);
+  peak.device_name = m.device_name;
   return peak;
 }
 
@@ -121,6 +135,14 @@ base::StatusOr<std::optional<PeakBandwidth>> FromMeta(
 }
 
 }  // namespace
+
+base::StatusOr<std::vector<std::pair<std::string, std::string>>> MeasurementMeta(
+    const std::string& json_path) {
+  DP_ASSIGN_OR_RETURN(const Measurement m, ReadMeasurement(json_path));
+  return std::vector<std::pair<std::string, std::string>>{{kMetaPeakGbps, base::PyRepr(m.gbps)},
+                                                          {kMetaPeakMethod, m.method},
+                                                          {kMetaPeakDevice, m.device_name}};
+}
 
 std::optional<PeakBandwidth> PeakFromTable(const std::string& device_name) {
   const auto& table = packs::BuiltinDeviceTable();

@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "src/base/status.h"
@@ -40,5 +41,12 @@ std::optional<PeakBandwidth> PeakFromTable(const std::string& device_name);
 base::StatusOr<std::optional<PeakBandwidth>> ResolvePeak(
     const std::string& option, const std::map<std::string, std::string>& meta,
     const std::vector<std::string>& device_names);
+
+// The meta entries (kMetaPeakGbps: the median as Python's repr, kMetaPeakMethod,
+// kMetaPeakDevice) of a measurement `decodeprof bandwidth -o` wrote to `json_path`: what
+// `record --measure-bandwidth` stores in its trace. Errors: kIo for an unreadable file, kData
+// naming it for a bad one (as ResolvePeak's).
+base::StatusOr<std::vector<std::pair<std::string, std::string>>> MeasurementMeta(
+    const std::string& json_path);
 
 }  // namespace decodeprof::device

@@ -255,4 +255,47 @@ base::Status NativeWriter::Close() {
   return base::OkStatus();
 }
 
+base::Status SetMetaInFile(const std::string& path,
+                           const std::vector<std::pair<std::string, std::string>>& entries) {
+  sqlite3* db = nullptr;
+  // No SQLITE_OPEN_CREATE: only an existing file.
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, nullptr) !=
+      SQLITE_OK) {
+    base::Status status = base::IoError(path, std::string("cannot open: ") + sqlite3_errmsg(db));
+    sqlite3_close(db);
+    return status;
+  }
+  sqlite3_busy_timeout(db, 5000);
+  sqlite3_stmt* stmt = nullptr;
+  base::Status status;
+  const auto fail = [&](std::string_view what) {
+    if (status.ok()) {
+      status = base::IoError(path, std::string(what) + ": " + sqlite3_errmsg(db));
+    }
+  };
+  if (sqlite3_exec(db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr) != SQLITE_OK) {
+    fail("cannot write");
+  } else if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)", -1,
+                                &stmt, nullptr) != SQLITE_OK) {
+    fail("not a decodeprof native trace");
+  } else {
+    for (const auto& [key, value] : entries) {
+      sqlite3_reset(stmt);
+      sqlite3_bind_text(stmt, 1, key.data(), static_cast<int>(key.size()), SQLITE_TRANSIENT);
+      sqlite3_bind_text(stmt, 2, value.data(), static_cast<int>(value.size()), SQLITE_TRANSIENT);
+      if (sqlite3_step(stmt) != SQLITE_DONE) {
+        fail("cannot set meta " + key);
+        break;
+      }
+    }
+    if (status.ok() && sqlite3_exec(db, "COMMIT", nullptr, nullptr, nullptr) != SQLITE_OK) {
+      fail("cannot write");
+    }
+  }
+  sqlite3_finalize(stmt);
+  if (!status.ok()) sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+  sqlite3_close(db);
+  return status;
+}
+
 }  // namespace decodeprof::native_format

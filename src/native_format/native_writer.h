@@ -17,6 +17,8 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "src/base/status.h"
 #include "src/native_format/schema.h"
@@ -166,5 +168,12 @@ class NativeWriter {
   std::unordered_map<std::string, StringRef, Hash, std::equal_to<>> strings_;
   int64_t pending_rows_ = 0;
 };
+
+// Sets meta keys of a native file its recorder has closed (record adds its bandwidth
+// measurement so): insert or replace, in one transaction; a busy file is waited for up to 5 s.
+// Errors (kIo naming `path`): no such file, not a native file (no meta table), SQLite's
+// message.
+base::Status SetMetaInFile(const std::string& path,
+                           const std::vector<std::pair<std::string, std::string>>& entries);
 
 }  // namespace decodeprof::native_format

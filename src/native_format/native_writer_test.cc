@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fstream>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -138,6 +139,44 @@ TEST(NativeWriterTest, UnwritableDirectoryIsAnIoError) {
   ASSERT_FALSE(writer.ok());
   EXPECT_EQ(writer.status().kind(), base::ErrorKind::kIo);
   EXPECT_NE(writer.status().where().find("/nonexistent-dir/x/trace.sqlite"), std::string::npos);
+}
+
+TEST(NativeWriterTest, SetMetaInFileAddsAndReplacesKeysOfAClosedFile) {
+  const std::string path = TempPath("meta.sqlite");
+  {
+    auto writer = NativeWriter::Create(path, "monotonic", "t");
+    ASSERT_TRUE(writer.ok());
+    ASSERT_TRUE((*writer)->SetMeta("peak_bandwidth_gbps", "1").ok());
+    ASSERT_TRUE((*writer)->Close().ok());
+  }
+  const base::Status status =
+      SetMetaInFile(path, {{"peak_bandwidth_gbps", "4123.5"}, {"peak_bandwidth_device", "H200"}});
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  EXPECT_EQ(QueryText(path, "SELECT value FROM meta WHERE key='peak_bandwidth_gbps'"), "4123.5");
+  EXPECT_EQ(QueryText(path, "SELECT value FROM meta WHERE key='peak_bandwidth_device'"), "H200");
+  EXPECT_EQ(QueryText(path, "SELECT value FROM meta WHERE key='complete'"), "1");
+}
+
+TEST(NativeWriterTest, SetMetaInFileRefusesMissingAndForeignFiles) {
+  base::Status status = SetMetaInFile(TempPath("absent.sqlite"), {{"k", "v"}});
+  EXPECT_EQ(status.kind(), base::ErrorKind::kIo);
+  EXPECT_FALSE(std::ifstream(TempPath("absent.sqlite")).good()) << "created a file";
+
+  const std::string text = TempPath("text.sqlite");
+  std::ofstream(text) << "not a database, just text that is long enough to have a header\n";
+  status = SetMetaInFile(text, {{"k", "v"}});
+  EXPECT_EQ(status.kind(), base::ErrorKind::kIo);
+  EXPECT_EQ(status.where(), text);
+
+  const std::string other = TempPath("other.sqlite");
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(other.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "CREATE TABLE t(x)", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  status = SetMetaInFile(other, {{"k", "v"}});
+  EXPECT_EQ(status.kind(), base::ErrorKind::kIo);
+  EXPECT_NE(status.message().find("not a decodeprof native trace"), std::string::npos)
+      << status.message();
 }
 
 // A writer killed with SIGKILL leaves every row up to its last commit readable, and the

@@ -43,6 +43,11 @@ struct RecordOptions {
   // --sample-time ON/PERIOD (milliseconds; "" = off): kernel-level records ON ms of every
   // PERIOD ms, for programs without step ranges (DECODEPROF_RECORD_SAMPLE_TIME).
   std::string sample_time;
+  // --measure-bandwidth: before CMD starts, measure the GPU's memory bandwidth (`decodeprof
+  // bandwidth`, about a second of the GPU) and store it in the trace's meta
+  // (peak_bandwidth_gbps, _method, _device: src/device/peak_bandwidth.h). Done by the CLI
+  // (src/cli/recording.cc); a failed measurement is a warning, never a failed recording.
+  bool measure_bandwidth = false;
 };
 
 // libdecodeprof_cupti.so: $DECODEPROF_CUPTI_INJECTION if set (it must exist), else the first
