@@ -133,6 +133,7 @@ class Reader {
  private:
   JsonStep Member(std::string_view key, od::value& value);
   JsonStep DistributedInfo(od::value& value);
+  JsonStep DeviceProperties(od::value& value);
   JsonStep Element(od::object& object, uint64_t offset);
   JsonStep Args(od::value& value, Event& e);
   JsonStep EndEvent(Event& e);
@@ -164,6 +165,7 @@ JsonStep Reader::Member(std::string_view key, od::value& value) {
   Type type;
   if (value.type().get(type)) return JsonStep::kBad;
   if (type == Type::object && key == "distributedInfo") return DistributedInfo(value);
+  if (type == Type::array && key == "deviceProperties") return DeviceProperties(value);
   if (key == "roctracer_version" || key == "hip_runtime_version" || key == "hip_driver_version") {
     runtime_ = trace::Runtime::kHip;
   }
@@ -214,6 +216,51 @@ JsonStep Reader::DistributedInfo(od::value& value) {
   info.rank = static_cast<int32_t>(*rank);
   if (world_size) info.world_size = static_cast<int32_t>(*world_size);
   result_.rank = info;
+  return JsonStep::kOk;
+}
+
+// torch.profiler's [{"id": 0, "name": "NVIDIA H100 80GB HBM3", "totalGlobalMem": ...}, ...]:
+// the GPUs of the process, as the model's devices (their names find the peak bandwidth,
+// src/device). An element without an integer id from 0 to INT32_MAX, or with an id seen
+// before, is skipped; a name that is not a string is "".
+JsonStep Reader::DeviceProperties(od::value& value) {
+  od::array array;
+  if (value.get_array().get(array)) return JsonStep::kBad;
+  for (auto element : array) {
+    od::value item;
+    Type type;
+    if (element.get(item) || item.type().get(type)) return JsonStep::kBad;
+    if (type != Type::object) {
+      if (json_.Skip(item)) return JsonStep::kBad;
+      continue;
+    }
+    od::object object;
+    if (item.get_object().get(object)) return JsonStep::kBad;
+    std::optional<int64_t> id;
+    std::string name;
+    for (auto field : object) {
+      std::string_view k;
+      if (field.error() || json_.Key(field.value_unsafe(), k)) return JsonStep::kBad;
+      od::value& v = field.value_unsafe().value();
+      if (v.type().get(type)) return JsonStep::kBad;
+      if (type == Type::number && k == "id") {
+        const std::optional<std::string_view> text = json_.Number(v);
+        if (!text) return JsonStep::kBad;
+        id = JsonInteger(*text);
+      } else if (type == Type::string && k == "name") {
+        std::string_view s;
+        if (v.get_string().get(s)) return JsonStep::kBad;
+        name = std::string(s);
+      } else if (json_.Skip(v)) {
+        return JsonStep::kBad;
+      }
+    }
+    if (!id || *id < 0 || *id > INT32_MAX) continue;
+    std::vector<trace::Device>& devices = builder_.trace().devices;
+    const auto same = [&](const trace::Device& d) { return d.id == *id; };
+    if (std::find_if(devices.begin(), devices.end(), same) != devices.end()) continue;
+    devices.push_back(trace::Device{static_cast<int32_t>(*id), std::move(name)});
+  }
   return JsonStep::kOk;
 }
 

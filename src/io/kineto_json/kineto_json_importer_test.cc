@@ -237,6 +237,35 @@ TEST(KinetoJsonImporter, ThePlugInFillsTheModel) {
   const auto entries = t.diagnostics.entries();
   ASSERT_EQ(entries.size(), 1u);
   EXPECT_EQ(entries[0].first.detail, "(no cat) 2, ac2g 2, cpu_op 1, gpu_user_annotation 1");
+  // deviceProperties: the GPUs by id and name.
+  ASSERT_EQ(t.devices.size(), 1u);
+  EXPECT_EQ(t.devices[0].id, 0);
+  EXPECT_EQ(t.devices[0].name, "NVIDIA H100");
+}
+
+TEST(KinetoJsonImporter, DevicePropertiesSkipWhatCannotBeADevice) {
+  const std::string path = ::testing::TempDir() + "/kineto_devices.json";
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << R"JSON({"deviceProperties": [
+      {"id": 1, "name": "AMD Instinct MI300X", "gcnArchName": "gfx942"},
+      {"id": 1, "name": "again"}, {"id": -1, "name": "negative"}, {"id": 1.5, "name": "x"},
+      {"name": "no id"}, 7, {"id": 2, "name": 3}, {"id": 4294967296, "name": "big"}
+    ], "traceEvents": [
+      {"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 1, "pid": 1, "tid": 1,
+       "args": {"device": 1, "stream": 7, "correlation": 1}}
+    ]})JSON";
+  }
+  trace::StringPool names;
+  Collect sink;
+  trace::TraceBuilder builder(names, sink);
+  ASSERT_TRUE(KinetoJsonImporter().Import(path, builder).ok());
+  const trace::ImportedTrace t = std::move(builder).Finish();
+  ASSERT_EQ(t.devices.size(), 2u);
+  EXPECT_EQ(t.devices[0].id, 1);
+  EXPECT_EQ(t.devices[0].name, "AMD Instinct MI300X");
+  EXPECT_EQ(t.devices[1].id, 2);
+  EXPECT_EQ(t.devices[1].name, "");
 }
 
 TEST(KinetoJsonImporter, WithoutBaseTimeTimesStayRelative) {
