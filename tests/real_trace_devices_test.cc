@@ -10,6 +10,7 @@
 
 #include "src/device/peak_bandwidth.h"
 #include "src/io/importer_registry.h"
+#include "src/native_format/native_writer.h"
 #include "src/trace/trace.h"
 
 namespace fs = std::filesystem;
@@ -66,6 +67,51 @@ TEST(RealTraceDevicesTest, EachNamedGpuResolvesToItsDatasheetFigure) {
       ASSERT_TRUE(peak->has_value()) << c.file;
       EXPECT_DOUBLE_EQ((*peak)->gbps, c.gbps) << c.file << ": " << (*peak)->detail;
     }
+  }
+}
+
+// What `record --measure-bandwidth` stores comes back through the native importer's meta and
+// wins over the table; the native devices table's names find the table's entry without it.
+TEST(RealTraceDevicesTest, ANativeTracesMeasurementAndDevicesResolve) {
+  namespace nf = decodeprof::native_format;
+  const std::string path = ::testing::TempDir() + "/peak_native.sqlite";
+  for (const bool measured : {true, false}) {
+    {
+      auto writer = nf::NativeWriter::Create(path, "monotonic", "test");
+      ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+      nf::NativeWriter& w = **writer;
+      nf::DeviceRow device;
+      device.id = 0;
+      device.name = "NVIDIA H200";
+      ASSERT_TRUE(w.AddDevice(device).ok());
+      nf::KernelRow k;
+      k.start_ns = 1000;
+      k.end_ns = 2000;
+      k.name = k.mangled = *w.Intern("gemv");
+      k.correlation = 1;
+      ASSERT_TRUE(w.AddKernel(k).ok());
+      ASSERT_TRUE(w.Close().ok());
+    }
+    if (measured) {
+      ASSERT_TRUE(nf::SetMetaInFile(path, {{decodeprof::device::kMetaPeakGbps, "4012.5"},
+                                           {decodeprof::device::kMetaPeakMethod, "copies"},
+                                           {decodeprof::device::kMetaPeakDevice, "NVIDIA H200"}})
+                      .ok());
+    }
+    auto importer = decodeprof::io::ResolveImporter(path, "auto");
+    ASSERT_TRUE(importer.ok()) << importer.status().ToString();
+    decodeprof::trace::StringPool names;
+    NullSink sink;
+    decodeprof::trace::TraceBuilder builder(names, sink);
+    ASSERT_TRUE((*importer)->Import(path, builder).ok());
+    const decodeprof::trace::ImportedTrace t = std::move(builder).Finish();
+    std::vector<std::string> device_names;
+    for (const auto& d : t.devices) device_names.push_back(d.name);
+    auto peak = decodeprof::device::ResolvePeak("", t.meta, device_names);
+    ASSERT_TRUE(peak.ok()) << peak.status().ToString();
+    ASSERT_TRUE(peak->has_value());
+    EXPECT_DOUBLE_EQ((*peak)->gbps, measured ? 4012.5 : 4800);
+    EXPECT_EQ((*peak)->source, measured ? "measured" : "table");
   }
 }
 

@@ -1,5 +1,6 @@
 #include "src/cli/recording.h"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -29,7 +30,9 @@ using MetaEntries = std::vector<std::pair<std::string, std::string>>;
 // `record --measure-bandwidth`: runs `decodeprof bandwidth -o TMP` (this binary, as a child:
 // the CUDA driver never loads in this process, whose descriptors and threads CMD would
 // inherit) and returns the measurement as meta entries; none, with a warning, when it fails.
-MetaEntries MeasureBandwidthBeforeRecording(std::string_view subcommand) {
+// `interrupted` receives the signal that ended the measurement when it was SIGINT, SIGTERM,
+// SIGHUP or SIGQUIT (a user stopping the recording: CMD is then not started).
+MetaEntries MeasureBandwidthBeforeRecording(std::string_view subcommand, int& interrupted) {
   char exe[PATH_MAX];
   const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
   if (n <= 0) {
@@ -52,6 +55,9 @@ MetaEntries MeasureBandwidthBeforeRecording(std::string_view subcommand) {
   MetaEntries entries;
   if (!run.ok()) {
     Warn(subcommand, "the bandwidth was not measured: " + run.status().ToString());
+  } else if (run->term_signal == SIGINT || run->term_signal == SIGTERM ||
+             run->term_signal == SIGHUP || run->term_signal == SIGQUIT) {
+    interrupted = run->term_signal;
   } else if (run->status != 0) {
     Warn(subcommand, "the bandwidth was not measured (decodeprof bandwidth exited " +
                          std::to_string(run->status) + "); the trace goes without it");
@@ -83,7 +89,14 @@ RecordingOutcome RecordCommand(std::string_view subcommand, const record::Record
   MetaEntries peak_meta;
   // Measured only when the recording can go ahead (else RecordWith* says why at once).
   if (options.measure_bandwidth && record::CheckRecordOutput(options).ok()) {
-    peak_meta = MeasureBandwidthBeforeRecording(subcommand);
+    int interrupted = 0;
+    peak_meta = MeasureBandwidthBeforeRecording(subcommand, interrupted);
+    if (interrupted != 0) {
+      Warn(subcommand, "stopped by signal " + std::to_string(interrupted) +
+                           " while measuring the bandwidth; the command was not started");
+      outcome.status = 128 + interrupted;
+      return outcome;
+    }
   }
   base::StatusOr<record::CommandResult> result =
       options.backend == record::Backend::kCupti
