@@ -14,8 +14,6 @@ declare -A allowed=(
   [native_format]="base native_format"
   [analysis]="base trace analysis"
   [packs]="base trace analysis packs"
-  # A GPU's peak bandwidth: the device table (packs/devices.toml) through src/packs.
-  [device]="base packs device"
   [report]="base trace analysis report"
   [pipeline]="base trace io analysis packs report model device pipeline"
   # The speed of light's inputs: a model's bytes, a GPU's peak bandwidth (data files embedded
