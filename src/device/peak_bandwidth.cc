@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <sys/stat.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 
 #include "src/base/file_io.h"
@@ -84,9 +84,18 @@ base::StatusOr<PeakBandwidth> FromJsonFile(const std::string& path) {
   return peak;
 }
 
+// Text strtod reads whole (nan, inf, 1e309, 0x10 too): meant as a number, not a file.
+bool LooksNumeric(const std::string& text) {
+  if (text.empty()) return false;
+  char* end = nullptr;
+  static_cast<void>(std::strtod(text.c_str(), &end));
+  return end == text.c_str() + text.size();
+}
+
 base::StatusOr<PeakBandwidth> FromOption(const std::string& option) {
-  if (const std::optional<double> gbps = base::ParseDouble(option)) {
-    if (!InRange(*gbps)) {
+  const std::optional<double> gbps = base::ParseDouble(option);
+  if (gbps || LooksNumeric(option)) {
+    if (!gbps || !InRange(*gbps)) {
       return base::UsageError(
           fmt::format("--peak-bandwidth: must be a number of GB/s from 1 to 100000 or a JSON "
                       "file written by `decodeprof bandwidth`, got '{}'",
@@ -98,15 +107,7 @@ base::StatusOr<PeakBandwidth> FromOption(const std::string& option) {
     peak.detail = "--peak-bandwidth " + option;
     return peak;
   }
-  struct stat st {};
-  if (::stat(option.c_str(), &st) != 0) {
-    return base::UsageError(
-        fmt::format("--peak-bandwidth: '{}' is neither a number of GB/s (1 to 100000) nor a "
-                    "file",
-                    base::Excerpt(option)),
-        "e.g. --peak-bandwidth 4800, or --peak-bandwidth bw.json from `decodeprof bandwidth -o "
-        "bw.json`");
-  }
+  // Not a number: the path of a measurement (missing or unreadable: kIo naming it).
   return FromJsonFile(option);
 }
 

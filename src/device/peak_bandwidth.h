@@ -36,8 +36,11 @@ std::optional<PeakBandwidth> PeakFromTable(const std::string& device_name);
 
 // The peak to use: `option` (--peak-bandwidth: a number of GB/s or a path to a JSON written
 // by `decodeprof bandwidth`) first, then a measurement in `meta`, then the table by the
-// trace's device names (the first that matches). nullopt when none is known. Bad option
-// values are kUsage; a bad JSON file kData naming it.
+// trace's device names (the first that matches). nullopt when none is known. A number
+// outside 1..100000 (nan, inf included) is kUsage naming the option; anything else is a path:
+// missing or unreadable kIo, not such a JSON kData, naming the file. A bad meta value is kData
+// (where "meta peak_bandwidth_gbps"). When other device names match other entries, the
+// first is used and `detail` names the others.
 base::StatusOr<std::optional<PeakBandwidth>> ResolvePeak(
     const std::string& option, const std::map<std::string, std::string>& meta,
     const std::vector<std::string>& device_names);

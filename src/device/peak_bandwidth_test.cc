@@ -152,14 +152,20 @@ TEST_F(ResolvePeakTest, FirstMatchingDeviceWinsAndOthersAreNoted) {
   EXPECT_THAT((*peak)->detail, ::testing::Not(HasSubstr("also names")));
 }
 
-TEST_F(ResolvePeakTest, BadOptionValuesAreUsageErrorsNamingTheOption) {
-  for (const char* value :
-       {"0", "-5", "0.5", "100001", "nan", "inf", "1e309", "4000GB", "no/such/file.json"}) {
+TEST_F(ResolvePeakTest, BadNumbersAreUsageErrorsAndOtherWordsFiles) {
+  for (const char* value : {"0", "-5", "0.5", "100001", "nan", "inf", "1e309", "0x10"}) {
     auto peak = ResolvePeak(value, {}, {"NVIDIA H200"});
     ASSERT_FALSE(peak.ok()) << value;
     EXPECT_EQ(peak.status().kind(), base::ErrorKind::kUsage) << value;
     EXPECT_THAT(peak.status().message(), HasSubstr("--peak-bandwidth")) << value;
     EXPECT_THAT(peak.status().message(), HasSubstr(value)) << value;
+  }
+  // Not a number: a file, which must exist (kIo naming it, as every missing input).
+  for (const char* value : {"4000GB", "no/such/file.json"}) {
+    auto peak = ResolvePeak(value, {}, {"NVIDIA H200"});
+    ASSERT_FALSE(peak.ok()) << value;
+    EXPECT_EQ(peak.status().kind(), base::ErrorKind::kIo) << value;
+    EXPECT_EQ(peak.status().where(), value);
   }
   for (const char* value : {"1", "100000", "1638.4"}) {
     auto peak = ResolvePeak(value, {}, {});
