@@ -26,19 +26,18 @@ std::string Section(double context, double kv, double floor, double wall, double
     std::snprintf(buf, sizeof buf, "%.6f", x);
     return std::string(buf);
   };
-  return R"("speed_of_light": {"model": "Llama-3.1-8B-Instruct",
+  return R"j("speed_of_light": {"model": "Llama-3.1-8B-Instruct",
     "model_source": "models/Llama-3.1-8B-Instruct/config.json", "architecture": "llama",
-    "weight_format": "bf16", "context_tokens": )" +
-         num(context) + R"(, "context_source": "bench log",
-    "weight_bytes": 15010449408, "kv_bytes_per_token": )" +
-         num(kv) + R"(, "state_bytes_per_token": 0,
+    "weight_format": "bf16", "context_tokens": )j" +
+         num(context) + R"j(, "context_source": "bench log",
+    "weight_bytes": 15010449408, "kv_bytes_per_token": )j" +
+         num(kv) + R"j(, "state_bytes_per_token": 0,
     "bytes_per_token": 15085881344, "peak_bandwidth_gbps": 4800.0, "peak_source": "table",
     "peak_detail": "table: NVIDIA H200, 4800 GB/s (NVIDIA H200 datasheet)",
-    "floor_ms_per_token": )" +
-         num(floor) + R"(, "wall_ms_per_token": )" + num(wall) +
-         R"(, "achieved_gbps": 2390.8,
-    "mbu_pct": )" + num(mbu) +
-         R"(, "to_the_floor": 2.008,
+    "floor_ms_per_token": )j" +
+         num(floor) + R"j(, "wall_ms_per_token": )j" + num(wall) +
+         R"j(, "achieved_gbps": 2390.8, "mbu_pct": )j" + num(mbu) +
+         R"j(, "to_the_floor": 2.008,
     "decomposition_ms_per_token": {"floor": 3.1429, "units": {"gemv": 2.1, "fused_elementwise": 0.5},
       "other_kernels": 0.3, "overlap": -0.01, "host_gap": 0.28, "wall": 6.31},
     "classes": {"gemv": {"moves": ["dense_weights", "head_weights"], "bytes_per_token": 1.4e10,
@@ -47,7 +46,7 @@ std::string Section(double context, double kv, double floor, double wall, double
         "floor_ms_per_token": 0.02, "excess_ms_per_token": 0.5, "ceiling_to_floor": 1.09},
       "gemv": {"bytes_per_token": 1.5e10, "ms_per_token": 5.3, "floor_ms_per_token": 3.1,
         "excess_ms_per_token": 2.2, "ceiling_to_floor": 1.53}},
-    "notes": ["KV cache read in bf16 (the model's dtype); --kv-dtype to change"]})";
+    "notes": ["KV cache read in bf16 (the model's dtype); --kv-dtype to change"]})j";
 }
 
 SummaryFile Parse(const std::string& path, const std::string& text) {
