@@ -1,6 +1,8 @@
 #include "src/report/speed_of_light_render.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +26,16 @@ std::string Times(const std::optional<double>& value) {
 
 std::string Gb(const std::optional<double>& bytes) {
   return bytes ? base::FormatFixed(*bytes / 1e9, 2) : std::string(kNoValue);
+}
+
+// A byte count as a JSON integer when it is a whole number below 2^53 (as summarize writes
+// it), else a float; null when absent.
+JsonValue BytesJson(const std::optional<double>& bytes) {
+  if (!bytes) return JsonValue::Null();
+  if (*bytes == std::floor(*bytes) && std::abs(*bytes) < 9007199254740992.0) {
+    return JsonValue::Int(static_cast<int64_t>(*bytes));
+  }
+  return JsonValue::Float(*bytes);
 }
 
 std::string ModelOf(const SummaryFile& summary) {
@@ -194,8 +206,8 @@ JsonValue SpeedOfLightRunJson(const SpeedOfLightSection& s) {
   JsonValue out = JsonValue::MakeObject();
   out.Add("model", s.model.empty() ? JsonValue::Null() : JsonValue::Str(s.model));
   out.Add("context_tokens", JsonValue::OptFloat(s.context_tokens));
-  out.Add("bytes_per_token", JsonValue::OptFloat(s.bytes_per_token));
-  out.Add("kv_bytes_per_token", JsonValue::OptFloat(s.kv_bytes_per_token));
+  out.Add("bytes_per_token", BytesJson(s.bytes_per_token));
+  out.Add("kv_bytes_per_token", BytesJson(s.kv_bytes_per_token));
   out.Add("peak_bandwidth_gbps", JsonValue::OptFloat(s.peak_bandwidth_gbps));
   out.Add("peak_source", s.peak_source.empty() ? JsonValue::Null() : JsonValue::Str(s.peak_source));
   out.Add("floor_ms_per_token", JsonValue::OptFloat(s.floor_ms_per_token));
@@ -227,7 +239,7 @@ JsonValue ContextSweepsJson(const std::vector<SummaryFile>& summaries) {
       JsonValue& run = runs.Push(JsonValue::MakeObject());
       run.Add("run", JsonValue::Str(LabelOf(summaries[r])));
       run.Add("context_tokens", JsonValue::OptFloat(s.context_tokens));
-      run.Add("kv_bytes_per_token", JsonValue::OptFloat(s.kv_bytes_per_token));
+      run.Add("kv_bytes_per_token", BytesJson(s.kv_bytes_per_token));
       run.Add("floor_ms_per_token", JsonValue::OptFloat(s.floor_ms_per_token));
       run.Add("wall_ms_per_token", JsonValue::OptFloat(s.wall_ms_per_token));
       run.Add("mbu_pct", JsonValue::OptFloat(s.mbu_pct));
