@@ -72,8 +72,9 @@ struct ChartBar {
 std::string BarChartSvg(const std::vector<ChartBar>& bars, double scale_max,
                         std::string_view scale_text, std::string_view aria_label);
 
-// Colour of a floor (speed of light: the time a unit would take at the peak bandwidth).
-inline constexpr std::string_view kFloorColor = "#59a14f";
+// Colour of a floor (speed of light: the time a unit would take at the peak bandwidth); a dark
+// green outside kUnitColors, so that it is not read as a unit.
+inline constexpr std::string_view kFloorColor = "#1b5e20";
 
 // One row of FloorBarsSvg: a unit's actual time and its floor, in ms per token.
 struct FloorBar {
