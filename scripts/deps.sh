@@ -9,7 +9,7 @@ set -euo pipefail
 DECODEPROF_PACKAGES=(
   g++ cmake ninja-build pkg-config
   libcli11-dev libfmt-dev libtomlplusplus-dev libre2-dev libsqlite3-dev nlohmann-json3-dev
-  libsimdjson-dev zlib1g-dev libzstd-dev liblzma-dev
+  libsimdjson-dev zlib1g-dev libzstd-dev liblzma-dev libmuparser-dev
   libgtest-dev libgmock-dev libbenchmark-dev
 )
 # The fuzz preset only (scripts/fuzz): Debian's clang with libFuzzer and the sanitizer runtimes;

@@ -15,13 +15,17 @@ declare -A allowed=(
   [analysis]="base trace analysis"
   [packs]="base trace analysis packs"
   [report]="base trace analysis report"
-  [pipeline]="base trace io analysis packs report pipeline"
+  [pipeline]="base trace io analysis packs report model device pipeline"
+  # The speed of light's inputs: a model's bytes, a GPU's peak bandwidth (data files embedded
+  # the way packs are).
+  [model]="base packs model"
+  [device]="base packs device"
   [guard]="base guard"
-  [record]="base trace io native_format record"
+  [record]="base trace io native_format device record"
   # The injection library (style.md 7.1, 7.8): nothing of the trace model, importers, analysis,
   # writers, the guard or the CLI.
   [record/cupti]="base native_format record/cupti"
-  [profile]="base trace io analysis packs report pipeline guard record native_format profile"
+  [profile]="base trace io analysis packs report model device pipeline guard record native_format profile"
 )
 # Single files outside a module that the module may include besides its allowed folders. Each
 # is checked against the including module's rule as well, so that nothing comes in through it.

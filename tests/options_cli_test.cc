@@ -144,6 +144,11 @@ const std::vector<Row>& Rows() {
       {"summarize", "--step-range", Kind::kText},
       {"summarize", "--window", Kind::kWindow},
       {"summarize", "--generated-tokens", Kind::kInteger, {"0", "1000000001"}},
+      {"summarize", "--gguf", Kind::kText},
+      {"summarize", "--peak-bandwidth", Kind::kText,
+       {"0", "-1", "0.5", "100001", "nan", "inf", "1e309", "+", "12x"}},
+      {"summarize", "--context-tokens", Kind::kNumber, {"100000001"}},
+      {"summarize", "--kv-dtype", Kind::kChoice},
       // kernels
       {"kernels", "--format", Kind::kChoice},
       {"kernels", "--device", Kind::kInteger, {"32768", "65536"}},

@@ -61,6 +61,7 @@ base::StatusOr<KernelClassifier> KernelClassifier::Build(std::vector<ClassSpec> 
           "class \"" + spec.name + "\": the patterns do not combine: " + regex->error());
     }
     classifier.names_.push_back(spec.name);
+    classifier.moves_.push_back(spec.moves);
     classifier.regexes_.push_back(std::move(regex));
   }
   // Memory operations are classed by their kind, in every pack (a pack may also declare
@@ -69,6 +70,7 @@ base::StatusOr<KernelClassifier> KernelClassifier::Build(std::vector<ClassSpec> 
     if (!classifier.Find(implicit)) classifier.names_.emplace_back(implicit);
   }
   classifier.names_.emplace_back(kOtherClass);
+  classifier.moves_.resize(classifier.names_.size());
   return classifier;
 }
 

@@ -35,6 +35,9 @@ struct ClassSpec {
   std::vector<ClassPattern> patterns;  // alternatives; at least one
   bool case_sensitive = false;         // patterns ignore case unless set
   std::string where;                   // "file:line" of the class entry
+  // What the class's kernels read from memory for the speed-of-light ledger (`moves = [...]`:
+  // names of kMovableBytes, speed_of_light.h); empty = nothing counted.
+  std::vector<std::string> moves = {};
 };
 
 class KernelClassifier {
@@ -55,11 +58,15 @@ class KernelClassifier {
   // Thread-safe (RE2 matching is const).
   ClassId Classify(std::string_view kernel_name) const;
   std::optional<ClassId> Find(std::string_view class_name) const;
+  // Per class (as class_names()): the byte kinds its kernels move; empty for memcpy, memset,
+  // other and classes that declare none.
+  const std::vector<std::vector<std::string>>& class_moves() const { return moves_; }
 
  private:
   KernelClassifier() = default;
 
   std::vector<std::string> names_;
+  std::vector<std::vector<std::string>> moves_;
   std::vector<std::unique_ptr<re2::RE2>> regexes_;  // one alternation per class
 };
 

@@ -79,6 +79,12 @@ class Pack {
     }
     return std::nullopt;
   }
+  // Per class (as class_names()): the byte kinds of the speed-of-light ledger its kernels
+  // move (`moves` in the pack; speed_of_light.h). A pack without them moves nothing.
+  virtual const std::vector<std::vector<std::string>>& class_moves() const {
+    static const std::vector<std::vector<std::string>> kNone;
+    return kNone;
+  }
   // One role (or kNoRole) per dispatch of `seq`, by the pack's role rules in order.
   virtual std::vector<RoleId> AssignRoles(const SequenceView& seq) const = 0;
   // Sentences for the user about properties of `seq` that make AssignRoles's labels doubtful,

@@ -102,6 +102,9 @@ class RulePack final : public Pack {
   ClassId Classify(std::string_view kernel_name) const override {
     return classifier_.Classify(kernel_name);
   }
+  const std::vector<std::vector<std::string>>& class_moves() const override {
+    return classifier_.class_moves();
+  }
   const std::vector<std::string>& role_names() const override { return role_names_; }
   // Runs the rules in order. A `seq.classes` shorter or longer than the dispatches is
   // padded with other_class() or cut (and RoleWarnings says so).

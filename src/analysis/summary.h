@@ -14,6 +14,7 @@
 #include "src/analysis/engine_steps.h"
 #include "src/analysis/pack.h"
 #include "src/analysis/ranking.h"
+#include "src/analysis/speed_of_light_types.h"
 #include "src/analysis/units.h"
 #include "src/analysis/window.h"
 #include "src/base/status.h"
@@ -220,6 +221,9 @@ struct Summary {
   // rank), and `summarize --ranks`.
   std::optional<RankFields> rank;
   std::optional<CollectiveFields> collectives;
+  // The speed-of-light ledger (speed_of_light.h): when the model's bytes (--model-dir) and a
+  // peak bandwidth are known. Written last, only when set.
+  std::optional<SpeedOfLight> speed_of_light;
 };
 
 // The tokens a summary's window totals (decode_wall_ms, decode_gpu_sum_ms, a kernel's time)

@@ -69,6 +69,32 @@ inline CLI::Validator NonEmpty(const std::string& what) {
       "");
 }
 
+// A number from `min` to `max`, or a path: a value that starts like a number (a digit, a sign,
+// a point, "nan", "inf") must be one in range ("must be a number from 1 to 100000 or a file,
+// got '0'"); anything else is a path and must not be empty. A file whose name starts with a
+// digit is given as ./NAME.
+inline CLI::Validator NumberInOrPath(double min, double max, const std::string& what) {
+  return CLI::Validator(
+      [min, max, what](std::string& value) -> std::string {
+        if (value.empty()) return "must be " + what + ", got ''";
+        std::string lower;
+        for (const char c : value.substr(0, 3)) {
+          lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+        }
+        const char c = value[0];
+        const bool numeric = (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' ||
+                             lower == "nan" || lower == "inf";
+        if (!numeric) return {};
+        const std::optional<double> x = base::ParseDouble(value);
+        if (!x || !std::isfinite(*x) || *x < min || *x > max) {
+          return "must be a number from " + BoundText(min) + " to " + BoundText(max) + " or " +
+                 what + ", got '" + value + "'";
+        }
+        return {};
+      },
+      "");
+}
+
 // One of `choices` (not empty): "must be one of md, html, json, got 'x'".
 inline CLI::Validator OneOf(const std::vector<std::string>& choices) {
   std::string list;

@@ -144,6 +144,22 @@ int SummarizeMain(int argc, char** argv) {
   app.add_option("--model-dir", req.model_dir,
                  "model directory; its config.json gives model_type and rope_scaling")
       ->check(NonEmpty("a model directory"));
+  app.add_option("--gguf", req.gguf,
+                 "a GGUF model file (llama.cpp): its header gives the bytes a decode step reads "
+                 "for the speed-of-light ledger")
+      ->check(NonEmpty("a GGUF file"));
+  app.add_option("--peak-bandwidth", req.peak_bandwidth,
+                 "the GPU's peak memory bandwidth for the speed-of-light ledger: GB/s (1 to "
+                 "100000), or the JSON `decodeprof bandwidth` wrote; default: the trace's "
+                 "measured peak, else the device table")
+      ->check(NumberInOrPath(1, 100000, "a bandwidth JSON file"));
+  app.add_option("--context-tokens", req.context_tokens,
+                 "mean context length of the decode steps (prompt + position) for the KV "
+                 "cache read; default: the log's prompt tokens + the mean decode position")
+      ->check(NumberIn(0, 1e8));
+  app.add_option("--kv-dtype", req.kv_dtype,
+                 "the KV cache's element type (default: the model's; llama.cpp's f16 for a GGUF)")
+      ->check(OneOf({"bf16", "fp16", "f16", "fp8", "f32"}));
   app.add_flag("--synthetic", req.synthetic,
                "the traced program is a synthetic workload (a test program, random weights): "
                "the summary says \"workload\": \"synthetic\" and `report` never lets it head "

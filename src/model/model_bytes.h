@@ -40,9 +40,9 @@ struct ByteTerm {
 };
 
 struct ModelBytes {
-  std::string source;          // the config.json or GGUF path it was read from
-  std::string architecture;    // model_type / general.architecture ("llama", "qwen3_moe")
-  std::string weight_format;   // "bf16", "q4_0", "mlx 4-bit group 64", "fp8 e4m3 block 128" ...
+  std::string source;         // the config.json or GGUF path it was read from
+  std::string architecture;   // model_type / general.architecture ("llama", "qwen3_moe")
+  std::string weight_format;  // "bf16", "q4_0", "mlx 4-bit group 64", "fp8 e4m3 block 128" ...
   int64_t stored_weight_bytes = 0;  // every weight stored (the file's size, near enough)
   std::vector<ByteTerm> terms;      // every term, in model order
   std::vector<std::string> notes;   // assumptions a reader should see ("KV cache bf16: --kv-dtype")
@@ -62,11 +62,16 @@ struct ModelOptions {
   std::string kv_dtype;      // "" = the model's activation dtype; "bf16", "fp16", "fp8", "f32"
   std::string state_dtype;   // "" = config's mamba_ssm_cache_dtype, else the model dtype
   std::string weight_dtype;  // "" = from the source; overrides a config.json's torch_dtype
+  // The architecture descriptions for config.json: "" = the built-in packs/models.toml, else
+  // a file in its format (docs/packs.md "Bytes per token").
+  std::string models_file;
 };
 
-// From DIR/config.json, or a .gguf file: kConfig for an architecture packs/models.toml does
-// not describe (naming model_type and the file), kData for a malformed file (file and
-// position), kIo when missing.
+// From DIR/config.json (or a path to a .json config itself), or a GGUF file (known by its
+// magic): kConfig for an architecture packs/models.toml does not describe (naming model_type
+// and the known ones), a key the description needs that the config lacks, or an unknown
+// quantization; kData for a malformed file (file and position; a GGUF whose tensors run past
+// its end is "cut short"), kIo when missing; kUsage for an unknown dtype in `options`.
 base::StatusOr<ModelBytes> ReadModelBytes(const std::string& model_dir_or_gguf,
                                           const ModelOptions& options = {});
 

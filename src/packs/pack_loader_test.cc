@@ -210,6 +210,36 @@ TEST(PackErrorsTest, UnknownKeyAndWrongType) {
            7, "'case_sensitive' must be true or false, not a string");
 }
 
+TEST(PackErrorsTest, MovesNamesKnownByteKinds) {
+  const base::Status s =
+      PackError("moves.toml", std::string(kHeader) + "moves = [\"weights\"]\n");  // line 7
+  ExpectAt(s, "moves.toml", 7, "unknown byte kind 'weights'");
+  EXPECT_NE(s.message().find("dense_weights"), std::string::npos) << s.ToString();
+  auto pack = LoadPack(
+      WriteTemp("moves_ok.toml", std::string(kHeader) + "moves = [\"kv_cache\", \"state\"]\n"));
+  ASSERT_TRUE(pack.ok()) << pack.status().ToString();
+  const auto& moves = (*pack)->class_moves();
+  ASSERT_EQ(moves.size(), (*pack)->class_names().size());
+  EXPECT_EQ(moves[0], (std::vector<std::string>{"kv_cache", "state"}));
+  EXPECT_TRUE(moves.back().empty());  // other
+}
+
+TEST(LoadPackTest, BuiltinPacksSayWhichClassesMoveTheWeightsAndTheKvCache) {
+  for (const std::string& name : BuiltinPackNames()) {
+    auto pack = LoadPack(name);
+    ASSERT_TRUE(pack.ok()) << name;
+    bool weights = false, kv = false;
+    for (const auto& kinds : (*pack)->class_moves()) {
+      for (const std::string& k : kinds) {
+        weights = weights || k == "dense_weights";
+        kv = kv || k == "kv_cache";
+      }
+    }
+    EXPECT_TRUE(weights) << name;
+    EXPECT_TRUE(kv) << name;
+  }
+}
+
 TEST(PackErrorsTest, RuleParameterConsistency) {
   const std::string clusters = std::string(kHeader) +
                                "[[role_rule]]\n"          // 7

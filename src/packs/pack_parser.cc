@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "src/analysis/role_rules.h"
+#include "src/analysis/speed_of_light.h"
 #include "src/packs/parsers.h"
 #include "src/packs/toml_fields.h"
 
@@ -128,7 +129,7 @@ StatusOr<analysis::KernelClassifier> PackParser::ParseClasses(const TomlFields& 
   std::vector<analysis::ClassSpec> specs;
   for (size_t i = 0; i < tables.size(); ++i) {
     TomlFields f(*tables[i], file_, "[[class]] #" + std::to_string(i + 1));
-    DP_RETURN_IF_ERROR(f.CheckKeys({"name", "patterns", "case_sensitive"}));
+    DP_RETURN_IF_ERROR(f.CheckKeys({"name", "patterns", "case_sensitive", "moves"}));
     analysis::ClassSpec spec;
     DP_ASSIGN_OR_RETURN(spec.name, f.RequiredString("name"));
     spec.where = f.where();
@@ -141,6 +142,15 @@ StatusOr<analysis::KernelClassifier> PackParser::ParseClasses(const TomlFields& 
     }
     DP_ASSIGN_OR_RETURN(std::optional<bool> case_sensitive, f.OptionalBool("case_sensitive"));
     spec.case_sensitive = case_sensitive.value_or(false);
+    DP_ASSIGN_OR_RETURN(std::vector<StringAt> moves, f.StringList("moves", false));
+    for (StringAt& kind : moves) {
+      if (!analysis::IsMovableBytes(kind.value)) {
+        return ConfigError(kind.where, "class \"" + spec.name + "\": unknown byte kind '" +
+                                           kind.value + "' in 'moves' (known: " +
+                                           analysis::MovableBytesList() + ")");
+      }
+      spec.moves.push_back(std::move(kind.value));
+    }
     specs.push_back(std::move(spec));
   }
   return analysis::KernelClassifier::Build(std::move(specs));

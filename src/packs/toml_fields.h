@@ -1,6 +1,6 @@
 // The toml++ adapter of src/packs: parsing (no exceptions: TOML_EXCEPTIONS=0) and strict,
 // typed access to a table's keys, every error a kConfig Status at "file:line".
-// Only src/packs includes this header (it pulls in toml++).
+// Only src/packs and src/model (packs/models.toml) include this header (it pulls in toml++).
 #pragma once
 
 #include <cstdint>

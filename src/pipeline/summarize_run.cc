@@ -14,13 +14,17 @@
 
 #include "src/analysis/intervals.h"
 #include "src/analysis/range_index.h"
+#include "src/analysis/speed_of_light.h"
 #include "src/analysis/window.h"
 #include "src/base/file_io.h"
+#include "src/base/parse.h"
 #include "src/base/py_format.h"
 #include "src/base/temporary_files.h"
 #include "src/base/utf8.h"
+#include "src/device/peak_bandwidth.h"
 #include "src/io/bench_log/bench_log.h"
 #include "src/io/importer_registry.h"
+#include "src/model/model_bytes.h"
 #include "src/packs/default_pack.h"
 #include "src/packs/pack_loader.h"
 #include "src/pipeline/sampled_window.h"
@@ -302,6 +306,11 @@ std::vector<std::string> InputsOf(const SummarizeRequest& req) {
   if (!req.model_dir.empty()) {
     inputs.push_back((std::filesystem::path(req.model_dir) / "config.json").string());
   }
+  if (!req.gguf.empty()) inputs.push_back(req.gguf);
+  // --peak-bandwidth names a file unless it is a number.
+  if (!req.peak_bandwidth.empty() && !base::ParseDouble(req.peak_bandwidth)) {
+    inputs.push_back(req.peak_bandwidth);
+  }
   return inputs;
 }
 
@@ -444,6 +453,139 @@ base::StatusOr<SummarizeResult> RunSummarize(const SummarizeRequest& req) {
   DP_RETURN_IF_ERROR(WriteComputedRun(req, run));
   return std::move(run.result);
 }
+
+namespace {
+
+// The speed-of-light ledger, when the model is given (--model-dir's config.json or --gguf):
+// the bytes a step moves at the window's mean context, the peak bandwidth (--peak-bandwidth,
+// the trace's measured peak, the device table), and the window's steps. What keeps it out is
+// a warning (speed_of_light_left_out) with the reason; nothing else of the summary changes.
+base::Status AddSpeedOfLight(const SummarizeRequest& req, const analysis::SummaryInputs& in,
+                             const analysis::Attribution& attribution, const LoadedTrace& loaded,
+                             SummarizeResult& result, trace::Diagnostics& diagnostics) {
+  std::string model_path = req.gguf;
+  if (model_path.empty() && !req.model_dir.empty()) {
+    std::error_code ec;
+    if (!std::filesystem::exists(std::filesystem::path(req.model_dir) / "config.json", ec)) {
+      return base::OkStatus();  // model_dir_without_config says so already
+    }
+    model_path = req.model_dir;
+  }
+  if (model_path.empty()) return base::OkStatus();
+  const auto left_out = [&](const std::string& why) {
+    diagnostics.Add(trace::Diag::kSpeedOfLightLeftOut, 1, {model_path, "", why});
+    result.notes.push_back("speed of light: left out: " + why);
+  };
+  model::ModelOptions options;
+  options.kv_dtype = req.kv_dtype == "f16" ? "fp16" : req.kv_dtype;
+  base::StatusOr<model::ModelBytes> bytes = model::ReadModelBytes(model_path, options);
+  if (!bytes.ok()) {
+    // A model the table does not describe leaves the rest of the summary as it was; a file
+    // that cannot be read is an error like any other input's.
+    if (bytes.status().kind() != base::ErrorKind::kConfig) return bytes.status();
+    left_out(bytes.status().ToString());
+    return base::OkStatus();
+  }
+  const trace::ImportedTrace& info = loaded.trace.info;
+  std::vector<std::string> device_names;
+  for (const trace::Device& d : info.devices) {
+    if (!req.device || d.id == *req.device) device_names.push_back(d.name);
+  }
+  DP_ASSIGN_OR_RETURN(const std::optional<device::PeakBandwidth> peak,
+                      device::ResolvePeak(req.peak_bandwidth, info.meta, device_names));
+  if (!peak) {
+    std::string names;
+    for (const std::string& n : device_names) names += (names.empty() ? "" : ", ") + n;
+    left_out("no peak bandwidth known for " +
+             (names.empty() ? std::string("this trace (it names no device)") : "device " + names) +
+             ": give --peak-bandwidth (GB/s, or `decodeprof bandwidth`'s JSON)");
+    return base::OkStatus();
+  }
+  // Steps the window holds: the sampled steps, the steps found or counted, else the forward
+  // passes of the generated tokens (the first token comes from the prefill).
+  const analysis::Summary& s = result.summary;
+  double steps = 0;
+  if (loaded.sampling) {
+    steps = static_cast<double>(loaded.sampling->steps_sampled);
+  } else if (loaded.trace.steps && *loaded.trace.steps > 0) {
+    steps = static_cast<double>(*loaded.trace.steps);
+  } else if (s.generated_tokens && *s.generated_tokens > 1) {
+    steps = static_cast<double>(*s.generated_tokens - 1);
+  }
+  if (steps <= 0) {
+    left_out(
+        "the window's decode steps are unknown (no step ranges, no loop found, no token "
+        "count): give --generated-tokens or a bench log");
+    return base::OkStatus();
+  }
+  analysis::SpeedOfLightInputs sol;
+  const std::filesystem::path source(bytes->source);
+  sol.model = req.gguf.empty()
+                  ? std::filesystem::path(req.model_dir).lexically_normal().filename().string()
+                  : source.stem().string();
+  if (sol.model.empty()) sol.model = source.parent_path().filename().string();
+  sol.model_source = bytes->source;
+  sol.architecture = bytes->architecture;
+  sol.weight_format = bytes->weight_format;
+  // The mean context of the steps: the prompt, then one more token each step (the token a
+  // step makes attends to the prompt, the tokens before it and itself).
+  if (req.context_tokens) {
+    sol.context_tokens = *req.context_tokens;
+    sol.context_source = "--context-tokens";
+  } else if (s.prompt_tokens) {
+    const double decode_steps =
+        s.generated_tokens ? static_cast<double>(std::max<int64_t>(*s.generated_tokens - 1, 1))
+                           : steps;
+    sol.context_tokens = static_cast<double>(*s.prompt_tokens) + (decode_steps + 1) / 2;
+    sol.context_source = "prompt " + std::to_string(*s.prompt_tokens) + " + the mean of " +
+                         base::FormatFixed(decode_steps, 0) + " decode positions";
+  } else {
+    sol.context_tokens = (steps + 1) / 2;
+    sol.context_source = "the decode's own tokens only (prompt unknown)";
+    if (bytes->KvBytes(1) > 0) {
+      diagnostics.Add(trace::Diag::kSpeedOfLightContextUnknown, 1,
+                      {model_path, "", "no prompt length: give --context-tokens"});
+    }
+  }
+  const auto context = static_cast<int64_t>(std::llround(sol.context_tokens));
+  for (std::string_view kind_name : analysis::kMovableBytes) {
+    model::ByteKind kind;
+    if (!model::ParseByteKind(kind_name, kind)) continue;
+    const int64_t b = bytes->BytesOf(kind, context);
+    if (b > 0) sol.bytes_by_kind.emplace_back(std::string(kind_name), static_cast<double>(b));
+  }
+  sol.weight_bytes = static_cast<double>(bytes->WeightBytes());
+  sol.kv_bytes = static_cast<double>(bytes->KvBytes(context));
+  sol.state_bytes = static_cast<double>(bytes->StateBytes());
+  sol.peak_gbps = peak->gbps;
+  sol.peak_source = peak->source;
+  sol.peak_detail = peak->detail;
+  sol.steps = steps;
+  sol.notes = bytes->notes;
+  if (loaded.sampling) {
+    sol.notes.push_back(
+        "a sampled window: the context is the decode's mean, not the sampled "
+        "steps' own");
+  }
+  base::StatusOr<analysis::SpeedOfLight> ledger =
+      analysis::ComputeSpeedOfLight(sol, in, attribution);
+  if (!ledger.ok()) {
+    left_out(ledger.status().ToString());
+    return base::OkStatus();
+  }
+  const analysis::SpeedOfLight& l = *ledger;
+  result.notes.push_back("speed of light: " + base::FormatFixed(l.wall_ms_per_token, 3) +
+                         " ms a step against a "
+                         "floor of " +
+                         base::FormatFixed(l.floor_ms_per_token, 3) + " ms (" +
+                         base::FormatFixed(l.bytes_per_token / 1e9, 3) + " GB at " +
+                         base::FormatFixed(sol.peak_gbps, 0) + " GB/s, " + peak->detail +
+                         "): MBU " + base::FormatFixed(l.mbu_pct, 1) + " %");
+  result.summary.speed_of_light = *ledger;
+  return base::OkStatus();
+}
+
+}  // namespace
 
 base::Status ComputeRun(const SummarizeRequest& req, ComputedRun& run) {
   DP_RETURN_IF_ERROR(CheckRequest(req));
@@ -751,6 +893,7 @@ base::Status ComputeRun(const SummarizeRequest& req, ComputedRun& run) {
   }
   AddRecorderWarnings(info.diagnostics, result.summary.warnings);
   AddAnalysisDiagnostics(req, result.summary, attribution, info.diagnostics);
+  DP_RETURN_IF_ERROR(AddSpeedOfLight(req, in, attribution, loaded, result, info.diagnostics));
   AddOverlapDiagnostics(req.trace, window.dispatches, window.lo, window.hi, info.diagnostics);
   AddStreamOrderDiagnostics(req, info, window, names, info.diagnostics);
   result.summary.diagnostics = info.diagnostics.entries();

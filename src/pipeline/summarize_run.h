@@ -33,8 +33,16 @@ struct SummarizeRequest {
   // median run's by decode tok/s, and the summary's plain_runs says the spread.
   std::vector<std::string> plain_logs;
   std::string model_dir;  // optional; config.json is read when present
-  std::string pack;       // "" = chosen from the kernel names (packs::DefaultPackFor)
-  std::string units;      // "" = the pack's default_units (none → no units)
+  // The speed-of-light ledger (analysis/speed_of_light.h; docs/speed-of-light.md): the model's
+  // bytes come from --model-dir's config.json or --gguf; the peak from --peak-bandwidth (GB/s
+  // or a `decodeprof bandwidth` JSON), the trace's measured peak, or the device table; the
+  // context from --context-tokens, else the log's prompt tokens + the mean decode position.
+  std::string gguf;
+  std::string peak_bandwidth;
+  std::optional<double> context_tokens;
+  std::string kv_dtype;
+  std::string pack;   // "" = chosen from the kernel names (packs::DefaultPackFor)
+  std::string units;  // "" = the pack's default_units (none → no units)
   std::string name;
   std::string out_dir;
   double temperature = 0.0;

@@ -177,8 +177,10 @@ base::Status ReadClasses(const Reader& r, const Json& object, std::vector<SpeedO
     DP_RETURN_IF_ERROR(r.Number(entry, prefix, "ms_per_token", Range::kMs, c.ms_per_token));
     DP_RETURN_IF_ERROR(
         r.Number(entry, prefix, "floor_ms_per_token", Range::kMs, c.floor_ms_per_token));
-    DP_RETURN_IF_ERROR(r.Number(entry, prefix, "achieved_gbps", Range::kGbps, c.achieved_gbps));
-    DP_RETURN_IF_ERROR(r.Number(entry, prefix, "pct_of_peak", Range::kPercent, c.pct_of_peak));
+    // A class may move its share of the bytes above the peak (the ledger gives a kind's bytes
+    // to the classes that move it in proportion to their time, and notes it): not bounded.
+    DP_RETURN_IF_ERROR(r.Number(entry, prefix, "achieved_gbps", Range::kMs, c.achieved_gbps));
+    DP_RETURN_IF_ERROR(r.Number(entry, prefix, "pct_of_peak", Range::kMs, c.pct_of_peak));
     out.push_back(std::move(c));
   }
   return base::OkStatus();

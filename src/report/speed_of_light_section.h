@@ -42,7 +42,7 @@ struct SpeedOfLightClass {
   std::optional<double> ms_per_token;        // its GPU time per token
   std::optional<double> floor_ms_per_token;  // bytes_per_token ÷ peak
   std::optional<double> achieved_gbps;       // bytes_per_token ÷ ms_per_token
-  std::optional<double> pct_of_peak;         // achieved_gbps ÷ peak × 100
+  std::optional<double> pct_of_peak;         // achieved_gbps ÷ peak × 100 (may exceed 100)
 };
 
 // One entry of `units`: a work unit (the ids of `port_units`).
@@ -96,8 +96,10 @@ inline constexpr double kSolSumAbsSlackMs = 0.01;  // 1 % of wall + 0.01 ms
 // are objects/arrays of their type or null; strings are strings; numbers finite; bytes
 // (weight_bytes, kv_bytes_per_token, state_bytes_per_token, bytes_per_token, the classes' and
 // units' bytes_per_token) 0..1e15; peak_bandwidth_gbps 1..1e5; achieved_gbps 0..1e5;
-// context_tokens and the ms figures 0..1e12 (excess and the decomposition's parts any finite
-// number, overlap may be negative); mbu_pct and pct_of_peak 0..100; to_the_floor and
+// context_tokens, the ms figures and a class's achieved_gbps and pct_of_peak 0..1e12 (a
+// class may exceed the peak: the ledger shares a kind's bytes among the classes that move it
+// by time, and notes it; excess and the decomposition's parts any finite number, overlap may
+// be negative); mbu_pct 0..100; to_the_floor and
 // ceiling_to_floor >= 1 (0.01 slack for rounding); peak_source "measured", "table" or
 // "option"; the decomposition, when it has floor and wall, adds up to wall within
 // 1 % of wall + 0.01 ms (absent parts count 0).

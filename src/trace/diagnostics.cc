@@ -127,6 +127,13 @@ constexpr DiagnosticInfo kDiagnosticInfo[] = {
      "the generated tokens (log or --generated-tokens) and the decode steps the window holds "
      "differ by more than 2 times: per-token figures divide by the tokens; check that the log "
      "or the flag is of this run"},
+    {Diag::kSpeedOfLightContextUnknown, "speed_of_light_context_unknown", S::kWarning,
+     "the prompt length is unknown (no log's prompt tokens, no --context-tokens): the KV cache "
+     "read counts the decode's own tokens only, so the floor is low and MBU high"},
+    {Diag::kSpeedOfLightLeftOut, "speed_of_light_left_out", S::kWarning,
+     "--model-dir or --gguf was given but no speed-of-light ledger was written: the model is "
+     "not described, no peak bandwidth is known for the device, or the floor came out above "
+     "the wall (the detail says which)"},
 };
 static_assert(std::size(kDiagnosticInfo) == static_cast<size_t>(Diag::kCount_),
               "every Diag code needs its entry");

@@ -84,6 +84,9 @@ enum class Diag : uint16_t {
   kLargeKernelUnclassified,
   // The token count against the window.
   kTokensDisagreeWithSteps,
+  // The speed-of-light ledger (analysis/speed_of_light.h).
+  kSpeedOfLightContextUnknown,
+  kSpeedOfLightLeftOut,
   kCount_,
 };
 
