@@ -109,6 +109,64 @@ void AppendRunMarkdown(const SummaryFile& summary, std::string& out) {
 
 }  // namespace
 
+SpeedOfLightSection SpeedOfLightSectionOf(const analysis::SpeedOfLight& l) {
+  const auto ms = [](double v) { return base::PyRound(v, 4); };
+  const auto rate = [](double v) { return base::PyRound(v, 1); };
+  const auto pct = [](double v) { return base::PyRound(v, 2); };
+  const auto times = [](double v) { return base::PyRound(v, 3); };
+  const auto bytes = [](double v) { return static_cast<double>(base::PyRoundToInt(v)); };
+  SpeedOfLightSection s;
+  s.model = l.in.model;
+  s.model_source = l.in.model_source;
+  s.architecture = l.in.architecture;
+  s.weight_format = l.in.weight_format;
+  s.context_tokens = base::PyRound(l.in.context_tokens, 1);
+  s.context_source = l.in.context_source;
+  s.weight_bytes = bytes(l.in.weight_bytes);
+  s.kv_bytes_per_token = bytes(l.in.kv_bytes);
+  s.state_bytes_per_token = bytes(l.in.state_bytes);
+  s.bytes_per_token = bytes(l.bytes_per_token);
+  s.peak_bandwidth_gbps = rate(l.in.peak_gbps);
+  s.peak_source = l.in.peak_source;
+  s.peak_detail = l.in.peak_detail;
+  s.floor_ms_per_token = ms(l.floor_ms_per_token);
+  s.wall_ms_per_token = ms(l.wall_ms_per_token);
+  s.achieved_gbps = rate(l.achieved_gbps);
+  s.mbu_pct = pct(l.mbu_pct);
+  s.to_the_floor = times(l.to_the_floor);
+  SpeedOfLightDecomposition d;
+  d.floor = ms(l.floor);
+  for (const auto& [id, excess] : l.unit_excess) d.units.emplace_back(id, ms(excess));
+  d.other_kernels = ms(l.other_kernels);
+  d.overlap = ms(l.overlap);
+  d.host_gap = ms(l.host_gap);
+  d.wall = ms(l.wall_ms_per_token);
+  s.decomposition_ms_per_token = std::move(d);
+  for (const analysis::SpeedOfLightClass& c : l.classes) {
+    SpeedOfLightClass out;
+    out.name = c.name;
+    out.moves = c.moves;
+    out.bytes_per_token = bytes(c.bytes_per_token);
+    out.ms_per_token = ms(c.ms_per_token);
+    out.floor_ms_per_token = ms(c.floor_ms_per_token);
+    if (c.achieved_gbps) out.achieved_gbps = rate(*c.achieved_gbps);
+    if (c.pct_of_peak) out.pct_of_peak = pct(*c.pct_of_peak);
+    s.classes.push_back(std::move(out));
+  }
+  for (const analysis::SpeedOfLightUnit& u : l.units) {
+    SpeedOfLightUnit out;
+    out.id = u.id;
+    out.bytes_per_token = bytes(u.bytes_per_token);
+    out.ms_per_token = ms(u.ms_per_token);
+    out.floor_ms_per_token = ms(u.floor_ms_per_token);
+    out.excess_ms_per_token = ms(u.excess_ms_per_token);
+    out.ceiling_to_floor = times(u.ceiling_to_floor);
+    s.units.push_back(std::move(out));
+  }
+  s.notes = l.notes;
+  return s;
+}
+
 std::string SpeedOfLightTerminalText(const SpeedOfLightSection& s, size_t top) {
   const std::string headline = SpeedOfLightHeadline(s);
   if (headline.empty()) return "";

@@ -8,11 +8,18 @@
 #include <string>
 #include <vector>
 
+#include "src/analysis/speed_of_light_types.h"
 #include "src/base/json_writer.h"
 #include "src/report/speed_of_light_section.h"
 #include "src/report/summary_reader.h"
 
 namespace decodeprof::report {
+
+// The ledger `summarize` computed (analysis/speed_of_light_types.h) as the section its summary
+// holds: the same members, rounded as summary_json.cc writes them (ms to 4 places, GB/s to 1,
+// percentages to 2, speedups to 3, the context to 1), so that the terminal lines print what
+// the summary says.
+SpeedOfLightSection SpeedOfLightSectionOf(const analysis::SpeedOfLight& ledger);
 
 // The lines `summarize` prints after its per-token line (every line starts with two spaces
 // and ends with "\n"):

@@ -15,6 +15,7 @@
 #include "src/report/speed_of_light_render.h"
 #include "src/report/speed_of_light_section.h"
 #include "src/report/summary_reader.h"
+#include "src/report/terminal_summary.h"
 
 namespace decodeprof::report {
 namespace {
@@ -215,6 +216,55 @@ TEST(SpeedOfLightRenderTest, DiffShowsMbuFloorAndExcess) {
   ASSERT_TRUE(plain.ok());
   EXPECT_FALSE(plain->speed_of_light.has_value());
   EXPECT_EQ(RenderDiffJson(*plain).find("speed_of_light"), std::string::npos);
+}
+
+TEST(SpeedOfLightRenderTest, SummarizePrintsTheLedgerAfterThePerTokenLine) {
+  analysis::SpeedOfLight l;
+  l.in.model = "Llama-3.1-8B-Instruct";
+  l.in.context_tokens = 575.5;
+  l.in.weight_bytes = 15010449408;
+  l.in.kv_bytes = 75431936;
+  l.in.peak_gbps = 4800;
+  l.in.peak_source = "table";
+  l.in.peak_detail = "table: NVIDIA H200, 4800 GB/s (NVIDIA H200 datasheet)";
+  l.bytes_per_token = 15085881344;
+  l.floor_ms_per_token = 15085881344 / 4.8e9;
+  l.wall_ms_per_token = 6.31;
+  l.achieved_gbps = 15085881344 / 6.31 / 1e6;
+  l.mbu_pct = 100 * l.floor_ms_per_token / 6.31;
+  l.to_the_floor = 6.31 / l.floor_ms_per_token;
+  l.floor = l.floor_ms_per_token;
+  l.unit_excess = {{"gemv", 2.2}};
+  l.other_kernels = 0.6571;
+  l.overlap = -0.01;
+  l.host_gap = 0.31;
+  l.units.push_back({"gemv", 1.5e10, 5.3, 3.1, 2.2, 1.5357});
+  const SpeedOfLightSection section = SpeedOfLightSectionOf(l);
+  EXPECT_EQ(*section.floor_ms_per_token, 3.1429);
+  EXPECT_EQ(*section.units[0].ceiling_to_floor, 1.536);
+  // What the terminal prints is what the summary holds: the section round-trips as JSON.
+  const auto doc = nlohmann::ordered_json::parse(
+      "{\"speed_of_light\": " + SpeedOfLightJson(section).Dump() + "}");
+  const auto read = ReadSpeedOfLight(doc, "x");
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  ASSERT_TRUE(read->has_value());
+
+  analysis::Summary s;
+  s.gpu_ms_per_token = 6.0;
+  s.host_gap_ms_per_token = 0.31;
+  const std::string without = TerminalSummaryText(s);
+  EXPECT_EQ(without.find("speed of light"), std::string::npos);
+  s.speed_of_light = l;
+  const std::string with = TerminalSummaryText(s);
+  const size_t per_token = with.find("  per token:");
+  const size_t headline = with.find(
+      "  speed of light: 6.31 ms/token vs a floor of 3.14 ms (15.09 GB/token at 4800 GB/s, "
+      "table: NVIDIA H200) — MBU 49.8 %, 2.01x to the floor\n");
+  ASSERT_NE(per_token, std::string::npos);
+  ASSERT_NE(headline, std::string::npos);
+  EXPECT_LT(per_token, headline);
+  EXPECT_NE(with.find("    #gemv  5.300 ms/token, floor 3.100, excess 2.200  1.54x\n"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -118,7 +118,9 @@ std::string Window(const analysis::Summary& s) {
 }  // namespace
 
 std::string TerminalSummaryText(const analysis::Summary& s, size_t top) {
-  return TerminalSummaryText(s, top, nullptr);
+  if (!s.speed_of_light) return TerminalSummaryText(s, top, nullptr);
+  const SpeedOfLightSection section = SpeedOfLightSectionOf(*s.speed_of_light);
+  return TerminalSummaryText(s, top, &section);
 }
 
 std::string TerminalSummaryText(const analysis::Summary& s, size_t top,

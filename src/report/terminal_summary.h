@@ -10,7 +10,9 @@
 
 namespace decodeprof::report {
 
-// `top` units and kernels at most. Every line starts with two spaces; ends with "\n".
+// `top` units and kernels at most. Every line starts with two spaces; ends with "\n". With the
+// summary's speed-of-light ledger (summary.speed_of_light), its lines follow the per-token
+// line (SpeedOfLightSectionOf and SpeedOfLightTerminalText, speed_of_light_render.h).
 std::string TerminalSummaryText(const analysis::Summary& summary, size_t top = 5);
 
 // The same, with the speed-of-light lines (SpeedOfLightTerminalText, speed_of_light_render.h)
