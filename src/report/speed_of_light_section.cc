@@ -235,6 +235,9 @@ base::JsonValue StringsJson(const std::vector<std::string>& values) {
 
 std::string Ms(double x) { return base::FormatFixed(x, 2); }
 
+// Below this a figure prints as 0.00 (or -0.00) at 2 decimals.
+constexpr double kHalfHundredth = 0.005;
+
 }  // namespace
 
 base::StatusOr<std::optional<SpeedOfLightSection>> ReadSpeedOfLight(const Json& summary,
@@ -387,12 +390,17 @@ std::string SpeedOfLightDecompositionLine(const SpeedOfLightSection& s) {
     std::string each;
     for (const auto& [id, excess] : d.units) {
       sum += excess;
+      // Units with nothing above their floor (a CUDA-graph unit, a unit that did not run)
+      // are left out of the list; the sum counts every unit.
+      if (std::abs(excess) < kHalfHundredth) continue;
       each += (each.empty() ? "" : ", ") + id + " " + Ms(excess);
     }
-    parts.push_back("units " + Ms(sum) + " (" + each + ")");
+    parts.push_back("units " + Ms(sum) + (each.empty() ? "" : " (" + each + ")"));
   }
   if (d.other_kernels) parts.push_back("other kernels " + Ms(*d.other_kernels));
-  if (d.overlap) parts.push_back("overlap " + Ms(*d.overlap));
+  if (d.overlap && std::abs(*d.overlap) >= kHalfHundredth) {
+    parts.push_back("overlap " + Ms(*d.overlap));
+  }
   if (d.host_gap) parts.push_back("host gap " + Ms(*d.host_gap));
   std::string out;
   for (const std::string& part : parts) out += (out.empty() ? "" : " + ") + part;

@@ -119,7 +119,8 @@ std::string SpeedOfLightHeadline(const SpeedOfLightSection& section);
 
 // Where the time above the floor goes, from decomposition_ms_per_token:
 // "floor 3.14 + units 2.60 (gemv 2.10, fused_elementwise 0.50) + other kernels 0.30 +
-// overlap -0.01 + host gap 0.28 = 6.31 ms/token"; "" without a decomposition.
+// overlap -0.01 + host gap 0.28 = 6.31 ms/token"; units whose excess and an overlap that
+// print as 0.00 are left out (the units' sum counts them); "" without a decomposition.
 std::string SpeedOfLightDecompositionLine(const SpeedOfLightSection& section);
 
 // The units sorted by excess_ms_per_token, largest first (absent excess last; ties keep the

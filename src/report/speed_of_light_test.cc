@@ -120,6 +120,12 @@ TEST(SpeedOfLightSectionTest, HeadlineAndDecomposition) {
   EXPECT_EQ(SpeedOfLightDecompositionLine(*summary.speed_of_light),
             "floor 3.14 + units 2.60 (gemv 2.10, fused_elementwise 0.50) + other kernels 0.30 + "
             "overlap -0.01 + host gap 0.28 = 6.31 ms/token");
+  SpeedOfLightSection zeros = *summary.speed_of_light;
+  zeros.decomposition_ms_per_token->units.emplace_back("cuda_graph", 0.0);
+  zeros.decomposition_ms_per_token->overlap = -0.001;
+  EXPECT_EQ(SpeedOfLightDecompositionLine(zeros),
+            "floor 3.14 + units 2.60 (gemv 2.10, fused_elementwise 0.50) + other kernels 0.30 + "
+            "host gap 0.28 = 6.31 ms/token");
   SpeedOfLightSection partial;
   partial.wall_ms_per_token = 2.0;
   EXPECT_EQ(SpeedOfLightHeadline(partial), "");
