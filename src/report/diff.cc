@@ -476,6 +476,56 @@ std::vector<DiffRegression> FindRegressions(const SummaryFile& before, const Sum
   return out;
 }
 
+namespace {
+
+// The speed-of-light figures, read as stored (speed_of_light_section.h).
+std::optional<DiffSpeedOfLight> SpeedOfLightRows(const SummaryFile& before,
+                                                 const SummaryFile& after) {
+  if (!before.speed_of_light && !after.speed_of_light) return std::nullopt;
+  const Json& b = JsonGet(before.content, "speed_of_light");
+  const Json& a = JsonGet(after.content, "speed_of_light");
+  enum class Better { kLower, kHigher, kNone };
+  struct Figure {
+    const char* key;
+    const char* label;
+    Better better;
+  };
+  static constexpr Figure kFigures[] = {
+      {"mbu_pct", "MBU %", Better::kHigher},
+      {"floor_ms_per_token", "floor ms/token", Better::kLower},
+      {"wall_ms_per_token", "wall ms/token", Better::kLower},
+      {"to_the_floor", "to the floor (x)", Better::kLower},
+      {"achieved_gbps", "achieved GB/s", Better::kHigher},
+      {"context_tokens", "context tokens", Better::kNone},
+      {"bytes_per_token", "bytes/token", Better::kNone},
+      {"peak_bandwidth_gbps", "peak GB/s", Better::kNone},
+  };
+  DiffSpeedOfLight out;
+  for (const Figure& f : kFigures) {
+    DiffRow row{f.key, f.label, Stored(b, f.key), Stored(a, f.key), std::nullopt, std::nullopt};
+    row.change = Change(row.before, row.after);
+    if (f.better == Better::kHigher) row.ratio = Ratio(row.after, row.before);
+    if (f.better == Better::kLower) row.ratio = Ratio(row.before, row.after);
+    out.figures.push_back(std::move(row));
+  }
+  const Json& before_units = JsonGet(b, "units");
+  const Json& after_units = JsonGet(a, "units");
+  if (before_units.is_object() && after_units.is_object()) {
+    for (const auto& [id, unit] : before_units.items()) {
+      const Json& other = JsonGet(after_units, id);
+      if (!other.is_object()) continue;
+      DiffSolUnit row{
+          id,           Stored(unit, "excess_ms_per_token"), Stored(other, "excess_ms_per_token"),
+          std::nullopt, Stored(unit, "ceiling_to_floor"),    Stored(other, "ceiling_to_floor")};
+      row.change = Change(row.before_excess_ms_per_token, row.after_excess_ms_per_token);
+      out.units.push_back(std::move(row));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 base::StatusOr<SummaryDiff> DiffSummaries(const SummaryFile& before, const SummaryFile& after,
                                           const DiffOptions& options) {
   SummaryDiff diff;
@@ -484,6 +534,7 @@ base::StatusOr<SummaryDiff> DiffSummaries(const SummaryFile& before, const Summa
   diff.before_name = PyStr(JsonGet(before.content, "name"));
   diff.after_name = PyStr(JsonGet(after.content, "name"));
   diff.per_token = PerTokenRows(before, after);
+  diff.speed_of_light = SpeedOfLightRows(before, after);
   diff.classes = ClassRows(before, after);
   diff.units = UnitRows(before, after);
   DP_ASSIGN_OR_RETURN(diff.speedup_check,

@@ -111,6 +111,29 @@ struct DiffKernel {
 // SummaryDiff::common_kernels).
 inline constexpr size_t kDiffCommonKernelsPerRanking = 5;
 
+// A unit in both runs' speed_of_light.units: its time above its floor before and after.
+struct DiffSolUnit {
+  std::string id;
+  DiffFigure before_excess_ms_per_token;
+  DiffFigure after_excess_ms_per_token;
+  std::optional<double> change;  // of the excess
+  DiffFigure before_ceiling_to_floor;
+  DiffFigure after_ceiling_to_floor;
+};
+
+// The speed-of-light figures of both runs (speed_of_light_section.h), present when either
+// run has the section. `figures` (DiffRow, as the per-token table; a side without the figure
+// missing): mbu_pct "MBU %" (ratio after / before), floor_ms_per_token "floor ms/token" (the
+// floor moves with the context and the model), wall_ms_per_token "wall ms/token",
+// to_the_floor "to the floor (x)", achieved_gbps "achieved GB/s" (after / before),
+// context_tokens "context tokens", bytes_per_token "bytes/token", peak_bandwidth_gbps
+// "peak GB/s" (the last three without ratio). `units`: the units both runs list, in BEFORE's
+// order.
+struct DiffSpeedOfLight {
+  std::vector<DiffRow> figures;
+  std::vector<DiffSolUnit> units;
+};
+
 struct SummaryDiff {
   std::string before_path;
   std::string after_path;
@@ -124,6 +147,8 @@ struct SummaryDiff {
   // plain tok/s (plain_decode_tok_s; 0 = no plain run = missing), profiled tok/s
   // (profiled_decode_tok_s) — in this order.
   std::vector<DiffRow> per_token;
+  // When either run has a speed_of_light section; nullopt otherwise (nothing printed).
+  std::optional<DiffSpeedOfLight> speed_of_light;
   // Every class of either run, by |change| descending (missing changes last), then name
   // (bytewise).
   std::vector<DiffClass> classes;
@@ -175,6 +200,8 @@ std::vector<DiffRegression> FindRegressions(const SummaryFile& before, const Sum
 
 // The Markdown comparison: the runs, then blank-line separated sections, each a one-line
 // heading, a blank line and a table — per token (| Metric | before | after | change | ratio |),
+// the speed of light (when SummaryDiff::speed_of_light: the same columns, then the units'
+// excess over their floor),
 // kernel classes, units followed by the speedup line
 // "measured speedup 8.12x vs predicted ceiling 10.04 (#cuda_graph)", top kernels in one run
 // only, top kernels in both runs. Kernel names are ShortKernelName's; a change prints with
@@ -182,8 +209,9 @@ std::vector<DiffRegression> FindRegressions(const SummaryFile& before, const Sum
 // tables are left out. Lines joined with "\n" plus a final "\n". Deterministic.
 std::string RenderDiffMarkdown(const SummaryDiff& diff);
 
-// The same content as one JSON object (key order fixed, 2-space indent, ASCII-only strings,
-// missing values null, a trailing newline).
+// The same content as one JSON object ("speed_of_light": {"figures": [...], "units": [...]}
+// after "per_token", only when SummaryDiff::speed_of_light; key order fixed, 2-space indent,
+// ASCII-only strings, missing values null, a trailing newline).
 std::string RenderDiffJson(const SummaryDiff& diff);
 
 }  // namespace decodeprof::report

@@ -71,6 +71,32 @@ void AppendPerToken(const SummaryDiff& diff, Lines& lines) {
       {"Metric", "before", "after", "change", "ratio"}, rows, lines);
 }
 
+void AppendSpeedOfLight(const SummaryDiff& diff, Lines& lines) {
+  if (!diff.speed_of_light) return;
+  Lines rows;
+  for (const DiffRow& row : diff.speed_of_light->figures) {
+    rows.push_back(MarkdownRow({row.label, Text(row.before), Text(row.after),
+                                ChangeText(row.change), RatioText(row.ratio)}));
+  }
+  AppendTable(
+      "Speed of light (floor = bytes per token / peak bandwidth: it moves with the context and "
+      "the model; MBU = floor / wall; to the floor = wall / floor):",
+      {"Metric", "before", "after", "change", "ratio"}, rows, lines);
+  Lines units;
+  for (const DiffSolUnit& unit : diff.speed_of_light->units) {
+    units.push_back(
+        MarkdownRow({EscapeCell("#" + unit.id), Text(unit.before_excess_ms_per_token),
+                     Text(unit.after_excess_ms_per_token), ChangeText(unit.change),
+                     Text(unit.before_ceiling_to_floor), Text(unit.after_ceiling_to_floor)}));
+  }
+  AppendTable(
+      "Units above their floor (excess = the unit's ms/token above its own floor; to the floor "
+      "= the decode's speedup if the unit ran at its floor):",
+      {"Unit", "excess ms/token before", "excess ms/token after", "change", "to the floor before",
+       "to the floor after"},
+      units, lines);
+}
+
 void AppendClasses(const SummaryDiff& diff, Lines& lines) {
   Lines rows;
   for (const DiffClass& row : diff.classes) {
@@ -207,6 +233,7 @@ std::string RenderDiffMarkdown(const SummaryDiff& diff) {
   Lines lines = {"Before: `" + diff.before_name + "` (" + diff.before_path + ")",
                  "After: `" + diff.after_name + "` (" + diff.after_path + ")"};
   AppendPerToken(diff, lines);
+  AppendSpeedOfLight(diff, lines);
   AppendClasses(diff, lines);
   AppendUnits(diff, lines);
   AppendKernels(diff, lines);
@@ -232,6 +259,34 @@ std::string RenderDiffJson(const SummaryDiff& diff) {
     per_token.push_back(std::move(item));
   }
   out["per_token"] = std::move(per_token);
+  if (diff.speed_of_light) {
+    Json figures = Json::array();
+    for (const DiffRow& row : diff.speed_of_light->figures) {
+      Json item = Json::object();
+      item["figure"] = row.key;
+      item["label"] = row.label;
+      item["before"] = FigureJson(row.before);
+      item["after"] = FigureJson(row.after);
+      item["change"] = OptionalJson(row.change);
+      item["ratio"] = OptionalJson(row.ratio);
+      figures.push_back(std::move(item));
+    }
+    Json units = Json::array();
+    for (const DiffSolUnit& unit : diff.speed_of_light->units) {
+      Json item = Json::object();
+      item["unit"] = unit.id;
+      item["before_excess_ms_per_token"] = FigureJson(unit.before_excess_ms_per_token);
+      item["after_excess_ms_per_token"] = FigureJson(unit.after_excess_ms_per_token);
+      item["excess_change"] = OptionalJson(unit.change);
+      item["before_ceiling_to_floor"] = FigureJson(unit.before_ceiling_to_floor);
+      item["after_ceiling_to_floor"] = FigureJson(unit.after_ceiling_to_floor);
+      units.push_back(std::move(item));
+    }
+    Json sol = Json::object();
+    sol["figures"] = std::move(figures);
+    sol["units"] = std::move(units);
+    out["speed_of_light"] = std::move(sol);
+  }
   Json classes = Json::array();
   for (const DiffClass& row : diff.classes) {
     Json item = Json::object();

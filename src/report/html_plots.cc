@@ -176,6 +176,48 @@ std::string BarChartSvg(const std::vector<ChartBar>& bars, double scale_max,
   return out;
 }
 
+std::string FloorBarsSvg(const std::vector<FloorBar>& bars, double scale_max,
+                         std::string_view scale_text, std::string_view aria_label) {
+  constexpr int64_t kRow = 20;
+  constexpr int64_t kValueColumn = 160 * kHundredths;
+  size_t chars = 1;
+  for (const FloorBar& bar : bars) chars = std::max(chars, CodePoints(bar.label));
+  chars = std::min<size_t>(chars, 40);
+  const int64_t label_w = static_cast<int64_t>(chars) * 660 + 8 * kHundredths;
+  const int64_t bar_area = kPlotWidthPx * kHundredths - label_w - kValueColumn;
+  const bool scaled = std::isfinite(scale_max) && scale_max > 0.0;
+  const auto width_of = [&](double value) {
+    const double fraction = scaled ? std::clamp(Clean(value) / scale_max, 0.0, 1.0) : 0.0;
+    return std::clamp(static_cast<int64_t>(std::llround(fraction * static_cast<double>(bar_area))),
+                      int64_t{0}, bar_area);
+  };
+
+  const int64_t rows = static_cast<int64_t>(bars.size());
+  std::string out = SvgOpen(rows * kRow + 22 + 2 * 18, aria_label);
+  for (int64_t i = 0; i < rows; ++i) {
+    const FloorBar& bar = bars[static_cast<size_t>(i)];
+    const int64_t actual = width_of(bar.actual);
+    const int64_t top = i * kRow * kHundredths;
+    out +=
+        "<g>" + Title(bar.title) +
+        Text(label_w - 6 * kHundredths, top + 14 * kHundredths, bar.label, "end", kMonoFont, 11) +
+        Rect(label_w, top + 3 * kHundredths, actual, 14 * kHundredths, kGpuBusyColor) +
+        Rect(label_w, top + 7 * kHundredths, width_of(bar.floor), 6 * kHundredths, kFloorColor) +
+        Text(label_w + actual + 4 * kHundredths, top + 14 * kHundredths, bar.value_text, "start",
+             kFont, 11) +
+        "</g>\n";
+  }
+  const int64_t axis = rows * kRow * kHundredths + 2 * kHundredths;
+  out += Rect(label_w, axis, bar_area, 1 * kHundredths, "#888") + "\n";
+  out += Text(label_w, axis + 14 * kHundredths, "0", "start", kFont, 11) +
+         Text(label_w + bar_area, axis + 14 * kHundredths, scale_text, "end", kFont, 11) + "\n";
+  const int64_t legend = rows * kRow + 24;
+  out += LegendLine(legend, kGpuBusyColor, "actual ms/token");
+  out += LegendLine(legend + 18, kFloorColor, "floor ms/token (its bytes at the peak bandwidth)");
+  out += "</svg>";
+  return out;
+}
+
 std::string BusyTimelineSvg(const DispatchTimeline& timeline, std::string_view aria_label) {
   constexpr int64_t kLeft = 44;
   constexpr int64_t kTop = 6;

@@ -72,6 +72,27 @@ struct ChartBar {
 std::string BarChartSvg(const std::vector<ChartBar>& bars, double scale_max,
                         std::string_view scale_text, std::string_view aria_label);
 
+// Colour of a floor (speed of light: the time a unit would take at the peak bandwidth); a dark
+// green outside kUnitColors, so that it is not read as a unit.
+inline constexpr std::string_view kFloorColor = "#1b5e20";
+
+// One row of FloorBarsSvg: a unit's actual time and its floor, in ms per token.
+struct FloorBar {
+  std::string label;       // at the bar's left, e.g. "#gemv"
+  double actual = 0;       // ms/token
+  double floor = 0;        // ms/token at the peak bandwidth
+  std::string value_text;  // printed after the bar, e.g. "5.300 ms (floor 3.100)"
+  std::string title;       // hover text
+};
+
+// Horizontal bars like BarChartSvg, one row each: the actual time (kGpuBusyColor) with the
+// floor drawn over it from the same left edge (kFloorColor, thinner), both `value /
+// scale_max` of the space for bars (clamped to [0, 1]), then the value text. Below, the scale
+// ("0" and `scale_text`) and a legend of the two colours. `scale_max` <= 0 or not finite:
+// every bar has length 0.
+std::string FloorBarsSvg(const std::vector<FloorBar>& bars, double scale_max,
+                         std::string_view scale_text, std::string_view aria_label);
+
 // The decode window's timeline: one column per bin, as wide as its time (SplitProportionally
 // over the bins' lengths), the GPU-busy fraction of the bin from the bottom (kGpuBusyColor)
 // and the idle rest above it (kHostGapColor), each column a <g> with a <title> giving its time

@@ -260,6 +260,66 @@ void AppendUnits(const SummaryFile& summary, std::string& out) {
   out += "</table>\n";
 }
 
+// The speed of light (speed_of_light_section.h), for a run that has it: the headline, the
+// decomposition, each unit's actual ms/token against its floor (FloorBarsSvg) and the classes'
+// bandwidth.
+void AppendSpeedOfLight(const SummaryFile& summary, std::string& out) {
+  if (!summary.speed_of_light) return;
+  const SpeedOfLightSection& s = *summary.speed_of_light;
+  out += "<h3>Speed of light</h3>\n";
+  const std::string headline = SpeedOfLightHeadline(s);
+  out += "<p>" + HtmlEscape(headline.empty() ? "n/a (no floor or wall)" : headline) + "</p>\n";
+  if (const std::string line = SpeedOfLightDecompositionLine(s); !line.empty()) {
+    out += "<p class=\"note\">Time per token: " + HtmlEscape(line) + "</p>\n";
+  }
+  std::vector<FloorBar> bars;
+  double max_ms = 0.0;
+  for (const SpeedOfLightUnit* u : UnitsByExcess(s)) {
+    if (!u->ms_per_token || !(*u->ms_per_token > 0.0)) continue;
+    const double floor = u->floor_ms_per_token.value_or(0.0);
+    max_ms = std::max({max_ms, *u->ms_per_token, floor});
+    const auto fixed = [](const std::optional<double>& v, int d) {
+      return v ? base::FormatFixed(*v, d) : std::string(kNoValue);
+    };
+    bars.push_back({"#" + u->id, *u->ms_per_token, floor,
+                    fixed(u->ms_per_token, 3) + " ms (floor " + fixed(u->floor_ms_per_token, 3) +
+                        ", " + fixed(u->ceiling_to_floor, 2) + "x)",
+                    "#" + u->id + ": " + fixed(u->ms_per_token, 3) + " ms/token, floor " +
+                        fixed(u->floor_ms_per_token, 3) + ", excess " +
+                        fixed(u->excess_ms_per_token, 3) + ", to the floor " +
+                        fixed(u->ceiling_to_floor, 2) + "x"});
+  }
+  if (!bars.empty()) {
+    out += FloorBarsSvg(bars, max_ms, base::FormatFixed(max_ms, 3) + " ms",
+                        "work units: actual ms per token against the floor") +
+           "\n";
+  }
+  std::string rows;
+  for (const SpeedOfLightClass& c : s.classes) {
+    std::string moves;
+    for (const std::string& m : c.moves) moves += (moves.empty() ? "" : ", ") + m;
+    const auto fixed = [](const std::optional<double>& v, int d) {
+      return v ? base::FormatFixed(*v, d) : std::string(kNoValue);
+    };
+    rows += "<tr>" + Cell(HtmlEscape(c.name), true) + Cell(HtmlEscape(moves), true) +
+            Cell(c.bytes_per_token ? base::FormatFixed(*c.bytes_per_token / 1e9, 2)
+                                   : std::string(kNoValue)) +
+            Cell(fixed(c.ms_per_token, 3)) + Cell(fixed(c.floor_ms_per_token, 3)) +
+            Cell(fixed(c.achieved_gbps, 1)) + Cell(fixed(c.pct_of_peak, 1)) + "</tr>\n";
+  }
+  if (!rows.empty()) {
+    out +=
+        "<table>\n<tr><th class=\"l\">class</th><th class=\"l\">moves</th><th>GB/token</th>"
+        "<th>ms/token</th><th>floor ms/token</th><th>GB/s</th><th>% of peak</th></tr>\n" +
+        rows + "</table>\n";
+  }
+  if (!s.notes.empty()) {
+    out += "<ul class=\"note\">\n";
+    for (const std::string& note : s.notes) out += "<li>" + HtmlEscape(note) + "</li>\n";
+    out += "</ul>\n";
+  }
+}
+
 // The smallest of 10, 20, 25, 50 and 100 that is at least `max_share` (100 above it).
 double ShareScale(double max_share) {
   for (const double scale : {10.0, 20.0, 25.0, 50.0}) {
@@ -370,6 +430,7 @@ std::string RenderHtmlReport(const std::vector<SummaryFile>& summaries,
     const SummaryFile& summary = summaries[i];
     out += "<section>\n<h2>" + RunName(summary) + "</h2>\n";
     AppendWallBar(summary, out);
+    AppendSpeedOfLight(summary, out);
     AppendTimeline(summary, i < timelines.size() ? timelines[i] : std::nullopt, out);
     AppendUnits(summary, out);
     AppendTopKernels(summary, out);

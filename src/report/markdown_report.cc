@@ -9,6 +9,7 @@
 #include "src/report/markdown_table.h"
 #include "src/report/run_set.h"
 #include "src/report/short_name.h"
+#include "src/report/speed_of_light_render.h"
 
 namespace decodeprof::report {
 namespace {
@@ -114,7 +115,8 @@ std::string RenderRunGroupsMarkdown(const std::vector<SummaryFile>& summaries) {
 std::string RenderMarkdownReport(const std::vector<SummaryFile>& summaries, size_t do_first) {
   if (do_first == 0) return RenderSeedMarkdownReport(summaries);
   return RenderDoFirstMarkdown(summaries, do_first) + RenderRunGroupsMarkdown(summaries) +
-         "## Runs, units and top kernels\n\n" + RenderSeedMarkdownReport(summaries);
+         RenderSpeedOfLightMarkdown(summaries) + "## Runs, units and top kernels\n\n" +
+         RenderSeedMarkdownReport(summaries);
 }
 
 std::string RenderSeedMarkdownReport(const std::vector<SummaryFile>& summaries) {

@@ -33,9 +33,10 @@ std::string RenderRunGroupsMarkdown(const std::vector<SummaryFile>& summaries);
 
 // The Markdown report of `decodeprof report`: the "Do first" section (do_first.h: at most
 // `do_first` ranked units, the legend, the trust flags, the unit key), the runs by model and
-// setting (RenderRunGroupsMarkdown) and the heading "## Runs, units and top kernels", then
-// RenderSeedMarkdownReport unchanged. `do_first` = 0 leaves out the sections and the heading:
-// the seed's report exactly.
+// setting (RenderRunGroupsMarkdown), the speed-of-light section of the runs that have one
+// (RenderSpeedOfLightMarkdown, speed_of_light_render.h; nothing without) and the heading "## Runs,
+// units and top kernels", then RenderSeedMarkdownReport unchanged. `do_first` = 0 leaves out the
+// sections and the heading: the seed's report exactly.
 std::string RenderMarkdownReport(const std::vector<SummaryFile>& summaries,
                                  size_t do_first = kDoFirstUnits);
 

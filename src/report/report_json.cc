@@ -8,6 +8,7 @@
 #include "src/base/json_writer.h"
 #include "src/report/do_first.h"
 #include "src/report/run_set.h"
+#include "src/report/speed_of_light_render.h"
 #include "src/report/summary_json.h"
 
 namespace decodeprof::report {
@@ -97,6 +98,10 @@ std::string RenderReportJson(const std::vector<SummaryFile>& summaries, const Ra
     }
     run.Add("headline", JsonValue::Bool(!ranking.left_out[r]));
     run.Add("left_out_because", std::move(because));
+    // Only for runs that carry it: the report of older summaries stays as it was.
+    if (summary.speed_of_light) {
+      run.Add("speed_of_light", SpeedOfLightRunJson(*summary.speed_of_light));
+    }
   }
 
   JsonValue& groups = doc.Add("groups", JsonValue::MakeArray());
@@ -132,6 +137,8 @@ std::string RenderReportJson(const std::vector<SummaryFile>& summaries, const Ra
   }
   JsonValue& notes = rank.Add("notes", JsonValue::MakeArray());
   for (const std::string& note : ranks.notes) notes.Push(JsonValue::Str(note));
+
+  if (!ContextSweeps(summaries).empty()) doc.Add("context_sweeps", ContextSweepsJson(summaries));
 
   JsonValue& contents = doc.Add("summaries", JsonValue::MakeArray());
   for (const SummaryFile& summary : summaries) contents.Push(JsonValueOf(summary.content));

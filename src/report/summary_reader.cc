@@ -328,7 +328,7 @@ base::StatusOr<SummaryFile> ParseSummary(const std::string& path, const std::str
                            "JSON nests deeper than " + std::to_string(kMaxSummaryNesting) +
                                " levels at byte " + std::to_string(deep));
   }
-  SummaryFile summary{path, {}};
+  SummaryFile summary{path, {}, {}, std::nullopt};
   try {
     summary.content = nlohmann::ordered_json::parse(text);
   } catch (const nlohmann::ordered_json::parse_error& e) {
@@ -348,6 +348,7 @@ base::StatusOr<SummaryFile> ParseSummary(const std::string& path, const std::str
         std::string("a summary must be a JSON object, found ") + summary.content.type_name());
   }
   DP_RETURN_IF_ERROR(ValidateSummary(summary));
+  DP_ASSIGN_OR_RETURN(summary.speed_of_light, ReadSpeedOfLight(summary.content, path));
   return summary;
 }
 

@@ -17,6 +17,7 @@
 #include "src/analysis/ranking.h"
 #include "src/base/json_writer.h"
 #include "src/base/status.h"
+#include "src/report/speed_of_light_section.h"
 
 namespace decodeprof::report {
 
@@ -31,6 +32,9 @@ struct SummaryFile {
   // The run's name in a report of several runs, unique among them (run_set.h:
   // AssignRunLabels; ReadSummaries sets it); "" = the `name` field.
   std::string label;
+  // The `speed_of_light` object, parsed (speed_of_light_section.h); ParseSummary sets it,
+  // nullopt when the summary has none (or in a SummaryFile built in code).
+  std::optional<SpeedOfLightSection> speed_of_light;
 };
 
 // Deepest array/object nesting a summary may have (a summary nests 3 levels; the limit

@@ -318,6 +318,86 @@ std::vector<Case> Cases() {
         {std::string(R"({"name": "x", "port_units": {"2063": {")") + key + R"(": 0.5}}})",
          std::string("`port_units`.`2063`.`") + key + "` is 0.5: a speedup bound is at least 1"});
   }
+  // speed_of_light (speed_of_light_section.h): accepted when whole, partial or null; each
+  // type, range and the decomposition's sum checked.
+  const std::string sol =
+      R"({"name": "x", "speed_of_light": {"model": "m", "context_tokens": 512.5,
+          "weight_bytes": 1000000000, "kv_bytes_per_token": 0, "state_bytes_per_token": 0,
+          "bytes_per_token": 1000000000, "peak_bandwidth_gbps": 1000.0, "peak_source": "table",
+          "peak_detail": "table: X, 1000 GB/s", "floor_ms_per_token": 1.0,
+          "wall_ms_per_token": 2.0, "achieved_gbps": 500.0, "mbu_pct": 50.0, "to_the_floor": 2.0,
+          "decomposition_ms_per_token": {"floor": 1.0, "units": {"u": 0.5}, "other_kernels": 0.2,
+            "overlap": -0.01, "host_gap": 0.31, "wall": 2.0},
+          "classes": {"gemm": {"moves": ["dense_weights"], "bytes_per_token": 1e9,
+            "ms_per_token": 1.5, "floor_ms_per_token": 1.0, "achieved_gbps": 666.7,
+            "pct_of_peak": 66.67}},
+          "units": {"u": {"bytes_per_token": 1e9, "ms_per_token": 1.5, "floor_ms_per_token": 1.0,
+            "excess_ms_per_token": 0.5, "ceiling_to_floor": 1.33}},
+          "notes": ["KV cache bf16"]}})";
+  cases.push_back({sol, ""});
+  cases.push_back({R"({"name": "x", "speed_of_light": null})", ""});
+  cases.push_back({R"({"name": "x", "speed_of_light": {}})", ""});
+  cases.push_back({R"({"name": "x", "speed_of_light": {"mbu_pct": 49.8, "classes": null,
+                    "units": {}, "decomposition_ms_per_token": null}})",
+                   ""});
+  const auto sol_with = [](const std::string& members) {
+    return R"({"name": "x", "speed_of_light": {)" + members + "}}";
+  };
+  cases.push_back({R"({"name": "x", "speed_of_light": [1]})", "`speed_of_light` is not an object"});
+  cases.push_back({sol_with(R"("mbu_pct": 120.5)"),
+                   "`speed_of_light`.`mbu_pct` is 120.5: a MBU above 100 % means the bytes per "
+                   "token or the peak bandwidth are wrong (a MBU is from 0 to 100)"});
+  cases.push_back(
+      {sol_with(R"("mbu_pct": "50")"), "`speed_of_light`.`mbu_pct` is neither a number nor null"});
+  cases.push_back(
+      {sol_with(R"("model": 3)"), "`speed_of_light`.`model` is neither a string nor null"});
+  cases.push_back({sol_with(R"("bytes_per_token": 2e15)"),
+                   "`speed_of_light`.`bytes_per_token` is 2e+15: bytes per token are from 0 to "
+                   "1e15"});
+  cases.push_back({sol_with(R"("weight_bytes": -1)"),
+                   "`speed_of_light`.`weight_bytes` is -1: bytes per token are from 0 to 1e15"});
+  cases.push_back({sol_with(R"("peak_bandwidth_gbps": 0.5)"),
+                   "`speed_of_light`.`peak_bandwidth_gbps` is 0.5: a peak bandwidth is from 1 "
+                   "to 1e5 GB/s"});
+  cases.push_back({sol_with(R"("peak_bandwidth_gbps": 200000.0)"),
+                   "`speed_of_light`.`peak_bandwidth_gbps` is 200000.0: a peak bandwidth is "
+                   "from 1 to 1e5 GB/s"});
+  cases.push_back({sol_with(R"("peak_source": "guess")"),
+                   "`speed_of_light`.`peak_source` is \"guess\", not \"measured\", \"table\" or "
+                   "\"option\""});
+  cases.push_back({sol_with(R"("to_the_floor": 0.5)"),
+                   "`speed_of_light`.`to_the_floor` is 0.5: a speedup bound is at least 1"});
+  cases.push_back({sol_with(R"("floor_ms_per_token": -1.0)"),
+                   "`speed_of_light`.`floor_ms_per_token` is -1.0: a count, time or rate of a "
+                   "run is from 0 to 1e12"});
+  cases.push_back({sol_with(R"("units": {"u": {"ceiling_to_floor": 0.9}})"),
+                   "`speed_of_light`.`units`.`u`.`ceiling_to_floor` is 0.9: a speedup bound is "
+                   "at least 1"});
+  cases.push_back(
+      {sol_with(R"("units": {"u": 3})"), "`speed_of_light`.`units`.`u` is not an object"});
+  // A class above the peak is the ledger's attribution, noted by it: accepted.
+  cases.push_back({sol_with(R"("classes": {"gemv": {"pct_of_peak": 130.0,
+                    "achieved_gbps": 6240.0}})"),
+                   ""});
+  cases.push_back({sol_with(R"("classes": {"gemv": {"pct_of_peak": -3.0}})"),
+                   "`speed_of_light`.`classes`.`gemv`.`pct_of_peak` is -3.0: a count, time or "
+                   "rate of a run is from 0 to 1e12"});
+  cases.push_back({sol_with(R"("classes": {"gemv": {"moves": ["a", 1]}})"),
+                   "`speed_of_light`.`classes`.`gemv`.`moves`[1] is not a string"});
+  cases.push_back({sol_with(R"("notes": "one")"), "`speed_of_light`.`notes` is not an array"});
+  cases.push_back({sol_with(R"("decomposition_ms_per_token": {"floor": 3.0, "units": {"u": 2.0},
+                    "other_kernels": 0.3, "overlap": 0.0, "host_gap": 0.3, "wall": 6.31})"),
+                   "`speed_of_light`.`decomposition_ms_per_token` adds up to 5.6000 ms, not "
+                   "`wall` 6.31 (floor + units + other_kernels + overlap + host_gap must equal "
+                   "wall within 1 % + 0.01 ms)"});
+  // Within 1 % + 0.01 ms of wall: rounding.
+  cases.push_back({sol_with(R"("decomposition_ms_per_token": {"floor": 3.1429,
+                    "units": {"gemv": 2.1, "fused_elementwise": 0.5}, "other_kernels": 0.3,
+                    "overlap": -0.01, "host_gap": 0.28, "wall": 6.31})"),
+                   ""});
+  cases.push_back({sol_with(R"("decomposition_ms_per_token": {"units": [1]})"),
+                   "`speed_of_light`.`decomposition_ms_per_token`.`units` is not an object"});
+
   // The window's times against each other; rounding is not an error.
   cases.push_back({R"({"name": "x", "decode_wall_ms": 10.0, "decode_gpu_busy_ms": 20.0})",
                    "`decode_gpu_busy_ms` 20.0 is more than `decode_wall_ms` 10.0: the GPU cannot "

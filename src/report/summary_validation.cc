@@ -382,7 +382,8 @@ base::Status ValidateSummary(const SummaryFile& summary) {
   DP_RETURN_IF_ERROR(CheckWarnings(summary));
   DP_RETURN_IF_ERROR(CheckDiagnostics(summary));
   DP_RETURN_IF_ERROR(CheckRankedUnits(summary));
-  return CheckRankObjects(summary);
+  DP_RETURN_IF_ERROR(CheckRankObjects(summary));
+  return ReadSpeedOfLight(summary.content, summary.path).status();
 }
 
 }  // namespace decodeprof::report

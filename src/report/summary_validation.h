@@ -45,7 +45,11 @@ namespace decodeprof::report {
 //                   integers, run_id and group strings;
 //     `collectives` an object: count and slowest_rank integers, total_ms_per_token,
 //                   wait_ms_per_token, transfer_ms_per_token and pct_of_wall numbers,
-//                   `matched` a boolean.
+//                   `matched` a boolean;
+//     `speed_of_light` an object checked by ReadSpeedOfLight (speed_of_light_section.h):
+//                   types, ranges (bytes 0..1e15, peak 1..1e5 GB/s, mbu_pct and pct_of_peak
+//                   0..100, to_the_floor and ceiling_to_floor >= 1) and the decomposition
+//                   adding up to wall within 1 % + 0.01 ms.
 //   * Numbers must be finite. (nlohmann already refuses to parse 1e309, see ParseSummary; the
 //     check covers summaries built in code.)
 //   * Numbers must be possible: counts, times, rates and the ranked values from 0 to 1e12;
@@ -57,7 +61,8 @@ namespace decodeprof::report {
 // Fields not listed are not looked at: `report --format json` copies them as they are.
 // Errors (kData, where = summary.path): the first broken rule — `name`, then the scalar
 // fields in the order summarize writes them, then checks, top_kernels, class_share_pct,
-// role_share_pct, port_units, warnings, diagnostics, ranked_units, rank, collectives — e.g.
+// role_share_pct, port_units, warnings, diagnostics, ranked_units, rank, collectives,
+// speed_of_light — e.g.
 // "`port_units`.`2063`.`ceiling_wall` is neither a number nor null", "`generated_tokens` is
 // neither an integer nor null", "`top_kernels`[0] has no string `kernel`"; a missing `name`:
 // "not a decodeprof summary: no `name` field" with a hint.

@@ -7,6 +7,7 @@
 
 #include "src/base/py_format.h"
 #include "src/report/short_name.h"
+#include "src/report/speed_of_light_render.h"
 
 namespace decodeprof::report {
 namespace {
@@ -117,6 +118,13 @@ std::string Window(const analysis::Summary& s) {
 }  // namespace
 
 std::string TerminalSummaryText(const analysis::Summary& s, size_t top) {
+  if (!s.speed_of_light) return TerminalSummaryText(s, top, nullptr);
+  const SpeedOfLightSection section = SpeedOfLightSectionOf(*s.speed_of_light);
+  return TerminalSummaryText(s, top, &section);
+}
+
+std::string TerminalSummaryText(const analysis::Summary& s, size_t top,
+                                const SpeedOfLightSection* speed_of_light) {
   std::string out = Window(s);
   if (s.gpu_ms_per_token && s.host_gap_ms_per_token) {
     const double wall = *s.gpu_ms_per_token + *s.host_gap_ms_per_token;
@@ -129,6 +137,7 @@ std::string TerminalSummaryText(const analysis::Summary& s, size_t top) {
   } else {
     out += "  per token:  n/a (no generated-token count: pass --generated-tokens or a log)\n";
   }
+  if (speed_of_light != nullptr) out += SpeedOfLightTerminalText(*speed_of_light, top);
   // Units in rank order: the wall ceiling is the decode's speedup bound if the unit's work
   // took no time (plain: over the unprofiled run's wall).
   size_t width = 0;
