@@ -77,7 +77,7 @@ TEST(SpeedOfLightCliTest, TheLedgerOfALlamaDecodeAddsUpAndSaysWhereItsNumbersCam
   EXPECT_EQ(l["weight_bytes"], 15009857536);
   // The context: the log's 512 prompt tokens and the mean of the decode's positions.
   const int64_t steps = r.summary["generated_tokens"].get<int64_t>() - 1;
-  EXPECT_DOUBLE_EQ(l["context_tokens"].get<double>(), 512 + (steps + 1) / 2.0);
+  EXPECT_DOUBLE_EQ(l["context_tokens"].get<double>(), 512 + static_cast<double>(steps + 1) / 2);
   EXPECT_NEAR(l["kv_bytes_per_token"].get<double>(), 131072 * l["context_tokens"].get<double>(),
               1.0);
   EXPECT_EQ(l["bytes_per_token"].get<int64_t>(),
