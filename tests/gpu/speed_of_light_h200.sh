@@ -14,8 +14,8 @@
 #   STAGE_DIR as for record_h200.sh; ENGINE_DIR a copy of ../shared/engines/llama.cpp.
 #   PROMPT (512), STEPS (128), LLAMA_P (512), LLAMA_P_LONG (3072), LLAMA_N (128), LLAMA_R (2), PHASES ("bw compile
 #   llama gemv check").
-# Results in $OUT (default /tmp/sol-out): run.log, bandwidth.json, the summaries, the runs'
-# outputs, gemv.json, check.json.
+# Results in $OUT (default /tmp/sol-out): run.log and sol-PHASES.tar.xz (res/: bandwidth.json,
+# the summaries and kernel tables, the runs' outputs, gemv.json, check.json, report.md).
 set -u
 OUT=${OUT:-/tmp/sol-out}
 PROMPT=${PROMPT:-512}
@@ -30,7 +30,8 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 dp_start "$1"
 ENGINE=$(cd "$2" && pwd) || exit 2
 W=/tmp/sol-work
-mkdir -p "$W" "$OUT"
+R="$W/res"
+mkdir -p "$W" "$R" "$OUT"
 export TORCHINDUCTOR_CACHE_DIR="$W/inductor-cache"
 date -u +"== start %FT%TZ"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem --format=csv,noheader
@@ -45,9 +46,9 @@ fi
 
 if has bw; then
   echo "== bandwidth"
-  "$DP" bandwidth -o "$OUT/bandwidth.json"
+  "$DP" bandwidth -o "$R/bandwidth.json"
   echo "exit $?"
-  cat "$OUT/bandwidth.json"
+  cat "$R/bandwidth.json"
 fi
 
 if has compile; then
@@ -63,16 +64,22 @@ PY
   ARGS=(--compile reduce-overhead --prompt "$PROMPT" --steps "$STEPS")
   echo "== compile plain"
   timeout 300 python3 "$HERE/record_decode.py" --runs plain "${ARGS[@]}" \
-    --out "$OUT/compile_plain.json" 2>"$W/compile_plain.stderr"
+    --out "$R/compile_plain.json" 2>"$W/compile_plain.stderr"
   echo "exit $?"; grep -E "tok/s|\[compile\] graphs" "$W/compile_plain.stderr"
   echo "== compile recorded"
   timeout 300 "$DP" record -o "$W/compile.sqlite" -- python3 "$HERE/record_decode.py" \
-    --runs plain "${ARGS[@]}" --out "$OUT/compile_recorded.json" 2>"$W/compile_rec.stderr"
+    --runs plain "${ARGS[@]}" --out "$R/compile_recorded.json" 2>"$W/compile_rec.stderr"
   echo "exit $?"; grep -E "tok/s|decodeprof" "$W/compile_rec.stderr" | tail -4
   echo "== compile summarize"
-  timeout 200 "$DP" summarize --trace "$W/compile.sqlite" --name compile --out-dir "$OUT" \
-    --model-dir "$W/llama-3.1-8b" --peak-bandwidth "$OUT/bandwidth.json" \
+  timeout 200 "$DP" summarize --trace "$W/compile.sqlite" --name compile --out-dir "$R" \
+    --model-dir "$W/llama-3.1-8b" --peak-bandwidth "$R/bandwidth.json" \
     --context-tokens "$(python3 -c "print($PROMPT + ($STEPS + 1) / 2)")"
+  echo "exit $?"
+fi
+
+if has gemv; then
+  echo "== gemv microbenchmark"
+  timeout 240 python3 "$HERE/gemv_bench.py" --out "$R/gemv.json"
   echo "exit $?"
 fi
 
@@ -87,15 +94,15 @@ if has llama; then
     local name=$1 p=$2
     echo "== $name plain (P=$p)"
     timeout 120 "$BIN" -m "$GGUF" -p "$p" -n "$LLAMA_N" -r "$LLAMA_R" \
-      >"$OUT/${name}_plain.txt" 2>"$W/${name}_plain.stderr"
-    echo "exit $?"; cat "$OUT/${name}_plain.txt"
+      >"$R/${name}_plain.txt" 2>"$W/${name}_plain.stderr"
+    echo "exit $?"; cat "$R/${name}_plain.txt"
     echo "== $name recorded"
     timeout 180 "$DP" record -o "$W/$name.sqlite" -- "$BIN" -m "$GGUF" -p "$p" \
-      -n "$LLAMA_N" -r "$LLAMA_R" >"$OUT/${name}_recorded.txt" 2>"$W/${name}_rec.stderr"
-    echo "exit $?"; cat "$OUT/${name}_recorded.txt"
+      -n "$LLAMA_N" -r "$LLAMA_R" >"$R/${name}_recorded.txt" 2>"$W/${name}_rec.stderr"
+    echo "exit $?"; cat "$R/${name}_recorded.txt"
     echo "== $name summarize"
-    timeout 200 "$DP" summarize --trace "$W/$name.sqlite" --name "$name" --out-dir "$OUT" \
-      --gguf "$GGUF" --peak-bandwidth "$OUT/bandwidth.json" \
+    timeout 200 "$DP" summarize --trace "$W/$name.sqlite" --name "$name" --out-dir "$R" \
+      --gguf "$GGUF" --peak-bandwidth "$R/bandwidth.json" \
       --context-tokens "$(python3 -c "print($p + ($LLAMA_N + 1) / 2)")"
     echo "exit $?"
   }
@@ -104,26 +111,22 @@ if has llama; then
   llama_run llama_long "$LLAMA_P_LONG"
 fi
 
-if has gemv; then
-  echo "== gemv microbenchmark"
-  timeout 240 python3 "$HERE/gemv_bench.py" --out "$OUT/gemv.json"
-  echo "exit $?"
-fi
 
 if has check; then
   echo "== check"
-  python3 "$HERE/speed_of_light_check.py" --bandwidth "$OUT/bandwidth.json" \
-    --compile-summary "$OUT/compile_summary.json" --compile-results "$OUT/compile_recorded.json" \
-    --llama-summary "$OUT/llama_summary.json,$OUT/llama_long_summary.json" \
-    --llama-out "$OUT/llama_recorded.txt,$OUT/llama_long_recorded.txt" \
-    --gemv "$OUT/gemv.json" --prompt "$PROMPT" --steps "$STEPS" \
+  python3 "$HERE/speed_of_light_check.py" --bandwidth "$R/bandwidth.json" \
+    --compile-summary "$R/compile_summary.json" --compile-results "$R/compile_recorded.json" \
+    --llama-summary "$R/llama_summary.json,$R/llama_long_summary.json" \
+    --llama-out "$R/llama_recorded.txt,$R/llama_long_recorded.txt" \
+    --gemv "$R/gemv.json" --prompt "$PROMPT" --steps "$STEPS" \
     --llama-prompt "$LLAMA_P,$LLAMA_P_LONG" \
-    --llama-steps "$LLAMA_N" --out "$OUT/check.json"
+    --llama-steps "$LLAMA_N" --out "$R/check.json"
   echo "check exit $?"
-  "$DP" report "$OUT/compile_summary.json" "$OUT/llama_summary.json" \
-    "$OUT/llama_long_summary.json" >"$OUT/report.md" 2>&1
+  "$DP" report "$R/compile_summary.json" "$R/llama_summary.json" \
+    "$R/llama_long_summary.json" >"$R/report.md" 2>&1
   echo "report exit $?"
 fi
-for f in "$OUT"/*.json "$OUT"/*.txt "$OUT"/*.md; do [ -f "$f" ] && dp_scrub "$f" "$HERE/../../" "$W/"; done
+for f in "$R"/*.json "$R"/*.txt "$R"/*.md "$R"/*.csv; do [ -f "$f" ] && dp_scrub "$f" "$HERE/../../" "$W/"; done
+tar -C "$W" -cJf "$OUT/sol-$(echo "$PHASES" | tr ' ' '-').tar.xz" res
 date -u +"== end %FT%TZ"
-ls -la "$OUT"
+ls -la "$OUT" "$R"
