@@ -10,7 +10,7 @@ per-class GB/s against.
            those bytes does (llama.cpp's own kernels cannot be called from here).
 
 Each shape rotates over enough copies of its weights (at least 1 GiB in all) that no call
-finds its matrix in the 60 MB L2, and is timed over 200 calls with CUDA events after a warm-up.
+finds its matrix in the 60 MB L2, and is timed with CUDA events over 5 replays of a CUDA graph of 100 calls (no launch gaps).
 GB/s = the matrix's bytes / the time of one call. The model figure weighs each shape by the
 times a token reads it: Σ bytes / Σ times.
 
@@ -28,20 +28,33 @@ SHAPES = [("q_proj", H, H, LAYERS), ("k_proj", KV, H, LAYERS), ("v_proj", KV, H,
           ("o_proj", H, H, LAYERS), ("gate_proj", F, H, LAYERS), ("up_proj", F, H, LAYERS),
           ("down_proj", H, F, LAYERS), ("lm_head", V, H, 1)]
 ROTATE_BYTES = 1 << 30
-CALLS = 200
+CALLS = 100
+REPLAYS = 5
 
 
 def timed(fn, calls):
-    for _ in range(10):
-        fn(0)
+    """ms a call of fn(i), i = 0..calls-1, captured in one CUDA graph and replayed REPLAYS
+    times: the GPU's time alone (a Python loop of launches takes ~30 us a call, longer than
+    most of these kernels)."""
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        for i in range(3):  # warm-up outside the capture (cuBLAS picks its kernel)
+            fn(i)
+    torch.cuda.current_stream().wait_stream(stream)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for i in range(calls):
+            fn(i)
+    graph.replay()
     torch.cuda.synchronize()
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     start.record()
-    for i in range(calls):
-        fn(i)
+    for _ in range(REPLAYS):
+        graph.replay()
     end.record()
     end.synchronize()
-    return start.elapsed_time(end) / calls  # ms a call
+    return start.elapsed_time(end) / (calls * REPLAYS)  # ms a call
 
 
 def bench_bf16(out_f, in_f):
