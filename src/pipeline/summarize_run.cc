@@ -573,14 +573,7 @@ base::Status AddSpeedOfLight(const SummarizeRequest& req, const analysis::Summar
     left_out(ledger.status().ToString());
     return base::OkStatus();
   }
-  const analysis::SpeedOfLight& l = *ledger;
-  result.notes.push_back("speed of light: " + base::FormatFixed(l.wall_ms_per_token, 3) +
-                         " ms a step against a "
-                         "floor of " +
-                         base::FormatFixed(l.floor_ms_per_token, 3) + " ms (" +
-                         base::FormatFixed(l.bytes_per_token / 1e9, 3) + " GB at " +
-                         base::FormatFixed(sol.peak_gbps, 0) + " GB/s, " + peak->detail +
-                         "): MBU " + base::FormatFixed(l.mbu_pct, 1) + " %");
+  // summarize's terminal output prints the ledger (report/speed_of_light_render.h).
   result.summary.speed_of_light = *ledger;
   return base::OkStatus();
 }
