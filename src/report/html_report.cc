@@ -261,7 +261,7 @@ void AppendUnits(const SummaryFile& summary, std::string& out) {
 }
 
 // The speed of light (speed_of_light_section.h), for a run that has it: the headline, the
-// decomposition, each unit's actual ms/token against its floor (FloorBarsSvg) and the classes'
+// decomposition, each unit's actual ms/step against its floor (FloorBarsSvg) and the classes'
 // bandwidth.
 void AppendSpeedOfLight(const SummaryFile& summary, std::string& out) {
   if (!summary.speed_of_light) return;
@@ -270,7 +270,7 @@ void AppendSpeedOfLight(const SummaryFile& summary, std::string& out) {
   const std::string headline = SpeedOfLightHeadline(s);
   out += "<p>" + HtmlEscape(headline.empty() ? "n/a (no floor or wall)" : headline) + "</p>\n";
   if (const std::string line = SpeedOfLightDecompositionLine(s); !line.empty()) {
-    out += "<p class=\"note\">Time per token: " + HtmlEscape(line) + "</p>\n";
+    out += "<p class=\"note\">Time per decode step: " + HtmlEscape(line) + "</p>\n";
   }
   std::vector<FloorBar> bars;
   double max_ms = 0.0;
@@ -284,14 +284,14 @@ void AppendSpeedOfLight(const SummaryFile& summary, std::string& out) {
     bars.push_back({"#" + u->id, *u->ms_per_token, floor,
                     fixed(u->ms_per_token, 3) + " ms (floor " + fixed(u->floor_ms_per_token, 3) +
                         ", " + fixed(u->ceiling_to_floor, 2) + "x)",
-                    "#" + u->id + ": " + fixed(u->ms_per_token, 3) + " ms/token, floor " +
+                    "#" + u->id + ": " + fixed(u->ms_per_token, 3) + " ms/step, floor " +
                         fixed(u->floor_ms_per_token, 3) + ", excess " +
                         fixed(u->excess_ms_per_token, 3) + ", to the floor " +
                         fixed(u->ceiling_to_floor, 2) + "x"});
   }
   if (!bars.empty()) {
     out += FloorBarsSvg(bars, max_ms, base::FormatFixed(max_ms, 3) + " ms",
-                        "work units: actual ms per token against the floor") +
+                        "work units: actual ms per decode step against the floor") +
            "\n";
   }
   std::string rows;
@@ -309,8 +309,8 @@ void AppendSpeedOfLight(const SummaryFile& summary, std::string& out) {
   }
   if (!rows.empty()) {
     out +=
-        "<table>\n<tr><th class=\"l\">class</th><th class=\"l\">moves</th><th>GB/token</th>"
-        "<th>ms/token</th><th>floor ms/token</th><th>GB/s</th><th>% of peak</th></tr>\n" +
+        "<table>\n<tr><th class=\"l\">class</th><th class=\"l\">moves</th><th>GB/step</th>"
+        "<th>ms/step</th><th>floor ms/step</th><th>GB/s</th><th>% of peak</th></tr>\n" +
         rows + "</table>\n";
   }
   if (!s.notes.empty()) {

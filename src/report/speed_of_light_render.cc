@@ -73,11 +73,11 @@ void AppendRunMarkdown(const SummaryFile& summary, std::string& out) {
          "\n";
   if (const std::string model = ModelLine(s); !model.empty()) out += "\n" + model + "\n";
   if (const std::string line = SpeedOfLightDecompositionLine(s); !line.empty()) {
-    out += "\nTime per token: " + line + "\n";
+    out += "\nTime per decode step: " + line + "\n";
   }
   if (!s.units.empty()) {
     out +=
-        "\n| unit | ms/token | floor ms/token | excess ms/token | to the floor |\n"
+        "\n| unit | ms/step | floor ms/step | excess ms/step | to the floor |\n"
         "|---|---:|---:|---:|---:|\n";
     for (const SpeedOfLightUnit* u : UnitsByExcess(s)) {
       out += MarkdownRow({EscapeCell("#" + u->id), Fixed(u->ms_per_token, 3),
@@ -88,7 +88,7 @@ void AppendRunMarkdown(const SummaryFile& summary, std::string& out) {
   }
   if (!s.classes.empty()) {
     out +=
-        "\n| class | moves | GB/token | ms/token | floor ms/token | GB/s | % of peak |\n"
+        "\n| class | moves | GB/step | ms/step | floor ms/step | GB/s | % of peak |\n"
         "|---|---|---:|---:|---:|---:|---:|\n";
     for (const SpeedOfLightClass& c : s.classes) {
       std::string moves;
@@ -179,14 +179,14 @@ std::string SpeedOfLightTerminalText(const SpeedOfLightSection& s, size_t top) {
   }
   if (!above.empty()) {
     out +=
-        "  above the floor: (excess ms/token over the unit's floor; the decode's speedup if it "
+        "  above the floor: (excess ms/step over the unit's floor; the decode's speedup if it "
         "ran at its floor)\n";
     size_t width = 0;
     for (const SpeedOfLightUnit* u : above) width = std::max(width, u->id.size());
     for (const SpeedOfLightUnit* u : above) {
       std::string line = "    #" + u->id;
       line.resize(std::max(line.size() + 2, 7 + width), ' ');
-      line += Fixed(u->ms_per_token, 3) + " ms/token, floor " + Fixed(u->floor_ms_per_token, 3) +
+      line += Fixed(u->ms_per_token, 3) + " ms/step, floor " + Fixed(u->floor_ms_per_token, 3) +
               ", excess " + Fixed(u->excess_ms_per_token, 3) + "  " + Times(u->ceiling_to_floor);
       out += line + "\n";
     }
@@ -236,15 +236,16 @@ std::string RenderSpeedOfLightMarkdown(const std::vector<SummaryFile>& summaries
   if (runs.empty()) return "";
   std::string out =
       "## Speed of light\n\n"
-      "Floor = the bytes a batch-1 token must move (weights, KV cache at the run's context, "
+      "Figures are per decode step (the window's time / its steps, one token each). Floor = the "
+      "bytes a batch-1 step must move (weights, KV cache at the run's context, "
       "recurrent state) / the GPU's peak memory bandwidth; MBU = floor / wall; to the floor = "
-      "wall / floor. Per unit: excess = its ms/token above its own floor; to the floor = the "
+      "wall / floor. Per unit: excess = its ms/step above its own floor; to the floor = the "
       "decode's speedup if that unit ran at its floor.\n\n" +
       runs;
   for (const ContextSweep& sweep : ContextSweeps(summaries)) {
     out +=
         "### Floor vs context: " + (sweep.model.empty() ? std::string("no model") : sweep.model) +
-        "\n\n| run | context tokens | KV bytes/token | floor ms/token | wall ms/token | MBU % "
+        "\n\n| run | context tokens | KV bytes/step | floor ms/step | wall ms/step | MBU % "
         "|\n|---|---:|---:|---:|---:|---:|\n";
     for (const size_t r : sweep.runs) {
       const SpeedOfLightSection& s = *summaries[r].speed_of_light;

@@ -353,10 +353,10 @@ base::JsonValue SpeedOfLightJson(const SpeedOfLightSection& s) {
 std::string SpeedOfLightHeadline(const SpeedOfLightSection& s) {
   if (!s.wall_ms_per_token || !s.floor_ms_per_token) return "";
   std::string out =
-      Ms(*s.wall_ms_per_token) + " ms/token vs a floor of " + Ms(*s.floor_ms_per_token) + " ms";
+      Ms(*s.wall_ms_per_token) + " ms/step vs a floor of " + Ms(*s.floor_ms_per_token) + " ms";
   std::vector<std::string> basis;
   if (s.bytes_per_token)
-    basis.push_back(base::FormatFixed(*s.bytes_per_token / 1e9, 2) + " GB/token");
+    basis.push_back(base::FormatFixed(*s.bytes_per_token / 1e9, 2) + " GB/step");
   if (s.peak_bandwidth_gbps) {
     const double peak = *s.peak_bandwidth_gbps;
     std::string at = "at " + base::FormatFixed(peak, peak >= 100 ? 0 : 1) + " GB/s";
@@ -404,7 +404,7 @@ std::string SpeedOfLightDecompositionLine(const SpeedOfLightSection& s) {
   if (d.host_gap) parts.push_back("host gap " + Ms(*d.host_gap));
   std::string out;
   for (const std::string& part : parts) out += (out.empty() ? "" : " + ") + part;
-  if (d.wall) out += (out.empty() ? "" : " = ") + Ms(*d.wall) + " ms/token";
+  if (d.wall) out += (out.empty() ? "" : " = ") + Ms(*d.wall) + " ms/step";
   return out;
 }
 

@@ -115,17 +115,17 @@ TEST(SpeedOfLightSectionTest, MbuAboveHundredIsADataError) {
 TEST(SpeedOfLightSectionTest, HeadlineAndDecomposition) {
   const SummaryFile summary = WithSection("run");
   EXPECT_EQ(SpeedOfLightHeadline(*summary.speed_of_light),
-            "6.31 ms/token vs a floor of 3.14 ms (15.09 GB/token at 4800 GB/s, table: NVIDIA "
+            "6.31 ms/step vs a floor of 3.14 ms (15.09 GB/step at 4800 GB/s, table: NVIDIA "
             "H200) — MBU 49.8 %, 2.01x to the floor");
   EXPECT_EQ(SpeedOfLightDecompositionLine(*summary.speed_of_light),
             "floor 3.14 + units 2.60 (gemv 2.10, fused_elementwise 0.50) + other kernels 0.30 + "
-            "overlap -0.01 + host gap 0.28 = 6.31 ms/token");
+            "overlap -0.01 + host gap 0.28 = 6.31 ms/step");
   SpeedOfLightSection zeros = *summary.speed_of_light;
   zeros.decomposition_ms_per_token->units.emplace_back("cuda_graph", 0.0);
   zeros.decomposition_ms_per_token->overlap = -0.001;
   EXPECT_EQ(SpeedOfLightDecompositionLine(zeros),
             "floor 3.14 + units 2.60 (gemv 2.10, fused_elementwise 0.50) + other kernels 0.30 + "
-            "host gap 0.28 = 6.31 ms/token");
+            "host gap 0.28 = 6.31 ms/step");
   SpeedOfLightSection partial;
   partial.wall_ms_per_token = 2.0;
   EXPECT_EQ(SpeedOfLightHeadline(partial), "");
@@ -133,18 +133,18 @@ TEST(SpeedOfLightSectionTest, HeadlineAndDecomposition) {
   partial.peak_source = "option";
   partial.peak_bandwidth_gbps = 3.35;
   EXPECT_EQ(SpeedOfLightHeadline(partial),
-            "2.00 ms/token vs a floor of 1.00 ms (at 3.4 GB/s, option)");
+            "2.00 ms/step vs a floor of 1.00 ms (at 3.4 GB/s, option)");
 }
 
 TEST(SpeedOfLightRenderTest, TerminalLines) {
   const SummaryFile summary = WithSection("run");
   const std::string text = SpeedOfLightTerminalText(*summary.speed_of_light, 1);
   EXPECT_EQ(text,
-            "  speed of light: 6.31 ms/token vs a floor of 3.14 ms (15.09 GB/token at 4800 GB/s, "
+            "  speed of light: 6.31 ms/step vs a floor of 3.14 ms (15.09 GB/step at 4800 GB/s, "
             "table: NVIDIA H200) — MBU 49.8 %, 2.01x to the floor\n"
-            "  above the floor: (excess ms/token over the unit's floor; the decode's speedup if "
+            "  above the floor: (excess ms/step over the unit's floor; the decode's speedup if "
             "it ran at its floor)\n"
-            "    #gemv  5.300 ms/token, floor 3.100, excess 2.200  1.53x\n"
+            "    #gemv  5.300 ms/step, floor 3.100, excess 2.200  1.53x\n"
             "  bandwidth by class: gemv 2745.1 GB/s (57.2 % of peak)\n");
   EXPECT_EQ(SpeedOfLightTerminalText(SpeedOfLightSection{}), "");
 }
@@ -156,7 +156,7 @@ TEST(SpeedOfLightRenderTest, MarkdownOnlyWithTheSection) {
   AssignRunLabels(runs);
   const std::string md = RenderSpeedOfLightMarkdown(runs);
   EXPECT_NE(md.find("## Speed of light\n"), std::string::npos);
-  EXPECT_NE(md.find("Speed of light: 6.31 ms/token vs a floor of 3.14 ms"), std::string::npos);
+  EXPECT_NE(md.find("Speed of light: 6.31 ms/step vs a floor of 3.14 ms"), std::string::npos);
   EXPECT_NE(md.find("| #gemv | 5.300 | 3.100 | 2.200 | 1.53x |"), std::string::npos);
   EXPECT_NE(md.find("| gemv | dense_weights, head_weights | 14.00 | 5.100 | 2.900 | 2745.1 | "
                     "57.2 |"),
@@ -196,8 +196,8 @@ TEST(SpeedOfLightRenderTest, HtmlHasTheHeadlineAndTheFloorBars) {
   AssignRunLabels(runs);
   const std::string html = RenderHtmlReport(runs);
   EXPECT_NE(html.find("<h3>Speed of light</h3>"), std::string::npos);
-  EXPECT_NE(html.find("6.31 ms/token vs a floor of 3.14 ms"), std::string::npos);
-  EXPECT_NE(html.find("aria-label=\"work units: actual ms per token against the floor\""),
+  EXPECT_NE(html.find("6.31 ms/step vs a floor of 3.14 ms"), std::string::npos);
+  EXPECT_NE(html.find("aria-label=\"work units: actual ms per decode step against the floor\""),
             std::string::npos);
   std::vector<SummaryFile> old = {Parse("a_summary.json", R"({"name": "a"})")};
   EXPECT_EQ(RenderHtmlReport(old).find("Speed of light"), std::string::npos);
@@ -264,12 +264,12 @@ TEST(SpeedOfLightRenderTest, SummarizePrintsTheLedgerAfterThePerTokenLine) {
   const std::string with = TerminalSummaryText(s);
   const size_t per_token = with.find("  per token:");
   const size_t headline = with.find(
-      "  speed of light: 6.31 ms/token vs a floor of 3.14 ms (15.09 GB/token at 4800 GB/s, "
+      "  speed of light: 6.31 ms/step vs a floor of 3.14 ms (15.09 GB/step at 4800 GB/s, "
       "table: NVIDIA H200) — MBU 49.8 %, 2.01x to the floor\n");
   ASSERT_NE(per_token, std::string::npos);
   ASSERT_NE(headline, std::string::npos);
   EXPECT_LT(per_token, headline);
-  EXPECT_NE(with.find("    #gemv  5.300 ms/token, floor 3.100, excess 2.200  1.54x\n"),
+  EXPECT_NE(with.find("    #gemv  5.300 ms/step, floor 3.100, excess 2.200  1.54x\n"),
             std::string::npos);
 }
 
