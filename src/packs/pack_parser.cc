@@ -145,9 +145,9 @@ StatusOr<analysis::KernelClassifier> PackParser::ParseClasses(const TomlFields& 
     DP_ASSIGN_OR_RETURN(std::vector<StringAt> moves, f.StringList("moves", false));
     for (StringAt& kind : moves) {
       if (!analysis::IsMovableBytes(kind.value)) {
-        return ConfigError(kind.where, "class \"" + spec.name + "\": unknown byte kind '" +
-                                           kind.value + "' in 'moves' (known: " +
-                                           analysis::MovableBytesList() + ")");
+        return ConfigError(kind.where,
+                           "class \"" + spec.name + "\": unknown byte kind '" + kind.value +
+                               "' in 'moves' (known: " + analysis::MovableBytesList() + ")");
       }
       spec.moves.push_back(std::move(kind.value));
     }
