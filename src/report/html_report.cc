@@ -15,6 +15,7 @@
 #include "src/report/rank_table.h"
 #include "src/report/run_set.h"
 #include "src/report/short_name.h"
+#include "src/report/speed_of_light_render.h"
 
 namespace decodeprof::report {
 namespace {
@@ -384,6 +385,29 @@ void AppendTopKernels(const SummaryFile& summary, std::string& out) {
       rows + "</table>\n";
 }
 
+// The floor of each model's runs at different contexts (ContextSweeps), as `report`'s
+// markdown gives it: the floor moves with the KV cache.
+void AppendContextSweeps(const std::vector<SummaryFile>& summaries, std::string& out) {
+  const auto fixed = [](const std::optional<double>& v, int digits) {
+    return v ? base::FormatFixed(*v, digits) : std::string(kNoValue);
+  };
+  for (const ContextSweep& sweep : ContextSweeps(summaries)) {
+    out += "<h3>Floor vs context: " +
+           HtmlEscape(sweep.model.empty() ? std::string("no model") : sweep.model) + "</h3>\n";
+    out +=
+        "<table>\n<tr><th class=\"l\">run</th><th>context tokens</th><th>KV bytes/step</th>"
+        "<th>floor ms/step</th><th>wall ms/step</th><th>MBU %</th></tr>\n";
+    for (const size_t r : sweep.runs) {
+      const SpeedOfLightSection& s = *summaries[r].speed_of_light;
+      out += "<tr>" + Cell(RunName(summaries[r]), true) +
+             Cell(s.context_tokens ? base::PyRepr(*s.context_tokens) : std::string(kNoValue)) +
+             Cell(fixed(s.kv_bytes_per_token, 0)) + Cell(fixed(s.floor_ms_per_token, 3)) +
+             Cell(fixed(s.wall_ms_per_token, 3)) + Cell(fixed(s.mbu_pct, 1)) + "</tr>\n";
+    }
+    out += "</table>\n";
+  }
+}
+
 }  // namespace
 
 std::string HtmlEscape(std::string_view text) {
@@ -426,6 +450,7 @@ std::string RenderHtmlReport(const std::vector<SummaryFile>& summaries,
          " run(s). Decode time per token in ms: plain = the run without the profiler, profiled = "
          "decode wall / generated tokens = GPU busy + host gap.</p>\n";
   AppendRunTable(summaries, out);
+  AppendContextSweeps(summaries, out);
   for (size_t i = 0; i < summaries.size(); ++i) {
     const SummaryFile& summary = summaries[i];
     out += "<section>\n<h2>" + RunName(summary) + "</h2>\n";
