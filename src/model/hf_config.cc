@@ -542,31 +542,6 @@ base::Status ReadFormat(const nlohmann::json& doc, const std::string& path,
 
 // ---- the config -----------------------------------------------------------------------------
 
-base::StatusOr<nlohmann::json> ParseConfig(const std::string& path) {
-  DP_ASSIGN_OR_RETURN(const std::string text,
-                      base::ReadFile(path, base::kMaxConfigBytes, "a model config.json"));
-  constexpr int kMaxConfigNesting = 64;
-  bool too_deep = false;
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(
-        text, [&](int depth, nlohmann::json::parse_event_t, const nlohmann::json&) {
-          if (depth > kMaxConfigNesting) too_deep = true;
-          return !too_deep;
-        });
-  } catch (const nlohmann::json::parse_error& e) {
-    return base::DataError(path, "malformed JSON at byte " + std::to_string(e.byte));
-  } catch (const nlohmann::json::exception& e) {
-    return base::DataError(path, std::string("malformed JSON: ") + e.what());
-  }
-  if (too_deep) {
-    return base::DataError(path, "JSON nests deeper than " + std::to_string(kMaxConfigNesting) +
-                                     " levels: not a model config.json");
-  }
-  if (!doc.is_object()) return base::DataError(path, "not a JSON object: not a model config.json");
-  return doc;
-}
-
 // Layer types, one per layer.
 base::StatusOr<std::vector<std::string>> LayerTypes(const Architecture& a,
                                                     const nlohmann::json& doc,
@@ -658,6 +633,43 @@ std::string Replace(std::string s, std::string_view from, const std::string& to)
 }  // namespace
 
 base::StatusOr<ModelBytes> ReadHfConfig(const std::string& path, const ModelOptions& options) {
+  DP_ASSIGN_OR_RETURN(const nlohmann::json doc, ReadConfigJson(path));
+  return ModelBytesFromConfig(doc, path, options);
+}
+
+}  // namespace decodeprof::model::internal
+
+namespace decodeprof::model {
+
+base::StatusOr<nlohmann::json> ReadConfigJson(const std::string& path) {
+  DP_ASSIGN_OR_RETURN(const std::string text,
+                      base::ReadFile(path, base::kMaxConfigBytes, "a model config.json"));
+  // Nesting is bounded (a Hugging Face config nests a few levels): deeper values are dropped
+  // as they are parsed, and the file refused.
+  constexpr int kMaxConfigNesting = 64;
+  bool too_deep = false;
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(
+        text, [&](int depth, nlohmann::json::parse_event_t, const nlohmann::json&) {
+          if (depth > kMaxConfigNesting) too_deep = true;
+          return !too_deep;
+        });
+  } catch (const nlohmann::json::parse_error& e) {
+    return base::DataError(path, "malformed JSON at byte " + std::to_string(e.byte));
+  } catch (const nlohmann::json::exception& e) {  // a number beyond a double's range
+    return base::DataError(path, std::string("malformed JSON: ") + e.what());
+  }
+  if (too_deep) {
+    return base::DataError(path, "JSON nests deeper than " + std::to_string(kMaxConfigNesting) +
+                                     " levels: not a model config.json");
+  }
+  return doc;
+}
+
+base::StatusOr<ModelBytes> ModelBytesFromConfig(const nlohmann::json& doc, const std::string& path,
+                                                const ModelOptions& options) {
+  using namespace internal;  // NOLINT: the readers' helpers
   std::string toml_text;
   std::string toml_path;
   if (options.models_file.empty()) {
@@ -669,7 +681,7 @@ base::StatusOr<ModelBytes> ReadHfConfig(const std::string& path, const ModelOpti
                         base::ReadFile(toml_path, base::kMaxConfigBytes, "a models file"));
   }
   DP_ASSIGN_OR_RETURN(const std::vector<Architecture> archs, ParseModelsToml(toml_text, toml_path));
-  DP_ASSIGN_OR_RETURN(const nlohmann::json doc, ParseConfig(path));
+  if (!doc.is_object()) return base::DataError(path, "not a JSON object: not a model config.json");
 
   ModelBytes out;
   out.source = path;
@@ -900,4 +912,4 @@ base::StatusOr<ModelBytes> ReadHfConfig(const std::string& path, const ModelOpti
   return out;
 }
 
-}  // namespace decodeprof::model::internal
+}  // namespace decodeprof::model

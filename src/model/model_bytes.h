@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -74,5 +75,15 @@ struct ModelOptions {
 // its end is "cut short"), kIo when missing; kUsage for an unknown dtype in `options`.
 base::StatusOr<ModelBytes> ReadModelBytes(const std::string& model_dir_or_gguf,
                                           const ModelOptions& options = {});
+
+// A model config.json parsed: read whole up to base::kMaxConfigBytes, nesting bounded at 64
+// levels (kData naming the file and the byte of a syntax error; kIo when unreadable). It
+// need not be an object: the caller judges what it holds.
+base::StatusOr<nlohmann::json> ReadConfigJson(const std::string& path);
+
+// ReadModelBytes of a config.json already read (ReadConfigJson) from `path`.
+base::StatusOr<ModelBytes> ModelBytesFromConfig(const nlohmann::json& config,
+                                                const std::string& path,
+                                                const ModelOptions& options = {});
 
 }  // namespace decodeprof::model

@@ -45,6 +45,8 @@ struct ModelInfo {
   std::optional<analysis::ModelConfig> config;
   bool model_type_present = false;
   bool config_missing = false;  // the directory exists but holds no config.json
+  std::string config_path;      // DIR/config.json when read
+  nlohmann::json doc;           // its contents, for the speed-of-light ledger's bytes
 };
 
 // DIR/config.json's model_type and rope_scaling (rope_type, else type), when the file exists.
@@ -62,28 +64,9 @@ base::StatusOr<ModelInfo> ReadModelConfig(const std::string& model_dir) {
     info.config_missing = true;  // the seed's behaviour: no model_type, no rope_scaling
     return info;
   }
-  DP_ASSIGN_OR_RETURN(const std::string text,
-                      base::ReadFile(path, base::kMaxConfigBytes, "a model config.json"));
-  // Nesting is bounded (a Hugging Face config nests a few levels): deeper values are dropped
-  // as they are parsed, and the file refused.
-  constexpr int kMaxConfigNesting = 64;
-  bool too_deep = false;
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(
-        text, [&](int depth, nlohmann::json::parse_event_t, const nlohmann::json&) {
-          if (depth > kMaxConfigNesting) too_deep = true;
-          return !too_deep;
-        });
-  } catch (const nlohmann::json::parse_error& e) {
-    return base::DataError(path, "malformed JSON at byte " + std::to_string(e.byte));
-  } catch (const nlohmann::json::exception& e) {  // a number beyond a double's range
-    return base::DataError(path, std::string("malformed JSON: ") + e.what());
-  }
-  if (too_deep) {
-    return base::DataError(path, "JSON nests deeper than " + std::to_string(kMaxConfigNesting) +
-                                     " levels: not a model config.json");
-  }
+  DP_ASSIGN_OR_RETURN(info.doc, model::ReadConfigJson(path));
+  info.config_path = path;
+  const nlohmann::json& doc = info.doc;
   analysis::ModelConfig config;
   if (doc.is_object()) {
     if (auto it = doc.find("model_type"); it != doc.end() && it->is_string()) {
@@ -460,25 +443,23 @@ namespace {
 // the bytes a step moves at the window's mean context, the peak bandwidth (--peak-bandwidth,
 // the trace's measured peak, the device table), and the window's steps. What keeps it out is
 // a warning (speed_of_light_left_out) with the reason; nothing else of the summary changes.
-base::Status AddSpeedOfLight(const SummarizeRequest& req, const analysis::SummaryInputs& in,
+base::Status AddSpeedOfLight(const SummarizeRequest& req, const ModelInfo& model_info,
+                             const analysis::SummaryInputs& in,
                              const analysis::Attribution& attribution, const LoadedTrace& loaded,
                              SummarizeResult& result, trace::Diagnostics& diagnostics) {
-  std::string model_path = req.gguf;
-  if (model_path.empty() && !req.model_dir.empty()) {
-    std::error_code ec;
-    if (!std::filesystem::exists(std::filesystem::path(req.model_dir) / "config.json", ec)) {
-      return base::OkStatus();  // model_dir_without_config says so already
-    }
-    model_path = req.model_dir;
-  }
+  // --model-dir without a config.json: model_dir_without_config says so already.
+  const std::string model_path = req.gguf.empty() ? model_info.config_path : req.gguf;
   if (model_path.empty()) return base::OkStatus();
+  const std::string& where = req.gguf.empty() ? req.model_dir : req.gguf;  // what the user named
   const auto left_out = [&](const std::string& why) {
-    diagnostics.Add(trace::Diag::kSpeedOfLightLeftOut, 1, {model_path, "", why});
+    diagnostics.Add(trace::Diag::kSpeedOfLightLeftOut, 1, {where, "", why});
     result.notes.push_back("speed of light: left out: " + why);
   };
   model::ModelOptions options;
   options.kv_dtype = req.kv_dtype == "f16" ? "fp16" : req.kv_dtype;
-  base::StatusOr<model::ModelBytes> bytes = model::ReadModelBytes(model_path, options);
+  base::StatusOr<model::ModelBytes> bytes =
+      req.gguf.empty() ? model::ModelBytesFromConfig(model_info.doc, model_path, options)
+                       : model::ReadModelBytes(req.gguf, options);
   if (!bytes.ok()) {
     // A model the table does not describe leaves the rest of the summary as it was; a file
     // that cannot be read is an error like any other input's.
@@ -544,7 +525,7 @@ base::Status AddSpeedOfLight(const SummarizeRequest& req, const analysis::Summar
     sol.context_source = "the decode's own tokens only (prompt unknown)";
     if (bytes->KvBytes(1) > 0) {
       diagnostics.Add(trace::Diag::kSpeedOfLightContextUnknown, 1,
-                      {model_path, "", "no prompt length: give --context-tokens"});
+                      {where, "", "no prompt length: give --context-tokens"});
     }
   }
   const auto context = static_cast<int64_t>(std::llround(sol.context_tokens));
@@ -886,7 +867,8 @@ base::Status ComputeRun(const SummarizeRequest& req, ComputedRun& run) {
   }
   AddRecorderWarnings(info.diagnostics, result.summary.warnings);
   AddAnalysisDiagnostics(req, result.summary, attribution, info.diagnostics);
-  DP_RETURN_IF_ERROR(AddSpeedOfLight(req, in, attribution, loaded, result, info.diagnostics));
+  DP_RETURN_IF_ERROR(
+      AddSpeedOfLight(req, model, in, attribution, loaded, result, info.diagnostics));
   AddOverlapDiagnostics(req.trace, window.dispatches, window.lo, window.hi, info.diagnostics);
   AddStreamOrderDiagnostics(req, info, window, names, info.diagnostics);
   result.summary.diagnostics = info.diagnostics.entries();
