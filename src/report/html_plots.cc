@@ -140,78 +140,95 @@ std::string StackedBarSvg(const std::vector<BarSegment>& segments, std::string_v
   return out;
 }
 
+namespace {
+
+constexpr int64_t kBarRow = 20;  // px a bar's row takes
+
+// The layout of a horizontal bar chart: labels right-aligned in a column as wide as the
+// longest (at most `max_chars`), bars from 0 to `scale_max` across what is left beside a value
+// column of `value_column` (hundredths of a px).
+struct BarLayout {
+  int64_t label_w = 0;
+  int64_t bar_area = 0;
+  double scale_max = 0;
+  bool scaled = false;
+
+  // The width of a bar of `value` (clamped to the bar area; 0 without a scale).
+  int64_t Width(double value) const {
+    const double fraction = scaled ? std::clamp(Clean(value) / scale_max, 0.0, 1.0) : 0.0;
+    return std::clamp(static_cast<int64_t>(std::llround(fraction * static_cast<double>(bar_area))),
+                      int64_t{0}, bar_area);
+  }
+  // Row `i`'s label.
+  std::string Label(int64_t i, std::string_view label) const {
+    return Text(label_w - 6 * kHundredths, i * kBarRow * kHundredths + 14 * kHundredths, label,
+                "end", kMonoFont, 11);
+  }
+  // Row `i`'s value text, after a bar of `width`.
+  std::string Value(int64_t i, int64_t width, std::string_view text) const {
+    return Text(label_w + width + 4 * kHundredths, i * kBarRow * kHundredths + 14 * kHundredths,
+                text, "start", kFont, 11);
+  }
+  // The axis under `rows` rows: a line from 0 to the scale's end, and their texts.
+  std::string Axis(int64_t rows, std::string_view scale_text) const {
+    const int64_t axis = rows * kBarRow * kHundredths + 2 * kHundredths;
+    return Rect(label_w, axis, bar_area, 1 * kHundredths, "#888") + "\n" +
+           Text(label_w, axis + 14 * kHundredths, "0", "start", kFont, 11) +
+           Text(label_w + bar_area, axis + 14 * kHundredths, scale_text, "end", kFont, 11) + "\n";
+  }
+};
+
+template <typename Bar>
+BarLayout LayoutBars(const std::vector<Bar>& bars, size_t max_chars, int64_t value_column,
+                     double scale_max) {
+  size_t chars = 1;
+  for (const Bar& bar : bars) chars = std::max(chars, CodePoints(bar.label));
+  chars = std::min(chars, max_chars);
+  BarLayout l;
+  l.label_w = static_cast<int64_t>(chars) * 660 + 8 * kHundredths;
+  l.bar_area = kPlotWidthPx * kHundredths - l.label_w - value_column;
+  l.scale_max = scale_max;
+  l.scaled = std::isfinite(scale_max) && scale_max > 0.0;
+  return l;
+}
+
+}  // namespace
+
 std::string BarChartSvg(const std::vector<ChartBar>& bars, double scale_max,
                         std::string_view scale_text, std::string_view aria_label) {
-  constexpr int64_t kRow = 20;
-  constexpr int64_t kValueColumn = 70 * kHundredths;
-  size_t chars = 1;
-  for (const ChartBar& bar : bars) chars = std::max(chars, CodePoints(bar.label));
-  chars = std::min<size_t>(chars, 60);
-  const int64_t label_w = static_cast<int64_t>(chars) * 660 + 8 * kHundredths;
-  const int64_t bar_area = kPlotWidthPx * kHundredths - label_w - kValueColumn;
-  const bool scaled = std::isfinite(scale_max) && scale_max > 0.0;
-
+  const BarLayout l = LayoutBars(bars, 60, 70 * kHundredths, scale_max);
   const int64_t rows = static_cast<int64_t>(bars.size());
-  std::string out = SvgOpen(rows * kRow + 22, aria_label);
+  std::string out = SvgOpen(rows * kBarRow + 22, aria_label);
   for (int64_t i = 0; i < rows; ++i) {
     const ChartBar& bar = bars[static_cast<size_t>(i)];
-    const double fraction = scaled ? std::clamp(Clean(bar.value) / scale_max, 0.0, 1.0) : 0.0;
-    const int64_t width =
-        std::clamp(static_cast<int64_t>(std::llround(fraction * static_cast<double>(bar_area))),
-                   int64_t{0}, bar_area);
-    const int64_t top = i * kRow * kHundredths;
-    out +=
-        "<g>" + Title(bar.title) +
-        Text(label_w - 6 * kHundredths, top + 14 * kHundredths, bar.label, "end", kMonoFont, 11) +
-        Rect(label_w, top + 3 * kHundredths, width, 14 * kHundredths, kGpuBusyColor) +
-        Text(label_w + width + 4 * kHundredths, top + 14 * kHundredths, bar.value_text, "start",
-             kFont, 11) +
-        "</g>\n";
+    const int64_t width = l.Width(bar.value);
+    const int64_t top = i * kBarRow * kHundredths;
+    out += "<g>" + Title(bar.title) + l.Label(i, bar.label) +
+           Rect(l.label_w, top + 3 * kHundredths, width, 14 * kHundredths, kGpuBusyColor) +
+           l.Value(i, width, bar.value_text) + "</g>\n";
   }
-  const int64_t axis = rows * kRow * kHundredths + 2 * kHundredths;
-  out += Rect(label_w, axis, bar_area, 1 * kHundredths, "#888") + "\n";
-  out += Text(label_w, axis + 14 * kHundredths, "0", "start", kFont, 11) +
-         Text(label_w + bar_area, axis + 14 * kHundredths, scale_text, "end", kFont, 11) + "\n";
+  out += l.Axis(rows, scale_text);
   out += "</svg>";
   return out;
 }
 
 std::string FloorBarsSvg(const std::vector<FloorBar>& bars, double scale_max,
                          std::string_view scale_text, std::string_view aria_label) {
-  constexpr int64_t kRow = 20;
-  constexpr int64_t kValueColumn = 160 * kHundredths;
-  size_t chars = 1;
-  for (const FloorBar& bar : bars) chars = std::max(chars, CodePoints(bar.label));
-  chars = std::min<size_t>(chars, 40);
-  const int64_t label_w = static_cast<int64_t>(chars) * 660 + 8 * kHundredths;
-  const int64_t bar_area = kPlotWidthPx * kHundredths - label_w - kValueColumn;
-  const bool scaled = std::isfinite(scale_max) && scale_max > 0.0;
-  const auto width_of = [&](double value) {
-    const double fraction = scaled ? std::clamp(Clean(value) / scale_max, 0.0, 1.0) : 0.0;
-    return std::clamp(static_cast<int64_t>(std::llround(fraction * static_cast<double>(bar_area))),
-                      int64_t{0}, bar_area);
-  };
-
+  const BarLayout l = LayoutBars(bars, 40, 160 * kHundredths, scale_max);
   const int64_t rows = static_cast<int64_t>(bars.size());
-  std::string out = SvgOpen(rows * kRow + 22 + 2 * 18, aria_label);
+  std::string out = SvgOpen(rows * kBarRow + 22 + 2 * 18, aria_label);
   for (int64_t i = 0; i < rows; ++i) {
     const FloorBar& bar = bars[static_cast<size_t>(i)];
-    const int64_t actual = width_of(bar.actual);
-    const int64_t top = i * kRow * kHundredths;
+    const int64_t actual = l.Width(bar.actual);
+    const int64_t top = i * kBarRow * kHundredths;
     out +=
-        "<g>" + Title(bar.title) +
-        Text(label_w - 6 * kHundredths, top + 14 * kHundredths, bar.label, "end", kMonoFont, 11) +
-        Rect(label_w, top + 3 * kHundredths, actual, 14 * kHundredths, kGpuBusyColor) +
-        Rect(label_w, top + 7 * kHundredths, width_of(bar.floor), 6 * kHundredths, kFloorColor) +
-        Text(label_w + actual + 4 * kHundredths, top + 14 * kHundredths, bar.value_text, "start",
-             kFont, 11) +
-        "</g>\n";
+        "<g>" + Title(bar.title) + l.Label(i, bar.label) +
+        Rect(l.label_w, top + 3 * kHundredths, actual, 14 * kHundredths, kGpuBusyColor) +
+        Rect(l.label_w, top + 7 * kHundredths, l.Width(bar.floor), 6 * kHundredths, kFloorColor) +
+        l.Value(i, actual, bar.value_text) + "</g>\n";
   }
-  const int64_t axis = rows * kRow * kHundredths + 2 * kHundredths;
-  out += Rect(label_w, axis, bar_area, 1 * kHundredths, "#888") + "\n";
-  out += Text(label_w, axis + 14 * kHundredths, "0", "start", kFont, 11) +
-         Text(label_w + bar_area, axis + 14 * kHundredths, scale_text, "end", kFont, 11) + "\n";
-  const int64_t legend = rows * kRow + 24;
+  out += l.Axis(rows, scale_text);
+  const int64_t legend = rows * kBarRow + 24;
   out += LegendLine(legend, kGpuBusyColor, "actual ms/token");
   out += LegendLine(legend + 18, kFloorColor, "floor ms/token (its bytes at the peak bandwidth)");
   out += "</svg>";
