@@ -227,6 +227,22 @@ Json KernelJson(const DiffKernel& kernel, bool before, bool after) {
   return out;
 }
 
+// Figure rows as JSON objects: figure, label, before, after, change, ratio.
+Json RowsJson(const std::vector<DiffRow>& rows) {
+  Json out = Json::array();
+  for (const DiffRow& row : rows) {
+    Json item = Json::object();
+    item["figure"] = row.key;
+    item["label"] = row.label;
+    item["before"] = FigureJson(row.before);
+    item["after"] = FigureJson(row.after);
+    item["change"] = OptionalJson(row.change);
+    item["ratio"] = OptionalJson(row.ratio);
+    out.push_back(std::move(item));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string RenderDiffMarkdown(const SummaryDiff& diff) {
@@ -247,30 +263,9 @@ std::string RenderDiffJson(const SummaryDiff& diff) {
   out["before"] = RunJson(diff.before_path, diff.before_name);
   out["after"] = RunJson(diff.after_path, diff.after_name);
   // ordered_json keeps its members in a vector: build each member whole, then add it.
-  Json per_token = Json::array();
-  for (const DiffRow& row : diff.per_token) {
-    Json item = Json::object();
-    item["figure"] = row.key;
-    item["label"] = row.label;
-    item["before"] = FigureJson(row.before);
-    item["after"] = FigureJson(row.after);
-    item["change"] = OptionalJson(row.change);
-    item["ratio"] = OptionalJson(row.ratio);
-    per_token.push_back(std::move(item));
-  }
-  out["per_token"] = std::move(per_token);
+  out["per_token"] = RowsJson(diff.per_token);
   if (diff.speed_of_light) {
-    Json figures = Json::array();
-    for (const DiffRow& row : diff.speed_of_light->figures) {
-      Json item = Json::object();
-      item["figure"] = row.key;
-      item["label"] = row.label;
-      item["before"] = FigureJson(row.before);
-      item["after"] = FigureJson(row.after);
-      item["change"] = OptionalJson(row.change);
-      item["ratio"] = OptionalJson(row.ratio);
-      figures.push_back(std::move(item));
-    }
+    Json figures = RowsJson(diff.speed_of_light->figures);
     Json units = Json::array();
     for (const DiffSolUnit& unit : diff.speed_of_light->units) {
       Json item = Json::object();
