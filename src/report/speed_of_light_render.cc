@@ -129,6 +129,7 @@ SpeedOfLightSection SpeedOfLightSectionOf(const analysis::SpeedOfLight& l) {
   s.peak_bandwidth_gbps = rate(l.in.peak_gbps);
   s.peak_source = l.in.peak_source;
   s.peak_detail = l.in.peak_detail;
+  s.decode_steps = base::PyRound(l.in.steps, 3);
   s.floor_ms_per_token = ms(l.floor_ms_per_token);
   s.wall_ms_per_token = ms(l.wall_ms_per_token);
   s.achieved_gbps = rate(l.achieved_gbps);

@@ -286,21 +286,29 @@ base::StatusOr<std::optional<SpeedOfLightSection>> ReadSpeedOfLight(const Json& 
   return std::optional<SpeedOfLightSection>(std::move(s));
 }
 
-base::JsonValue SpeedOfLightJson(const SpeedOfLightSection& s) {
+base::JsonValue SpeedOfLightJson(const SpeedOfLightSection& s, bool summary_form) {
   base::JsonValue o = base::JsonValue::MakeObject();
-  AddString(o, "model", s.model);
-  AddString(o, "model_source", s.model_source);
-  AddString(o, "architecture", s.architecture);
-  AddString(o, "weight_format", s.weight_format);
+  const auto add_string = [&](base::JsonValue& object, const char* key, const std::string& v) {
+    if (summary_form) {
+      object.Add(key, base::JsonValue::Str(v));
+    } else {
+      AddString(object, key, v);
+    }
+  };
+  add_string(o, "model", s.model);
+  add_string(o, "model_source", s.model_source);
+  add_string(o, "architecture", s.architecture);
+  add_string(o, "weight_format", s.weight_format);
   AddNumber(o, "context_tokens", s.context_tokens);
-  AddString(o, "context_source", s.context_source);
+  add_string(o, "context_source", s.context_source);
   AddBytes(o, "weight_bytes", s.weight_bytes);
   AddBytes(o, "kv_bytes_per_token", s.kv_bytes_per_token);
   AddBytes(o, "state_bytes_per_token", s.state_bytes_per_token);
   AddBytes(o, "bytes_per_token", s.bytes_per_token);
   AddNumber(o, "peak_bandwidth_gbps", s.peak_bandwidth_gbps);
-  AddString(o, "peak_source", s.peak_source);
-  AddString(o, "peak_detail", s.peak_detail);
+  add_string(o, "peak_source", s.peak_source);
+  add_string(o, "peak_detail", s.peak_detail);
+  AddNumber(o, "decode_steps", s.decode_steps);
   AddNumber(o, "floor_ms_per_token", s.floor_ms_per_token);
   AddNumber(o, "wall_ms_per_token", s.wall_ms_per_token);
   AddNumber(o, "achieved_gbps", s.achieved_gbps);
@@ -319,7 +327,7 @@ base::JsonValue SpeedOfLightJson(const SpeedOfLightSection& s) {
     AddNumber(object, "wall", d.wall);
     o.Add("decomposition_ms_per_token", std::move(object));
   }
-  if (!s.classes.empty()) {
+  if (summary_form || !s.classes.empty()) {
     base::JsonValue classes = base::JsonValue::MakeObject();
     for (const SpeedOfLightClass& c : s.classes) {
       base::JsonValue entry = base::JsonValue::MakeObject();
@@ -333,7 +341,7 @@ base::JsonValue SpeedOfLightJson(const SpeedOfLightSection& s) {
     }
     o.Add("classes", std::move(classes));
   }
-  if (!s.units.empty()) {
+  if (summary_form || !s.units.empty()) {
     base::JsonValue units = base::JsonValue::MakeObject();
     for (const SpeedOfLightUnit& u : s.units) {
       base::JsonValue entry = base::JsonValue::MakeObject();
@@ -346,7 +354,7 @@ base::JsonValue SpeedOfLightJson(const SpeedOfLightSection& s) {
     }
     o.Add("units", std::move(units));
   }
-  if (!s.notes.empty()) o.Add("notes", StringsJson(s.notes));
+  if (summary_form || !s.notes.empty()) o.Add("notes", StringsJson(s.notes));
   return o;
 }
 

@@ -70,7 +70,10 @@ struct SpeedOfLightSection {
   std::optional<double> peak_bandwidth_gbps;  // 10^9 bytes per second
   std::string peak_source;                    // "measured", "table" or "option"
   std::string peak_detail;                    // "table: NVIDIA H200, 4800 GB/s (...)"
-  std::optional<double> floor_ms_per_token;   // bytes_per_token ÷ peak
+  // The decode steps the window holds (summarize writes it; ReadSpeedOfLight leaves it unset,
+  // so report's JSON stays as it was).
+  std::optional<double> decode_steps;
+  std::optional<double> floor_ms_per_token;  // bytes_per_token ÷ peak
   std::optional<double> wall_ms_per_token;
   std::optional<double> achieved_gbps;  // bytes_per_token ÷ wall
   std::optional<double> mbu_pct;        // floor ÷ wall × 100
@@ -106,9 +109,10 @@ inline constexpr double kSolSumAbsSlackMs = 0.01;  // 1 % of wall + 0.01 ms
 base::StatusOr<std::optional<SpeedOfLightSection>> ReadSpeedOfLight(
     const nlohmann::ordered_json& summary, const std::string& path);
 
-// The section as the JSON object above (for summarize): members in the order of the struct,
-// absent ones left out; byte counts that are whole numbers below 2^53 as JSON integers.
-base::JsonValue SpeedOfLightJson(const SpeedOfLightSection& section);
+// The section as the JSON object above: members in the order of the struct, absent ones left
+// out; byte counts that are whole numbers below 2^53 as JSON integers. `summary_form`: as the
+// summary holds it (summary_json.h): empty strings, classes, units and notes written too.
+base::JsonValue SpeedOfLightJson(const SpeedOfLightSection& section, bool summary_form = false);
 
 // The one-line headline, without a prefix or newline:
 // "6.31 ms/token vs a floor of 3.14 ms (15.09 GB/token at 4800 GB/s, table: NVIDIA H200) —

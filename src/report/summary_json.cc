@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "src/base/py_format.h"
+#include "src/report/speed_of_light_render.h"
+#include "src/report/speed_of_light_section.h"
 
 namespace decodeprof::report {
 
@@ -30,66 +32,6 @@ void AddWallFields(JsonValue& unit, const std::string& prefix, const std::string
   unit.Add(ceiling_prefix + "ceiling_wall", JsonValue::OptFloat(w.ceiling_wall));
   unit.Add(ceiling_prefix + "plain_ceiling_wall_est",
            JsonValue::OptFloat(w.plain_ceiling_wall_est));
-}
-
-// The speed-of-light ledger (analysis/speed_of_light.h): bytes as integers, times in ms to 4
-// places, rates to 1, percentages to 2, speedups to 3.
-void AddSpeedOfLight(const analysis::SpeedOfLight& l, JsonValue& doc) {
-  const auto bytes = [](double b) { return JsonValue::Int(base::PyRoundToInt(b)); };
-  const auto ms = [](double v) { return JsonValue::Float(base::PyRound(v, 4)); };
-  const auto rate = [](double v) { return JsonValue::Float(base::PyRound(v, 1)); };
-  const auto pct = [](double v) { return JsonValue::Float(base::PyRound(v, 2)); };
-  const auto times = [](double v) { return JsonValue::Float(base::PyRound(v, 3)); };
-  JsonValue& o = doc.Add("speed_of_light", JsonValue::MakeObject());
-  o.Add("model", JsonValue::Str(l.in.model));
-  o.Add("model_source", JsonValue::Str(l.in.model_source));
-  o.Add("architecture", JsonValue::Str(l.in.architecture));
-  o.Add("weight_format", JsonValue::Str(l.in.weight_format));
-  o.Add("context_tokens", JsonValue::Float(base::PyRound(l.in.context_tokens, 1)));
-  o.Add("context_source", JsonValue::Str(l.in.context_source));
-  o.Add("weight_bytes", bytes(l.in.weight_bytes));
-  o.Add("kv_bytes_per_token", bytes(l.in.kv_bytes));
-  o.Add("state_bytes_per_token", bytes(l.in.state_bytes));
-  o.Add("bytes_per_token", bytes(l.bytes_per_token));
-  o.Add("peak_bandwidth_gbps", rate(l.in.peak_gbps));
-  o.Add("peak_source", JsonValue::Str(l.in.peak_source));
-  o.Add("peak_detail", JsonValue::Str(l.in.peak_detail));
-  o.Add("decode_steps", JsonValue::Float(base::PyRound(l.in.steps, 3)));
-  o.Add("floor_ms_per_token", ms(l.floor_ms_per_token));
-  o.Add("wall_ms_per_token", ms(l.wall_ms_per_token));
-  o.Add("achieved_gbps", rate(l.achieved_gbps));
-  o.Add("mbu_pct", pct(l.mbu_pct));
-  o.Add("to_the_floor", times(l.to_the_floor));
-  JsonValue& d = o.Add("decomposition_ms_per_token", JsonValue::MakeObject());
-  d.Add("floor", ms(l.floor));
-  JsonValue& du = d.Add("units", JsonValue::MakeObject());
-  for (const auto& [id, excess] : l.unit_excess) du.Add(id, ms(excess));
-  d.Add("other_kernels", ms(l.other_kernels));
-  d.Add("overlap", ms(l.overlap));
-  d.Add("host_gap", ms(l.host_gap));
-  d.Add("wall", ms(l.wall_ms_per_token));
-  JsonValue& classes = o.Add("classes", JsonValue::MakeObject());
-  for (const analysis::SpeedOfLightClass& c : l.classes) {
-    JsonValue& e = classes.Add(c.name, JsonValue::MakeObject());
-    JsonValue& m = e.Add("moves", JsonValue::MakeArray());
-    for (const std::string& kind : c.moves) m.Push(JsonValue::Str(kind));
-    e.Add("bytes_per_token", bytes(c.bytes_per_token));
-    e.Add("ms_per_token", ms(c.ms_per_token));
-    e.Add("floor_ms_per_token", ms(c.floor_ms_per_token));
-    e.Add("achieved_gbps", c.achieved_gbps ? rate(*c.achieved_gbps) : JsonValue::Null());
-    e.Add("pct_of_peak", c.pct_of_peak ? pct(*c.pct_of_peak) : JsonValue::Null());
-  }
-  JsonValue& units = o.Add("units", JsonValue::MakeObject());
-  for (const analysis::SpeedOfLightUnit& u : l.units) {
-    JsonValue& e = units.Add(u.id, JsonValue::MakeObject());
-    e.Add("bytes_per_token", bytes(u.bytes_per_token));
-    e.Add("ms_per_token", ms(u.ms_per_token));
-    e.Add("floor_ms_per_token", ms(u.floor_ms_per_token));
-    e.Add("excess_ms_per_token", ms(u.excess_ms_per_token));
-    e.Add("ceiling_to_floor", times(u.ceiling_to_floor));
-  }
-  JsonValue& notes = o.Add("notes", JsonValue::MakeArray());
-  for (const std::string& n : l.notes) notes.Push(JsonValue::Str(n));
 }
 
 }  // namespace
@@ -352,7 +294,11 @@ JsonValue SummaryToJson(const analysis::Summary& s) {
     col.Add("slowest_rank", JsonValue::OptInt(c.slowest_rank));
     col.Add("matched", JsonValue::Bool(c.matched));
   }
-  if (s.speed_of_light) AddSpeedOfLight(*s.speed_of_light, doc);
+  // The speed-of-light ledger, rounded and written as report reads it back.
+  if (s.speed_of_light) {
+    doc.Add("speed_of_light",
+            SpeedOfLightJson(SpeedOfLightSectionOf(*s.speed_of_light), /*summary_form=*/true));
+  }
   return doc;
 }
 
