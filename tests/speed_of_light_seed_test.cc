@@ -16,6 +16,7 @@
 #include <sstream>
 #include <string>
 
+#include "src/analysis/speed_of_light.h"
 #include "src/model/model_bytes.h"
 
 namespace decodeprof {
@@ -91,6 +92,15 @@ TEST(SeedBandwidthTest, GraniteSsmStateIs113MegabytesAToken) {
   EXPECT_NEAR(state, ssm + 36.0 * 3328 * 3 * 4 * 2, 1.0);
   // "≈0.6 ms at 180 GB/s".
   EXPECT_NEAR(ssm / 180e9 * 1e3, 0.63, 0.01);
+}
+
+// The byte kinds a pack's `moves` names (analysis) are the model's, spelled alike.
+TEST(SeedBandwidthTest, ThePacksByteKindsAreTheModelsByteKinds) {
+  for (const std::string_view name : analysis::kMovableBytes) {
+    model::ByteKind kind;
+    ASSERT_TRUE(model::ParseByteKind(name, kind)) << name;
+    EXPECT_EQ(std::string_view(model::ByteKindName(kind)), name);
+  }
 }
 
 }  // namespace
