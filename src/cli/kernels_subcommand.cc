@@ -92,12 +92,12 @@ int Census(const Options& options, const std::vector<std::string>& inputs) {
   PrintDiagnostics(kName, result->diagnostics, "");
   const pipeline::WindowSpec& window = options.request.window;
   if (window.kind == pipeline::WindowSpec::Kind::kRange && result->by_name.dispatches == 0) {
-    std::fprintf(
-        stderr,
-        "decodeprof: %s: warning: no dispatch starts inside --window %s (the device's "
-        "%lld dispatches start from %lld to %lld ns)\n",
-        kName, window.ToString().c_str(), static_cast<long long>(result->device_dispatches),
-        static_cast<long long>(result->first_start), static_cast<long long>(result->last_start));
+    const std::string detail = "no dispatch starts inside --window " + window.ToString() +
+                               " (the device's " + std::to_string(result->device_dispatches) +
+                               " dispatches start from " + std::to_string(result->first_start) +
+                               " to " + std::to_string(result->last_start) + " ns)";
+    std::fprintf(stderr, "%s\n",
+                 trace::DiagnosticLine(kName, trace::Diag::kKernelsWindowEmpty, detail).c_str());
   }
 
   report::CensusHeading heading;

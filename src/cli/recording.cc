@@ -16,13 +16,14 @@
 #include "src/device/peak_bandwidth.h"
 #include "src/native_format/native_writer.h"
 #include "src/record/rocprofv3_runner.h"
+#include "src/trace/diagnostics.h"
 
 namespace decodeprof::cli {
 namespace {
 
-void Warn(std::string_view subcommand, const std::string& message) {
-  std::fprintf(stderr, "decodeprof: %.*s: warning: %s\n", static_cast<int>(subcommand.size()),
-               subcommand.data(), message.c_str());
+// One occurrence of `code` (trace/diagnostics_list.h), `detail` saying what happened.
+void Warn(std::string_view subcommand, trace::Diag code, const std::string& detail) {
+  std::fprintf(stderr, "%s\n", trace::DiagnosticLine(subcommand, code, detail).c_str());
 }
 
 using MetaEntries = std::vector<std::pair<std::string, std::string>>;
@@ -36,7 +37,8 @@ MetaEntries MeasureBandwidthBeforeRecording(std::string_view subcommand, int& in
   char exe[PATH_MAX];
   const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
   if (n <= 0) {
-    Warn(subcommand, "the bandwidth was not measured: cannot find this binary (/proc/self/exe)");
+    Warn(subcommand, trace::Diag::kBandwidthNotMeasured,
+         "the bandwidth was not measured: cannot find this binary (/proc/self/exe)");
     return {};
   }
   exe[n] = '\0';
@@ -45,7 +47,7 @@ MetaEntries MeasureBandwidthBeforeRecording(std::string_view subcommand, int& in
                     "/decodeprof-bandwidth-XXXXXX.json";
   const int fd = ::mkstemps(tmp.data(), 5);
   if (fd < 0) {
-    Warn(subcommand,
+    Warn(subcommand, trace::Diag::kBandwidthNotMeasured,
          "the bandwidth was not measured: cannot create " + tmp + ": " + std::strerror(errno));
     return {};
   }
@@ -54,15 +56,18 @@ MetaEntries MeasureBandwidthBeforeRecording(std::string_view subcommand, int& in
       {exe, "bandwidth", "-o", tmp}, record::CurrentEnvironment(), /*root_pid_env=*/"");
   MetaEntries entries;
   if (!run.ok()) {
-    Warn(subcommand, "the bandwidth was not measured: " + run.status().ToString());
+    Warn(subcommand, trace::Diag::kBandwidthNotMeasured,
+         "the bandwidth was not measured: " + run.status().ToString());
   } else if (run->term_signal == SIGINT || run->term_signal == SIGTERM ||
              run->term_signal == SIGHUP || run->term_signal == SIGQUIT) {
     interrupted = run->term_signal;
   } else if (run->status != 0) {
-    Warn(subcommand, "the bandwidth was not measured (decodeprof bandwidth exited " +
-                         std::to_string(run->status) + "); the trace goes without it");
+    Warn(subcommand, trace::Diag::kBandwidthNotMeasured,
+         "the bandwidth was not measured (decodeprof bandwidth exited " +
+             std::to_string(run->status) + "); the trace goes without it");
   } else if (auto meta = device::MeasurementMeta(tmp); !meta.ok()) {
-    Warn(subcommand, "the bandwidth was not measured: " + meta.status().ToString());
+    Warn(subcommand, trace::Diag::kBandwidthNotMeasured,
+         "the bandwidth was not measured: " + meta.status().ToString());
   } else {
     entries = std::move(*meta);
   }
@@ -92,8 +97,9 @@ RecordingOutcome RecordCommand(std::string_view subcommand, const record::Record
     int interrupted = 0;
     peak_meta = MeasureBandwidthBeforeRecording(subcommand, interrupted);
     if (interrupted != 0) {
-      Warn(subcommand, "stopped by signal " + std::to_string(interrupted) +
-                           " while measuring the bandwidth; the command was not started");
+      Warn(subcommand, trace::Diag::kBandwidthMeasurementStopped,
+           "stopped by signal " + std::to_string(interrupted) +
+               " while measuring the bandwidth; the command was not started");
       outcome.status = 128 + interrupted;
       return outcome;
     }
@@ -102,7 +108,8 @@ RecordingOutcome RecordCommand(std::string_view subcommand, const record::Record
       options.backend == record::Backend::kCupti
           ? record::RecordWithCupti(options, ExeDir(), getenv, &warnings)
           : record::RecordWithRocprofv3(options, getenv, &conversion);
-  for (const std::string& w : warnings) Warn(subcommand, w);
+  for (const std::string& w : warnings)
+    Warn(subcommand, trace::Diag::kInjectionVariableReplaced, w);
   if (!result.ok()) {
     outcome.status = ReportError(subcommand, result.status());
     return outcome;
@@ -117,7 +124,8 @@ RecordingOutcome RecordCommand(std::string_view subcommand, const record::Record
   if (!peak_meta.empty() && ::access(options.output.c_str(), F_OK) == 0) {
     if (base::Status stored = native_format::SetMetaInFile(options.output, peak_meta);
         !stored.ok()) {
-      Warn(subcommand, "the measured bandwidth was not stored: " + stored.ToString());
+      Warn(subcommand, trace::Diag::kBandwidthNotStored,
+           "the measured bandwidth was not stored: " + stored.ToString());
     }
   }
 
@@ -129,7 +137,7 @@ RecordingOutcome RecordCommand(std::string_view subcommand, const record::Record
       std::fprintf(stderr, "decodeprof: %.*s: %s\n", static_cast<int>(subcommand.size()),
                    subcommand.data(), record::FormatSummary(options.output, *summary).c_str());
       if (summary->sample_steps > 1 && summary->only_range_periods == 0) {
-        Warn(subcommand,
+        Warn(subcommand, trace::Diag::kNoSampledStep,
              "no step was recorded kernel by kernel: " +
                  (summary->sample_steps_seen == 0
                       ? "NVTX range '" + summary->sample_range + "' never opened while CUDA was up"
@@ -137,7 +145,7 @@ RecordingOutcome RecordCommand(std::string_view subcommand, const record::Record
                             " steps, fewer than --sample-steps needs") +
                  " (name the engine's step range with --step-range, or use --sample-time)");
       } else if (!summary->sample_time.empty() && summary->sample_periods == 0) {
-        Warn(subcommand,
+        Warn(subcommand, trace::Diag::kNoSampledPeriod,
              "no period was recorded kernel by kernel: the program ended before the first "
              "period of --sample-time " +
                  summary->sample_time +
@@ -145,18 +153,20 @@ RecordingOutcome RecordCommand(std::string_view subcommand, const record::Record
                  "--sample-steps N for a short decode");
       } else if (!summary->only_range.empty() && summary->only_range_periods == 0) {
         Warn(
-            subcommand,
+            subcommand, trace::Diag::kOnlyRangeNeverOpened,
             "no CUDA activity was recorded: NVTX range '" + summary->only_range +
                 "' never opened while CUDA was up" +
                 (summary->only_range_switch_failures > 0 ? ", or CUPTI refused to switch on" : ""));
       } else if (summary->only_range_switch_failures > 0) {
-        Warn(subcommand, "CUPTI refused " + std::to_string(summary->only_range_switch_failures) +
-                             " switches of --only-range (meta only_range_warnings says what)");
+        Warn(subcommand, trace::Diag::kOnlyRangeSwitchFailures,
+             "CUPTI refused " + std::to_string(summary->only_range_switch_failures) +
+                 " switches of --only-range (meta only_range_warnings says what)");
       }
       if (summary->dropped_records > 0) {
-        Warn(subcommand, "the trace lost " + std::to_string(summary->dropped_records) +
-                             " records (see its counters table); raise "
-                             "DECODEPROF_RECORD_MAX_BUFFERS");
+        Warn(subcommand, trace::Diag::kRecorderLostRecords,
+             "the trace lost " + std::to_string(summary->dropped_records) +
+                 " records (see its counters table); raise "
+                 "DECODEPROF_RECORD_MAX_BUFFERS");
       }
     }
   }

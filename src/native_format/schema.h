@@ -13,6 +13,8 @@
 
 #include <string_view>
 
+#include "src/trace/diagnostics_list.h"
+
 namespace decodeprof::native_format {
 
 // Version of the schema below. A reader refuses a file whose version is newer than its own.
@@ -133,9 +135,12 @@ inline constexpr std::string_view kMetaComplete =
     "complete";  // "0" while recording, "1" once closed
 inline constexpr std::string_view kMetaRecorder = "recorder";
 inline constexpr std::string_view kMetaRecordingStatus = "recording_status";  // "ok" or why not
+// What the recorder had to leave off ("MEMCPY: <CUPTI's error>; ..."), when anything.
+inline constexpr std::string_view kMetaWarnings = "warnings";
 
-// Counter names. Each data-loss counter counts records that were lost; readers add them up
-// as "dropped records".
+// Counter names. Each is a diagnostic code of source recorder in the one list
+// (trace/diagnostics_list.h: its severity and meaning); the data-loss ones count records that
+// were lost, and readers add them up as "dropped records".
 inline constexpr std::string_view kCounterCuptiDropped = "cupti_dropped_records";
 inline constexpr std::string_view kCounterTranslationFailures = "translation_failures";
 inline constexpr std::string_view kCounterIncompleteKernels = "incomplete_kernel_records";
@@ -148,11 +153,50 @@ inline constexpr std::string_view kCounterNvtxUnmatchedPops = "nvtx_unmatched_po
 inline constexpr std::string_view kCounterNvtxUnendedRanges = "nvtx_unended_ranges";
 inline constexpr std::string_view kCounterUnknownRecords = "unknown_record_kinds";
 
-// True for the counters above that count lost records.
-constexpr bool IsDataLossCounter(std::string_view name) {
-  return name == kCounterCuptiDropped || name == kCounterTranslationFailures ||
-         name == kCounterIncompleteKernels || name == kCounterNvtxQueueFull ||
-         name == kCounterWriteFailures;
+// The list's recorder codes: name and severity (header-only: no trace model is linked).
+struct RecorderCounterInfo {
+  std::string_view name;
+  trace::Severity severity;
+};
+inline constexpr RecorderCounterInfo kRecorderCounters[] = {
+#define DECODEPROF_NF_COUNTER(code, name, severity, source, meaning)                  \
+  {trace::DiagSource::source == trace::DiagSource::kRecorder ? std::string_view(name) \
+                                                             : std::string_view(),    \
+   trace::Severity::severity},
+    DECODEPROF_DIAGNOSTICS(DECODEPROF_NF_COUNTER)
+#undef DECODEPROF_NF_COUNTER
+};
+
+// True for a counter the list knows (a code of source recorder).
+constexpr bool IsRecorderCounter(std::string_view name) {
+  for (const RecorderCounterInfo& c : kRecorderCounters) {
+    if (!c.name.empty() && c.name == name) return true;
+  }
+  return false;
 }
+
+// True for the counters that count lost records (data-loss severity in the list).
+constexpr bool IsDataLossCounter(std::string_view name) {
+  for (const RecorderCounterInfo& c : kRecorderCounters) {
+    if (!c.name.empty() && c.name == name) return c.severity == trace::Severity::kDataLoss;
+  }
+  return false;
+}
+
+static_assert(IsDataLossCounter(kCounterCuptiDropped) &&
+                  IsDataLossCounter(kCounterTranslationFailures) &&
+                  IsDataLossCounter(kCounterIncompleteKernels) &&
+                  IsDataLossCounter(kCounterNvtxQueueFull) &&
+                  IsDataLossCounter(kCounterWriteFailures),
+              "the data-loss counters are data-loss codes of source recorder in the list");
+static_assert(IsRecorderCounter(kCounterBufferPoolExhausted) &&
+                  IsRecorderCounter(kCounterNvtxUnmatchedPops) &&
+                  IsRecorderCounter(kCounterNvtxUnendedRanges) &&
+                  IsRecorderCounter(kCounterUnknownRecords) &&
+                  !IsDataLossCounter(kCounterBufferPoolExhausted) &&
+                  !IsDataLossCounter(kCounterNvtxUnmatchedPops) &&
+                  !IsDataLossCounter(kCounterNvtxUnendedRanges) &&
+                  !IsDataLossCounter(kCounterUnknownRecords),
+              "the informational counters are codes of source recorder in the list");
 
 }  // namespace decodeprof::native_format

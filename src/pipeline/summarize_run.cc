@@ -263,25 +263,6 @@ void AddAnalysisDiagnostics(const SummarizeRequest& req, const analysis::Summary
   }
 }
 
-// The summary's warnings of recorder trouble, in the words decodeprof always used.
-void AddRecorderWarnings(const trace::Diagnostics& diag, std::vector<std::string>& warnings) {
-  int64_t lost = 0;
-  for (const trace::DiagnosticEntry& e : diag.entries()) {
-    if (e.code <= trace::Diag::kWriteFailures && __builtin_add_overflow(lost, e.count, &lost)) {
-      lost = INT64_MAX;  // counters of a damaged file: saturate
-    }
-  }
-  if (lost > 0) {
-    warnings.push_back("the recorder lost " + std::to_string(lost) +
-                       " records: the figures undercount");
-  }
-  if (diag.count(trace::Diag::kTraceIncomplete) > 0) {
-    warnings.push_back(
-        "the trace was not closed by its recorder (killed?): read up to its "
-        "last commit");
-  }
-}
-
 // The files summarize reads: no output may replace one of them.
 std::vector<std::string> InputsOf(const SummarizeRequest& req) {
   std::vector<std::string> inputs = {req.trace, req.log, req.pack, req.units};
@@ -865,7 +846,10 @@ base::Status ComputeRun(const SummarizeRequest& req, ComputedRun& run) {
     info.diagnostics.Add(trace::Diag::kLogMarksUnused, 1,
                          {req.log, "", "the window comes from " + loaded.trace.marks_source});
   }
-  AddRecorderWarnings(info.diagnostics, result.summary.warnings);
+  // The summary's warnings of recorder trouble, in the words decodeprof always used.
+  for (std::string& warning : trace::RecorderWarnings(info.diagnostics)) {
+    result.summary.warnings.push_back(std::move(warning));
+  }
   AddAnalysisDiagnostics(req, result.summary, attribution, info.diagnostics);
   DP_RETURN_IF_ERROR(
       AddSpeedOfLight(req, model, in, attribution, loaded, result, info.diagnostics));

@@ -14,6 +14,7 @@
 #include "src/native_format/native_writer.h"
 #include "src/native_format/schema.h"
 #include "src/pipeline/summarize_run.h"
+#include "src/trace/diagnostics.h"
 
 namespace decodeprof::pipeline {
 namespace {
@@ -37,6 +38,7 @@ class SummarizeTraceTest : public ::testing::Test {
     std::vector<std::pair<std::string, int64_t>> counters;
     bool close = true;
     std::string recording_status = "ok";
+    std::string recorder_warnings;  // meta `warnings` (what CUPTI refused), when not empty
     // A cuBLAS GEMV: its name tells the pack (pytorch-cuda) and its class (gemv).
     std::string kernel = "void cublasLt::gemv_kernel<float>(params)";
     // Each step is one graph launch of two kernels, and the trace lost the launch calls: the
@@ -94,6 +96,9 @@ class SummarizeTraceTest : public ::testing::Test {
     }
     for (const auto& [counter, value] : o.counters) EXPECT_TRUE(w.SetCounter(counter, value).ok());
     EXPECT_TRUE(w.SetMeta(nf::kMetaRecordingStatus, o.recording_status).ok());
+    if (!o.recorder_warnings.empty()) {
+      EXPECT_TRUE(w.SetMeta(nf::kMetaWarnings, o.recorder_warnings).ok());
+    }
     if (o.close) {
       EXPECT_TRUE(w.Close().ok());
     } else {
@@ -265,6 +270,42 @@ TEST_F(SummarizeTraceTest, AnUnclosedFileAndAFailedRecordingAreDiagnostics) {
   EXPECT_EQ(s["diagnostics"][0]["severity"], "data-loss");
   EXPECT_EQ(s["diagnostics"][1]["code"], "recording_not_ok");
   EXPECT_EQ(s["diagnostics"][1]["first"]["detail"], "CUPTI subscribe failed");
+}
+
+// A trace whose memcpy and launch records CUPTI refused (the recorder's meta `warnings`) is
+// summarized with a warning naming what was refused; its figures stand.
+TEST_F(SummarizeTraceTest, RecordKindsCuptiRefusedAreAWarning) {
+  const std::string refused =
+      "MEMCPY: CUPTI_ERROR_NOT_SUPPORTED; cudaLaunchKernel: CUPTI_ERROR_NOT_SUPPORTED";
+  auto r = RunSummarize(Request(WriteTrace({.recorder_warnings = refused})));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->summary.decode_dispatches, 4);
+  const nlohmann::json s = Summary();
+  ASSERT_EQ(s["diagnostics"].size(), 1u) << s["diagnostics"].dump();
+  EXPECT_EQ(s["diagnostics"][0]["code"], "recorder_records_off");
+  EXPECT_EQ(s["diagnostics"][0]["severity"], "warning");
+  EXPECT_EQ(s["diagnostics"][0]["first"]["position"], "meta warnings");
+  EXPECT_EQ(s["diagnostics"][0]["first"]["detail"], refused);
+  // A warning, not lost records: the summary's free-text warnings stay empty.
+  EXPECT_TRUE(s["warnings"].empty()) << s["warnings"].dump();
+}
+
+// The lost records and an unclosed file give the summary's two recorder warnings, in the words
+// of trace::RecorderWarnings.
+TEST_F(SummarizeTraceTest, LostRecordsAndAnUnclosedFileAreTheSummarysWarnings) {
+  auto r = RunSummarize(Request(WriteTrace({.counters = {{"cupti_dropped_records", 3},
+                                                         {"write_failures", 2},
+                                                         {"nvtx_unmatched_pops", 9}},
+                                            .close = false})));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const nlohmann::json s = Summary();
+  ASSERT_EQ(s["warnings"].size(), 2u) << s["warnings"].dump();
+  EXPECT_EQ(s["warnings"][0], "the recorder lost 5 records: the figures undercount");
+  EXPECT_EQ(s["warnings"][1],
+            "the trace was not closed by its recorder (killed?): read up to its last commit");
+  for (const auto& text : s["warnings"]) {
+    EXPECT_TRUE(trace::IsRecorderWarning(text.get<std::string>())) << text;
+  }
 }
 
 }  // namespace

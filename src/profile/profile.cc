@@ -20,6 +20,7 @@
 #include "src/profile/log_filter.h"
 #include "src/profile/process.h"
 #include "src/record/rocprofv3_runner.h"
+#include "src/trace/diagnostics.h"
 
 namespace decodeprof::profile {
 namespace {
@@ -274,7 +275,8 @@ class Job {
               : text.status();
       // With rocpd, --stats may write no CSV: the database is the record.
       if (!copied.ok() && (!rocpd || text.ok())) {
-        reporter_.Note("warning: no kernel stats published: " + copied.ToString());
+        reporter_.Note(trace::DiagnosticText(trace::Diag::kKernelStatsNotPublished,
+                                             "no kernel stats published: " + copied.ToString()));
       }
     }
     request.log = bench_out;
@@ -300,7 +302,7 @@ class Job {
       for (const std::string& note : result->notes) reporter.Note(request.name + ": " + note);
       const analysis::Summary& s = result->summary;
       for (const std::string& warning : s.warnings) {
-        reporter.Note(request.name + ": warning: " + warning);
+        reporter.Note(request.name + ": " + trace::SummaryWarningText(warning));
       }
       const auto py = [](const std::optional<double>& v) {
         return v ? base::PyRepr(*v) : std::string("None");

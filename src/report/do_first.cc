@@ -171,10 +171,7 @@ std::vector<std::string> WarningTexts(const SummaryFile& summary, bool records_l
   for (const Json& warning : warnings) {
     if (!warning.is_string()) continue;
     const std::string& text = warning.get_ref<const std::string&>();
-    if (records_lost_flagged && (text.starts_with("the recorder lost ") ||
-                                 text.starts_with("the trace was not closed by its recorder"))) {
-      continue;
-    }
+    if (records_lost_flagged && trace::IsRecorderWarning(text)) continue;
     texts.push_back(OneLine(text));
   }
   return texts;
@@ -607,6 +604,29 @@ std::optional<std::pair<double, double>> WallParts(const Section& section,
 
 // ---------------------------------------------------------------------------------------
 
+std::optional<trace::Diag> TrustFlagCode(TrustFlagKind kind) {
+  switch (kind) {
+    case TrustFlagKind::kPlainSlower:
+      return trace::Diag::kPlainSlower;
+    case TrustFlagKind::kHighProfilerCost:
+      return trace::Diag::kHighProfilerCost;
+    case TrustFlagKind::kNoisyPlainRuns:
+      return trace::Diag::kNoisyPlainRuns;
+    case TrustFlagKind::kFewTokens:
+      return trace::Diag::kFewTokens;
+    case TrustFlagKind::kNoTokenCount:
+      return trace::Diag::kNoTokenCount;
+    case TrustFlagKind::kStraddlingKernels:
+      return trace::Diag::kStraddlingDecodeStart;
+    case TrustFlagKind::kGapResidual:
+      return trace::Diag::kHostGapResidual;
+    case TrustFlagKind::kWarnings:
+    case TrustFlagKind::kRecordsLost:
+      break;
+  }
+  return std::nullopt;
+}
+
 TrustFlag MakeTrustFlag(TrustFlagKind kind, std::string detail) {
   const std::string tokens = std::to_string(kMinGeneratedTokens);
   const std::string cost_limit = Fixed(kProfilerCostFlagPct, 0) + " %";
@@ -745,7 +765,9 @@ std::vector<TrustFlag> TrustFlags(const SummaryFile& summary) {
   const std::vector<std::string> lost = DiagnosticTexts(summary, {"data-loss", "error"}, {});
   std::vector<std::string> warned = WarningTexts(summary, !lost.empty());
   for (std::string& text :
-       DiagnosticTexts(summary, {"warning"}, {"straddling_decode_start", "host_gap_residual"})) {
+       DiagnosticTexts(summary, {"warning"},
+                       {trace::Describe(*TrustFlagCode(TrustFlagKind::kStraddlingKernels)).name,
+                        trace::Describe(*TrustFlagCode(TrustFlagKind::kGapResidual)).name})) {
     warned.push_back("diagnostic " + text);
   }
   if (!warned.empty()) {

@@ -46,6 +46,7 @@
 
 #include "src/analysis/ranking.h"
 #include "src/report/summary_reader.h"
+#include "src/trace/diagnostics.h"
 
 namespace decodeprof::report {
 
@@ -77,6 +78,14 @@ enum class TrustFlagKind {
   kWarnings,           // `warnings`, diagnostics of warning severity
   kRecordsLost,        // diagnostics of data-loss (or error) severity
 };
+
+// The flag's code in the one diagnostics list (trace/diagnostics_list.h: severity, meaning,
+// docs): a code of source report for the five flags that no summary diagnostic stands for
+// (plain_slower, high_profiler_cost, noisy_plain_runs, few_tokens, no_token_count), the
+// diagnostic the flag reads for kStraddlingKernels and kGapResidual (straddling_decode_start,
+// host_gap_residual); none for kWarnings and kRecordsLost, which gather every code of warning
+// and of data-loss or error severity.
+std::optional<trace::Diag> TrustFlagCode(TrustFlagKind kind);
 
 struct TrustFlag {
   TrustFlagKind kind;

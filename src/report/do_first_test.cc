@@ -440,5 +440,35 @@ TEST(RenderDoFirstHtmlTest, SameContentEscaped) {
   EXPECT_EQ(TrustMarkHtml(Parsed(CleanRun())), "");
 }
 
+// Every flag kind is a code of the diagnostics list or reads codes of it; the five of source
+// report state the thresholds the flags use, and report --format json names them by code.
+TEST(TrustFlagsTest, EachKindIsACodeOfTheDiagnosticsList) {
+  const auto meaning = [](TrustFlagKind kind) {
+    return std::string(trace::Describe(*TrustFlagCode(kind)).meaning);
+  };
+  const auto has = [](const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+  };
+  for (const TrustFlagKind kind :
+       {TrustFlagKind::kPlainSlower, TrustFlagKind::kHighProfilerCost,
+        TrustFlagKind::kNoisyPlainRuns, TrustFlagKind::kFewTokens, TrustFlagKind::kNoTokenCount}) {
+    ASSERT_TRUE(TrustFlagCode(kind).has_value());
+    EXPECT_EQ(trace::Describe(*TrustFlagCode(kind)).source, trace::DiagSource::kReport);
+    EXPECT_EQ(trace::Describe(*TrustFlagCode(kind)).severity, trace::Severity::kWarning);
+  }
+  EXPECT_TRUE(has(meaning(TrustFlagKind::kPlainSlower),
+                  "more than " + std::to_string(static_cast<int>(kPlainSlowerNoisePct)) + " %"));
+  EXPECT_TRUE(has(meaning(TrustFlagKind::kHighProfilerCost),
+                  "more than " + std::to_string(static_cast<int>(kProfilerCostFlagPct)) + " %"));
+  EXPECT_TRUE(has(meaning(TrustFlagKind::kNoisyPlainRuns),
+                  "more than " + std::to_string(static_cast<int>(kPlainSpreadFlagPct)) + " %"));
+  EXPECT_TRUE(has(meaning(TrustFlagKind::kFewTokens),
+                  "fewer than " + std::to_string(kMinGeneratedTokens) + " generated tokens"));
+  EXPECT_EQ(TrustFlagCode(TrustFlagKind::kStraddlingKernels), trace::Diag::kStraddlingDecodeStart);
+  EXPECT_EQ(TrustFlagCode(TrustFlagKind::kGapResidual), trace::Diag::kHostGapResidual);
+  EXPECT_FALSE(TrustFlagCode(TrustFlagKind::kWarnings).has_value());
+  EXPECT_FALSE(TrustFlagCode(TrustFlagKind::kRecordsLost).has_value());
+}
+
 }  // namespace
 }  // namespace decodeprof::report

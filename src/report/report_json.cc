@@ -16,18 +16,14 @@ namespace {
 
 using base::JsonValue;
 
-const char* KindName(TrustFlagKind kind) {
+// The kind's name in the JSON: its code in the diagnostics list where it has one of its own
+// (source report), else a name of the kind.
+std::string KindName(TrustFlagKind kind) {
+  if (const std::optional<trace::Diag> code = TrustFlagCode(kind);
+      code && trace::Describe(*code).source == trace::DiagSource::kReport) {
+    return std::string(trace::Describe(*code).name);
+  }
   switch (kind) {
-    case TrustFlagKind::kPlainSlower:
-      return "plain_slower";
-    case TrustFlagKind::kHighProfilerCost:
-      return "high_profiler_cost";
-    case TrustFlagKind::kNoisyPlainRuns:
-      return "noisy_plain_runs";
-    case TrustFlagKind::kFewTokens:
-      return "few_tokens";
-    case TrustFlagKind::kNoTokenCount:
-      return "no_token_count";
     case TrustFlagKind::kStraddlingKernels:
       return "straddling_kernels";
     case TrustFlagKind::kGapResidual:
@@ -36,6 +32,12 @@ const char* KindName(TrustFlagKind kind) {
       return "warnings";
     case TrustFlagKind::kRecordsLost:
       return "records_lost";
+    case TrustFlagKind::kPlainSlower:
+    case TrustFlagKind::kHighProfilerCost:
+    case TrustFlagKind::kNoisyPlainRuns:
+    case TrustFlagKind::kFewTokens:
+    case TrustFlagKind::kNoTokenCount:
+      break;  // a code of the list (above)
   }
   return "";
 }

@@ -1,9 +1,10 @@
-// Diagnostics: one table of everything odd that an import or an analysis saw (the pattern
-// of Perfetto's `stats`). Every code is declared once, in kDiagnosticInfo (diagnostics.cc),
-// with its severity and a one-line meaning; importers and analysis count into a
-// Diagnostics, and the summary carries its non-zero entries.
+// Diagnostics: one table of everything odd that an import, an analysis, a recording or a
+// report saw (the pattern of Perfetto's `stats`). Every code is declared once, in
+// DECODEPROF_DIAGNOSTICS (diagnostics_list.h), with its severity, source and one-line meaning;
+// importers and analysis count into a Diagnostics, and the summary carries its non-zero
+// entries.
 //
-// Severities:
+// Severities (SeverityName):
 //   info     — worth knowing, changes no figure (events of kinds decodeprof does not use);
 //   warning  — unusual but possible input; the figures stand but may mislead (printed);
 //   data-loss — records are missing: the figures undercount (printed);
@@ -16,84 +17,27 @@
 #include <string_view>
 #include <vector>
 
+#include "src/trace/diagnostics_list.h"
+
 namespace decodeprof::trace {
 
-enum class Severity : uint8_t { kInfo, kWarning, kDataLoss, kError };
 const char* SeverityName(Severity s);  // "info", "warning", "data-loss", "error"
+// "importer", "window", "analysis", "recorder", "report", "cli"
+const char* SourceName(DiagSource s);
 
-// The codes. Keep in step with kDiagnosticInfo (a test checks every code has an entry).
+// The codes, in the list's order.
 enum class Diag : uint16_t {
-  // The native recorder's counters (src/native_format/schema.h), one code each.
-  kCuptiDroppedRecords,
-  kTranslationFailures,
-  kIncompleteKernelRecords,
-  kNvtxEventsDropped,
-  kWriteFailures,
-  kBufferPoolExhausted,
-  kNvtxUnmatchedPops,
-  kNvtxUnendedRanges,
-  kUnknownRecordKinds,
-  kOnlyRangePeriods,
-  kOnlyRangeSwitchFailures,
-  kOnlyRangeApiCallsOutside,
-  kSampleStepsSeen,
-  kSamplePeriods,
-  kSampleDroppedAfterPeriod,
-  kUnknownRecorderCounter,
-  // The recording itself.
-  kTraceIncomplete,
-  kRecordingNotOk,
-  // Any importer.
-  kEventsSkipped,
-  kUnendedRanges,
-  kBaseTimeAfterEvents,
-  kLaunchNotFound,
-  kDevicesInTrace,
-  kGraphLevelTrace,
-  kSessionClock,
-  kDanglingStringId,
-  kSchemaVariant,
-  kZeroDurationDispatches,
-  kDuplicateColumn,
-  kNamesRepaired,
-  kSampledSteps,
-  kSamplingDistortion,
-  kSamplingRunCost,
-  kSampledStepsFew,
-  kDispatchesOverlap,
-  kDispatchesOverlapImpossible,
-  kDispatchesOutOfStreamOrder,
-  // The bench logs and the other inputs.
-  kLogLineUnread,
-  kDuplicateMarks,
-  kLogMarksUnused,
-  kLogWithoutResults,
-  kModelDirWithoutConfig,
-  // The window and the attribution.
-  kStraddlingDecodeStart,
-  kDecodeLoopUncertain,
-  kDispatchLongerThanWindow,
-  kHostGapResidual,
-  kRoleRuleWarning,
-  // Across the traces of `summarize --ranks`.
-  kCollectiveCountMismatch,
-  // The engine's own step names (analysis/engine_steps.h).
-  kEngineStepsFew,
-  // The pack and its classes.
-  kPackChoiceWeak,
-  kLargeKernelUnclassified,
-  // The token count against the window.
-  kTokensDisagreeWithSteps,
-  // The speed-of-light ledger (analysis/speed_of_light.h).
-  kSpeedOfLightContextUnknown,
-  kSpeedOfLightLeftOut,
-  kCount_,
+#define DECODEPROF_DIAG_ENUM(code, name, severity, source, meaning) code,
+  DECODEPROF_DIAGNOSTICS(DECODEPROF_DIAG_ENUM)
+#undef DECODEPROF_DIAG_ENUM
+      kCount_,
 };
 
 struct DiagnosticInfo {
   Diag code;
   std::string_view name;  // snake_case, as the summary JSON writes it
   Severity severity;
+  DiagSource source;
   std::string_view meaning;
 };
 
@@ -137,8 +81,38 @@ class Diagnostics {
   DiagnosticExample first_[static_cast<size_t>(Diag::kCount_)];
 };
 
-// The native recorder counter named `counter` → its code (kUnknownRecorderCounter for a name
-// this build does not know).
+// The native recorder counter named `counter` → its code, the code of source kRecorder of that
+// name (kUnknownRecorderCounter for a name this build does not know).
 Diag DiagForRecorderCounter(std::string_view counter);
+
+// `code` counts records the recorder lost: a recorder counter of data-loss severity (their sum
+// is the trace's "dropped records").
+bool CountsLostRecords(Diag code);
+
+// The records the recorder lost, by `diagnostics` (the sum of the CountsLostRecords codes,
+// saturating).
+int64_t LostRecords(const Diagnostics& diagnostics);
+
+// The summary's free-text `warnings` that the recorder's diagnostics stand for, in the words
+// decodeprof always used: "the recorder lost N records: the figures undercount" (records_lost)
+// and trace_incomplete's meaning.
+std::vector<std::string> RecorderWarnings(const Diagnostics& diagnostics);
+
+// One of RecorderWarnings's texts (report's trust flags leave them out when the data-loss
+// codes they come from are flagged).
+bool IsRecorderWarning(std::string_view text);
+
+// One occurrence of `code` as printed: "warning: <detail>" (info: "note", error: "error";
+// data-loss is printed as a warning). `detail` is this occurrence's text.
+std::string DiagnosticText(Diag code, std::string_view detail);
+// The line a command prints on stderr for it: "decodeprof: <subcommand>: " + DiagnosticText.
+std::string DiagnosticLine(std::string_view subcommand, Diag code, std::string_view detail);
+// An entry of a summary's `warnings` as printed: "warning: <text>" (each stands for a code:
+// RecorderWarnings's, or role_rule_warning's details).
+std::string SummaryWarningText(std::string_view text);
+
+// The list as a Markdown table (code, severity, source, meaning), one row per code in the
+// list's order: the table of docs/user-guide.md (section 3, Diagnostics).
+std::string DiagnosticsMarkdownTable();
 
 }  // namespace decodeprof::trace

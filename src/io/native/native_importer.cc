@@ -490,6 +490,13 @@ class NativeReader {
     if (!status.empty() && status.rfind("ok", 0) != 0) {
       t.diagnostics.Add(trace::Diag::kRecordingNotOk, 1, {path_, "meta recording_status", status});
     }
+    // The record kinds CUPTI refused and the features the recorder could not use
+    // (src/record/cupti/recorder.cc): the trace misses what they would have recorded.
+    if (const auto warnings = result_.meta.find(std::string(nf::kMetaWarnings));
+        warnings != result_.meta.end() && !warnings->second.empty()) {
+      t.diagnostics.Add(trace::Diag::kRecorderRecordsOff, 1,
+                        {path_, "meta warnings", warnings->second});
+    }
   }
 
   const std::string& path_;
