@@ -108,9 +108,12 @@ std::string_view NameOf(std::string_view entry) { return entry.substr(0, entry.f
 
 // In the child: `fd` onto `target`, or /dev/null when `fd` < 0. Async-signal-safe.
 bool Redirect(int fd, int target, int null_flags) {
+  // dup2 clears close-on-exec on the copy; a descriptor already in place keeps it.
+  if (fd == target) return ::fcntl(fd, F_SETFD, 0) == 0;
   if (fd >= 0) return ::dup2(fd, target) >= 0;
   const int null_fd = ::open("/dev/null", null_flags | O_CLOEXEC);
   if (null_fd < 0) return false;
+  if (null_fd == target) return ::fcntl(null_fd, F_SETFD, 0) == 0;
   const bool ok = ::dup2(null_fd, target) >= 0;
   ::close(null_fd);
   return ok;
@@ -238,7 +241,7 @@ StatusOr<std::unique_ptr<Subprocess>> Subprocess::Start(const SubprocessOptions&
     if (options.out == ChildStream::kNull && !Redirect(-1, STDOUT_FILENO, O_WRONLY)) ::_exit(70);
     if (out_fd >= 0) {
       if (!Redirect(out_fd, STDOUT_FILENO, O_WRONLY)) ::_exit(70);
-      ::close(out_fd);
+      if (out_fd != STDOUT_FILENO) ::close(out_fd);
     }
     if (options.err == ChildStream::kNull && !Redirect(-1, STDERR_FILENO, O_WRONLY)) ::_exit(70);
     if (options.err == ChildStream::kAsStdout && ::dup2(STDOUT_FILENO, STDERR_FILENO) < 0) {
