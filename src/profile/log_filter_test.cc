@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "gtest/gtest.h"
+#include "tests/support/temp_dir.h"
 
 namespace decodeprof::profile {
 namespace {
@@ -74,11 +75,7 @@ TEST(PathScrubberTest, ATraceDirInsideTheCheckoutStaysATraceDir) {
   EXPECT_EQ(trailing_slash.Scrub("/repo/a"), "a");
 }
 
-std::string TempDir() {
-  std::string dir = ::testing::TempDir() + "log_filter_XXXXXX";
-  if (::mkdtemp(dir.data()) == nullptr) return {};
-  return dir;
-}
+std::string TempDir() { return decodeprof::testing::ScratchDir("log_filter_"); }
 
 std::string Read(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

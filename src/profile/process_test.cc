@@ -11,15 +11,12 @@
 #include <sstream>
 
 #include "gtest/gtest.h"
+#include "tests/support/temp_dir.h"
 
 namespace decodeprof::profile {
 namespace {
 
-std::string TempDir() {
-  std::string dir = ::testing::TempDir() + "process_XXXXXX";
-  if (::mkdtemp(dir.data()) == nullptr) return {};
-  return dir;
-}
+std::string TempDir() { return decodeprof::testing::ScratchDir("process_"); }
 
 std::string Read(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

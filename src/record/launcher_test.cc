@@ -18,17 +18,14 @@
 #include "gtest/gtest.h"
 #include "src/native_format/native_writer.h"
 #include "src/record/only_range.h"
+#include "tests/support/temp_dir.h"
 
 namespace decodeprof::record {
 namespace {
 
 namespace nf = native_format;
 
-std::string TempDir() {
-  std::string dir = ::testing::TempDir() + "launcher_" + std::string(6, 'X');
-  if (::mkdtemp(dir.data()) == nullptr) return {};
-  return dir;
-}
+std::string TempDir() { return decodeprof::testing::ScratchDir("launcher_"); }
 
 GetEnvFn Env(std::map<std::string, std::string> vars) {
   auto shared = std::make_shared<std::map<std::string, std::string>>(std::move(vars));

@@ -13,15 +13,12 @@
 #include "src/io/native/native_importer.h"
 #include "src/io/rocpd/rocpd_importer.h"
 #include "src/io/rocpd/testing/rocpd_db_writer.h"
+#include "tests/support/temp_dir.h"
 
 namespace decodeprof::record {
 namespace {
 
-std::string TempDir() {
-  std::string dir = ::testing::TempDir() + "rocprofv3_" + std::string(6, 'X');
-  if (::mkdtemp(dir.data()) == nullptr) return {};
-  return dir;
-}
+std::string TempDir() { return decodeprof::testing::ScratchDir("rocprofv3_"); }
 
 GetEnvFn Env(std::map<std::string, std::string> vars) {
   auto shared = std::make_shared<std::map<std::string, std::string>>(std::move(vars));

@@ -19,28 +19,16 @@
 #include "src/report/rank_table.h"
 #include "src/report/report_json.h"
 #include "src/report/summary_reader.h"
+#include "tests/support/temp_dir.h"
 
 namespace decodeprof::report {
 namespace {
 
 namespace fs = std::filesystem;
 
-class TempDir {
+class TempDir : public decodeprof::testing::TempDir {
  public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "dp_consistency_XXXXXX").string();
-    path_ = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
+  TempDir() : decodeprof::testing::TempDir("dp_consistency_") {}
 };
 
 // "" when accepted, else the error as the CLI prints it (without "decodeprof: <command>: "):

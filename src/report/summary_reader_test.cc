@@ -13,29 +13,19 @@
 
 #include "src/base/file_io.h"
 #include "src/report/summary_validation.h"
+#include "tests/support/temp_dir.h"
 
 namespace decodeprof::report {
 namespace {
 
 namespace fs = std::filesystem;
 
-class TempDir {
+class TempDir : public decodeprof::testing::TempDir {
  public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "dp_report_XXXXXX").string();
-    path_ = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
+  TempDir() : decodeprof::testing::TempDir("dp_report_") {}
   void Write(const std::string& name, const std::string& text) const {
-    ASSERT_TRUE(base::WriteFileAtomic(path_ + "/" + name, text).ok());
+    ASSERT_TRUE(base::WriteFileAtomic(Path(name), text).ok());
   }
-
- private:
-  std::string path_;
 };
 
 TEST(ListSummaryFilesTest, SortsBytewiseAndSkipsHiddenAndOtherFiles) {
