@@ -75,8 +75,6 @@ TEST(PathScrubberTest, ATraceDirInsideTheCheckoutStaysATraceDir) {
   EXPECT_EQ(trailing_slash.Scrub("/repo/a"), "a");
 }
 
-std::string TempDir() { return decodeprof::testing::ScratchDir("log_filter_"); }
-
 std::string Read(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream text;
@@ -85,7 +83,7 @@ std::string Read(const std::string& path) {
 }
 
 TEST(PathScrubberTest, ScrubFileRewritesInPlaceAndSkipsMissingFiles) {
-  const std::string dir = TempDir();
+  const std::string dir = decodeprof::testing::ScratchDir("log_filter_");
   ASSERT_FALSE(dir.empty());
   const std::string path = dir + "/guard.log";
   std::ofstream(path) << "== r plain\nstart: /r#oot/bench\nstart: /tmp/t/r/x\n";
@@ -96,7 +94,7 @@ TEST(PathScrubberTest, ScrubFileRewritesInPlaceAndSkipsMissingFiles) {
 }
 
 TEST(PublishLogTest, DropsLinesThenScrubs) {
-  const std::string dir = TempDir();
+  const std::string dir = decodeprof::testing::ScratchDir("log_filter_");
   ASSERT_FALSE(dir.empty());
   std::ofstream(dir + "/bench.log") << "decodeprof: guard: attempt 1/5: start: /tmp/t/x\n"
                                        "W1201 12:00:00 1 a.cpp:1] /tmp/t/r/out\n"

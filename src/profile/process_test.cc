@@ -16,8 +16,6 @@
 namespace decodeprof::profile {
 namespace {
 
-std::string TempDir() { return decodeprof::testing::ScratchDir("process_"); }
-
 std::string Read(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream text;
@@ -32,7 +30,7 @@ void Sleep(double secs) {
 }
 
 TEST(RunForkedTest, ReturnsTheBodysStatusAndCapturesBothStreams) {
-  const std::string dir = TempDir();
+  const std::string dir = decodeprof::testing::ScratchDir("process_");
   ASSERT_FALSE(dir.empty());
   ChildSetup setup;
   setup.output = dir + "/out.log";
@@ -87,7 +85,7 @@ int ForwardingProbe(const std::string& started, int expected_caught) {
 }
 
 void CheckForwarding(int signo) {
-  const std::string dir = TempDir();
+  const std::string dir = decodeprof::testing::ScratchDir("process_");
   ASSERT_FALSE(dir.empty());
   const std::string started = dir + "/started";
   const pid_t probe = ::fork();

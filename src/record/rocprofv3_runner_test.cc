@@ -18,8 +18,6 @@
 namespace decodeprof::record {
 namespace {
 
-std::string TempDir() { return decodeprof::testing::ScratchDir("rocprofv3_"); }
-
 GetEnvFn Env(std::map<std::string, std::string> vars) {
   auto shared = std::make_shared<std::map<std::string, std::string>>(std::move(vars));
   return [shared](const char* name) -> const char* {
@@ -49,7 +47,7 @@ CSV
 class Rocprofv3RunnerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = TempDir();
+    dir_ = decodeprof::testing::ScratchDir("rocprofv3_");
     script_ = dir_ + "/rocprofv3";
     std::ofstream(script_) << kStandIn;
     ASSERT_EQ(::chmod(script_.c_str(), 0755), 0);

@@ -26,11 +26,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class TempDir : public decodeprof::testing::TempDir {
- public:
-  TempDir() : decodeprof::testing::TempDir("dp_consistency_") {}
-};
-
 // "" when accepted, else the error as the CLI prints it (without "decodeprof: <command>: "):
 // "<where>: <message>", the hint on its own line, and the exit status.
 std::string Outcome(const base::Status& status) {
@@ -401,11 +396,11 @@ std::vector<Case> Cases() {
 }
 
 TEST(SummaryReaderConsistencyTest, EveryCommandAcceptsAndRejectsTheSameFiles) {
-  TempDir good_dir;
+  const decodeprof::testing::TempDir good_dir("dp_consistency_");
   const std::string good_path = good_dir.path() + "/good_summary.json";
   ASSERT_TRUE(base::WriteFileAtomic(good_path, kGood).ok());
   for (const Case& c : Cases()) {
-    TempDir dir;
+    const decodeprof::testing::TempDir dir("dp_consistency_");
     const std::string path = dir.path() + "/x_summary.json";
     ASSERT_TRUE(base::WriteFileAtomic(path, c.text).ok());
     const std::string expected = c.error.empty() ? "" : path + ": " + c.error + "\nexit 65";
@@ -418,7 +413,7 @@ TEST(SummaryReaderConsistencyTest, EveryCommandAcceptsAndRejectsTheSameFiles) {
 // Summaries that summarize wrote (the seed's fields, then decodeprof's: diagnostics,
 // ranked_units, device, trace_format) are accepted by every reader.
 TEST(SummaryReaderConsistencyTest, SummariesWrittenBySummarizeAreAccepted) {
-  TempDir good_dir;
+  const decodeprof::testing::TempDir good_dir("dp_consistency_");
   const std::string good_path = good_dir.path() + "/good_summary.json";
   ASSERT_TRUE(base::WriteFileAtomic(good_path, kGood).ok());
   const std::string golden = std::string(DECODEPROF_SOURCE_DIR) + "/tests/golden/";
@@ -428,7 +423,7 @@ TEST(SummaryReaderConsistencyTest, SummariesWrittenBySummarizeAreAccepted) {
         golden + "diff/cuda_graph/Llama-3.1-8B-Instruct_greedy-eager_summary.json"}) {
     const auto text = base::ReadFile(source);
     ASSERT_TRUE(text.ok()) << text.status().ToString();
-    TempDir dir;
+    const decodeprof::testing::TempDir dir("dp_consistency_");
     ASSERT_TRUE(base::WriteFileAtomic(dir.path() + "/x_summary.json", *text).ok());
     for (const auto& [command, outcome] : EveryReader(dir.path(), good_path)) {
       EXPECT_EQ(outcome, "") << command << " on " << source;
