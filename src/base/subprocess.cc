@@ -137,9 +137,10 @@ std::vector<std::string> CurrentEnvironment() {
 
 std::vector<std::string> EnvironmentWithSet(
     std::vector<std::string> env, const std::vector<std::pair<std::string, std::string>>& set) {
-  for (const auto& [name, value] : set) {
+  for (const std::pair<std::string, std::string>& variable : set) {
+    const std::string& name = variable.first;  // clang 14 cannot capture a structured binding
     std::erase_if(env, [&name](const std::string& entry) { return NameOf(entry) == name; });
-    env.push_back(name + "=" + value);
+    env.push_back(name + "=" + variable.second);
   }
   return env;
 }
