@@ -1,5 +1,8 @@
 // Recorder: the one process-global object of the injection library (style.md 7.11 allows
-// the injection library, and only it, such state, held in one object).
+// the injection library, and only it, such state, held in one object). Its parts live in
+// recorder.cc (lifetime), recorder_attach.cc (CUPTI in and out), recorder_gate.cc (the gate's
+// switch), recorder_hooks.cc (CUPTI callbacks) and recorder_drain.cc (buffers and the drain
+// thread); recorder_internal.h holds what they share.
 //
 // It owns the native writer, the CUPTI buffer pool, the NVTX collector and the drain thread:
 //
@@ -121,7 +124,7 @@ class Recorder {
            !closed_.load(std::memory_order_acquire);
   }
 
-  // CUPTI buffer callbacks (through static trampolines in recorder.cc).
+  // CUPTI buffer callbacks (through static trampolines in recorder_drain.cc).
   void OnBufferRequested(uint8_t** buffer, size_t* size, size_t* max_records);
   void OnBufferCompleted(CUcontext context, uint32_t stream, uint8_t* buffer, size_t valid);
 
