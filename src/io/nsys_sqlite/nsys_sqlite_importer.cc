@@ -144,15 +144,6 @@ std::string NsysExportCommand(const std::string& report_path) {
   return "nsys export --type sqlite -o " + out + " " + report_path;
 }
 
-std::string_view StripApiVersion(std::string_view name) {
-  const size_t v = name.rfind("_v");
-  if (v == std::string_view::npos || v == 0 || name.size() - v < 6) return name;
-  for (char c : name.substr(v + 2)) {
-    if (c < '0' || c > '9') return name;
-  }
-  return name.substr(0, v);
-}
-
 base::StatusOr<NsysImport> ImportNsysSqlite(const std::string& path, trace::TraceBuilder& builder) {
   DP_ASSIGN_OR_RETURN(const std::string head, base::ReadFilePrefix(path, kReportMagic.size()));
   if (LooksLikeNsysReport(head)) {
