@@ -6,6 +6,7 @@
 
 #include "src/base/file_io.h"
 #include "src/io/common/sqlite_db.h"
+#include "src/io/format_names.h"
 #include "src/io/nsys_sqlite/nsys_reader.h"
 
 namespace decodeprof::io {
@@ -102,7 +103,7 @@ base::Status ReadDevices(nsys::Context& ctx) {
 
 class NsysSqliteImporterImpl final : public Importer {
  public:
-  std::string_view name() const override { return "nsys-sqlite"; }
+  std::string_view name() const override { return kNsysSqliteFormat; }
   std::string_view description() const override {
     return "Nsight Systems SQLite export (nsys export --type sqlite)";
   }

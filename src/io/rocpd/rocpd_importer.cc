@@ -4,6 +4,7 @@
 
 #include "src/base/file_io.h"
 #include "src/io/common/sqlite_db.h"
+#include "src/io/format_names.h"
 #include "src/io/rocpd/rocpd_reader.h"
 
 namespace decodeprof::io {
@@ -39,7 +40,7 @@ bool IsOldRpd(const std::vector<std::string>& names) {
 
 class RocpdImporterImpl final : public Importer {
  public:
-  std::string_view name() const override { return "rocpd"; }
+  std::string_view name() const override { return kRocpdFormat; }
   std::string_view description() const override {
     return "rocprofv3's rocpd SQLite database (<name>_results.db, rocpd schema 3)";
   }
