@@ -16,6 +16,7 @@
 
 #include "src/record/cupti/clock.h"
 #include "src/record/cupti/recorder_internal.h"
+#include "src/record/only_range.h"
 
 #ifndef DECODEPROF_VERSION
 #define DECODEPROF_VERSION "unknown"

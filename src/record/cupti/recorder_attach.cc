@@ -11,6 +11,11 @@
 #include "src/record/only_range.h"
 
 namespace decodeprof::record::cupti {
+namespace {
+
+namespace nf = native_format;
+
+}  // namespace
 
 uint64_t CUPTIAPI MonotonicTimestamp() { return static_cast<uint64_t>(MonotonicNs()); }
 
