@@ -144,6 +144,15 @@ class Recorder {
   static void AtForkChild();
   static void OnSignal(int sig);
   void InstallSignalHandlers();
+  // AttachCupti's steps (recorder_attach.cc): CUPTI loaded and its version checked, the
+  // clock, the buffer callbacks and the activity kinds (false: a refusal, said in meta
+  // recording_status), detaching, a gated recording's period end, the timed sampler.
+  bool LoadCheckedCupti();
+  void SetUpClock();
+  bool EnableKinds(bool enable_now, std::string& warnings);
+  void SetUpDetach(std::string& warnings);
+  void SetUpPeriodEnd(std::string& warnings);
+  void StartTimedSampler();
   // The gate's switch: enables (on) or disables every kind in switchable_; on a refusal says
   // why in meta only_range_warnings (and once on stderr) and returns false. Gate mutex held.
   bool SwitchActivity(bool on);

@@ -3,7 +3,9 @@
 // and detaching between the periods of a sampled recording ("Detaching") and attaching again.
 #include "src/record/cupti/recorder.h"
 
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "src/record/cupti/clock.h"
@@ -19,8 +21,8 @@ namespace nf = native_format;
 
 uint64_t CUPTIAPI MonotonicTimestamp() { return static_cast<uint64_t>(MonotonicNs()); }
 
-void Recorder::AttachCupti() {
-  if (!active() || cupti_attached_.load()) return;
+// Loads CUPTI and checks its API version; a refusal is said (stderr, recording_status).
+bool Recorder::LoadCheckedCupti() {
   // A CUPTI the program already loaded wins (one CUPTI per process); else the one the
   // launcher found (only it: it is what `decodeprof record` checked), else the sonames.
   std::vector<std::string> sonames = {"libcupti.so.13", "libcupti.so"};
@@ -31,7 +33,7 @@ void Recorder::AttachCupti() {
   if (!load_error.empty()) {
     Warn(load_error + "; recording NVTX only");
     SetMeta(std::string(nf::kMetaRecordingStatus), load_error);
-    return;
+    return false;
   }
   SetMeta("cupti_library", cupti_.path);
   uint32_t version = 0;
@@ -46,14 +48,13 @@ void Recorder::AttachCupti() {
                             std::to_string(CUPTI_API_VERSION) + ")";
     Warn(why + "; recording NVTX only");
     SetMeta(std::string(nf::kMetaRecordingStatus), why);
-    return;
+    return false;
   }
-  auto refuse = [&](const char* call, CUptiResult rc) {
-    const std::string why =
-        std::string("CUPTI refused ") + call + ": " + CuptiErrorText(cupti_, rc);
-    Warn(why + "; recording NVTX only");
-    SetMeta(std::string(nf::kMetaRecordingStatus), why);
-  };
+  return true;
+}
+
+// CUPTI's timestamps on CLOCK_MONOTONIC: its timestamp callback, else a measured offset.
+void Recorder::SetUpClock() {
   (void)cupti_.SetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
   // The timestamp callback must be in place before any kind is enabled (cupti_activity.h).
   if (config_.clock == RecorderConfig::Clock::kCallback &&
@@ -69,21 +70,34 @@ void Recorder::AttachCupti() {
     SetMeta("clock_mapping",
             "offset from cuptiGetTimestamp: " + std::to_string(clock_offset_ns_) + " ns");
   }
+}
+
+// The buffer callbacks and the activity kinds (enabled now unless `enable_now` is false: the
+// gate's first period enables them); an optional kind CUPTI refused is noted in `warnings`.
+// False after a refusal of what recording needs (said in recording_status).
+bool Recorder::EnableKinds(bool enable_now, std::string& warnings) {
+  auto refuse = [&](const char* call, CUptiResult rc) {
+    const std::string why =
+        std::string("CUPTI refused ") + call + ": " + CuptiErrorText(cupti_, rc);
+    Warn(why + "; recording NVTX only");
+    SetMeta(std::string(nf::kMetaRecordingStatus), why);
+  };
   CUptiResult rc =
       cupti_.ActivityRegisterCallbacks(&BufferRequestedTrampoline, &BufferCompletedTrampoline);
-  if (rc != CUPTI_SUCCESS) return refuse("cuptiActivityRegisterCallbacks", rc);
-  // DECODEPROF_RECORD_ENABLE_AT_ATTACH=0 (gated or sampled only): the switched kinds are
-  // first enabled by the first period (a refusal is then a switch failure), for measuring
-  // what a CUPTI whose kinds were never on costs the program.
-  const bool enable_now = config_.enable_at_attach || !gate_.gating();
+  if (rc != CUPTI_SUCCESS) {
+    refuse("cuptiActivityRegisterCallbacks", rc);
+    return false;
+  }
   auto enable = [&](CUpti_ActivityKind kind) {
     return enable_now ? cupti_.ActivityEnable(kind) : CUPTI_SUCCESS;
   };
   // Never CUPTI_ACTIVITY_KIND_KERNEL: it serializes kernels (issue 4).
   rc = enable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-  if (rc != CUPTI_SUCCESS) return refuse("CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL", rc);
+  if (rc != CUPTI_SUCCESS) {
+    refuse("CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL", rc);
+    return false;
+  }
   switchable_.push_back({CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL"});
-  std::string warnings;
   // An optional record CUPTI refused is noted in `warnings`; returns whether it is on.
   auto optional = [&](const char* name, CUptiResult result) {
     if (result == CUPTI_SUCCESS) return true;
@@ -116,6 +130,11 @@ void Recorder::AttachCupti() {
     api_cbids_on_ = true;
   }
   launch_apis_only_ = switch_apis;
+  return true;
+}
+
+// Detaching between periods (config detach), when this CUPTI can.
+void Recorder::SetUpDetach(std::string& warnings) {
   if (config_.detach && !cupti_.can_detach()) {
     warnings += std::string(warnings.empty() ? "" : "; ") +
                 "detaching: this CUPTI lacks cuptiSubscribe, cuptiEnableDomain or "
@@ -126,38 +145,68 @@ void Recorder::AttachCupti() {
     SetMeta(std::string(kMetaCuptiDetach),
             "between periods (cuptiFinalize), until the program makes or launches a CUDA graph");
   }
-  if (gate_.gating()) {
-    // Graph launches: the periods' ends wait for their GPU work, and with --sample-steps
-    // they are the steps until a step range opens (recorder.h).
-    std::string period_end = config_.period_end == RecorderConfig::PeriodEnd::kWait
-                                 ? "wait for the GPU work of the graphs launched in the period"
-                                 : "switch off when the range closes";
-    if (config_.period_end == RecorderConfig::PeriodEnd::kWait) {
-      if (const std::string why = LoadDriverApi(config_.driver_lib.c_str(), driver_);
-          !why.empty()) {
-        warnings += std::string(warnings.empty() ? "" : "; ") +
-                    "waiting for a period's GPU work: " + why +
-                    " (periods end when their range closes)";
-        period_end = "switch off when the range closes (" + why + ")";
-      }
-    }
-    if (config_.graph_watch) {
-      auto lock = CuptiLock();
-      WatchGraphLaunches();
-    }
-    if (!config_.graph_watch) {
-      period_end = "switch off when the range closes (DECODEPROF_RECORD_GRAPH_WATCH=0)";
-    } else if (!graph_watch_.load()) {
+}
+
+// A gated recording's graph watch and how its periods end (meta period_end).
+void Recorder::SetUpPeriodEnd(std::string& warnings) {
+  // Graph launches: the periods' ends wait for their GPU work, and with --sample-steps
+  // they are the steps until a step range opens (recorder.h).
+  std::string period_end = config_.period_end == RecorderConfig::PeriodEnd::kWait
+                               ? "wait for the GPU work of the graphs launched in the period"
+                               : "switch off when the range closes";
+  if (config_.period_end == RecorderConfig::PeriodEnd::kWait) {
+    if (const std::string why = LoadDriverApi(config_.driver_lib.c_str(), driver_); !why.empty()) {
       warnings += std::string(warnings.empty() ? "" : "; ") +
-                  "watching CUDA graph launches: no callback subscription (another subscriber "
-                  "in the program, or an old CUPTI): graph launches are not steps, and a "
-                  "period's graph work is not waited for";
-      period_end = "switch off when the range closes (no callback subscription)";
-    } else if (config_.sample_steps > 1 && config_.graph_steps) {
-      gate_.EnableGraphSteps();
+                  "waiting for a period's GPU work: " + why +
+                  " (periods end when their range closes)";
+      period_end = "switch off when the range closes (" + why + ")";
     }
-    SetMeta(std::string(kMetaPeriodEnd), period_end);
   }
+  if (config_.graph_watch) {
+    auto lock = CuptiLock();
+    WatchGraphLaunches();
+  }
+  if (!config_.graph_watch) {
+    period_end = "switch off when the range closes (DECODEPROF_RECORD_GRAPH_WATCH=0)";
+  } else if (!graph_watch_.load()) {
+    warnings += std::string(warnings.empty() ? "" : "; ") +
+                "watching CUDA graph launches: no callback subscription (another subscriber "
+                "in the program, or an old CUPTI): graph launches are not steps, and a "
+                "period's graph work is not waited for";
+    period_end = "switch off when the range closes (no callback subscription)";
+  } else if (config_.sample_steps > 1 && config_.graph_steps) {
+    gate_.EnableGraphSteps();
+  }
+  SetMeta(std::string(kMetaPeriodEnd), period_end);
+}
+
+// Timed sampling: ON ms of every PERIOD ms, the first period after PERIOD - ON ms.
+void Recorder::StartTimedSampler() {
+  std::thread([this] {
+    const auto on = std::chrono::milliseconds(config_.sample_on_ms);
+    const auto off = std::chrono::milliseconds(config_.sample_period_ms - config_.sample_on_ms);
+    while (active() && !stop_.load()) {
+      std::this_thread::sleep_for(off);
+      if (!active() || stop_.load()) break;
+      gate_.SetTimed(true);
+      std::this_thread::sleep_for(on);
+      gate_.SetTimed(false);
+    }
+  }).detach();
+}
+
+void Recorder::AttachCupti() {
+  if (!active() || cupti_attached_.load()) return;
+  if (!LoadCheckedCupti()) return;
+  SetUpClock();
+  // DECODEPROF_RECORD_ENABLE_AT_ATTACH=0 (gated or sampled only): the switched kinds are
+  // first enabled by the first period (a refusal is then a switch failure), for measuring
+  // what a CUPTI whose kinds were never on costs the program.
+  const bool enable_now = config_.enable_at_attach || !gate_.gating();
+  std::string warnings;
+  if (!EnableKinds(enable_now, warnings)) return;
+  SetUpDetach(warnings);
+  if (gate_.gating()) SetUpPeriodEnd(warnings);
   if (!warnings.empty()) {
     Warn("some records are off: " + warnings);
     SetMeta("warnings", warnings);
@@ -167,20 +216,7 @@ void Recorder::AttachCupti() {
   cupti_attached_.store(true, std::memory_order_release);
   // Everything is on now; the gate turns it off unless a range of the name is open already.
   gate_.Attach([this](bool on) { return SwitchActivity(on); }, /*on_now=*/enable_now);
-  if (gate_.timed()) {
-    // Timed sampling: ON ms of every PERIOD ms, the first period after PERIOD - ON ms.
-    std::thread([this] {
-      const auto on = std::chrono::milliseconds(config_.sample_on_ms);
-      const auto off = std::chrono::milliseconds(config_.sample_period_ms - config_.sample_on_ms);
-      while (active() && !stop_.load()) {
-        std::this_thread::sleep_for(off);
-        if (!active() || stop_.load()) break;
-        gate_.SetTimed(true);
-        std::this_thread::sleep_for(on);
-        gate_.SetTimed(false);
-      }
-    }).detach();
-  }
+  if (gate_.timed()) StartTimedSampler();
 }
 
 std::unique_lock<std::mutex> Recorder::CuptiLock() {
