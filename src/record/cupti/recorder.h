@@ -156,6 +156,11 @@ class Recorder {
   // The gate's switch: enables (on) or disables every kind in switchable_; on a refusal says
   // why in meta only_range_warnings (and once on stderr) and returns false. Gate mutex held.
   bool SwitchActivity(bool on);
+  // SwitchActivity's parts (recorder_gate.cc): a switch off deferred to the waiter thread
+  // (true when it was), a detach cancelled by a switch on, the flush after a switch off.
+  bool DeferSwitchOff(int64_t begin);
+  void CancelDetachLocked(std::string* refused);  // cupti_mu_ held
+  void AfterSwitchOffLocked();                    // cupti_mu_ held
 
   // An activity kind that AttachCupti enabled (in switchable_: the kinds the gate switches).
   struct Switchable {

@@ -20,6 +20,81 @@ namespace nf = native_format;
 
 }  // namespace
 
+// A switch off while graphs launched in the period may still run: handed to the waiter
+// thread, which switches off once their events completed (recorder.h, "Periods that outlive
+// their range"). True when deferred.
+bool Recorder::DeferSwitchOff(int64_t begin) {
+  if (config_.period_end != RecorderConfig::PeriodEnd::kWait || !driver_.ok()) return false;
+  std::vector<PeriodEvent> events;
+  {
+    std::lock_guard<std::mutex> events_lock(events_mu_);
+    events.swap(period_events_);
+  }
+  if (events.empty()) return false;
+  // Graphs launched in the period may still run: switch off once they are done.
+  {
+    std::lock_guard<std::mutex> waiter_lock(waiter_mu_);
+    waiting_.insert(waiting_.end(), events.begin(), events.end());
+    deferred_since_ = begin;
+    if (!waiter_started_) {
+      waiter_started_ = true;
+      std::thread([this] { WaiterLoop(); }).detach();
+    }
+  }
+  deferring_.store(true, std::memory_order_release);
+  gate_.DeferRecordsEnd();
+  waiter_cv_.notify_one();
+  return true;
+}
+
+// Switching on: a detach under way is cancelled, a detached CUPTI attached again (a refusal
+// goes into `refused`). cupti_mu_ held.
+void Recorder::CancelDetachLocked(std::string* refused) {
+  switch (cupti_state_.load(std::memory_order_acquire)) {
+    case CuptiState::kDetached:
+      if (!ReattachLocked(refused)) break;
+      [[fallthrough]];
+    case CuptiState::kFinalizePending:  // cancelled: the callback finds kAttached
+      // and the program's API calls stop going through it (the callback never waits
+      // for cupti_mu_, so switching its domains off here cannot wait on it either).
+      if (subscriber_ != nullptr) (void)EnableApiDomains(0);
+      [[fallthrough]];
+    case CuptiState::kDetachWanted:
+      cupti_state_.store(CuptiState::kAttached, std::memory_order_release);
+      break;
+    case CuptiState::kAttached:
+      break;
+  }
+}
+
+// After a switch off: the period's flush (here in a sampled recording, else by the
+// recorder's thread), and a detach asked for. cupti_mu_ held.
+void Recorder::AfterSwitchOffLocked() {
+  // Kernels launched in the period and still running are recorded when they end (CUPTI
+  // decides at launch); a plain flush hands back the buffers whose records are complete.
+  // In a sampled recording it runs here, on the thread that closed the step's range, before
+  // that thread launches again: a CUDA graph replayed once its kernels are no longer
+  // recorded overwrites the timestamps of the recorded replay that CUPTI has not read yet.
+  // Without the flush its kernels came back with durations of ~12 ms instead of ~30 us;
+  // with it on the recorder's thread, a few still did (~2 ms: the next step's replay won
+  // the race; H200, CUPTI 13.0, docs/results/h200-sampling-2026-12-01.md and
+  // h200-sampling-flush-2026-12-01.md). Under --only-range the recorder's thread flushes:
+  // its periods can be many and short (a range per request on many threads), and each
+  // flush hands back a buffer that only the recorder's thread gives back to the pool.
+  if (gate_.sampling() && config_.flush_ms > 0) {
+    const int64_t flush_begin = MonotonicNs();
+    cupti_.ActivityFlushAll(0);
+    period_flushes_.Add(MonotonicNs() - flush_begin);
+  } else {
+    flush_requested_.store(true, std::memory_order_release);
+  }
+  if (config_.detach && !detach_broken_.load(std::memory_order_acquire) &&
+      !graphs_seen_.load(std::memory_order_acquire)) {
+    cupti_state_.store(CuptiState::kDetachWanted, std::memory_order_release);
+  }
+  sem_post(&wake_);  // the recorder's thread writes what the flush handed back
+}
+
 bool Recorder::SwitchActivity(bool on) {
   const int64_t begin = MonotonicNs();
   struct Timed {  // adds the switch's duration however it returns
@@ -31,48 +106,12 @@ bool Recorder::SwitchActivity(bool on) {
     // A period that begins while the last one's switch off waits: recording is on already,
     // and the waiter's FinishDeferred finds the gate's deferral over.
     deferring_.store(false, std::memory_order_release);
-  } else if (config_.period_end == RecorderConfig::PeriodEnd::kWait && driver_.ok()) {
-    std::vector<PeriodEvent> events;
-    {
-      std::lock_guard<std::mutex> events_lock(events_mu_);
-      events.swap(period_events_);
-    }
-    if (!events.empty()) {
-      // Graphs launched in the period may still run: switch off once they are done.
-      {
-        std::lock_guard<std::mutex> waiter_lock(waiter_mu_);
-        waiting_.insert(waiting_.end(), events.begin(), events.end());
-        deferred_since_ = begin;
-        if (!waiter_started_) {
-          waiter_started_ = true;
-          std::thread([this] { WaiterLoop(); }).detach();
-        }
-      }
-      deferring_.store(true, std::memory_order_release);
-      gate_.DeferRecordsEnd();
-      waiter_cv_.notify_one();
-      return true;
-    }
+  } else if (DeferSwitchOff(begin)) {
+    return true;
   }
   std::string refused;
   auto lock = CuptiLock();
-  if (on && config_.detach) {
-    switch (cupti_state_.load(std::memory_order_acquire)) {
-      case CuptiState::kDetached:
-        if (!ReattachLocked(&refused)) break;
-        [[fallthrough]];
-      case CuptiState::kFinalizePending:  // cancelled: the callback finds kAttached
-        // and the program's API calls stop going through it (the callback never waits
-        // for cupti_mu_, so switching its domains off here cannot wait on it either).
-        if (subscriber_ != nullptr) (void)EnableApiDomains(0);
-        [[fallthrough]];
-      case CuptiState::kDetachWanted:
-        cupti_state_.store(CuptiState::kAttached, std::memory_order_release);
-        break;
-      case CuptiState::kAttached:
-        break;
-    }
-  }
+  if (on && config_.detach) CancelDetachLocked(&refused);
   for (const Switchable& s : switchable_) {
     const CUptiResult rc = on ? cupti_.ActivityEnable(s.kind) : cupti_.ActivityDisable(s.kind);
     if (rc != CUPTI_SUCCESS) {
@@ -80,31 +119,7 @@ bool Recorder::SwitchActivity(bool on) {
           std::string(refused.empty() ? "" : "; ") + s.name + ": " + CuptiErrorText(cupti_, rc);
     }
   }
-  if (!on) {
-    // Kernels launched in the period and still running are recorded when they end (CUPTI
-    // decides at launch); a plain flush hands back the buffers whose records are complete.
-    // In a sampled recording it runs here, on the thread that closed the step's range, before
-    // that thread launches again: a CUDA graph replayed once its kernels are no longer
-    // recorded overwrites the timestamps of the recorded replay that CUPTI has not read yet.
-    // Without the flush its kernels came back with durations of ~12 ms instead of ~30 us;
-    // with it on the recorder's thread, a few still did (~2 ms: the next step's replay won
-    // the race; H200, CUPTI 13.0, docs/results/h200-sampling-2026-12-01.md and
-    // h200-sampling-flush-2026-12-01.md). Under --only-range the recorder's thread flushes:
-    // its periods can be many and short (a range per request on many threads), and each
-    // flush hands back a buffer that only the recorder's thread gives back to the pool.
-    if (gate_.sampling() && config_.flush_ms > 0) {
-      const int64_t flush_begin = MonotonicNs();
-      cupti_.ActivityFlushAll(0);
-      period_flushes_.Add(MonotonicNs() - flush_begin);
-    } else {
-      flush_requested_.store(true, std::memory_order_release);
-    }
-    if (config_.detach && !detach_broken_.load(std::memory_order_acquire) &&
-        !graphs_seen_.load(std::memory_order_acquire)) {
-      cupti_state_.store(CuptiState::kDetachWanted, std::memory_order_release);
-    }
-    sem_post(&wake_);  // the recorder's thread writes what the flush handed back
-  }
+  if (!on) AfterSwitchOffLocked();
   if (refused.empty()) return true;
   const std::string why =
       std::string("CUPTI refused to switch recording ") + (on ? "on" : "off") + ": " + refused;
