@@ -22,7 +22,7 @@
 #include "src/analysis/summary.h"
 #include "src/base/status.h"
 #include "src/io/importer.h"
-#include "src/pipeline/summarize_run.h"
+#include "src/pipeline/summarize_request.h"
 #include "src/pipeline/trace_source.h"
 #include "src/trace/diagnostics.h"
 

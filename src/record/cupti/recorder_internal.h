@@ -13,9 +13,11 @@
 #include <atomic>
 #include <cstdint>
 
-#include "src/record/cupti/recorder.h"
+#include "src/record/cupti/cupti_api.h"
 
 namespace decodeprof::record::cupti {
+
+class Recorder;
 
 // The recorder once started (Recorder::Start), for the static callbacks; null before.
 extern std::atomic<Recorder*> g_instance;
