@@ -40,7 +40,8 @@ const std::map<std::string, std::string> kWarningWriters = {
     {"src/analysis/role_rules.cc", "role_rule_warning"},
     {"src/analysis/role_rules_oppath.cc", "role_rule_warning"},
     {"src/record/launcher.cc", "injection_variable_replaced"},
-    {"src/pipeline/summarize_run.cc", "recorder_lost_records, trace_incomplete (RecorderWarnings)"},
+    {"src/pipeline/summarize_judgments.cc",
+     "recorder_lost_records, trace_incomplete (RecorderWarnings)"},
 };
 
 // Rule 4: the files that spell recorder counter names (each checked against the list).
