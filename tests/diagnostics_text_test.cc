@@ -37,6 +37,7 @@ namespace fs = std::filesystem;
 // Rule 3: the files that append free text to a `warnings` list, and the code it is the detail of.
 const std::map<std::string, std::string> kWarningWriters = {
     {"src/analysis/roles.cc", "role_rule_warning"},
+    {"src/analysis/summary.cc", "copies RunFacts::warnings, summarize_judgments.cc's"},
     {"src/analysis/role_rules.cc", "role_rule_warning"},
     {"src/analysis/role_rules_oppath.cc", "role_rule_warning"},
     {"src/record/launcher.cc", "injection_variable_replaced"},
