@@ -7,6 +7,7 @@
 // usage: fake_host LIBDECODEPROF_CUPTI.so SCENARIO
 #define NVTX_NO_IMPL
 #include <dlfcn.h>
+#include <cupti.h>
 #include <nvtx3/nvToolsExt.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -100,7 +101,7 @@ constexpr const char* kGate = "decodeprof:record";
 
 // ---- the stand-in CUPTI's controls ----
 using EmitFn = int (*)(int, const char*, uint64_t);
-using FlushFn = int (*)(uint32_t);
+using FlushFn = CUptiResult (*)(uint32_t);  // cuptiActivityFlushAll, its exact type
 using DetachStatsFn = void (*)(int*, int*);
 using CountFn = int (*)();
 EmitFn g_emit = nullptr;
