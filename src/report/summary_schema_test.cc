@@ -2,9 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -50,6 +53,86 @@ TEST(SummarySchemaTest, EverySectionNamesEachKeyOnceWithAMeaning) {
   }
   EXPECT_EQ(s::run::kFields[0].key, "name");
   EXPECT_EQ(s::top_kernel::class_name.key, "class");
+}
+
+// A wrong JSON type of `field` in its section's place, and the message the validator gives.
+struct Broken {
+  nlohmann::ordered_json value;
+  std::string message;
+};
+Broken WrongType(const SummaryField& field) {
+  switch (field.type) {
+    case SummaryFieldType::kNumber:
+      return {"x", "is neither a number nor null"};
+    case SummaryFieldType::kInteger:
+      return {1.5, "is neither an integer nor null"};
+    case SummaryFieldType::kString:
+      return {1, "is neither a string nor null"};
+    case SummaryFieldType::kBool:
+      return {1, "is neither a boolean nor null"};
+    default:
+      return {nullptr, ""};
+  }
+}
+
+// Every checked scalar field of these sections is checked, and the message names its path.
+TEST(SummarySchemaTest, TheValidatorChecksEveryCheckedField) {
+  struct Place {
+    std::span<const SummaryField> fields;
+    std::string prefix;  // as the message spells it
+    // Puts `value` at the field's place in a valid summary.
+    std::function<void(nlohmann::ordered_json&, std::string_view, nlohmann::ordered_json)> put;
+  };
+  const std::vector<Place> places = {
+      {s::run::kFields, "",
+       [](auto& doc, std::string_view key, auto value) { doc[std::string(key)] = value; }},
+      {s::checks::kFields, "`checks`.",
+       [](auto& doc, std::string_view key, auto value) {
+         doc["checks"][std::string(key)] = value;
+       }},
+      {s::top_kernel::kFields, "`top_kernels`[0].",
+       [](auto& doc, std::string_view key, auto value) {
+         doc["top_kernels"] = nlohmann::ordered_json::array({{{"kernel", "k"}}});
+         doc["top_kernels"][0][std::string(key)] = value;
+       }},
+      {s::unit::kFields, "`port_units`.`u`.",
+       [](auto& doc, std::string_view key, auto value) {
+         doc["port_units"]["u"][std::string(key)] = value;
+       }},
+      {s::diagnostic::kFields, "`diagnostics`[0].",
+       [](auto& doc, std::string_view key, auto value) {
+         doc["diagnostics"] = nlohmann::ordered_json::array({nlohmann::ordered_json::object()});
+         doc["diagnostics"][0][std::string(key)] = value;
+       }},
+      {s::rank::kFields, "`rank`.",
+       [](auto& doc, std::string_view key, auto value) {
+         doc["rank"]["rank"] = 0;
+         doc["rank"][std::string(key)] = value;
+       }},
+      {s::collectives::kFields, "`collectives`.",
+       [](auto& doc, std::string_view key, auto value) {
+         doc["collectives"][std::string(key)] = value;
+       }},
+  };
+  size_t checked = 0;
+  for (const Place& place : places) {
+    for (const SummaryField& field : place.fields) {
+      const Broken broken = WrongType(field);
+      if (field.check != SummaryCheck::kChecked || broken.message.empty()) continue;
+      if (field.key == "name" || field.key == "kernel" ||
+          (place.prefix == "`rank`." && field.key == "rank")) {
+        continue;  // required fields, with messages of their own
+      }
+      nlohmann::ordered_json doc = {{"name", "r"}};
+      place.put(doc, field.key, broken.value);
+      const auto parsed = ParseSummary("x_summary.json", doc.dump());
+      ASSERT_FALSE(parsed.ok()) << place.prefix << field.key;
+      EXPECT_EQ(parsed.status().message(),
+                place.prefix + "`" + std::string(field.key) + "` " + broken.message);
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 50u);
 }
 
 TEST(SummaryViewTest, AccessorsReadTheTypedValueAndTheStoredOne) {
