@@ -340,8 +340,7 @@ std::vector<TopKernel> TopKernels(const SummaryFile& summary) {
   std::vector<TopKernel> kernels;
   kernels.reserve(entries.size());
   for (const TopKernelEntry& e : entries) {
-    kernels.push_back({*e.name, Stored(TopKernelView(*e.fields).share_pct()),
-                       Stored(TopKernelView(*e.fields).calls_per_token())});
+    kernels.push_back({*e.name, Stored(e.fields.share_pct()), Stored(e.fields.calls_per_token())});
   }
   return kernels;
 }

@@ -213,7 +213,7 @@ void AppendTopKernelsWithClass(const SummaryFile& summary, Lines& lines) {
   Lines rows;
   for (size_t i = 0; i < entries.size(); ++i) {
     const TopKernelEntry& e = entries[i];
-    const TopKernelView kernel(*e.fields);
+    const TopKernelView& kernel = e.fields;
     any_class = any_class || kernel.class_name().json().is_string();
     rows.push_back(
         MarkdownRow({std::to_string(i + 1), "`" + EscapeCell(ShortKernelName(*e.name)) + "`",

@@ -350,7 +350,7 @@ void AppendTopKernels(const SummaryFile& summary, std::string& out) {
   std::string rows;
   for (size_t i = 0; i < entries.size(); ++i) {
     const TopKernelEntry& e = entries[i];
-    const TopKernelView kernel(*e.fields);
+    const TopKernelView& kernel = e.fields;
     const std::optional<double> share = kernel.share_pct().get();
     if (share && std::isfinite(*share)) max_share = std::max(max_share, *share);
     const Json& kernel_class = kernel.class_name().json();

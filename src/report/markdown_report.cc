@@ -70,7 +70,7 @@ void AppendTopKernels(const SummaryFile& summary, std::vector<std::string>& line
                   " (share of decode GPU time, calls per token):");
   lines.push_back("");
   for (const TopKernelEntry& e : TopKernelEntries(summary)) {
-    const TopKernelView kernel(*e.fields);
+    const TopKernelView& kernel = e.fields;
     lines.push_back("- `" + ShortKernelName(*e.name) + "` " + kernel.share_pct().Str() + "%, " +
                     kernel.calls_per_token().Str());
   }

@@ -101,7 +101,7 @@ std::vector<TopKernelEntry> TopKernelEntries(const SummaryFile& summary) {
   std::vector<TopKernelEntry> entries;
   for (const TopKernelView& kernel : RunView(summary).TopKernels()) {
     const Json& name = kernel.kernel().json();
-    if (name.is_string()) entries.push_back({&kernel.json(), &name.get_ref<const std::string&>()});
+    if (name.is_string()) entries.push_back({kernel, &name.get_ref<const std::string&>()});
   }
   return entries;
 }
