@@ -35,6 +35,18 @@ TEST(SummarySchemaTest, TheUserGuidesFieldTableIsTheGeneratedOne) {
       << "regenerate the table between the markers from SummaryFieldTableMarkdown()";
 }
 
+TEST(SummarySchemaTest, TheFuzzersDictionaryHoldsEveryKey) {
+  const auto text =
+      base::ReadFile(std::string(DECODEPROF_SOURCE_DIR) + "/tests/fuzz/dict/summary_json.dict");
+  ASSERT_TRUE(text.ok()) << text.status().ToString();
+  for (const SummarySection& section : SummarySections()) {
+    for (const SummaryField& field : section.fields) {
+      const std::string line = "\"\\\"" + std::string(field.key) + "\\\"\"\n";
+      EXPECT_NE(text->find(line), std::string::npos) << line;
+    }
+  }
+}
+
 TEST(SummarySchemaTest, EverySectionNamesEachKeyOnceWithAMeaning) {
   ASSERT_FALSE(SummarySections().empty());
   for (const SummarySection& section : SummarySections()) {
