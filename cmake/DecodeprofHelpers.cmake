@@ -8,21 +8,30 @@ function(decodeprof_add_library module)
   target_link_libraries(decodeprof_${module} PUBLIC decodeprof::build_flags ${ARG_DEPS})
 endfunction()
 
-# decodeprof_add_test(<name> SOURCES ... DEPS ...)
-#   A GoogleTest executable whose cases are registered with CTest one by one.
+# decodeprof_add_test(<name> SOURCES ... DEPS ... [THREADS])
+#   A GoogleTest executable whose cases are registered with CTest one by one. THREADS marks a
+#   test of code that runs threads (the recorder's drain and gate, the guard's sampler): its
+#   cases get the CTest label `threads`, and the tsan preset builds and runs them
+#   (decodeprof_threads_tests).
 function(decodeprof_add_test name)
   if(NOT DECODEPROF_BUILD_TESTS)
     return()
   endif()
-  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  cmake_parse_arguments(ARG "THREADS" "" "SOURCES;DEPS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE decodeprof::build_flags ${ARG_DEPS} GTest::gtest
                                         GTest::gtest_main GTest::gmock)
   target_compile_definitions(${name} PRIVATE
                              DECODEPROF_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
                              DECODEPROF_BINARY_DIR="${PROJECT_BINARY_DIR}")
+  set(labels "")
+  if(ARG_THREADS)
+    set(labels threads)
+    set_property(GLOBAL APPEND PROPERTY DECODEPROF_THREADS_TESTS ${name})
+  endif()
   gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60
-                       PROPERTIES ENVIRONMENT "DECODEPROF_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
+                       PROPERTIES ENVIRONMENT "DECODEPROF_SOURCE_DIR=${PROJECT_SOURCE_DIR}"
+                                  LABELS "${labels}")
 endfunction()
 
 # decodeprof_find_static_or_shared(<lib> <header>)

@@ -15,7 +15,7 @@ namespace decodeprof::analysis {
 namespace {
 
 // Roles are written with their initials in the expectations below: q k v a o n m r.
-constexpr const char* kPackHead = R"(
+constexpr const char* kPatternPackHead = R"(
 [pack]
 name = "pat"
 roles = ["q_proj", "k_proj", "v_proj", "attention", "o_proj", "norm", "mlp", "residual"]
@@ -44,21 +44,22 @@ const std::map<char, std::string>& Kernels() {
   return *kernels;
 }
 
-std::unique_ptr<RulePack> Parse(const std::string& rules) {
-  auto pack = packs::ParsePack(std::string(kPackHead) + rules, "pat.toml", "");
+std::unique_ptr<RulePack> ParsePatterns(const std::string& rules) {
+  auto pack = packs::ParsePack(std::string(kPatternPackHead) + rules, "pat.toml", "");
   EXPECT_TRUE(pack.ok()) << pack.status().ToString();
   return pack.ok() ? std::move(pack).value() : nullptr;
 }
 
 std::string ParseError(const std::string& rules) {
-  auto pack = packs::ParsePack(std::string(kPackHead) + rules, "pat.toml", "");
+  auto pack = packs::ParsePack(std::string(kPatternPackHead) + rules, "pat.toml", "");
   EXPECT_FALSE(pack.ok());
   return pack.ok() ? "" : pack.status().ToString();
 }
 
 // Role initials ('.' for none) of the sequence `ops`; `preset` (same length, '.' = none)
 // labels dispatches before the pack's rules run, as an earlier rule would.
-std::string Roles(const RulePack& pack, const std::string& ops, const std::string& preset = "") {
+std::string PatternRoles(const RulePack& pack, const std::string& ops,
+                         const std::string& preset = "") {
   trace::StringPool pool;
   std::vector<trace::Dispatch> dispatches;
   std::vector<ClassId> classes;
@@ -104,23 +105,23 @@ step = [
 )";
 
 TEST(PatternRuleTest, LabelsByPositionInTheSequence) {
-  auto pack = Parse(kAttentionRule);
+  auto pack = ParsePatterns(kAttentionRule);
   ASSERT_NE(pack, nullptr);
-  EXPECT_EQ(Roles(*pack, "xGSGGSamAGSx"), ".qqkvvaaaoo.");
+  EXPECT_EQ(PatternRoles(*pack, "xGSGGSamAGSx"), ".qqkvvaaaoo.");
   // Two layers back to back, and a lone GEMM pair that is not an attention block.
-  EXPECT_EQ(Roles(*pack, "GGGAGaGGGAGxGGa"), "qkvao.qkvao....");
+  EXPECT_EQ(PatternRoles(*pack, "GGGAGaGGGAGxGGa"), "qkvao.qkvao....");
 }
 
 TEST(PatternRuleTest, NoMatchWhenAStepCannotBeFilled) {
-  auto pack = Parse(kAttentionRule);
+  auto pack = ParsePatterns(kAttentionRule);
   ASSERT_NE(pack, nullptr);
-  EXPECT_EQ(Roles(*pack, "GGGaaAx"), ".......");                // no output projection
-  EXPECT_EQ(Roles(*pack, "GGGaaaaaaaaaAG"), "..............");  // 9 elementwise > max 8
-  EXPECT_EQ(Roles(*pack, "GGGaaaaaaaaAG"), "qkvaaaaaaaaao");    // 8 fit
+  EXPECT_EQ(PatternRoles(*pack, "GGGaaAx"), ".......");                // no output projection
+  EXPECT_EQ(PatternRoles(*pack, "GGGaaaaaaaaaAG"), "..............");  // 9 elementwise > max 8
+  EXPECT_EQ(PatternRoles(*pack, "GGGaaaaaaaaAG"), "qkvaaaaaaaaao");    // 8 fit
 }
 
 TEST(PatternRuleTest, GreedyStepsGiveBackWhatALaterStepNeeds) {
-  auto pack = Parse(R"(
+  auto pack = ParsePatterns(R"(
 [[role_rule]]
 kind = "pattern"
 overwrite = false
@@ -132,13 +133,13 @@ step = [
 )");
   ASSERT_NE(pack, nullptr);
   // The first step could take all five elementwise dispatches; it gives the last add back.
-  EXPECT_EQ(Roles(*pack, "maMmaG"), "nnnnrm");
+  EXPECT_EQ(PatternRoles(*pack, "maMmaG"), "nnnnrm");
   // The first anchor that matches wins: the match starts at index 0, not at the reduce.
-  EXPECT_EQ(Roles(*pack, "xmMaaG"), ".nnnrm");
+  EXPECT_EQ(PatternRoles(*pack, "xmMaaG"), ".nnnrm");
 }
 
 TEST(PatternRuleTest, FallbackLeavesEarlierRolesAndContextStepsReadThem) {
-  auto pack = Parse(R"(
+  auto pack = ParsePatterns(R"(
 [[role_rule]]
 kind = "pattern"
 overwrite = false
@@ -151,15 +152,15 @@ step = [
   ASSERT_NE(pack, nullptr);
   // The attention kernel is context: labelled earlier or not, it anchors the match and keeps
   // its role.
-  EXPECT_EQ(Roles(*pack, "AGaAGa", "a....."), "aor.or");
+  EXPECT_EQ(PatternRoles(*pack, "AGaAGa", "a....."), "aor.or");
   // A step with a role takes only unlabelled dispatches without overwrite: a labelled GEMM
   // makes the match fail, a labelled add ends the optional step.
-  EXPECT_EQ(Roles(*pack, "AGaAGa", "....q."), ".or.q.");
-  EXPECT_EQ(Roles(*pack, "AGa", "..m"), ".om");
+  EXPECT_EQ(PatternRoles(*pack, "AGaAGa", "....q."), ".or.q.");
+  EXPECT_EQ(PatternRoles(*pack, "AGa", "..m"), ".om");
 }
 
 TEST(PatternRuleTest, OverwriteRelabels) {
-  auto pack = Parse(R"(
+  auto pack = ParsePatterns(R"(
 [[role_rule]]
 kind = "pattern"
 overwrite = true
@@ -169,13 +170,13 @@ step = [
 ]
 )");
   ASSERT_NE(pack, nullptr);
-  EXPECT_EQ(Roles(*pack, "AGAG", "mmmq"), "momo");
+  EXPECT_EQ(PatternRoles(*pack, "AGAG", "mmmq"), "momo");
 }
 
 TEST(PatternRuleTest, ATrailingContextStepMayStartTheNextMatch) {
   // Each GEMM followed by another GEMM: the scan resumes right after the labelled GEMM, so
   // the context GEMM of one match is the labelled GEMM of the next.
-  auto pack = Parse(R"(
+  auto pack = ParsePatterns(R"(
 [[role_rule]]
 kind = "pattern"
 overwrite = false
@@ -185,12 +186,12 @@ step = [
 ]
 )");
   ASSERT_NE(pack, nullptr);
-  EXPECT_EQ(Roles(*pack, "GGGxG"), "mm...");
+  EXPECT_EQ(PatternRoles(*pack, "GGGxG"), "mm...");
 }
 
 TEST(PatternRuleTest, StepsArrayOfTablesFormAndDefaults) {
   // [[role_rule.step]] tables; min defaults to 1 and max to max(min, 1).
-  auto pack = Parse(R"(
+  auto pack = ParsePatterns(R"(
 [[role_rule]]
 kind = "pattern"
 overwrite = false
@@ -207,14 +208,14 @@ match = { classes = ["elementwise"] }
 min = 0
 )");
   ASSERT_NE(pack, nullptr);
-  EXPECT_EQ(Roles(*pack, "MmmmG"), "nnnr.");
-  EXPECT_EQ(Roles(*pack, "MmG"), "...");  // the second step needs exactly two
+  EXPECT_EQ(PatternRoles(*pack, "MmmmG"), "nnnr.");
+  EXPECT_EQ(PatternRoles(*pack, "MmG"), "...");  // the second step needs exactly two
 }
 
 TEST(PatternRuleTest, PathologicalPatternsStayPolynomial) {
   // Two greedy steps over everything and a step that never matches: without the failure
   // memo the backtracking would try every split at every anchor.
-  auto pack = Parse(R"(
+  auto pack = ParsePatterns(R"(
 [[role_rule]]
 kind = "pattern"
 overwrite = false
@@ -228,11 +229,11 @@ step = [
   std::string ops;
   for (int i = 0; i < 3000; ++i) ops += (i % 3 == 0) ? 'G' : 'a';
   const auto start = std::chrono::steady_clock::now();
-  EXPECT_EQ(Roles(*pack, ops), std::string(ops.size(), '.'));
+  EXPECT_EQ(PatternRoles(*pack, ops), std::string(ops.size(), '.'));
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
   // With an attention kernel at the end, the first anchor that reaches it within the two
   // steps' 2000 dispatches wins.
-  EXPECT_EQ(Roles(*pack, ops + "A"), std::string(1000, '.') + std::string(2000, 'm') + "n");
+  EXPECT_EQ(PatternRoles(*pack, ops + "A"), std::string(1000, '.') + std::string(2000, 'm') + "n");
 }
 
 TEST(PatternRuleTest, ParseErrorsNameTheRuleStepAndLine) {

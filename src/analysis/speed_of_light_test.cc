@@ -24,7 +24,7 @@ class MovingPack : public FakePack {
   std::vector<std::vector<std::string>> moves_ = {{"dense_weights"}, {"kv_cache"}, {}, {}};
 };
 
-struct Fixture {
+struct SolFixture {
   trace::StringPool names;
   DecodeWindow window;
   MovingPack pack;
@@ -33,7 +33,7 @@ struct Fixture {
                   {UnitReach{}, UnitReach{}}};
   Attribution attribution;
 
-  Fixture() {
+  SolFixture() {
     // Two steps of 5 ms: a 1.5 ms GEMV, a 0.5 ms attention, a 0.25 ms elementwise kernel.
     for (int64_t step = 0; step < 2; ++step) {
       const int64_t at = step * 5 * kMs;
@@ -70,8 +70,8 @@ struct Fixture {
 };
 
 TEST(SpeedOfLightTest, TheFloorTheClassesTheUnitsAndADecompositionThatAddsUp) {
-  Fixture f;
-  const auto l = ComputeSpeedOfLight(Fixture::Model(), f.Inputs(), f.attribution);
+  SolFixture f;
+  const auto l = ComputeSpeedOfLight(SolFixture::Model(), f.Inputs(), f.attribution);
   ASSERT_TRUE(l.ok()) << l.status().ToString();
   EXPECT_DOUBLE_EQ(l->bytes_per_token, 1.2e6);
   EXPECT_DOUBLE_EQ(l->floor_ms_per_token, 1.2);
@@ -99,8 +99,8 @@ TEST(SpeedOfLightTest, TheFloorTheClassesTheUnitsAndADecompositionThatAddsUp) {
 }
 
 TEST(SpeedOfLightTest, BytesAClassSharesAreSplitByTimeAndUnclaimedBytesAreNoted) {
-  Fixture f;
-  SpeedOfLightInputs m = Fixture::Model();
+  SolFixture f;
+  SpeedOfLightInputs m = SolFixture::Model();
   m.bytes_by_kind.emplace_back("state", 5e5);  // no class of the pack moves the state
   m.state_bytes = 5e5;
   const auto l = ComputeSpeedOfLight(m, f.Inputs(), f.attribution);
@@ -114,8 +114,8 @@ TEST(SpeedOfLightTest, BytesAClassSharesAreSplitByTimeAndUnclaimedBytesAreNoted)
 }
 
 TEST(SpeedOfLightTest, AFloorAboveTheWallIsRefused) {
-  Fixture f;
-  SpeedOfLightInputs m = Fixture::Model();
+  SolFixture f;
+  SpeedOfLightInputs m = SolFixture::Model();
   m.peak_gbps = 0.1;  // 12 ms of floor in a 5 ms step
   const auto l = ComputeSpeedOfLight(m, f.Inputs(), f.attribution);
   ASSERT_FALSE(l.ok());
@@ -124,11 +124,11 @@ TEST(SpeedOfLightTest, AFloorAboveTheWallIsRefused) {
 }
 
 TEST(SpeedOfLightTest, NoStepsOrNoPeakIsRefused) {
-  Fixture f;
-  SpeedOfLightInputs m = Fixture::Model();
+  SolFixture f;
+  SpeedOfLightInputs m = SolFixture::Model();
   m.steps = 0;
   EXPECT_FALSE(ComputeSpeedOfLight(m, f.Inputs(), f.attribution).ok());
-  m = Fixture::Model();
+  m = SolFixture::Model();
   m.peak_gbps = 0;
   EXPECT_FALSE(ComputeSpeedOfLight(m, f.Inputs(), f.attribution).ok());
 }

@@ -27,6 +27,7 @@ void AdviseLargePages([[maybe_unused]] const void* data, [[maybe_unused]] size_t
   constexpr uintptr_t kHuge = uintptr_t{2} << 20;
   const auto begin = (reinterpret_cast<uintptr_t>(data) + kHuge - 1) & ~(kHuge - 1);
   const auto end = (reinterpret_cast<uintptr_t>(data) + bytes) & ~(kHuge - 1);
+  // NOLINTNEXTLINE(performance-no-int-to-ptr): madvise takes the aligned address back
   if (begin < end) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
 #endif
 }

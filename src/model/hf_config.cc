@@ -724,8 +724,9 @@ base::StatusOr<ModelBytes> ModelBytesFromConfig(const nlohmann::json& doc, const
   Defaults defaults = arch->defaults;
   if (auto it = arch->type_defaults.find(model_type); it != arch->type_defaults.end()) {
     for (const auto& [k, v] : it->second) {
+      const auto& name = k;  // clang 14 cannot capture a structured binding
       defaults.erase(std::remove_if(defaults.begin(), defaults.end(),
-                                    [&](const auto& d) { return d.first == k; }),
+                                    [&](const auto& d) { return d.first == name; }),
                      defaults.end());
       defaults.emplace_back(k, v);
     }

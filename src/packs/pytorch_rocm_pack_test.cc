@@ -36,15 +36,15 @@ struct NameCase {
 // ---- names used by the class table and the sequences --------------------------------------
 
 // Tensile / hipBLASLt GEMMs of a batch-1 projection and their split-K helpers.
-const std::string kHipblaslt =  // [seen] (the solution tail shortened)
+const std::string kRocmHipblaslt =  // [seen] (the solution tail shortened)
     "Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT16x16x1024_MI16x16x1_SN_LDSB1_AFC0_AFEM1_"
     "AFEM1_ASEM1_CLR1_CADS0_DTLA0_DTLB0_DTVA0_DTVB0_EPS0_FDSI0_GRPM1_GRVWA4_GRVWB4_WSGRB0_WS64_"
     "WG16_4_4";
 const std::string kHipblasltWide =  // [seen]
     "Cijk_Alik_Bljk_S_B_Bias_HA_S_SAV_UserArgs_MT64x16x64_MI16x16x1_SN_LDSB1_AFC0_AFEM1_AFEM1_"
     "ASEM1_CLR1_CADS0_DTLA0_DTLB0_DTVA0_DTVB0_EPS0_FDSI0_GRPM1_GRVWA4_WSGRB0_WS64_WG16_4_4";
-const std::string kPostGsu = "Cijk_SS_BiasS_HAS_ScaleAlphaVec_PostGSU16_VW1";  // [seen]
-const std::string kPostGsuB = "Cijk_B_PostGSU2";                               // [seen]
+const std::string kRocmPostGsu = "Cijk_SS_BiasS_HAS_ScaleAlphaVec_PostGSU16_VW1";  // [seen]
+const std::string kPostGsuB = "Cijk_B_PostGSU2";                                   // [seen]
 const std::string kRocblasTensile =  // the seed's rocBLAS Tensile name
     "Cijk_Alik_Bljk_HHS_BH_MT64x64x32_MI16x16x16x1_SN_1LDSB0_APM1_ABV0_ACED0";
 const std::string kBetaOnly = "Cijk_B_GA";  // [inferred] Tensile KernelWriterBetaOnly's name
@@ -289,9 +289,9 @@ std::vector<NameCase> ClassCases() {
       {"wv_splitk_small_fp16_bf16_kernel", "gemv",
        "[inferred] aiter's skinny GEMM as the issue names it (wv_splitk*)"},
       // gemm
-      {kHipblaslt, "gemm", "[seen] hipBLASLt (a batch-1 qkv_proj)"},
+      {kRocmHipblaslt, "gemm", "[seen] hipBLASLt (a batch-1 qkv_proj)"},
       {kHipblasltWide, "gemm", "[seen] hipBLASLt"},
-      {kPostGsu, "gemm", "[seen] hipBLASLt's split-K reduction"},
+      {kRocmPostGsu, "gemm", "[seen] hipBLASLt's split-K reduction"},
       {kPostGsuB, "gemm", "[seen] Tensile's split-K reduction"},
       {kRocblasTensile, "gemm", "the seed's rocBLAS Tensile name"},
       {kBetaOnly, "gemm", "[inferred] Tensile's beta-only kernel"},
@@ -596,7 +596,7 @@ std::vector<std::string> OpPathRoles(const analysis::Pack& pack) {
           trace::Range{pool.Intern(chain[depth]), t0, t0 + 1000, 1, static_cast<int32_t>(depth)});
     }
     trace::Dispatch d;
-    d.name = pool.Intern(kHipblaslt);
+    d.name = pool.Intern(kRocmHipblaslt);
     d.start = 1'000'000 + t0;
     d.end = d.start + 10;
     dispatches.push_back(d);
@@ -668,8 +668,8 @@ Seq VllmLlamaStep() {
   for (int layer = 0; layer < 2; ++layer) {
     Append(seq, {
                     {layer == 0 ? kVllmRmsNorm : kVllmAddRmsNorm, "input_norm"},
-                    {kHipblaslt, "q_proj"},  // the fused qkv_proj, split over K
-                    {kPostGsu, "q_proj"},
+                    {kRocmHipblaslt, "q_proj"},  // the fused qkv_proj, split over K
+                    {kRocmPostGsu, "q_proj"},
                     {kVllmRotary, "attention"},
                     {kVllmCacheFlash, "attention"},
                     {kPagedQkv, "attention"},
@@ -707,9 +707,9 @@ Seq VllmQwen3AttentionWithQkNormsAndQuantization() {
       {kAiterQuant, "attention"},
       {"aiter::fp8gemm_bf16_blockscale_BpreShuffle_48x128", "o_proj"},
       {kVllmAddRmsNorm, "post_attn_norm"},
-      {kHipblaslt, "mlp"},
+      {kRocmHipblaslt, "mlp"},
       {kActAndMul, "mlp"},
-      {kHipblaslt, "mlp"},
+      {kRocmHipblaslt, "mlp"},
   };
 }
 
@@ -717,7 +717,7 @@ Seq VllmQwen3AttentionWithQkNormsAndQuantization() {
 Seq VllmMoeBlock() {
   return {
       {kVllmAddRmsNorm, "post_attn_norm"},
-      {kHipblaslt, "moe_router"},  // the gate
+      {kRocmHipblaslt, "moe_router"},  // the gate
       {kTopkGating, "moe_router"},
       {kMoeAlign, "moe_experts"},
       {kFusedMoe, "moe_experts"},
@@ -741,11 +741,11 @@ Seq EagerLlamaStep() {
   };
   Append(seq, EagerNorm("input_norm"));
   Append(seq, {
-                  {kHipblaslt, "q_proj"},
-                  {kPostGsu, "q_proj"},
+                  {kRocmHipblaslt, "q_proj"},
+                  {kRocmPostGsu, "q_proj"},
                   {kBetaOnly, "k_proj"},
                   {kRocblasTensile, "k_proj"},
-                  {kHipblaslt, "v_proj"},
+                  {kRocmHipblaslt, "v_proj"},
                   {kMulBf16, "attention"},  // RoPE: x * cos, rotate_half, + (x * sin)
                   {kNeg, "attention"},
                   {kCat, "attention"},
@@ -755,18 +755,18 @@ Seq EagerLlamaStep() {
                   {kCat, "attention"},
                   {kCkFmha, "attention"},
                   {kCkFmhaCombine, "attention"},
-                  {kHipblaslt, "o_proj"},
+                  {kRocmHipblaslt, "o_proj"},
                   {kPostGsuB, "o_proj"},
               });
   Append(seq, Residual());
   Append(seq, EagerNorm("post_attn_norm"));
   Append(seq, {
-                  {kHipblaslt, "mlp"},  // gate
+                  {kRocmHipblaslt, "mlp"},  // gate
                   {kSilu, "mlp"},
-                  {kHipblaslt, "mlp"},  // up
+                  {kRocmHipblaslt, "mlp"},  // up
                   {kMulBf16, "mlp"},
                   {kHipblasltWide, "mlp"},  // down
-                  {kPostGsu, "mlp"},
+                  {kRocmPostGsu, "mlp"},
               });
   Append(seq, Residual());
   Append(seq, EagerNorm("final_norm"));
@@ -777,15 +777,15 @@ Seq EagerLlamaStep() {
 // Eager Qwen3 attention: RMSNorms of q and k between the projections; AOTriton's kernel.
 Seq EagerQwen3AttentionWithQkNorms() {
   Seq seq = EagerNorm("input_norm");
-  Append(seq, {{kHipblaslt, "q_proj"}});
+  Append(seq, {{kRocmHipblaslt, "q_proj"}});
   Append(seq, EagerNorm("qk_norm"));
-  Append(seq, {{kHipblaslt, "k_proj"}, {kPostGsu, "k_proj"}});
+  Append(seq, {{kRocmHipblaslt, "k_proj"}, {kRocmPostGsu, "k_proj"}});
   Append(seq, EagerNorm("qk_norm"));
-  Append(seq, {{kHipblaslt, "v_proj"},
+  Append(seq, {{kRocmHipblaslt, "v_proj"},
                {kMulBf16, "attention"},
                {kCat, "attention"},
                {"attn_fwd", "attention"},
-               {kHipblaslt, "o_proj"}});
+               {kRocmHipblaslt, "o_proj"}});
   Append(seq, Residual());
   return seq;
 }
@@ -795,19 +795,20 @@ Seq EagerQwen3AttentionWithQkNorms() {
 Seq EagerMamba2MixerAndTwoGemmMlp() {
   Seq seq = EagerNorm("input_norm");
   Append(seq, {
-                  {kHipblaslt, "mamba_mixer"},  // in_proj
+                  {kRocmHipblaslt, "mamba_mixer"},  // in_proj
                   {kToBf16, "mamba_mixer"},
                   {"miopenSp3AsmConv3x3F", "mamba_mixer"},
                   {kSilu, "mamba_mixer"},
                   {"_selective_scan_update_kernel", "mamba_mixer"},
                   {kMulBf16, "mamba_mixer"},
-                  {kVllmRmsNorm, "mamba_mixer"},  // the gated norm (a fused kernel here)
-                  {kHipblaslt, "mamba_mixer"},    // out_proj
-                  {kPostGsu, "mamba_mixer"},
+                  {kVllmRmsNorm, "mamba_mixer"},    // the gated norm (a fused kernel here)
+                  {kRocmHipblaslt, "mamba_mixer"},  // out_proj
+                  {kRocmPostGsu, "mamba_mixer"},
               });
   Append(seq, Residual());
   Append(seq, EagerNorm("post_attn_norm"));
-  Append(seq, {{kHipblaslt, "mlp"}, {kSilu, "mlp"}, {kMulBf16, "mlp"}, {kHipblaslt, "mlp"}});
+  Append(seq,
+         {{kRocmHipblaslt, "mlp"}, {kSilu, "mlp"}, {kMulBf16, "mlp"}, {kRocmHipblaslt, "mlp"}});
   Append(seq, Residual());
   return seq;
 }
@@ -828,13 +829,13 @@ Seq EagerMoeBlocks() {
                {kTopk, "moe_router"},
                {kAddBf16, "moe_router"}});
   Append(seq, experts);
-  Append(seq, {{kHipblaslt, "moe_shared_expert"},
+  Append(seq, {{kRocmHipblaslt, "moe_shared_expert"},
                {kSilu, "moe_shared_expert"},
-               {kHipblaslt, "moe_shared_expert"},
-               {kPostGsu, "moe_shared_expert"}});
+               {kRocmHipblaslt, "moe_shared_expert"},
+               {kRocmPostGsu, "moe_shared_expert"}});
   Append(seq, Residual());
   Append(seq, EagerNorm("post_attn_norm"));
-  Append(seq, {{kHipblaslt, "moe_router"}, {kSoftmax, "moe_router"}, {kTopk, "moe_router"}});
+  Append(seq, {{kRocmHipblaslt, "moe_router"}, {kSoftmax, "moe_router"}, {kTopk, "moe_router"}});
   Append(seq, experts);
   Append(seq, Residual());
   return seq;

@@ -144,7 +144,8 @@ TEST(SummaryJsonTest, UnitsThatOptInEndWithTheirClassesAndHostGap) {
   EXPECT_EQ(keys[keys.size() - 3], "reached_optin_plain_ceiling_wall_est");
   EXPECT_EQ(keys[keys.size() - 2], "classes");
   EXPECT_EQ(keys.back(), "host_gap");
-  EXPECT_EQ(doc["port_units"]["cuda_graph"]["classes"], nlohmann::json::array({"qmv", "rope"}));
+  EXPECT_EQ(doc["port_units"]["cuda_graph"]["classes"],
+            nlohmann::ordered_json::array({"qmv", "rope"}));
   EXPECT_EQ(doc["port_units"]["cuda_graph"]["host_gap"], "all");
 }
 

@@ -129,8 +129,8 @@ inline void DamageDatabase(const std::string& path, FuzzedDataProvider& fdp, int
     if (columns.empty()) continue;
     const std::string column = columns[fdp.ConsumeIntegralInRange<size_t>(0, columns.size() - 1)];
     const std::string key = quoted(columns.front());
-    const std::string one_row = " WHERE " + key + " IN (SELECT " + key + " FROM " +
-                                quoted(table) + " LIMIT 1 OFFSET " +
+    const std::string one_row = " WHERE " + key + " IN (SELECT " + key + " FROM " + quoted(table) +
+                                " LIMIT 1 OFFSET " +
                                 std::to_string(fdp.ConsumeIntegralInRange<int>(0, 8)) + ")";
     std::string sql;
     bool bind_value = false;
@@ -180,14 +180,12 @@ inline void DamageDatabase(const std::string& path, FuzzedDataProvider& fdp, int
           break;
         case 5: {
           const std::string blob = fdp.ConsumeRandomLengthString(8);
-          sqlite3_bind_blob(stmt, 1, blob.data(), static_cast<int>(blob.size()),
-                            SQLITE_TRANSIENT);
+          sqlite3_bind_blob(stmt, 1, blob.data(), static_cast<int>(blob.size()), SQLITE_TRANSIENT);
           break;
         }
         case 6: {
           const std::string text = FuzzName(fdp);
-          sqlite3_bind_text(stmt, 1, text.data(), static_cast<int>(text.size()),
-                            SQLITE_TRANSIENT);
+          sqlite3_bind_text(stmt, 1, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
           break;
         }
         default:

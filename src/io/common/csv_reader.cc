@@ -73,7 +73,7 @@ inline const char* FindUnquotedEnd(const char* p, const char* end, bool sentinel
 struct Block {
   explicit Block(const char* p) {
     for (int i = 0; i < 4; ++i)
-      x[i] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * i));
+      x[i] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + ptrdiff_t{16} * i));
   }
   // Whether any of the 64 bytes is c (cheaper than Mask(c) != 0).
   bool Any(char c) const {

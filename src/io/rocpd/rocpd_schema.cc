@@ -82,7 +82,7 @@ const ViewSpec kViews[] = {
       "stream_id", "event_id"}},
 };
 
-base::Status SchemaVersion4(const std::string& path, std::string why) {
+base::Status SchemaVersion4(const std::string& path, const std::string& why) {
   return base::DataError(path, "a rocpd database of schema version 4 (" + why + ")",
                          "decodeprof reads schema 3, which the rocprofv3 of ROCm 7 writes; "
                          "schema 4 is experimental (track-based tables)");

@@ -271,7 +271,7 @@ TEST(NvtxCollectorGateTest, AFullQueueStillClosesTheGate) {
   EXPECT_EQ(c.counts().dropped, 1);
 }
 
-GetEnvFn Env(std::map<std::string, std::string> vars) {
+GetEnvFn GateEnv(std::map<std::string, std::string> vars) {
   auto shared = std::make_shared<std::map<std::string, std::string>>(std::move(vars));
   return [shared](const char* name) -> const char* {
     auto it = shared->find(name);
@@ -280,18 +280,18 @@ GetEnvFn Env(std::map<std::string, std::string> vars) {
 }
 
 TEST(OnlyRangeConfigTest, ReadsTheNameAndRefusesBadOnes) {
-  auto none = ReadRecorderConfig(Env({{"DECODEPROF_RECORD_OUTPUT", "/t/x"}}), 1, nullptr);
+  auto none = ReadRecorderConfig(GateEnv({{"DECODEPROF_RECORD_OUTPUT", "/t/x"}}), 1, nullptr);
   ASSERT_TRUE(none.ok());
   EXPECT_EQ(none->only_range, "");
-  auto named = ReadRecorderConfig(Env({{"DECODEPROF_RECORD_OUTPUT", "/t/x"},
-                                       {"DECODEPROF_RECORD_ONLY_RANGE", "decodeprof:decode"}}),
+  auto named = ReadRecorderConfig(GateEnv({{"DECODEPROF_RECORD_OUTPUT", "/t/x"},
+                                           {"DECODEPROF_RECORD_ONLY_RANGE", "decodeprof:decode"}}),
                                   1, nullptr);
   ASSERT_TRUE(named.ok()) << named.status().ToString();
   EXPECT_EQ(named->only_range, "decodeprof:decode");
   for (const std::string& bad :
        {std::string(), std::string("a\tb"), std::string(kMaxOnlyRangeBytes + 1, 'r')}) {
     auto config = ReadRecorderConfig(
-        Env({{"DECODEPROF_RECORD_OUTPUT", "/t/x"}, {"DECODEPROF_RECORD_ONLY_RANGE", bad}}), 1,
+        GateEnv({{"DECODEPROF_RECORD_OUTPUT", "/t/x"}, {"DECODEPROF_RECORD_ONLY_RANGE", bad}}), 1,
         nullptr);
     ASSERT_FALSE(config.ok());
     EXPECT_EQ(config.status().kind(), base::ErrorKind::kConfig);
@@ -300,32 +300,32 @@ TEST(OnlyRangeConfigTest, ReadsTheNameAndRefusesBadOnes) {
 }
 
 TEST(SampleStepsConfigTest, ReadsNAndTheStepRangeAndRefusesOnlyRangeBesideIt) {
-  auto plain = ReadRecorderConfig(Env({{"DECODEPROF_RECORD_OUTPUT", "/t/x"}}), 1, nullptr);
+  auto plain = ReadRecorderConfig(GateEnv({{"DECODEPROF_RECORD_OUTPUT", "/t/x"}}), 1, nullptr);
   ASSERT_TRUE(plain.ok());
   EXPECT_EQ(plain->sample_steps, 1u);
   EXPECT_EQ(plain->gate_range(), "");
-  auto sampled = ReadRecorderConfig(Env({{"DECODEPROF_RECORD_OUTPUT", "/t/x"},
-                                         {"DECODEPROF_RECORD_SAMPLE_STEPS", "8"},
-                                         {"DECODEPROF_RECORD_STEP_RANGE", "execute_model"}}),
+  auto sampled = ReadRecorderConfig(GateEnv({{"DECODEPROF_RECORD_OUTPUT", "/t/x"},
+                                             {"DECODEPROF_RECORD_SAMPLE_STEPS", "8"},
+                                             {"DECODEPROF_RECORD_STEP_RANGE", "execute_model"}}),
                                     1, nullptr);
   ASSERT_TRUE(sampled.ok()) << sampled.status().ToString();
   EXPECT_EQ(sampled->sample_steps, 8u);
   EXPECT_EQ(sampled->gate_range(), "execute_model");
   auto defaulted = ReadRecorderConfig(
-      Env({{"DECODEPROF_RECORD_OUTPUT", "/t/x"}, {"DECODEPROF_RECORD_SAMPLE_STEPS", "4"}}), 1,
+      GateEnv({{"DECODEPROF_RECORD_OUTPUT", "/t/x"}, {"DECODEPROF_RECORD_SAMPLE_STEPS", "4"}}), 1,
       nullptr);
   ASSERT_TRUE(defaulted.ok());
   EXPECT_EQ(defaulted->gate_range(), "decodeprof:step");
   for (const char* bad : {"0", "-3", "x", "1000001"}) {
     auto config = ReadRecorderConfig(
-        Env({{"DECODEPROF_RECORD_OUTPUT", "/t/x"}, {"DECODEPROF_RECORD_SAMPLE_STEPS", bad}}), 1,
+        GateEnv({{"DECODEPROF_RECORD_OUTPUT", "/t/x"}, {"DECODEPROF_RECORD_SAMPLE_STEPS", bad}}), 1,
         nullptr);
     ASSERT_FALSE(config.ok()) << bad;
     EXPECT_EQ(config.status().where(), "DECODEPROF_RECORD_SAMPLE_STEPS");
   }
-  auto both = ReadRecorderConfig(Env({{"DECODEPROF_RECORD_OUTPUT", "/t/x"},
-                                      {"DECODEPROF_RECORD_SAMPLE_STEPS", "4"},
-                                      {"DECODEPROF_RECORD_ONLY_RANGE", "decodeprof:decode"}}),
+  auto both = ReadRecorderConfig(GateEnv({{"DECODEPROF_RECORD_OUTPUT", "/t/x"},
+                                          {"DECODEPROF_RECORD_SAMPLE_STEPS", "4"},
+                                          {"DECODEPROF_RECORD_ONLY_RANGE", "decodeprof:decode"}}),
                                  1, nullptr);
   ASSERT_FALSE(both.ok());
   EXPECT_NE(both.status().message().find("cannot be combined"), std::string::npos);
@@ -333,15 +333,15 @@ TEST(SampleStepsConfigTest, ReadsNAndTheStepRangeAndRefusesOnlyRangeBesideIt) {
 
 TEST(SampleTimeConfigTest, ReadsOnAndPeriodAndRefusesBadOnes) {
   auto timed = ReadRecorderConfig(
-      Env({{"DECODEPROF_RECORD_OUTPUT", "/t/x"}, {"DECODEPROF_RECORD_SAMPLE_TIME", "50/500"}}), 1,
-      nullptr);
+      GateEnv({{"DECODEPROF_RECORD_OUTPUT", "/t/x"}, {"DECODEPROF_RECORD_SAMPLE_TIME", "50/500"}}),
+      1, nullptr);
   ASSERT_TRUE(timed.ok()) << timed.status().ToString();
   EXPECT_EQ(timed->sample_on_ms, 50u);
   EXPECT_EQ(timed->sample_period_ms, 500u);
   EXPECT_TRUE(timed->sampling());
   for (const char* bad : {"50", "0/500", "500/500", "1/3600001", "a/b", "50/"}) {
     auto config = ReadRecorderConfig(
-        Env({{"DECODEPROF_RECORD_OUTPUT", "/t/x"}, {"DECODEPROF_RECORD_SAMPLE_TIME", bad}}), 1,
+        GateEnv({{"DECODEPROF_RECORD_OUTPUT", "/t/x"}, {"DECODEPROF_RECORD_SAMPLE_TIME", bad}}), 1,
         nullptr);
     ASSERT_FALSE(config.ok()) << bad;
     EXPECT_EQ(config.status().where(), "DECODEPROF_RECORD_SAMPLE_TIME");
@@ -352,7 +352,7 @@ TEST(DetachConfigTest, OffUnlessAskedForAndNeverWithoutPeriods) {
   auto read = [](std::vector<std::pair<std::string, std::string>> vars) {
     vars.emplace_back("DECODEPROF_RECORD_OUTPUT", "/t/x");
     std::map<std::string, std::string> m(vars.begin(), vars.end());
-    return ReadRecorderConfig(Env(m), 1, nullptr);
+    return ReadRecorderConfig(GateEnv(m), 1, nullptr);
   };
   auto timed = read({{"DECODEPROF_RECORD_SAMPLE_TIME", "50/500"}});
   ASSERT_TRUE(timed.ok());
@@ -384,7 +384,7 @@ TEST(PeriodEndConfigTest, WaitByDefaultSwitchOnRequestAndGraphSteps) {
   auto read = [](std::vector<std::pair<std::string, std::string>> vars) {
     vars.emplace_back("DECODEPROF_RECORD_OUTPUT", "/t/x");
     std::map<std::string, std::string> m(vars.begin(), vars.end());
-    return ReadRecorderConfig(Env(m), 1, nullptr);
+    return ReadRecorderConfig(GateEnv(m), 1, nullptr);
   };
   auto plain = read({{"DECODEPROF_RECORD_SAMPLE_STEPS", "8"}});
   ASSERT_TRUE(plain.ok());
