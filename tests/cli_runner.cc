@@ -1,13 +1,9 @@
 #include "tests/cli_runner.h"
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-
 #include <fstream>
 #include <sstream>
 
-extern char** environ;
+#include "tests/support/process_util.h"
 
 namespace decodeprof::testing {
 
@@ -22,32 +18,14 @@ namespace {
 
 Result Run(const std::string& program, const std::vector<std::string>& args,
            const std::filesystem::path& stdin_file, const std::filesystem::path& scratch) {
-  const std::filesystem::path out_path = scratch / "stdout", err_path = scratch / "stderr";
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(
-      &actions, 0, stdin_file.empty() ? "/dev/null" : stdin_file.c_str(), O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0644);
-  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0644);
-  std::string binary = program;
-  std::vector<std::string> copy = args;
-  std::vector<char*> argv;
-  argv.push_back(binary.data());
-  for (auto& a : copy) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  Result r;
-  if (posix_spawnp(&pid, binary.c_str(), &actions, nullptr, argv.data(), environ) == 0) {
-    int status = 0;
-    waitpid(pid, &status, 0);
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  }
-  posix_spawn_file_actions_destroy(&actions);
-  r.out = Slurp(out_path);
-  r.err = Slurp(err_path);
-  return r;
+  Spawn spawn;
+  spawn.argv.push_back(program);
+  spawn.argv.insert(spawn.argv.end(), args.begin(), args.end());
+  if (!stdin_file.empty()) spawn.stdin_path = stdin_file.string();
+  spawn.out_path = (scratch / "stdout").string();
+  spawn.err_path = (scratch / "stderr").string();
+  const RunResult run = StartProcess(spawn).Wait(kNoTimeout);
+  return Result{run.status, run.out, run.err};
 }
 
 }  // namespace

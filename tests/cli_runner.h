@@ -1,4 +1,5 @@
-// Runs the decodeprof binary in tests: arguments, optional stdin file, captured output.
+// Runs the decodeprof binary in tests: arguments, optional stdin file, captured output
+// (through StartProcess, tests/support/process_util.h; part of decodeprof_test_support).
 #pragma once
 
 #include <filesystem>

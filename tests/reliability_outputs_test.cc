@@ -3,10 +3,8 @@
 // when a signal ends the command, default names keep the whole stem and never replace the
 // summary of another trace, outputs far larger than their input are refused before a byte is
 // written, and error diagnostics stop export as they stop summarize.
-#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,8 +18,7 @@
 
 #include "src/io/nsys_sqlite/testing/nsys_db_writer.h"
 #include "tests/cli_runner.h"
-
-extern char** environ;
+#include "tests/support/process_util.h"
 
 namespace decodeprof {
 namespace {
@@ -163,18 +160,9 @@ TEST_F(ReliabilityOutputsTest, ASignalDuringExportLeavesNoTemporaryFile) {
     const fs::path out_dir = dir_ / ("out" + std::to_string(signo));
     fs::create_directories(out_dir);
     const std::string out = (out_dir / "e.json").string();
-    const std::string binary = DECODEPROF_BINARY;
-    std::vector<std::string> args = {binary, "export", "--trace", trace, "--chrome-trace", out};
-    std::vector<char*> argv;
-    for (std::string& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-    pid_t pid = 0;
-    ASSERT_EQ(posix_spawn(&pid, binary.c_str(), &actions, nullptr, argv.data(), environ), 0);
-    posix_spawn_file_actions_destroy(&actions);
+    decodeprof::testing::Spawn spawn;  // stdin, stdout and stderr on /dev/null
+    spawn.argv = {DECODEPROF_BINARY, "export", "--trace", trace, "--chrome-trace", out};
+    const pid_t pid = decodeprof::testing::StartProcess(spawn).pid();
     // Wait until the temporary output exists (the export is writing), then signal.
     bool writing = false;
     int status = 0;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "src/base/status.h"
+#include "src/base/subprocess.h"
 
 namespace decodeprof::guard {
 
@@ -38,7 +39,7 @@ class Child final : public ChildWatch {
                                                       const std::vector<std::string>& env);
   ~Child() override;
 
-  int64_t pid() const override { return pid_; }
+  int64_t pid() const override { return process_->pid(); }
   bool Exited() override;
   // After Exited(): the shell-style status (exit code, or 128 + signal number).
   int ExitCode() const;
@@ -52,15 +53,9 @@ class Child final : public ChildWatch {
   bool Stop(double grace_secs);
 
  private:
-  Child(pid_t pid, bool has_terminal)
-      : pid_(pid), has_terminal_(has_terminal), had_terminal_(has_terminal) {}
-  void ReturnTerminal();
+  explicit Child(std::unique_ptr<base::Subprocess> process) : process_(std::move(process)) {}
 
-  pid_t pid_;
-  bool has_terminal_;  // the command's group has the terminal's foreground now
-  bool had_terminal_;  // ... had it at start
-  bool exited_ = false;
-  int status_ = 0;
+  std::unique_ptr<base::Subprocess> process_;  // own process group, the terminal when free
   std::optional<std::string> exec_error_;
 };
 

@@ -18,50 +18,12 @@
 extern char** environ;
 
 namespace decodeprof::guard::testing {
-namespace {
 
-pid_t SpawnWith(const std::vector<std::string>& argv, const std::vector<std::string>& env,
-                const std::string& stdin_path, const std::string& out_path,
-                const std::string& err_path) {
-  std::vector<char*> c_argv;
-  for (const std::string& word : argv) c_argv.push_back(const_cast<char*>(word.c_str()));
-  c_argv.push_back(nullptr);
-  std::vector<char*> c_env;
-  for (const std::string& entry : env) c_env.push_back(const_cast<char*>(entry.c_str()));
-  c_env.push_back(nullptr);
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    const int in = ::open(stdin_path.c_str(), O_RDONLY);
-    const int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (in < 0 || out < 0 || err < 0) ::_exit(125);
-    ::dup2(in, 0);
-    ::dup2(out, 1);
-    ::dup2(err, 2);
-    ::close(in);
-    ::close(out);
-    ::close(err);
-    ::execve(c_argv[0], c_argv.data(), c_env.data());
-    ::_exit(124);
-  }
-  if (pid < 0) throw std::runtime_error("fork failed");
-  return pid;
-}
-
-}  // namespace
-
-GuardFixture::GuardFixture() {
-  std::string pattern = (std::filesystem::temp_directory_path() / "dp-guard-XXXXXX").string();
-  if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-  dir_ = pattern;
+GuardFixture::GuardFixture() : temp_("dp-guard-"), dir_(temp_.path()) {
   std::filesystem::create_directory(kfd());
 }
 
-GuardFixture::~GuardFixture() {
-  ReleaseLock();
-  std::error_code ignored;
-  std::filesystem::remove_all(dir_, ignored);
-}
+GuardFixture::~GuardFixture() { ReleaseLock(); }  // then temp_ removes the directory
 
 std::vector<std::string> GuardFixture::Env(const std::vector<std::string>& extra) const {
   std::vector<std::string> env;
@@ -91,9 +53,13 @@ Started GuardFixture::Start(const std::vector<std::string>& args,
   const int n = ++runs_;
   const std::string out = Path("run" + std::to_string(n) + ".out");
   const std::string err = Path("run" + std::to_string(n) + ".err");
-  const double start = Now();
-  const pid_t pid = SpawnWith(argv, Env(extra_env), stdin_path, out, err);
-  return Started(pid, out, err, start);
+  Spawn spawn;
+  spawn.argv = std::move(argv);
+  spawn.env = Env(extra_env);
+  spawn.stdin_path = stdin_path;
+  spawn.out_path = out;
+  spawn.err_path = err;
+  return StartProcess(spawn);
 }
 
 RunResult GuardFixture::Run(const std::vector<std::string>& args,
@@ -119,11 +85,10 @@ void GuardFixture::ReleaseLock() {
 }
 
 pid_t SpawnHelper(const std::vector<std::string>& argv) {
-  std::vector<std::string> env;
-  for (char** entry = environ; *entry != nullptr; ++entry) env.emplace_back(*entry);
-  std::vector<std::string> full = argv;
-  if (full[0].find('/') == std::string::npos) full[0] = "/bin/" + full[0];
-  return SpawnWith(full, env, "/dev/null", "/dev/null", "/dev/null");
+  Spawn spawn;
+  spawn.argv = argv;
+  if (spawn.argv[0].find('/') == std::string::npos) spawn.argv[0] = "/bin/" + spawn.argv[0];
+  return StartProcess(spawn).pid();
 }
 
 void KillAndReap(pid_t pid) {

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 #include "tests/support/process_util.h"
+#include "tests/support/temp_dir.h"
 
 namespace decodeprof::guard::testing {
 
@@ -23,7 +24,9 @@ using decodeprof::testing::ProcessGone;
 using decodeprof::testing::ReadText;
 using decodeprof::testing::RunResult;
 using decodeprof::testing::SleepSecs;
+using decodeprof::testing::Spawn;
 using decodeprof::testing::Started;
+using decodeprof::testing::StartProcess;
 using decodeprof::testing::WaitFor;
 using decodeprof::testing::WriteText;
 
@@ -58,6 +61,7 @@ class GuardFixture {
   void ReleaseLock();
 
  private:
+  decodeprof::testing::TempDir temp_;
   std::string dir_;
   int lock_fd_ = -1;
   int runs_ = 0;

@@ -3,6 +3,7 @@
 // published shapes, independently of packs/models.toml; the GGUF header reader on generated
 // headers (sparse files: header + ftruncate to the full size); and the refusals.
 #include "src/model/model_bytes.h"
+#include "tests/support/temp_dir.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -22,25 +23,7 @@ namespace {
 // ---- fixtures ---------------------------------------------------------------------------------
 
 // Temporary directories, removed when the tests end (the GGUFs are sparse files of GBs).
-std::vector<std::string>& TempDirs() {
-  static std::vector<std::string> dirs;
-  return dirs;
-}
-class RemoveTempDirs : public ::testing::Environment {
- public:
-  void TearDown() override {
-    for (const std::string& dir : TempDirs()) std::filesystem::remove_all(dir);
-  }
-};
-const auto* const kRemoveTempDirs = ::testing::AddGlobalTestEnvironment(new RemoveTempDirs);
-
-std::string MakeTempDir() {
-  std::string tmpl = ::testing::TempDir() + "/model_bytes_XXXXXX";
-  char* dir = ::mkdtemp(tmpl.data());
-  EXPECT_NE(dir, nullptr);
-  TempDirs().push_back(tmpl);
-  return tmpl;
-}
+std::string MakeTempDir() { return decodeprof::testing::ScratchDir("model_bytes_"); }
 
 // A model directory holding `config` as config.json.
 std::string ModelDir(const std::string& config) {

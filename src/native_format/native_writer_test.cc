@@ -10,14 +10,13 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "tests/support/temp_dir.h"
 
 namespace decodeprof::native_format {
 namespace {
 
 std::string TempPath(const std::string& name) {
-  std::string dir = ::testing::TempDir() + "native_writer_" + std::string(6, 'X');
-  if (::mkdtemp(dir.data()) == nullptr) return {};
-  return dir + "/" + name;
+  return decodeprof::testing::ScratchDir("native_writer_") + "/" + name;
 }
 
 // Runs `sql` on `path` and returns the first column of the first row as text ("" if none).

@@ -10,6 +10,7 @@
 
 #include "gtest/gtest.h"
 #include "src/profile/process.h"
+#include "tests/support/temp_dir.h"
 
 namespace decodeprof::profile {
 namespace {
@@ -47,9 +48,7 @@ class GitInfoTest : public ::testing::Test {
         CaptureOutput({"git", "--version"})->status != 0) {
       GTEST_SKIP() << "git is not installed";
     }
-    std::string dir = ::testing::TempDir() + "git_info_XXXXXX";
-    ASSERT_NE(::mkdtemp(dir.data()), nullptr);
-    dir_ = std::filesystem::canonical(dir).string();
+    dir_ = temp_.path();  // canonical
     repo_ = dir_ + "/re#po.*";
     std::filesystem::create_directories(repo_ + "/sub");
     ASSERT_EQ(Git(repo_, {"init", "-q"}), 0);
@@ -57,6 +56,7 @@ class GitInfoTest : public ::testing::Test {
     ASSERT_EQ(Git(repo_, {"add", "tracked.txt"}), 0);
     ASSERT_EQ(Git(repo_, {"commit", "-q", "-m", "first"}), 0);
   }
+  decodeprof::testing::TempDir temp_{"git_info_"};
   std::string dir_;
   std::string repo_;
 };

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "gtest/gtest.h"
+#include "tests/support/temp_dir.h"
 
 namespace decodeprof::profile {
 namespace {
@@ -74,12 +75,6 @@ TEST(PathScrubberTest, ATraceDirInsideTheCheckoutStaysATraceDir) {
   EXPECT_EQ(trailing_slash.Scrub("/repo/a"), "a");
 }
 
-std::string TempDir() {
-  std::string dir = ::testing::TempDir() + "log_filter_XXXXXX";
-  if (::mkdtemp(dir.data()) == nullptr) return {};
-  return dir;
-}
-
 std::string Read(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream text;
@@ -88,7 +83,7 @@ std::string Read(const std::string& path) {
 }
 
 TEST(PathScrubberTest, ScrubFileRewritesInPlaceAndSkipsMissingFiles) {
-  const std::string dir = TempDir();
+  const std::string dir = decodeprof::testing::ScratchDir("log_filter_");
   ASSERT_FALSE(dir.empty());
   const std::string path = dir + "/guard.log";
   std::ofstream(path) << "== r plain\nstart: /r#oot/bench\nstart: /tmp/t/r/x\n";
@@ -99,7 +94,7 @@ TEST(PathScrubberTest, ScrubFileRewritesInPlaceAndSkipsMissingFiles) {
 }
 
 TEST(PublishLogTest, DropsLinesThenScrubs) {
-  const std::string dir = TempDir();
+  const std::string dir = decodeprof::testing::ScratchDir("log_filter_");
   ASSERT_FALSE(dir.empty());
   std::ofstream(dir + "/bench.log") << "decodeprof: guard: attempt 1/5: start: /tmp/t/x\n"
                                        "W1201 12:00:00 1 a.cpp:1] /tmp/t/r/out\n"

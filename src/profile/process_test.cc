@@ -11,15 +11,10 @@
 #include <sstream>
 
 #include "gtest/gtest.h"
+#include "tests/support/temp_dir.h"
 
 namespace decodeprof::profile {
 namespace {
-
-std::string TempDir() {
-  std::string dir = ::testing::TempDir() + "process_XXXXXX";
-  if (::mkdtemp(dir.data()) == nullptr) return {};
-  return dir;
-}
 
 std::string Read(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -35,7 +30,7 @@ void Sleep(double secs) {
 }
 
 TEST(RunForkedTest, ReturnsTheBodysStatusAndCapturesBothStreams) {
-  const std::string dir = TempDir();
+  const std::string dir = decodeprof::testing::ScratchDir("process_");
   ASSERT_FALSE(dir.empty());
   ChildSetup setup;
   setup.output = dir + "/out.log";
@@ -90,7 +85,7 @@ int ForwardingProbe(const std::string& started, int expected_caught) {
 }
 
 void CheckForwarding(int signo) {
-  const std::string dir = TempDir();
+  const std::string dir = decodeprof::testing::ScratchDir("process_");
   ASSERT_FALSE(dir.empty());
   const std::string started = dir + "/started";
   const pid_t probe = ::fork();

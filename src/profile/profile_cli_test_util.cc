@@ -22,17 +22,11 @@ bool StartsWith(const std::string& text, const char* prefix) { return text.rfind
 
 }  // namespace
 
-ProfileFixture::ProfileFixture() {
-  std::string pattern = (std::filesystem::temp_directory_path() / "dp-profile-XXXXXX").string();
-  if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-  dir_ = std::filesystem::canonical(pattern).string();
+ProfileFixture::ProfileFixture() : temp_("dp-profile-"), dir_(temp_.path()) {
   std::filesystem::create_directory(kfd());
 }
 
-ProfileFixture::~ProfileFixture() {
-  std::error_code ignored;
-  std::filesystem::remove_all(dir_, ignored);
-}
+ProfileFixture::~ProfileFixture() = default;  // temp_ removes the directory
 
 std::string ProfileFixture::Testdata(const std::string& name) {
   return std::string(DECODEPROF_PROFILE_TESTDATA) + "/" + name;
@@ -65,32 +59,14 @@ Started ProfileFixture::Start(const std::vector<std::string>& args,
                               const std::vector<std::string>& extra_env, const std::string& cwd) {
   std::vector<std::string> argv = {CliPath(), "profile"};
   argv.insert(argv.end(), args.begin(), args.end());
-  const std::vector<std::string> env = Env(extra_env);
   const int n = ++runs_;
-  const std::string out_path = Path("run" + std::to_string(n) + ".out");
-  const std::string err_path = Path("run" + std::to_string(n) + ".err");
-  const std::string dir = cwd.empty() ? dir_ : cwd;
-  std::vector<char*> c_argv;
-  for (const std::string& word : argv) c_argv.push_back(const_cast<char*>(word.c_str()));
-  c_argv.push_back(nullptr);
-  std::vector<char*> c_env;
-  for (const std::string& entry : env) c_env.push_back(const_cast<char*>(entry.c_str()));
-  c_env.push_back(nullptr);
-  const double start = Now();
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    const int in = ::open("/dev/null", O_RDONLY);
-    const int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (in < 0 || out < 0 || err < 0 || ::chdir(dir.c_str()) != 0) ::_exit(125);
-    ::dup2(in, 0);
-    ::dup2(out, 1);
-    ::dup2(err, 2);
-    ::execve(c_argv[0], c_argv.data(), c_env.data());
-    ::_exit(124);
-  }
-  if (pid < 0) throw std::runtime_error("fork failed");
-  return Started(pid, out_path, err_path, start);
+  Spawn spawn;
+  spawn.argv = std::move(argv);
+  spawn.env = Env(extra_env);
+  spawn.out_path = Path("run" + std::to_string(n) + ".out");
+  spawn.err_path = Path("run" + std::to_string(n) + ".err");
+  spawn.cwd = cwd.empty() ? dir_ : cwd;
+  return StartProcess(spawn);
 }
 
 RunResult ProfileFixture::Run(const std::vector<std::string>& args,

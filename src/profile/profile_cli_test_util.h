@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 #include "tests/support/process_util.h"
+#include "tests/support/temp_dir.h"
 
 namespace decodeprof::profile::testing {
 
@@ -23,7 +24,9 @@ using decodeprof::testing::ProcessGone;
 using decodeprof::testing::ReadText;
 using decodeprof::testing::RunResult;
 using decodeprof::testing::SleepSecs;
+using decodeprof::testing::Spawn;
 using decodeprof::testing::Started;
+using decodeprof::testing::StartProcess;
 using decodeprof::testing::WaitFor;
 using decodeprof::testing::WriteText;
 
@@ -53,6 +56,7 @@ class ProfileFixture {
   std::string MakeModel(const std::string& name) const;
 
  private:
+  decodeprof::testing::TempDir temp_;
   std::string dir_;
   int runs_ = 0;
 };

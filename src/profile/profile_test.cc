@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "gtest/gtest.h"
+#include "tests/support/temp_dir.h"
 
 namespace decodeprof::profile {
 namespace {
@@ -23,9 +24,7 @@ record::GetEnvFn Env(std::map<std::string, std::string> vars) {
 class ProfileOptionsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string dir = ::testing::TempDir() + "profile_XXXXXX";
-    ASSERT_NE(::mkdtemp(dir.data()), nullptr);
-    dir_ = dir;
+    dir_ = temp_.path();
     bench_ = dir_ + "/bench";
     rocprofv3_ = dir_ + "/rocprofv3";
     for (const std::string& path : {bench_, rocprofv3_}) {
@@ -40,6 +39,7 @@ class ProfileOptionsTest : public ::testing::Test {
   base::Status Validate() const {
     return ValidateOptions(options_, Env({{"ROCPROFV3", rocprofv3_}, {"PATH", dir_}}));
   }
+  decodeprof::testing::TempDir temp_{"profile_"};
   std::string dir_;
   std::string bench_;
   std::string rocprofv3_;

@@ -1,12 +1,9 @@
 #include "src/record/launcher.h"
 
-#include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <climits>
 #include <cstring>
@@ -14,11 +11,10 @@
 
 #include "src/base/file_io.h"
 #include "src/base/parse.h"
+#include "src/base/subprocess.h"
 #include "src/io/native/native_importer.h"
 #include "src/record/only_range.h"
 #include "src/trace/dispatch_sink.h"
-
-extern char** environ;
 
 namespace decodeprof::record {
 namespace {
@@ -29,29 +25,6 @@ bool IsFile(const std::string& path) {
 }
 
 std::string_view NameOf(std::string_view entry) { return entry.substr(0, entry.find('=')); }
-
-// The forwarding signal handler's target (a plain pid, read in a signal handler).
-std::atomic<pid_t> g_child{0};
-
-void Forward(int sig, siginfo_t* info, void*) {
-  // si_code > 0: sent by the kernel (a terminal's ^C goes to the whole process group, the
-  // command included); <= 0 (SI_USER, SI_QUEUE, SI_TKILL): sent to us alone by kill().
-  const pid_t child = g_child.load();
-  if (child > 0 && info != nullptr && info->si_code <= 0) ::kill(child, sig);
-}
-
-constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
-
-// Async-signal-safe decimal formatting for the child.
-char* FormatPid(char* end, pid_t pid) {
-  *--end = '\0';
-  auto value = static_cast<unsigned long>(pid);
-  do {
-    *--end = static_cast<char>('0' + value % 10);
-    value /= 10;
-  } while (value != 0);
-  return end;
-}
 
 }  // namespace
 
@@ -134,99 +107,34 @@ std::vector<std::string> RecordEnvironment(const std::vector<std::string>& base,
   return env;
 }
 
-std::vector<std::string> CurrentEnvironment() {
-  std::vector<std::string> env;
-  for (char** e = environ; e != nullptr && *e != nullptr; ++e) env.emplace_back(*e);
-  return env;
-}
+std::vector<std::string> CurrentEnvironment() { return base::CurrentEnvironment(); }
 
 base::StatusOr<CommandResult> RunCommand(const std::vector<std::string>& argv,
                                          const std::vector<std::string>& env,
                                          const std::string& root_pid_env) {
   if (argv.empty()) return base::UsageError("no command to run");
-  // Everything the child needs is built before fork: after it, only async-signal-safe calls.
-  std::vector<char*> cargv;
-  for (const std::string& arg : argv) cargv.push_back(const_cast<char*>(arg.c_str()));
-  cargv.push_back(nullptr);
-  std::vector<char*> cenv;
-  for (const std::string& entry : env) cenv.push_back(const_cast<char*>(entry.c_str()));
-  const size_t root_pid_slot = cenv.size();
-  cenv.push_back(nullptr);  // the root pid entry, filled in by the child
-  cenv.push_back(nullptr);
-  std::string root_pid_buffer = root_pid_env + "=" + std::string(24, '\0');
-  const size_t digits_end = root_pid_buffer.size();
-
-  int error_pipe[2];
-  if (::pipe2(error_pipe, O_CLOEXEC) != 0) {
-    return base::IoError(argv[0], std::string("cannot create a pipe: ") + std::strerror(errno));
+  base::SubprocessOptions options;
+  options.argv = argv;
+  options.env = env;
+  options.pid_variable = root_pid_env;
+  options.forward.signals = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+  options.forward.only_sent_by_kill = true;
+  base::StatusOr<std::unique_ptr<base::Subprocess>> child = base::Subprocess::Start(options);
+  if (!child.ok()) {
+    // A pipe or fork that failed is an I/O error of the command here, as it always was.
+    return base::IoError(argv[0], child.status().message());
   }
-  // Forwarding is on before fork, so that no signal falls between fork and the handler.
-  struct sigaction old_actions[4];
-  g_child.store(0);
-  for (size_t i = 0; i < 4; ++i) {
-    struct sigaction sa {};
-    sa.sa_sigaction = &Forward;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_SIGINFO | SA_RESTART;
-    sigaction(kForwarded[i], &sa, &old_actions[i]);
-  }
-  auto restore = [&] {
-    for (size_t i = 0; i < 4; ++i) sigaction(kForwarded[i], &old_actions[i], nullptr);
-    g_child.store(0);
-  };
-
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    const int err = errno;
-    restore();
-    ::close(error_pipe[0]);
-    ::close(error_pipe[1]);
-    return base::IoError(argv[0], std::string("cannot fork: ") + std::strerror(err));
-  }
-  if (pid == 0) {
-    for (size_t i = 0; i < 4; ++i) sigaction(kForwarded[i], &old_actions[i], nullptr);
-    if (!root_pid_env.empty()) {
-      char* buffer = root_pid_buffer.data();
-      char digits[24];
-      const char* text = FormatPid(digits + sizeof digits, ::getpid());
-      size_t at = root_pid_env.size() + 1;
-      while (*text != '\0' && at + 1 < digits_end) buffer[at++] = *text++;
-      buffer[at] = '\0';
-      cenv[root_pid_slot] = buffer;
-    }
-    ::execvpe(cargv[0], cargv.data(), cenv.data());
-    const int err = errno;
-    (void)!::write(error_pipe[1], &err, sizeof err);
-    ::_exit(127);
-  }
-  g_child.store(pid);
-  ::close(error_pipe[1]);
-  int exec_errno = 0;
-  ssize_t got;
-  while ((got = ::read(error_pipe[0], &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR) {
-  }
-  ::close(error_pipe[0]);
-  int wstatus = 0;
-  pid_t waited;
-  while ((waited = ::waitpid(pid, &wstatus, 0)) < 0 && errno == EINTR) {
-  }
-  restore();
-  if (got == static_cast<ssize_t>(sizeof exec_errno)) {
+  const base::StatusOr<base::ExitStatus> ended = (*child)->Wait();
+  if (!(*child)->exec_status().ok()) {
     CommandResult failed;
     failed.status = 127;
-    failed.exec_error = std::strerror(exec_errno);
+    failed.exec_error = (*child)->exec_status().message();
     return failed;
   }
-  if (waited < 0) {
-    return base::InternalError(argv[0], std::string("waitpid failed: ") + std::strerror(errno));
-  }
+  if (!ended.ok()) return base::InternalError(argv[0], ended.status().message());
   CommandResult result;
-  if (WIFSIGNALED(wstatus)) {
-    result.term_signal = WTERMSIG(wstatus);
-    result.status = 128 + result.term_signal;
-  } else {
-    result.status = WEXITSTATUS(wstatus);
-  }
+  result.status = ended->status;
+  result.term_signal = ended->term_signal;
   return result;
 }
 

@@ -18,17 +18,12 @@
 #include "gtest/gtest.h"
 #include "src/native_format/native_writer.h"
 #include "src/record/only_range.h"
+#include "tests/support/temp_dir.h"
 
 namespace decodeprof::record {
 namespace {
 
 namespace nf = native_format;
-
-std::string TempDir() {
-  std::string dir = ::testing::TempDir() + "launcher_" + std::string(6, 'X');
-  if (::mkdtemp(dir.data()) == nullptr) return {};
-  return dir;
-}
 
 GetEnvFn Env(std::map<std::string, std::string> vars) {
   auto shared = std::make_shared<std::map<std::string, std::string>>(std::move(vars));
@@ -39,7 +34,7 @@ GetEnvFn Env(std::map<std::string, std::string> vars) {
 }
 
 TEST(LauncherTest, FindsTheInjectionLibraryNextToTheBinaryOrInTheBuildTree) {
-  const std::string root = TempDir();
+  const std::string root = decodeprof::testing::ScratchDir("launcher_");
   ASSERT_EQ(::mkdir((root + "/cli").c_str(), 0755), 0);
   ASSERT_EQ(::mkdir((root + "/record").c_str(), 0755), 0);
   ASSERT_EQ(::mkdir((root + "/record/cupti").c_str(), 0755), 0);
@@ -60,7 +55,7 @@ TEST(LauncherTest, FindsTheInjectionLibraryNextToTheBinaryOrInTheBuildTree) {
 }
 
 TEST(LauncherTest, FindsCuptiUnderCudaHome) {
-  const std::string root = TempDir();
+  const std::string root = decodeprof::testing::ScratchDir("launcher_");
   ASSERT_EQ(::mkdir((root + "/lib64").c_str(), 0755), 0);
   std::ofstream(root + "/lib64/libcupti.so.13") << "x";
   EXPECT_EQ(FindCuptiLibrary(Env({{"CUDA_HOME", root}})), root + "/lib64/libcupti.so.13");
@@ -97,7 +92,7 @@ TEST(LauncherTest, OnlyRangeSetsItsVariableElseKeepsTheUsersSetting) {
 }
 
 TEST(LauncherTest, ABadOnlyRangeIsAUsageErrorBeforeAnythingRuns) {
-  const std::string dir = TempDir();
+  const std::string dir = decodeprof::testing::ScratchDir("launcher_");
   RecordOptions options;
   options.output = dir + "/t.sqlite";
   options.only_range = std::string("a\tb");
@@ -113,7 +108,7 @@ TEST(LauncherTest, ABadOnlyRangeIsAUsageErrorBeforeAnythingRuns) {
 
 // Issue 11, "Output paths": -o is checked before CMD runs.
 TEST(LauncherTest, AnOutputThatMustNotBeReplacedIsRefusedBeforeAnythingRuns) {
-  const std::string dir = TempDir();
+  const std::string dir = decodeprof::testing::ScratchDir("launcher_");
   std::ofstream(dir + "/fake.so") << "x";
   std::ofstream(dir + "/target") << "keep";
   ASSERT_EQ(::symlink("target", (dir + "/link.sqlite").c_str()), 0);
@@ -247,7 +242,7 @@ TEST(LauncherTest, TheSummaryOfATimeSampledRecordingCountsPeriodsAndDetaches) {
 }
 
 TEST(LauncherTest, TheSummaryOfASampledRecordingCountsItsSteps) {
-  const std::string path = TempDir() + "/sampled.sqlite";
+  const std::string path = decodeprof::testing::ScratchDir("launcher_") + "/sampled.sqlite";
   {
     auto writer = nf::NativeWriter::Create(path, "monotonic", "test");
     ASSERT_TRUE(writer.ok());
@@ -268,7 +263,7 @@ TEST(LauncherTest, TheSummaryOfASampledRecordingCountsItsSteps) {
 }
 
 TEST(LauncherTest, ChecksAndSummarizesTheRecording) {
-  const std::string dir = TempDir();
+  const std::string dir = decodeprof::testing::ScratchDir("launcher_");
   {
     const auto summary = SummarizeTrace(dir + "/none.sqlite");
     const base::Status check = CheckRecording(dir + "/none.sqlite", summary);

@@ -1,21 +1,16 @@
 #include "src/record/rocprofv3_runner.h"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <chrono>
 #include <climits>
 #include <cstring>
 #include <optional>
 #include <string_view>
 #include <unordered_map>
 
+#include "src/base/subprocess.h"
 #include "src/io/rocpd/rocpd_importer.h"
 #include "src/io/rocprofv3_csv/rocprofv3_csv_importer.h"
 #include "src/native_format/native_writer.h"
@@ -60,61 +55,23 @@ class WriterSink : public trace::DispatchSink {
 };
 
 // What `argv` prints on stdout and stderr (at most `max_bytes`), or nullopt when it cannot
-// run, exits with a failure or takes longer than `timeout` (it is then killed).
+// run, exits with a failure or takes longer than `timeout_secs` (it is then killed).
 std::optional<std::string> Output(const std::vector<std::string>& argv, size_t max_bytes,
-                                  std::chrono::milliseconds timeout) {
-  std::vector<char*> cargv;
-  for (const std::string& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
-  cargv.push_back(nullptr);
-  int fds[2];
-  if (::pipe(fds) != 0) return std::nullopt;
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    ::close(fds[0]);
-    ::close(fds[1]);
+                                  double timeout_secs) {
+  base::SubprocessOptions options;
+  options.argv = argv;
+  options.search_path = false;
+  options.in = base::ChildStream::kNull;
+  options.out = base::ChildStream::kCapture;
+  options.err = base::ChildStream::kAsStdout;
+  options.max_output_bytes = max_bytes;
+  base::StatusOr<std::unique_ptr<base::Subprocess>> child = base::Subprocess::Start(options);
+  if (!child.ok()) return std::nullopt;
+  base::StatusOr<base::ExitStatus> ended = (*child)->Wait(timeout_secs);
+  if (!(*child)->exec_status().ok() || !ended.ok() || ended->timed_out || ended->status != 0) {
     return std::nullopt;
   }
-  if (pid == 0) {  // the child: only async-signal-safe calls
-    ::dup2(fds[1], STDOUT_FILENO);
-    ::dup2(fds[1], STDERR_FILENO);
-    ::close(fds[0]);
-    ::close(fds[1]);
-    const int null = ::open("/dev/null", O_RDONLY);
-    if (null >= 0) ::dup2(null, STDIN_FILENO);
-    ::execv(cargv[0], cargv.data());
-    ::_exit(127);
-  }
-  ::close(fds[1]);
-  std::string out;
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  bool timed_out = false;
-  for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      timed_out = true;
-      break;
-    }
-    pollfd p{fds[0], POLLIN, 0};
-    const int ready = ::poll(&p, 1, static_cast<int>(left.count()));
-    if (ready < 0 && errno == EINTR) continue;
-    if (ready <= 0) {
-      timed_out = ready == 0;
-      break;
-    }
-    char buf[4096];
-    const ssize_t n = ::read(fds[0], buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    out.append(buf, std::min(static_cast<size_t>(n), max_bytes - std::min(max_bytes, out.size())));
-  }
-  ::close(fds[0]);
-  if (timed_out) ::kill(pid, SIGKILL);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (timed_out || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return std::nullopt;
-  return out;
+  return std::move(ended->output);
 }
 
 // The native copy kind of a memory copy's model name (trace::MemcpyName), 0 for others.
@@ -185,7 +142,7 @@ base::StatusOr<Rocprofv3Output> Rocprofv3OutputFor(const std::string& rocprofv3,
                              "must be csv or rocpd, not '" + std::string(value) + "'");
   }
   const std::optional<std::string> help =
-      Output({rocprofv3, "--help"}, size_t{1} << 20, std::chrono::seconds(30));
+      Output({rocprofv3, "--help"}, size_t{1} << 20, /*timeout_secs=*/30);
   return help && help->find("rocpd") != std::string::npos ? Rocprofv3Output::kRocpd
                                                           : Rocprofv3Output::kCsv;
 }

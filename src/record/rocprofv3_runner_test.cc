@@ -13,15 +13,10 @@
 #include "src/io/native/native_importer.h"
 #include "src/io/rocpd/rocpd_importer.h"
 #include "src/io/rocpd/testing/rocpd_db_writer.h"
+#include "tests/support/temp_dir.h"
 
 namespace decodeprof::record {
 namespace {
-
-std::string TempDir() {
-  std::string dir = ::testing::TempDir() + "rocprofv3_" + std::string(6, 'X');
-  if (::mkdtemp(dir.data()) == nullptr) return {};
-  return dir;
-}
 
 GetEnvFn Env(std::map<std::string, std::string> vars) {
   auto shared = std::make_shared<std::map<std::string, std::string>>(std::move(vars));
@@ -52,7 +47,7 @@ CSV
 class Rocprofv3RunnerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = TempDir();
+    dir_ = decodeprof::testing::ScratchDir("rocprofv3_");
     script_ = dir_ + "/rocprofv3";
     std::ofstream(script_) << kStandIn;
     ASSERT_EQ(::chmod(script_.c_str(), 0755), 0);

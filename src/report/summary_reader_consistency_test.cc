@@ -19,29 +19,12 @@
 #include "src/report/rank_table.h"
 #include "src/report/report_json.h"
 #include "src/report/summary_reader.h"
+#include "tests/support/temp_dir.h"
 
 namespace decodeprof::report {
 namespace {
 
 namespace fs = std::filesystem;
-
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "dp_consistency_XXXXXX").string();
-    path_ = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 // "" when accepted, else the error as the CLI prints it (without "decodeprof: <command>: "):
 // "<where>: <message>", the hint on its own line, and the exit status.
@@ -413,11 +396,11 @@ std::vector<Case> Cases() {
 }
 
 TEST(SummaryReaderConsistencyTest, EveryCommandAcceptsAndRejectsTheSameFiles) {
-  TempDir good_dir;
+  const decodeprof::testing::TempDir good_dir("dp_consistency_");
   const std::string good_path = good_dir.path() + "/good_summary.json";
   ASSERT_TRUE(base::WriteFileAtomic(good_path, kGood).ok());
   for (const Case& c : Cases()) {
-    TempDir dir;
+    const decodeprof::testing::TempDir dir("dp_consistency_");
     const std::string path = dir.path() + "/x_summary.json";
     ASSERT_TRUE(base::WriteFileAtomic(path, c.text).ok());
     const std::string expected = c.error.empty() ? "" : path + ": " + c.error + "\nexit 65";
@@ -430,7 +413,7 @@ TEST(SummaryReaderConsistencyTest, EveryCommandAcceptsAndRejectsTheSameFiles) {
 // Summaries that summarize wrote (the seed's fields, then decodeprof's: diagnostics,
 // ranked_units, device, trace_format) are accepted by every reader.
 TEST(SummaryReaderConsistencyTest, SummariesWrittenBySummarizeAreAccepted) {
-  TempDir good_dir;
+  const decodeprof::testing::TempDir good_dir("dp_consistency_");
   const std::string good_path = good_dir.path() + "/good_summary.json";
   ASSERT_TRUE(base::WriteFileAtomic(good_path, kGood).ok());
   const std::string golden = std::string(DECODEPROF_SOURCE_DIR) + "/tests/golden/";
@@ -440,7 +423,7 @@ TEST(SummaryReaderConsistencyTest, SummariesWrittenBySummarizeAreAccepted) {
         golden + "diff/cuda_graph/Llama-3.1-8B-Instruct_greedy-eager_summary.json"}) {
     const auto text = base::ReadFile(source);
     ASSERT_TRUE(text.ok()) << text.status().ToString();
-    TempDir dir;
+    const decodeprof::testing::TempDir dir("dp_consistency_");
     ASSERT_TRUE(base::WriteFileAtomic(dir.path() + "/x_summary.json", *text).ok());
     for (const auto& [command, outcome] : EveryReader(dir.path(), good_path)) {
       EXPECT_EQ(outcome, "") << command << " on " << source;

@@ -13,37 +13,27 @@
 
 #include "src/base/file_io.h"
 #include "src/report/summary_validation.h"
+#include "tests/support/temp_dir.h"
 
 namespace decodeprof::report {
 namespace {
 
 namespace fs = std::filesystem;
 
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "dp_report_XXXXXX").string();
-    path_ = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-  void Write(const std::string& name, const std::string& text) const {
-    ASSERT_TRUE(base::WriteFileAtomic(path_ + "/" + name, text).ok());
-  }
+// A private directory for one test (removed after it).
+decodeprof::testing::TempDir ReportDir() { return decodeprof::testing::TempDir("dp_report_"); }
 
- private:
-  std::string path_;
-};
+void WriteInto(const decodeprof::testing::TempDir& dir, const std::string& name,
+               const std::string& text) {
+  ASSERT_TRUE(base::WriteFileAtomic(dir.Path(name), text).ok());
+}
 
 TEST(ListSummaryFilesTest, SortsBytewiseAndSkipsHiddenAndOtherFiles) {
-  TempDir dir;
+  const decodeprof::testing::TempDir dir = ReportDir();
   for (const char* name :
        {"granite_summary.json", "Qwen3_summary.json", "Meta_summary.json", ".hidden_summary.json",
         "Meta_decode_kernels.csv", "summary.json", "_summary.json", "x_summary.json.bak"}) {
-    dir.Write(name, "{}");
+    WriteInto(dir, name, "{}");
   }
   const auto paths = ListSummaryFiles(dir.path());
   ASSERT_TRUE(paths.ok()) << paths.status().ToString();
@@ -56,7 +46,7 @@ TEST(ListSummaryFilesTest, SortsBytewiseAndSkipsHiddenAndOtherFiles) {
 }
 
 TEST(ListSummaryFilesTest, ErrorsForAMissingOrEmptyDirectory) {
-  TempDir dir;
+  const decodeprof::testing::TempDir dir = ReportDir();
   const auto empty = ListSummaryFiles(dir.path());
   ASSERT_FALSE(empty.ok());
   EXPECT_EQ(empty.status().kind(), base::ErrorKind::kData);
@@ -123,7 +113,7 @@ TEST(ParseSummaryTest, RejectsDeepNestingWithoutRecursingIntoIt) {
 }
 
 TEST(ReadSummaryFileTest, ErrorsForMissingAndNonRegularFiles) {
-  TempDir dir;
+  const decodeprof::testing::TempDir dir = ReportDir();
   const auto missing = ReadSummaryFile(dir.path() + "/a_summary.json");
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.status().kind(), base::ErrorKind::kIo);
@@ -138,13 +128,13 @@ TEST(ReadSummaryFileTest, ErrorsForMissingAndNonRegularFiles) {
 }
 
 TEST(ListSummaryFilesTest, SearchesSubdirectoriesSkippingHiddenOnesAndDirectoryLinks) {
-  TempDir dir;
+  const decodeprof::testing::TempDir dir = ReportDir();
   fs::create_directories(dir.path() + "/b/deeper");
   fs::create_directories(dir.path() + "/.cache");
   fs::create_directories(dir.path() + "/elsewhere");
   for (const char* name : {"m_summary.json", "b/x_summary.json", "b/deeper/y_summary.json",
                            "b/notes.txt", ".cache/h_summary.json", "elsewhere/e_summary.json"}) {
-    dir.Write(name, "{}");
+    WriteInto(dir, name, "{}");
   }
   fs::create_directory_symlink(dir.path() + "/elsewhere", dir.path() + "/link");
   fs::create_symlink(dir.path() + "/m_summary.json", dir.path() + "/l_summary.json");
@@ -158,11 +148,11 @@ TEST(ListSummaryFilesTest, SearchesSubdirectoriesSkippingHiddenOnesAndDirectoryL
 }
 
 TEST(ResolveSummaryPathsTest, FilesAndDirectoriesInTheOrderGivenEachFileOnce) {
-  TempDir dir;
+  const decodeprof::testing::TempDir dir = ReportDir();
   fs::create_directories(dir.path() + "/runs/sub");
   for (const char* name :
        {"runs/a_summary.json", "runs/sub/b_summary.json", "c_summary.json", "named.json"}) {
-    dir.Write(name, "{}");
+    WriteInto(dir, name, "{}");
   }
   const std::string d = dir.path() + "/";
   const auto paths = ResolveSummaryPaths({d + "c_summary.json", d + "runs", d + "named.json",
@@ -173,7 +163,7 @@ TEST(ResolveSummaryPathsTest, FilesAndDirectoriesInTheOrderGivenEachFileOnce) {
 }
 
 TEST(ResolveSummaryPathsTest, MissingIsAnIoErrorAndNeitherFileNorDirectoryAUsageError) {
-  TempDir dir;
+  const decodeprof::testing::TempDir dir = ReportDir();
   const auto missing = ResolveSummaryPaths({dir.path() + "/nope"});
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.status().exit_code(), 66);

@@ -5,10 +5,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <fcntl.h>
+
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
+
+extern char** environ;
 
 namespace decodeprof::testing {
 namespace {
@@ -27,10 +34,50 @@ std::string CliPath() {
   return DECODEPROF_CLI_PATH;
 }
 
+Started StartProcess(const Spawn& spawn) {
+  // Everything the child needs is built before fork.
+  std::vector<char*> c_argv;
+  for (const std::string& word : spawn.argv) c_argv.push_back(const_cast<char*>(word.c_str()));
+  c_argv.push_back(nullptr);
+  std::vector<char*> c_env;
+  if (spawn.env) {
+    for (const std::string& entry : *spawn.env) c_env.push_back(const_cast<char*>(entry.c_str()));
+    c_env.push_back(nullptr);
+  }
+  char** const env = spawn.env ? c_env.data() : environ;
+  const double start = Now();
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int in = ::open(spawn.stdin_path.c_str(), O_RDONLY | O_CLOEXEC);
+    const int out = ::open(spawn.out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    const int err = ::open(spawn.err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (in < 0 || out < 0 || err < 0) ::_exit(125);
+    if (!spawn.cwd.empty() && ::chdir(spawn.cwd.c_str()) != 0) ::_exit(125);
+    // dup2 clears close-on-exec on the copy; a descriptor already in place keeps it.
+    const auto onto = [](int fd, int target) {
+      return fd == target ? ::fcntl(fd, F_SETFD, 0) == 0 : ::dup2(fd, target) >= 0;
+    };
+    if (!onto(in, 0) || !onto(out, 1) || !onto(err, 2)) ::_exit(125);
+    ::execvpe(c_argv[0], c_argv.data(), env);
+    ::_exit(124);
+  }
+  if (pid < 0) throw std::runtime_error(std::string("fork failed: ") + std::strerror(errno));
+  return Started(pid, spawn.out_path, spawn.err_path, start);
+}
+
 RunResult Started::Wait(double timeout_secs) {
   RunResult result;
   const double deadline = Now() + timeout_secs;
   int status = 0;
+  if (std::isinf(timeout_secs)) {
+    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+    result.status = ShellStatus(status);
+    result.secs = Now() - start_;
+    result.out = ReadText(out_path_);
+    result.err = ReadText(err_path_);
+    return result;
+  }
   for (;;) {
     const pid_t r = ::waitpid(pid_, &status, WNOHANG);
     if (r == pid_) {

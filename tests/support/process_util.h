@@ -1,11 +1,15 @@
-// Helpers for tests that run processes and watch files: time, polling, text files and
-// process liveness. Shared by the CLI tests of the guard and of profile.
+// Helpers for tests that run processes and watch files: starting a program with its output
+// in files, time, polling, text files and process liveness. Shared by the CLI tests (the
+// guard's, profile's and tests/cli_runner.h's).
 #pragma once
 
 #include <sys/types.h>
 
+#include <limits>
+#include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace decodeprof::testing {
 
@@ -35,7 +39,8 @@ class Started {
   Started(pid_t pid, std::string out_path, std::string err_path, double start)
       : pid_(pid), out_path_(std::move(out_path)), err_path_(std::move(err_path)), start_(start) {}
   pid_t pid() const { return pid_; }
-  // Waits (at most `timeout_secs`, then SIGKILL and status -1) and reads the outputs.
+  // Waits (at most `timeout_secs`, then SIGKILL and status -1; an infinite one blocks) and
+  // reads the outputs.
   RunResult Wait(double timeout_secs = 60);
   // The stderr written so far.
   std::string ErrSoFar() const;
@@ -46,6 +51,23 @@ class Started {
   std::string err_path_;
   double start_;
 };
+
+// How to start a program in a test.
+struct Spawn {
+  std::vector<std::string> argv;                // argv[0] is searched in PATH when it has no '/'
+  std::optional<std::vector<std::string>> env;  // "K=V" entries; nullopt: this process's
+  std::string stdin_path = "/dev/null";
+  std::string out_path = "/dev/null";  // created or truncated
+  std::string err_path = "/dev/null";
+  std::string cwd;  // "" = this process's
+};
+
+// Starts `spawn` (fork + exec). In the child, a stream or cwd that cannot be set up exits 125
+// and an exec failure 124. Throws std::runtime_error when fork fails.
+Started StartProcess(const Spawn& spawn);
+
+// Waits without a time limit.
+inline constexpr double kNoTimeout = std::numeric_limits<double>::infinity();
 
 // Polls `predicate` every 20 ms for at most `timeout_secs`.
 template <typename Fn>

@@ -15,6 +15,7 @@
 
 #include "gtest/gtest.h"
 #include "src/native_format/native_writer.h"
+#include "tests/support/temp_dir.h"
 
 namespace decodeprof::io {
 namespace {
@@ -22,9 +23,7 @@ namespace {
 namespace nf = native_format;
 
 std::string TempPath(const std::string& name) {
-  std::string dir = ::testing::TempDir() + "native_importer_" + std::string(6, 'X');
-  if (::mkdtemp(dir.data()) == nullptr) return {};
-  return dir + "/" + name;
+  return decodeprof::testing::ScratchDir("native_importer_") + "/" + name;
 }
 
 class CollectSink : public trace::DispatchSink {

@@ -14,6 +14,7 @@
 #include "gtest/gtest.h"
 #include "src/io/native/native_importer.h"
 #include "src/record/launcher.h"
+#include "tests/support/temp_dir.h"
 
 namespace decodeprof::record {
 namespace {
@@ -25,11 +26,7 @@ struct HostRun {
 
 class StandInTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string dir = ::testing::TempDir() + "standin_" + std::string(6, 'X');
-    ASSERT_NE(::mkdtemp(dir.data()), nullptr);
-    dir_ = dir;
-  }
+  void SetUp() override { dir_ = temp_.path(); }
 
   HostRun Start(const std::string& scenario, std::map<std::string, std::string> extra = {}) {
     HostRun run;
@@ -91,6 +88,7 @@ class StandInTest : public ::testing::Test {
     return n;
   }
 
+  decodeprof::testing::TempDir temp_{"standin_"};
   std::string dir_;
 };
 

@@ -16,6 +16,7 @@
 #include "src/record/cupti/config.h"
 #include "src/record/cupti/nvtx_collector.h"
 #include "src/record/cupti/record_translator.h"
+#include "tests/support/temp_dir.h"
 
 namespace decodeprof::record::cupti {
 namespace {
@@ -284,9 +285,8 @@ class CollectSink : public trace::DispatchSink {
 };
 
 TEST(RecordTranslatorTest, WritesKernelsMemoryOpsApiCallsAndDevices) {
-  std::string dir = ::testing::TempDir() + "translator_" + std::string(6, 'X');
-  ASSERT_NE(::mkdtemp(dir.data()), nullptr);
-  const std::string path = dir + "/t.sqlite";
+  const decodeprof::testing::TempDir dir("translator_");
+  const std::string path = dir.Path("t.sqlite");
   auto writer = nf::NativeWriter::Create(path, "monotonic", "test");
   ASSERT_TRUE(writer.ok());
 
@@ -383,9 +383,8 @@ TEST(RecordTranslatorTest, WritesKernelsMemoryOpsApiCallsAndDevices) {
 // "Detaching"): ids that go back past the previous attachment's are moved past every id
 // written; ids that carry on are kept.
 TEST(RecordTranslatorTest, CorrelationIdsStayUniqueAcrossAttachments) {
-  std::string dir = ::testing::TempDir() + "epochs_" + std::string(6, 'X');
-  ASSERT_NE(::mkdtemp(dir.data()), nullptr);
-  const std::string path = dir + "/t.sqlite";
+  const decodeprof::testing::TempDir dir("epochs_");
+  const std::string path = dir.Path("t.sqlite");
   auto writer = nf::NativeWriter::Create(path, "monotonic", "test");
   ASSERT_TRUE(writer.ok());
   RecordTranslator translator(**writer, &FakeNext, 0);
