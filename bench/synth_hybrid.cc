@@ -6,7 +6,7 @@
 namespace decodeprof::bench {
 namespace {
 
-constexpr uint64_t kSwiGluHash = 7311865491522407651u;  // same fused graph as the MoE SwiGLU
+constexpr uint64_t kHybridSwiGluHash = 7311865491522407651u;  // same fused graph as the MoE SwiGLU
 constexpr uint64_t kSiluHash = 15480312930066242977u;
 constexpr uint64_t kSoftplusHash = 2851761153419386470u;
 
@@ -86,7 +86,7 @@ void AddMambaMixer(StepBuilder& b) {
   b.Add(CopyGgByval(t, t), Ew(kConvDim * 3), 900);  // conv state update
   b.Add(Compiled("BV2ISigmoidMultiply", kSiluHash, 1, t), Ew(kConvDim), 2900);
   AddSsdStep(b);
-  b.Add(Compiled("CV2ISigmoidMultiplyMultiply", kSwiGluHash, 2, t), Ew(kInner), 2300);
+  b.Add(Compiled("CV2ISigmoidMultiplyMultiply", kHybridSwiGluHash, 2, t), Ew(kInner), 2300);
   b.Add(RmsNorm(t), Ew(kInner), 3400);
   b.Add(Binary("vv", "Multiply", t, t), Ew(kInner, 8), 1700);
   b.Add(CopyG(t, t), Ew(kInner), 1600);
@@ -124,14 +124,14 @@ void AddResidualAndMoe(StepBuilder& b) {
   for (int i = 0; i < 3; ++i) b.Add(Arange(u), Ew(6), 500);
   b.ExpertGemv(t, 6, 512, kHidden, kExpertBw);
   b.ExpertGemv(t, 6, 512, kHidden, kExpertBw);
-  b.Add(Compiled("CV2ISigmoidMultiplyMultiply", kSwiGluHash, 2, t), Ew(6 * 512), 5400);
+  b.Add(Compiled("CV2ISigmoidMultiplyMultiply", kHybridSwiGluHash, 2, t), Ew(6 * 512), 5400);
   b.ExpertGemv(t, 6, kHidden, 512, kExpertBw);
   b.Add(Binary("g", "Multiply", t, t), Ew(6 * kHidden), 900);
   b.Add(CopyV(t, f), Ew(6 * kHidden, 8), 800);
   b.Add(ColReduce("Sum", f), Ew(kHidden), 800);
   b.Add(CopyV(f, t), Ew(kHidden), 700);
   b.Gemv(t, 2048, kHidden, kBw);  // shared input_linear
-  b.Add(Compiled("CV2ISigmoidMultiplyMultiply", kSwiGluHash, 2, t), Ew(1024), 2300);
+  b.Add(Compiled("CV2ISigmoidMultiplyMultiply", kHybridSwiGluHash, 2, t), Ew(1024), 2300);
   b.Gemv(t, kHidden, 1024, kBw);                           // shared output_linear
   b.Add(Binary("vv", "Add", t, t), Ew(kHidden, 8), 1900);  // routed + shared
   b.Add(Binary("vs", "Multiply", t, t), Ew(kHidden, 8), 1300);

@@ -462,6 +462,52 @@ std::vector<RankedUnit> RankedUnitsOf(const std::vector<UnitSummary>& units,
   return RankUnits(ceilings);
 }
 
+// Widens each plain ceiling's value_range in `ranked` to take in the same unit's value in
+// `other` (a summary over another plain run).
+void WidenPlainCeilingRanges(const std::vector<RankedUnit>& other,
+                             std::vector<RankedUnit>& ranked) {
+  for (RankedUnit& r : ranked) {
+    if (r.by != RankFigure::kPlainCeilingWallEst || !r.value) continue;
+    for (const RankedUnit& o : other) {
+      if (o.id != r.id || o.by != r.by || !o.value) continue;
+      if (!r.value_range) r.value_range = std::make_pair(*r.value, *r.value);
+      r.value_range->first = std::min(r.value_range->first, *o.value);
+      r.value_range->second = std::max(r.value_range->second, *o.value);
+    }
+  }
+}
+
+// The run's facts as given (RunFacts), and the sampled steps' tracing cost measured against
+// the window's figures: sampled − unsampled step time, per dispatch and per host gap of a step.
+void SetRunFacts(const SummaryInputs& in, Summary& s) {
+  const RunFacts& f = in.facts;
+  s.warnings.insert(s.warnings.end(), f.warnings.begin(), f.warnings.end());
+  s.trace_format = f.trace_format;
+  s.trace_file = f.trace_file;
+  s.device = f.device;
+  s.window_source = f.window_source;
+  s.window_evidence = f.window_evidence;
+  s.engine_steps = f.engine_steps;
+  s.workload = f.workload;
+  s.plain_runs = f.plain_runs;
+  s.rank = f.rank;
+  s.speed_of_light = f.speed_of_light;
+  s.sampling = in.sampling;
+  auto& m = s.sampling;
+  if (!m || !m->sampled_step_ms || !m->unsampled_step_ms) return;
+  const double cost = *m->sampled_step_ms - *m->unsampled_step_ms;
+  const auto k = static_cast<double>(m->steps_sampled);
+  m->tracing_cost_ms_per_step = base::PyRound(cost, 3);
+  if (s.decode_dispatches > 0) {
+    m->tracing_cost_us_per_dispatch =
+        base::PyRound(cost * 1000.0 / (static_cast<double>(s.decode_dispatches) / k), 3);
+  }
+  const double gap_per_step = (s.decode_wall_ms - s.decode_gpu_busy_ms) / k;
+  if (gap_per_step > 0) {
+    m->tracing_share_of_host_gap_pct = base::PyRound(100.0 * cost / gap_per_step, 2);
+  }
+}
+
 }  // namespace
 
 std::optional<double> WindowTokens(const Summary& s) {
@@ -540,6 +586,16 @@ base::StatusOr<Summary> BuildSummary(const SummaryInputs& in, const Attribution&
   s.role_host_gap_ms_per_token = RoleHostGaps(*in.pack, gaps, rates);
   s.warnings = attribution.warnings;
   s.ranked_units = RankedUnitsOf(s.units, in.units->units(), in.graph_replay);
+  SetRunFacts(in, s);
+  // How much the plain runs' spread could move each plain ceiling: the same summary over the
+  // slowest and the fastest plain run.
+  for (const trace::BenchResults& extreme : in.plain_extremes) {
+    SummaryInputs other = in;
+    other.plain = extreme;
+    other.plain_extremes.clear();
+    DP_ASSIGN_OR_RETURN(const Summary o, BuildSummary(other, attribution));
+    WidenPlainCeilingRanges(o.ranked_units, s.ranked_units);
+  }
   return s;
 }
 

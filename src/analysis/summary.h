@@ -232,6 +232,22 @@ struct Summary {
 // by the same rule.)
 std::optional<double> WindowTokens(const Summary& s);
 
+// What a summary says of its run besides the figures, found before the analysis and carried
+// into the summary as given (Summary has the meaning of each).
+struct RunFacts {
+  std::string trace_format;
+  std::string trace_file;
+  std::optional<int32_t> device;
+  std::string window_source;
+  std::optional<WindowEvidence> window_evidence;
+  std::optional<EngineSteps> engine_steps;
+  std::optional<std::string> workload;
+  std::optional<PlainRuns> plain_runs;
+  std::optional<RankFields> rank;
+  std::optional<SpeedOfLight> speed_of_light;
+  std::vector<std::string> warnings;  // after the pack's role warnings
+};
+
 // Per-dispatch attribution of the window, for the dispatch CSV.
 struct Attribution {
   std::vector<ClassId> classes;       // one per window dispatch
@@ -265,6 +281,12 @@ struct SummaryInputs {
   std::span<const uint64_t> launch_thread;
   std::span<const trace::TimestampNs> launch_time;
   const RangeIndex* ranges = nullptr;
+  // The slowest and the fastest plain run by decode tok/s, when two or more have a rate: each
+  // plain ceiling's value_range spans the figures over them (RankedUnit::value_range).
+  std::vector<trace::BenchResults> plain_extremes;
+  // A sampled recording (Sampling); its tracing_cost_* figures are computed from the window.
+  std::optional<Sampling> sampling;
+  RunFacts facts;
 };
 
 // Classifies and attributes the window's dispatches.

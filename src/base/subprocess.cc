@@ -31,7 +31,7 @@ volatile sig_atomic_t g_first = 0;
 volatile sig_atomic_t g_only_sent_by_kill = 0;
 volatile sig_atomic_t g_hup_as_term = 0;
 struct sigaction g_saved[NSIG];
-bool g_installed[NSIG];
+bool g_forwarding_installed[NSIG];
 
 void Forward(int signo, siginfo_t* info, void*) {
   const int saved_errno = errno;
@@ -54,12 +54,12 @@ sigset_t SetOf(const std::vector<int>& signals) {
 // Puts back the dispositions Forward replaced.
 void RestoreSaved() {
   for (int signo = 1; signo < NSIG; ++signo) {
-    if (g_installed[signo]) ::sigaction(signo, &g_saved[signo], nullptr);
+    if (g_forwarding_installed[signo]) ::sigaction(signo, &g_saved[signo], nullptr);
   }
 }
 
 void ClearSaved() {
-  for (bool& installed : g_installed) installed = false;
+  for (bool& installed : g_forwarding_installed) installed = false;
 }
 
 // Runs `fn` with SIGTTOU blocked: tcsetpgrp() from a background process group would
@@ -212,7 +212,7 @@ StatusOr<std::unique_ptr<Subprocess>> Subprocess::Start(const SubprocessOptions&
     g_only_sent_by_kill = options.forward.only_sent_by_kill ? 1 : 0;
     g_hup_as_term = options.forward.hup_as_term ? 1 : 0;
     for (const int signo : options.forward.signals) {
-      if (signo <= 0 || signo >= NSIG || g_installed[signo]) continue;
+      if (signo <= 0 || signo >= NSIG || g_forwarding_installed[signo]) continue;
       struct sigaction current {};
       ::sigaction(signo, nullptr, &current);
       if (options.forward.keep_ignored && current.sa_handler == SIG_IGN) continue;
@@ -221,7 +221,7 @@ StatusOr<std::unique_ptr<Subprocess>> Subprocess::Start(const SubprocessOptions&
       sigemptyset(&action.sa_mask);
       action.sa_flags = SA_SIGINFO | SA_RESTART;
       ::sigaction(signo, &action, &g_saved[signo]);
-      g_installed[signo] = true;
+      g_forwarding_installed[signo] = true;
     }
   }
   const bool take_terminal = options.own_process_group && options.take_terminal &&

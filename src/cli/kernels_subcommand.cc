@@ -18,6 +18,7 @@
 #include "src/cli/option_checks.h"
 #include "src/cli/recording.h"
 #include "src/cli/subcommand.h"
+#include "src/io/format_names.h"
 #include "src/io/importer_registry.h"
 #include "src/pipeline/kernels_run.h"
 #include "src/pipeline/window_spec.h"
@@ -280,7 +281,7 @@ int KernelsMain(int argc, char** argv) {
     options.expect.push_back(std::move(*compiled));
   }
   options.request.window = *window_spec;
-  options.request.trace.format = with_command ? "native" : format;
+  options.request.trace.format = with_command ? std::string(io::kNativeFormat) : format;
   if (device >= 0) options.request.trace.device = device;
   options.by_class = by == "class";
   options.output_format = FormatOf(output_format);

@@ -10,7 +10,7 @@
 namespace decodeprof::guard {
 namespace {
 
-ParseResult Fail(std::string message, bool print_usage = false) {
+ParseResult FailParse(std::string message, bool print_usage = false) {
   return ParseResult{std::nullopt, ParseError{std::move(message), print_usage}};
 }
 
@@ -56,14 +56,14 @@ ParseResult ParseOptions(const std::vector<std::string>& args) {
     }
     const bool numeric = arg == "--idle-secs" || arg == "--max-attempts" || arg == "--max-wait";
     if (numeric || arg == "--log" || arg == "--gpu") {
-      if (i + 1 >= args.size()) return Fail(fmt::format(kMsgNeedsValue, arg));
+      if (i + 1 >= args.size()) return FailParse(fmt::format(kMsgNeedsValue, arg));
       const std::string& value = args[i + 1];
       if (numeric) {
         const NumberRange& range = arg == "--idle-secs"      ? kIdleSecsRange
                                    : arg == "--max-attempts" ? kMaxAttemptsRange
                                                              : kMaxWaitRange;
         const NumberValue n = ParseNumber(range, value);
-        if (!n.value) return Fail(n.error);
+        if (!n.value) return FailParse(n.error);
         if (arg == "--idle-secs") {
           options.idle_secs = *n.value;
           saw_idle_option = true;
@@ -75,7 +75,7 @@ ParseResult ParseOptions(const std::vector<std::string>& args) {
           saw_max_wait = true;
         }
       } else if (arg == "--log") {
-        if (value.empty()) return Fail(fmt::format(kMsgEmptyPath, arg));
+        if (value.empty()) return FailParse(fmt::format(kMsgEmptyPath, arg));
         options.log_path = value;
         saw_idle_option = true;
       } else {
@@ -86,28 +86,28 @@ ParseResult ParseOptions(const std::vector<std::string>& args) {
         } else if (value == "nvidia") {
           options.gpu = GpuChoice::kNvidia;
         } else {
-          return Fail(fmt::format(kMsgBadGpu, value));
+          return FailParse(fmt::format(kMsgBadGpu, value));
         }
         saw_idle_option = true;
       }
       i += 2;
       continue;
     }
-    return Fail(fmt::format(kMsgUnknownOption, arg), /*print_usage=*/true);
+    return FailParse(fmt::format(kMsgUnknownOption, arg), /*print_usage=*/true);
   }
 
   if (status) {
     if (hold || saw_max_wait || saw_idle_option || saw_separator) {
-      return Fail(kMsgStatusTakesNothing);
+      return FailParse(kMsgStatusTakesNothing);
     }
     options.mode = Mode::kStatus;
     return ParseResult{options, std::nullopt};
   }
   if (hold) {
-    if (saw_idle_option) return Fail(kMsgHoldTakesOnlyMaxWait);
+    if (saw_idle_option) return FailParse(kMsgHoldTakesOnlyMaxWait);
     options.mode = Mode::kHold;
   }
-  if (options.command.empty()) return Fail(kMsgNoCommand, /*print_usage=*/true);
+  if (options.command.empty()) return FailParse(kMsgNoCommand, /*print_usage=*/true);
   return ParseResult{options, std::nullopt};
 }
 

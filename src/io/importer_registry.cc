@@ -1,6 +1,7 @@
 #include "src/io/importer_registry.h"
 
 #include <algorithm>
+#include <iterator>
 #include <optional>
 #include <vector>
 
@@ -8,28 +9,84 @@
 
 namespace decodeprof::io {
 
-#define DECODEPROF_IMPORTER(fn) const Importer& fn();
+#define DECODEPROF_IMPORTER(fn, priority) const Importer& fn();
 #include "src/io/builtin_importers.inc"
 #undef DECODEPROF_IMPORTER
 
 namespace {
 
-std::vector<const Importer*> MakeRegistry() {
-  std::vector<const Importer*> all = {
-#define DECODEPROF_IMPORTER(fn) &fn(),
+struct Registered {
+  const Importer* importer;
+  int priority;
+};
+
+constexpr int kPriorities[] = {
+#define DECODEPROF_IMPORTER(fn, priority) priority,
+#include "src/io/builtin_importers.inc"
+#undef DECODEPROF_IMPORTER
+};
+
+constexpr bool Distinct(const int (&values)[std::size(kPriorities)]) {
+  for (size_t i = 0; i < std::size(values); ++i) {
+    for (size_t j = i + 1; j < std::size(values); ++j) {
+      if (values[i] == values[j]) return false;
+    }
+  }
+  return true;
+}
+static_assert(Distinct(kPriorities),
+              "two importers share a detection priority (builtin_importers.inc)");
+
+const std::vector<Registered>& Registry() {
+  static const std::vector<Registered> registry = {
+#define DECODEPROF_IMPORTER(fn, priority) {&fn(), priority},
 #include "src/io/builtin_importers.inc"
 #undef DECODEPROF_IMPORTER
   };
-  std::sort(all.begin(), all.end(),
-            [](const Importer* a, const Importer* b) { return a->name() < b->name(); });
-  return all;
+  return registry;
+}
+
+// The importers sorted by `before`.
+template <typename Before>
+std::vector<const Importer*> SortedBy(Before before) {
+  std::vector<Registered> all = Registry();
+  std::sort(all.begin(), all.end(), before);
+  std::vector<const Importer*> out;
+  for (const Registered& r : all) out.push_back(r.importer);
+  return out;
 }
 
 }  // namespace
 
 std::span<const Importer* const> Importers() {
-  static const std::vector<const Importer*> registry = MakeRegistry();
-  return registry;
+  static const std::vector<const Importer*> by_name =
+      SortedBy([](const Registered& a, const Registered& b) {
+        return a.importer->name() < b.importer->name();
+      });
+  return by_name;
+}
+
+std::span<const Importer* const> ImportersByPriority() {
+  static const std::vector<const Importer*> by_priority =
+      SortedBy([](const Registered& a, const Registered& b) { return a.priority > b.priority; });
+  return by_priority;
+}
+
+int DetectionPriority(const Importer& importer) {
+  for (const Registered& r : Registry()) {
+    if (r.importer == &importer) return r.priority;
+  }
+  return 0;
+}
+
+Recognized RecognizeProbe(const FileProbe& probe) {
+  Recognized out;
+  for (const Importer* importer : ImportersByPriority()) {
+    const Recognition r = importer->Recognize(probe);
+    if (r == Recognition::kYes && out.sure == nullptr) out.sure = importer;
+    if (r == Recognition::kMaybe && out.maybe == nullptr) out.maybe = importer;
+  }
+  return out;
 }
 
 const Importer* FindImporter(std::string_view name) {
@@ -57,15 +114,11 @@ base::StatusOr<const Importer*> ResolveImporter(const std::string& path, std::st
                             "use one of: " + choices);
   }
   DP_ASSIGN_OR_RETURN(const FileProbe probe, FileProbe::Open(path));
-  const Importer* maybe = nullptr;
-  for (const Importer* importer : Importers()) {
-    const Recognition r = importer->Recognize(probe);
-    if (r == Recognition::kYes) return importer;
-    if (r == Recognition::kMaybe && maybe == nullptr) maybe = importer;
-  }
+  const Recognized recognized = RecognizeProbe(probe);
+  if (recognized.sure != nullptr) return recognized.sure;
   // A file of a format decodeprof knows and does not read is named by what it is.
   if (std::optional<base::Status> refusal = RefuseUnreadable(probe)) return *std::move(refusal);
-  if (maybe != nullptr) return maybe;
+  if (recognized.maybe != nullptr) return recognized.maybe;
   std::string choices = FormatChoices();
   std::replace(choices.begin(), choices.end(), '|', ' ');
   return base::DataError(path, "not a trace of any format decodeprof reads",

@@ -14,6 +14,19 @@ namespace decodeprof::io {
 // Every importer, ordered by name.
 std::span<const Importer* const> Importers();
 
+// Every importer in detection order: the highest priority first (builtin_importers.inc gives
+// each its own).
+std::span<const Importer* const> ImportersByPriority();
+int DetectionPriority(const Importer& importer);
+
+// The importers that recognize `probe`: the one sure of it (kYes; of several, the highest
+// priority), and the one that may read it (kMaybe; likewise). Null where none is.
+struct Recognized {
+  const Importer* sure = nullptr;
+  const Importer* maybe = nullptr;
+};
+Recognized RecognizeProbe(const FileProbe& probe);
+
 // The importer named `name`, or null.
 const Importer* FindImporter(std::string_view name);
 
@@ -21,7 +34,8 @@ const Importer* FindImporter(std::string_view name);
 std::string FormatChoices();
 
 // The importer of `path`: the one named `format`, or for "auto" (or "") the one that
-// recognizes the file (a kYes wins over a kMaybe; among equals, the first by name). A
+// recognizes the file (RecognizeProbe: a kYes wins over a kMaybe; among equals, the highest
+// detection priority). A
 // compressed file is recognized by its decompressed start (file_probe.h).
 // Errors: kUsage for an unknown format name (the hint lists the choices); kIo when the file
 // cannot be read; kData when no importer is sure of it and it is a known format decodeprof

@@ -45,30 +45,77 @@ TEST(ImporterRegistryTest, AMissingFileIsAnIoError) {
   EXPECT_EQ(r.status().exit_code(), 66);
 }
 
-// The recognizer that says yes to each kind of file, given its first bytes.
-const Importer* Recognized(const FileProbe& probe) {
-  const Importer* maybe = nullptr;
-  for (const Importer* importer : Importers()) {
-    const Recognition r = importer->Recognize(probe);
-    if (r == Recognition::kYes) return importer;
-    if (r == Recognition::kMaybe && maybe == nullptr) maybe = importer;
-  }
-  return maybe;
+// The importer chosen for a file of these first bytes (and SQLite tables): the sure one, else
+// the one that may read it, as ResolveImporter takes them.
+const Importer* Chosen(const FileProbe& probe) {
+  const io::Recognized r = RecognizeProbe(probe);
+  return r.sure != nullptr ? r.sure : r.maybe;
 }
 
 TEST(ImporterRegistryTest, RecognizesEachFormatByContent) {
   const std::string sqlite("SQLite format 3\0......", 22);
-  EXPECT_EQ(Recognized(FileProbe("a", sqlite, {"counters", "kernels", "meta", "strings"}))->name(),
+  EXPECT_EQ(Chosen(FileProbe("a", sqlite, {"counters", "kernels", "meta", "strings"}))->name(),
             "native");
-  EXPECT_EQ(Recognized(FileProbe("a", "{\"schemaVersion\": 1, \"traceEvents\": []}"))->name(),
+  EXPECT_EQ(Chosen(FileProbe("a", "{\"schemaVersion\": 1, \"traceEvents\": []}"))->name(),
             "kineto-json");
-  EXPECT_EQ(Recognized(FileProbe("a", "[{\"ph\": \"X\"}]"))->name(), "kineto-json");
-  EXPECT_EQ(Recognized(FileProbe("a", "\"Kind\",\"Agent_Id\",\"Kernel_Name\"\n"))->name(),
+  EXPECT_EQ(Chosen(FileProbe("a", "[{\"ph\": \"X\"}]"))->name(), "kineto-json");
+  EXPECT_EQ(Chosen(FileProbe("a", "\"Kind\",\"Agent_Id\",\"Kernel_Name\"\n"))->name(),
             "rocprofv3-csv");
   // Any other text is the CSV importer's to explain (its missing column).
-  EXPECT_EQ(Recognized(FileProbe("a", "hello\n"))->name(), "rocprofv3-csv");
+  EXPECT_EQ(Chosen(FileProbe("a", "hello\n"))->name(), "rocprofv3-csv");
   // Any other SQLite file is the native importer's to explain (not a native trace).
-  EXPECT_EQ(Recognized(FileProbe("a", sqlite, {"other"}))->name(), "native");
+  EXPECT_EQ(Chosen(FileProbe("a", sqlite, {"other"}))->name(), "native");
+}
+
+TEST(ImporterRegistryTest, EveryImporterHasItsOwnDetectionPriority) {
+  const auto by_priority = ImportersByPriority();
+  ASSERT_EQ(by_priority.size(), Importers().size());
+  for (size_t i = 1; i < by_priority.size(); ++i) {
+    EXPECT_GT(DetectionPriority(*by_priority[i - 1]), DetectionPriority(*by_priority[i]))
+        << by_priority[i - 1]->name() << " before " << by_priority[i]->name();
+  }
+  for (const Importer* importer : Importers()) {
+    EXPECT_GT(DetectionPriority(*importer), 0) << importer->name();
+  }
+  EXPECT_EQ(by_priority.front()->name(), "native");
+  EXPECT_EQ(by_priority.back()->name(), "rocprofv3-csv");
+}
+
+// Files two importers are sure of: the higher priority wins, whatever the names' order.
+TEST(ImporterRegistryTest, TiesGoToTheHigherPriority) {
+  const std::string sqlite("SQLite format 3\0......", 22);
+  const FileProbe native_and_nsys("a", sqlite, {"StringIds", "NVTX_EVENTS", "kernels", "meta"});
+  const io::Recognized both = RecognizeProbe(native_and_nsys);
+  ASSERT_NE(both.sure, nullptr);
+  EXPECT_EQ(both.sure->name(), "native");
+  EXPECT_EQ(FindImporter("nsys-sqlite")->Recognize(native_and_nsys), Recognition::kYes);
+
+  const FileProbe nsys_and_rocpd("a", sqlite, {"StringIds", "NVTX_EVENTS", "rocpd_event"});
+  EXPECT_EQ(FindImporter("rocpd")->Recognize(nsys_and_rocpd), Recognition::kYes);
+  EXPECT_EQ(Chosen(nsys_and_rocpd)->name(), "nsys-sqlite");
+
+  const FileProbe native_and_rocpd("a", sqlite, {"kernels", "meta", "rocpd_kernel_dispatch"});
+  EXPECT_EQ(FindImporter("rocpd")->Recognize(native_and_rocpd), Recognition::kYes);
+  EXPECT_EQ(Chosen(native_and_rocpd)->name(), "native");
+
+  // A one-line Kineto trace whose first line holds a CSV header's word.
+  const FileProbe json_and_csv("a", "{\"traceEvents\": [{\"name\": \"KernelName\"}]}");
+  EXPECT_EQ(FindImporter("rocprofv3-csv")->Recognize(json_and_csv), Recognition::kYes);
+  EXPECT_EQ(Chosen(json_and_csv)->name(), "kineto-json");
+}
+
+// Two maybes: the higher priority's; a sure one beats any maybe.
+TEST(ImporterRegistryTest, ASureImporterBeatsAMaybeOfHigherPriority) {
+  const std::string sqlite("SQLite format 3\0......", 22);
+  const io::Recognized other = RecognizeProbe(FileProbe("a", sqlite, {"other"}));
+  EXPECT_EQ(other.sure, nullptr);
+  ASSERT_NE(other.maybe, nullptr);
+  EXPECT_EQ(other.maybe->name(), "native");
+  const io::Recognized rocpd = RecognizeProbe(FileProbe("a", sqlite, {"rocpd_event"}));
+  ASSERT_NE(rocpd.sure, nullptr);
+  EXPECT_EQ(rocpd.sure->name(), "rocpd");
+  ASSERT_NE(rocpd.maybe, nullptr);
+  EXPECT_EQ(rocpd.maybe->name(), "native");  // higher priority, but only a maybe
 }
 
 // docs/trace-formats.md holds the registry's table between its two markers;

@@ -60,7 +60,7 @@ void WriteSteps(const std::string& path, const char* recorder,
 }
 
 // In each step, `overlapping` kernels on as many streams span the same 0.5 ms.
-void WriteRun(const std::string& path, int overlapping) {
+void WriteOverlapRun(const std::string& path, int overlapping) {
   WriteSteps(path, "test", [&](int) {
     std::vector<StepKernel> ks;
     for (int k = 0; k < overlapping; ++k) {
@@ -80,7 +80,7 @@ class OverlapCheckTest : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
   base::StatusOr<SummarizeResult> Run(int overlapping) {
     const std::string trace = (dir_ / ("o" + std::to_string(overlapping) + ".sqlite")).string();
-    WriteRun(trace, overlapping);
+    WriteOverlapRun(trace, overlapping);
     SummarizeRequest req;
     req.trace = trace;
     req.name = "o" + std::to_string(overlapping);

@@ -24,7 +24,7 @@ namespace {
 namespace fs = std::filesystem;
 namespace nf = native_format;
 
-constexpr int64_t kBase = 1'000'000'000;
+constexpr int64_t kSampledBase = 1'000'000'000;
 constexpr int kSteps = 8;
 constexpr int64_t kStepNs = 1'000'000;
 
@@ -59,7 +59,7 @@ void WriteRun(const std::string& path, int sampled_every, int64_t after_ns = 0,
     r.depth = depth;
     ASSERT_TRUE(w.AddRange(r).ok());
   };
-  int64_t t = kBase;
+  int64_t t = kSampledBase;
   std::vector<std::pair<int64_t, int64_t>> step_ranges;
   for (int s = 0; s < steps; ++s) {
     const bool sampled = sampled_every > 0 && s % sampled_every == sampled_every / 2;
@@ -80,7 +80,7 @@ void WriteRun(const std::string& path, int sampled_every, int64_t after_ns = 0,
     }
     t += length;
   }
-  add_range("decodeprof:decode", kBase - 10, t + 10, 0);
+  add_range("decodeprof:decode", kSampledBase - 10, t + 10, 0);
   for (const auto& [a, b] : step_ranges) add_range("decodeprof:step", a, b, 1);
   ASSERT_TRUE(w.Close().ok());
 }
@@ -93,11 +93,11 @@ void WriteTimeSampledCalls(const std::string& path, int calls) {
   ASSERT_TRUE(writer.ok());
   nf::NativeWriter& w = **writer;
   const auto domain = *w.Intern("");
-  const int64_t on = kBase + 2 * kStepNs + 500'000;
-  const int64_t off = kBase + 5 * kStepNs + 300'000;
+  const int64_t on = kSampledBase + 2 * kStepNs + 500'000;
+  const int64_t off = kSampledBase + 5 * kStepNs + 300'000;
   uint32_t corr = 0;
   for (int c = 0; c < calls; ++c) {
-    const int64_t call = kBase + c * 1'000'000'000LL;
+    const int64_t call = kSampledBase + c * 1'000'000'000LL;
     for (int s = 0; s < kSteps; ++s) {
       const int64_t t = call + s * kStepNs;
       for (int k = 0; k < 4; ++k) {
@@ -356,18 +356,23 @@ TEST_F(SampledWindowTest, ATimeSampledTraceCutByMarksIsAnError) {
     ASSERT_TRUE(writer.ok());
     nf::NativeWriter& w = **writer;
     const auto domain = *w.Intern("decodeprof");
-    nf::RangeRow r{kBase, kBase + 9 * kStepNs,    *w.Intern("decodeprof:decode"), domain, 7,
-                   0,     nf::RangeKind::kPushPop};
+    nf::RangeRow r{kSampledBase,
+                   kSampledBase + 9 * kStepNs,
+                   *w.Intern("decodeprof:decode"),
+                   domain,
+                   7,
+                   0,
+                   nf::RangeKind::kPushPop};
     ASSERT_TRUE(w.AddRange(r).ok());
-    nf::RangeRow p{kBase + kStepNs,
-                   kBase + 2 * kStepNs,
+    nf::RangeRow p{kSampledBase + kStepNs,
+                   kSampledBase + 2 * kStepNs,
                    *w.Intern("decodeprof:sampled-time"),
                    domain,
                    0,
                    -1,
                    nf::RangeKind::kStartEnd};
     ASSERT_TRUE(w.AddRange(p).ok());
-    AddKernel(w, "nvjet_gemm", kBase + kStepNs + 1000, 100'000, 1);
+    AddKernel(w, "nvjet_gemm", kSampledBase + kStepNs + 1000, 100'000, 1);
     ASSERT_TRUE(w.Close().ok());
   }
   ExpectDataError((dir_ / "timed2.sqlite").string(), "timed",
@@ -385,20 +390,20 @@ TEST_F(SampledWindowTest, OverlappingSampledPeriodsAreAnError) {
     const auto domain = *w.Intern("");
     const auto sampled = *w.Intern("decodeprof:sampled");
     for (int s = 0; s < 4; ++s) {
-      const int64_t t = kBase + s * kStepNs;
+      const int64_t t = kSampledBase + s * kStepNs;
       AddKernel(w, "nvjet_gemm", t + 100'000, 100'000, static_cast<uint32_t>(s + 1));
       ASSERT_TRUE(w.AddRange({t, t + kStepNs, *w.Intern("decodeprof:step"), domain, 7, 1,
                               nf::RangeKind::kPushPop})
                       .ok());
     }
-    ASSERT_TRUE(w.AddRange({kBase - 10, kBase + 4 * kStepNs + 10, *w.Intern("decodeprof:decode"),
-                            domain, 7, 0, nf::RangeKind::kPushPop})
+    ASSERT_TRUE(w.AddRange({kSampledBase - 10, kSampledBase + 4 * kStepNs + 10,
+                            *w.Intern("decodeprof:decode"), domain, 7, 0, nf::RangeKind::kPushPop})
                     .ok());
-    ASSERT_TRUE(w.AddRange({kBase + kStepNs, kBase + 3 * kStepNs, sampled, domain, 0, -1,
-                            nf::RangeKind::kStartEnd})
+    ASSERT_TRUE(w.AddRange({kSampledBase + kStepNs, kSampledBase + 3 * kStepNs, sampled, domain, 0,
+                            -1, nf::RangeKind::kStartEnd})
                     .ok());
-    ASSERT_TRUE(w.AddRange({kBase + 2 * kStepNs, kBase + 4 * kStepNs, sampled, domain, 0, -1,
-                            nf::RangeKind::kStartEnd})
+    ASSERT_TRUE(w.AddRange({kSampledBase + 2 * kStepNs, kSampledBase + 4 * kStepNs, sampled, domain,
+                            0, -1, nf::RangeKind::kStartEnd})
                     .ok());
     ASSERT_TRUE(w.Close().ok());
   }
@@ -454,7 +459,7 @@ TEST_F(SampledWindowTest, WithoutMarksATimeSampledLoopStaysInOnePeriod) {
     const auto period_name = *w.Intern("decodeprof:sampled-time");
     uint32_t corr = 0;
     for (int period = 0; period < 2; ++period) {
-      const int64_t begin = kBase + period * 1'000'000'000LL;  // a second apart
+      const int64_t begin = kSampledBase + period * 1'000'000'000LL;  // a second apart
       int64_t t = begin + 1000;
       for (int step = 0; step < 5; ++step) {
         for (const char* name : {"norm", "qkv_gemm", "attention", "mlp_gemm"}) {
@@ -488,7 +493,7 @@ TEST_F(SampledWindowTest, WithoutMarksATimeSampledLoopStaysInOnePeriod) {
   // A piece of a decode cut by the period: one token a step, no prefill token.
   EXPECT_EQ(s["generated_tokens"].get<int>(), 5);
   EXPECT_LT(s["decode_wall_ms"].get<double>(), 3.0) << "the loop ran across the periods";
-  EXPECT_GE(s["window_evidence"]["start_ns"].get<int64_t>(), kBase + 1'000'000'000LL);
+  EXPECT_GE(s["window_evidence"]["start_ns"].get<int64_t>(), kSampledBase + 1'000'000'000LL);
 }
 
 constexpr int kGraphSteps = 12;
@@ -519,7 +524,7 @@ void WriteGraphSampledRun(const std::string& path) {
   };
   uint32_t correlation = 0;
   for (int s = 0; s < kGraphSteps; ++s) {
-    const int64_t launch = kBase + s * kGraphStepNs;
+    const int64_t launch = kSampledBase + s * kGraphStepNs;
     add_range("decodeprof:graph-step", launch, launch + 20'000);
     if (s % 4 != 2) continue;
     add_range("decodeprof:sampled", launch - 1'000, launch + 21'000);

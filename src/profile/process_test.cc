@@ -16,7 +16,7 @@
 namespace decodeprof::profile {
 namespace {
 
-std::string Read(const std::string& path) {
+std::string ReadText(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream text;
   text << in.rdbuf();
@@ -43,7 +43,7 @@ TEST(RunForkedTest, ReturnsTheBodysStatusAndCapturesBothStreams) {
   });
   ASSERT_TRUE(rc.ok()) << rc.status().ToString();
   EXPECT_EQ(*rc, 7);
-  EXPECT_EQ(Read(setup.output), "to stdout: set in the child\nto stderr\n");
+  EXPECT_EQ(ReadText(setup.output), "to stdout: set in the child\nto stderr\n");
   EXPECT_EQ(std::getenv("DP_PROCESS_TEST_VAR"), nullptr);  // only the child's environment
 }
 

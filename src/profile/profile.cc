@@ -15,6 +15,7 @@
 #include "src/base/py_format.h"
 #include "src/guard/guard.h"
 #include "src/guard/messages.h"
+#include "src/io/format_names.h"
 #include "src/pipeline/summarize_run.h"
 #include "src/profile/git_info.h"
 #include "src/profile/log_filter.h"
@@ -256,7 +257,7 @@ class Job {
 
     pipeline::SummarizeRequest request;
     request.trace = trace_file;
-    request.format = "native";
+    request.format = io::kNativeFormat;
     if (options_.backend == record::Backend::kRocprofv3) {
       // The seed summarized rocprofv3's CSV itself (and the default pack follows from it); a
       // rocprofv3 that wrote rocpd (record's rocprofv3 runner) is summarized from its database.
@@ -264,7 +265,7 @@ class Job {
       const std::string db = Join(dir, "trace_results.db");
       const bool rocpd = ::access(db.c_str(), F_OK) == 0;
       request.trace = rocpd ? db : Join(dir, "trace_kernel_trace.csv");
-      request.format = rocpd ? "rocpd" : "rocprofv3-csv";
+      request.format = rocpd ? io::kRocpdFormat : io::kRocprofv3CsvFormat;
       const std::string stats = Join(dir, "trace_kernel_stats.csv");
       base::StatusOr<std::string> text =
           base::ReadFile(stats, base::kMaxSummaryBytes, "a kernel stats CSV");

@@ -26,7 +26,7 @@ inline constexpr std::string_view kMetaOnlyRange = "only_range";
 inline constexpr std::string_view kCounterOnlyRangePeriods = "only_range_periods";
 inline constexpr std::string_view kCounterOnlyRangeSwitchFailures = "only_range_switch_failures";
 // Launch API records CUPTI handed back from outside the periods, dropped (they stay enabled
-// while gated: recorder.cc says why).
+// while gated: recorder_attach.cc says why).
 inline constexpr std::string_view kCounterOnlyRangeApiCallsOutside = "only_range_api_calls_outside";
 inline constexpr std::string_view kMetaOnlyRangeWarnings = "only_range_warnings";
 

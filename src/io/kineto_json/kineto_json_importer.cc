@@ -27,6 +27,7 @@
 
 #include "src/base/demangle.h"
 #include "src/io/common/json_stream.h"
+#include "src/io/format_names.h"
 #include "src/io/kineto_json/kineto_json_importer.h"
 
 namespace decodeprof::io {
@@ -599,7 +600,7 @@ namespace {
 
 class KinetoJsonImporterImpl final : public Importer {
  public:
-  std::string_view name() const override { return "kineto-json"; }
+  std::string_view name() const override { return kKinetoJsonFormat; }
   std::string_view description() const override {
     return "PyTorch profiler (Kineto) Chrome-trace JSON";
   }

@@ -13,6 +13,7 @@
 #include "src/base/demangle.h"
 #include "src/base/parse.h"
 #include "src/io/common/sqlite_db.h"
+#include "src/io/format_names.h"
 #include "src/io/importer.h"
 #include "src/native_format/schema.h"
 
@@ -503,7 +504,7 @@ class NativeReader {
 
 class NativeImporterImpl final : public io::Importer, public io::StagedImporter {
  public:
-  std::string_view name() const override { return "native"; }
+  std::string_view name() const override { return kNativeFormat; }
   std::string_view description() const override {
     return "decodeprof's native trace (SQLite), written by decodeprof record";
   }

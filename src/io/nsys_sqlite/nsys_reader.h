@@ -1,5 +1,6 @@
 // Internals of the nsys-sqlite importer (nsys_sqlite_importer.h has the contract): the state
-// one import shares between the readers of its tables, and those readers.
+// one import shares between the readers of its tables, and those readers. They know the
+// importer only through nsys_import.h.
 #pragma once
 
 #include <cstdint>
@@ -12,7 +13,7 @@
 
 #include "src/base/status.h"
 #include "src/io/common/sqlite_db.h"
-#include "src/io/nsys_sqlite/nsys_sqlite_importer.h"
+#include "src/io/nsys_sqlite/nsys_import.h"
 #include "src/trace/string_pool.h"
 #include "src/trace/trace.h"
 

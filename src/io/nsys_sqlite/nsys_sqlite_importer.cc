@@ -6,6 +6,7 @@
 
 #include "src/base/file_io.h"
 #include "src/io/common/sqlite_db.h"
+#include "src/io/format_names.h"
 #include "src/io/nsys_sqlite/nsys_reader.h"
 
 namespace decodeprof::io {
@@ -102,7 +103,7 @@ base::Status ReadDevices(nsys::Context& ctx) {
 
 class NsysSqliteImporterImpl final : public Importer {
  public:
-  std::string_view name() const override { return "nsys-sqlite"; }
+  std::string_view name() const override { return kNsysSqliteFormat; }
   std::string_view description() const override {
     return "Nsight Systems SQLite export (nsys export --type sqlite)";
   }
@@ -142,15 +143,6 @@ bool LooksLikeNsysReport(std::string_view head) { return head.starts_with(kRepor
 std::string NsysExportCommand(const std::string& report_path) {
   const std::string out = std::filesystem::path(report_path).replace_extension(".sqlite").string();
   return "nsys export --type sqlite -o " + out + " " + report_path;
-}
-
-std::string_view StripApiVersion(std::string_view name) {
-  const size_t v = name.rfind("_v");
-  if (v == std::string_view::npos || v == 0 || name.size() - v < 6) return name;
-  for (char c : name.substr(v + 2)) {
-    if (c < '0' || c > '9') return name;
-  }
-  return name.substr(0, v);
 }
 
 base::StatusOr<NsysImport> ImportNsysSqlite(const std::string& path, trace::TraceBuilder& builder) {

@@ -66,26 +66,10 @@
 
 #include "src/base/status.h"
 #include "src/io/importer.h"
+#include "src/io/nsys_sqlite/nsys_import.h"
 #include "src/trace/trace.h"
 
 namespace decodeprof::io {
-
-// What an import found, besides what went into the builder.
-struct NsysImport {
-  int64_t kernels = 0;         // CUPTI_ACTIVITY_KIND_KERNEL rows
-  int64_t memcpys = 0;         // CUPTI_ACTIVITY_KIND_MEMCPY rows
-  int64_t memsets = 0;         // CUPTI_ACTIVITY_KIND_MEMSET rows
-  int64_t graph_launches = 0;  // CUPTI_ACTIVITY_KIND_GRAPH_TRACE rows
-  int64_t api_calls = 0;       // rows of the runtime/driver tables (all, of any correlation)
-  int64_t ranges = 0;          // ranges returned
-  int64_t unended_ranges = 0;  // push/pop and start/end ranges with a NULL end
-  // systemClockNs, when the export has it (then every time was shifted by it).
-  std::optional<int64_t> system_clock_ns;
-  // The schema variants adapted to ("NVTX_EVENTS has no textId column (text only)", ...).
-  std::vector<std::string> schema_variants;
-  // Several processes made calls: correlations were made per process (see above).
-  bool per_process_correlation = false;
-};
 
 // The plug-in (registered in src/io/builtin_importers.inc).
 const Importer& NsysSqliteImporter();
@@ -100,11 +84,5 @@ bool LooksLikeNsysReport(std::string_view head);
 // The command that exports the report at `report_path` next to it:
 // "nsys export --type sqlite -o <report_path without its extension>.sqlite <report_path>".
 std::string NsysExportCommand(const std::string& report_path);
-
-// An API name without nsys's version suffix: "_v" and four or more digits
-// ("cudaLaunchKernel_v7000" → "cudaLaunchKernel", "cudaGraphLaunch_v10000" →
-// "cudaGraphLaunch"; nsys stats strips the four-digit ones). Other names are returned
-// unchanged ("cuGetProcAddress_v2").
-std::string_view StripApiVersion(std::string_view name);
 
 }  // namespace decodeprof::io

@@ -4,6 +4,7 @@
 
 #include "src/base/file_io.h"
 #include "src/io/common/sqlite_db.h"
+#include "src/io/format_names.h"
 #include "src/io/rocpd/rocpd_reader.h"
 
 namespace decodeprof::io {
@@ -39,7 +40,7 @@ bool IsOldRpd(const std::vector<std::string>& names) {
 
 class RocpdImporterImpl final : public Importer {
  public:
-  std::string_view name() const override { return "rocpd"; }
+  std::string_view name() const override { return kRocpdFormat; }
   std::string_view description() const override {
     return "rocprofv3's rocpd SQLite database (<name>_results.db, rocpd schema 3)";
   }
@@ -65,17 +66,6 @@ class RocpdImporterImpl final : public Importer {
 const Importer& RocpdImporter() {
   static const RocpdImporterImpl importer;
   return importer;
-}
-
-std::string_view RocpdMemcpyName(std::string_view operation) {
-  if (operation.starts_with("MEMORY_COPY_")) operation.remove_prefix(12);
-  // rocprofiler_memory_copy_operation_t names, mapped onto the CUPTI kinds of MemcpyName.
-  constexpr trace::Runtime kHip = trace::Runtime::kHip;
-  if (operation == "HOST_TO_DEVICE") return trace::MemcpyName(1, kHip);
-  if (operation == "DEVICE_TO_HOST") return trace::MemcpyName(2, kHip);
-  if (operation == "DEVICE_TO_DEVICE") return trace::MemcpyName(8, kHip);
-  if (operation == "HOST_TO_HOST") return trace::MemcpyName(9, kHip);
-  return trace::MemcpyName(0, kHip);
 }
 
 base::StatusOr<RocpdImport> ImportRocpd(const std::string& path, trace::TraceBuilder& builder) {

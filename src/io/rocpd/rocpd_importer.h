@@ -85,33 +85,15 @@
 
 #include "src/base/status.h"
 #include "src/io/importer.h"
+#include "src/io/rocpd/rocpd_import.h"
 #include "src/trace/trace.h"
 
 namespace decodeprof::io {
-
-// What an import found, besides what went into the builder.
-struct RocpdImport {
-  int64_t kernels = 0;         // rocpd_kernel_dispatch rows
-  int64_t memory_copies = 0;   // rocpd_memory_copy rows
-  int64_t api_calls = 0;       // regions read as calls (all, of any correlation)
-  int64_t ranges = 0;          // push/pop and start/stop ranges returned
-  int64_t marks = 0;           // marks returned (as ranges)
-  int64_t events_skipped = 0;  // regions and samples of no use
-  std::string schema_version;  // rocpd_metadata's, "" when absent
-  // The schema variants adapted to ("no view rocpd_region: read table rocpd_region_<uuid>").
-  std::vector<std::string> schema_variants;
-  // Several processes: correlations were made per process (see above).
-  bool per_process_correlation = false;
-};
 
 // The plug-in (registered in src/io/builtin_importers.inc).
 const Importer& RocpdImporter();
 
 // Reads the database at `path` into `builder` (clock, meta, devices, diagnostics included).
 base::StatusOr<RocpdImport> ImportRocpd(const std::string& path, trace::TraceBuilder& builder);
-
-// The trace-model name of a rocpd memory-copy operation ("MEMORY_COPY_HOST_TO_DEVICE" →
-// "[HIP memcpy Host-to-Device]"; the "MEMORY_COPY_" prefix may be absent).
-std::string_view RocpdMemcpyName(std::string_view operation);
 
 }  // namespace decodeprof::io

@@ -14,7 +14,7 @@
 
 #include "src/base/status.h"
 #include "src/io/common/sqlite_db.h"
-#include "src/io/rocpd/rocpd_importer.h"
+#include "src/io/rocpd/rocpd_import.h"
 #include "src/trace/trace.h"
 
 namespace decodeprof::io::rocpd {

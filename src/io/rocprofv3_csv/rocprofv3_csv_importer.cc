@@ -22,6 +22,7 @@
 #include "src/base/parse.h"
 #include "src/io/common/input_stream.h"
 #include "src/io/common/py_compat.h"
+#include "src/io/format_names.h"
 
 namespace decodeprof::io {
 namespace {
@@ -596,7 +597,7 @@ namespace {
 
 class Rocprofv3CsvImporterImpl final : public Importer, public PartsImporter {
  public:
-  std::string_view name() const override { return "rocprofv3-csv"; }
+  std::string_view name() const override { return kRocprofv3CsvFormat; }
   std::string_view description() const override {
     return "rocprofv3 kernel trace CSV (<name>_kernel_trace.csv)";
   }

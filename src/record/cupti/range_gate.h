@@ -33,7 +33,7 @@
 // that ends it. Covers() answers
 // whether a host time lies in one, for records the gate cannot switch and that are therefore
 // kept on and filtered by time instead (the launch API records: CUPTI does not turn those
-// back on once they were switched off, recorder.cc).
+// back on once they were switched off, recorder_attach.cc).
 //
 // Thread-safety: one mutex, held across the switch, so that a thread returning from Open()
 // knows that recording is on (a kernel it launches next is recorded) and so that switches

@@ -1,5 +1,8 @@
 // Recorder: the one process-global object of the injection library (style.md 7.11 allows
-// the injection library, and only it, such state, held in one object).
+// the injection library, and only it, such state, held in one object). Its parts live in
+// recorder.cc (lifetime), recorder_attach.cc (CUPTI in and out), recorder_gate.cc (the gate's
+// switch), recorder_hooks.cc (CUPTI callbacks) and recorder_drain.cc (buffers and the drain
+// thread); recorder_internal.h holds what they share.
 //
 // It owns the native writer, the CUPTI buffer pool, the NVTX collector and the drain thread:
 //
@@ -121,7 +124,7 @@ class Recorder {
            !closed_.load(std::memory_order_acquire);
   }
 
-  // CUPTI buffer callbacks (through static trampolines in recorder.cc).
+  // CUPTI buffer callbacks (through static trampolines in recorder_drain.cc).
   void OnBufferRequested(uint8_t** buffer, size_t* size, size_t* max_records);
   void OnBufferCompleted(CUcontext context, uint32_t stream, uint8_t* buffer, size_t valid);
 
@@ -141,9 +144,23 @@ class Recorder {
   static void AtForkChild();
   static void OnSignal(int sig);
   void InstallSignalHandlers();
+  // AttachCupti's steps (recorder_attach.cc): CUPTI loaded and its version checked, the
+  // clock, the buffer callbacks and the activity kinds (false: a refusal, said in meta
+  // recording_status), detaching, a gated recording's period end, the timed sampler.
+  bool LoadCheckedCupti();
+  void SetUpClock();
+  bool EnableKinds(bool enable_now, std::string& warnings);
+  void SetUpDetach(std::string& warnings);
+  void SetUpPeriodEnd(std::string& warnings);
+  void StartTimedSampler();
   // The gate's switch: enables (on) or disables every kind in switchable_; on a refusal says
   // why in meta only_range_warnings (and once on stderr) and returns false. Gate mutex held.
   bool SwitchActivity(bool on);
+  // SwitchActivity's parts (recorder_gate.cc): a switch off deferred to the waiter thread
+  // (true when it was), a detach cancelled by a switch on, the flush after a switch off.
+  bool DeferSwitchOff(int64_t begin);
+  void CancelDetachLocked(std::string* refused);  // cupti_mu_ held
+  void AfterSwitchOffLocked();                    // cupti_mu_ held
 
   // An activity kind that AttachCupti enabled (in switchable_: the kinds the gate switches).
   struct Switchable {

@@ -1,0 +1,324 @@
+// The judgments of ComputeRun (summarize_stages.h): the notes of what was chosen on the user's
+// behalf, and the diagnostics of the inputs, the window and the figures.
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "src/base/py_format.h"
+#include "src/base/utf8.h"
+#include "src/pipeline/sampled_window.h"
+#include "src/pipeline/summarize_stages.h"
+#include "src/trace/trace.h"
+
+namespace decodeprof::pipeline {
+namespace {
+
+// Fewer sampled steps than this in a sampled window: a warning (sampled_steps_few).
+constexpr int64_t kFewSampledSteps = 3;
+// Fewer decode steps named by the engine than this in the window is a warning (engine_steps_few).
+constexpr int64_t kFewEngineSteps = 3;
+
+// Kernels of one CUDA stream run in order: one that ends after the next kernel of its stream
+// ended has a late end timestamp (seen on the H200 when a CUDA graph was replayed before CUPTI
+// read the recorded replay's timestamps: ~2 ms graph kernels of ~20 us), or overlaps it by
+// programmatic dependent launch. Only where the source's streams run in order
+// (ImportedTrace::in_order_streams: CUDA streams, not ROCm queues).
+void AddStreamOrderDiagnostics(const SummarizeRequest& req, const trace::ImportedTrace& info,
+                               const analysis::DecodeWindow& w, const trace::StringPool& names,
+                               trace::Diagnostics& diag) {
+  if (!info.in_order_streams) return;
+  std::unordered_map<uint64_t, size_t> last;  // (device, stream) -> its latest kernel so far
+  int64_t count = 0;
+  int64_t late_ns = 0;
+  const trace::Dispatch* first = nullptr;
+  for (size_t i = 0; i < w.dispatches.size(); ++i) {
+    const trace::Dispatch& d = w.dispatches[i];
+    if (d.kind != trace::DispatchKind::kKernel || d.stream == 0) continue;
+    const uint64_t key = (static_cast<uint64_t>(static_cast<uint16_t>(d.device)) << 32) | d.stream;
+    const auto [it, fresh] = last.try_emplace(key, i);
+    if (fresh) continue;
+    const trace::Dispatch& prev = w.dispatches[it->second];
+    if (prev.end > d.end) {
+      ++count;
+      late_ns += prev.end - d.end;
+      if (first == nullptr) first = &prev;
+      continue;  // keep the late one: the kernels it outlasts count once each
+    }
+    it->second = i;
+  }
+  if (count == 0) return;
+  diag.Add(trace::Diag::kDispatchesOutOfStreamOrder, count,
+           {req.trace, first->line == 0 ? "" : std::to_string(first->line),
+            "the first: " + std::string(names.Get(first->name)) + " on stream " +
+                std::to_string(first->stream) + " (" +
+                base::FormatFixed(static_cast<double>(first->duration()) / 1e3, 1) +
+                " us); the late ends add up to " +
+                base::FormatFixed(static_cast<double>(late_ns) / 1e6, 3) + " ms"});
+}
+
+// A kernel of more than this share of the window's GPU time in class `other`: a warning.
+constexpr double kLargeOtherSharePct = 5.0;
+
+void AddAnalysisDiagnostics(const SummarizeRequest& req, const analysis::Summary& summary,
+                            const analysis::Attribution& attribution, trace::Diagnostics& diag) {
+  // The kernel table is in descending time order: the largest such kernels first; the
+  // detail names up to three.
+  std::string named;
+  int64_t large_other = 0;
+  for (const analysis::KernelStat& k : summary.kernels) {
+    if (k.class_name != "other" || !k.share_exact || *k.share_exact <= kLargeOtherSharePct) {
+      continue;
+    }
+    if (large_other++ < 3) {
+      named += std::string(named.empty() ? "" : "; ") +
+               std::string(base::TruncateCodePoints(k.name, 120)) + ": " +
+               base::FormatFixed(*k.share_exact, 1) + " % of the GPU time";
+    }
+  }
+  if (large_other > 0) {
+    diag.Add(
+        trace::Diag::kLargeKernelUnclassified, large_other,
+        {req.trace, "",
+         named + (large_other > 3 ? "; and " + std::to_string(large_other - 3) + " more" : "")});
+  }
+  diag.Add(trace::Diag::kStraddlingDecodeStart, summary.kernels_straddling_decode_start,
+           {req.trace, "", "decode_start cuts through them"});
+  if (summary.host_gap_attribution_residual_ns != 0) {
+    diag.Add(trace::Diag::kHostGapResidual, 1,
+             {req.trace, "",
+              std::to_string(summary.host_gap_attribution_residual_ns) + " ns unattributed"});
+  }
+  if (!attribution.warnings.empty()) {
+    diag.Add(trace::Diag::kRoleRuleWarning, static_cast<int64_t>(attribution.warnings.size()),
+             {req.trace, "", attribution.warnings.front()});
+  }
+}
+
+// The sampled recording's diagnostics: its steps, few of them, its distortion, its run cost.
+void AddSamplingDiagnostics(const SummarizeRequest& req, const analysis::Sampling& m,
+                            trace::Diagnostics& diag) {
+  diag.Add(trace::Diag::kSampledSteps, m.steps_sampled,
+           {req.trace, "",
+            std::to_string(m.steps_sampled) + " of " + std::to_string(m.steps_seen) + " steps"});
+  if (m.steps_sampled < kFewSampledSteps) {
+    diag.Add(
+        trace::Diag::kSampledStepsFew, 1,
+        {req.trace, "",
+         std::to_string(m.steps_sampled) + " sampled step" + (m.steps_sampled == 1 ? "" : "s") +
+             " of " + std::to_string(m.steps_seen) + " in the window"});
+  }
+  if (m.distortion_pct && *m.distortion_pct > 5.0) {
+    diag.Add(trace::Diag::kSamplingDistortion, 1,
+             {req.trace, "",
+              "+" + base::FormatFixed(*m.distortion_pct, 2) + " % over the unsampled steps"});
+  }
+  if (m.run_cost_pct && *m.run_cost_pct > 5.0 && m.run_cost_ms_per_sampled_step) {
+    diag.Add(trace::Diag::kSamplingRunCost, 1,
+             {req.trace, "",
+              base::FormatFixed(*m.run_cost_pct, 2) + " % of the decode, " +
+                  base::FormatFixed(*m.run_cost_ms_per_sampled_step, 3) +
+                  " ms a sampled step; one step in " + std::to_string(SamplingForRunCost(m, 2.0)) +
+                  " would cost about 2 %"});
+  }
+}
+
+// The window's steps against the engine's and the tokens; the log's marks left unused.
+void AddStepDiagnostics(const SummarizeRequest& req, const RunInputs& inputs,
+                        const TokenCount& tokens, const LoadedTrace& loaded,
+                        trace::Diagnostics& diag) {
+  if (const auto& e = loaded.trace.engine_steps;
+      e && e->window_kind == analysis::StepKind::kDecode && e->window_steps < kFewEngineSteps) {
+    diag.Add(trace::Diag::kEngineStepsFew, 1,
+             {req.trace, "",
+              std::to_string(e->window_steps) + " decode step" + (e->window_steps == 1 ? "" : "s") +
+                  " (" + e->rule + ")"});
+  }
+  // Tokens given (log or flag) against the decode steps the window holds (step ranges,
+  // graph launches or the loop found): the first token comes from the prefill.
+  const trace::BenchLog& log = inputs.log;
+  const trace::BenchResults& profiled = tokens.profiled;
+  if (!loaded.sampling && loaded.trace.steps && *loaded.trace.steps > 0 &&
+      (req.generated_tokens || log.results.generated_tokens) && profiled.generated_tokens) {
+    const int64_t steps = *loaded.trace.steps;
+    const int64_t passes = std::max<int64_t>(*profiled.generated_tokens - 1, 1);
+    if (passes > 2 * steps || steps > 2 * passes) {
+      diag.Add(trace::Diag::kTokensDisagreeWithSteps, 1,
+               {req.generated_tokens ? std::string("--generated-tokens") : req.log, "",
+                std::to_string(*profiled.generated_tokens) + " tokens, " + std::to_string(steps) +
+                    " decode steps in the window"});
+    }
+  }
+  if (!log.marks.empty() && loaded.trace.marks_source != req.log) {
+    diag.Add(trace::Diag::kLogMarksUnused, 1,
+             {req.log, "", "the window comes from " + loaded.trace.marks_source});
+  }
+}
+
+// The note of a loop found without marks: its steps, their dispatches and graph launches.
+std::string FoundLoopNote(const WindowedTrace& t) {
+  const analysis::WindowEvidence& ev = t.evidence;
+  std::string note = "no phase marks: the decode loop found by " + t.window_source + ": " +
+                     std::to_string(ev.steps.value_or(0)) + " steps of " +
+                     std::to_string(ev.dispatches_per_step.value_or(0)) + " dispatches";
+  if (ev.graph_launches_per_step.value_or(0) > 0) {
+    note += " (" + std::to_string(*ev.graph_launches_per_step) + " graph launch" +
+            (*ev.graph_launches_per_step == 1 ? "" : "es") + " each)";
+  }
+  if (ev.deviated_steps.value_or(0) > 0) {
+    note += ", " + std::to_string(*ev.deviated_steps) + " deviating";
+  }
+  if (ev.runs.value_or(0) > 1) {
+    note += "; the longest of " + std::to_string(*ev.runs) +
+            " runs (the others: warm-up or earlier decodes)";
+  }
+  return note;
+}
+
+// The note of a window cut by the engine's own step names.
+std::string EngineStepsNote(const analysis::EngineSteps& e) {
+  std::string note = "no phase marks: the window is the engine's own steps (" + e.engine +
+                     " step names, rule " + e.rule + "): " + std::to_string(e.window_steps) + " " +
+                     std::string(analysis::StepKindName(e.window_kind)) +
+                     (e.window_steps == 1 ? " step" : " steps") +
+                     " (the trace's steps: " + analysis::KindCounts(e.kinds) + ")";
+  if (e.decode_runs > 1) {
+    note += ", the longest of " + std::to_string(e.decode_runs) + " runs of decode steps";
+  }
+  for (size_t i = 0; i < e.also_found.size(); ++i) {
+    note += (i == 0 ? "; also named by " : ", ") + e.also_found[i];
+  }
+  return note;
+}
+
+}  // namespace
+
+void AddWindowNotes(const LoadedTrace& loaded, std::vector<std::string>& notes) {
+  if (loaded.timed_periods > 0) {
+    notes.push_back("sampled by time: kernels recorded in " + std::to_string(loaded.timed_periods) +
+                    (loaded.timed_periods == 1 ? " period" : " periods") +
+                    (loaded.sampling
+                         ? "; the step ranges whole inside them are the sampled steps"
+                         : "; the decode loop is the one of the most steps found in one of them, "
+                           "a piece of the decode: one token a step (no prefill token)"));
+  }
+  if (loaded.trace.window_source == "graph-launches" || loaded.trace.window_source == "periodic") {
+    notes.push_back(FoundLoopNote(loaded.trace));
+  }
+  if (const auto& e = loaded.trace.engine_steps) notes.push_back(EngineStepsNote(*e));
+}
+
+std::optional<size_t> AddSampledNote(const LoadedTrace& loaded, const TokenCount& tokens,
+                                     std::vector<std::string>& notes) {
+  const auto& m = loaded.sampling;
+  if (!m) return std::nullopt;
+  const int64_t generated = *tokens.profiled.generated_tokens;
+  std::string note = "sampled recording: " + std::to_string(m->steps_sampled) + " of " +
+                     std::to_string(m->steps_seen) + " steps recorded kernel by kernel";
+  if (m->distortion_pct) {
+    note += " (sampled steps " + base::FormatFixed(*m->sampled_step_ms, 3) + " ms, the others " +
+            base::FormatFixed(*m->unsampled_step_ms, 3) +
+            " ms: " + (*m->distortion_pct >= 0 ? "+" : "") +
+            base::FormatFixed(*m->distortion_pct, 2) + " %)";
+  }
+  note += "; per-token figures: the sampled steps' mean scaled to the " +
+          std::to_string(DecodeSteps(*m)) + " steps of the decode (" + std::to_string(generated) +
+          " tokens)";
+  notes.push_back(note);
+  return notes.size() - 1;
+}
+
+void CompleteSampledNote(const analysis::Sampling& m, std::string& note) {
+  if (!m.sampled_step_ms || !m.unsampled_step_ms) return;
+  if (m.tracing_cost_us_per_dispatch) {
+    note += "; tracing added " + base::FormatFixed(*m.tracing_cost_ms_per_step, 3) +
+            " ms a sampled step, " + base::FormatFixed(*m.tracing_cost_us_per_dispatch, 3) +
+            " us a dispatch";
+    if (m.tracing_share_of_host_gap_pct) {
+      note += ", " + base::FormatFixed(*m.tracing_share_of_host_gap_pct, 2) + " % of its host gap";
+    }
+  }
+  if (m.run_cost_ms_per_sampled_step && m.run_cost_pct) {
+    note += "; sampling cost the run " + base::FormatFixed(*m.run_cost_ms_per_sampled_step, 3) +
+            " ms a sampled step (it and the next, start to start), " +
+            base::FormatFixed(*m.run_cost_pct, 2) + " % of the decode";
+  }
+}
+
+// Whether the decode's steps replay graphs: most of the window's dispatches were launched by a
+// graph launch call (cudaGraphLaunch, cuGraphLaunch, hipGraphLaunch), or the trace shows graphs
+// whole (nsys's "[CUDA graph N]" rows).
+bool ReplaysGraphs(const analysis::DecodeWindow& w, const trace::ImportedTrace& info,
+                   const trace::StringPool& names) {
+  const trace::LaunchIndex index(info.launches);
+  // Without the launch calls (a recording with the API records off, a trace that lost them),
+  // a graph replay still shows: CUPTI and roctracer give every kernel of a graph launch that
+  // launch's correlation id, so two or more kernels share it; a plain launch runs one.
+  std::unordered_map<uint64_t, int> per_correlation;
+  for (const trace::Dispatch& d : w.dispatches) {
+    if (d.correlation != 0 && d.kind == trace::DispatchKind::kKernel) {
+      ++per_correlation[d.correlation];
+    }
+  }
+  size_t graphed = 0;
+  for (const trace::Dispatch& d : w.dispatches) {
+    const trace::ApiCall* call = index.Find(d.correlation);
+    const auto shared = per_correlation.find(d.correlation);
+    if ((call != nullptr && trace::IsGraphLaunch(names.Get(call->name))) ||
+        (call == nullptr && shared != per_correlation.end() && shared->second >= 2) ||
+        names.Get(d.name).starts_with("[CUDA graph")) {
+      ++graphed;
+    }
+  }
+  return !w.dispatches.empty() && graphed * 2 >= w.dispatches.size();
+}
+
+// Kernels of one CUDA stream run in order: one that ends after the next kernel of its stream
+// The summary's warnings of recorder trouble, in the words decodeprof always used.
+void AddRecorderWarnings(const trace::Diagnostics& diag, std::vector<std::string>& warnings) {
+  int64_t lost = 0;
+  for (const trace::DiagnosticEntry& e : diag.entries()) {
+    if (e.code <= trace::Diag::kWriteFailures && __builtin_add_overflow(lost, e.count, &lost)) {
+      lost = INT64_MAX;  // counters of a damaged file: saturate
+    }
+  }
+  if (lost > 0) {
+    warnings.push_back("the recorder lost " + std::to_string(lost) +
+                       " records: the figures undercount");
+  }
+  if (diag.count(trace::Diag::kTraceIncomplete) > 0) {
+    warnings.push_back(
+        "the trace was not closed by its recorder (killed?): read up to its "
+        "last commit");
+  }
+}
+
+void AddRunDiagnostics(const SummarizeRequest& req, const RunInputs& inputs,
+                       const TokenCount& tokens, const LoadedTrace& loaded,
+                       const trace::StringPool& names, const analysis::Summary& summary,
+                       const analysis::Attribution& attribution, trace::Diagnostics& diag) {
+  diag.Merge(inputs.diagnostics);
+  if (loaded.sampling) AddSamplingDiagnostics(req, *loaded.sampling, diag);
+  AddStepDiagnostics(req, inputs, tokens, loaded, diag);
+  AddAnalysisDiagnostics(req, summary, attribution, diag);
+  const analysis::DecodeWindow& window = loaded.trace.window;
+  AddOverlapDiagnostics(req.trace, window.dispatches, window.lo, window.hi, diag);
+  AddStreamOrderDiagnostics(req, loaded.trace.info, window, names, diag);
+}
+
+base::Status FirstError(const SummarizeRequest& req, const trace::Diagnostics& diag) {
+  if (!diag.has_error()) return base::OkStatus();
+  for (const trace::DiagnosticEntry& e : diag.entries()) {
+    const trace::DiagnosticInfo& d = trace::Describe(e.code);
+    if (d.severity == trace::Severity::kError) {
+      return base::DataError(e.first.file.empty() ? req.trace : e.first.file,
+                             std::string(d.meaning) + " (" + std::string(d.name) + ", " +
+                                 std::to_string(e.count) + ")");
+    }
+  }
+  return base::OkStatus();
+}
+
+}  // namespace decodeprof::pipeline
