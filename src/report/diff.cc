@@ -14,6 +14,7 @@
 #include "src/base/py_format.h"
 #include "src/report/markdown_table.h"
 #include "src/report/short_name.h"
+#include "src/report/summary_view.h"
 
 namespace decodeprof::report {
 namespace {
@@ -65,6 +66,10 @@ DiffFigure FigureOf(const Json& value) {
 DiffFigure Stored(const Json& object, std::string_view key) {
   return FigureOf(JsonGet(object, key));
 }
+template <typename T>
+DiffFigure Stored(const SummaryValue<T>& field) {
+  return FigureOf(field.json());
+}
 
 // A derived figure: the value rounded to 4 decimals; missing when there is none or it is not
 // finite.
@@ -110,31 +115,31 @@ struct GpuTimeBasis {
 };
 
 GpuTimeBasis GpuBasis(const SummaryFile& summary) {
-  return {Stored(summary.content, "decode_gpu_sum_ms"), WindowTokens(summary.content)};
+  return {Stored(RunView(summary).decode_gpu_sum_ms()), WindowTokens(summary.content)};
 }
 
 // ---- per token ---------------------------------------------------------------------------
 
 // The per-token figures of one run, in the order of SummaryDiff::per_token.
 std::vector<DiffFigure> PerTokenFigures(const SummaryFile& summary) {
-  const Json& s = summary.content;
+  const RunView s(summary);
   std::vector<DiffFigure> figures;
   // plain ms/token: stored, else 1000 / plain tok/s.
-  DiffFigure plain_ms = Stored(s, "plain_wall_ms_per_token");
-  DiffFigure plain_tok_s = Stored(s, "plain_decode_tok_s");
+  DiffFigure plain_ms = Stored(s.plain_wall_ms_per_token());
+  DiffFigure plain_tok_s = Stored(s.plain_decode_tok_s());
   if (plain_tok_s.value && *plain_tok_s.value == 0.0) plain_tok_s = DiffFigure{};  // no plain run
   if (!plain_ms.value) plain_ms = Derived(Quotient(1000.0, plain_tok_s.value));
   figures.push_back(plain_ms);
   // profiled ms/token: decode wall / the tokens it stands for, else 1000 / profiled tok/s.
-  const DiffFigure wall = Stored(s, "decode_wall_ms");
-  const DiffFigure profiled_tok_s = Stored(s, "profiled_decode_tok_s");
-  DiffFigure profiled_ms = Derived(Quotient(wall.value, WindowTokens(s)));
+  const DiffFigure wall = Stored(s.decode_wall_ms());
+  const DiffFigure profiled_tok_s = Stored(s.profiled_decode_tok_s());
+  DiffFigure profiled_ms = Derived(Quotient(wall.value, WindowTokens(summary.content)));
   if (!profiled_ms.value) profiled_ms = Derived(Quotient(1000.0, profiled_tok_s.value));
   figures.push_back(profiled_ms);
-  for (const char* key : {"gpu_ms_per_token", "host_gap_ms_per_token",
-                          "plain_host_gap_ms_per_token_est", "dispatches_per_token"}) {
-    figures.push_back(Stored(s, key));
-  }
+  figures.push_back(Stored(s.gpu_ms_per_token()));
+  figures.push_back(Stored(s.host_gap_ms_per_token()));
+  figures.push_back(Stored(s.plain_host_gap_ms_per_token_est()));
+  figures.push_back(Stored(s.dispatches_per_token()));
   figures.push_back(plain_tok_s);
   figures.push_back(profiled_tok_s);
   return figures;
@@ -172,7 +177,7 @@ std::vector<DiffRow> PerTokenRows(const SummaryFile& before, const SummaryFile& 
 // class_share_pct: null when absent (or not an object).
 const Json& ClassShares(const SummaryFile& summary) {
   static const Json kNull;
-  const Json& shares = JsonGet(summary.content, "class_share_pct");
+  const Json& shares = RunView(summary).class_share_pct().json();
   return shares.is_object() ? shares : kNull;
 }
 
@@ -222,15 +227,15 @@ std::vector<DiffClass> ClassRows(const SummaryFile& before, const SummaryFile& a
 
 // ---- units and the speedup check ---------------------------------------------------------
 
-DiffUnitSide UnitSide(const GpuTimeBasis& basis, const Json& unit) {
+DiffUnitSide UnitSide(const GpuTimeBasis& basis, const UnitView& unit) {
   DiffUnitSide side;
-  if (unit.is_null()) return side;
+  if (unit.json().is_null()) return side;
   side.present = true;
-  side.share_pct = Stored(unit, "fallback_share_pct");
+  side.share_pct = Stored(unit.fallback_share_pct());
   side.gpu_ms_per_token = basis.MsPerToken(side.share_pct);
-  side.host_gap_ms_per_token = Stored(unit, "fallback_host_gap_ms_per_token");
-  side.plain_ceiling_wall_est = Stored(unit, "plain_ceiling_wall_est");
-  side.ceiling_wall = Stored(unit, "ceiling_wall");
+  side.host_gap_ms_per_token = Stored(unit.fallback_host_gap_ms_per_token());
+  side.plain_ceiling_wall_est = Stored(unit.plain_ceiling_wall_est());
+  side.ceiling_wall = Stored(unit.ceiling_wall());
   return side;
 }
 
@@ -255,10 +260,10 @@ std::vector<DiffUnit> UnitRows(const SummaryFile& before, const SummaryFile& aft
     const Json* a_found = FindMember(a_index, id);
     const Json& b = b_found != nullptr ? *b_found : kAbsent;
     const Json& a = a_found != nullptr ? *a_found : kAbsent;
-    const Json& port = JsonGet(b.is_null() ? a : b, "port");
+    const Json& port = UnitView(b.is_null() ? a : b).port().json();
     if (!port.is_null()) unit.port = PyStr(port);
-    unit.before = UnitSide(b_basis, b);
-    unit.after = UnitSide(a_basis, a);
+    unit.before = UnitSide(b_basis, UnitView(b));
+    unit.after = UnitSide(a_basis, UnitView(a));
     units.push_back(std::move(unit));
   }
   return units;
@@ -335,8 +340,7 @@ std::vector<TopKernel> TopKernels(const SummaryFile& summary) {
   std::vector<TopKernel> kernels;
   kernels.reserve(entries.size());
   for (const TopKernelEntry& e : entries) {
-    kernels.push_back(
-        {*e.name, Stored(*e.fields, "share_pct"), Stored(*e.fields, "calls_per_token")});
+    kernels.push_back({*e.name, Stored(e.fields.share_pct()), Stored(e.fields.calls_per_token())});
   }
   return kernels;
 }
@@ -482,8 +486,8 @@ namespace {
 std::optional<DiffSpeedOfLight> SpeedOfLightRows(const SummaryFile& before,
                                                  const SummaryFile& after) {
   if (!before.speed_of_light && !after.speed_of_light) return std::nullopt;
-  const Json& b = JsonGet(before.content, "speed_of_light");
-  const Json& a = JsonGet(after.content, "speed_of_light");
+  const Json& b = RunView(before).speed_of_light().json();
+  const Json& a = RunView(after).speed_of_light().json();
   enum class Better { kLower, kHigher, kNone };
   struct Figure {
     const char* key;
@@ -531,8 +535,8 @@ base::StatusOr<SummaryDiff> DiffSummaries(const SummaryFile& before, const Summa
   SummaryDiff diff;
   diff.before_path = before.path;
   diff.after_path = after.path;
-  diff.before_name = PyStr(JsonGet(before.content, "name"));
-  diff.after_name = PyStr(JsonGet(after.content, "name"));
+  diff.before_name = RunView(before).name().Str();
+  diff.after_name = RunView(after).name().Str();
   diff.per_token = PerTokenRows(before, after);
   diff.speed_of_light = SpeedOfLightRows(before, after);
   diff.classes = ClassRows(before, after);

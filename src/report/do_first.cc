@@ -13,6 +13,7 @@
 #include "src/report/do_first_internal.h"
 #include "src/report/markdown_table.h"
 #include "src/report/run_set.h"
+#include "src/report/summary_view.h"
 
 // The "Do first" judgments: the trust flags of a run and the ranking of the work units across
 // runs (do_first.h). The section's text, Markdown and HTML, is do_first_render.cc.
@@ -88,11 +89,11 @@ std::vector<std::string> WarningTexts(const SummaryFile& summary, bool records_l
 
 // The run's shipped defaults reach some of the unit's work (a unit entry without any of the
 // reached_default figures counts as reached: nothing says otherwise).
-bool Reached(const Json& unit) {
+bool Reached(const UnitView& unit) {
   bool any_field = false;
-  for (const char* key : {"reached_default_dispatches_per_token",
-                          "reached_default_host_gap_ms_per_token", "reached_default_share_pct"}) {
-    const std::optional<double> value = OptionalNumber(unit, key);
+  for (const std::optional<double> value : {unit.reached_default_dispatches_per_token().get(),
+                                            unit.reached_default_host_gap_ms_per_token().get(),
+                                            unit.reached_default_share_pct().get()}) {
     any_field = any_field || value.has_value();
     if (Positive(value)) return true;
   }
@@ -107,19 +108,16 @@ std::vector<CrossRunUnit> Rank(const std::vector<SummaryFile>& summaries,
     analysis::UnitAcrossRuns unit{.id = id};
     CrossRunUnit detail{.id = id};
     for (size_t r = 0; r < summaries.size(); ++r) {
-      const Json& entry = JsonGet(PortUnits(summaries[r]), id);
-      if (entry.is_null()) continue;
-      if (detail.port.empty()) {
-        const Json& port = JsonGet(entry, "port");
-        if (port.is_string()) detail.port = port.get<std::string>();
-      }
+      const UnitView entry = RunView(summaries[r]).Unit(id);
+      if (entry.json().is_null()) continue;
+      if (detail.port.empty()) detail.port = entry.port().get().value_or("");
       analysis::RankedUnit figure{.id = id};
       for (const analysis::RankedUnit& ranked : RankedUnits(summaries[r])) {
         if (ranked.id == id) figure = ranked;
       }
       const bool reached = Reached(entry);
-      unit.runs.push_back({r, figure, OptionalNumber(entry, "fallback_share_pct").value_or(0.0),
-                           reached, r >= left_out.size() || !left_out[r]});
+      unit.runs.push_back({r, figure, entry.fallback_share_pct().get().value_or(0.0), reached,
+                           r >= left_out.size() || !left_out[r]});
       detail.holding.push_back(r);
       if (reached) detail.reached.push_back(r);
     }
@@ -138,8 +136,8 @@ std::vector<CrossRunUnit> Rank(const std::vector<SummaryFile>& summaries,
       for (const analysis::RankedUnit& r : RankedUnits(summaries[*ranked.best_run])) {
         if (r.id == ranked.id && r.by == ranked.by) unit.ceiling_range = r.value_range;
       }
-      unit.gpu_share = OptionalNumber(JsonGet(PortUnits(summaries[*ranked.best_run]), ranked.id),
-                                      "fallback_share_pct");
+      unit.gpu_share =
+          RunView(summaries[*ranked.best_run]).Unit(ranked.id).fallback_share_pct().get();
     }
     unit.flagged_only = ranked.flagged_only;
     out.push_back(std::move(unit));

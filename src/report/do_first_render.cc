@@ -13,6 +13,7 @@
 #include "src/report/html_report.h"
 #include "src/report/markdown_table.h"
 #include "src/report/run_set.h"
+#include "src/report/summary_view.h"
 
 // The "Do first" section's text (do_first.h): the ranking and the trust flags of do_first.cc
 // rendered as Markdown and as HTML.
@@ -119,25 +120,23 @@ struct WallFigures {
   bool host_only = false;  // it owns host gap and no kernel
 };
 
-WallFigures Figures(const SummaryFile& run, const Json& unit) {
-  const Json& s = run.content;
+WallFigures Figures(const SummaryFile& run, const UnitView& unit) {
+  const RunView s(run);
   WallFigures f;
-  const std::optional<double> tokens = WindowTokens(s);
-  f.wall = Quotient(OptionalNumber(s, "decode_wall_ms"), tokens);
-  f.busy = OptionalNumber(s, "gpu_ms_per_token");
-  if (!f.wall && f.busy && OptionalNumber(s, "host_gap_ms_per_token")) {
-    f.wall = *f.busy + *OptionalNumber(s, "host_gap_ms_per_token");
+  const std::optional<double> tokens = WindowTokens(run.content);
+  f.wall = Quotient(s.decode_wall_ms().get(), tokens);
+  f.busy = s.gpu_ms_per_token().get();
+  if (!f.wall && f.busy && s.host_gap_ms_per_token().get()) {
+    f.wall = *f.busy + *s.host_gap_ms_per_token().get();
   }
-  f.share = OptionalNumber(unit, "fallback_share_pct");
-  const std::optional<double> gpu_sum = OptionalNumber(s, "decode_gpu_sum_ms");
+  f.share = unit.fallback_share_pct().get();
+  const std::optional<double> gpu_sum = s.decode_gpu_sum_ms().get();
   if (f.share && gpu_sum) f.kernel = Quotient(*f.share / 100.0 * *gpu_sum, tokens);
-  f.gap = OptionalNumber(unit, "fallback_host_gap_ms_per_token");
-  f.wall_share = OptionalNumber(unit, "fallback_wall_share_pct");
-  f.dispatches = OptionalNumber(unit, "fallback_dispatches_per_token");
-  f.us_per_dispatch = OptionalNumber(unit, "fallback_host_gap_us_per_dispatch");
-  const Json& host_gap = JsonGet(unit, "host_gap");
-  f.host_only = (host_gap.is_string() && host_gap.get_ref<const std::string&>() == "all") ||
-                (Positive(f.gap) && f.share.value_or(0.0) <= 0.0);
+  f.gap = unit.fallback_host_gap_ms_per_token().get();
+  f.wall_share = unit.fallback_wall_share_pct().get();
+  f.dispatches = unit.fallback_dispatches_per_token().get();
+  f.us_per_dispatch = unit.fallback_host_gap_us_per_dispatch().get();
+  f.host_only = unit.host_gap().get() == "all" || (Positive(f.gap) && f.share.value_or(0.0) <= 0.0);
   return f;
 }
 
@@ -281,8 +280,7 @@ Rich UnitHead(const CrossRunUnit& unit) {
 size_t OptInRuns(const Section& section, const CrossRunUnit& unit) {
   size_t n = 0;
   for (const size_t r : unit.holding) {
-    const Json& entry = JsonGet(PortUnits(section.summaries[r]), unit.id);
-    if (Positive(OptionalNumber(entry, "reached_optin_share_pct"))) ++n;
+    if (Positive(RunView(section.summaries[r]).Unit(unit.id).reached_optin_share_pct().get())) ++n;
   }
   return n;
 }
@@ -349,16 +347,16 @@ Rich Legend() {
         "work took no time. "),
       B("plain wall"),
       T(" ("),
-      C("plain_ceiling_wall_est"),
+      C(Key(summary_schema::unit::plain_ceiling_wall_est)),
       T("): its kernel time plus the host gap it owns, the gap re-scaled to the run without "
         "the profiler; the bound to compare a port's measured speedup against. "),
       B("profiled wall"),
       T(" ("),
-      C("ceiling_wall"),
+      C(Key(summary_schema::unit::ceiling_wall)),
       T("): the same over the profiled decode wall, for a run without a plain run. "),
       B("GPU share"),
       T(" ("),
-      C("ceiling_gpu_share"),
+      C(Key(summary_schema::unit::ceiling_gpu_share)),
       T("): kernel time alone, 1 / (1 − its share of decode GPU time); the seed's ceiling "
         "table prints it in parentheses after the wall ceiling. A unit owns the host gap in "
         "front of its dispatches (a CUDA-graph capture owns all of it), so a small GPU share "
@@ -448,7 +446,7 @@ std::optional<std::pair<double, double>> WallParts(const Section& section,
                                                    const CrossRunUnit& unit) {
   if (!unit.best_run) return std::nullopt;
   const WallFigures f = Figures(section.summaries[*unit.best_run],
-                                JsonGet(PortUnits(section.summaries[*unit.best_run]), unit.id));
+                                RunView(section.summaries[*unit.best_run]).Unit(unit.id));
   if (!Positive(f.wall) || !f.kernel || !f.gap) return std::nullopt;
   const double kernel = std::clamp(*f.kernel / *f.wall * 100.0, 0.0, 100.0);
   const double gap = std::clamp(*f.gap / *f.wall * 100.0, 0.0, 100.0 - kernel);
@@ -459,7 +457,7 @@ std::optional<std::pair<double, double>> WallParts(const Section& section,
 }  // namespace
 
 std::string UnitEvidence(const SummaryFile& run, const std::string& unit_id) {
-  const Json& unit = JsonGet(PortUnits(run), unit_id);
+  const UnitView unit = RunView(run).Unit(unit_id);
   const WallFigures f = Figures(run, unit);
   const std::string share = f.share ? Pct(*f.share) : std::string(kNoValue);
   if (f.host_only && f.gap) {
@@ -488,8 +486,8 @@ std::string UnitEvidence(const SummaryFile& run, const std::string& unit_id) {
     return text + " plus " + Ms(*f.gap) + " ms/token of host gap" + dispatches + each + wall_share;
   }
   // A small GPU share with a large wall ceiling: say why.
-  const std::optional<double> plain = OptionalNumber(unit, "plain_ceiling_wall_est");
-  const std::optional<double> wall_ceiling = plain ? plain : OptionalNumber(unit, "ceiling_wall");
+  const std::optional<double> plain = unit.plain_ceiling_wall_est().get();
+  const std::optional<double> wall_ceiling = plain ? plain : unit.ceiling_wall().get();
   const bool explain =
       *f.share < kSmallGpuSharePct && wall_ceiling && *wall_ceiling >= kLargeWallCeiling;
   text += (explain ? ", yet " : " and ") + Ms(*f.gap) + " ms/token of host gap" + dispatches +

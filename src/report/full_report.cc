@@ -13,6 +13,7 @@
 #include "src/report/markdown_report.h"
 #include "src/report/markdown_table.h"
 #include "src/report/short_name.h"
+#include "src/report/summary_view.h"
 
 namespace decodeprof::report {
 namespace {
@@ -20,10 +21,15 @@ namespace {
 using Json = nlohmann::ordered_json;
 using Lines = std::vector<std::string>;
 
+namespace schema = summary_schema;
+
 // A numeric field as stored (kNoValue when absent or null).
-std::string NumberCell(const Json& object, std::string_view key) {
-  const Json& value = JsonGet(object, key);
+std::string NumberCell(const Json& value) {
   return value.is_null() ? std::string(kNoValue) : PyStr(value);
+}
+template <typename T>
+std::string NumberCell(const SummaryValue<T>& field) {
+  return NumberCell(field.json());
 }
 
 // A text field: kNoValue when absent, null or empty; other values as PyStr.
@@ -35,9 +41,9 @@ std::string TextCell(const Json& value) {
 
 // profiler_decode_slowdown_pct as stored, with a word when it is flagged (do_first.h): a
 // negative cost never prints bare.
-std::string ProfilerCostCell(const Json& summary) {
-  std::string cell = NumberCell(summary, "profiler_decode_slowdown_pct");
-  const std::optional<double> cost = OptionalNumber(summary, "profiler_decode_slowdown_pct");
+std::string ProfilerCostCell(const RunView& summary) {
+  std::string cell = NumberCell(summary.profiler_decode_slowdown_pct());
+  const std::optional<double> cost = summary.profiler_decode_slowdown_pct().get();
   if (cost && *cost < -kPlainSlowerNoisePct) cell += " (plain run slower)";
   if (cost && *cost < 0.0 && *cost >= -kPlainSlowerNoisePct) cell += " (plain run slower: noise)";
   if (cost && *cost > kProfilerCostFlagPct) cell += " (high)";
@@ -67,14 +73,16 @@ void AppendTable(const std::string& heading, const std::vector<std::string>& hea
 void AppendRunSetup(const std::vector<SummaryFile>& summaries, Lines& lines) {
   Lines rows;
   for (const SummaryFile& summary : summaries) {
-    const Json& s = summary.content;
-    std::vector<std::string> cells = {RunLabel(summary), TextCell(JsonGet(s, "model_type"))};
-    for (const char* key :
-         {"temperature", "prompt_tokens", "generated_tokens", "decode_forward_passes"}) {
-      cells.push_back(NumberCell(s, key));
+    const RunView s(summary);
+    std::vector<std::string> cells = {RunLabel(summary), TextCell(s.model_type().json())};
+    for (const SummaryField* field :
+         {&schema::run::temperature, &schema::run::prompt_tokens, &schema::run::generated_tokens,
+          &schema::run::decode_forward_passes}) {
+      cells.push_back(NumberCell(s.Get(*field)));
     }
-    for (const char* key : {"clock", "pack", "units_file"}) {
-      cells.push_back(TextCell(JsonGet(s, key)));
+    for (const SummaryField* field :
+         {&schema::run::clock, &schema::run::pack, &schema::run::units_file}) {
+      cells.push_back(TextCell(s.Get(*field)));
     }
     rows.push_back(MarkdownRow(cells));
   }
@@ -91,11 +99,13 @@ void AppendDecodeTime(const std::vector<SummaryFile>& summaries, Lines& lines) {
   for (const SummaryFile& summary : summaries) {
     std::vector<std::string> cells = {RunLabel(summary), PlainMsPerToken(summary),
                                       ProfiledMsPerToken(summary)};
-    for (const char* key : {"gpu_ms_per_token", "host_gap_ms_per_token",
-                            "plain_host_gap_ms_per_token_est", "dispatches_per_token"}) {
-      cells.push_back(NumberCell(summary.content, key));
+    const RunView s(summary);
+    for (const SummaryField* field :
+         {&schema::run::gpu_ms_per_token, &schema::run::host_gap_ms_per_token,
+          &schema::run::plain_host_gap_ms_per_token_est, &schema::run::dispatches_per_token}) {
+      cells.push_back(NumberCell(s.Get(*field)));
     }
-    cells.push_back(ProfilerCostCell(summary.content));
+    cells.push_back(ProfilerCostCell(s));
     rows.push_back(MarkdownRow(cells));
   }
   AppendTable(
@@ -107,13 +117,13 @@ void AppendDecodeTime(const std::vector<SummaryFile>& summaries, Lines& lines) {
 }
 
 // class_share_pct / role_share_pct: rows = names, columns = runs (header doc, sections 3-4).
-void AppendShareMatrix(const std::vector<SummaryFile>& summaries, std::string_view key,
+void AppendShareMatrix(const std::vector<SummaryFile>& summaries, const SummaryField& field,
                        const std::string& first_header, const std::string& heading, Lines& lines) {
   static const Json kNull;
   std::vector<const Json*> objects;
   std::vector<std::string> names;
   for (const SummaryFile& summary : summaries) {
-    const Json& value = JsonGet(summary.content, key);
+    const Json& value = RunView(summary).Get(field);
     const Json& object = value.is_object() ? value : kNull;
     for (const auto& [name, share] : object.items()) {
       if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
@@ -149,19 +159,20 @@ void AppendShareMatrix(const std::vector<SummaryFile>& summaries, std::string_vi
 }
 
 std::vector<std::string> UnitRow(const SummaryFile& summary, const std::string& id,
-                                 const Json& unit) {
+                                 const UnitView& unit) {
   std::vector<std::string> cells = {RunLabel(summary), EscapeCell("#" + id),
-                                    NumberCell(unit, "fallback_share_pct")};
-  const std::optional<double> share_pct = OptionalNumber(unit, "fallback_share_pct");
-  const std::optional<double> gpu_sum_ms = OptionalNumber(summary.content, "decode_gpu_sum_ms");
+                                    NumberCell(unit.fallback_share_pct())};
+  const std::optional<double> share_pct = unit.fallback_share_pct().get();
+  const std::optional<double> gpu_sum_ms = RunView(summary).decode_gpu_sum_ms().get();
   const std::optional<double> tokens = WindowTokens(summary.content);
   std::optional<double> gpu_ms;
   if (share_pct && gpu_sum_ms) gpu_ms = Quotient(*share_pct * *gpu_sum_ms / 100.0, tokens);
   cells.push_back(DerivedText(gpu_ms));
-  for (const char* key :
-       {"fallback_dispatches_per_token", "fallback_host_gap_ms_per_token",
-        "fallback_wall_share_pct", "plain_ceiling_wall_est", "ceiling_wall", "ceiling_gpu_share"}) {
-    cells.push_back(NumberCell(unit, key));
+  for (const SummaryField* field :
+       {&schema::unit::fallback_dispatches_per_token, &schema::unit::fallback_host_gap_ms_per_token,
+        &schema::unit::fallback_wall_share_pct, &schema::unit::plain_ceiling_wall_est,
+        &schema::unit::ceiling_wall, &schema::unit::ceiling_gpu_share}) {
+    cells.push_back(NumberCell(unit.Get(*field)));
   }
   return cells;
 }
@@ -171,9 +182,9 @@ void AppendUnits(const std::vector<SummaryFile>& summaries, Lines& lines) {
   Lines legend;
   for (const std::string& id : unit_ids) {
     for (const SummaryFile& summary : summaries) {
-      const Json& unit = JsonGet(PortUnits(summary), id);
-      if (unit.is_null()) continue;
-      legend.push_back(MarkdownRow({EscapeCell("#" + id), TextCell(JsonGet(unit, "port"))}));
+      const UnitView unit = RunView(summary).Unit(id);
+      if (unit.json().is_null()) continue;
+      legend.push_back(MarkdownRow({EscapeCell("#" + id), TextCell(unit.port().json())}));
       break;
     }
   }
@@ -181,10 +192,10 @@ void AppendUnits(const std::vector<SummaryFile>& summaries, Lines& lines) {
 
   Lines rows;
   for (const SummaryFile& summary : summaries) {
-    const Json& units = PortUnits(summary);
+    const RunView run(summary);
     for (const std::string& id : unit_ids) {
-      const Json& unit = JsonGet(units, id);
-      if (unit.is_null()) continue;
+      const UnitView unit = run.Unit(id);
+      if (unit.json().is_null()) continue;
       rows.push_back(MarkdownRow(UnitRow(summary, id, unit)));
     }
   }
@@ -202,11 +213,12 @@ void AppendTopKernelsWithClass(const SummaryFile& summary, Lines& lines) {
   Lines rows;
   for (size_t i = 0; i < entries.size(); ++i) {
     const TopKernelEntry& e = entries[i];
-    any_class = any_class || JsonGet(*e.fields, "class").is_string();
+    const TopKernelView& kernel = e.fields;
+    any_class = any_class || kernel.class_name().json().is_string();
     rows.push_back(
         MarkdownRow({std::to_string(i + 1), "`" + EscapeCell(ShortKernelName(*e.name)) + "`",
-                     TextCell(JsonGet(*e.fields, "class")), NumberCell(*e.fields, "share_pct"),
-                     NumberCell(*e.fields, "calls_per_token")}));
+                     TextCell(kernel.class_name().json()), NumberCell(kernel.share_pct()),
+                     NumberCell(kernel.calls_per_token())}));
   }
   if (!any_class) return;
   AppendTable("Top kernels with class, " + RunLabel(summary) +
@@ -217,13 +229,13 @@ void AppendTopKernelsWithClass(const SummaryFile& summary, Lines& lines) {
 void AppendChecks(const std::vector<SummaryFile>& summaries, Lines& lines) {
   Lines rows;
   for (const SummaryFile& summary : summaries) {
-    const Json& checks = JsonGet(summary.content, "checks");
-    std::vector<std::string> cells = {RunLabel(summary)};
-    for (const char* key : {"kernels_straddling_decode_start", "host_gap_attribution_residual_ns",
-                            "idle_gap_before_first_decode_dispatch_us"}) {
-      cells.push_back(NumberCell(checks, key));
-    }
-    const Json& warnings = JsonGet(summary.content, "warnings");
+    const RunView run(summary);
+    const ChecksView checks = run.Checks();
+    std::vector<std::string> cells = {
+        RunLabel(summary), NumberCell(checks.kernels_straddling_decode_start()),
+        NumberCell(checks.host_gap_attribution_residual_ns()),
+        NumberCell(checks.idle_gap_before_first_decode_dispatch_us())};
+    const Json& warnings = run.warnings().json();
     std::string text;
     for (const Json& warning : warnings) {
       if (!text.empty()) text += "; ";
@@ -251,9 +263,9 @@ std::string RenderFullReportSections(const std::vector<SummaryFile>& summaries) 
   Lines lines;
   AppendRunSetup(summaries, lines);
   AppendDecodeTime(summaries, lines);
-  AppendShareMatrix(summaries, "class_share_pct", "Class",
+  AppendShareMatrix(summaries, schema::run::class_share_pct, "Class",
                     "Kernel classes (share of decode GPU time, %):", lines);
-  AppendShareMatrix(summaries, "role_share_pct", "Role",
+  AppendShareMatrix(summaries, schema::run::role_share_pct, "Role",
                     "Roles (share of decode GPU time, %):", lines);
   AppendUnits(summaries, lines);
   for (const SummaryFile& summary : summaries) AppendTopKernelsWithClass(summary, lines);

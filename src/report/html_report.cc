@@ -16,6 +16,7 @@
 #include "src/report/run_set.h"
 #include "src/report/short_name.h"
 #include "src/report/speed_of_light_render.h"
+#include "src/report/summary_view.h"
 
 namespace decodeprof::report {
 namespace {
@@ -52,8 +53,7 @@ code { font-family: ui-monospace, monospace; font-size: 0.95em; }
 )";
 
 // A numeric field as stored, escaped (kNoValue when absent or null).
-std::string NumberText(const Json& object, std::string_view key) {
-  const Json& value = JsonGet(object, key);
+std::string NumberText(const Json& value) {
   return value.is_null() ? std::string(kNoValue) : HtmlEscape(PyStr(value));
 }
 
@@ -86,9 +86,10 @@ void AppendRunTable(const std::vector<SummaryFile>& summaries, std::string& out)
   for (const SummaryFile& summary : summaries) {
     std::string row = "<tr>" + Cell(RunName(summary) + TrustMarkHtml(summary), true) +
                       Cell(PlainMsPerToken(summary)) + Cell(ProfiledMsPerToken(summary));
-    for (const char* key : {"gpu_ms_per_token", "host_gap_ms_per_token", "dispatches_per_token"}) {
-      row += Cell(NumberText(summary.content, key));
-    }
+    const RunView s(summary);
+    row += Cell(NumberText(s.gpu_ms_per_token().json())) +
+           Cell(NumberText(s.host_gap_ms_per_token().json())) +
+           Cell(NumberText(s.dispatches_per_token().json()));
     out += row + "</tr>\n";
   }
   out += "</table>\n";
@@ -108,9 +109,9 @@ std::string Pct(double value) { return base::FormatFixed(value, 2) + "%"; }
 // The decode wall per token as one stacked bar (html_plots.h): the GPU time of each work unit
 // in rank order, the GPU time outside every unit, then the host gap.
 void AppendWallBar(const SummaryFile& summary, std::string& out) {
-  const Json& s = summary.content;
-  const std::optional<double> gpu = OptionalNumber(s, "gpu_ms_per_token");
-  const std::optional<double> gap = OptionalNumber(s, "host_gap_ms_per_token");
+  const RunView s(summary);
+  const std::optional<double> gpu = s.gpu_ms_per_token().get();
+  const std::optional<double> gap = s.host_gap_ms_per_token().get();
   if (!gpu || !gap || *gpu < 0.0 || *gap < 0.0 || !std::isfinite(*gpu + *gap) ||
       *gpu + *gap <= 0.0) {
     out += "<p class=\"note\">No decode wall bar: GPU busy or host gap ms/token missing.</p>\n";
@@ -126,9 +127,8 @@ void AppendWallBar(const SummaryFile& summary, std::string& out) {
   const Json& units = PortUnits(summary);
   double used_pct = 0.0;  // of GPU busy, by the units before
   for (const analysis::RankedUnit& r : RankedUnits(summary)) {
-    const Json& unit = JsonGet(units, r.id);
-    const double share =
-        std::clamp(OptionalNumber(unit, "fallback_share_pct").value_or(0.0), 0.0, 100.0);
+    const UnitView unit = s.Unit(r.id);
+    const double share = std::clamp(unit.fallback_share_pct().get().value_or(0.0), 0.0, 100.0);
     // Shares that add up to 100 % within rounding fill the bar without a remark.
     double drawn = std::isfinite(share) ? std::min(share, 100.0 - used_pct) : 0.0;
     if (drawn > share - 1e-9) drawn = share;
@@ -144,9 +144,7 @@ void AppendWallBar(const SummaryFile& summary, std::string& out) {
     used_pct += drawn;
     const double ms = drawn / 100.0 * *gpu;
     std::string title = "#" + r.id;
-    if (const Json& port = JsonGet(unit, "port"); port.is_string()) {
-      title += " (" + port.get<std::string>() + ")";
-    }
+    if (const std::optional<std::string> port = unit.port().get()) title += " (" + *port + ")";
     title += ": " + Computed(ms) + " ms/token of GPU time, " + Pct(drawn) + " of GPU busy, " +
              Pct(wall_pct(ms)) + " of the decode wall";
     if (drawn < share - 1e-9) {
@@ -165,18 +163,17 @@ void AppendWallBar(const SummaryFile& summary, std::string& out) {
                             " of the decode wall"});
   }
   segments.push_back(
-      {"host gap " + PyStr(JsonGet(s, "host_gap_ms_per_token")) + " ms (" + Pct(gap_pct) + ")",
-       *gap, std::string(kHostGapColor),
-       "host gap (GPU idle inside the decode window): " +
-           PyStr(JsonGet(s, "host_gap_ms_per_token")) + " ms/token, " + Pct(gap_pct) +
-           " of the decode wall"});
+      {"host gap " + s.host_gap_ms_per_token().Str() + " ms (" + Pct(gap_pct) + ")", *gap,
+       std::string(kHostGapColor),
+       "host gap (GPU idle inside the decode window): " + s.host_gap_ms_per_token().Str() +
+           " ms/token, " + Pct(gap_pct) + " of the decode wall"});
 
   out += "<h3>Decode wall per token</h3>\n";
   out += StackedBarSvg(segments, "decode wall per token") + "\n";
-  out += "<p>GPU busy " + HtmlEscape(PyStr(JsonGet(s, "gpu_ms_per_token"))) + " ms (" +
+  out += "<p>GPU busy " + HtmlEscape(s.gpu_ms_per_token().Str()) + " ms (" +
          base::FormatFixed(gpu_pct, 2) + "%) + host gap " +
-         HtmlEscape(PyStr(JsonGet(s, "host_gap_ms_per_token"))) + " ms (" +
-         base::FormatFixed(gap_pct, 2) + "%) = " + Computed(wall) + " ms per token" +
+         HtmlEscape(s.host_gap_ms_per_token().Str()) + " ms (" + base::FormatFixed(gap_pct, 2) +
+         "%) = " + Computed(wall) + " ms per token" +
          (gap_pct > 50.0 ? " &mdash; launch-bound: the host gap is most of the decode wall" : "") +
          ". Units in rank order, each with the GPU time of its fallback set" +
          (without_gpu.empty() ? std::string(".")
@@ -198,12 +195,12 @@ void AppendTimeline(const SummaryFile& summary, const std::optional<DispatchTime
     return;
   }
   const std::string file = "<code>" + HtmlEscape(timeline->csv_name) + "</code>";
-  const std::optional<double> expected = OptionalNumber(summary.content, "decode_dispatches");
+  const RunView run(summary);
+  const std::optional<double> expected = run.decode_dispatches().number();
   if (expected && *expected != static_cast<double>(timeline->dispatches)) {
     out += "<p class=\"note\">No timeline: " + file + " holds " +
            std::to_string(timeline->dispatches) + " dispatches, the summary " +
-           HtmlEscape(PyStr(JsonGet(summary.content, "decode_dispatches"))) +
-           ": it is not this run's table.</p>\n";
+           HtmlEscape(run.decode_dispatches().Str()) + ": it is not this run's table.</p>\n";
     return;
   }
   if (timeline->bins.empty()) {
@@ -216,9 +213,8 @@ void AppendTimeline(const SummaryFile& summary, const std::optional<DispatchTime
   out += "<p>" + std::to_string(timeline->dispatches) + " dispatches of " + file + " over " +
          base::FormatFixed(static_cast<double>(timeline->span_ns) / 1e6, decimals) +
          " ms, from the first one's start to the last end" +
-         (OptionalNumber(summary.content, "decode_wall_ms")
-              ? " (decode wall " + HtmlEscape(PyStr(JsonGet(summary.content, "decode_wall_ms"))) +
-                    " ms)"
+         (run.decode_wall_ms().get()
+              ? " (decode wall " + HtmlEscape(run.decode_wall_ms().Str()) + " ms)"
               : std::string()) +
          ", in " + std::to_string(timeline->bins.size()) + " bins of " +
          base::FormatFixed(static_cast<double>(bin_ns) / 1e6, decimals) +
@@ -233,19 +229,19 @@ void AppendTimeline(const SummaryFile& summary, const std::optional<DispatchTime
 // The run's units in its rank order (RankedUnits: analysis/ranking.h decides it; this writer
 // only prints it).
 void AppendUnits(const SummaryFile& summary, std::string& out) {
-  const Json& units = PortUnits(summary);
+  const RunView run(summary);
   std::string rows;
   bool any_plain = false;
   for (const analysis::RankedUnit& r : RankedUnits(summary)) {
-    const Json& unit = JsonGet(units, r.id);
-    const std::optional<double> plain = OptionalNumber(unit, "plain_ceiling_wall_est");
-    const std::optional<double> wall = OptionalNumber(unit, "ceiling_wall");
-    const std::optional<double> gpu = OptionalNumber(unit, "ceiling_gpu_share");
-    const std::optional<double> share = OptionalNumber(unit, "fallback_share_pct");
-    const std::string share_text = NumberText(unit, "fallback_share_pct");
+    const UnitView unit = run.Unit(r.id);
+    const std::optional<double> plain = unit.plain_ceiling_wall_est().get();
+    const std::optional<double> wall = unit.ceiling_wall().get();
+    const std::optional<double> gpu = unit.ceiling_gpu_share().get();
+    const std::optional<double> share = unit.fallback_share_pct().get();
+    const std::string share_text = NumberText(unit.fallback_share_pct().json());
     any_plain = any_plain || plain.has_value();
     rows += "<tr>" + Cell("<code>#" + HtmlEscape(r.id) + "</code>", true) +
-            Cell(TextOf(JsonGet(unit, "port")), true) +
+            Cell(TextOf(unit.port().json()), true) +
             Cell("<span class=\"meter\"><span style=\"" + Width(share.value_or(0.0)) +
                      "\"></span></span> " + share_text + "%",
                  true) +
@@ -354,26 +350,26 @@ void AppendTopKernels(const SummaryFile& summary, std::string& out) {
   std::string rows;
   for (size_t i = 0; i < entries.size(); ++i) {
     const TopKernelEntry& e = entries[i];
-    const std::optional<double> share = OptionalNumber(*e.fields, "share_pct");
+    const TopKernelView& kernel = e.fields;
+    const std::optional<double> share = kernel.share_pct().get();
     if (share && std::isfinite(*share)) max_share = std::max(max_share, *share);
-    const Json& kernel_class = JsonGet(*e.fields, "class");
-    const auto stored = [&e](const char* key) {
-      const Json& value = JsonGet(*e.fields, key);
+    const Json& kernel_class = kernel.class_name().json();
+    const auto stored = [](const Json& value) {
       return value.is_null() ? std::string(kNoValue) : PyStr(value);
     };
     std::string title =
-        *e.name + "\n" + "share " + stored("share_pct") + "% of decode GPU time, " +
-        stored("calls_per_token") + " calls/token" +
+        *e.name + "\n" + "share " + stored(kernel.share_pct().json()) + "% of decode GPU time, " +
+        stored(kernel.calls_per_token().json()) + " calls/token" +
         (kernel_class.is_string() ? ", class " + kernel_class.get<std::string>() : std::string());
     bars.push_back({resolved[i], share.value_or(0.0),
-                    share ? PyStr(JsonGet(*e.fields, "share_pct")) + "%" : std::string(kNoValue),
+                    share ? kernel.share_pct().Str() + "%" : std::string(kNoValue),
                     std::move(title)});
     rows += "<tr>" + Cell(std::to_string(i + 1)) +
             Cell("<code title=\"" + HtmlEscape(*e.name) + "\">" +
                      HtmlEscape(ShortKernelName(*e.name)) + "</code>",
                  true) +
-            Cell(TextOf(kernel_class), true) + Cell(NumberText(*e.fields, "share_pct")) +
-            Cell(NumberText(*e.fields, "calls_per_token")) + "</tr>\n";
+            Cell(TextOf(kernel_class), true) + Cell(NumberText(kernel.share_pct().json())) +
+            Cell(NumberText(kernel.calls_per_token().json())) + "</tr>\n";
   }
   const double scale = ShareScale(max_share);
   out += "<h3>Top kernels (share of decode GPU time)</h3>\n";

@@ -10,6 +10,7 @@
 #include "src/report/run_set.h"
 #include "src/report/short_name.h"
 #include "src/report/speed_of_light_render.h"
+#include "src/report/summary_view.h"
 
 namespace decodeprof::report {
 namespace {
@@ -23,24 +24,23 @@ std::string UnitHeader(std::string_view first_cell, const std::vector<std::strin
 }
 
 std::string RunRow(const SummaryFile& summary) {
-  const Json& s = summary.content;
-  const Json& plain = JsonGet(s, "plain_decode_tok_s");
-  const Json& cost = JsonGet(s, "profiler_decode_slowdown_pct");
-  return MarkdownRow(
-      {RunLabel(summary), IsTruthy(plain) ? PyStr(plain) : "-",
-       PyStr(JsonGet(s, "profiled_decode_tok_s")), cost.is_null() ? "-" : PyStr(cost) + "%",
-       PyStr(JsonGet(s, "dispatches_per_token")), PyStr(JsonGet(s, "gpu_ms_per_token")),
-       PyStr(JsonGet(s, "host_gap_ms_per_token")), PyStr(JsonGet(s, "host_gap_pct_of_wall"))});
+  const RunView s(summary);
+  const Json& plain = s.plain_decode_tok_s().json();
+  const Json& cost = s.profiler_decode_slowdown_pct().json();
+  return MarkdownRow({RunLabel(summary), IsTruthy(plain) ? PyStr(plain) : "-",
+                      s.profiled_decode_tok_s().Str(), cost.is_null() ? "-" : PyStr(cost) + "%",
+                      s.dispatches_per_token().Str(), s.gpu_ms_per_token().Str(),
+                      s.host_gap_ms_per_token().Str(), s.host_gap_pct_of_wall().Str()});
 }
 
 std::string ShareRow(const SummaryFile& summary, const std::vector<std::string>& unit_ids) {
-  const Json& units = PortUnits(summary);
+  const RunView s(summary);
   std::vector<std::string> cells = {RunLabel(summary)};
   for (const std::string& id : unit_ids) {
-    const Json& unit = JsonGet(units, id);
-    cells.push_back(unit.is_null() ? "-"
-                                   : PyStr(JsonGet(unit, "reached_default_share_pct")) + " (" +
-                                         PyStr(JsonGet(unit, "fallback_share_pct")) + ")");
+    const UnitView unit = s.Unit(id);
+    cells.push_back(unit.json().is_null() ? "-"
+                                          : unit.reached_default_share_pct().Str() + " (" +
+                                                unit.fallback_share_pct().Str() + ")");
   }
   return MarkdownRow(cells);
 }
@@ -49,17 +49,17 @@ std::string CeilingRow(const SummaryFile& summary, const std::vector<std::string
   const Json& units = PortUnits(summary);
   bool any_plain = false;
   bool any_profiled = false;
-  for (const auto& [id, unit] : units.items()) {
-    any_plain = any_plain || !JsonGet(unit, "plain_ceiling_wall_est").is_null();
-    any_profiled = any_profiled || !JsonGet(unit, "ceiling_wall").is_null();
+  for (const auto& [id, entry] : units.items()) {
+    const UnitView unit(entry);
+    any_plain = any_plain || !unit.plain_ceiling_wall_est().is_null();
+    any_profiled = any_profiled || !unit.ceiling_wall().is_null();
   }
   const char* basis = any_plain ? "plain" : any_profiled ? "profiled" : "summary predates #2148";
   std::vector<std::string> cells = {RunLabel(summary) + " (" + basis + ")"};
   for (const std::string& id : unit_ids) {
-    const Json& unit = JsonGet(units, id);
-    cells.push_back(CeilingCell(OptionalNumber(unit, "plain_ceiling_wall_est"),
-                                OptionalNumber(unit, "ceiling_wall"),
-                                OptionalNumber(unit, "ceiling_gpu_share")));
+    const UnitView unit = RunView(summary).Unit(id);
+    cells.push_back(CeilingCell(unit.plain_ceiling_wall_est().get(), unit.ceiling_wall().get(),
+                                unit.ceiling_gpu_share().get()));
   }
   return MarkdownRow(cells);
 }
@@ -70,9 +70,9 @@ void AppendTopKernels(const SummaryFile& summary, std::vector<std::string>& line
                   " (share of decode GPU time, calls per token):");
   lines.push_back("");
   for (const TopKernelEntry& e : TopKernelEntries(summary)) {
-    lines.push_back("- `" + ShortKernelName(*e.name) + "` " +
-                    PyStr(JsonGet(*e.fields, "share_pct")) + "%, " +
-                    PyStr(JsonGet(*e.fields, "calls_per_token")));
+    const TopKernelView& kernel = e.fields;
+    lines.push_back("- `" + ShortKernelName(*e.name) + "` " + kernel.share_pct().Str() + "%, " +
+                    kernel.calls_per_token().Str());
   }
 }
 
@@ -99,8 +99,7 @@ std::string RenderRunGroupsMarkdown(const std::vector<SummaryFile>& summaries) {
     for (const size_t r : group.runs) {
       if (!names.empty()) names += ", ";
       names += EscapeCell(RunLabel(summaries[r]));
-      const Json& workload = JsonGet(summaries[r].content, "workload");
-      if (workload.is_string() && workload.get<std::string>() == "synthetic") {
+      if (RunView(summaries[r]).workload().get() == "synthetic") {
         names += " (synthetic)";
       }
       if (!TrustFlags(summaries[r]).empty()) names += std::string(" ") + kTrustMark;

@@ -9,6 +9,7 @@
 
 #include "src/base/py_format.h"
 #include "src/report/run_set.h"
+#include "src/report/summary_view.h"
 
 namespace decodeprof::report {
 
@@ -82,30 +83,25 @@ std::string DerivedText(std::optional<double> value) {
 }
 
 std::string PlainMsPerToken(const SummaryFile& summary) {
-  const Json& s = summary.content;
-  if (OptionalNumber(s, "plain_wall_ms_per_token")) {
-    return PyStr(JsonGet(s, "plain_wall_ms_per_token"));
-  }
-  return DerivedText(Quotient(1000.0, OptionalNumber(s, "plain_decode_tok_s")));
+  const RunView s(summary);
+  if (s.plain_wall_ms_per_token().get()) return s.plain_wall_ms_per_token().Str();
+  return DerivedText(Quotient(1000.0, s.plain_decode_tok_s().get()));
 }
 
 std::string ProfiledMsPerToken(const SummaryFile& summary) {
-  const Json& s = summary.content;
+  const RunView s(summary);
   if (const std::optional<double> per_token =
-          Quotient(OptionalNumber(s, "decode_wall_ms"), WindowTokens(s))) {
+          Quotient(s.decode_wall_ms().get(), WindowTokens(summary.content))) {
     return DerivedText(per_token);
   }
-  return DerivedText(Quotient(1000.0, OptionalNumber(s, "profiled_decode_tok_s")));
+  return DerivedText(Quotient(1000.0, s.profiled_decode_tok_s().get()));
 }
 
 std::vector<TopKernelEntry> TopKernelEntries(const SummaryFile& summary) {
   std::vector<TopKernelEntry> entries;
-  const Json& top = JsonGet(summary.content, "top_kernels");
-  if (!top.is_array()) return entries;
-  entries.reserve(top.size());
-  for (const Json& entry : top) {
-    const Json& name = JsonGet(entry, "kernel");
-    if (name.is_string()) entries.push_back({&entry, &name.get_ref<const std::string&>()});
+  for (const TopKernelView& kernel : RunView(summary).TopKernels()) {
+    const Json& name = kernel.kernel().json();
+    if (name.is_string()) entries.push_back({kernel, &name.get_ref<const std::string&>()});
   }
   return entries;
 }

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "src/report/summary_reader.h"
+#include "src/report/summary_view.h"
 
 namespace decodeprof::report {
 
@@ -62,8 +63,8 @@ std::string ProfiledMsPerToken(const SummaryFile& summary);
 
 // One entry of a summary's `top_kernels`: an object with a string `kernel`.
 struct TopKernelEntry {
-  const nlohmann::ordered_json* fields;  // the entry (points into the summary)
-  const std::string* name;               // its `kernel`
+  TopKernelView fields;     // the entry (points into the summary)
+  const std::string* name;  // its `kernel`
 };
 
 // The entries of `top_kernels` in order; none when it is absent or null.

@@ -9,26 +9,21 @@
 #include "src/report/html_report.h"
 #include "src/report/markdown_table.h"
 #include "src/report/run_set.h"
+#include "src/report/summary_view.h"
 
 namespace decodeprof::report {
 namespace {
 
 using Json = nlohmann::ordered_json;
 
-std::string Text(const Json& object, std::string_view key) {
-  const Json& value = JsonGet(object, key);
-  return value.is_null() ? std::string(kNoValue) : PyStr(value);
+// A field as stored (kNoValue when absent or null).
+template <typename T>
+std::string Text(const SummaryValue<T>& field) {
+  return field.is_null() ? std::string(kNoValue) : field.Str();
 }
 
-std::string StringField(const Json& object, std::string_view key) {
-  const Json& value = JsonGet(object, key);
-  return value.is_string() ? value.get<std::string>() : std::string();
-}
-
-const Json& RankOf(const SummaryFile* summary) { return JsonGet(summary->content, "rank"); }
-int64_t NumberOf(const SummaryFile* summary) {
-  return JsonGet(RankOf(summary), "rank").get<int64_t>();
-}
+RankView RankOf(const SummaryFile* summary) { return RunView(*summary).Rank(); }
+int64_t NumberOf(const SummaryFile* summary) { return RankOf(summary).rank().get().value_or(0); }
 
 // "`a`, `b`" (labels).
 std::string Labels(const std::vector<const SummaryFile*>& runs) {
@@ -44,19 +39,17 @@ struct RankRun {
 };
 
 std::string NoteOf(const std::vector<const SummaryFile*>& ranks) {
-  const Json& c = JsonGet(ranks.front()->content, "collectives");
-  if (c.is_null()) {
+  const CollectivesView c = RunView(*ranks.front()).Collectives();
+  if (c.json().is_null()) {
     return "No cross-rank figures: these summaries were made one trace at a time; "
            "`decodeprof summarize --ranks` computes the wait on the slowest rank.";
   }
-  const Json& matched = JsonGet(c, "matched");
-  if (matched.is_boolean() && !matched.get<bool>()) {
+  if (c.matched().get() == false) {
     return "The ranks' decode windows hold different numbers of collectives "
            "(collective_count_mismatch): no wait figures.";
   }
-  const Json& slowest = JsonGet(c, "slowest_rank");
-  if (slowest.is_null()) return "No collective kernels in the decode windows.";
-  return "Slowest rank: " + PyStr(slowest) +
+  if (c.slowest_rank().is_null()) return "No collective kernels in the decode windows.";
+  return "Slowest rank: " + c.slowest_rank().Str() +
          " (the other ranks' collectives wait for it; wait = the time a rank's collective "
          "runs before the last rank arrives).";
 }
@@ -85,17 +78,16 @@ base::StatusOr<RankTables> BuildRankTables(const std::vector<SummaryFile>& summa
   std::map<std::pair<std::string, std::string>, RankRun> loose;
   std::vector<const SummaryFile*> single;  // a world of 1
   for (const SummaryFile& summary : summaries) {
-    const Json& rank = JsonGet(summary.content, "rank");
+    const RankView rank = RunView(summary).Rank();
     if (!rank.is_object()) continue;
-    const std::string group = StringField(rank, "group");
-    const std::string run_id = StringField(rank, "run_id");
+    const std::string group = rank.group().get().value_or("");
+    const std::string run_id = rank.run_id().get().value_or("");
     if (run_id.empty()) {
-      const Json& world = JsonGet(rank, "world_size");
-      if (world.is_number_integer() && world.get<int64_t>() <= 1) {
+      if (const std::optional<int64_t> world = rank.world_size().get(); world && *world <= 1) {
         single.push_back(&summary);
         continue;
       }
-      const std::pair<std::string, std::string> key{group, Text(rank, "world_size")};
+      const std::pair<std::string, std::string> key{group, Text(rank.world_size())};
       auto [it, inserted] = loose.try_emplace(key);
       if (inserted) {
         loose_order.push_back(key);
@@ -110,18 +102,19 @@ base::StatusOr<RankTables> BuildRankTables(const std::vector<SummaryFile>& summa
       keyed_order.push_back(key);
       it->second.name = !group.empty() ? group : run_id;
     }
-    const int64_t number = JsonGet(rank, "rank").get<int64_t>();
+    const int64_t number = rank.rank().get().value_or(0);
     for (const SummaryFile* other : it->second.ranks) {
-      const Json& other_rank = RankOf(other);
+      const RankView other_rank = RankOf(other);
       if (NumberOf(other) == number) {
         return base::DataError(summary.path, "rank " + std::to_string(number) + " of run `" +
                                                  it->second.name + "` again (also " + other->path +
                                                  ")");
       }
-      if (JsonGet(other_rank, "world_size") != JsonGet(rank, "world_size")) {
-        return base::DataError(summary.path, "world_size " + Text(rank, "world_size") + ", but " +
+      if (other_rank.world_size().json() != rank.world_size().json()) {
+        return base::DataError(summary.path, std::string(summary_schema::rank::world_size.key) +
+                                                 " " + Text(rank.world_size()) + ", but " +
                                                  other->path + " of run `" + it->second.name +
-                                                 "` has " + Text(other_rank, "world_size"));
+                                                 "` has " + Text(other_rank.world_size()));
       }
     }
     it->second.ranks.push_back(&summary);
@@ -162,12 +155,12 @@ base::StatusOr<RankTables> BuildRankTables(const std::vector<SummaryFile>& summa
     RankTable table;
     table.run = run.name;
     for (const SummaryFile* s : ranks) {
-      const Json& c = JsonGet(s->content, "collectives");
-      table.rows.push_back({Text(JsonGet(s->content, "rank"), "rank"), LabelOf(*s),
-                            Text(s->content, "device"), Text(s->content, "gpu_ms_per_token"),
-                            Text(s->content, "host_gap_ms_per_token"), Text(c, "count"),
-                            Text(c, "total_ms_per_token"), Text(c, "pct_of_wall"),
-                            Text(c, "wait_ms_per_token"), Text(c, "transfer_ms_per_token")});
+      const RunView fields(*s);
+      const CollectivesView c = fields.Collectives();
+      table.rows.push_back({Text(fields.Rank().rank()), LabelOf(*s), Text(fields.device()),
+                            Text(fields.gpu_ms_per_token()), Text(fields.host_gap_ms_per_token()),
+                            Text(c.count()), Text(c.total_ms_per_token()), Text(c.pct_of_wall()),
+                            Text(c.wait_ms_per_token()), Text(c.transfer_ms_per_token())});
     }
     table.note = NoteOf(ranks);
     out.tables.push_back(std::move(table));
@@ -182,7 +175,7 @@ base::StatusOr<RankTables> BuildRankTables(const std::vector<SummaryFile>& summa
     std::string which;
     for (const SummaryFile* s : lone) {
       which += std::string(which.empty() ? "" : ", ") + "`" + LabelOf(*s) + "` (rank " +
-               Text(RankOf(s), "rank") + " of " + Text(RankOf(s), "world_size") + ")";
+               Text(RankOf(s).rank()) + " of " + Text(RankOf(s).world_size()) + ")";
     }
     out.notes.push_back(which +
                         ": one rank of a larger job whose other ranks are not in this report; "

@@ -10,6 +10,7 @@
 #include "src/report/run_set.h"
 #include "src/report/speed_of_light_render.h"
 #include "src/report/summary_json.h"
+#include "src/report/summary_view.h"
 
 namespace decodeprof::report {
 namespace {
@@ -80,11 +81,10 @@ std::string RenderReportJson(const std::vector<SummaryFile>& summaries, const Ra
     const SummaryFile& summary = summaries[r];
     JsonValue& run = runs.Push(JsonValue::MakeObject());
     run.Add("label", JsonValue::Str(LabelOf(summary)));
-    run.Add("name", JsonValueOf(JsonGet(summary.content, "name")));
+    const RunView fields(summary);
+    run.Add("name", JsonValueOf(fields.name().json()));
     run.Add("path", JsonValue::Str(summary.path));
-    const nlohmann::ordered_json& model = JsonGet(summary.content, "model_type");
-    run.Add("model",
-            model.is_string() ? JsonValue::Str(model.get<std::string>()) : JsonValue::Null());
+    run.Add("model", JsonValue::OptStr(fields.model_type().get()));
     run.Add("setting", JsonValue::Str(SettingOf(summary)));
     run.Add("synthetic", JsonValue::OptStr(ranking.synthetic[r]));
     JsonValue& flags = run.Add("flags", JsonValue::MakeArray());

@@ -9,13 +9,14 @@
 #include <vector>
 
 #include "src/base/py_format.h"
+#include "src/report/summary_view.h"
 
 namespace decodeprof::report {
 namespace {
 
 using Json = nlohmann::ordered_json;
 
-std::string NameOf(const SummaryFile& summary) { return PyStr(JsonGet(summary.content, "name")); }
+std::string NameOf(const SummaryFile& summary) { return RunView(summary).name().Str(); }
 
 // The directories of the summary's path, outermost first ("a/b/x_summary.json" → a, b).
 std::vector<std::string> Directories(const std::string& path) {
@@ -51,9 +52,8 @@ std::string NameTag(const std::string& name) {
 }
 
 // The field is there, and null (a summary of an older version may lack it: no evidence).
-bool StoredNull(const Json& summary, std::string_view key) {
-  const std::string name(key);
-  return summary.is_object() && summary.contains(name) && summary.at(name).is_null();
+bool StoredNull(const RunView& summary, const SummaryField& field) {
+  return summary.Has(field) && summary.Get(field).is_null();
 }
 
 }  // namespace
@@ -94,20 +94,19 @@ std::string LabelOf(const SummaryFile& summary) {
 }
 
 std::string SettingOf(const SummaryFile& summary) {
-  const Json& name = JsonGet(summary.content, "name");
-  if (name.is_string()) {
-    if (std::string tag = NameTag(name.get<std::string>()); !tag.empty()) return tag;
+  const RunView run(summary);
+  if (const std::optional<std::string> name = run.name().get()) {
+    if (std::string tag = NameTag(*name); !tag.empty()) return tag;
   }
-  const std::optional<double> temperature = OptionalNumber(summary.content, "temperature");
+  const std::optional<double> temperature = run.temperature().get();
   if (!temperature || *temperature == 0.0) return "greedy";
-  return "t" + PyStr(JsonGet(summary.content, "temperature"));
+  return "t" + run.temperature().Str();
 }
 
 std::vector<RunGroup> GroupRuns(const std::vector<SummaryFile>& summaries) {
   std::vector<RunGroup> groups;
   for (size_t r = 0; r < summaries.size(); ++r) {
-    const Json& model_type = JsonGet(summaries[r].content, "model_type");
-    const std::string model = model_type.is_string() ? model_type.get<std::string>() : "";
+    const std::string model = RunView(summaries[r]).model_type().get().value_or("");
     const std::string setting = SettingOf(summaries[r]);
     auto it = std::find_if(groups.begin(), groups.end(), [&](const RunGroup& g) {
       return g.model == model && g.setting == setting;
@@ -127,14 +126,14 @@ std::vector<RunGroup> GroupRuns(const std::vector<SummaryFile>& summaries) {
 }
 
 std::optional<std::string> SyntheticEvidence(const SummaryFile& summary) {
-  const Json& s = summary.content;
-  const Json& workload = JsonGet(s, "workload");
-  if (workload.is_string()) {
-    if (workload.get<std::string>() == "synthetic") return "its summary says workload synthetic";
+  const RunView s(summary);
+  if (const std::optional<std::string> workload = s.workload().get()) {
+    if (*workload == "synthetic") return "its summary says workload synthetic";
     return std::nullopt;
   }
-  if (StoredNull(s, "model_type") && StoredNull(s, "prompt_tokens") &&
-      StoredNull(s, "profiled_decode_tok_s")) {
+  namespace run = summary_schema::run;
+  if (StoredNull(s, run::model_type) && StoredNull(s, run::prompt_tokens) &&
+      StoredNull(s, run::profiled_decode_tok_s)) {
     return "no model and no bench results: a test program or an engine run not named; "
            "`summarize --model-dir` names the model";
   }

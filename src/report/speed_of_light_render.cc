@@ -10,6 +10,7 @@
 #include "src/base/py_format.h"
 #include "src/report/markdown_table.h"
 #include "src/report/run_set.h"
+#include "src/report/summary_view.h"
 
 namespace decodeprof::report {
 namespace {
@@ -42,8 +43,7 @@ std::string ModelOf(const SummaryFile& summary) {
   if (summary.speed_of_light && !summary.speed_of_light->model.empty()) {
     return summary.speed_of_light->model;
   }
-  const nlohmann::ordered_json& model = JsonGet(summary.content, "model_type");
-  return model.is_string() ? model.get<std::string>() : std::string();
+  return RunView(summary).model_type().get().value_or("");
 }
 
 // "Llama-3.1-8B-Instruct (llama, bf16), context 575.5 tokens (bench log: ...)".

@@ -8,10 +8,12 @@
 #include "src/base/py_format.h"
 #include "src/report/speed_of_light_render.h"
 #include "src/report/speed_of_light_section.h"
+#include "src/report/summary_schema.h"
 
 namespace decodeprof::report {
 
 using base::JsonValue;
+namespace schema = summary_schema;
 
 namespace {
 
@@ -21,29 +23,52 @@ JsonValue NamedValuesObject(const analysis::NamedValues& rows) {
   return object;
 }
 
-// The six wall fields of a role set; the three ceilings carry no prefix for the fallback set
-// (seed spec 2.9).
-void AddWallFields(JsonValue& unit, const std::string& prefix, const std::string& ceiling_prefix,
-                   const analysis::WallFields& w) {
-  unit.Add(prefix + "_host_gap_ms_per_token", JsonValue::OptFloat(w.host_gap_ms_per_token));
-  unit.Add(prefix + "_host_gap_us_per_dispatch", JsonValue::Float(w.host_gap_us_per_dispatch));
-  unit.Add(prefix + "_wall_share_pct", JsonValue::OptFloat(w.wall_share_pct));
-  unit.Add(ceiling_prefix + "ceiling_gpu_share", JsonValue::OptFloat(w.ceiling_gpu_share));
-  unit.Add(ceiling_prefix + "ceiling_wall", JsonValue::OptFloat(w.ceiling_wall));
-  unit.Add(ceiling_prefix + "plain_ceiling_wall_est",
-           JsonValue::OptFloat(w.plain_ceiling_wall_est));
+// The six wall fields of a role set, by their schema entries (the three ceilings carry no
+// prefix for the fallback set, seed spec 2.9).
+struct WallKeys {
+  const SummaryField& host_gap_ms_per_token;
+  const SummaryField& host_gap_us_per_dispatch;
+  const SummaryField& wall_share_pct;
+  const SummaryField& ceiling_gpu_share;
+  const SummaryField& ceiling_wall;
+  const SummaryField& plain_ceiling_wall_est;
+};
+
+void AddWallFields(JsonValue& unit, const WallKeys& keys, const analysis::WallFields& w) {
+  unit.Add(Key(keys.host_gap_ms_per_token), JsonValue::OptFloat(w.host_gap_ms_per_token));
+  unit.Add(Key(keys.host_gap_us_per_dispatch), JsonValue::Float(w.host_gap_us_per_dispatch));
+  unit.Add(Key(keys.wall_share_pct), JsonValue::OptFloat(w.wall_share_pct));
+  unit.Add(Key(keys.ceiling_gpu_share), JsonValue::OptFloat(w.ceiling_gpu_share));
+  unit.Add(Key(keys.ceiling_wall), JsonValue::OptFloat(w.ceiling_wall));
+  unit.Add(Key(keys.plain_ceiling_wall_est), JsonValue::OptFloat(w.plain_ceiling_wall_est));
 }
+
+namespace uk = summary_schema::unit;
+const WallKeys kFallbackKeys = {uk::fallback_host_gap_ms_per_token,
+                                uk::fallback_host_gap_us_per_dispatch,
+                                uk::fallback_wall_share_pct,
+                                uk::ceiling_gpu_share,
+                                uk::ceiling_wall,
+                                uk::plain_ceiling_wall_est};
+const WallKeys kReachedDefaultKeys = {
+    uk::reached_default_host_gap_ms_per_token, uk::reached_default_host_gap_us_per_dispatch,
+    uk::reached_default_wall_share_pct,        uk::reached_default_ceiling_gpu_share,
+    uk::reached_default_ceiling_wall,          uk::reached_default_plain_ceiling_wall_est};
+const WallKeys kReachedOptinKeys = {
+    uk::reached_optin_host_gap_ms_per_token, uk::reached_optin_host_gap_us_per_dispatch,
+    uk::reached_optin_wall_share_pct,        uk::reached_optin_ceiling_gpu_share,
+    uk::reached_optin_ceiling_wall,          uk::reached_optin_plain_ceiling_wall_est};
 
 }  // namespace
 
 std::string_view RankFigureField(analysis::RankFigure figure) {
   switch (figure) {
     case analysis::RankFigure::kPlainCeilingWallEst:
-      return "plain_ceiling_wall_est";
+      return summary_schema::unit::plain_ceiling_wall_est.key;
     case analysis::RankFigure::kCeilingWall:
-      return "ceiling_wall";
+      return summary_schema::unit::ceiling_wall.key;
   }
-  return "ceiling_wall";
+  return summary_schema::unit::ceiling_wall.key;
 }
 
 std::optional<analysis::RankFigure> RankFigureNamed(std::string_view field) {
@@ -56,106 +81,117 @@ std::optional<analysis::RankFigure> RankFigureNamed(std::string_view field) {
 
 JsonValue SummaryToJson(const analysis::Summary& s) {
   JsonValue doc = JsonValue::MakeObject();
-  doc.Add("name", JsonValue::Str(s.name));
-  doc.Add("model_type", JsonValue::OptStr(s.model_type));
-  doc.Add("temperature", JsonValue::Float(s.temperature));
-  doc.Add("clock", JsonValue::Str(trace::ClockName(s.clock)));
-  doc.Add("prompt_tokens", JsonValue::OptInt(s.prompt_tokens));
-  doc.Add("generated_tokens", JsonValue::OptInt(s.generated_tokens));
-  doc.Add("profiled_decode_tok_s", JsonValue::OptFloat(s.profiled_decode_tok_s));
-  doc.Add("profiled_prefill_tok_s", JsonValue::OptFloat(s.profiled_prefill_tok_s));
-  doc.Add("plain_decode_tok_s", JsonValue::OptFloat(s.plain_decode_tok_s));
-  doc.Add("plain_prefill_tok_s", JsonValue::OptFloat(s.plain_prefill_tok_s));
-  doc.Add("profiler_decode_slowdown_pct", JsonValue::OptFloat(s.profiler_decode_slowdown_pct));
-  doc.Add("decode_dispatches", JsonValue::Int(s.decode_dispatches));
-  doc.Add("dispatches_per_token", JsonValue::OptFloat(s.dispatches_per_token));
-  doc.Add("decode_wall_ms", JsonValue::Float(s.decode_wall_ms));
-  doc.Add("decode_gpu_sum_ms", JsonValue::Float(s.decode_gpu_sum_ms));
-  doc.Add("decode_gpu_busy_ms", JsonValue::Float(s.decode_gpu_busy_ms));
-  doc.Add("gpu_ms_per_token", JsonValue::OptFloat(s.gpu_ms_per_token));
-  doc.Add("host_gap_ms_per_token", JsonValue::OptFloat(s.host_gap_ms_per_token));
-  doc.Add("host_gap_pct_of_wall", JsonValue::OptFloat(s.host_gap_pct_of_wall));
-  doc.Add("plain_wall_ms_per_token", JsonValue::OptFloat(s.plain_wall_ms_per_token));
-  doc.Add("plain_host_gap_ms_per_token_est",
+  doc.Add(Key(schema::run::name), JsonValue::Str(s.name));
+  doc.Add(Key(schema::run::model_type), JsonValue::OptStr(s.model_type));
+  doc.Add(Key(schema::run::temperature), JsonValue::Float(s.temperature));
+  doc.Add(Key(schema::run::clock), JsonValue::Str(trace::ClockName(s.clock)));
+  doc.Add(Key(schema::run::prompt_tokens), JsonValue::OptInt(s.prompt_tokens));
+  doc.Add(Key(schema::run::generated_tokens), JsonValue::OptInt(s.generated_tokens));
+  doc.Add(Key(schema::run::profiled_decode_tok_s), JsonValue::OptFloat(s.profiled_decode_tok_s));
+  doc.Add(Key(schema::run::profiled_prefill_tok_s), JsonValue::OptFloat(s.profiled_prefill_tok_s));
+  doc.Add(Key(schema::run::plain_decode_tok_s), JsonValue::OptFloat(s.plain_decode_tok_s));
+  doc.Add(Key(schema::run::plain_prefill_tok_s), JsonValue::OptFloat(s.plain_prefill_tok_s));
+  doc.Add(Key(schema::run::profiler_decode_slowdown_pct),
+          JsonValue::OptFloat(s.profiler_decode_slowdown_pct));
+  doc.Add(Key(schema::run::decode_dispatches), JsonValue::Int(s.decode_dispatches));
+  doc.Add(Key(schema::run::dispatches_per_token), JsonValue::OptFloat(s.dispatches_per_token));
+  doc.Add(Key(schema::run::decode_wall_ms), JsonValue::Float(s.decode_wall_ms));
+  doc.Add(Key(schema::run::decode_gpu_sum_ms), JsonValue::Float(s.decode_gpu_sum_ms));
+  doc.Add(Key(schema::run::decode_gpu_busy_ms), JsonValue::Float(s.decode_gpu_busy_ms));
+  doc.Add(Key(schema::run::gpu_ms_per_token), JsonValue::OptFloat(s.gpu_ms_per_token));
+  doc.Add(Key(schema::run::host_gap_ms_per_token), JsonValue::OptFloat(s.host_gap_ms_per_token));
+  doc.Add(Key(schema::run::host_gap_pct_of_wall), JsonValue::OptFloat(s.host_gap_pct_of_wall));
+  doc.Add(Key(schema::run::plain_wall_ms_per_token),
+          JsonValue::OptFloat(s.plain_wall_ms_per_token));
+  doc.Add(Key(schema::run::plain_host_gap_ms_per_token_est),
           JsonValue::OptFloat(s.plain_host_gap_ms_per_token_est));
 
-  JsonValue& checks = doc.Add("checks", JsonValue::MakeObject());
-  checks.Add("kernels_straddling_decode_start", JsonValue::Int(s.kernels_straddling_decode_start));
-  checks.Add("host_gap_attribution_residual_ns",
+  JsonValue& checks = doc.Add(Key(schema::run::checks), JsonValue::MakeObject());
+  checks.Add(Key(schema::checks::kernels_straddling_decode_start),
+             JsonValue::Int(s.kernels_straddling_decode_start));
+  checks.Add(Key(schema::checks::host_gap_attribution_residual_ns),
              JsonValue::Int(s.host_gap_attribution_residual_ns));
-  checks.Add("idle_gap_before_first_decode_dispatch_us",
+  checks.Add(Key(schema::checks::idle_gap_before_first_decode_dispatch_us),
              JsonValue::OptFloat(s.idle_gap_before_first_decode_dispatch_us));
-  checks.Add("last_dispatch_before_decode", JsonValue::OptStr(s.last_dispatch_before_decode));
+  checks.Add(Key(schema::checks::last_dispatch_before_decode),
+             JsonValue::OptStr(s.last_dispatch_before_decode));
 
-  JsonValue& top = doc.Add("top_kernels", JsonValue::MakeArray());
+  JsonValue& top = doc.Add(Key(schema::run::top_kernels), JsonValue::MakeArray());
   for (size_t i = 0; i < s.kernels.size() && i < 10; ++i) {
     const analysis::KernelStat& k = s.kernels[i];
     JsonValue& row = top.Push(JsonValue::MakeObject());
-    row.Add("kernel", JsonValue::Str(k.name));
-    row.Add("class", JsonValue::Str(k.class_name));
-    row.Add("calls_per_token", JsonValue::OptFloat(k.calls_per_token));
-    row.Add("share_pct", JsonValue::OptFloat(k.share_pct));
+    row.Add(Key(schema::top_kernel::kernel), JsonValue::Str(k.name));
+    row.Add(Key(schema::top_kernel::class_name), JsonValue::Str(k.class_name));
+    row.Add(Key(schema::top_kernel::calls_per_token), JsonValue::OptFloat(k.calls_per_token));
+    row.Add(Key(schema::top_kernel::share_pct), JsonValue::OptFloat(k.share_pct));
   }
-  doc.Add("class_share_pct", NamedValuesObject(s.class_share_pct));
-  doc.Add("role_share_pct", NamedValuesObject(s.role_share_pct));
-  doc.Add("role_dispatches_per_token", NamedValuesObject(s.role_dispatches_per_token));
-  doc.Add("role_host_gap_ms_per_token", NamedValuesObject(s.role_host_gap_ms_per_token));
+  doc.Add(Key(schema::run::class_share_pct), NamedValuesObject(s.class_share_pct));
+  doc.Add(Key(schema::run::role_share_pct), NamedValuesObject(s.role_share_pct));
+  doc.Add(Key(schema::run::role_dispatches_per_token),
+          NamedValuesObject(s.role_dispatches_per_token));
+  doc.Add(Key(schema::run::role_host_gap_ms_per_token),
+          NamedValuesObject(s.role_host_gap_ms_per_token));
 
-  JsonValue& units = doc.Add("port_units", JsonValue::MakeObject());
+  JsonValue& units = doc.Add(Key(schema::run::port_units), JsonValue::MakeObject());
   for (const analysis::UnitSummary& u : s.units) {
     JsonValue& unit = units.Add(u.id, JsonValue::MakeObject());
-    unit.Add("port", JsonValue::Str(u.port));
-    unit.Add("fallback_share_pct", JsonValue::OptFloat(u.fallback_share_pct));
-    unit.Add("fallback_dispatches_per_token", JsonValue::OptFloat(u.fallback_dispatches_per_token));
-    unit.Add("reached_default_share_pct", JsonValue::OptFloat(u.reached_default_share_pct));
-    unit.Add("reached_default_dispatches_per_token",
+    unit.Add(Key(schema::unit::port), JsonValue::Str(u.port));
+    unit.Add(Key(schema::unit::fallback_share_pct), JsonValue::OptFloat(u.fallback_share_pct));
+    unit.Add(Key(schema::unit::fallback_dispatches_per_token),
+             JsonValue::OptFloat(u.fallback_dispatches_per_token));
+    unit.Add(Key(schema::unit::reached_default_share_pct),
+             JsonValue::OptFloat(u.reached_default_share_pct));
+    unit.Add(Key(schema::unit::reached_default_dispatches_per_token),
              JsonValue::OptFloat(u.reached_default_dispatches_per_token));
-    unit.Add("reached_optin_share_pct", JsonValue::OptFloat(u.reached_optin_share_pct));
-    AddWallFields(unit, "fallback", "", u.fallback);
-    AddWallFields(unit, "reached_default", "reached_default_", u.reached_default);
-    unit.Add("note", JsonValue::Str(u.note));
+    unit.Add(Key(schema::unit::reached_optin_share_pct),
+             JsonValue::OptFloat(u.reached_optin_share_pct));
+    AddWallFields(unit, kFallbackKeys, u.fallback);
+    AddWallFields(unit, kReachedDefaultKeys, u.reached_default);
+    unit.Add(Key(schema::unit::note), JsonValue::Str(u.note));
     // decodeprof's addition: the opt-in set's ceilings (seed spec 2.8 suggests them).
-    AddWallFields(unit, "reached_optin", "reached_optin_", u.reached_optin);
+    AddWallFields(unit, kReachedOptinKeys, u.reached_optin);
     // Only for units that opt in, so the seed's units keep their entries byte for byte.
     if (!u.classes.empty()) {
-      JsonValue& classes = unit.Add("classes", JsonValue::MakeArray());
+      JsonValue& classes = unit.Add(Key(schema::unit::classes), JsonValue::MakeArray());
       for (const std::string& c : u.classes) classes.Push(JsonValue::Str(c));
     }
-    if (!u.host_gap.empty()) unit.Add("host_gap", JsonValue::Str(u.host_gap));
+    if (!u.host_gap.empty()) unit.Add(Key(schema::unit::host_gap), JsonValue::Str(u.host_gap));
   }
 
   // decodeprof's own fields, after the seed's.
-  doc.Add("decode_forward_passes", JsonValue::OptInt(s.decode_forward_passes));
+  doc.Add(Key(schema::run::decode_forward_passes), JsonValue::OptInt(s.decode_forward_passes));
   // Only in summaries of sampled recordings (analysis::Sampling): the tokens the window stands
   // for, when they are not generated_tokens.
-  if (s.window_tokens) doc.Add("window_tokens", JsonValue::Float(*s.window_tokens));
-  doc.Add("pack", JsonValue::Str(s.pack));
-  doc.Add("units_file", JsonValue::Str(s.units_file));
-  JsonValue& warnings = doc.Add("warnings", JsonValue::MakeArray());
+  if (s.window_tokens) doc.Add(Key(schema::run::window_tokens), JsonValue::Float(*s.window_tokens));
+  doc.Add(Key(schema::run::pack), JsonValue::Str(s.pack));
+  doc.Add(Key(schema::run::units_file), JsonValue::Str(s.units_file));
+  JsonValue& warnings = doc.Add(Key(schema::run::warnings), JsonValue::MakeArray());
   for (const std::string& w : s.warnings) warnings.Push(JsonValue::Str(w));
-  doc.Add("trace_format", JsonValue::Str(s.trace_format));
-  if (!s.trace_file.empty()) doc.Add("trace_file", JsonValue::Str(s.trace_file));
-  doc.Add("device", s.device ? JsonValue::Int(*s.device) : JsonValue::Null());
-  JsonValue& diagnostics = doc.Add("diagnostics", JsonValue::MakeArray());
+  doc.Add(Key(schema::run::trace_format), JsonValue::Str(s.trace_format));
+  if (!s.trace_file.empty()) doc.Add(Key(schema::run::trace_file), JsonValue::Str(s.trace_file));
+  doc.Add(Key(schema::run::device), s.device ? JsonValue::Int(*s.device) : JsonValue::Null());
+  JsonValue& diagnostics = doc.Add(Key(schema::run::diagnostics), JsonValue::MakeArray());
   for (const trace::DiagnosticEntry& e : s.diagnostics) {
     const trace::DiagnosticInfo& info = trace::Describe(e.code);
     JsonValue& entry = diagnostics.Push(JsonValue::MakeObject());
-    entry.Add("code", JsonValue::Str(std::string(info.name)));
-    entry.Add("severity", JsonValue::Str(trace::SeverityName(info.severity)));
-    entry.Add("count", JsonValue::Int(e.count));
-    entry.Add("meaning", JsonValue::Str(std::string(info.meaning)));
-    JsonValue& first = entry.Add("first", JsonValue::MakeObject());
+    entry.Add(Key(schema::diagnostic::code), JsonValue::Str(std::string(info.name)));
+    entry.Add(Key(schema::diagnostic::severity),
+              JsonValue::Str(trace::SeverityName(info.severity)));
+    entry.Add(Key(schema::diagnostic::count), JsonValue::Int(e.count));
+    entry.Add(Key(schema::diagnostic::meaning), JsonValue::Str(std::string(info.meaning)));
+    JsonValue& first = entry.Add(Key(schema::diagnostic::first), JsonValue::MakeObject());
     // The file's name only: the summary must not depend on where its inputs lie.
-    first.Add("file", JsonValue::Str(std::filesystem::path(e.first.file).filename().string()));
-    first.Add("position", JsonValue::Str(e.first.position));
-    first.Add("detail", JsonValue::Str(e.first.detail));
+    first.Add(Key(schema::diagnostic_first::file),
+              JsonValue::Str(std::filesystem::path(e.first.file).filename().string()));
+    first.Add(Key(schema::diagnostic_first::position), JsonValue::Str(e.first.position));
+    first.Add(Key(schema::diagnostic_first::detail), JsonValue::Str(e.first.detail));
   }
-  doc.Add("window_source", JsonValue::Str(s.window_source));
+  doc.Add(Key(schema::run::window_source), JsonValue::Str(s.window_source));
   // Only when set, so that other summaries keep their bytes.
-  if (s.workload) doc.Add("workload", JsonValue::Str(*s.workload));
+  if (s.workload) doc.Add(Key(schema::run::workload), JsonValue::Str(*s.workload));
   if (s.window_evidence) {
     const analysis::WindowEvidence& w = *s.window_evidence;
-    JsonValue& ev = doc.Add("window_evidence", JsonValue::MakeObject());
+    JsonValue& ev = doc.Add(Key(schema::run::window_evidence), JsonValue::MakeObject());
     ev.Add("start_ns", JsonValue::Int(w.start_ns));
     ev.Add("end_ns", JsonValue::Int(w.end_ns));
     ev.Add("steps", JsonValue::OptInt(w.steps));
@@ -182,22 +218,22 @@ JsonValue SummaryToJson(const analysis::Summary& s) {
       ev.Add("gpu_after_range_ns", JsonValue::OptInt(w.gpu_after_range_ns));
     }
   } else {
-    doc.Add("window_evidence", JsonValue::Null());
+    doc.Add(Key(schema::run::window_evidence), JsonValue::Null());
   }
   if (s.plain_runs) {
     const analysis::PlainRuns& p = *s.plain_runs;
-    JsonValue& runs = doc.Add("plain_runs", JsonValue::MakeObject());
-    runs.Add("count", JsonValue::Int(p.count));
-    JsonValue& rates = runs.Add("decode_tok_s", JsonValue::MakeArray());
+    JsonValue& runs = doc.Add(Key(schema::run::plain_runs), JsonValue::MakeObject());
+    runs.Add(Key(schema::plain_runs::count), JsonValue::Int(p.count));
+    JsonValue& rates = runs.Add(Key(schema::plain_runs::decode_tok_s), JsonValue::MakeArray());
     for (const std::optional<double>& r : p.decode_tok_s) rates.Push(JsonValue::OptFloat(r));
-    runs.Add("used", JsonValue::Int(p.used));
-    runs.Add("spread_pct", JsonValue::OptFloat(p.spread_pct));
+    runs.Add(Key(schema::plain_runs::used), JsonValue::Int(p.used));
+    runs.Add(Key(schema::plain_runs::spread_pct), JsonValue::OptFloat(p.spread_pct));
   } else {
-    doc.Add("plain_runs", JsonValue::Null());
+    doc.Add(Key(schema::run::plain_runs), JsonValue::Null());
   }
   if (s.sampling) {  // only in summaries of sampled recordings
     const analysis::Sampling& m = *s.sampling;
-    JsonValue& sampling = doc.Add("sampling", JsonValue::MakeObject());
+    JsonValue& sampling = doc.Add(Key(schema::run::sampling), JsonValue::MakeObject());
     sampling.Add("steps_seen", JsonValue::Int(m.steps_seen));
     sampling.Add("steps_sampled", JsonValue::Int(m.steps_sampled));
     sampling.Add("sampled_step_ms", JsonValue::OptFloat(m.sampled_step_ms));
@@ -214,7 +250,7 @@ JsonValue SummaryToJson(const analysis::Summary& s) {
   }
   if (s.engine_steps) {  // only when the engine's step names cut the window
     const analysis::EngineSteps& e = *s.engine_steps;
-    JsonValue& steps = doc.Add("engine_steps", JsonValue::MakeObject());
+    JsonValue& steps = doc.Add(Key(schema::run::engine_steps), JsonValue::MakeObject());
     steps.Add("rule", JsonValue::Str(e.rule));
     steps.Add("engine", JsonValue::Str(e.engine));
     JsonValue& also = steps.Add("also_found", JsonValue::MakeArray());
@@ -260,14 +296,14 @@ JsonValue SummaryToJson(const analysis::Summary& s) {
   }
   // The units in rank order (analysis/ranking.h), each with the field it ranks by and that
   // field's value; after every other field.
-  JsonValue& ranked = doc.Add("ranked_units", JsonValue::MakeArray());
+  JsonValue& ranked = doc.Add(Key(schema::run::ranked_units), JsonValue::MakeArray());
   for (const analysis::RankedUnit& r : s.ranked_units) {
     JsonValue& entry = ranked.Push(JsonValue::MakeObject());
-    entry.Add("id", JsonValue::Str(r.id));
-    entry.Add("by", JsonValue::Str(std::string(RankFigureField(r.by))));
-    entry.Add("value", JsonValue::OptFloat(r.value));
+    entry.Add(Key(schema::ranked_unit::id), JsonValue::Str(r.id));
+    entry.Add(Key(schema::ranked_unit::by), JsonValue::Str(std::string(RankFigureField(r.by))));
+    entry.Add(Key(schema::ranked_unit::value), JsonValue::OptFloat(r.value));
     if (r.value_range) {
-      JsonValue& range = entry.Add("value_range", JsonValue::MakeArray());
+      JsonValue& range = entry.Add(Key(schema::ranked_unit::value_range), JsonValue::MakeArray());
       range.Push(JsonValue::Float(r.value_range->first));
       range.Push(JsonValue::Float(r.value_range->second));
     }
@@ -276,27 +312,29 @@ JsonValue SummaryToJson(const analysis::Summary& s) {
   // their bytes.
   if (s.rank) {
     const analysis::RankFields& r = *s.rank;
-    JsonValue& rank = doc.Add("rank", JsonValue::MakeObject());
-    rank.Add("rank", JsonValue::Int(r.rank));
-    rank.Add("world_size", JsonValue::OptInt(r.world_size));
-    rank.Add("local_rank", JsonValue::OptInt(r.local_rank));
-    rank.Add("run_id", JsonValue::Str(r.run_id));
-    rank.Add("group", r.group ? JsonValue::Str(*r.group) : JsonValue::Null());
+    JsonValue& rank = doc.Add(Key(schema::run::rank), JsonValue::MakeObject());
+    rank.Add(Key(schema::rank::rank), JsonValue::Int(r.rank));
+    rank.Add(Key(schema::rank::world_size), JsonValue::OptInt(r.world_size));
+    rank.Add(Key(schema::rank::local_rank), JsonValue::OptInt(r.local_rank));
+    rank.Add(Key(schema::rank::run_id), JsonValue::Str(r.run_id));
+    rank.Add(Key(schema::rank::group), r.group ? JsonValue::Str(*r.group) : JsonValue::Null());
   }
   if (s.collectives) {
     const analysis::CollectiveFields& c = *s.collectives;
-    JsonValue& col = doc.Add("collectives", JsonValue::MakeObject());
-    col.Add("count", JsonValue::Int(c.count));
-    col.Add("total_ms_per_token", JsonValue::OptFloat(c.total_ms_per_token));
-    col.Add("wait_ms_per_token", JsonValue::OptFloat(c.wait_ms_per_token));
-    col.Add("transfer_ms_per_token", JsonValue::OptFloat(c.transfer_ms_per_token));
-    col.Add("pct_of_wall", JsonValue::OptFloat(c.pct_of_wall));
-    col.Add("slowest_rank", JsonValue::OptInt(c.slowest_rank));
-    col.Add("matched", JsonValue::Bool(c.matched));
+    JsonValue& col = doc.Add(Key(schema::run::collectives), JsonValue::MakeObject());
+    col.Add(Key(schema::collectives::count), JsonValue::Int(c.count));
+    col.Add(Key(schema::collectives::total_ms_per_token),
+            JsonValue::OptFloat(c.total_ms_per_token));
+    col.Add(Key(schema::collectives::wait_ms_per_token), JsonValue::OptFloat(c.wait_ms_per_token));
+    col.Add(Key(schema::collectives::transfer_ms_per_token),
+            JsonValue::OptFloat(c.transfer_ms_per_token));
+    col.Add(Key(schema::collectives::pct_of_wall), JsonValue::OptFloat(c.pct_of_wall));
+    col.Add(Key(schema::collectives::slowest_rank), JsonValue::OptInt(c.slowest_rank));
+    col.Add(Key(schema::collectives::matched), JsonValue::Bool(c.matched));
   }
   // The speed-of-light ledger, rounded and written as report reads it back.
   if (s.speed_of_light) {
-    doc.Add("speed_of_light",
+    doc.Add(Key(schema::run::speed_of_light),
             SpeedOfLightJson(SpeedOfLightSectionOf(*s.speed_of_light), /*summary_form=*/true));
   }
   return doc;

@@ -2,12 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include <span>
+
 #include <nlohmann/json.hpp>
 
 #include "src/analysis/test_pack.h"
 #include "src/base/file_io.h"
 #include "src/report/dispatch_csv.h"
 #include "src/report/kernel_csv.h"
+#include "src/report/summary_schema.h"
 
 namespace decodeprof::report {
 namespace {
@@ -226,6 +229,38 @@ TEST(SummaryJsonTest, EngineStepsComeBeforeRankedUnits) {
   // Other summaries keep their bytes: no engine_steps key.
   SampleRun plain;
   EXPECT_EQ(SummaryJsonText(plain.summary).find("engine_steps"), std::string::npos);
+}
+
+// Every key the writer writes is in the schema (summary_schema.h), in the schema's order.
+void ExpectKeysInSchemaOrder(const nlohmann::ordered_json& object,
+                             std::span<const SummaryField> fields, const std::string& where) {
+  size_t next = 0;
+  for (const auto& item : object.items()) {
+    size_t i = next;
+    while (i < fields.size() && fields[i].key != item.key()) ++i;
+    EXPECT_LT(i, fields.size()) << where << item.key() << " is not in the schema after "
+                                << (next > 0 ? fields[next - 1].key : "the start");
+    next = i < fields.size() ? i + 1 : next;
+  }
+}
+
+TEST(SummaryJsonTest, TheWriterWritesTheSchemasKeysInItsOrder) {
+  SampleRun run;
+  run.summary.plain_runs = analysis::PlainRuns{
+      .count = 3, .decode_tok_s = {1.0, 2.0, 3.0}, .used = 1, .spread_pct = 100.0};
+  const auto doc = nlohmann::ordered_json::parse(SummaryJsonText(run.summary));
+  namespace s = summary_schema;
+  ExpectKeysInSchemaOrder(doc, s::run::kFields, "");
+  ExpectKeysInSchemaOrder(doc["checks"], s::checks::kFields, "checks.");
+  ASSERT_FALSE(doc["top_kernels"].empty());
+  ExpectKeysInSchemaOrder(doc["top_kernels"][0], s::top_kernel::kFields, "top_kernels[].");
+  ASSERT_FALSE(doc["port_units"].empty());
+  for (const auto& item : doc["port_units"].items()) {
+    ExpectKeysInSchemaOrder(item.value(), s::unit::kFields, "port_units.<id>.");
+  }
+  ASSERT_FALSE(doc["ranked_units"].empty());
+  ExpectKeysInSchemaOrder(doc["ranked_units"][0], s::ranked_unit::kFields, "ranked_units[].");
+  ExpectKeysInSchemaOrder(doc["plain_runs"], s::plain_runs::kFields, "plain_runs.");
 }
 
 TEST(KernelCsvTest, SeedDialect) {

@@ -20,6 +20,7 @@
 #include "src/report/run_set.h"
 #include "src/report/summary_json.h"
 #include "src/report/summary_validation.h"
+#include "src/report/summary_view.h"
 
 namespace decodeprof::report {
 namespace {
@@ -151,9 +152,9 @@ std::string PyReprNested(const nlohmann::ordered_json& value) {
 // The order of a summary without `ranked_units`, computed as summarize computes it.
 std::vector<analysis::RankedUnit> RankPortUnits(const Json& units) {
   std::vector<analysis::UnitCeilings> ceilings;
-  for (const auto& [id, unit] : units.items()) {
-    ceilings.push_back(
-        {id, OptionalNumber(unit, "plain_ceiling_wall_est"), OptionalNumber(unit, "ceiling_wall")});
+  for (const auto& [id, entry] : units.items()) {
+    const UnitView unit(entry);
+    ceilings.push_back({id, unit.plain_ceiling_wall_est().get(), unit.ceiling_wall().get()});
   }
   return analysis::RankUnits(ceilings);
 }
@@ -178,29 +179,31 @@ std::optional<double> OptionalNumber(const Json& object, std::string_view key) {
 }
 
 std::optional<double> WindowTokens(const Json& summary) {
-  if (const std::optional<double> window = OptionalNumber(summary, "window_tokens")) return window;
-  return OptionalNumber(summary, "generated_tokens");
+  const RunView run(summary);
+  if (const std::optional<double> window = run.window_tokens().get()) return window;
+  return run.generated_tokens().number();
 }
 
 const Json& PortUnits(const SummaryFile& summary) {
   static const Json kNull;
-  const Json& units = JsonGet(summary.content, "port_units");
+  const Json& units = RunView(summary).port_units().json();
   return units.is_object() ? units : kNull;
 }
 
 std::vector<analysis::RankedUnit> RankedUnits(const SummaryFile& summary) {
-  const Json& ranked = JsonGet(summary.content, "ranked_units");
-  if (!ranked.is_array()) return RankPortUnits(PortUnits(summary));  // written before it existed
+  const RunView run(summary);
+  if (!run.ranked_units().json().is_array()) {
+    return RankPortUnits(PortUnits(summary));  // written before it existed
+  }
   std::vector<analysis::RankedUnit> out;
-  out.reserve(ranked.size());
-  for (const Json& entry : ranked) {
-    const Json& id = JsonGet(entry, "id");
-    const Json& by_name = JsonGet(entry, "by");
+  for (const RankedUnitView& entry : run.RankedUnitEntries()) {
+    const std::optional<std::string> id = entry.id().get();
+    const std::optional<std::string> by_name = entry.by().get();
     const std::optional<analysis::RankFigure> by =
-        by_name.is_string() ? RankFigureNamed(by_name.get_ref<const std::string&>()) : std::nullopt;
-    if (!id.is_string() || !by) continue;
-    analysis::RankedUnit unit{id.get<std::string>(), *by, OptionalNumber(entry, "value")};
-    const Json& range = JsonGet(entry, "value_range");
+        by_name ? RankFigureNamed(*by_name) : std::nullopt;
+    if (!id || !by) continue;
+    analysis::RankedUnit unit{*id, *by, entry.value().get()};
+    const Json& range = entry.value_range().json();
     if (range.is_array() && range.size() == 2 && range[0].is_number() && range[1].is_number()) {
       unit.value_range = std::make_pair(range[0].get<double>(), range[1].get<double>());
     }
@@ -372,7 +375,7 @@ std::optional<std::string> SummaryTraceFile(const std::string& path) {
   if (!text.ok() || FindExcessNesting(*text) != std::string::npos) return std::nullopt;
   const nlohmann::json doc = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (!doc.is_object()) return std::nullopt;
-  const auto it = doc.find("trace_file");
+  const auto it = doc.find(Key(summary_schema::run::trace_file));
   if (it == doc.end() || !it->is_string()) return std::nullopt;
   return it->get<std::string>();
 }

@@ -23,9 +23,11 @@ namespace decodeprof::report {
 
 // One summary file: its path (as listed, `<dir>/<file>`) and its content, key order kept.
 // A SummaryFile from ParseSummary (or ReadSummaryFile, ReadSummaryDir) has passed
-// ValidateSummary (summary_validation.h): the writers read its fields with the accessors below
-// and do not check them again. The accessors never throw; in a SummaryFile built in code that
-// skipped the check, a field of the wrong type reads as missing.
+// ValidateSummary (summary_validation.h): the writers read its fields through the typed views
+// of summary_view.h (RunView(summary).gpu_ms_per_token(), from the schema in
+// summary_schema.h) and the accessors below, and do not check them again. None of them
+// throws; in a SummaryFile built in code that skipped the check, a field of the wrong type
+// reads as missing.
 struct SummaryFile {
   std::string path;
   nlohmann::ordered_json content;

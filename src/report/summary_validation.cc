@@ -8,98 +8,21 @@
 #include <utility>
 
 #include "src/report/summary_json.h"
+#include "src/report/summary_schema.h"
 
 namespace decodeprof::report {
 namespace {
 
 using Json = nlohmann::ordered_json;
 
-enum class Type { kNumber, kInteger, kString };
+namespace s = summary_schema;
+using Range = SummaryRange;
 
-// What a number may be: a count, a time or a rate is >= 0 and at most kLargest (no run
-// reaches 10^12 ms, dispatches or tokens); a percentage is 0..100; a speedup bound is >= 1.
-enum class Range { kAny, kNonNegative, kPercent, kCeiling };
+// What a number may be (SummaryRange): a count, a time or a rate is >= 0 and at most kLargest
+// (no run reaches 10^12 ms, dispatches or tokens); a percentage is 0..100; a speedup bound is
+// >= 1.
 constexpr double kLargest = 1e12;
 constexpr double kRoundingSlack = 0.01;  // the summary's figures are rounded
-
-struct Field {
-  std::string_view key;
-  Type type;
-  Range range = Range::kAny;
-};
-
-// The scalar fields of a run, in the order summarize writes them.
-constexpr Field kRunFields[] = {
-    {"model_type", Type::kString},
-    {"temperature", Type::kNumber, Range::kNonNegative},
-    {"clock", Type::kString},
-    {"prompt_tokens", Type::kInteger, Range::kNonNegative},
-    {"generated_tokens", Type::kInteger, Range::kNonNegative},
-    {"profiled_decode_tok_s", Type::kNumber, Range::kNonNegative},
-    {"plain_decode_tok_s", Type::kNumber, Range::kNonNegative},
-    {"profiler_decode_slowdown_pct", Type::kNumber},
-    {"decode_dispatches", Type::kInteger, Range::kNonNegative},
-    {"dispatches_per_token", Type::kNumber, Range::kNonNegative},
-    {"decode_wall_ms", Type::kNumber, Range::kNonNegative},
-    {"decode_gpu_sum_ms", Type::kNumber, Range::kNonNegative},
-    {"decode_gpu_busy_ms", Type::kNumber, Range::kNonNegative},
-    {"gpu_ms_per_token", Type::kNumber, Range::kNonNegative},
-    {"host_gap_ms_per_token", Type::kNumber, Range::kNonNegative},
-    {"host_gap_pct_of_wall", Type::kNumber, Range::kPercent},
-    {"plain_wall_ms_per_token", Type::kNumber, Range::kNonNegative},
-    {"plain_host_gap_ms_per_token_est", Type::kNumber},
-    {"decode_forward_passes", Type::kInteger, Range::kNonNegative},
-    {"window_tokens", Type::kNumber, Range::kNonNegative},
-    {"pack", Type::kString},
-    {"units_file", Type::kString},
-    {"trace_format", Type::kString},
-    {"trace_file", Type::kString},
-    {"device", Type::kInteger, Range::kNonNegative},
-    {"window_source", Type::kString},
-    {"workload", Type::kString},
-};
-
-constexpr Field kCheckFields[] = {
-    {"kernels_straddling_decode_start", Type::kInteger, Range::kNonNegative},
-    {"host_gap_attribution_residual_ns", Type::kNumber},
-    {"idle_gap_before_first_decode_dispatch_us", Type::kNumber},
-};
-
-constexpr Field kTopKernelFields[] = {
-    {"class", Type::kString},
-    {"calls_per_token", Type::kNumber, Range::kNonNegative},
-    {"share_pct", Type::kNumber, Range::kPercent},
-};
-
-constexpr Field kUnitFields[] = {
-    {"port", Type::kString},
-    {"fallback_share_pct", Type::kNumber, Range::kPercent},
-    {"fallback_dispatches_per_token", Type::kNumber, Range::kNonNegative},
-    {"reached_default_share_pct", Type::kNumber, Range::kPercent},
-    {"reached_default_dispatches_per_token", Type::kNumber, Range::kNonNegative},
-    {"reached_optin_share_pct", Type::kNumber, Range::kPercent},
-    {"fallback_host_gap_ms_per_token", Type::kNumber, Range::kNonNegative},
-    {"fallback_host_gap_us_per_dispatch", Type::kNumber, Range::kNonNegative},
-    {"fallback_wall_share_pct", Type::kNumber, Range::kPercent},
-    {"ceiling_gpu_share", Type::kNumber, Range::kCeiling},
-    {"ceiling_wall", Type::kNumber, Range::kCeiling},
-    {"plain_ceiling_wall_est", Type::kNumber, Range::kNonNegative},
-    {"reached_default_host_gap_ms_per_token", Type::kNumber, Range::kNonNegative},
-    {"host_gap", Type::kString},
-};
-
-constexpr Field kDiagnosticFields[] = {
-    {"code", Type::kString},
-    {"severity", Type::kString},
-    {"count", Type::kInteger, Range::kNonNegative},
-    {"meaning", Type::kString},
-};
-
-constexpr Field kDiagnosticFirstFields[] = {
-    {"file", Type::kString},
-    {"position", Type::kString},
-    {"detail", Type::kString},
-};
 
 base::Status Error(const SummaryFile& summary, std::string message) {
   return base::DataError(summary.path, std::move(message));
@@ -149,29 +72,37 @@ base::Status CheckRange(const SummaryFile& summary, const Json& value, std::stri
 }
 
 base::Status CheckField(const SummaryFile& summary, const Json& object, std::string_view prefix,
-                        const Field& field) {
+                        const SummaryField& field) {
   const Json& value = JsonGet(object, field.key);
-  if (value.is_null()) return base::OkStatus();
+  if (value.is_null() || field.check != SummaryCheck::kChecked) return base::OkStatus();
   switch (field.type) {
-    case Type::kNumber:
+    case SummaryFieldType::kNumber:
       DP_RETURN_IF_ERROR(CheckNumber(summary, value, prefix, field.key));
       return CheckRange(summary, value, prefix, field.key, field.range);
-    case Type::kInteger:
+    case SummaryFieldType::kInteger:
       // is_number_integer() holds for signed and unsigned integers; 12.0 is a float.
       if (value.is_number_integer()) {
         return CheckRange(summary, value, prefix, field.key, field.range);
       }
       return Error(summary, FieldName(prefix, field.key) + " is neither an integer nor null");
-    case Type::kString:
+    case SummaryFieldType::kString:
       if (value.is_string()) return base::OkStatus();
       return Error(summary, FieldName(prefix, field.key) + " is neither a string nor null");
+    case SummaryFieldType::kBool:
+      if (value.is_boolean()) return base::OkStatus();
+      return Error(summary, FieldName(prefix, field.key) + " is neither a boolean nor null");
+    case SummaryFieldType::kObject:
+    case SummaryFieldType::kArray:
+    case SummaryFieldType::kMap:
+      break;  // checked by their sections, after the scalar fields
   }
   return base::OkStatus();
 }
 
+// The scalar fields of `fields` (the schema's order, the order summarize writes them).
 base::Status CheckFields(const SummaryFile& summary, const Json& object, std::string_view prefix,
-                         std::span<const Field> fields) {
-  for (const Field& field : fields) {
+                         std::span<const SummaryField> fields) {
+  for (const SummaryField& field : fields) {
     DP_RETURN_IF_ERROR(CheckField(summary, object, prefix, field));
   }
   return base::OkStatus();
@@ -181,188 +112,187 @@ std::string Indexed(std::string_view key, size_t i) {
   return "`" + std::string(key) + "`[" + std::to_string(i) + "]";
 }
 
+// `field` of the top level: its value and its name in messages.
+const Json& Top(const SummaryFile& summary, const SummaryField& field) {
+  return JsonGet(summary.content, field.key);
+}
+std::string Name(const SummaryField& field) { return FieldName("", field.key); }
+std::string Indexed(const SummaryField& field, size_t i) { return Indexed(field.key, i); }
+
 // Every summarize version writes `name`; diff and the report name runs by it.
 base::Status CheckName(const SummaryFile& summary) {
-  if (!summary.content.is_object() || !summary.content.contains("name")) {
+  if (!summary.content.is_object() || !summary.content.contains(s::run::name.key)) {
     return base::DataError(summary.path, "not a decodeprof summary: no `name` field",
                            "pass the <name>_summary.json files that `decodeprof summarize` "
                            "writes");
   }
-  if (!JsonGet(summary.content, "name").is_string()) {
-    return Error(summary, "`name` is not a string");
+  if (!Top(summary, s::run::name).is_string()) {
+    return Error(summary, Name(s::run::name) + " is not a string");
   }
   return base::OkStatus();
 }
 
 base::Status CheckChecks(const SummaryFile& summary) {
-  const Json& checks = JsonGet(summary.content, "checks");
+  const Json& checks = Top(summary, s::run::checks);
   if (checks.is_null()) return base::OkStatus();
-  if (!checks.is_object()) return Error(summary, "`checks` is not an object");
-  return CheckFields(summary, checks, "`checks`.", kCheckFields);
+  if (!checks.is_object()) return Error(summary, Name(s::run::checks) + " is not an object");
+  return CheckFields(summary, checks, Name(s::run::checks) + ".", s::checks::kFields);
 }
 
 base::Status CheckTopKernels(const SummaryFile& summary) {
-  const Json& top = JsonGet(summary.content, "top_kernels");
+  const Json& top = Top(summary, s::run::top_kernels);
   if (top.is_null()) return base::OkStatus();
-  if (!top.is_array()) return Error(summary, "`top_kernels` is not an array");
+  if (!top.is_array()) return Error(summary, Name(s::run::top_kernels) + " is not an array");
   for (size_t i = 0; i < top.size(); ++i) {
-    const std::string entry = Indexed("top_kernels", i);
-    if (!top[i].is_object() || !JsonGet(top[i], "kernel").is_string()) {
-      return Error(summary, entry + " has no string `kernel`");
+    const std::string entry = Indexed(s::run::top_kernels, i);
+    if (!top[i].is_object() || !JsonGet(top[i], s::top_kernel::kernel.key).is_string()) {
+      return Error(summary, entry + " has no string " + Name(s::top_kernel::kernel));
     }
-    DP_RETURN_IF_ERROR(CheckFields(summary, top[i], entry + ".", kTopKernelFields));
+    DP_RETURN_IF_ERROR(CheckFields(summary, top[i], entry + ".", s::top_kernel::kFields));
   }
   return base::OkStatus();
 }
 
 // class_share_pct / role_share_pct: {name: share}.
-base::Status CheckShareMap(const SummaryFile& summary, std::string_view key) {
-  const Json& shares = JsonGet(summary.content, key);
+base::Status CheckShareMap(const SummaryFile& summary, const SummaryField& field) {
+  const Json& shares = Top(summary, field);
   if (shares.is_null()) return base::OkStatus();
-  if (!shares.is_object()) return Error(summary, FieldName("", key) + " is not an object");
-  const std::string prefix = FieldName("", key) + ".";
+  if (!shares.is_object()) return Error(summary, Name(field) + " is not an object");
+  const std::string prefix = Name(field) + ".";
   for (const auto& [name, value] : shares.items()) {
     DP_RETURN_IF_ERROR(CheckNumber(summary, value, prefix, name));
-    DP_RETURN_IF_ERROR(CheckRange(summary, value, prefix, name, Range::kPercent));
+    DP_RETURN_IF_ERROR(CheckRange(summary, value, prefix, name, field.range));
   }
   return base::OkStatus();
 }
 
 base::Status CheckPortUnits(const SummaryFile& summary) {
-  const Json& units = JsonGet(summary.content, "port_units");
+  const Json& units = Top(summary, s::run::port_units);
   if (units.is_null()) return base::OkStatus();
-  if (!units.is_object()) return Error(summary, "`port_units` is not an object");
+  if (!units.is_object()) return Error(summary, Name(s::run::port_units) + " is not an object");
   for (const auto& [id, unit] : units.items()) {
-    const std::string name = FieldName("`port_units`.", id);
+    const std::string name = FieldName(Name(s::run::port_units) + ".", id);
     if (!unit.is_object()) return Error(summary, name + " is not an object");
-    DP_RETURN_IF_ERROR(CheckFields(summary, unit, name + ".", kUnitFields));
+    DP_RETURN_IF_ERROR(CheckFields(summary, unit, name + ".", s::unit::kFields));
   }
   return base::OkStatus();
 }
 
 base::Status CheckWarnings(const SummaryFile& summary) {
-  const Json& warnings = JsonGet(summary.content, "warnings");
+  const Json& warnings = Top(summary, s::run::warnings);
   if (warnings.is_null()) return base::OkStatus();
-  if (!warnings.is_array()) return Error(summary, "`warnings` is not an array");
+  if (!warnings.is_array()) return Error(summary, Name(s::run::warnings) + " is not an array");
   for (size_t i = 0; i < warnings.size(); ++i) {
     if (!warnings[i].is_string())
-      return Error(summary, Indexed("warnings", i) + " is not a string");
+      return Error(summary, Indexed(s::run::warnings, i) + " is not a string");
   }
   return base::OkStatus();
 }
 
 base::Status CheckDiagnostics(const SummaryFile& summary) {
-  const Json& diagnostics = JsonGet(summary.content, "diagnostics");
+  const Json& diagnostics = Top(summary, s::run::diagnostics);
   if (diagnostics.is_null()) return base::OkStatus();
-  if (!diagnostics.is_array()) return Error(summary, "`diagnostics` is not an array");
+  if (!diagnostics.is_array()) {
+    return Error(summary, Name(s::run::diagnostics) + " is not an array");
+  }
   for (size_t i = 0; i < diagnostics.size(); ++i) {
     const Json& entry = diagnostics[i];
-    const std::string name = Indexed("diagnostics", i);
+    const std::string name = Indexed(s::run::diagnostics, i);
     if (!entry.is_object()) return Error(summary, name + " is not an object");
-    DP_RETURN_IF_ERROR(CheckFields(summary, entry, name + ".", kDiagnosticFields));
-    const Json& first = JsonGet(entry, "first");
+    DP_RETURN_IF_ERROR(CheckFields(summary, entry, name + ".", s::diagnostic::kFields));
+    const Json& first = JsonGet(entry, s::diagnostic::first.key);
     if (first.is_null()) continue;
-    if (!first.is_object()) return Error(summary, name + ".`first` is not an object");
-    DP_RETURN_IF_ERROR(CheckFields(summary, first, name + ".`first`.", kDiagnosticFirstFields));
+    const std::string first_name = FieldName(name + ".", s::diagnostic::first.key);
+    if (!first.is_object()) return Error(summary, first_name + " is not an object");
+    DP_RETURN_IF_ERROR(CheckFields(summary, first, first_name + ".", s::diagnostic_first::kFields));
   }
   return base::OkStatus();
 }
 
 // `ranked_units` against `port_units` (already checked: an object or null).
 base::Status CheckRankedUnits(const SummaryFile& summary) {
-  const Json& ranked = JsonGet(summary.content, "ranked_units");
+  const Json& ranked = Top(summary, s::run::ranked_units);
   if (ranked.is_null()) return base::OkStatus();
-  if (!ranked.is_array()) return Error(summary, "`ranked_units` is not an array");
-  const Json& units = JsonGet(summary.content, "port_units");
+  if (!ranked.is_array()) return Error(summary, Name(s::run::ranked_units) + " is not an array");
+  const Json& units = Top(summary, s::run::port_units);
+  const std::string units_name = Name(s::run::port_units);
   std::unordered_set<std::string_view> unit_ids;
   for (const auto& [id, unit] : units.items()) unit_ids.insert(id);
   std::unordered_set<std::string_view> seen;
   for (size_t i = 0; i < ranked.size(); ++i) {
     const Json& entry = ranked[i];
-    const std::string name = Indexed("ranked_units", i);
-    const Json& id = JsonGet(entry, "id");
+    const std::string name = Indexed(s::run::ranked_units, i);
+    const std::string id_name = FieldName(name + ".", s::ranked_unit::id.key);
+    const Json& id = JsonGet(entry, s::ranked_unit::id.key);
     if (!entry.is_object() || !id.is_string()) {
-      return Error(summary, name + " is not an object with a string `id`");
+      return Error(summary, name + " is not an object with a string " + Name(s::ranked_unit::id));
     }
     const std::string& unit = id.get_ref<const std::string&>();
     if (!unit_ids.contains(unit)) {
-      return Error(summary, name + ".`id` \"" + unit + "\" is no unit of `port_units`");
+      return Error(summary, id_name + " \"" + unit + "\" is no unit of " + units_name);
     }
     if (!seen.insert(unit).second) {
-      return Error(summary, name + ".`id` \"" + unit + "\" is listed twice");
+      return Error(summary, id_name + " \"" + unit + "\" is listed twice");
     }
-    const Json& by = JsonGet(entry, "by");
+    const Json& by = JsonGet(entry, s::ranked_unit::by.key);
     if (!by.is_string() || !RankFigureNamed(by.get_ref<const std::string&>())) {
       return Error(summary,
-                   name + ".`by` is neither \"plain_ceiling_wall_est\" nor \"ceiling_wall\"");
+                   FieldName(name + ".", s::ranked_unit::by.key) + " is neither \"" +
+                       std::string(RankFigureField(analysis::RankFigure::kPlainCeilingWallEst)) +
+                       "\" nor \"" +
+                       std::string(RankFigureField(analysis::RankFigure::kCeilingWall)) + "\"");
     }
-    DP_RETURN_IF_ERROR(CheckNumber(summary, JsonGet(entry, "value"), name + ".", "value"));
-    DP_RETURN_IF_ERROR(
-        CheckRange(summary, JsonGet(entry, "value"), name + ".", "value", Range::kNonNegative));
+    DP_RETURN_IF_ERROR(CheckFields(summary, entry, name + ".", s::ranked_unit::kFields));
   }
   if (seen.size() != unit_ids.size()) {
     for (const auto& [id, unit] : units.items()) {
-      if (!seen.contains(id))
-        return Error(summary, "`ranked_units` lacks `port_units`.`" + id + "`");
+      if (!seen.contains(id)) {
+        return Error(summary,
+                     Name(s::run::ranked_units) + " lacks " + FieldName(units_name + ".", id));
+      }
     }
   }
   return base::OkStatus();
 }
 
-constexpr Field kRankFields[] = {
-    {"world_size", Type::kInteger, Range::kNonNegative},
-    {"local_rank", Type::kInteger, Range::kNonNegative},
-    {"run_id", Type::kString},
-    {"group", Type::kString},
-};
-
-constexpr Field kCollectiveFields[] = {
-    {"count", Type::kInteger, Range::kNonNegative},
-    {"total_ms_per_token", Type::kNumber, Range::kNonNegative},
-    {"wait_ms_per_token", Type::kNumber, Range::kNonNegative},
-    {"transfer_ms_per_token", Type::kNumber, Range::kNonNegative},
-    {"pct_of_wall", Type::kNumber, Range::kPercent},
-    {"slowest_rank", Type::kInteger, Range::kNonNegative},
-};
-
 // `rank` and `collectives` (multi-rank runs, docs/multi-gpu.md).
 base::Status CheckRankObjects(const SummaryFile& summary) {
-  const Json& rank = JsonGet(summary.content, "rank");
+  const Json& rank = Top(summary, s::run::rank);
+  const std::string rank_name = Name(s::run::rank);
   if (!rank.is_null()) {
-    if (!rank.is_object()) return Error(summary, "`rank` is not an object");
-    const Json& number = JsonGet(rank, "rank");
+    if (!rank.is_object()) return Error(summary, rank_name + " is not an object");
+    const Json& number = JsonGet(rank, s::rank::rank.key);
     if (!number.is_number_integer() || number.get<int64_t>() < 0) {
-      return Error(summary, "`rank`.`rank` is not an integer >= 0");
+      return Error(summary,
+                   FieldName(rank_name + ".", s::rank::rank.key) + " is not an integer >= 0");
     }
-    DP_RETURN_IF_ERROR(CheckFields(summary, rank, "`rank`.", kRankFields));
+    DP_RETURN_IF_ERROR(CheckFields(summary, rank, rank_name + ".", s::rank::kFields));
   }
-  const Json& collectives = JsonGet(summary.content, "collectives");
+  const Json& collectives = Top(summary, s::run::collectives);
   if (collectives.is_null()) return base::OkStatus();
-  if (!collectives.is_object()) return Error(summary, "`collectives` is not an object");
-  DP_RETURN_IF_ERROR(CheckFields(summary, collectives, "`collectives`.", kCollectiveFields));
-  const Json& matched = JsonGet(collectives, "matched");
-  if (!matched.is_null() && !matched.is_boolean()) {
-    return Error(summary, "`collectives`.`matched` is neither a boolean nor null");
+  if (!collectives.is_object()) {
+    return Error(summary, Name(s::run::collectives) + " is not an object");
   }
-  return base::OkStatus();
+  return CheckFields(summary, collectives, Name(s::run::collectives) + ".",
+                     s::collectives::kFields);
 }
 
 // The window's times against each other: the GPU is busy at most the wall and at most the sum
 // of its dispatches.
 base::Status CheckWindowTimes(const SummaryFile& summary) {
-  const Json& wall = JsonGet(summary.content, "decode_wall_ms");
-  const Json& busy = JsonGet(summary.content, "decode_gpu_busy_ms");
-  const Json& sum = JsonGet(summary.content, "decode_gpu_sum_ms");
+  const Json& wall = Top(summary, s::run::decode_wall_ms);
+  const Json& busy = Top(summary, s::run::decode_gpu_busy_ms);
+  const Json& sum = Top(summary, s::run::decode_gpu_sum_ms);
   if (!busy.is_number()) return base::OkStatus();
   const double b = busy.get<double>();
   if (wall.is_number() && b > wall.get<double>() + kRoundingSlack) {
-    return Error(summary, "`decode_gpu_busy_ms` " + busy.dump() +
-                              " is more than `decode_wall_ms` " + wall.dump() +
+    return Error(summary, Name(s::run::decode_gpu_busy_ms) + " " + busy.dump() + " is more than " +
+                              Name(s::run::decode_wall_ms) + " " + wall.dump() +
                               ": the GPU cannot be busy longer than the window");
   }
   if (sum.is_number() && b > sum.get<double>() + kRoundingSlack) {
-    return Error(summary, "`decode_gpu_busy_ms` " + busy.dump() +
-                              " is more than `decode_gpu_sum_ms` " + sum.dump() +
+    return Error(summary, Name(s::run::decode_gpu_busy_ms) + " " + busy.dump() + " is more than " +
+                              Name(s::run::decode_gpu_sum_ms) + " " + sum.dump() +
                               ": busy time is a union of the dispatches");
   }
   return base::OkStatus();
@@ -372,12 +302,12 @@ base::Status CheckWindowTimes(const SummaryFile& summary) {
 
 base::Status ValidateSummary(const SummaryFile& summary) {
   DP_RETURN_IF_ERROR(CheckName(summary));
-  DP_RETURN_IF_ERROR(CheckFields(summary, summary.content, "", kRunFields));
+  DP_RETURN_IF_ERROR(CheckFields(summary, summary.content, "", s::run::kFields));
   DP_RETURN_IF_ERROR(CheckWindowTimes(summary));
   DP_RETURN_IF_ERROR(CheckChecks(summary));
   DP_RETURN_IF_ERROR(CheckTopKernels(summary));
-  DP_RETURN_IF_ERROR(CheckShareMap(summary, "class_share_pct"));
-  DP_RETURN_IF_ERROR(CheckShareMap(summary, "role_share_pct"));
+  DP_RETURN_IF_ERROR(CheckShareMap(summary, s::run::class_share_pct));
+  DP_RETURN_IF_ERROR(CheckShareMap(summary, s::run::role_share_pct));
   DP_RETURN_IF_ERROR(CheckPortUnits(summary));
   DP_RETURN_IF_ERROR(CheckWarnings(summary));
   DP_RETURN_IF_ERROR(CheckDiagnostics(summary));
