@@ -17,7 +17,7 @@
 namespace decodeprof::base {
 
 // The longest pattern accepted, in bytes.
-inline constexpr size_t kMaxPatternBytes = 16 * 1024;
+inline constexpr size_t kMaxPatternBytes = size_t{16} * 1024;
 // RE2's max_mem for one compiled pattern (its programs and DFA caches): 8 MiB. A search that
 // would need more falls back to RE2's NFA, still linear in the text.
 inline constexpr int64_t kPatternMemoryBudget = int64_t{8} << 20;

@@ -120,10 +120,13 @@ class [[nodiscard]] StatusOr {
     if (!dp_status_.ok()) return dp_status_;        \
   } while (0)
 
+// `lhs` is a declaration (`auto x`) or an expression, so it cannot be parenthesized.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define DP_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \
   auto tmp = (expr);                              \
   if (!tmp.ok()) return tmp.status();             \
   lhs = std::move(tmp).value()
+// NOLINTEND(bugprone-macro-parentheses)
 
 #define DP_ASSIGN_OR_RETURN(lhs, expr) \
   DP_ASSIGN_OR_RETURN_IMPL_(DP_CONCAT_(dp_statusor_, __LINE__), lhs, expr)

@@ -14,7 +14,7 @@
 namespace decodeprof::cli {
 namespace {
 
-constexpr const char* kName = "bandwidth";
+constexpr const char* kBandwidthCommand = "bandwidth";
 constexpr int kMaxDevice = 1023;
 
 }  // namespace
@@ -49,25 +49,26 @@ int BandwidthMain(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help
-    return ReportError(kName, base::UsageError(e.what(), "run `decodeprof bandwidth --help`"));
+    return ReportError(kBandwidthCommand,
+                       base::UsageError(e.what(), "run `decodeprof bandwidth --help`"));
   }
   // Where the result goes is checked before the GPU is used.
   if (base::Status target = base::CheckOutputTarget(output); !target.ok()) {
-    return ReportError(kName, target);
+    return ReportError(kBandwidthCommand, target);
   }
   options.progress = [](const std::string& line) {
-    std::fprintf(stderr, "decodeprof: %s: %s\n", kName, line.c_str());
+    std::fprintf(stderr, "decodeprof: %s: %s\n", kBandwidthCommand, line.c_str());
     std::fflush(stderr);
   };
   const base::StatusOr<device::ProbeResult> result = device::MeasureBandwidth(options);
-  if (!result.ok()) return ReportError(kName, result.status());
+  if (!result.ok()) return ReportError(kBandwidthCommand, result.status());
   if (base::Status written = base::WriteFileAtomic(output, device::ProbeResultJson(*result));
       !written.ok()) {
-    return ReportError(kName, written);
+    return ReportError(kBandwidthCommand, written);
   }
-  std::fprintf(stderr, "decodeprof: %s: %s: %.1f GB/s (median of %d; max %.1f GB/s)%s%s\n", kName,
-               result->device_name.c_str(), result->median_gbps, options.repeats, result->max_gbps,
-               output == base::kStdout ? "" : " -> ",
+  std::fprintf(stderr, "decodeprof: %s: %s: %.1f GB/s (median of %d; max %.1f GB/s)%s%s\n",
+               kBandwidthCommand, result->device_name.c_str(), result->median_gbps, options.repeats,
+               result->max_gbps, output == base::kStdout ? "" : " -> ",
                output == base::kStdout ? "" : output.c_str());
   return 0;
 }

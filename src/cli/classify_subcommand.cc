@@ -17,7 +17,7 @@
 namespace decodeprof::cli {
 namespace {
 
-constexpr const char* kName = "classify";
+constexpr const char* kClassifyCommand = "classify";
 constexpr size_t kMaxNameBytes = size_t{1} << 20;  // one name read from stdin
 
 bool WriteLine(const analysis::Pack& pack, std::string_view name) {
@@ -51,11 +51,12 @@ int ClassifyMain(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help
-    return ReportError(kName, base::UsageError(e.what(), "run `decodeprof classify --help`"));
+    return ReportError(kClassifyCommand,
+                       base::UsageError(e.what(), "run `decodeprof classify --help`"));
   }
 
   base::StatusOr<std::unique_ptr<analysis::Pack>> pack = packs::LoadPack(pack_name);
-  if (!pack.ok()) return ReportError(kName, pack.status());
+  if (!pack.ok()) return ReportError(kClassifyCommand, pack.status());
 
   bool written = true;
   if (!names.empty()) {
@@ -81,7 +82,7 @@ int ClassifyMain(int argc, char** argv) {
           finish_line();
         } else if (line.size() >= kMaxNameBytes) {
           return ReportError(
-              kName,
+              kClassifyCommand,
               base::DataError("stdin",
                               "line " + std::to_string(line_number) + " is longer than " +
                                   std::to_string(kMaxNameBytes >> 20) + " MiB: not a kernel name",
@@ -91,11 +92,11 @@ int ClassifyMain(int argc, char** argv) {
         }
       }
     }
-    if (std::cin.bad()) return ReportError(kName, base::IoError("stdin", "read error"));
+    if (std::cin.bad()) return ReportError(kClassifyCommand, base::IoError("stdin", "read error"));
     if (written && !line.empty()) finish_line();
   }
   if (!written || std::fflush(stdout) != 0) {
-    return ReportError(kName, base::IoError("stdout", "cannot write the classes"));
+    return ReportError(kClassifyCommand, base::IoError("stdout", "cannot write the classes"));
   }
   return 0;
 }

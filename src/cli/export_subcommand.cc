@@ -17,7 +17,7 @@
 namespace decodeprof::cli {
 namespace {
 
-constexpr const char* kName = "export";
+constexpr const char* kExportCommand = "export";
 
 }  // namespace
 
@@ -77,7 +77,7 @@ int ExportMain(int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    return ReportError(kName, base::UsageError(e.what(), "see decodeprof export --help"));
+    return ReportError(kExportCommand, base::UsageError(e.what(), "see decodeprof export --help"));
   }
   if (device >= 0) req.trace.device = device;
   req.decode_window = window == "decode";
@@ -85,9 +85,9 @@ int ExportMain(int argc, char** argv) {
   std::vector<std::string> notes;
   auto stats = pipeline::RunExport(req, notes);
   for (const std::string& note : notes) {
-    std::fprintf(stderr, "decodeprof: %s: %s\n", kName, note.c_str());
+    std::fprintf(stderr, "decodeprof: %s: %s\n", kExportCommand, note.c_str());
   }
-  if (!stats.ok()) return ReportError(kName, stats.status());
+  if (!stats.ok()) return ReportError(kExportCommand, stats.status());
   // With the timeline on standard output, the one-line summary goes to stderr.
   const bool to_stdout = req.out == base::kStdout;
   std::fprintf(to_stdout ? stderr : stdout,

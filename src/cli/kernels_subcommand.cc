@@ -27,7 +27,7 @@
 namespace decodeprof::cli {
 namespace {
 
-constexpr const char* kName = "kernels";
+constexpr const char* kKernelsCommand = "kernels";
 constexpr const char* kUsage =
     "usage: decodeprof kernels TRACE [options], or decodeprof kernels [options] -- CMD...";
 // --top's default for the text outputs (table, md); csv and json show every row.
@@ -86,19 +86,20 @@ report::CensusFormat FormatOf(const std::string& name) {
 // The census of the trace, written to the output; then the --expect checks on stderr.
 int Census(const Options& options, const std::vector<std::string>& inputs) {
   auto result = pipeline::RunKernels(options.request);
-  if (!result.ok()) return ReportError(kName, result.status());
+  if (!result.ok()) return ReportError(kKernelsCommand, result.status());
   for (const std::string& note : result->notes) {
-    std::fprintf(stderr, "decodeprof: %s: %s\n", kName, note.c_str());
+    std::fprintf(stderr, "decodeprof: %s: %s\n", kKernelsCommand, note.c_str());
   }
-  PrintDiagnostics(kName, result->diagnostics, "");
+  PrintDiagnostics(kKernelsCommand, result->diagnostics, "");
   const pipeline::WindowSpec& window = options.request.window;
   if (window.kind == pipeline::WindowSpec::Kind::kRange && result->by_name.dispatches == 0) {
     const std::string detail = "no dispatch starts inside --window " + window.ToString() +
                                " (the device's " + std::to_string(result->device_dispatches) +
                                " dispatches start from " + std::to_string(result->first_start) +
                                " to " + std::to_string(result->last_start) + " ns)";
-    std::fprintf(stderr, "%s\n",
-                 trace::DiagnosticLine(kName, trace::Diag::kKernelsWindowEmpty, detail).c_str());
+    std::fprintf(
+        stderr, "%s\n",
+        trace::DiagnosticLine(kKernelsCommand, trace::Diag::kKernelsWindowEmpty, detail).c_str());
   }
 
   report::CensusHeading heading;
@@ -112,7 +113,7 @@ int Census(const Options& options, const std::vector<std::string>& inputs) {
     heading.range = analysis::StartRange{window.start, window.end};
   } else if (window.kind == pipeline::WindowSpec::Kind::kDecode) {
     heading.range = analysis::StartRange{result->window_lo, result->window_hi};
-    std::fprintf(stderr, "decodeprof: %s: --window decode: the window from %s", kName,
+    std::fprintf(stderr, "decodeprof: %s: --window decode: the window from %s", kKernelsCommand,
                  result->window_source.c_str());
     if (result->window_steps) {
       std::fprintf(stderr, ", %lld steps", static_cast<long long>(*result->window_steps));
@@ -126,24 +127,24 @@ int Census(const Options& options, const std::vector<std::string>& inputs) {
       options.by_class ? analysis::ByClass(result->by_name) : result->by_name;
   const std::string text = report::CensusText(heading, table, options.output_format, options.top);
   if (auto written = base::WriteFileAtomic(options.output, text, inputs); !written.ok()) {
-    return ReportError(kName, written);
+    return ReportError(kKernelsCommand, written);
   }
   std::fflush(stdout);
 
   auto matches = analysis::MatchExpectations(options.expect, result->by_name);
   if (!matches.ok()) {
-    return ReportError(kName, base::UsageError("--expect " + matches.status().ToString(),
-                                               matches.status().hint()));
+    return ReportError(kKernelsCommand, base::UsageError("--expect " + matches.status().ToString(),
+                                                         matches.status().hint()));
   }
   int status = 0;
   for (const analysis::ExpectMatch& m : *matches) {
     if (m.names == 0) {
-      std::fprintf(stderr, "decodeprof: %s: --expect '%s': no kernel matched\n", kName,
+      std::fprintf(stderr, "decodeprof: %s: --expect '%s': no kernel matched\n", kKernelsCommand,
                    m.pattern.c_str());
       status = 1;
     } else {
       std::fprintf(stderr, "decodeprof: %s: --expect '%s': %lld call%s of %lld kernel%s matched\n",
-                   kName, m.pattern.c_str(), static_cast<long long>(m.calls),
+                   kKernelsCommand, m.pattern.c_str(), static_cast<long long>(m.calls),
                    m.calls == 1 ? "" : "s", static_cast<long long>(m.names),
                    m.names == 1 ? "" : "s");
     }
@@ -246,37 +247,42 @@ int KernelsMain(int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    return ReportError(kName, base::UsageError(e.what(), "see decodeprof kernels --help"));
+    return ReportError(kKernelsCommand,
+                       base::UsageError(e.what(), "see decodeprof kernels --help"));
   }
 
   // The command line's shape.
   if (with_command && command.empty()) {
-    return ReportError(kName, base::UsageError("no command after --", kUsage));
+    return ReportError(kKernelsCommand, base::UsageError("no command after --", kUsage));
   }
   if (with_command && !trace.empty()) {
-    return ReportError(kName, base::UsageError("a TRACE and a command after -- were both given: "
-                                               "kernels reads one or records the other",
-                                               kUsage));
+    return ReportError(kKernelsCommand,
+                       base::UsageError("a TRACE and a command after -- were both given: "
+                                        "kernels reads one or records the other",
+                                        kUsage));
   }
   if (!with_command && trace.empty()) {
-    return ReportError(kName, base::UsageError("no trace given", kUsage));
+    return ReportError(kKernelsCommand, base::UsageError("no trace given", kUsage));
   }
   if (!with_command && trace_output_option->count() > 0) {
-    return ReportError(kName, base::UsageError("-o names the recording of -- CMD; without a "
-                                               "command there is nothing to record",
-                                               "use --output FILE for the census"));
+    return ReportError(kKernelsCommand,
+                       base::UsageError("-o names the recording of -- CMD; without a "
+                                        "command there is nothing to record",
+                                        "use --output FILE for the census"));
   }
   if (with_command && format_option->count() > 0) {
-    return ReportError(kName, base::UsageError("--format applies to a TRACE; the recording of -- "
-                                               "CMD is a native trace"));
+    return ReportError(kKernelsCommand,
+                       base::UsageError("--format applies to a TRACE; the recording of -- "
+                                        "CMD is a native trace"));
   }
   auto window_spec = pipeline::ParseWindowSpec(window);
-  if (!window_spec.ok()) return ReportError(kName, window_spec.status());
+  if (!window_spec.ok()) return ReportError(kKernelsCommand, window_spec.status());
   for (const std::string& pattern : expect) {
     auto compiled = analysis::NamePattern::Compile(pattern);
     if (!compiled.ok()) {
-      return ReportError(kName, base::UsageError("--expect " + compiled.status().ToString(),
-                                                 compiled.status().hint()));
+      return ReportError(
+          kKernelsCommand,
+          base::UsageError("--expect " + compiled.status().ToString(), compiled.status().hint()));
     }
     options.expect.push_back(std::move(*compiled));
   }
@@ -294,7 +300,7 @@ int KernelsMain(int argc, char** argv) {
     const std::vector<std::string> inputs = {trace, options.request.pack};
     // Where the census goes is checked before the trace is read.
     if (auto target = base::CheckOutputTarget(options.output, inputs); !target.ok()) {
-      return ReportError(kName, target);
+      return ReportError(kKernelsCommand, target);
     }
     return Census(options, inputs);
   }
@@ -307,19 +313,20 @@ int KernelsMain(int argc, char** argv) {
   if (trace_output_option->count() > 0) {
     recording.output = trace_output;
   } else {
-    if (auto created = temporary.Create(); !created.ok()) return ReportError(kName, created);
+    if (auto created = temporary.Create(); !created.ok())
+      return ReportError(kKernelsCommand, created);
     recording.output = temporary.path() + "/trace.sqlite";
   }
   std::vector<std::string> inputs = command;
   inputs.push_back(options.request.pack);
   inputs.push_back(recording.output);
   if (auto target = base::CheckOutputTarget(options.output, inputs); !target.ok()) {
-    return ReportError(kName, target);
+    return ReportError(kKernelsCommand, target);
   }
-  const RecordingOutcome outcome = RecordCommand(kName, recording);
+  const RecordingOutcome outcome = RecordCommand(kKernelsCommand, recording);
   if (!outcome.command_ran) return outcome.status;
   if (outcome.command_status != 0) {
-    std::fprintf(stderr, "decodeprof: %s: %s exited with status %d: no census\n", kName,
+    std::fprintf(stderr, "decodeprof: %s: %s exited with status %d: no census\n", kKernelsCommand,
                  command[0].c_str(), outcome.command_status);
     return outcome.command_status;
   }

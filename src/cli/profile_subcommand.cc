@@ -20,19 +20,19 @@
 namespace decodeprof::cli {
 namespace {
 
-constexpr const char* kName = "profile";
+constexpr const char* kProfileCommand = "profile";
 
 class StdioReporter final : public profile::Reporter {
  public:
   void Line(const std::string& text) override { std::fprintf(stderr, "%s\n", text.c_str()); }
   void Note(const std::string& text) override {
-    std::fprintf(stderr, "decodeprof: %s: %s\n", kName, text.c_str());
+    std::fprintf(stderr, "decodeprof: %s: %s\n", kProfileCommand, text.c_str());
   }
   void Result(const std::string& text) override {
     std::fprintf(stdout, "%s\n", text.c_str());
     std::fflush(stdout);
   }
-  void Error(const base::Status& status) override { ReportError(kName, status); }
+  void Error(const base::Status& status) override { ReportError(kProfileCommand, status); }
 };
 
 std::string SelfExe() {
@@ -174,18 +174,20 @@ int ProfileMain(int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    return ReportError(kName, base::UsageError(e.what(), "see decodeprof profile --help"));
+    return ReportError(kProfileCommand,
+                       base::UsageError(e.what(), "see decodeprof profile --help"));
   }
 
   if (!samplings.empty()) {
     if (temperature || top_p) {
-      return ReportError(kName, base::UsageError("--sampling replaces --temperature and --top-p",
-                                                 "use one or the other"));
+      return ReportError(kProfileCommand,
+                         base::UsageError("--sampling replaces --temperature and --top-p",
+                                          "use one or the other"));
     }
     options.samplings.clear();
     for (const std::string& text : samplings) {
       base::StatusOr<profile::Sampling> sampling = profile::ParseSampling(text);
-      if (!sampling.ok()) return ReportError(kName, sampling.status());
+      if (!sampling.ok()) return ReportError(kProfileCommand, sampling.status());
       options.samplings.push_back(*sampling);
     }
   } else {

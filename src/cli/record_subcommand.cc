@@ -16,7 +16,7 @@
 namespace decodeprof::cli {
 namespace {
 
-constexpr const char* kName = "record";
+constexpr const char* kRecordCommand = "record";
 
 // --sample-time ON/PERIOD, checked while parsing (record::ParseSampleTime).
 CLI::Validator SampleTimeValue() {
@@ -101,37 +101,38 @@ int RecordMain(int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    return ReportError(kName, base::UsageError(e.what(), "see decodeprof record --help"));
+    return ReportError(kRecordCommand, base::UsageError(e.what(), "see decodeprof record --help"));
   }
   if (options.command.empty()) {
-    return ReportError(kName, base::UsageError("no command given",
-                                               "usage: decodeprof record [-o FILE] -- CMD..."));
+    return ReportError(
+        kRecordCommand,
+        base::UsageError("no command given", "usage: decodeprof record [-o FILE] -- CMD..."));
   }
   options.backend = backend == "rocprofv3" ? record::Backend::kRocprofv3 : record::Backend::kCupti;
   if (only_range->count() > 0) {
     if (const std::string problem = record::OnlyRangeNameProblem(options.only_range);
         !problem.empty()) {
-      return ReportError(kName, base::UsageError("--only-range: " + problem,
-                                                 "e.g. --only-range decodeprof:decode"));
+      return ReportError(kRecordCommand, base::UsageError("--only-range: " + problem,
+                                                          "e.g. --only-range decodeprof:decode"));
     }
     if (options.backend != record::Backend::kCupti) {
-      return ReportError(kName, base::UsageError("--only-range needs --backend cupti"));
+      return ReportError(kRecordCommand, base::UsageError("--only-range needs --backend cupti"));
     }
   }
   if (options.sample_steps > 1) {
     if (only_range->count() > 0) {
-      return ReportError(kName,
+      return ReportError(kRecordCommand,
                          base::UsageError("--sample-steps cannot be combined with --only-range",
                                           "sampling gates on the step ranges already"));
     }
     if (options.backend != record::Backend::kCupti) {
-      return ReportError(kName, base::UsageError("--sample-steps needs --backend cupti"));
+      return ReportError(kRecordCommand, base::UsageError("--sample-steps needs --backend cupti"));
     }
   }
   if (!options.sample_time.empty() && options.backend != record::Backend::kCupti) {
-    return ReportError(kName, base::UsageError("--sample-time needs --backend cupti"));
+    return ReportError(kRecordCommand, base::UsageError("--sample-time needs --backend cupti"));
   }
-  return RecordCommand(kName, options).status;
+  return RecordCommand(kRecordCommand, options).status;
 }
 
 }  // namespace decodeprof::cli

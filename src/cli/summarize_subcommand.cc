@@ -18,7 +18,7 @@
 namespace decodeprof::cli {
 namespace {
 
-constexpr const char* kName = "summarize";
+constexpr const char* kSummarizeCommand = "summarize";
 
 // --name's default: the trace's file name without its trace extension and compression suffix
 // ("run.pt.trace.json.gz" → "run", "Llama-3.1-8B.sqlite" → "Llama-3.1-8B"); other dots stay.
@@ -71,12 +71,12 @@ int SummarizeRanks(const pipeline::SummarizeRequest& base, std::vector<std::stri
   req.base = base;
   req.traces = std::move(traces);
   auto result = pipeline::RunSummarizeRanks(req);
-  if (!result.ok()) return ReportError(kName, result.status());
+  if (!result.ok()) return ReportError(kSummarizeCommand, result.status());
   for (const std::string& note : result->notes) {
-    std::fprintf(stderr, "decodeprof: %s: %s\n", kName, note.c_str());
+    std::fprintf(stderr, "decodeprof: %s: %s\n", kSummarizeCommand, note.c_str());
   }
   for (const pipeline::SummarizeResult& r : result->ranks) {
-    PrintDiagnostics(kName, r.summary.diagnostics);
+    PrintDiagnostics(kSummarizeCommand, r.summary.diagnostics);
   }
   for (const pipeline::SummarizeResult& r : result->ranks) {
     const analysis::Summary& s = r.summary;
@@ -212,32 +212,33 @@ int SummarizeMain(int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    return ReportError(kName, base::UsageError(e.what(), "see decodeprof summarize --help"));
+    return ReportError(kSummarizeCommand,
+                       base::UsageError(e.what(), "see decodeprof summarize --help"));
   }
   if (trace_option->count() == 0 && ranks_option->count() == 0) {
-    return ReportError(kName, base::UsageError("--trace or --ranks is required",
-                                               "see decodeprof summarize --help"));
+    return ReportError(kSummarizeCommand, base::UsageError("--trace or --ranks is required",
+                                                           "see decodeprof summarize --help"));
   }
   req.format = format;
   if (name_option->count() == 0) {
     req.name = ranks.empty() ? DefaultRunName(req.trace) : DefaultGroupName(ranks);
   }
   auto window_spec = pipeline::ParseWindowSpec(window);
-  if (!window_spec.ok()) return ReportError(kName, window_spec.status());
+  if (!window_spec.ok()) return ReportError(kSummarizeCommand, window_spec.status());
   req.window = *window_spec;
   if (generated_tokens >= 0) req.generated_tokens = generated_tokens;
   if (device >= 0) req.device = device;
 
   if (!ranks.empty()) return SummarizeRanks(req, std::move(ranks), quiet);
   auto result = pipeline::RunSummarize(req);
-  if (!result.ok()) return ReportError(kName, result.status());
+  if (!result.ok()) return ReportError(kSummarizeCommand, result.status());
   for (const std::string& note : result->notes) {
-    std::fprintf(stderr, "decodeprof: %s: %s\n", kName, note.c_str());
+    std::fprintf(stderr, "decodeprof: %s: %s\n", kSummarizeCommand, note.c_str());
   }
   const auto& s = result->summary;
   // The summary's warnings are diagnostics too (recorder losses, role-rule doubts): the
   // table says each once.
-  PrintDiagnostics(kName, s.diagnostics);
+  PrintDiagnostics(kSummarizeCommand, s.diagnostics);
   std::printf("%s: %lld decode dispatches, %s GPU ms/token, %s host gap ms/token\n",
               req.name.c_str(), static_cast<long long>(s.decode_dispatches),
               PyStr(s.gpu_ms_per_token).c_str(), PyStr(s.host_gap_ms_per_token).c_str());

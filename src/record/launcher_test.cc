@@ -184,6 +184,13 @@ TEST(LauncherTest, TheChildSeesItsOwnPidAsTheRootPid) {
 }
 
 TEST(LauncherTest, ForwardsATerminationSignalSentToTheLauncher) {
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+  // ThreadSanitizer defers a signal's handler until the thread leaves a call it does not know
+  // to block; waitpid is one, so the forwarding runs only after the 20 s child ends.
+  GTEST_SKIP() << "signal handlers are deferred past waitpid under ThreadSanitizer";
+#endif
+#endif
   const auto started = std::chrono::steady_clock::now();
   std::thread killer([] {
     std::this_thread::sleep_for(std::chrono::milliseconds(300));

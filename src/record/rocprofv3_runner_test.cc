@@ -18,7 +18,7 @@
 namespace decodeprof::record {
 namespace {
 
-GetEnvFn Env(std::map<std::string, std::string> vars) {
+GetEnvFn RunnerEnv(std::map<std::string, std::string> vars) {
   auto shared = std::make_shared<std::map<std::string, std::string>>(std::move(vars));
   return [shared](const char* name) -> const char* {
     auto it = shared->find(name);
@@ -62,7 +62,7 @@ TEST_F(Rocprofv3RunnerTest, RunsTheCommandAndConvertsTheTrace) {
   options.backend = Backend::kRocprofv3;
   options.command = {"sh", "-c", "exit 5"};
   base::Status conversion = base::InternalError("", "not set");
-  auto result = RecordWithRocprofv3(options, Env({{"ROCPROFV3", script_}}), &conversion);
+  auto result = RecordWithRocprofv3(options, RunnerEnv({{"ROCPROFV3", script_}}), &conversion);
   ASSERT_TRUE(result.ok()) << result.status().ToString();
   EXPECT_EQ(result->status, 5);  // the command's own status
   ASSERT_TRUE(conversion.ok()) << conversion.ToString();
@@ -106,7 +106,7 @@ TEST_F(Rocprofv3RunnerTest, NoKernelTraceIsAnIoErrorButTheStatusIsKept) {
   options.output = dir_ + "/out2.sqlite";
   options.command = {"sh", "-c", "exit 0"};
   base::Status conversion;
-  auto result = RecordWithRocprofv3(options, Env({{"ROCPROFV3", silent}}), &conversion);
+  auto result = RecordWithRocprofv3(options, RunnerEnv({{"ROCPROFV3", silent}}), &conversion);
   ASSERT_TRUE(result.ok());
   EXPECT_EQ(result->status, 0);
   EXPECT_EQ(conversion.kind(), base::ErrorKind::kIo);
@@ -176,21 +176,21 @@ TEST_F(Rocprofv3RunnerTest, TheOutputFormatIsRocpdWhereRocprofv3HasIt) {
   const std::string rocpd = dir_ + "/rocprofv3_7";
   std::ofstream(rocpd) << RocpdStandIn("none");
   ASSERT_EQ(::chmod(rocpd.c_str(), 0755), 0);
-  auto format = Rocprofv3OutputFor(rocpd, Env({}));
+  auto format = Rocprofv3OutputFor(rocpd, RunnerEnv({}));
   ASSERT_TRUE(format.ok());
   EXPECT_EQ(*format, Rocprofv3Output::kRocpd);
   // The seed-era stand-in's --help fails (exit 90): CSV.
-  format = Rocprofv3OutputFor(script_, Env({}));
+  format = Rocprofv3OutputFor(script_, RunnerEnv({}));
   ASSERT_TRUE(format.ok());
   EXPECT_EQ(*format, Rocprofv3Output::kCsv);
   // A missing program: CSV (its run then says why).
-  EXPECT_EQ(*Rocprofv3OutputFor(dir_ + "/absent", Env({})), Rocprofv3Output::kCsv);
+  EXPECT_EQ(*Rocprofv3OutputFor(dir_ + "/absent", RunnerEnv({})), Rocprofv3Output::kCsv);
   // The environment decides when set.
-  EXPECT_EQ(*Rocprofv3OutputFor(rocpd, Env({{"DECODEPROF_ROCPROFV3_FORMAT", "csv"}})),
+  EXPECT_EQ(*Rocprofv3OutputFor(rocpd, RunnerEnv({{"DECODEPROF_ROCPROFV3_FORMAT", "csv"}})),
             Rocprofv3Output::kCsv);
-  EXPECT_EQ(*Rocprofv3OutputFor(script_, Env({{"DECODEPROF_ROCPROFV3_FORMAT", "rocpd"}})),
+  EXPECT_EQ(*Rocprofv3OutputFor(script_, RunnerEnv({{"DECODEPROF_ROCPROFV3_FORMAT", "rocpd"}})),
             Rocprofv3Output::kRocpd);
-  auto bad = Rocprofv3OutputFor(rocpd, Env({{"DECODEPROF_ROCPROFV3_FORMAT", "json"}}));
+  auto bad = Rocprofv3OutputFor(rocpd, RunnerEnv({{"DECODEPROF_ROCPROFV3_FORMAT", "json"}}));
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().kind(), base::ErrorKind::kConfig);
   EXPECT_EQ(bad.status().message(), "must be csv or rocpd, not 'json'");
@@ -219,7 +219,7 @@ TEST_F(Rocprofv3RunnerTest, RecordsRocpdAndConvertsWhatTheModelReads) {
   options.backend = Backend::kRocprofv3;
   options.command = {"sh", "-c", "exit 3"};
   base::Status conversion = base::InternalError("", "not set");
-  auto result = RecordWithRocprofv3(options, Env({{"ROCPROFV3", rocpd}}), &conversion);
+  auto result = RecordWithRocprofv3(options, RunnerEnv({{"ROCPROFV3", rocpd}}), &conversion);
   ASSERT_TRUE(result.ok()) << result.status().ToString();
   EXPECT_EQ(result->status, 3);
   ASSERT_TRUE(conversion.ok()) << conversion.ToString();
@@ -290,7 +290,7 @@ TEST_F(Rocprofv3RunnerTest, NoRocpdDatabaseIsAnIoErrorButTheStatusIsKept) {
   options.output = dir_ + "/none.sqlite";
   options.command = {"sh", "-c", "exit 0"};
   base::Status conversion;
-  auto result = RecordWithRocprofv3(options, Env({{"ROCPROFV3", rocpd}}), &conversion);
+  auto result = RecordWithRocprofv3(options, RunnerEnv({{"ROCPROFV3", rocpd}}), &conversion);
   ASSERT_TRUE(result.ok()) << result.status().ToString();
   EXPECT_EQ(result->status, 0);
   EXPECT_EQ(conversion.kind(), base::ErrorKind::kIo);
@@ -299,11 +299,11 @@ TEST_F(Rocprofv3RunnerTest, NoRocpdDatabaseIsAnIoErrorButTheStatusIsKept) {
 }
 
 TEST_F(Rocprofv3RunnerTest, MissingRocprofv3IsAConfigError) {
-  auto found = FindRocprofv3(Env({{"ROCPROFV3", dir_ + "/absent"}}));
+  auto found = FindRocprofv3(RunnerEnv({{"ROCPROFV3", dir_ + "/absent"}}));
   ASSERT_FALSE(found.ok());
   EXPECT_EQ(found.status().kind(), base::ErrorKind::kConfig);
   EXPECT_EQ(found.status().message(), "rocprofv3 not found (set ROCPROFV3)");
-  auto on_path = FindRocprofv3(Env({{"PATH", dir_}}));
+  auto on_path = FindRocprofv3(RunnerEnv({{"PATH", dir_}}));
   ASSERT_TRUE(on_path.ok());
   EXPECT_EQ(*on_path, script_);
 }

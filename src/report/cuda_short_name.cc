@@ -1,4 +1,5 @@
 #include "src/report/cuda_short_name.h"
+#include "src/report/text_scan.h"
 
 #include <array>
 #include <cstdlib>
@@ -26,16 +27,9 @@ bool Contains(std::string_view text, std::string_view part) {
   return text.find(part) != std::string_view::npos;
 }
 
-bool IsWordChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
-
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-
-size_t WordEnd(std::string_view text, size_t pos) {
-  while (pos < text.size() && IsWordChar(text[pos])) ++pos;
-  return pos;
-}
+using text::IsDigit;
+using text::IsWordChar;
+using text::WordEnd;
 
 std::string_view Trim(std::string_view text) {
   while (!text.empty() && text.front() == ' ') text.remove_prefix(1);

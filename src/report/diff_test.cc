@@ -1,4 +1,5 @@
 #include "src/report/diff.h"
+#include "src/report/testing/summary_text.h"
 
 #include <gtest/gtest.h>
 
@@ -10,11 +11,7 @@
 namespace decodeprof::report {
 namespace {
 
-SummaryFile Summary(const std::string& text, const std::string& path) {
-  auto parsed = ParseSummary(path, text);
-  EXPECT_TRUE(parsed.ok()) << parsed.status().ToString();
-  return parsed.ok() ? *parsed : SummaryFile{};
-}
+using test_support::Summary;
 
 // An eager run: 64 ms/token plain, mostly host gaps; units `graph` (ceiling 10.0) and `gemv`.
 SummaryFile Before() {

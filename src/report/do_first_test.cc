@@ -1,4 +1,5 @@
 #include "src/report/do_first.h"
+#include "src/report/testing/summary_text.h"
 
 #include <gtest/gtest.h>
 
@@ -12,11 +13,7 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-SummaryFile Summary(const std::string& text, const std::string& path = "x_summary.json") {
-  auto parsed = ParseSummary(path, text);
-  EXPECT_TRUE(parsed.ok()) << parsed.status().ToString();
-  return parsed.ok() ? *parsed : SummaryFile{};
-}
+using test_support::Summary;
 
 // A run that deserves no flag: 128 tokens, a profiler cost of 4 %, clean checks, empty
 // warnings and diagnostics. Fields are patched in per test.

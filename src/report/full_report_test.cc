@@ -1,4 +1,5 @@
 #include "src/report/full_report.h"
+#include "src/report/testing/summary_text.h"
 
 #include <gtest/gtest.h>
 
@@ -10,11 +11,7 @@
 namespace decodeprof::report {
 namespace {
 
-SummaryFile Summary(const std::string& text, const std::string& path = "x_summary.json") {
-  auto parsed = ParseSummary(path, text);
-  EXPECT_TRUE(parsed.ok()) << parsed.status().ToString();
-  return parsed.ok() ? *parsed : SummaryFile{};
-}
+using test_support::Summary;
 
 // Two runs: `a` with every field, `b` an older summary with most of them missing.
 std::vector<SummaryFile> TwoRuns() {

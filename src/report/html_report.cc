@@ -65,7 +65,7 @@ std::string TextOf(const Json& value) {
 }
 
 // The run's name in <code>, escaped.
-std::string RunName(const SummaryFile& summary) {
+std::string CodeRunName(const SummaryFile& summary) {
   return "<code>" + HtmlEscape(LabelOf(summary)) + "</code>";
 }
 
@@ -84,7 +84,7 @@ void AppendRunTable(const std::vector<SummaryFile>& summaries, std::string& out)
       "<table>\n<tr><th class=\"l\">run</th><th>plain ms/token</th><th>profiled ms/token</th>"
       "<th>GPU busy ms/token</th><th>host gap ms/token</th><th>dispatches/token</th></tr>\n";
   for (const SummaryFile& summary : summaries) {
-    std::string row = "<tr>" + Cell(RunName(summary) + TrustMarkHtml(summary), true) +
+    std::string row = "<tr>" + Cell(CodeRunName(summary) + TrustMarkHtml(summary), true) +
                       Cell(PlainMsPerToken(summary)) + Cell(ProfiledMsPerToken(summary));
     const RunView s(summary);
     row += Cell(NumberText(s.gpu_ms_per_token().json())) +
@@ -104,7 +104,7 @@ std::string Join(const std::vector<std::string>& parts, std::string_view separat
 // A computed figure, rounded to 4 decimals (full_report.h).
 std::string Computed(double value) { return base::FormatFixed(value, 4); }
 
-std::string Pct(double value) { return base::FormatFixed(value, 2) + "%"; }
+std::string HtmlPct(double value) { return base::FormatFixed(value, 2) + "%"; }
 
 // The decode wall per token as one stacked bar (html_plots.h): the GPU time of each work unit
 // in rank order, the GPU time outside every unit, then the host gap.
@@ -145,28 +145,29 @@ void AppendWallBar(const SummaryFile& summary, std::string& out) {
     const double ms = drawn / 100.0 * *gpu;
     std::string title = "#" + r.id;
     if (const std::optional<std::string> port = unit.port().get()) title += " (" + *port + ")";
-    title += ": " + Computed(ms) + " ms/token of GPU time, " + Pct(drawn) + " of GPU busy, " +
-             Pct(wall_pct(ms)) + " of the decode wall";
+    title += ": " + Computed(ms) + " ms/token of GPU time, " + HtmlPct(drawn) + " of GPU busy, " +
+             HtmlPct(wall_pct(ms)) + " of the decode wall";
     if (drawn < share - 1e-9) {
-      title +=
-          "; its fallback share is " + Pct(share) + ", the rest is drawn with the units before it";
+      title += "; its fallback share is " + HtmlPct(share) +
+               ", the rest is drawn with the units before it";
     }
-    segments.push_back({"#" + r.id + " " + Computed(ms) + " ms (" + Pct(wall_pct(ms)) + ")", ms,
+    segments.push_back({"#" + r.id + " " + Computed(ms) + " ms (" + HtmlPct(wall_pct(ms)) + ")", ms,
                         std::string(unit_color), title});
   }
   if (100.0 - used_pct > 1e-9) {
     const double other_ms = (100.0 - used_pct) / 100.0 * *gpu;
     const std::string what = segments.empty() ? "GPU busy" : "GPU busy outside the units";
-    segments.push_back({what + " " + Computed(other_ms) + " ms (" + Pct(wall_pct(other_ms)) + ")",
-                        other_ms, std::string(segments.empty() ? kGpuBusyColor : kOtherGpuColor),
-                        what + ": " + Computed(other_ms) + " ms/token, " + Pct(wall_pct(other_ms)) +
-                            " of the decode wall"});
+    segments.push_back(
+        {what + " " + Computed(other_ms) + " ms (" + HtmlPct(wall_pct(other_ms)) + ")", other_ms,
+         std::string(segments.empty() ? kGpuBusyColor : kOtherGpuColor),
+         what + ": " + Computed(other_ms) + " ms/token, " + HtmlPct(wall_pct(other_ms)) +
+             " of the decode wall"});
   }
   segments.push_back(
-      {"host gap " + s.host_gap_ms_per_token().Str() + " ms (" + Pct(gap_pct) + ")", *gap,
+      {"host gap " + s.host_gap_ms_per_token().Str() + " ms (" + HtmlPct(gap_pct) + ")", *gap,
        std::string(kHostGapColor),
        "host gap (GPU idle inside the decode window): " + s.host_gap_ms_per_token().Str() +
-           " ms/token, " + Pct(gap_pct) + " of the decode wall"});
+           " ms/token, " + HtmlPct(gap_pct) + " of the decode wall"});
 
   out += "<h3>Decode wall per token</h3>\n";
   out += StackedBarSvg(segments, "decode wall per token") + "\n";
@@ -395,7 +396,7 @@ void AppendContextSweeps(const std::vector<SummaryFile>& summaries, std::string&
         "<th>floor ms/step</th><th>wall ms/step</th><th>MBU %</th></tr>\n";
     for (const size_t r : sweep.runs) {
       const SpeedOfLightSection& s = *summaries[r].speed_of_light;
-      out += "<tr>" + Cell(RunName(summaries[r]), true) +
+      out += "<tr>" + Cell(CodeRunName(summaries[r]), true) +
              Cell(s.context_tokens ? base::PyRepr(*s.context_tokens) : std::string(kNoValue)) +
              Cell(fixed(s.kv_bytes_per_token, 0)) + Cell(fixed(s.floor_ms_per_token, 3)) +
              Cell(fixed(s.wall_ms_per_token, 3)) + Cell(fixed(s.mbu_pct, 1)) + "</tr>\n";
@@ -449,7 +450,7 @@ std::string RenderHtmlReport(const std::vector<SummaryFile>& summaries,
   AppendContextSweeps(summaries, out);
   for (size_t i = 0; i < summaries.size(); ++i) {
     const SummaryFile& summary = summaries[i];
-    out += "<section>\n<h2>" + RunName(summary) + "</h2>\n";
+    out += "<section>\n<h2>" + CodeRunName(summary) + "</h2>\n";
     AppendWallBar(summary, out);
     AppendSpeedOfLight(summary, out);
     AppendTimeline(summary, i < timelines.size() ? timelines[i] : std::nullopt, out);

@@ -1,4 +1,5 @@
 #include "src/report/html_report.h"
+#include "src/report/testing/summary_text.h"
 
 #include <gtest/gtest.h>
 
@@ -8,11 +9,7 @@
 namespace decodeprof::report {
 namespace {
 
-SummaryFile Summary(const std::string& text, const std::string& path = "x_summary.json") {
-  auto parsed = ParseSummary(path, text);
-  EXPECT_TRUE(parsed.ok()) << parsed.status().ToString();
-  return parsed.ok() ? *parsed : SummaryFile{};
-}
+using test_support::Summary;
 
 bool Contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;

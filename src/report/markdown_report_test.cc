@@ -1,4 +1,5 @@
 #include "src/report/markdown_report.h"
+#include "src/report/testing/summary_text.h"
 
 #include <gtest/gtest.h>
 
@@ -9,11 +10,7 @@
 namespace decodeprof::report {
 namespace {
 
-SummaryFile Summary(const std::string& text, const std::string& path = "x_summary.json") {
-  auto parsed = ParseSummary(path, text);
-  EXPECT_TRUE(parsed.ok()) << parsed.status().ToString();
-  return parsed.ok() ? *parsed : SummaryFile{};
-}
+using test_support::Summary;
 
 // Seed spec section 3, GapTests: ceiling_cell.
 TEST(CeilingCellTest, SeedCases) {

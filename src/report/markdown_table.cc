@@ -13,7 +13,9 @@
 
 namespace decodeprof::report {
 
+namespace {
 using Json = nlohmann::ordered_json;
+}  // namespace
 
 bool IsTruthy(const Json& value) {
   switch (value.type()) {

@@ -1,4 +1,5 @@
 #include "src/report/run_set.h"
+#include "src/report/text_scan.h"
 
 #include <algorithm>
 #include <cstddef>
@@ -39,7 +40,7 @@ std::string Suffixed(const std::vector<std::string>& dirs, size_t k, const std::
   return out + name;
 }
 
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+using text::IsDigit;
 
 // The tag of a `<model>_<tag>` name: "greedy...", or "t" and a digit; "" otherwise.
 std::string NameTag(const std::string& name) {

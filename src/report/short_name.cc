@@ -1,4 +1,5 @@
 #include "src/report/short_name.h"
+#include "src/report/text_scan.h"
 
 #include <array>
 #include <optional>
@@ -28,14 +29,8 @@ namespace {
 //     at its `u` before the `int` inside it is reached. There are no word boundaries: `int`
 //     also matches inside `uint32_t`, as in the seed.
 
-bool IsWordChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
-
-size_t WordEnd(std::string_view text, size_t pos) {
-  while (pos < text.size() && IsWordChar(text[pos])) ++pos;
-  return pos;
-}
+using text::IsWordChar;
+using text::WordEnd;
 
 struct BaseMatch {
   std::string_view base;

@@ -18,7 +18,7 @@ using Json = nlohmann::ordered_json;
 constexpr double kSlack = 0.01;      // the figures are rounded
 constexpr double kLargestMs = 1e12;  // as summary_validation's counts, times and rates
 
-enum class Range { kAny, kMs, kBytes, kPeak, kGbps, kPercent, kMbu, kCeiling };
+enum class SolRange { kAny, kMs, kBytes, kPeak, kGbps, kPercent, kMbu, kCeiling };
 
 std::string Name(std::string_view prefix, std::string_view key) {
   return std::string(prefix) + "`" + std::string(key) + "`";
@@ -30,7 +30,7 @@ class Reader {
   explicit Reader(const std::string& path) : path_(path) {}
 
   base::Status Number(const Json& object, std::string_view prefix, std::string_view key,
-                      Range range, std::optional<double>& out) const {
+                      SolRange range, std::optional<double>& out) const {
     const auto it = object.find(key);
     if (it == object.end() || it->is_null()) return base::OkStatus();
     if (!it->is_number()) {
@@ -81,45 +81,45 @@ class Reader {
 
  private:
   base::Status CheckRange(const std::string& name, const std::string& text, double x,
-                          Range range) const {
+                          SolRange range) const {
     switch (range) {
-      case Range::kAny:
+      case SolRange::kAny:
         break;
-      case Range::kMs:
+      case SolRange::kMs:
         if (x < 0 || x > kLargestMs) {
           return Error(name + " is " + text + ": a count, time or rate of a run is from 0 to 1e12");
         }
         break;
-      case Range::kBytes:
+      case SolRange::kBytes:
         if (x < 0 || x > kMaxSolBytes) {
           return Error(name + " is " + text + ": bytes per token are from 0 to 1e15");
         }
         break;
-      case Range::kPeak:
+      case SolRange::kPeak:
         if (x < kMinPeakGbps || x > kMaxGbps) {
           return Error(name + " is " + text + ": a peak bandwidth is from 1 to 1e5 GB/s");
         }
         break;
-      case Range::kGbps:
+      case SolRange::kGbps:
         if (x < 0 || x > kMaxGbps) {
           return Error(name + " is " + text + ": a bandwidth is from 0 to 1e5 GB/s");
         }
         break;
-      case Range::kPercent:
+      case SolRange::kPercent:
         if (x < 0 || x > 100 + kSlack) {
           return Error(name + " is " + text +
                        ": a share of the peak is from 0 to 100 (above 100 % the bytes per token "
                        "or the peak bandwidth are wrong)");
         }
         break;
-      case Range::kMbu:
+      case SolRange::kMbu:
         if (x < 0 || x > 100 + kSlack) {
           return Error(name + " is " + text +
                        ": a MBU above 100 % means the bytes per token or the peak bandwidth are "
                        "wrong (a MBU is from 0 to 100)");
         }
         break;
-      case Range::kCeiling:
+      case SolRange::kCeiling:
         if (x < 1 - kSlack || x > kLargestMs) {
           return Error(name + " is " + text + ": a speedup bound is at least 1");
         }
@@ -136,19 +136,19 @@ constexpr std::string_view kTop = "`speed_of_light`.";
 base::Status ReadDecomposition(const Reader& r, const Json& object,
                                SpeedOfLightDecomposition& out) {
   const std::string prefix = std::string(kTop) + "`decomposition_ms_per_token`.";
-  DP_RETURN_IF_ERROR(r.Number(object, prefix, "floor", Range::kMs, out.floor));
+  DP_RETURN_IF_ERROR(r.Number(object, prefix, "floor", SolRange::kMs, out.floor));
   DP_ASSIGN_OR_RETURN(const Json* units, r.Object(object, prefix, "units"));
   if (units != nullptr) {
     for (const auto& [id, value] : units->items()) {
       std::optional<double> excess;
-      DP_RETURN_IF_ERROR(r.Number(*units, prefix + "`units`.", id, Range::kAny, excess));
+      DP_RETURN_IF_ERROR(r.Number(*units, prefix + "`units`.", id, SolRange::kAny, excess));
       if (excess) out.units.emplace_back(id, *excess);
     }
   }
-  DP_RETURN_IF_ERROR(r.Number(object, prefix, "other_kernels", Range::kAny, out.other_kernels));
-  DP_RETURN_IF_ERROR(r.Number(object, prefix, "overlap", Range::kAny, out.overlap));
-  DP_RETURN_IF_ERROR(r.Number(object, prefix, "host_gap", Range::kAny, out.host_gap));
-  DP_RETURN_IF_ERROR(r.Number(object, prefix, "wall", Range::kMs, out.wall));
+  DP_RETURN_IF_ERROR(r.Number(object, prefix, "other_kernels", SolRange::kAny, out.other_kernels));
+  DP_RETURN_IF_ERROR(r.Number(object, prefix, "overlap", SolRange::kAny, out.overlap));
+  DP_RETURN_IF_ERROR(r.Number(object, prefix, "host_gap", SolRange::kAny, out.host_gap));
+  DP_RETURN_IF_ERROR(r.Number(object, prefix, "wall", SolRange::kMs, out.wall));
   if (out.floor && out.wall) {
     double sum = *out.floor + out.other_kernels.value_or(0.0) + out.overlap.value_or(0.0) +
                  out.host_gap.value_or(0.0);
@@ -173,14 +173,14 @@ base::Status ReadClasses(const Reader& r, const Json& object, std::vector<SpeedO
     c.name = name;
     DP_RETURN_IF_ERROR(r.Strings(entry, prefix, "moves", c.moves));
     DP_RETURN_IF_ERROR(
-        r.Number(entry, prefix, "bytes_per_token", Range::kBytes, c.bytes_per_token));
-    DP_RETURN_IF_ERROR(r.Number(entry, prefix, "ms_per_token", Range::kMs, c.ms_per_token));
+        r.Number(entry, prefix, "bytes_per_token", SolRange::kBytes, c.bytes_per_token));
+    DP_RETURN_IF_ERROR(r.Number(entry, prefix, "ms_per_token", SolRange::kMs, c.ms_per_token));
     DP_RETURN_IF_ERROR(
-        r.Number(entry, prefix, "floor_ms_per_token", Range::kMs, c.floor_ms_per_token));
+        r.Number(entry, prefix, "floor_ms_per_token", SolRange::kMs, c.floor_ms_per_token));
     // A class may move its share of the bytes above the peak (the ledger gives a kind's bytes
     // to the classes that move it in proportion to their time, and notes it): not bounded.
-    DP_RETURN_IF_ERROR(r.Number(entry, prefix, "achieved_gbps", Range::kMs, c.achieved_gbps));
-    DP_RETURN_IF_ERROR(r.Number(entry, prefix, "pct_of_peak", Range::kMs, c.pct_of_peak));
+    DP_RETURN_IF_ERROR(r.Number(entry, prefix, "achieved_gbps", SolRange::kMs, c.achieved_gbps));
+    DP_RETURN_IF_ERROR(r.Number(entry, prefix, "pct_of_peak", SolRange::kMs, c.pct_of_peak));
     out.push_back(std::move(c));
   }
   return base::OkStatus();
@@ -194,14 +194,14 @@ base::Status ReadUnits(const Reader& r, const Json& object, std::vector<SpeedOfL
     SpeedOfLightUnit u;
     u.id = id;
     DP_RETURN_IF_ERROR(
-        r.Number(entry, prefix, "bytes_per_token", Range::kBytes, u.bytes_per_token));
-    DP_RETURN_IF_ERROR(r.Number(entry, prefix, "ms_per_token", Range::kMs, u.ms_per_token));
+        r.Number(entry, prefix, "bytes_per_token", SolRange::kBytes, u.bytes_per_token));
+    DP_RETURN_IF_ERROR(r.Number(entry, prefix, "ms_per_token", SolRange::kMs, u.ms_per_token));
     DP_RETURN_IF_ERROR(
-        r.Number(entry, prefix, "floor_ms_per_token", Range::kMs, u.floor_ms_per_token));
+        r.Number(entry, prefix, "floor_ms_per_token", SolRange::kMs, u.floor_ms_per_token));
     DP_RETURN_IF_ERROR(
-        r.Number(entry, prefix, "excess_ms_per_token", Range::kAny, u.excess_ms_per_token));
+        r.Number(entry, prefix, "excess_ms_per_token", SolRange::kAny, u.excess_ms_per_token));
     DP_RETURN_IF_ERROR(
-        r.Number(entry, prefix, "ceiling_to_floor", Range::kCeiling, u.ceiling_to_floor));
+        r.Number(entry, prefix, "ceiling_to_floor", SolRange::kCeiling, u.ceiling_to_floor));
     out.push_back(std::move(u));
   }
   return base::OkStatus();
@@ -252,14 +252,16 @@ base::StatusOr<std::optional<SpeedOfLightSection>> ReadSpeedOfLight(const Json& 
   DP_RETURN_IF_ERROR(r.String(o, kTop, "model_source", s.model_source));
   DP_RETURN_IF_ERROR(r.String(o, kTop, "architecture", s.architecture));
   DP_RETURN_IF_ERROR(r.String(o, kTop, "weight_format", s.weight_format));
-  DP_RETURN_IF_ERROR(r.Number(o, kTop, "context_tokens", Range::kMs, s.context_tokens));
+  DP_RETURN_IF_ERROR(r.Number(o, kTop, "context_tokens", SolRange::kMs, s.context_tokens));
   DP_RETURN_IF_ERROR(r.String(o, kTop, "context_source", s.context_source));
-  DP_RETURN_IF_ERROR(r.Number(o, kTop, "weight_bytes", Range::kBytes, s.weight_bytes));
-  DP_RETURN_IF_ERROR(r.Number(o, kTop, "kv_bytes_per_token", Range::kBytes, s.kv_bytes_per_token));
+  DP_RETURN_IF_ERROR(r.Number(o, kTop, "weight_bytes", SolRange::kBytes, s.weight_bytes));
   DP_RETURN_IF_ERROR(
-      r.Number(o, kTop, "state_bytes_per_token", Range::kBytes, s.state_bytes_per_token));
-  DP_RETURN_IF_ERROR(r.Number(o, kTop, "bytes_per_token", Range::kBytes, s.bytes_per_token));
-  DP_RETURN_IF_ERROR(r.Number(o, kTop, "peak_bandwidth_gbps", Range::kPeak, s.peak_bandwidth_gbps));
+      r.Number(o, kTop, "kv_bytes_per_token", SolRange::kBytes, s.kv_bytes_per_token));
+  DP_RETURN_IF_ERROR(
+      r.Number(o, kTop, "state_bytes_per_token", SolRange::kBytes, s.state_bytes_per_token));
+  DP_RETURN_IF_ERROR(r.Number(o, kTop, "bytes_per_token", SolRange::kBytes, s.bytes_per_token));
+  DP_RETURN_IF_ERROR(
+      r.Number(o, kTop, "peak_bandwidth_gbps", SolRange::kPeak, s.peak_bandwidth_gbps));
   DP_RETURN_IF_ERROR(r.String(o, kTop, "peak_source", s.peak_source));
   if (!s.peak_source.empty() && s.peak_source != "measured" && s.peak_source != "table" &&
       s.peak_source != "option") {
@@ -267,11 +269,11 @@ base::StatusOr<std::optional<SpeedOfLightSection>> ReadSpeedOfLight(const Json& 
                    "\", not \"measured\", \"table\" or \"option\"");
   }
   DP_RETURN_IF_ERROR(r.String(o, kTop, "peak_detail", s.peak_detail));
-  DP_RETURN_IF_ERROR(r.Number(o, kTop, "floor_ms_per_token", Range::kMs, s.floor_ms_per_token));
-  DP_RETURN_IF_ERROR(r.Number(o, kTop, "wall_ms_per_token", Range::kMs, s.wall_ms_per_token));
-  DP_RETURN_IF_ERROR(r.Number(o, kTop, "achieved_gbps", Range::kGbps, s.achieved_gbps));
-  DP_RETURN_IF_ERROR(r.Number(o, kTop, "mbu_pct", Range::kMbu, s.mbu_pct));
-  DP_RETURN_IF_ERROR(r.Number(o, kTop, "to_the_floor", Range::kCeiling, s.to_the_floor));
+  DP_RETURN_IF_ERROR(r.Number(o, kTop, "floor_ms_per_token", SolRange::kMs, s.floor_ms_per_token));
+  DP_RETURN_IF_ERROR(r.Number(o, kTop, "wall_ms_per_token", SolRange::kMs, s.wall_ms_per_token));
+  DP_RETURN_IF_ERROR(r.Number(o, kTop, "achieved_gbps", SolRange::kGbps, s.achieved_gbps));
+  DP_RETURN_IF_ERROR(r.Number(o, kTop, "mbu_pct", SolRange::kMbu, s.mbu_pct));
+  DP_RETURN_IF_ERROR(r.Number(o, kTop, "to_the_floor", SolRange::kCeiling, s.to_the_floor));
   DP_ASSIGN_OR_RETURN(const Json* decomposition, r.Object(o, kTop, "decomposition_ms_per_token"));
   if (decomposition != nullptr) {
     SpeedOfLightDecomposition d;

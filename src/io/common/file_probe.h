@@ -24,7 +24,7 @@ class FileProbe {
   FileProbe(std::string path, std::string head, std::vector<std::string> sqlite_tables = {})
       : path_(std::move(path)), head_(std::move(head)), tables_(std::move(sqlite_tables)) {}
 
-  static constexpr size_t kHeadBytes = 64 * 1024;
+  static constexpr size_t kHeadBytes = size_t{64} * 1024;
   const std::string& path() const { return path_; }
   std::string_view head() const { return head_; }
   bool is_sqlite() const;
