@@ -6,8 +6,8 @@
 //
 // usage: fake_host LIBDECODEPROF_CUPTI.so SCENARIO
 #define NVTX_NO_IMPL
-#include <dlfcn.h>
 #include <cupti.h>
+#include <dlfcn.h>
 #include <nvtx3/nvToolsExt.h>
 #include <signal.h>
 #include <sys/wait.h>
