@@ -64,7 +64,7 @@ std::string FindCuptiLibrary(const GetEnvFn& getenv) {
     for (const char* dir :
          {"/lib64/", "/lib/", "/extras/CUPTI/lib64/", "/targets/x86_64-linux/lib/"}) {
       for (const char* name : {"libcupti.so.13", "libcupti.so"}) {
-        const std::string path = root + dir + name;
+        std::string path = root + dir + name;
         if (IsFile(path)) return path;
       }
     }

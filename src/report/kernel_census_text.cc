@@ -36,7 +36,7 @@ std::string PadRight(std::string_view text, size_t width) {
 }
 
 // A name on one line of the text table (names may hold tabs and newlines).
-std::string OneLine(std::string_view text) {
+std::string FlatCell(std::string_view text) {
   std::string out(text);
   std::replace_if(
       out.begin(), out.end(), [](char c) { return c == '\n' || c == '\t'; }, ' ');
@@ -66,7 +66,7 @@ std::string HeadingLine(const CensusHeading& h, const CensusTable& table) {
   return fmt::format(
       "{} ({}, {}, clock {}), window {}: {} of {}, {} µs GPU time (sum of "
       "durations), classes of pack {}",
-      OneLine(h.trace), h.format, device, h.clock, window,
+      FlatCell(h.trace), h.format, device, h.clock, window,
       Plural(table.dispatches, "dispatch", "dispatches"), names, MicrosecondsText(table.total_ns),
       h.pack);
 }
@@ -104,8 +104,8 @@ std::string TableText(const CensusHeading& h, const CensusTable& table, const Ce
   lines.push_back(Header(h.by_class));
   for (const CensusRow& row : cut.shown) {
     Cells cells = RowCells(row, h.by_class);
-    cells[7] = OneLine(cells[7]);
-    if (!h.by_class) cells[6] = OneLine(cells[6]);
+    cells[7] = FlatCell(cells[7]);
+    if (!h.by_class) cells[6] = FlatCell(cells[6]);
     lines.push_back(std::move(cells));
   }
   std::array<size_t, kColumns> width{};

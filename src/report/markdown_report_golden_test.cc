@@ -112,7 +112,7 @@ bool ParseArgs(const std::vector<std::string>& args, std::vector<std::string>& p
   return !paths.empty() && (format == "md" || (format == "json" && !full));
 }
 
-class ReportGoldenTest : public testing::TestWithParam<std::string> {};
+class ReportGoldenTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ReportGoldenTest, MatchesExpectedOutput) {
   const fs::path dir = kGoldenDir / GetParam();
@@ -171,9 +171,9 @@ TEST_P(ReportGoldenTest, MatchesExpectedOutput) {
                              << LineDiff(*expected, *out);
 }
 
-std::string CaseName(const testing::TestParamInfo<std::string>& param) { return param.param; }
+std::string CaseName(const ::testing::TestParamInfo<std::string>& param) { return param.param; }
 
-INSTANTIATE_TEST_SUITE_P(Cases, ReportGoldenTest, testing::ValuesIn(ListCases()), CaseName);
+INSTANTIATE_TEST_SUITE_P(Cases, ReportGoldenTest, ::testing::ValuesIn(ListCases()), CaseName);
 
 TEST(ReportGoldenCasesTest, AreFound) { EXPECT_GE(ListCases().size(), 10u); }
 

@@ -185,8 +185,8 @@ base::Status DetectProcesses(Context& ctx) {
 
 base::Status ReadDispatches(Context& ctx) {
   std::string sql;
-  const auto add = [&](Source source, const TableShape& t, std::string names, std::string grid,
-                       std::string extra) {
+  const auto add = [&](Source source, const TableShape& t, const std::string& names,
+                       const std::string& grid, const std::string& extra) {
     if (!sql.empty()) sql += " UNION ALL ";
     sql += "SELECT " + std::to_string(static_cast<int64_t>(source)) +
            ", rowid, start, end, deviceId, streamId, " + t.Or("correlationId") + ", " +

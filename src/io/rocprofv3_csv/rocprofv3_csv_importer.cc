@@ -435,9 +435,9 @@ class PartQueue {
 };
 
 // A helper: imports part `k`, then whichever the queue gives it.
-void ImportParts(std::stop_token cancel, const std::string& path, const CsvReader::Options& base,
-                 const Columns& columns, PartQueue& queue, std::vector<Part>& parts,
-                 std::optional<size_t> k) {
+void ImportParts(const std::stop_token& cancel, const std::string& path,
+                 const CsvReader::Options& base, const Columns& columns, PartQueue& queue,
+                 std::vector<Part>& parts, std::optional<size_t> k) {
   for (; k && !cancel.stop_requested(); k = queue.TakeBack()) {
     Part& part = parts[*k];
     CsvReader::Options options = base;

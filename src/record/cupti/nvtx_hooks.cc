@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <string>
+#include <type_traits>
 
 #include "src/record/cupti/clock.h"
 
@@ -19,7 +20,7 @@ std::string Utf8(const wchar_t* text) {
   std::string out;
   if (text == nullptr) return out;
   for (; *text != 0; ++text) {
-    const auto c = static_cast<uint32_t>(*text);
+    const auto c = static_cast<uint32_t>(static_cast<std::make_unsigned_t<wchar_t>>(*text));
     if (c < 0x80) {
       out += static_cast<char>(c);
     } else if (c < 0x800) {

@@ -200,7 +200,7 @@ void Recorder::AtExit() {
   }
   r->waiter_cv_.notify_all();
   sem_post(&r->wake_);
-  const timespec deadline = AfterMs(kExitWaitSeconds * 1000);
+  const timespec deadline = AfterMs(static_cast<uint64_t>(kExitWaitSeconds) * 1000);
   int rc;
   while ((rc = sem_clockwait(&r->done_, CLOCK_MONOTONIC, &deadline)) != 0 && errno == EINTR) {
   }

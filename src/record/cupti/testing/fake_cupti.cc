@@ -258,7 +258,7 @@ CUptiResult cuptiActivityGetNumDroppedRecords(CUcontext, uint32_t, size_t* dropp
   }
   int64_t n = g_dropped.exchange(0);
   if (!g_reported_env_drops.exchange(true)) {
-    if (const char* text = std::getenv("FAKE_CUPTI_DROPPED")) n += std::atoll(text);
+    if (const char* text = std::getenv("FAKE_CUPTI_DROPPED")) n += std::strtoll(text, nullptr, 10);
   }
   *dropped = static_cast<size_t>(n);
   return CUPTI_SUCCESS;
@@ -394,7 +394,7 @@ int FakeCuptiLaunchGraph(int kernels, const char* name, uint64_t duration_ns, ui
   std::unique_lock<std::mutex> lock(g_mu);
   const uint32_t correlation = ++g_correlation;
   cuGraphLaunch_params params{};
-  params.hStream = reinterpret_cast<CUstream>(stream);
+  params.hStream = reinterpret_cast<CUstream>(stream);  // NOLINT(performance-no-int-to-ptr)
   CUpti_CallbackData data{};
   data.correlationId = correlation;
   data.functionParams = &params;
@@ -426,7 +426,7 @@ int FakeCuptiLaunchGraph(int kernels, const char* name, uint64_t duration_ns, ui
     k.streamId = 7;
     k.correlationId = correlation;
     k.graphId = 1;
-    k.graphNodeId = static_cast<uint64_t>(i + 1);
+    k.graphNodeId = static_cast<uint64_t>(i) + 1;
     k.gridX = k.gridY = k.gridZ = 1;
     k.blockX = 32;
     k.blockY = k.blockZ = 1;

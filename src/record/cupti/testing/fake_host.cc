@@ -261,6 +261,7 @@ int RunGated(const std::string& scenario) {
 // Under LeakSanitizer (the asan preset): the recorder lives as long as the process by
 // design, and a forked child sees the parent's drain-thread stack as gone, so buffers it
 // still pointed to look leaked. Leaks are checked by the unit tests, not in this harness.
+// NOLINTNEXTLINE(bugprone-reserved-identifier,cert-dcl37-c,cert-dcl51-cpp): LSan's hook name
 extern "C" __attribute__((used)) const char* __lsan_default_options() { return "detect_leaks=0"; }
 
 int main(int argc, char** argv) {
