@@ -216,7 +216,7 @@ std::string FloorBarsSvg(const std::vector<FloorBar>& bars, double scale_max,
                          std::string_view scale_text, std::string_view aria_label) {
   const BarLayout l = LayoutBars(bars, 40, 160 * kHundredths, scale_max);
   const int64_t rows = static_cast<int64_t>(bars.size());
-  std::string out = SvgOpen(rows * kBarRow + 22 + 2 * 18, aria_label);
+  std::string out = SvgOpen(rows * kBarRow + 22 + int64_t{2} * 18, aria_label);
   for (int64_t i = 0; i < rows; ++i) {
     const FloorBar& bar = bars[static_cast<size_t>(i)];
     const int64_t actual = l.Width(bar.actual);

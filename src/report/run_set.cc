@@ -46,7 +46,7 @@ using text::IsDigit;
 std::string NameTag(const std::string& name) {
   const size_t underscore = name.rfind('_');
   if (underscore == std::string::npos || underscore == 0) return "";
-  const std::string tag = name.substr(underscore + 1);
+  std::string tag = name.substr(underscore + 1);
   if (tag.starts_with("greedy")) return tag;
   if (tag.size() >= 2 && tag[0] == 't' && IsDigit(tag[1])) return tag;
   return "";
