@@ -1,4 +1,5 @@
 #include "src/base/subprocess.h"
+#include "tests/support/temp_dir.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -90,15 +91,15 @@ TEST(SubprocessTest, ExecFailureOfAMissingBinaryIsAStatus) {
 }
 
 TEST(SubprocessTest, ExecFailureOfANonExecutableFileExits126) {
-  char path[] = "/tmp/decodeprof-subprocess-XXXXXX";
-  const int fd = ::mkstemp(path);
+  const decodeprof::testing::TempDir dir("decodeprof-subprocess-");
+  const std::string path = dir.Path("not-executable");
+  const int fd = ::open(path.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
   ASSERT_GE(fd, 0);
   ::close(fd);
   SubprocessOptions options;
   options.argv = {path};
   options.search_path = false;
   StatusOr<std::unique_ptr<Subprocess>> child = Subprocess::Start(options);
-  ::unlink(path);
   ASSERT_TRUE(child.ok());
   EXPECT_EQ((*child)->exec_errno(), EACCES);
   EXPECT_FALSE((*child)->exec_status().ok());
