@@ -166,7 +166,7 @@ JsonValue SummaryToJson(const analysis::Summary& s) {
   doc.Add(Key(schema::run::pack), JsonValue::Str(s.pack));
   doc.Add(Key(schema::run::units_file), JsonValue::Str(s.units_file));
   JsonValue& warnings = doc.Add(Key(schema::run::warnings), JsonValue::MakeArray());
-  for (const std::string& w : s.warnings) warnings.Push(JsonValue::Str(w));
+  for (const trace::DiagMessage& w : s.warnings) warnings.Push(JsonValue::Str(w.text));
   doc.Add(Key(schema::run::trace_format), JsonValue::Str(s.trace_format));
   if (!s.trace_file.empty()) doc.Add(Key(schema::run::trace_file), JsonValue::Str(s.trace_file));
   doc.Add(Key(schema::run::device), s.device ? JsonValue::Int(*s.device) : JsonValue::Null());
