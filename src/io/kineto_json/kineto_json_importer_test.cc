@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/temp_dir.h"
+
 namespace decodeprof::io {
 namespace {
 
@@ -431,8 +433,8 @@ TEST(KinetoJsonImporter, FileErrors) {
   EXPECT_EQ(missing.status().where(), "/nonexistent/trace.json");
 
   // The file reader agrees with the in-memory one, across its buffer boundary too.
-  const std::filesystem::path path = std::filesystem::temp_directory_path() /
-                                     ("dp_kineto_" + std::to_string(::getpid()) + ".json");
+  const decodeprof::testing::TempDir temp("dp_kineto_");
+  const std::filesystem::path path = temp.Path("trace.json");
   std::string big = "{\"traceEvents\": [";
   for (int i = 0; i < 20000; ++i) {
     if (i > 0) big += ",\n";
@@ -446,7 +448,6 @@ TEST(KinetoJsonImporter, FileErrors) {
     out << big;
   }
   const auto from_file = ImportKinetoJson(path.string(), names, sink);
-  std::filesystem::remove(path);
   ASSERT_FALSE(from_file.ok());
   EXPECT_EQ(sink.dispatches.size(), 20000u);
   EXPECT_EQ(sink.dispatches.back().start, 19999125);
