@@ -5,7 +5,8 @@
 // The rule, over every .h, .cc and .c file under tests/ and every test file under src/
 // (*_test.cc, *_test_util.*, *_test_fakes.*, testing/, testdata/), except tests/support/ (the
 // library itself) and kAllowed below (each with its reason): no call of
-// std::filesystem::temp_directory_path() and none of mkdtemp() outside comments.
+// std::filesystem::temp_directory_path(), mkdtemp() or GoogleTest's ::testing::TempDir() (a
+// folder shared by every test, never emptied) outside comments.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -25,7 +26,9 @@ const std::map<std::string, std::string> kAllowed = {
     {"tests/temp_dirs_rule_test.cc", "the rule's own file names the calls it looks for"},
 };
 
-const std::regex kCall(R"(\b(temp_directory_path|mkdtemp)\s*\()");
+// GoogleTest's testing::TempDir() but not decodeprof::testing::TempDir's constructor.
+const std::regex kCall(
+    R"(\b(temp_directory_path|mkdtemp)\s*\(|(?:^|[^\w:]|\W::)testing::TempDir\s*\(\s*\))");
 
 bool IsTestFile(const std::string& relative) {
   if (relative.starts_with("tests/")) return !relative.starts_with("tests/support/");
@@ -81,7 +84,9 @@ std::vector<std::string> Violations(const fs::path& root,
         if (kAllowed.count(relative) != 0) {
           ++(*allowed_hits)[relative];
         } else {
-          found.push_back(relative + ":" + std::to_string(number) + ": " + m[1].str() + "()");
+          std::string call = m.str(0);
+          call.erase(0, call.find_first_not_of(" \t(,=+!&|<"));
+          found.push_back(relative + ":" + std::to_string(number) + ": " + call);
         }
       }
     }
@@ -110,6 +115,11 @@ TEST(TempDirsRuleTest, TheScanSeesCallsAndSkipsComments) {
   EXPECT_TRUE(std::regex_search(WithoutComments("::mkdtemp (pattern.data());"), kCall));
   EXPECT_FALSE(std::regex_search(WithoutComments("// fs::temp_directory_path() here"), kCall));
   EXPECT_FALSE(std::regex_search(WithoutComments("/* mkdtemp(x) */ int y;"), kCall));
+  EXPECT_TRUE(std::regex_search(WithoutComments("f(::testing::TempDir() + \"/x\");"), kCall));
+  EXPECT_TRUE(std::regex_search(WithoutComments("auto p = testing::TempDir();"), kCall));
+  EXPECT_FALSE(
+      std::regex_search(WithoutComments("decodeprof::testing::TempDir t(\"p_\");"), kCall));
+  EXPECT_FALSE(std::regex_search(WithoutComments("decodeprof::testing::TempDir()"), kCall));
   EXPECT_TRUE(IsTestFile("tests/golden_test.cc"));
   EXPECT_TRUE(IsTestFile("src/guard/guard_cli_test_util.cc"));
   EXPECT_TRUE(IsTestFile("src/io/rocpd/testing/rocpd_db_writer.cc"));

@@ -213,7 +213,8 @@ TEST(KinetoJsonImporter, CopiesOfAHipTraceAreHipCopies) {
 // Through the plug-in: memory operations stream, launches are the model's table (the join is
 // the model's: trace::LaunchIndex), skipped events are a diagnostic, the clock is realtime.
 TEST(KinetoJsonImporter, ThePlugInFillsTheModel) {
-  const std::string path = ::testing::TempDir() + "/kineto_plugin.json";
+  const decodeprof::testing::TempDir temp("dp_kineto_");
+  const std::string path = temp.Path("kineto_plugin.json");
   {
     std::ofstream out(path, std::ios::binary);
     out << kTrace;
@@ -246,7 +247,8 @@ TEST(KinetoJsonImporter, ThePlugInFillsTheModel) {
 }
 
 TEST(KinetoJsonImporter, DevicePropertiesSkipWhatCannotBeADevice) {
-  const std::string path = ::testing::TempDir() + "/kineto_devices.json";
+  const decodeprof::testing::TempDir temp("dp_kineto_");
+  const std::string path = temp.Path("kineto_devices.json");
   {
     std::ofstream out(path, std::ios::binary);
     out << R"JSON({"deviceProperties": [
