@@ -11,6 +11,7 @@
 #include "src/report/dispatch_csv.h"
 #include "src/report/kernel_csv.h"
 #include "src/report/summary_schema.h"
+#include "tests/support/temp_dir.h"
 
 namespace decodeprof::report {
 namespace {
@@ -284,7 +285,8 @@ TEST(DispatchCsvTest, UnitsColumnNamesUnitsByRoleAndByClass) {
   in.names = &run.names;
   in.pack = &run.pack;
   in.units = &units;
-  const std::string path = ::testing::TempDir() + "/dispatch_csv_units_test.csv";
+  const decodeprof::testing::TempDir temp("dp_dispatch_csv_");
+  const std::string path = temp.Path("dispatch_csv_units_test.csv");
   ASSERT_TRUE(
       WriteDispatchCsv(path, run.window, run.names, analysis::Attribute(in), run.pack, units).ok());
   auto text = base::ReadFile(path);
