@@ -249,12 +249,12 @@ struct SummaryField {
   X(detail, "detail", String, Any, Checked, "", "what was there")
 
 // `ranked_units[]`: the units in rank order (analysis/ranking.h).
-#define DP_SUMMARY_RANKED_UNIT_FIELDS(X)                                       \
+#define DP_SUMMARY_RANKED_UNIT_FIELDS(X)                                      \
   X(id, "id", String, Any, Required, "", "a unit of `port_units`, each once") \
-  X(by, "by", String, Any, Required, "",                                       \
-    "the figure it ranks by: \"plain_ceiling_wall_est\" or \"ceiling_wall\"")  \
-  X(value, "value", Number, NonNegative, Checked, "×", "that figure's value")  \
-  X(value_range, "value_range", Numbers, Any, Free, "×",                       \
+  X(by, "by", String, Any, Required, "",                                      \
+    "the figure it ranks by: \"plain_ceiling_wall_est\" or \"ceiling_wall\"") \
+  X(value, "value", Number, NonNegative, Checked, "×", "that figure's value") \
+  X(value_range, "value_range", Numbers, Any, Free, "×",                      \
     "its value over the fastest and slowest plain run")
 
 // `rank`: one rank of a multi-rank run (docs/multi-gpu.md).
