@@ -253,8 +253,9 @@ LaunchContext JoinLaunches(std::span<const trace::Dispatch> dispatches, trace::I
   out.time.assign(dispatches.size(), analysis::kUnknownLaunch);
   int64_t missing = 0;
   const trace::Dispatch* first_missing = nullptr;
+  size_t hint = 0;
   for (size_t i = 0; i < dispatches.size(); ++i) {
-    if (const trace::ApiCall* call = index.Find(dispatches[i].correlation)) {
+    if (const trace::ApiCall* call = index.Find(dispatches[i].correlation, hint)) {
       out.thread[i] = call->thread;
       out.time[i] = call->start;
     } else {
