@@ -459,7 +459,10 @@ base::StatusOr<Choice> Choose(const TraceRequest& request, const trace::PhaseMar
     // window, 0..9223372036854775807) selects what the bound at it does.
     trace::TimestampNs lo = std::min(request.window.start, trace::kMaxTimestampNs);
     trace::TimestampNs hi = std::min(request.window.end, trace::kMaxTimestampNs);
-    if (all) {  // the trace's span
+    if (all && t.span) {  // the trace's span
+      lo = t.span->first;
+      hi = t.span->second;
+    } else if (all) {
       lo = INT64_MAX;
       hi = INT64_MIN;
       DP_RETURN_IF_ERROR(t.dispatches([&](const trace::Dispatch& d) {
@@ -628,6 +631,10 @@ base::StatusOr<WindowedTrace> CutWindow(const TraceRequest& request, const io::I
                                         trace::StringPool& names) {
   DP_ASSIGN_OR_RETURN(Choice chosen, Choose(request, log_marks, log_path, t, names));
   analysis::WindowCollector collector(chosen.marks);
+  // The whole trace is the window: room for every dispatch at once, not grown by copies.
+  if (request.window.kind == WindowSpec::Kind::kAll && t.dispatch_count > 0) {
+    collector.Reserve(static_cast<size_t>(t.dispatch_count));
+  }
   int64_t foreign = 0;  // dispatches inside the window launched outside the ranges
   if (!chosen.in_order.empty()) {
     for (const trace::Dispatch& d : chosen.in_order) collector.Add(d);
