@@ -32,7 +32,7 @@ Result Run(const std::string& program, const std::vector<std::string>& args,
 
 Result RunBinary(const std::vector<std::string>& args, const std::filesystem::path& stdin_file,
                  const std::filesystem::path& scratch) {
-  return Run(DECODEPROF_BINARY, args, stdin_file, scratch);
+  return Run(CliPath(), args, stdin_file, scratch);
 }
 
 Result RunProgram(const std::string& program, const std::vector<std::string>& args,

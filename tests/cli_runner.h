@@ -14,7 +14,8 @@ struct Result {
   std::string err;
 };
 
-// Runs DECODEPROF_BINARY with `args`; stdout/stderr are captured through files in `scratch`.
+// Runs the decodeprof binary (CliPath(), tests/support/process_util.h) with `args`; stdout/stderr
+// are captured through files in `scratch`.
 Result RunBinary(const std::vector<std::string>& args, const std::filesystem::path& stdin_file,
                  const std::filesystem::path& scratch);
 

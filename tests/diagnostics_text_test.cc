@@ -4,13 +4,15 @@
 // The rule, over every .h and .cc file under src/ except tests (*_test.cc, *_test_util.*,
 // testdata/, testing/) and the list's own files (src/trace/diagnostics*):
 //   1. No string literal holds "warning:". The label of a printed warning comes from the list
-//      (trace::DiagnosticLine, DiagnosticText, SummaryWarningText), with the code's severity.
-//   2. Every call of a function named Warn names a code: its arguments hold "Diag". The
-//      injection library (src/record/cupti) is exempt: it cannot link the list (style.md
-//      7.8); its warnings go to the traced program's stderr and to the trace's meta
-//      `warnings`, which the native importer turns into recorder_records_off.
-//   3. Free text is appended to a `warnings` list only where it is the detail of a code:
-//      kWarningWriters below names each file and its code. A new file appending to one fails.
+//      (trace::DiagnosticLine, DiagnosticText), with the code's severity.
+//   2. The words of an occurrence are a message of the list (DECODEPROF_DIAGNOSTIC_MESSAGES):
+//      no string literal of more than one word is an argument of a call that prints a warning
+//      or stores one (Warn, AppendText, DiagnosticLine, DiagnosticText, Message, an append to
+//      a `warnings` list) or of a diagnostic's example (Diagnostics::Add, Example). The
+//      injection library (src/record/cupti) is held to it too: it includes the list, which
+//      is header-only.
+//   3. Every call of a function named Warn is given a message (trace::Message or a
+//      DiagMessage): none takes a plain string.
 //   4. No string literal is a code's name: code names come from the list (Describe(code).name)
 //      except the recorder's counter names in kCounterNameFiles, which the list checks
 //      (DiagnosticsListTest.TheRecorderCountersAreTheRecorderCodes, schema.h's static_asserts).
@@ -20,7 +22,6 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -33,17 +34,6 @@ namespace decodeprof {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Rule 3: the files that append free text to a `warnings` list, and the code it is the detail of.
-const std::map<std::string, std::string> kWarningWriters = {
-    {"src/analysis/roles.cc", "role_rule_warning"},
-    {"src/analysis/summary.cc", "copies RunFacts::warnings, summarize_judgments.cc's"},
-    {"src/analysis/role_rules.cc", "role_rule_warning"},
-    {"src/analysis/role_rules_oppath.cc", "role_rule_warning"},
-    {"src/record/launcher.cc", "injection_variable_replaced"},
-    {"src/pipeline/summarize_judgments.cc",
-     "recorder_lost_records, trace_incomplete (RecorderWarnings)"},
-};
 
 // Rule 4: the files that spell recorder counter names (each checked against the list).
 const std::set<std::string> kCounterNameFiles = {"src/native_format/schema.h",
@@ -177,48 +167,170 @@ TEST(DiagnosticsTextTest, NoWarningLabelOutsideTheList) {
   }
 }
 
-// Rule 2.
-TEST(DiagnosticsTextTest, EveryWarnCallNamesACode) {
-  const std::regex call(R"(\bWarn\s*\()");
-  for (const SourceFile& f : Sources()) {
-    if (f.path.starts_with("src/record/cupti/")) continue;
-    const std::string& code = f.scanned.code;
-    for (auto it = std::sregex_iterator(code.begin(), code.end(), call);
-         it != std::sregex_iterator(); ++it) {
-      const size_t open = static_cast<size_t>(it->position() + it->length());
-      int depth = 1;
-      size_t end = open;
-      while (end < code.size() && depth > 0) {
-        depth += code[end] == '(' ? 1 : code[end] == ')' ? -1 : 0;
-        ++end;
+// The argument text of the call whose '(' ends at `open` in `code` (up to its ')').
+std::string ArgumentsAt(const std::string& code, size_t open) {
+  int depth = 1;
+  size_t end = open;
+  while (end < code.size() && depth > 0) {
+    depth += code[end] == '(' ? 1 : code[end] == ')' ? -1 : 0;
+    ++end;
+  }
+  return code.substr(open, end - open);
+}
+
+// A call rule 2 looks into: where its name starts and where its arguments do (after '(').
+struct Call {
+  size_t start;
+  size_t open;
+};
+
+// Skips blanks in `code` from `i`.
+size_t SkipBlanks(const std::string& code, size_t i) {
+  while (i < code.size() && std::isspace(static_cast<unsigned char>(code[i]))) ++i;
+  return i;
+}
+
+// The calls rule 2 looks into, in `code` (comments and literals blanked): what prints or stores
+// an occurrence (Warn, AppendText, DiagnosticLine, DiagnosticText, Message<...>, Example, an
+// append to a `warnings` list) and a diagnostic's example (`.Add(Diag::...` or
+// `.Add(trace::Diag::...`). A plain scan of identifiers: std::regex over the tree is slow.
+std::vector<Call> OccurrenceCalls(const std::string& code) {
+  static const std::set<std::string, std::less<>> kPrinters = {
+      "Warn", "AppendText", "DiagnosticLine", "DiagnosticText", "Example"};
+  static const std::set<std::string, std::less<>> kAppends = {"push_back", "emplace_back", "insert",
+                                                              "append"};
+  const auto ident_char = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  };
+  std::vector<Call> calls;
+  size_t i = 0;
+  while (i < code.size()) {
+    if (!ident_char(code[i]) || (i > 0 && ident_char(code[i - 1]))) {
+      ++i;
+      continue;
+    }
+    size_t end = i;
+    while (end < code.size() && ident_char(code[end])) ++end;
+    const std::string_view word(code.data() + i, end - i);
+    size_t j = SkipBlanks(code, end);
+    if (word == "Message" && j < code.size() && code[j] == '<') {
+      j = SkipBlanks(code, code.find('>', j) + 1);
+    } else if (word == "warnings" && j < code.size() && (code[j] == '.' || code[j] == '-')) {
+      j = SkipBlanks(code, j + (code[j] == '.' ? 1 : 2));
+      size_t k = j;
+      while (k < code.size() && ident_char(code[k])) ++k;
+      if (!kAppends.contains(std::string_view(code.data() + j, k - j))) j = code.size();
+      j = SkipBlanks(code, k);
+    } else if (word == "Add" && i > 0 && code[i - 1] == '.' && j < code.size() && code[j] == '(') {
+      const size_t arg = SkipBlanks(code, j + 1);
+      if (code.compare(arg, 6, "Diag::") != 0 && code.compare(arg, 13, "trace::Diag::") != 0) {
+        j = code.size();
       }
-      const std::string arguments = code.substr(open, end - open);
-      EXPECT_NE(arguments.find("Diag"), std::string::npos)
-          << f.path << ":" << LineOf(code, open) << ": Warn(" << arguments
-          << " names no code of src/trace/diagnostics_list.h";
+    } else if (!kPrinters.contains(word)) {
+      j = code.size();
+    }
+    if (j < code.size() && code[j] == '(') calls.push_back({i, j + 1});
+    i = end;
+  }
+  return calls;
+}
+
+// A position in a file, as an example names it ("line 12", "table kernels", "meta warnings").
+bool IsPosition(const std::string& text) {
+  for (const char* word : {"line ", "byte ", "table ", "meta ", "row ", "column ", "event "}) {
+    if (text.starts_with(word)) return true;
+  }
+  return false;
+}
+
+// Words: runs of two or more letters ("a", "ns" and " id " are no sentence; "ns window" is).
+int Words(const std::string& text) {
+  int words = 0;
+  size_t run = 0;
+  for (const char c : text + " ") {
+    if (std::isalpha(static_cast<unsigned char>(c))) {
+      ++run;
+      continue;
+    }
+    words += run >= 2 ? 1 : 0;
+    run = 0;
+  }
+  return words;
+}
+
+// The literals of `f` on lines [first, last] of two words or more that are no position.
+std::vector<Literal> SentencesOn(const SourceFile& f, int first, int last) {
+  std::vector<Literal> out;
+  for (const Literal& literal : f.scanned.literals) {
+    if (literal.line >= first && literal.line <= last && Words(literal.text) >= 2 &&
+        !IsPosition(literal.text)) {
+      out.push_back(literal);
+    }
+  }
+  return out;
+}
+
+// Rule 2: the sentences of the calls of OccurrenceCalls in `f` ("path:line: text" each).
+std::vector<std::string> SentencesInOccurrences(const SourceFile& f) {
+  std::vector<std::string> found;
+  const std::string& code = f.scanned.code;
+  std::set<int> seen;
+  for (const Call& call : OccurrenceCalls(code)) {
+    const size_t open = call.open;
+    const std::string arguments = ArgumentsAt(code, open);
+    if (arguments.find("\"\"") == std::string::npos) continue;  // no literal in it
+    const int first = LineOf(code, call.start);
+    const int last = LineOf(code, open + arguments.size());
+    for (const Literal& literal : SentencesOn(f, first, last)) {
+      if (seen.insert(literal.line).second) {
+        found.push_back(f.path + ":" + std::to_string(literal.line) + ": \"" + literal.text + "\"");
+      }
+    }
+  }
+  return found;
+}
+
+// Rule 2.
+TEST(DiagnosticsTextTest, TheWordsOfAnOccurrenceAreAMessageOfTheList) {
+  for (const SourceFile& f : Sources()) {
+    for (const std::string& sentence : SentencesInOccurrences(f)) {
+      ADD_FAILURE() << sentence
+                    << ": a sentence written for a diagnostic: make it a message of "
+                       "src/trace/diagnostics_list.h (DECODEPROF_DIAGNOSTIC_MESSAGES)";
     }
   }
 }
 
-// Rule 3.
-TEST(DiagnosticsTextTest, FreeTextWarningsAreTheDetailsOfACode) {
-  const std::regex append(R"(\bwarnings\s*(\.|->)\s*(push_back|emplace_back|insert|append)\b)");
-  std::set<std::string> writers;
-  for (const SourceFile& f : Sources()) {
-    if (f.path.starts_with("src/record/cupti/")) continue;  // rule 2's exemption
-    const std::string& code = f.scanned.code;
-    for (auto it = std::sregex_iterator(code.begin(), code.end(), append);
-         it != std::sregex_iterator(); ++it) {
-      writers.insert(f.path);
-      EXPECT_TRUE(kWarningWriters.contains(f.path))
-          << f.path << ":" << LineOf(code, static_cast<size_t>(it->position()))
-          << ": free text appended to a warnings list: make it a code of "
-             "src/trace/diagnostics_list.h (its detail goes to the code's example)";
-    }
+TEST(DiagnosticsTextTest, TheSentenceRuleSeesAPlantedSentence) {
+  for (const char* planted :
+       {"void F() { Warn(subcommand, trace::Diag::kX, \"a sentence here\"); }",
+        "void F() {\n  warnings.push_back(\"the thing \" + x);\n}",
+        "void F() {\n  diag.Add(trace::Diag::kX, 1,\n    {path, \"\", \"what was seen\"});\n}",
+        "void F() { Warn(trace::Message<trace::Msg::kX>(\"two words\")); }"}) {
+    const SourceFile f{"src/x.cc", Scan(planted)};
+    EXPECT_EQ(SentencesInOccurrences(f).size(), 1u) << planted;
   }
-  // The list of writers holds no file that writes none (it would let one in unseen).
-  for (const auto& [path, code] : kWarningWriters) {
-    EXPECT_TRUE(writers.contains(path)) << path << " (" << code << ") appends no warning now";
+  for (const char* clean :
+       {"void F() { Warn(subcommand, trace::Message<trace::Msg::kX>(name, \"on\")); }",
+        "void F() { diag.Add(trace::Diag::kX, 1, {path, \"line 3\", detail}); }",
+        "void F() { other(\"a sentence\"); }"}) {
+    const SourceFile f{"src/x.cc", Scan(clean)};
+    EXPECT_TRUE(SentencesInOccurrences(f).empty()) << clean;  // "line 3" is a position
+  }
+}
+
+// Rule 3.
+TEST(DiagnosticsTextTest, EveryWarnCallIsGivenAMessage) {
+  for (const SourceFile& f : Sources()) {
+    const std::string& code = f.scanned.code;
+    for (const Call& call : OccurrenceCalls(code)) {
+      if (code.compare(call.start, 4, "Warn") != 0) continue;
+      const size_t open = call.open;
+      const std::string arguments = ArgumentsAt(code, open);
+      EXPECT_EQ(arguments.find('+'), std::string::npos)
+          << f.path << ":" << LineOf(code, open) << ": Warn(" << arguments
+          << " builds its text: give it a trace::Message of src/trace/diagnostics_list.h";
+    }
   }
 }
 

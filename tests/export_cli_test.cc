@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "tests/cli_runner.h"
+#include "tests/support/temp_dir.h"
 
 namespace fs = std::filesystem;
 using decodeprof::testing::Result;
@@ -31,14 +32,13 @@ const std::string kTrace = std::string(DECODEPROF_SOURCE_DIR) +
 class ExportCliTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("dp_export_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
+    dir_ = temp_.path();
     fs::create_directories(dir_ / "out");
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
   Result Run(const std::vector<std::string>& args) { return RunBinary(args, {}, dir_); }
 
+  decodeprof::testing::TempDir temp_{"dp_export_"};
   fs::path dir_;
 };
 

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "tests/cli_runner.h"
+#include "tests/support/temp_dir.h"
 
 namespace fs = std::filesystem;
 
@@ -62,10 +63,9 @@ class GoldenTest : public ::testing::TestWithParam<fs::path> {};
 TEST_P(GoldenTest, MatchesExpected) {
   const fs::path dir = GetParam();
   const bool update = std::getenv("DECODEPROF_UPDATE_GOLDEN") != nullptr;
-  const fs::path scratch = fs::temp_directory_path() /
-                           ("dp_golden_" + std::to_string(::getpid()) + "_" +
-                            dir.parent_path().filename().string() + "_" + dir.filename().string());
-  fs::remove_all(scratch);
+  const decodeprof::testing::TempDir temp("dp_golden_" + dir.parent_path().filename().string() +
+                                          "_" + dir.filename().string() + "_");
+  const fs::path scratch = temp.path();
   const fs::path out = scratch / "out";
   fs::create_directories(out);
 
@@ -128,7 +128,6 @@ TEST_P(GoldenTest, MatchesExpected) {
   for (const auto& [name, text] : actual_files) {
     EXPECT_TRUE(expected_files.count(name)) << "unexpected output " << name << "\n" << context;
   }
-  fs::remove_all(scratch);
 }
 
 std::string CaseName(const ::testing::TestParamInfo<fs::path>& info) {

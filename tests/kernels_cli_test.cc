@@ -20,6 +20,7 @@
 #include "src/io/rocpd/testing/rocpd_db_writer.h"
 #include "src/native_format/native_writer.h"
 #include "tests/cli_runner.h"
+#include "tests/support/temp_dir.h"
 
 namespace fs = std::filesystem;
 using decodeprof::testing::Result;
@@ -52,16 +53,12 @@ struct Fixture {
 class KernelsCliTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("dp_kernels_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
+    dir_ = temp_.path();
     fs::create_directories(dir_ / "tmp");
   }
   void TearDown() override {
     ::unsetenv("DECODEPROF_CUPTI_INJECTION");
     ::unsetenv("TMPDIR");
-    fs::remove_all(dir_);
   }
 
   Result Run(const std::vector<std::string>& args) {
@@ -153,6 +150,7 @@ class KernelsCliTest : public ::testing::Test {
     };
   }
 
+  decodeprof::testing::TempDir temp_{"dp_kernels_"};
   fs::path dir_;
 };
 

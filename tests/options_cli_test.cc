@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "tests/cli_runner.h"
+#include "tests/support/temp_dir.h"
 
 namespace fs = std::filesystem;
 using decodeprof::testing::Result;
@@ -247,8 +248,7 @@ std::set<std::string> ValueOptions(const std::string& help) {
 class OptionsCliTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("dp_options_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
+    dir_ = temp_.path();
     fs::create_directories(dir_ / "out");
     fs::create_directories(dir_ / "kfd");
     // The guard, if it ever got past its options: an empty KFD process list (a quiet GPU),
@@ -258,7 +258,6 @@ class OptionsCliTest : public ::testing::Test {
     ::setenv("DECODEPROF_GUARD_COMPILER_RE", "^decodeprof-options-test-none$", 1);
     ::unsetenv("DECODEPROF_GUARD_LOCK_HELD");
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
   std::string Out(const std::string& name) const { return (dir_ / "out" / name).string(); }
   std::string Marker() const { return (dir_ / "marker").string(); }
@@ -310,6 +309,7 @@ class OptionsCliTest : public ::testing::Test {
     return args;
   }
 
+  decodeprof::testing::TempDir temp_{"dp_options_"};
   fs::path dir_;
 };
 

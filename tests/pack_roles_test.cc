@@ -21,6 +21,7 @@
 
 #include "src/io/common/csv_reader.h"
 #include "tests/cli_runner.h"
+#include "tests/support/temp_dir.h"
 
 namespace fs = std::filesystem;
 using decodeprof::testing::RunBinary;
@@ -41,11 +42,9 @@ enum class Rules { kAll, kOpPathOnly, kSequenceOnly };
 class PackRolesTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("dp_pack_roles_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
+    dir_ = temp_.path();
     fs::create_directories(dir_ / "out");
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
   // packs/pytorch-cuda.toml with only the [[role_rule]] tables `rules` keeps (each table runs
   // from its header to the next one); kAll is the built-in pack itself.
@@ -126,6 +125,7 @@ class PackRolesTest : public ::testing::Test {
     RecordProperty(key, std::to_string(100 * fraction));
   }
 
+  decodeprof::testing::TempDir temp_{"dp_pack_roles_"};
   fs::path dir_;
 };
 

@@ -12,6 +12,7 @@
 #include "src/io/importer_registry.h"
 #include "src/native_format/native_writer.h"
 #include "src/trace/trace.h"
+#include "tests/support/temp_dir.h"
 
 namespace fs = std::filesystem;
 
@@ -74,7 +75,8 @@ TEST(RealTraceDevicesTest, EachNamedGpuResolvesToItsDatasheetFigure) {
 // wins over the table; the native devices table's names find the table's entry without it.
 TEST(RealTraceDevicesTest, ANativeTracesMeasurementAndDevicesResolve) {
   namespace nf = decodeprof::native_format;
-  const std::string path = ::testing::TempDir() + "/peak_native.sqlite";
+  const decodeprof::testing::TempDir temp("dp_peak_native_");
+  const std::string path = temp.Path("peak_native.sqlite");
   for (const bool measured : {true, false}) {
     {
       auto writer = nf::NativeWriter::Create(path, "monotonic", "test");

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "tests/cli_runner.h"
+#include "tests/support/temp_dir.h"
 
 namespace fs = std::filesystem;
 using decodeprof::testing::Result;
@@ -123,15 +124,9 @@ class RealTraceTest : public ::testing::Test {
     }
     original_ = kTraces / file;
     ASSERT_TRUE(fs::is_regular_file(original_)) << original_ << " is listed but absent";
-    dir_ = fs::temp_directory_path() /
-           ("dp_real_" + std::to_string(::getpid()) + "_" + CaseName(file));
-    fs::remove_all(dir_);
+    dir_ = temp_.path();
     fs::create_directories(dir_ / "in");
   }
-  void TearDown() override {
-    if (!dir_.empty()) fs::remove_all(dir_);
-  }
-
   // The trace as decodeprof reads it: the file as it is, a .gz too (decodeprof decompresses
   // it as it reads; census.py and launched_inside.py decompress it their own way).
   fs::path Input() const { return original_; }
@@ -139,6 +134,7 @@ class RealTraceTest : public ::testing::Test {
   Result Python(const std::vector<std::string>& args) { return RunProgram(kPython, args, dir_); }
 
   fs::path original_;
+  decodeprof::testing::TempDir temp_{"dp_real_"};
   fs::path dir_;
 };
 

@@ -16,6 +16,7 @@
 
 #include "src/native_format/native_writer.h"
 #include "tests/cli_runner.h"
+#include "tests/support/temp_dir.h"
 
 namespace fs = std::filesystem;
 using decodeprof::testing::Result;
@@ -31,17 +32,8 @@ bool Has(const std::string& text, const std::string& part) {
 
 class RecordCliTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("dp_record_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    ::unsetenv("DECODEPROF_CUPTI_INJECTION");
-    fs::remove_all(dir_);
-  }
+  void SetUp() override { dir_ = temp_.path(); }
+  void TearDown() override { ::unsetenv("DECODEPROF_CUPTI_INJECTION"); }
   std::string Path(const std::string& name) const { return (dir_ / name).string(); }
 
   // The trace a time-sampled recording leaves: one kernel, meta sample_time, `periods`
@@ -79,6 +71,7 @@ class RecordCliTest : public ::testing::Test {
         {}, dir_);
   }
 
+  decodeprof::testing::TempDir temp_{"dp_record_"};
   fs::path dir_;
 };
 

@@ -22,11 +22,14 @@
 #include "src/io/rocpd/testing/rocpd_db_writer.h"
 #include "src/native_format/native_writer.h"
 #include "tests/cli_runner.h"
+#include "tests/support/process_util.h"
+#include "tests/support/temp_dir.h"
 
 namespace fs = std::filesystem;
 namespace nf = decodeprof::native_format;
 namespace nsys = decodeprof::io::nsys_testing;
 namespace rocpd = decodeprof::io::rocpd_testing;
+using decodeprof::testing::CliPath;
 using decodeprof::testing::Result;
 using decodeprof::testing::RunBinary;
 using decodeprof::testing::RunProgram;
@@ -56,14 +59,7 @@ struct Column {
 
 class ReliabilityFilesTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("dp_relf_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  void SetUp() override { dir_ = temp_.path(); }
 
   std::string Path(const std::string& name) const { return (dir_ / name).string(); }
   std::string Write(const std::string& name, const std::string& text) {
@@ -234,7 +230,7 @@ class ReliabilityFilesTest : public ::testing::Test {
   }
   // The same under timeout(1): a run that hangs is killed after 60 s (exit 124).
   Result SummarizeBounded(const std::vector<std::string>& args) {
-    std::vector<std::string> all = {"60", DECODEPROF_TEST_BINARY, "summarize"};
+    std::vector<std::string> all = {"60", CliPath(), "summarize"};
     all.insert(all.end(), args.begin(), args.end());
     all.insert(all.end(), {"--out-dir", Path("out"), "--name", "t", "-q", "--window", "all"});
     return RunProgram("timeout", all, dir_);
@@ -243,6 +239,7 @@ class ReliabilityFilesTest : public ::testing::Test {
     return !fs::exists(dir_ / out / "t_summary.json");
   }
 
+  decodeprof::testing::TempDir temp_{"dp_relf_"};
   fs::path dir_;
 };
 
@@ -518,7 +515,7 @@ TEST_F(ReliabilityFilesTest, DevicesAndHugeFilesAsSummariesAreRefused) {
   for (const std::string& file : {std::string("/dev/zero"), sparse}) {
     for (const std::vector<std::string>& args :
          {std::vector<std::string>{"report", file}, std::vector<std::string>{"diff", file, file}}) {
-      std::vector<std::string> all = {"60", DECODEPROF_TEST_BINARY};
+      std::vector<std::string> all = {"60", CliPath()};
       all.insert(all.end(), args.begin(), args.end());
       const Result r = RunProgram("timeout", all, dir_);
       // /dev/zero is not a summary path at all (exit 2), the huge file is too large (65).
@@ -602,7 +599,7 @@ TEST_F(ReliabilityFilesTest, FifoWithAWriterIsRefusedAndTheWriterNotLeftHanging)
 TEST_F(ReliabilityFilesTest, PipesAreRefusedWithAClearMessage) {
   const std::string csv = Write("t.csv", Csv());
   const std::string log = Write("b.log", kLog);
-  const std::string bin = DECODEPROF_TEST_BINARY;
+  const std::string bin = CliPath();
   const std::string tail = " --out-dir " + Path("out") + " --name t -q --window all";
   for (const std::string& script :
        {bin + " summarize --trace <(cat " + csv + ")" + tail,
@@ -656,8 +653,7 @@ TEST_F(ReliabilityFilesTest, DeepJsonNestingIsLinearAndBounded) {
       << config.err;
   // A summary file: refused beyond its nesting limit.
   const std::string summary = Write("deep_summary.json", "{\"x\":" + deep_array + "}");
-  const Result report =
-      RunProgram("timeout", {"60", DECODEPROF_TEST_BINARY, "report", summary}, dir_);
+  const Result report = RunProgram("timeout", {"60", CliPath(), "report", summary}, dir_);
   EXPECT_EQ(report.exit_code, kDataError) << report.err;
   EXPECT_NE(report.err.find("nests deeper"), std::string::npos) << report.err;
 }

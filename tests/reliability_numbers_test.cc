@@ -18,6 +18,7 @@
 #include "src/io/rocpd/testing/rocpd_db_writer.h"
 #include "src/native_format/native_writer.h"
 #include "tests/cli_runner.h"
+#include "tests/support/temp_dir.h"
 
 namespace fs = std::filesystem;
 namespace nf = decodeprof::native_format;
@@ -33,14 +34,7 @@ const std::string kPastMaxTime = std::to_string(kMaxTime + 1);
 
 class NumbersTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("dp_num_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  void SetUp() override { dir_ = temp_.path(); }
 
   std::string Write(const std::string& name, const std::string& text) {
     const fs::path p = dir_ / name;
@@ -112,6 +106,7 @@ class NumbersTest : public ::testing::Test {
     return path;
   }
 
+  decodeprof::testing::TempDir temp_{"dp_num_"};
   fs::path dir_;
 };
 

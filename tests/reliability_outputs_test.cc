@@ -19,6 +19,7 @@
 #include "src/io/nsys_sqlite/testing/nsys_db_writer.h"
 #include "tests/cli_runner.h"
 #include "tests/support/process_util.h"
+#include "tests/support/temp_dir.h"
 
 namespace decodeprof {
 namespace {
@@ -47,13 +48,9 @@ class ScopedEnv {
 class ReliabilityOutputsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("decodeprof-outputs-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
+    dir_ = temp_.path();
     fs::create_directories(dir_ / "run");
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
   Result Run(const std::vector<std::string>& args) { return RunBinary(args, {}, dir_ / "run"); }
   std::string Path(const std::string& name) const { return (dir_ / name).string(); }
@@ -96,6 +93,7 @@ class ReliabilityOutputsTest : public ::testing::Test {
     return Path(file);
   }
 
+  decodeprof::testing::TempDir temp_{"decodeprof-outputs-"};
   fs::path dir_;
 };
 
@@ -161,7 +159,8 @@ TEST_F(ReliabilityOutputsTest, ASignalDuringExportLeavesNoTemporaryFile) {
     fs::create_directories(out_dir);
     const std::string out = (out_dir / "e.json").string();
     decodeprof::testing::Spawn spawn;  // stdin, stdout and stderr on /dev/null
-    spawn.argv = {DECODEPROF_BINARY, "export", "--trace", trace, "--chrome-trace", out};
+    spawn.argv = {
+        decodeprof::testing::CliPath(), "export", "--trace", trace, "--chrome-trace", out};
     const pid_t pid = decodeprof::testing::StartProcess(spawn).pid();
     // Wait until the temporary output exists (the export is writing), then signal.
     bool writing = false;

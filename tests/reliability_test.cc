@@ -12,6 +12,7 @@
 
 #include "src/native_format/native_writer.h"
 #include "tests/cli_runner.h"
+#include "tests/support/temp_dir.h"
 
 namespace fs = std::filesystem;
 using decodeprof::testing::RunBinary;
@@ -38,14 +39,7 @@ constexpr const char* kLog =
 
 class ReliabilityTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("dp_rel_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  void SetUp() override { dir_ = temp_.path(); }
 
   std::string Write(const std::string& name, const std::string& text) {
     const fs::path p = dir_ / name;
@@ -78,6 +72,7 @@ class ReliabilityTest : public ::testing::Test {
   }
   bool NoOutput() { return !fs::exists(dir_ / "out") || fs::is_empty(dir_ / "out"); }
 
+  decodeprof::testing::TempDir temp_{"dp_rel_"};
   fs::path dir_;
 };
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tests/cli_runner.h"
+#include "tests/support/temp_dir.h"
 
 namespace fs = std::filesystem;
 using decodeprof::testing::Result;
@@ -63,12 +64,7 @@ Json SyntheticRun(const std::string& name, double graph_ceiling) {
 
 class ReportRunsCliTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("dp_report_runs_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  void SetUp() override { dir_ = temp_.path(); }
 
   // Writes `run` as <dir>/<sub>/<name>_summary.json.
   std::string Write(const std::string& sub, const Json& run) {
@@ -80,6 +76,7 @@ class ReportRunsCliTest : public ::testing::Test {
   Result Run(const std::vector<std::string>& args) { return RunBinary(args, {}, dir_); }
   std::string Runs() const { return (dir_ / "runs").string(); }
 
+  decodeprof::testing::TempDir temp_{"dp_report_runs_"};
   fs::path dir_;
 };
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tests/cli_runner.h"
+#include "tests/support/temp_dir.h"
 
 namespace fs = std::filesystem;
 using decodeprof::testing::RunBinary;
@@ -21,9 +22,7 @@ const fs::path kRun =
     fs::path(DECODEPROF_SOURCE_DIR) / "examples/data/Llama-3.1-8B-Instruct_greedy";
 
 fs::path Scratch(const std::string& name) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("dp_sol_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
+  const fs::path dir = decodeprof::testing::ScratchDir("dp_sol_" + name + "_");
   fs::create_directories(dir / "out");
   return dir;
 }

@@ -12,6 +12,7 @@
 
 #include "src/native_format/native_writer.h"
 #include "tests/cli_runner.h"
+#include "tests/support/temp_dir.h"
 
 namespace fs = std::filesystem;
 using decodeprof::native_format::ApiCallRow;
@@ -26,11 +27,9 @@ namespace {
 class SummarizeNativeTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("dp_native_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
+    dir_ = temp_.path();
     fs::create_directories(dir_ / "out");
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
   // A warmup, then a decode range of 3 steps (4 tokens) holding 2 kernels per step.
   std::string WriteTrace(const std::string& decode_name, const std::string& step_name,
@@ -79,6 +78,7 @@ class SummarizeNativeTest : public ::testing::Test {
     return path;
   }
 
+  decodeprof::testing::TempDir temp_{"dp_native_"};
   fs::path dir_;
 };
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tests/cli_runner.h"
+#include "tests/support/temp_dir.h"
 #include "tests/support/tp_trace_writer.h"
 
 namespace fs = std::filesystem;
@@ -23,12 +24,7 @@ namespace {
 
 class SummarizeRanksTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("dp_ranks_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  void SetUp() override { dir_ = temp_.path(); }
 
   std::string Write(const std::string& file, TpTraceOptions options) {
     const std::string path = (dir_ / file).string();
@@ -53,6 +49,7 @@ class SummarizeRanksTest : public ::testing::Test {
     return !fs::exists(dir_ / out) || fs::is_empty(dir_ / out);
   }
 
+  decodeprof::testing::TempDir temp_{"dp_ranks_"};
   fs::path dir_;
 };
 

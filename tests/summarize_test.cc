@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tests/cli_runner.h"
+#include "tests/support/temp_dir.h"
 
 namespace fs = std::filesystem;
 using decodeprof::testing::RunBinary;
@@ -19,9 +20,7 @@ using decodeprof::testing::Slurp;
 namespace {
 
 fs::path Scratch(const std::string& name) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("dp_summarize_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
+  const fs::path dir = decodeprof::testing::ScratchDir("dp_summarize_" + name + "_");
   fs::create_directories(dir / "out");
   return dir;
 }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "tests/cli_runner.h"
+#include "tests/support/temp_dir.h"
 
 namespace fs = std::filesystem;
 using decodeprof::testing::RunBinary;
@@ -37,9 +38,8 @@ void Write(const fs::path& path, const std::string& text) {
 }
 
 TEST(SummaryConsistencyCliTest, ReportAndDiffGiveEveryFileTheSameVerdict) {
-  const fs::path root =
-      fs::temp_directory_path() / ("dp_summary_consistency_" + std::to_string(::getpid()));
-  fs::remove_all(root);
+  const decodeprof::testing::TempDir temp("dp_summary_consistency_");
+  const fs::path root = temp.path();
   fs::create_directories(root / "good");
   const fs::path good = root / "good" / "good_summary.json";
   Write(good, R"({"name": "good", "generated_tokens": 4, "decode_wall_ms": 20.0,
@@ -105,7 +105,6 @@ TEST(SummaryConsistencyCliTest, ReportAndDiffGiveEveryFileTheSameVerdict) {
           << commands[i][0] << " " << commands[i][1] << " on " << c.text;
     }
   }
-  fs::remove_all(root);
 }
 
 }  // namespace

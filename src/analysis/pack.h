@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "src/trace/diagnostics_list.h"
 #include "src/trace/dispatch.h"
 #include "src/trace/string_pool.h"
 
@@ -90,7 +91,8 @@ class Pack {
   // Sentences for the user about properties of `seq` that make AssignRoles's labels doubtful,
   // e.g. a trace without grid sizes, where the sampler-tail rule takes every qmv for the
   // lm_head (seed spec 2.7 rule 1). Empty when all is well; AssignRoles is unaffected.
-  virtual std::vector<std::string> RoleWarnings(const SequenceView& seq) const {
+  // Each is a message of src/trace/diagnostics_list.h (code role_rule_warning).
+  virtual std::vector<trace::DiagMessage> RoleWarnings(const SequenceView& seq) const {
     (void)seq;
     return {};
   }

@@ -45,14 +45,12 @@ void TailAfterWidestRule::Apply(const SequenceView& seq, std::vector<RoleId>& ro
 }
 
 void TailAfterWidestRule::Diagnose(const SequenceView& seq,
-                                   std::vector<std::string>* warnings) const {
+                                   std::vector<trace::DiagMessage>* warnings) const {
   size_t heads = 0;
   const std::optional<int64_t> head_grid = WidestGrid(seq, p_.head_class, &heads);
   if (!head_grid || (seq.has_grid && *head_grid > 0)) return;
-  warnings->push_back("the trace has no grid sizes, so all " + std::to_string(heads) + " " +
-                      p_.head_class_name + " dispatches tie as the widest and each one starts a " +
-                      p_.role_name + " run (rule tail_after_widest); " + p_.role_name +
-                      " is overstated: record the trace with grid sizes");
+  warnings->push_back(
+      trace::Message<trace::Msg::kRoleRulesNoGrid>(heads, p_.head_class_name, p_.role_name));
 }
 
 void FollowRunRule::Apply(const SequenceView& seq, std::vector<RoleId>& roles) const {

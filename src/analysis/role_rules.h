@@ -46,7 +46,7 @@ class TailAfterWidestRule final : public RoleRule {
   explicit TailAfterWidestRule(TailAfterWidestParams params) : p_(std::move(params)) {}
   std::string_view kind() const override { return "tail_after_widest"; }
   void Apply(const SequenceView& seq, std::vector<RoleId>& roles) const override;
-  void Diagnose(const SequenceView& seq, std::vector<std::string>* warnings) const override;
+  void Diagnose(const SequenceView& seq, std::vector<trace::DiagMessage>* warnings) const override;
 
  private:
   TailAfterWidestParams p_;
@@ -245,7 +245,7 @@ class OpPathRule final : public RoleRule {
 
   std::string_view kind() const override { return "op_path"; }
   void Apply(const SequenceView& seq, std::vector<RoleId>& roles) const override;
-  void Diagnose(const SequenceView& seq, std::vector<std::string>* warnings) const override;
+  void Diagnose(const SequenceView& seq, std::vector<trace::DiagMessage>* warnings) const override;
 
   // True when `seq` carries what the rule needs: launch info for every dispatch and ranges.
   static bool Usable(const SequenceView& seq);

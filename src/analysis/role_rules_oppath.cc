@@ -72,15 +72,14 @@ void OpPathRule::Apply(const SequenceView& seq, std::vector<RoleId>& roles) cons
   }
 }
 
-void OpPathRule::Diagnose(const SequenceView& seq, std::vector<std::string>* warnings) const {
+void OpPathRule::Diagnose(const SequenceView& seq,
+                          std::vector<trace::DiagMessage>* warnings) const {
   if (Usable(seq)) return;
-  const std::string sentence =
-      "the trace has no launch threads and times or no annotation ranges, so the op_path rules "
-      "were skipped (the sequence rules still apply)";
-  for (const std::string& w : *warnings) {
-    if (w == sentence) return;  // one sentence for all op_path rules
+  trace::DiagMessage skipped = trace::Message<trace::Msg::kRoleRulesOpPathSkipped>();
+  for (const trace::DiagMessage& w : *warnings) {
+    if (w == skipped) return;  // one sentence for all op_path rules
   }
-  warnings->push_back(sentence);
+  warnings->push_back(std::move(skipped));
 }
 
 }  // namespace decodeprof::analysis

@@ -96,7 +96,7 @@ class OpPathTest : public ::testing::Test {
   std::vector<trace::Dispatch> dispatches_;
   std::vector<uint64_t> threads_;
   std::vector<trace::TimestampNs> times_;
-  std::vector<std::string> warnings_;
+  std::vector<trace::DiagMessage> warnings_;
 };
 
 TEST_F(OpPathTest, InnermostRulesFirstThenWhatIsLeft) {
@@ -165,7 +165,8 @@ overwrite = false
   EXPECT_EQ(Roles(*pack), "pm");
   EXPECT_EQ(Roles(*pack, /*with_launches=*/false), ".t");
   ASSERT_EQ(warnings_.size(), 1u);  // one sentence for the three op_path rules
-  EXPECT_NE(warnings_[0].find("op_path rules were skipped"), std::string::npos);
+  EXPECT_EQ(warnings_[0].code, trace::Diag::kRoleRuleWarning);
+  EXPECT_NE(warnings_[0].text.find("op_path rules were skipped"), std::string::npos);
   EXPECT_EQ(Roles(*pack, true, /*with_ranges=*/false), ".t");
   EXPECT_EQ(warnings_.size(), 1u);
 }

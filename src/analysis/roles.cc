@@ -62,7 +62,7 @@ bool ConditionEval::Matches(size_t index) {
   return false;
 }
 
-void RoleRule::Diagnose(const SequenceView&, std::vector<std::string>*) const {}
+void RoleRule::Diagnose(const SequenceView&, std::vector<trace::DiagMessage>*) const {}
 
 RulePack::RulePack(PackInfo info, KernelClassifier classifier, std::vector<std::string> role_names,
                    std::vector<std::unique_ptr<RoleRule>> rules)
@@ -90,15 +90,14 @@ std::vector<RoleId> RulePack::AssignRoles(const SequenceView& seq) const {
   return roles;
 }
 
-std::vector<std::string> RulePack::RoleWarnings(const SequenceView& seq) const {
-  std::vector<std::string> warnings;
+std::vector<trace::DiagMessage> RulePack::RoleWarnings(const SequenceView& seq) const {
+  std::vector<trace::DiagMessage> warnings;
   std::vector<ClassId> storage;
   const SequenceView view = Normalized(seq, &storage);
   for (const auto& rule : rules_) rule->Diagnose(view, &warnings);
   if (seq.classes.size() != seq.dispatches.size()) {
-    warnings.push_back("the role rules got " + std::to_string(seq.dispatches.size()) +
-                       " dispatches but " + std::to_string(seq.classes.size()) +
-                       " classes; dispatches without a class count as \"other\"");
+    warnings.push_back(trace::Message<trace::Msg::kRoleRulesClassesMissing>(seq.dispatches.size(),
+                                                                            seq.classes.size()));
   }
   return warnings;
 }

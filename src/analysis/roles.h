@@ -78,7 +78,7 @@ class RoleRule {
   virtual void Apply(const SequenceView& seq, std::vector<RoleId>& roles) const = 0;
   // Appends one sentence per property of `seq` that makes this rule's labels doubtful
   // (e.g. no grid sizes where the rule needs them). Default: none.
-  virtual void Diagnose(const SequenceView& seq, std::vector<std::string>* warnings) const;
+  virtual void Diagnose(const SequenceView& seq, std::vector<trace::DiagMessage>* warnings) const;
 };
 
 struct PackInfo {
@@ -109,7 +109,7 @@ class RulePack final : public Pack {
   // Runs the rules in order. A `seq.classes` shorter or longer than the dispatches is
   // padded with other_class() or cut (and RoleWarnings says so).
   std::vector<RoleId> AssignRoles(const SequenceView& seq) const override;
-  std::vector<std::string> RoleWarnings(const SequenceView& seq) const override;
+  std::vector<trace::DiagMessage> RoleWarnings(const SequenceView& seq) const override;
   // The role rules in pack order (AssignRoles applies them in this order).
   const std::vector<std::unique_ptr<RoleRule>>& rules() const { return rules_; }
 

@@ -232,11 +232,13 @@ TEST_F(MlxRocmRolesTest, WithoutGridSizesEveryQmvIsAHeadAndAWarningSaysSo) {
   const std::vector<std::string> roles = Roles(seq, /*has_grid=*/false);
   EXPECT_EQ(roles[2], "sampler_tail");  // seed behaviour: the cast after any qmv
   EXPECT_EQ(roles[5], "sampler_tail");
-  const std::vector<std::string> warnings = pack_->RoleWarnings(seq.view(false));
+  const std::vector<trace::DiagMessage> warnings = pack_->RoleWarnings(seq.view(false));
   ASSERT_EQ(warnings.size(), 1u);
-  EXPECT_NE(warnings[0].find("no grid sizes"), std::string::npos) << warnings[0];
-  EXPECT_NE(warnings[0].find("all 2 qmv dispatches"), std::string::npos) << warnings[0];
-  EXPECT_NE(warnings[0].find("sampler_tail"), std::string::npos) << warnings[0];
+  EXPECT_EQ(warnings[0].code, trace::Diag::kRoleRuleWarning);
+  EXPECT_EQ(warnings[0].text,
+            "the trace has no grid sizes, so all 2 qmv dispatches tie as the widest and each one "
+            "starts a sampler_tail run (rule tail_after_widest); sampler_tail is overstated: "
+            "record the trace with grid sizes");
 }
 
 TEST_F(MlxRocmRolesTest, ClassesShorterThanDispatchesCountAsOther) {
@@ -246,7 +248,11 @@ TEST_F(MlxRocmRolesTest, ClassesShorterThanDispatchesCountAsOther) {
   const std::vector<RoleId> roles = pack_->AssignRoles(view);
   ASSERT_EQ(roles.size(), 3u);
   EXPECT_EQ(roles[1], *pack_->FindRole("rope_append"));  // names still match copy_gg
-  ASSERT_EQ(pack_->RoleWarnings(view).size(), 1u);
+  const std::vector<trace::DiagMessage> warnings = pack_->RoleWarnings(view);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0].text,
+            "the role rules got 3 dispatches but 1 classes; dispatches without a class count as "
+            "\"other\"");
 }
 
 TEST_F(MlxRocmRolesTest, EmptySequenceGetsNoRoles) {

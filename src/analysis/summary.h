@@ -192,7 +192,8 @@ struct Summary {
   // recording: k of S steps of a decode of T tokens stand for k · T / S, 6 decimals; see
   // Sampling). Written only when set, so other summaries keep their bytes.
   std::optional<double> window_tokens;
-  std::vector<std::string> warnings;
+  // Each a message of src/trace/diagnostics_list.h; the JSON writes their texts.
+  std::vector<trace::DiagMessage> warnings;
   // The importer that read the trace ("native", "nsys-sqlite", ...), the device summarized
   // (the trace's only one, or --device's; null for a trace without dispatches' devices), and
   // everything odd the import and analysis saw (trace/diagnostics.h), non-zero entries only.
@@ -245,14 +246,14 @@ struct RunFacts {
   std::optional<PlainRuns> plain_runs;
   std::optional<RankFields> rank;
   std::optional<SpeedOfLight> speed_of_light;
-  std::vector<std::string> warnings;  // after the pack's role warnings
+  std::vector<trace::DiagMessage> warnings;  // after the pack's role warnings
 };
 
 // Per-dispatch attribution of the window, for the dispatch CSV.
 struct Attribution {
-  std::vector<ClassId> classes;       // one per window dispatch
-  std::vector<RoleId> roles;          // one per window dispatch (kNoRole = none)
-  std::vector<std::string> warnings;  // the pack's RoleWarnings for this sequence
+  std::vector<ClassId> classes;              // one per window dispatch
+  std::vector<RoleId> roles;                 // one per window dispatch (kNoRole = none)
+  std::vector<trace::DiagMessage> warnings;  // the pack's RoleWarnings for this sequence
 };
 
 struct SummaryInputs {

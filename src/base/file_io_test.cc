@@ -15,12 +15,14 @@
 #include <utility>
 #include <vector>
 
+#include "tests/support/temp_dir.h"
+
 namespace decodeprof::base {
 namespace {
 
 TEST(FileIoTest, AtomicWriteThenRead) {
-  const auto dir =
-      std::filesystem::temp_directory_path() / ("dp_file_io_" + std::to_string(::getpid()));
+  const decodeprof::testing::TempDir temp("dp_file_io_");
+  const std::filesystem::path dir = temp.path();
   ASSERT_TRUE(MakeDirs(dir.string()).ok());
   const std::string path = (dir / "out.txt").string();
   ASSERT_TRUE(WriteFileAtomic(path, "hello\n").ok());
@@ -31,7 +33,6 @@ TEST(FileIoTest, AtomicWriteThenRead) {
   int entries = 0;
   for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++entries;
   EXPECT_EQ(entries, 1);
-  std::filesystem::remove_all(dir);
 }
 
 TEST(FileIoTest, MissingFileIsAnIoError) {
@@ -43,8 +44,8 @@ TEST(FileIoTest, MissingFileIsAnIoError) {
 }
 
 TEST(FileIoTest, OnlyRegularFilesAreInputs) {
-  const auto dir =
-      std::filesystem::temp_directory_path() / ("dp_file_in_" + std::to_string(::getpid()));
+  const decodeprof::testing::TempDir temp("dp_file_in_");
+  const std::filesystem::path dir = temp.path();
   ASSERT_TRUE(MakeDirs(dir.string()).ok());
   const std::string fifo = (dir / "fifo").string();
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
@@ -62,12 +63,11 @@ TEST(FileIoTest, OnlyRegularFilesAreInputs) {
       EXPECT_EQ(s.message(), c.what);
     }
   }
-  std::filesystem::remove_all(dir);
 }
 
 TEST(FileIoTest, WholeReadsHaveACap) {
-  const auto dir =
-      std::filesystem::temp_directory_path() / ("dp_file_cap_" + std::to_string(::getpid()));
+  const decodeprof::testing::TempDir temp("dp_file_cap_");
+  const std::filesystem::path dir = temp.path();
   ASSERT_TRUE(MakeDirs(dir.string()).ok());
   const std::string path = (dir / "big.toml").string();
   ASSERT_TRUE(WriteFileAtomic(path, std::string(2 * kMiB + 1, 'x')).ok());
@@ -79,7 +79,6 @@ TEST(FileIoTest, WholeReadsHaveACap) {
   const auto read = ReadFile(path, 3 * kMiB, "a pack file");
   ASSERT_TRUE(read.ok());
   EXPECT_EQ(read->size(), 2 * kMiB + 1);
-  std::filesystem::remove_all(dir);
 }
 
 TEST(FileIoTest, WriteIntoMissingDirectoryFailsCleanly) {
@@ -95,8 +94,8 @@ namespace decodeprof::base {
 namespace {
 
 TEST(AtomicFileWriterTest, NothingAppearsWithoutCommit) {
-  const auto dir =
-      std::filesystem::temp_directory_path() / ("dp_atomic_writer_" + std::to_string(::getpid()));
+  const decodeprof::testing::TempDir temp("dp_atomic_writer_");
+  const std::filesystem::path dir = temp.path();
   ASSERT_TRUE(MakeDirs(dir.string()).ok());
   const std::string path = (dir / "big.csv").string();
   {
@@ -112,7 +111,6 @@ TEST(AtomicFileWriterTest, NothingAppearsWithoutCommit) {
     ASSERT_TRUE(writer.Commit().ok());
   }
   EXPECT_EQ(std::filesystem::file_size(path), 3000000u);
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
@@ -126,12 +124,7 @@ namespace fs = std::filesystem;
 
 class OutputTargetTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("dp_output_target_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  void SetUp() override { dir_ = temp_.path(); }
 
   std::string P(const std::string& name) const { return (dir_ / name).string(); }
   void Spit(const std::string& name, const std::string& text) const {
@@ -149,6 +142,7 @@ class OutputTargetTest : public ::testing::Test {
     return names;
   }
 
+  decodeprof::testing::TempDir temp_{"dp_output_target_"};
   fs::path dir_;
 };
 

@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <string_view>
 
 #include "src/base/file_io.h"
@@ -119,6 +120,176 @@ bool Redirect(int fd, int target, int null_flags) {
   return ok;
 }
 
+// Everything an exec'd child touches, prepared before fork: argv and the environment as
+// C arrays, with an empty slot (pid_slot) for the pid variable the child fills in.
+struct ExecPlan {
+  std::vector<char*> c_argv;
+  std::vector<std::string> env;
+  std::vector<char*> c_env;
+  size_t pid_slot = 0;
+  std::string pid_buffer;
+};
+
+ExecPlan PlanExec(const SubprocessOptions& options, bool exec_mode) {
+  ExecPlan plan;
+  for (const std::string& word : options.argv) {
+    plan.c_argv.push_back(const_cast<char*>(word.c_str()));
+  }
+  plan.c_argv.push_back(nullptr);
+  if (exec_mode) {
+    plan.env =
+        EnvironmentWithSet(options.env ? *options.env : CurrentEnvironment(), options.set_env);
+    for (const std::string& entry : plan.env)
+      plan.c_env.push_back(const_cast<char*>(entry.c_str()));
+    plan.pid_slot = plan.c_env.size();
+    plan.c_env.push_back(nullptr);  // the pid entry, filled in by the child
+    plan.c_env.push_back(nullptr);
+    plan.pid_buffer = options.pid_variable + "=" + std::string(24, '\0');
+  }
+  return plan;
+}
+
+// The descriptors made before fork; -1 where there is none.
+struct ChildFds {
+  int out_fd = -1;           // the child's stdout: the output file or the capture pipe's write end
+  int capture_fd = -1;       // the capture pipe's read end, kept by the parent
+  int report[2] = {-1, -1};  // the child writes its exec errno here; EOF means exec succeeded
+
+  // The parent's copies of the child's ends (after fork).
+  void CloseChildEnds() {
+    for (int* fd : {&report[1], &out_fd}) {
+      if (*fd >= 0) ::close(*fd);
+      *fd = -1;
+    }
+  }
+  void CloseAll() {
+    CloseChildEnds();
+    for (int* fd : {&capture_fd, &report[0]}) {
+      if (*fd >= 0) ::close(*fd);
+      *fd = -1;
+    }
+  }
+};
+
+// The output file or capture pipe, and the exec report pipe (exec mode).
+Status OpenChildFds(const SubprocessOptions& options, bool exec_mode, const std::string& what,
+                    ChildFds* fds) {
+  if (options.out == ChildStream::kFile) {
+    // Streamed while the child runs, so no temporary file; only a regular file is opened.
+    DP_ASSIGN_OR_RETURN(fds->out_fd, OpenStreamOutput(options.output_file, /*append=*/false));
+  } else if (options.out == ChildStream::kCapture) {
+    int pipe_fds[2];
+    if (::pipe2(pipe_fds, O_CLOEXEC) != 0) {
+      return InternalError(what, std::string("cannot create a pipe: ") + std::strerror(errno));
+    }
+    fds->capture_fd = pipe_fds[0];
+    fds->out_fd = pipe_fds[1];
+  }
+  if (exec_mode && ::pipe2(fds->report, O_CLOEXEC) != 0) {
+    const int err = errno;
+    fds->CloseAll();
+    return InternalError(what, std::string("cannot create a pipe: ") + std::strerror(err));
+  }
+  return OkStatus();
+}
+
+// Blocks the forwarded signals (into *old_mask) and, when forwarding, installs Forward for
+// them. Blocked from before the handlers are in place until the child's pid is known, so no
+// signal is lost; the child restores the mask and the dispositions.
+void BlockAndInstallForwarding(const Forwarding& forward, bool forwarding, sigset_t* old_mask) {
+  const sigset_t forwarded = SetOf(forward.signals);
+  ::sigprocmask(SIG_BLOCK, &forwarded, old_mask);
+  if (!forwarding) return;
+  ClearSaved();
+  g_first = 0;
+  g_target.store(0);
+  g_only_sent_by_kill = forward.only_sent_by_kill ? 1 : 0;
+  g_hup_as_term = forward.hup_as_term ? 1 : 0;
+  for (const int signo : forward.signals) {
+    if (signo <= 0 || signo >= NSIG || g_forwarding_installed[signo]) continue;
+    struct sigaction current {};
+    ::sigaction(signo, nullptr, &current);
+    if (forward.keep_ignored && current.sa_handler == SIG_IGN) continue;
+    struct sigaction action {};
+    action.sa_sigaction = &Forward;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_SIGINFO | SA_RESTART;
+    ::sigaction(signo, &action, &g_saved[signo]);
+    g_forwarding_installed[signo] = true;
+  }
+}
+
+// In the child: stdin, stdout and stderr as the options say. Async-signal-safe.
+bool RedirectStreams(const SubprocessOptions& options, int out_fd) {
+  if (options.in == ChildStream::kNull && !Redirect(-1, STDIN_FILENO, O_RDONLY)) return false;
+  if (options.out == ChildStream::kNull && !Redirect(-1, STDOUT_FILENO, O_WRONLY)) return false;
+  if (out_fd >= 0) {
+    if (!Redirect(out_fd, STDOUT_FILENO, O_WRONLY)) return false;
+    if (out_fd != STDOUT_FILENO) ::close(out_fd);
+  }
+  if (options.err == ChildStream::kNull && !Redirect(-1, STDERR_FILENO, O_WRONLY)) return false;
+  return options.err != ChildStream::kAsStdout || ::dup2(STDOUT_FILENO, STDERR_FILENO) >= 0;
+}
+
+// In the child, exec mode: the pid variable filled in, then exec; an exec failure is
+// reported through `report_fd`. Async-signal-safe.
+[[noreturn]] void ExecChild(const SubprocessOptions& options, ExecPlan& plan, int report_fd) {
+  if (!options.pid_variable.empty()) {
+    char* buffer = plan.pid_buffer.data();
+    char digits[24];
+    const char* text = FormatPid(digits + sizeof digits, ::getpid());
+    size_t at = options.pid_variable.size() + 1;
+    while (*text != '\0' && at + 1 < plan.pid_buffer.size()) buffer[at++] = *text++;
+    buffer[at] = '\0';
+    plan.c_env[plan.pid_slot] = buffer;
+  }
+  if (options.search_path) {
+    ::execvpe(plan.c_argv[0], plan.c_argv.data(), plan.c_env.data());
+  } else {
+    ::execve(plan.c_argv[0], plan.c_argv.data(), plan.c_env.data());
+  }
+  const int err = errno;
+  [[maybe_unused]] const ssize_t n = ::write(report_fd, &err, sizeof err);
+  ::_exit(err == ENOENT ? 127 : 126);
+}
+
+// The child after fork: signals, process group, terminal and streams, then the body or the
+// exec. Only async-signal-safe calls in exec mode.
+[[noreturn]] void RunChild(const SubprocessOptions& options, ExecPlan& plan, const ChildFds& fds,
+                           bool forwarding, bool take_terminal, const sigset_t& old_mask) {
+  if (forwarding) RestoreSaved();
+  ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+  if (fds.report[0] >= 0) ::close(fds.report[0]);
+  if (fds.capture_fd >= 0) ::close(fds.capture_fd);
+  if (options.own_process_group) ::setpgid(0, 0);
+  if (take_terminal) WithoutTtou([] { ::tcsetpgrp(0, ::getpid()); });
+  if (options.in_child != nullptr) options.in_child();
+  if (!RedirectStreams(options, fds.out_fd)) ::_exit(70);
+  if (options.argv.empty()) {
+    for (const auto& [name, value] : options.set_env) ::setenv(name.c_str(), value.c_str(), 1);
+    if (!options.pid_variable.empty()) {
+      ::setenv(options.pid_variable.c_str(), std::to_string(::getpid()).c_str(), 1);
+    }
+    const int rc = options.body();
+    std::fflush(nullptr);
+    ::_exit(rc & 0xff);
+  }
+  ExecChild(options, plan, fds.report[1]);
+}
+
+// In the parent: the errno the child reported from a failed exec, read from `fd` (closed
+// here); nullopt when exec succeeded (EOF).
+std::optional<int> ReadExecErrno(int fd) {
+  int err = 0;
+  ssize_t n;
+  do {
+    n = ::read(fd, &err, sizeof err);
+  } while (n < 0 && errno == EINTR);
+  ::close(fd);
+  if (n == static_cast<ssize_t>(sizeof err)) return err;
+  return std::nullopt;
+}
+
 }  // namespace
 
 int ShellStatus(int wait_status) {
@@ -153,163 +324,49 @@ StatusOr<std::unique_ptr<Subprocess>> Subprocess::Start(const SubprocessOptions&
   const std::string what = exec_mode ? options.argv[0] : "fork";
 
   // Everything the child touches is prepared before fork.
-  std::vector<char*> c_argv;
-  for (const std::string& word : options.argv) c_argv.push_back(const_cast<char*>(word.c_str()));
-  c_argv.push_back(nullptr);
-  std::vector<std::string> env;
-  std::vector<char*> c_env;
-  size_t pid_slot = 0;
-  std::string pid_buffer;
-  if (exec_mode) {
-    env = EnvironmentWithSet(options.env ? *options.env : CurrentEnvironment(), options.set_env);
-    for (const std::string& entry : env) c_env.push_back(const_cast<char*>(entry.c_str()));
-    pid_slot = c_env.size();
-    c_env.push_back(nullptr);  // the pid entry, filled in by the child
-    c_env.push_back(nullptr);
-    pid_buffer = options.pid_variable + "=" + std::string(24, '\0');
-  }
-
-  int out_fd = -1;  // the child's stdout: the output file or the capture pipe's write end
-  int capture_fd = -1;
-  if (options.out == ChildStream::kFile) {
-    // Streamed while the child runs, so no temporary file; only a regular file is opened.
-    DP_ASSIGN_OR_RETURN(out_fd, OpenStreamOutput(options.output_file, /*append=*/false));
-  } else if (options.out == ChildStream::kCapture) {
-    int fds[2];
-    if (::pipe2(fds, O_CLOEXEC) != 0) {
-      return InternalError(what, std::string("cannot create a pipe: ") + std::strerror(errno));
-    }
-    capture_fd = fds[0];
-    out_fd = fds[1];
-  }
-  int report[2] = {-1, -1};  // the child writes its exec errno here; EOF means exec succeeded
-  if (exec_mode && ::pipe2(report, O_CLOEXEC) != 0) {
-    const int err = errno;
-    if (out_fd >= 0) ::close(out_fd);
-    if (capture_fd >= 0) ::close(capture_fd);
-    return InternalError(what, std::string("cannot create a pipe: ") + std::strerror(err));
-  }
-  const auto close_all = [&] {
-    for (const int fd : {out_fd, capture_fd, report[0], report[1]}) {
-      if (fd >= 0) ::close(fd);
-    }
-  };
-
+  ExecPlan plan = PlanExec(options, exec_mode);
+  ChildFds fds;
+  DP_RETURN_IF_ERROR(OpenChildFds(options, exec_mode, what, &fds));
   const bool forwarding = !options.forward.signals.empty();
   if (forwarding && g_forwarding.exchange(true)) {
-    close_all();
+    fds.CloseAll();
     return InternalError(what, "another child is forwarding signals");
   }
-  // Blocked from before the handlers are in place until the child's pid is known, so no
-  // signal is lost; the child restores the mask and the dispositions.
-  const sigset_t forwarded = SetOf(options.forward.signals);
   sigset_t old_mask;
-  ::sigprocmask(SIG_BLOCK, &forwarded, &old_mask);
-  if (forwarding) {
-    ClearSaved();
-    g_first = 0;
-    g_target.store(0);
-    g_only_sent_by_kill = options.forward.only_sent_by_kill ? 1 : 0;
-    g_hup_as_term = options.forward.hup_as_term ? 1 : 0;
-    for (const int signo : options.forward.signals) {
-      if (signo <= 0 || signo >= NSIG || g_forwarding_installed[signo]) continue;
-      struct sigaction current {};
-      ::sigaction(signo, nullptr, &current);
-      if (options.forward.keep_ignored && current.sa_handler == SIG_IGN) continue;
-      struct sigaction action {};
-      action.sa_sigaction = &Forward;
-      sigemptyset(&action.sa_mask);
-      action.sa_flags = SA_SIGINFO | SA_RESTART;
-      ::sigaction(signo, &action, &g_saved[signo]);
-      g_forwarding_installed[signo] = true;
-    }
-  }
+  BlockAndInstallForwarding(options.forward, forwarding, &old_mask);
   const bool take_terminal = options.own_process_group && options.take_terminal &&
                              ::isatty(0) == 1 && ::tcgetpgrp(0) == ::getpgrp();
   if (options.flush_stdio) std::fflush(nullptr);
 
   const pid_t pid = ::fork();
-  if (pid == 0) {
-    // The child: only async-signal-safe calls in exec mode.
-    if (forwarding) RestoreSaved();
-    ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
-    if (report[0] >= 0) ::close(report[0]);
-    if (capture_fd >= 0) ::close(capture_fd);
-    if (options.own_process_group) ::setpgid(0, 0);
-    if (take_terminal) WithoutTtou([] { ::tcsetpgrp(0, ::getpid()); });
-    if (options.in_child != nullptr) options.in_child();
-    if (options.in == ChildStream::kNull && !Redirect(-1, STDIN_FILENO, O_RDONLY)) ::_exit(70);
-    if (options.out == ChildStream::kNull && !Redirect(-1, STDOUT_FILENO, O_WRONLY)) ::_exit(70);
-    if (out_fd >= 0) {
-      if (!Redirect(out_fd, STDOUT_FILENO, O_WRONLY)) ::_exit(70);
-      if (out_fd != STDOUT_FILENO) ::close(out_fd);
-    }
-    if (options.err == ChildStream::kNull && !Redirect(-1, STDERR_FILENO, O_WRONLY)) ::_exit(70);
-    if (options.err == ChildStream::kAsStdout && ::dup2(STDOUT_FILENO, STDERR_FILENO) < 0) {
-      ::_exit(70);
-    }
-    if (!exec_mode) {
-      for (const auto& [name, value] : options.set_env) ::setenv(name.c_str(), value.c_str(), 1);
-      if (!options.pid_variable.empty()) {
-        ::setenv(options.pid_variable.c_str(), std::to_string(::getpid()).c_str(), 1);
-      }
-      const int rc = options.body();
-      std::fflush(nullptr);
-      ::_exit(rc & 0xff);
-    }
-    if (!options.pid_variable.empty()) {
-      char* buffer = pid_buffer.data();
-      char digits[24];
-      const char* text = FormatPid(digits + sizeof digits, ::getpid());
-      size_t at = options.pid_variable.size() + 1;
-      while (*text != '\0' && at + 1 < pid_buffer.size()) buffer[at++] = *text++;
-      buffer[at] = '\0';
-      c_env[pid_slot] = buffer;
-    }
-    if (options.search_path) {
-      ::execvpe(c_argv[0], c_argv.data(), c_env.data());
-    } else {
-      ::execve(c_argv[0], c_argv.data(), c_env.data());
-    }
-    const int err = errno;
-    [[maybe_unused]] const ssize_t n = ::write(report[1], &err, sizeof err);
-    ::_exit(err == ENOENT ? 127 : 126);
-  }
+  if (pid == 0) RunChild(options, plan, fds, forwarding, take_terminal, old_mask);
 
   const int fork_errno = errno;
-  if (report[1] >= 0) ::close(report[1]);
-  if (out_fd >= 0) ::close(out_fd);
+  fds.CloseChildEnds();
   if (pid < 0) {
     if (forwarding) {
       RestoreSaved();
       g_forwarding.store(false);
     }
     ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
-    if (report[0] >= 0) ::close(report[0]);
-    if (capture_fd >= 0) ::close(capture_fd);
+    fds.CloseAll();
     return InternalError(what, std::string("cannot fork: ") + std::strerror(fork_errno));
   }
   std::unique_ptr<Subprocess> child(new Subprocess());
   child->pid_ = pid;
   child->group_ = options.own_process_group;
   child->forwarding_ = forwarding;
-  child->capture_fd_ = capture_fd;
+  child->capture_fd_ = fds.capture_fd;
   child->max_output_bytes_ = options.max_output_bytes;
   if (forwarding) g_target.store(pid);
   ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);  // a pending signal is forwarded now
   if (options.own_process_group) ::setpgid(pid, pid);
   if (take_terminal) WithoutTtou([pid] { ::tcsetpgrp(0, pid); });
   child->has_terminal_ = child->had_terminal_ = take_terminal;
-  if (report[0] >= 0) {
-    int err = 0;
-    ssize_t n;
-    do {
-      n = ::read(report[0], &err, sizeof err);
-    } while (n < 0 && errno == EINTR);
-    ::close(report[0]);
-    if (n == static_cast<ssize_t>(sizeof err)) {
-      child->exec_errno_ = err;
-      child->exec_status_ = IoError(what, std::strerror(err));
+  if (fds.report[0] >= 0) {
+    if (const std::optional<int> err = ReadExecErrno(fds.report[0])) {
+      child->exec_errno_ = *err;
+      child->exec_status_ = IoError(what, std::strerror(*err));
     }
   }
   return child;

@@ -12,25 +12,18 @@
 #include <string>
 
 #include "src/base/file_io.h"
+#include "tests/support/temp_dir.h"
 
 namespace decodeprof::base {
 namespace {
 
 namespace fs = std::filesystem;
 
-fs::path ScratchDir() {
-  const fs::path dir =
-      fs::temp_directory_path() / ("decodeprof-tmpfiles-" + std::to_string(::getpid()) + "-" +
-                                   ::testing::UnitTest::GetInstance()->current_test_info()->name());
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
 void Touch(const fs::path& path) { std::ofstream(path) << "x"; }
 
 TEST(TemporaryFilesTest, RegisteredFilesAndDirectoriesAreRemoved) {
-  const fs::path dir = ScratchDir();
+  const decodeprof::testing::TempDir temp("decodeprof-tmpfiles-");
+  const fs::path dir = temp.path();
   Touch(dir / "a.tmp");
   fs::create_directories(dir / "rec");
   Touch(dir / "rec" / "trace.sqlite");
@@ -47,17 +40,16 @@ TEST(TemporaryFilesTest, RegisteredFilesAndDirectoriesAreRemoved) {
   UnregisterTemporary(a);
   UnregisterTemporary(r);
   EXPECT_EQ(TemporaryFileCount(), before);
-  fs::remove_all(dir);
 }
 
 TEST(TemporaryFilesTest, AnUnregisteredFileIsKept) {
-  const fs::path dir = ScratchDir();
+  const decodeprof::testing::TempDir temp("decodeprof-tmpfiles-");
+  const fs::path dir = temp.path();
   Touch(dir / "kept");
   const int h = RegisterTemporary((dir / "kept").string());
   UnregisterTemporary(h);
   RemoveTemporaryFiles();
   EXPECT_TRUE(fs::exists(dir / "kept"));
-  fs::remove_all(dir);
 }
 
 TEST(TemporaryFilesTest, TheTableIsBoundedAndSlotsAreReused) {
@@ -80,7 +72,8 @@ TEST(TemporaryFilesTest, APathTooLongIsNotRegistered) {
 // A child writes through AtomicFileWriter and kills itself with the signal mid-write: the
 // temporary file is gone and the child ended by that signal.
 void ExpectSignalRemovesTemporary(int signo) {
-  const fs::path dir = ScratchDir();
+  const decodeprof::testing::TempDir temp("decodeprof-tmpfiles-");
+  const fs::path dir = temp.path();
   const std::string out = (dir / "out.json").string();
   const pid_t pid = ::fork();
   ASSERT_GE(pid, 0);
@@ -97,7 +90,6 @@ void ExpectSignalRemovesTemporary(int signo) {
   ASSERT_TRUE(WIFSIGNALED(status)) << "exit " << WEXITSTATUS(status);
   EXPECT_EQ(WTERMSIG(status), signo);
   for (const auto& entry : fs::directory_iterator(dir)) ADD_FAILURE() << "left: " << entry.path();
-  fs::remove_all(dir);
 }
 
 TEST(TemporaryFilesTest, SigtermRemovesTheTemporaryOutputAndEndsByTheSignal) {
@@ -112,7 +104,8 @@ TEST(TemporaryFilesTest, SighupRemovesTheTemporaryOutputAndEndsByTheSignal) {
 
 // A forked child that gets the signal does not remove what its parent registered.
 TEST(TemporaryFilesTest, AChildNeverRemovesItsParentsFiles) {
-  const fs::path dir = ScratchDir();
+  const decodeprof::testing::TempDir temp("decodeprof-tmpfiles-");
+  const fs::path dir = temp.path();
   Touch(dir / "parents");
   const int h = RegisterTemporary((dir / "parents").string());
   const pid_t pid = ::fork();
@@ -127,7 +120,6 @@ TEST(TemporaryFilesTest, AChildNeverRemovesItsParentsFiles) {
   EXPECT_TRUE(WIFSIGNALED(status));
   EXPECT_TRUE(fs::exists(dir / "parents"));
   UnregisterTemporary(h);
-  fs::remove_all(dir);
 }
 
 // An ignored signal (nohup) stays ignored.
@@ -147,7 +139,8 @@ TEST(TemporaryFilesTest, AnIgnoredSignalStaysIgnored) {
 }
 
 TEST(TemporaryFilesTest, ACommittedOutputIsForgotten) {
-  const fs::path dir = ScratchDir();
+  const decodeprof::testing::TempDir temp("decodeprof-tmpfiles-");
+  const fs::path dir = temp.path();
   const int before = TemporaryFileCount();
   {
     AtomicFileWriter writer((dir / "o").string());
@@ -164,7 +157,6 @@ TEST(TemporaryFilesTest, ACommittedOutputIsForgotten) {
   EXPECT_EQ(TemporaryFileCount(), before);
   EXPECT_TRUE(fs::exists(dir / "o"));
   EXPECT_FALSE(fs::exists(dir / "p"));
-  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -93,13 +93,9 @@ int Census(const Options& options, const std::vector<std::string>& inputs) {
   PrintDiagnostics(kKernelsCommand, result->diagnostics, "");
   const pipeline::WindowSpec& window = options.request.window;
   if (window.kind == pipeline::WindowSpec::Kind::kRange && result->by_name.dispatches == 0) {
-    const std::string detail = "no dispatch starts inside --window " + window.ToString() +
-                               " (the device's " + std::to_string(result->device_dispatches) +
-                               " dispatches start from " + std::to_string(result->first_start) +
-                               " to " + std::to_string(result->last_start) + " ns)";
-    std::fprintf(
-        stderr, "%s\n",
-        trace::DiagnosticLine(kKernelsCommand, trace::Diag::kKernelsWindowEmpty, detail).c_str());
+    const trace::DiagMessage message = trace::Message<trace::Msg::kKernelsNoDispatchInWindow>(
+        window.ToString(), result->device_dispatches, result->first_start, result->last_start);
+    std::fprintf(stderr, "%s\n", trace::DiagnosticLine(kKernelsCommand, message).c_str());
   }
 
   report::CensusHeading heading;

@@ -21,10 +21,13 @@
 namespace decodeprof::cli {
 namespace {
 
-// One occurrence of `code` (trace/diagnostics_list.h), `detail` saying what happened.
-void Warn(std::string_view subcommand, trace::Diag code, const std::string& detail) {
-  std::fprintf(stderr, "%s\n", trace::DiagnosticLine(subcommand, code, detail).c_str());
+// One occurrence of a code of trace/diagnostics_list.h, in its message's words.
+void Warn(std::string_view subcommand, const trace::DiagMessage& message) {
+  std::fprintf(stderr, "%s\n", trace::DiagnosticLine(subcommand, message).c_str());
 }
+
+using trace::Message;
+using trace::Msg;
 
 using MetaEntries = std::vector<std::pair<std::string, std::string>>;
 
@@ -37,8 +40,7 @@ MetaEntries MeasureBandwidthBeforeRecording(std::string_view subcommand, int& in
   char exe[PATH_MAX];
   const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
   if (n <= 0) {
-    Warn(subcommand, trace::Diag::kBandwidthNotMeasured,
-         "the bandwidth was not measured: cannot find this binary (/proc/self/exe)");
+    Warn(subcommand, Message<Msg::kBandwidthNoBinary>());
     return {};
   }
   exe[n] = '\0';
@@ -47,8 +49,7 @@ MetaEntries MeasureBandwidthBeforeRecording(std::string_view subcommand, int& in
                     "/decodeprof-bandwidth-XXXXXX.json";
   const int fd = ::mkstemps(tmp.data(), 5);
   if (fd < 0) {
-    Warn(subcommand, trace::Diag::kBandwidthNotMeasured,
-         "the bandwidth was not measured: cannot create " + tmp + ": " + std::strerror(errno));
+    Warn(subcommand, Message<Msg::kBandwidthNoTemporary>(tmp, std::strerror(errno)));
     return {};
   }
   ::close(fd);
@@ -56,18 +57,14 @@ MetaEntries MeasureBandwidthBeforeRecording(std::string_view subcommand, int& in
       {exe, "bandwidth", "-o", tmp}, record::CurrentEnvironment(), /*root_pid_env=*/"");
   MetaEntries entries;
   if (!run.ok()) {
-    Warn(subcommand, trace::Diag::kBandwidthNotMeasured,
-         "the bandwidth was not measured: " + run.status().ToString());
+    Warn(subcommand, Message<Msg::kBandwidthFailed>(run.status().ToString()));
   } else if (run->term_signal == SIGINT || run->term_signal == SIGTERM ||
              run->term_signal == SIGHUP || run->term_signal == SIGQUIT) {
     interrupted = run->term_signal;
   } else if (run->status != 0) {
-    Warn(subcommand, trace::Diag::kBandwidthNotMeasured,
-         "the bandwidth was not measured (decodeprof bandwidth exited " +
-             std::to_string(run->status) + "); the trace goes without it");
+    Warn(subcommand, Message<Msg::kBandwidthExited>(run->status));
   } else if (auto meta = device::MeasurementMeta(tmp); !meta.ok()) {
-    Warn(subcommand, trace::Diag::kBandwidthNotMeasured,
-         "the bandwidth was not measured: " + meta.status().ToString());
+    Warn(subcommand, Message<Msg::kBandwidthFailed>(meta.status().ToString()));
   } else {
     entries = std::move(*meta);
   }
@@ -89,7 +86,7 @@ std::string ExeDir() {
 RecordingOutcome RecordCommand(std::string_view subcommand, const record::RecordOptions& options) {
   const record::GetEnvFn getenv = [](const char* name) { return std::getenv(name); };
   RecordingOutcome outcome;
-  std::vector<std::string> warnings;
+  std::vector<trace::DiagMessage> warnings;
   base::Status conversion;
   MetaEntries peak_meta;
   // Measured only when the recording can go ahead (else RecordWith* says why at once).
@@ -97,9 +94,7 @@ RecordingOutcome RecordCommand(std::string_view subcommand, const record::Record
     int interrupted = 0;
     peak_meta = MeasureBandwidthBeforeRecording(subcommand, interrupted);
     if (interrupted != 0) {
-      Warn(subcommand, trace::Diag::kBandwidthMeasurementStopped,
-           "stopped by signal " + std::to_string(interrupted) +
-               " while measuring the bandwidth; the command was not started");
+      Warn(subcommand, Message<Msg::kBandwidthStopped>(interrupted));
       outcome.status = 128 + interrupted;
       return outcome;
     }
@@ -108,8 +103,7 @@ RecordingOutcome RecordCommand(std::string_view subcommand, const record::Record
       options.backend == record::Backend::kCupti
           ? record::RecordWithCupti(options, ExeDir(), getenv, &warnings)
           : record::RecordWithRocprofv3(options, getenv, &conversion);
-  for (const std::string& w : warnings)
-    Warn(subcommand, trace::Diag::kInjectionVariableReplaced, w);
+  for (const trace::DiagMessage& w : warnings) Warn(subcommand, w);
   if (!result.ok()) {
     outcome.status = ReportError(subcommand, result.status());
     return outcome;
@@ -124,8 +118,7 @@ RecordingOutcome RecordCommand(std::string_view subcommand, const record::Record
   if (!peak_meta.empty() && ::access(options.output.c_str(), F_OK) == 0) {
     if (base::Status stored = native_format::SetMetaInFile(options.output, peak_meta);
         !stored.ok()) {
-      Warn(subcommand, trace::Diag::kBandwidthNotStored,
-           "the measured bandwidth was not stored: " + stored.ToString());
+      Warn(subcommand, Message<Msg::kBandwidthNotKept>(stored.ToString()));
     }
   }
 
@@ -137,36 +130,21 @@ RecordingOutcome RecordCommand(std::string_view subcommand, const record::Record
       std::fprintf(stderr, "decodeprof: %.*s: %s\n", static_cast<int>(subcommand.size()),
                    subcommand.data(), record::FormatSummary(options.output, *summary).c_str());
       if (summary->sample_steps > 1 && summary->only_range_periods == 0) {
-        Warn(subcommand, trace::Diag::kNoSampledStep,
-             "no step was recorded kernel by kernel: " +
-                 (summary->sample_steps_seen == 0
-                      ? "NVTX range '" + summary->sample_range + "' never opened while CUDA was up"
-                      : "only " + std::to_string(summary->sample_steps_seen) +
-                            " steps, fewer than --sample-steps needs") +
-                 " (name the engine's step range with --step-range, or use --sample-time)");
+        Warn(subcommand, summary->sample_steps_seen == 0
+                             ? Message<Msg::kSampleRangeNeverOpened>(summary->sample_range)
+                             : Message<Msg::kSampleStepsTooFew>(summary->sample_steps_seen));
       } else if (!summary->sample_time.empty() && summary->sample_periods == 0) {
-        Warn(subcommand, trace::Diag::kNoSampledPeriod,
-             "no period was recorded kernel by kernel: the program ended before the first "
-             "period of --sample-time " +
-                 summary->sample_time +
-                 " (it begins PERIOD - ON ms after CUDA comes up); use a shorter PERIOD, or "
-                 "--sample-steps N for a short decode");
+        Warn(subcommand, Message<Msg::kSamplePeriodNeverBegan>(summary->sample_time));
       } else if (!summary->only_range.empty() && summary->only_range_periods == 0) {
-        Warn(
-            subcommand, trace::Diag::kOnlyRangeNeverOpened,
-            "no CUDA activity was recorded: NVTX range '" + summary->only_range +
-                "' never opened while CUDA was up" +
-                (summary->only_range_switch_failures > 0 ? ", or CUPTI refused to switch on" : ""));
+        Warn(subcommand, summary->only_range_switch_failures > 0
+                             ? Message<Msg::kOnlyRangeNotOpenedOrRefused>(summary->only_range)
+                             : Message<Msg::kOnlyRangeNotOpened>(summary->only_range));
       } else if (summary->only_range_switch_failures > 0) {
-        Warn(subcommand, trace::Diag::kOnlyRangeSwitchFailures,
-             "CUPTI refused " + std::to_string(summary->only_range_switch_failures) +
-                 " switches of --only-range (meta only_range_warnings says what)");
+        Warn(subcommand,
+             Message<Msg::kOnlyRangeRefusedSwitches>(summary->only_range_switch_failures));
       }
       if (summary->dropped_records > 0) {
-        Warn(subcommand, trace::Diag::kRecorderLostRecords,
-             "the trace lost " + std::to_string(summary->dropped_records) +
-                 " records (see its counters table); raise "
-                 "DECODEPROF_RECORD_MAX_BUFFERS");
+        Warn(subcommand, Message<Msg::kTraceLostRecords>(summary->dropped_records));
       }
     }
   }

@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "tests/support/temp_dir.h"
+
 namespace decodeprof::device {
 namespace {
 
@@ -88,12 +90,8 @@ class ResolvePeakTest : public ::testing::Test {
     std::ofstream(path) << text;
     return path;
   }
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("peak_bandwidth_test_" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
+  void SetUp() override { dir_ = temp_.path(); }
+  decodeprof::testing::TempDir temp_{"peak_bandwidth_test_"};
   std::filesystem::path dir_;
 };
 

@@ -11,6 +11,7 @@
 #include "gtest/gtest.h"
 #include "src/guard/guard.h"
 #include "src/guard/guard_test_fakes.h"
+#include "tests/support/temp_dir.h"
 
 namespace decodeprof::guard {
 namespace {
@@ -23,14 +24,11 @@ using testing::MemFile;
 class LockTest : public ::testing::Test {
  protected:
   LockTest() : notes_(&clock_, err_.fd(), -1) {
-    dir_ = ::testing::TempDir() + "/guard-lock-" + std::to_string(::getpid()) + "-" +
-           ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
+    dir_ = temp_.path();
     path_ = dir_ + "/guard.lock";
   }
-  ~LockTest() override { std::filesystem::remove_all(dir_); }
 
+  decodeprof::testing::TempDir temp_{"guard-lock-"};
   std::string dir_;
   std::string path_;
   FakeClock clock_;

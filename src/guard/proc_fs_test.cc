@@ -7,6 +7,7 @@
 
 #include "gtest/gtest.h"
 #include "src/guard/guard_test_fakes.h"
+#include "tests/support/temp_dir.h"
 
 namespace decodeprof::guard {
 namespace {
@@ -73,8 +74,8 @@ TEST(ProcFsTest, SnapshotSkipsVanishedAndBrokenEntries) {
 }
 
 TEST(DirProcFsTest, ReadsAFixtureTree) {
-  const std::string root = ::testing::TempDir() + "/procfs-" + std::to_string(::getpid());
-  std::filesystem::remove_all(root);
+  const decodeprof::testing::TempDir temp("procfs-");
+  const std::string root = temp.path();
   for (const auto& [pid, line] : std::vector<std::pair<std::string, std::string>>{
            {"1", "1 (init) S 0 1"}, {"42", "42 (cc1 plus) S 1 42"}, {"43", "garbage"}}) {
     std::filesystem::create_directories(root + "/" + pid);
@@ -90,7 +91,6 @@ TEST(DirProcFsTest, ReadsAFixtureTree) {
   EXPECT_EQ(s.processes().size(), 2u);
   EXPECT_EQ(s.CommOrUnknown(42), "cc1 plus");
   EXPECT_FALSE(s.Exists(43));
-  std::filesystem::remove_all(root);
 }
 
 TEST(DirProcFsTest, TheRealProcShowsThisProcessAndItsParent) {
@@ -101,13 +101,11 @@ TEST(DirProcFsTest, TheRealProcShowsThisProcessAndItsParent) {
 }
 
 TEST(ListDirectoryTest, SkipsDotEntriesAndSorts) {
-  const std::string dir = ::testing::TempDir() + "/kfd-" + std::to_string(::getpid());
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  const decodeprof::testing::TempDir temp("kfd-");
+  const std::string dir = temp.path();
   for (const char* name : {"30", "4", ".hidden", "x"}) std::ofstream(dir + "/" + name);
   EXPECT_EQ(*ListDirectory(dir), (std::vector<std::string>{"30", "4", "x"}));
   EXPECT_FALSE(ListDirectory(dir + "/missing"));
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include "src/io/kineto_json/kineto_json_importer.h"
 #include "src/io/rocprofv3_csv/rocprofv3_csv_importer.h"
 #include "src/io/unreadable_formats.h"
+#include "tests/support/temp_dir.h"
 
 namespace decodeprof::io {
 namespace {
@@ -36,16 +37,13 @@ struct Collect : trace::DispatchSink {
 
 class CompressedInputTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("dp_compressed_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  void SetUp() override { dir_ = temp_.path(); }
   std::string Write(const std::string& name, const std::string& bytes) {
     const std::string path = (dir_ / name).string();
     std::ofstream(path, std::ios::binary) << bytes;
     return path;
   }
+  decodeprof::testing::TempDir temp_{"dp_compressed_"};
   fs::path dir_;
 };
 

@@ -9,6 +9,7 @@
 
 #include "src/analysis/roles.h"
 #include "src/base/file_io.h"
+#include "tests/support/temp_dir.h"
 
 namespace decodeprof::packs {
 namespace {
@@ -16,10 +17,8 @@ namespace {
 using base::ErrorKind;
 
 std::string TempPath(const std::string& name) {
-  const std::filesystem::path dir =
-      std::filesystem::path(::testing::TempDir()) / "decodeprof_pack_loader_test";
-  std::filesystem::create_directories(dir);
-  return (dir / name).string();
+  static const std::string dir = decodeprof::testing::ScratchDir("decodeprof_pack_loader_test_");
+  return dir + "/" + name;
 }
 
 std::string WriteTemp(const std::string& name, const std::string& text) {

@@ -17,6 +17,7 @@
 
 #include "src/native_format/native_writer.h"
 #include "src/pipeline/summarize_run.h"
+#include "tests/support/temp_dir.h"
 
 namespace decodeprof::pipeline {
 namespace {
@@ -260,12 +261,7 @@ std::string Slurp(const fs::path& path) {
 
 class KinetoSummarizeTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("dp_kineto_sum_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  void SetUp() override { dir_ = temp_.path(); }
 
   SummarizeRequest Request(const std::string& trace, const std::string& out) const {
     SummarizeRequest req;
@@ -276,6 +272,7 @@ class KinetoSummarizeTest : public ::testing::Test {
     return req;
   }
 
+  decodeprof::testing::TempDir temp_{"dp_kineto_sum_"};
   fs::path dir_;
 };
 

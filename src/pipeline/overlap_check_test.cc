@@ -13,6 +13,7 @@
 
 #include "src/native_format/native_writer.h"
 #include "src/pipeline/summarize_run.h"
+#include "tests/support/temp_dir.h"
 
 namespace decodeprof::pipeline {
 namespace {
@@ -72,12 +73,7 @@ void WriteOverlapRun(const std::string& path, int overlapping) {
 
 class OverlapCheckTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("decodeprof_overlap_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  void SetUp() override { dir_ = temp_.path(); }
   base::StatusOr<SummarizeResult> Run(int overlapping) {
     const std::string trace = (dir_ / ("o" + std::to_string(overlapping) + ".sqlite")).string();
     WriteOverlapRun(trace, overlapping);
@@ -93,6 +89,7 @@ class OverlapCheckTest : public ::testing::Test {
     }
     return false;
   }
+  decodeprof::testing::TempDir temp_{"decodeprof_overlap_"};
   fs::path dir_;
 };
 

@@ -17,6 +17,7 @@
 
 #include "src/native_format/native_writer.h"
 #include "src/pipeline/summarize_run.h"
+#include "tests/support/temp_dir.h"
 
 namespace decodeprof::pipeline {
 namespace {
@@ -121,12 +122,7 @@ void WriteTimeSampledCalls(const std::string& path, int calls) {
 
 class SampledWindowTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("decodeprof_sampled_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  void SetUp() override { dir_ = temp_.path(); }
 
   // Summarizing `trace` is a data error whose message holds `part`, and writes nothing.
   void ExpectDataError(const std::string& trace, const std::string& name, const std::string& part) {
@@ -158,6 +154,7 @@ class SampledWindowTest : public ::testing::Test {
     return nlohmann::json::parse(in);
   }
 
+  decodeprof::testing::TempDir temp_{"decodeprof_sampled_"};
   fs::path dir_;
 };
 

@@ -91,8 +91,7 @@ base::Status ReadPlainLogs(const SummarizeRequest& req, RunInputs& inputs) {
     plain_runs.push_back(plain_log.results);
     inputs.diagnostics.Merge(plain_log.diagnostics);
     if (!plain_log.results.decode_tok_s && !plain_log.results.generated_tokens) {
-      inputs.diagnostics.Add(trace::Diag::kLogWithoutResults, 1,
-                             {path, "", "--plain-log has no Decode: or Generated tokens: line"});
+      inputs.diagnostics.Add(trace::Message<trace::Msg::kPlainLogWithoutResults>(), 1, path);
     }
   }
   inputs.plain = ChoosePlainRun(plain_runs);
@@ -143,8 +142,7 @@ base::Status ReadInputs(const SummarizeRequest& req, RunInputs& inputs) {
   inputs.diagnostics = inputs.log.diagnostics;
   DP_RETURN_IF_ERROR(ReadPlainLogs(req, inputs));
   if (inputs.model.config_missing) {
-    inputs.diagnostics.Add(trace::Diag::kModelDirWithoutConfig, 1,
-                           {req.model_dir, "", "no config.json"});
+    inputs.diagnostics.Add(trace::Message<trace::Msg::kNoConfigJson>(), 1, req.model_dir);
   }
   return base::OkStatus();
 }
@@ -203,8 +201,8 @@ base::Status ChoosePack(const SummarizeRequest& req, const io::Importer& importe
   inputs.pack_name = choice.pack;
   notes.push_back(choice.note);
   if (!choice.weak.empty() && !window.dispatches.empty()) {
-    inputs.diagnostics.Add(trace::Diag::kPackChoiceWeak, 1,
-                           {req.trace, "", "pack " + choice.pack + ": " + choice.weak});
+    inputs.diagnostics.Add(trace::Message<trace::Msg::kPackChosenWeakly>(choice.pack, choice.weak),
+                           1, req.trace);
   }
   return LoadPackAndUnits(inputs.pack_name, req.units, inputs.pack, inputs.units_name,
                           inputs.units);

@@ -50,13 +50,11 @@ void AddStreamOrderDiagnostics(const SummarizeRequest& req, const trace::Importe
     it->second = i;
   }
   if (count == 0) return;
-  diag.Add(trace::Diag::kDispatchesOutOfStreamOrder, count,
-           {req.trace, first->line == 0 ? "" : std::to_string(first->line),
-            "the first: " + std::string(names.Get(first->name)) + " on stream " +
-                std::to_string(first->stream) + " (" +
-                base::FormatFixed(static_cast<double>(first->duration()) / 1e3, 1) +
-                " us); the late ends add up to " +
-                base::FormatFixed(static_cast<double>(late_ns) / 1e6, 3) + " ms"});
+  diag.Add(trace::Message<trace::Msg::kLateEnds>(
+               names.Get(first->name), first->stream,
+               base::FormatFixed(static_cast<double>(first->duration()) / 1e3, 1),
+               base::FormatFixed(static_cast<double>(late_ns) / 1e6, 3)),
+           count, req.trace, first->line == 0 ? "" : std::to_string(first->line));
 }
 
 // A kernel of more than this share of the window's GPU time in class `other`: a warning.
@@ -66,62 +64,54 @@ void AddAnalysisDiagnostics(const SummarizeRequest& req, const analysis::Summary
                             const analysis::Attribution& attribution, trace::Diagnostics& diag) {
   // The kernel table is in descending time order: the largest such kernels first; the
   // detail names up to three.
-  std::string named;
+  trace::DiagMessage named{trace::Diag::kLargeKernelUnclassified, ""};
   int64_t large_other = 0;
   for (const analysis::KernelStat& k : summary.kernels) {
     if (k.class_name != "other" || !k.share_exact || *k.share_exact <= kLargeOtherSharePct) {
       continue;
     }
     if (large_other++ < 3) {
-      named += std::string(named.empty() ? "" : "; ") +
-               std::string(base::TruncateCodePoints(k.name, 120)) + ": " +
-               base::FormatFixed(*k.share_exact, 1) + " % of the GPU time";
+      trace::AppendText(named.text, trace::Message<trace::Msg::kLargeKernelShare>(
+                                        base::TruncateCodePoints(k.name, 120),
+                                        base::FormatFixed(*k.share_exact, 1)));
     }
   }
   if (large_other > 0) {
-    diag.Add(
-        trace::Diag::kLargeKernelUnclassified, large_other,
-        {req.trace, "",
-         named + (large_other > 3 ? "; and " + std::to_string(large_other - 3) + " more" : "")});
+    if (large_other > 3)
+      trace::AppendText(named.text, trace::Message<trace::Msg::kLargeKernelsMore>(large_other - 3));
+    diag.Add(named, large_other, req.trace);
   }
-  diag.Add(trace::Diag::kStraddlingDecodeStart, summary.kernels_straddling_decode_start,
-           {req.trace, "", "decode_start cuts through them"});
+  diag.Add(trace::Message<trace::Msg::kDecodeStartCuts>(), summary.kernels_straddling_decode_start,
+           req.trace);
   if (summary.host_gap_attribution_residual_ns != 0) {
-    diag.Add(trace::Diag::kHostGapResidual, 1,
-             {req.trace, "",
-              std::to_string(summary.host_gap_attribution_residual_ns) + " ns unattributed"});
+    diag.Add(trace::Message<trace::Msg::kGapUnattributed>(summary.host_gap_attribution_residual_ns),
+             1, req.trace);
   }
   if (!attribution.warnings.empty()) {
     diag.Add(trace::Diag::kRoleRuleWarning, static_cast<int64_t>(attribution.warnings.size()),
-             {req.trace, "", attribution.warnings.front()});
+             {req.trace, "", attribution.warnings.front().text});
   }
 }
 
 // The sampled recording's diagnostics: its steps, few of them, its distortion, its run cost.
 void AddSamplingDiagnostics(const SummarizeRequest& req, const analysis::Sampling& m,
                             trace::Diagnostics& diag) {
-  diag.Add(trace::Diag::kSampledSteps, m.steps_sampled,
-           {req.trace, "",
-            std::to_string(m.steps_sampled) + " of " + std::to_string(m.steps_seen) + " steps"});
+  diag.Add(trace::Message<trace::Msg::kSampledStepsOf>(m.steps_sampled, m.steps_seen),
+           m.steps_sampled, req.trace);
   if (m.steps_sampled < kFewSampledSteps) {
-    diag.Add(
-        trace::Diag::kSampledStepsFew, 1,
-        {req.trace, "",
-         std::to_string(m.steps_sampled) + " sampled step" + (m.steps_sampled == 1 ? "" : "s") +
-             " of " + std::to_string(m.steps_seen) + " in the window"});
+    diag.Add(trace::Message<trace::Msg::kSampledStepsFewOf>(
+                 m.steps_sampled, m.steps_sampled == 1 ? "" : "s", m.steps_seen),
+             1, req.trace);
   }
   if (m.distortion_pct && *m.distortion_pct > 5.0) {
-    diag.Add(trace::Diag::kSamplingDistortion, 1,
-             {req.trace, "",
-              "+" + base::FormatFixed(*m.distortion_pct, 2) + " % over the unsampled steps"});
+    diag.Add(trace::Message<trace::Msg::kSamplingSlower>(base::FormatFixed(*m.distortion_pct, 2)),
+             1, req.trace);
   }
   if (m.run_cost_pct && *m.run_cost_pct > 5.0 && m.run_cost_ms_per_sampled_step) {
-    diag.Add(trace::Diag::kSamplingRunCost, 1,
-             {req.trace, "",
-              base::FormatFixed(*m.run_cost_pct, 2) + " % of the decode, " +
-                  base::FormatFixed(*m.run_cost_ms_per_sampled_step, 3) +
-                  " ms a sampled step; one step in " + std::to_string(SamplingForRunCost(m, 2.0)) +
-                  " would cost about 2 %"});
+    diag.Add(trace::Message<trace::Msg::kSamplingCost>(
+                 base::FormatFixed(*m.run_cost_pct, 2),
+                 base::FormatFixed(*m.run_cost_ms_per_sampled_step, 3), SamplingForRunCost(m, 2.0)),
+             1, req.trace);
   }
 }
 
@@ -131,10 +121,9 @@ void AddStepDiagnostics(const SummarizeRequest& req, const RunInputs& inputs,
                         trace::Diagnostics& diag) {
   if (const auto& e = loaded.trace.engine_steps;
       e && e->window_kind == analysis::StepKind::kDecode && e->window_steps < kFewEngineSteps) {
-    diag.Add(trace::Diag::kEngineStepsFew, 1,
-             {req.trace, "",
-              std::to_string(e->window_steps) + " decode step" + (e->window_steps == 1 ? "" : "s") +
-                  " (" + e->rule + ")"});
+    diag.Add(trace::Message<trace::Msg::kEngineStepsIn>(e->window_steps,
+                                                        e->window_steps == 1 ? "" : "s", e->rule),
+             1, req.trace);
   }
   // Tokens given (log or flag) against the decode steps the window holds (step ranges,
   // graph launches or the loop found): the first token comes from the prefill.
@@ -145,15 +134,12 @@ void AddStepDiagnostics(const SummarizeRequest& req, const RunInputs& inputs,
     const int64_t steps = *loaded.trace.steps;
     const int64_t passes = std::max<int64_t>(*profiled.generated_tokens - 1, 1);
     if (passes > 2 * steps || steps > 2 * passes) {
-      diag.Add(trace::Diag::kTokensDisagreeWithSteps, 1,
-               {req.generated_tokens ? std::string("--generated-tokens") : req.log, "",
-                std::to_string(*profiled.generated_tokens) + " tokens, " + std::to_string(steps) +
-                    " decode steps in the window"});
+      diag.Add(trace::Message<trace::Msg::kTokensAgainstSteps>(*profiled.generated_tokens, steps),
+               1, req.generated_tokens ? std::string("--generated-tokens") : req.log);
     }
   }
   if (!log.marks.empty() && loaded.trace.marks_source != req.log) {
-    diag.Add(trace::Diag::kLogMarksUnused, 1,
-             {req.log, "", "the window comes from " + loaded.trace.marks_source});
+    diag.Add(trace::Message<trace::Msg::kWindowFrom>(loaded.trace.marks_source), 1, req.log);
   }
 }
 
@@ -296,8 +282,11 @@ bool ReplaysGraphs(const analysis::DecodeWindow& w, const trace::ImportedTrace& 
 
 // Kernels of one CUDA stream run in order: one that ends after the next kernel of its stream
 // The summary's warnings of recorder trouble, in the words decodeprof always used.
-void AddRecorderWarnings(const trace::Diagnostics& diag, std::vector<std::string>& warnings) {
-  for (std::string& warning : trace::RecorderWarnings(diag)) warnings.push_back(std::move(warning));
+void AddRecorderWarnings(const trace::Diagnostics& diag,
+                         std::vector<trace::DiagMessage>& warnings) {
+  for (trace::DiagMessage& warning : trace::RecorderWarnings(diag)) {
+    warnings.push_back(std::move(warning));
+  }
 }
 
 void AddRunDiagnostics(const SummarizeRequest& req, const RunInputs& inputs,

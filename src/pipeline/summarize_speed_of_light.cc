@@ -72,8 +72,7 @@ void SetContext(const SummarizeRequest& req, const trace::BenchResults& profiled
     sol.context_tokens = (steps + 1) / 2;
     sol.context_source = "the decode's own tokens only (prompt unknown)";
     if (bytes.KvBytes(1) > 0) {
-      diagnostics.Add(trace::Diag::kSpeedOfLightContextUnknown, 1,
-                      {where, "", "no prompt length: give --context-tokens"});
+      diagnostics.Add(trace::Message<trace::Msg::kNoPromptLength>(), 1, where);
     }
   }
 }

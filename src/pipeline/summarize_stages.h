@@ -104,7 +104,7 @@ bool ReplaysGraphs(const analysis::DecodeWindow& w, const trace::ImportedTrace& 
                    const trace::StringPool& names);
 
 // The summary's warnings of recorder trouble, in the words decodeprof always used.
-void AddRecorderWarnings(const trace::Diagnostics& diag, std::vector<std::string>& warnings);
+void AddRecorderWarnings(const trace::Diagnostics& diag, std::vector<trace::DiagMessage>& warnings);
 
 // The speed-of-light ledger into `ledger`, when the model is given (--model-dir's config.json
 // or --gguf). What keeps it out is a warning (speed_of_light_left_out) and a note with the

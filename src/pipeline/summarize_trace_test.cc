@@ -15,6 +15,7 @@
 #include "src/native_format/schema.h"
 #include "src/pipeline/summarize_run.h"
 #include "src/trace/diagnostics.h"
+#include "tests/support/temp_dir.h"
 
 namespace decodeprof::pipeline {
 namespace {
@@ -24,14 +25,7 @@ namespace nf = native_format;
 
 class SummarizeTraceTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) /
-           ("dp_sum_trace_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  void SetUp() override { dir_ = temp_.path(); }
 
   struct Options {
     std::vector<uint32_t> devices = {0};  // each step's kernels run on each of these
@@ -122,6 +116,7 @@ class SummarizeTraceTest : public ::testing::Test {
     return nlohmann::json::parse(text.str());
   }
 
+  decodeprof::testing::TempDir temp_{"dp_sum_trace_"};
   fs::path dir_;
 };
 

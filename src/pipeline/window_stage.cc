@@ -707,9 +707,8 @@ base::StatusOr<WindowedTrace> CutWindow(const TraceRequest& request, const io::I
     std::string why;
     for (const std::string& r : out.evidence.reasons) why += (why.empty() ? "" : "; ") + r;
     out.info.diagnostics.Add(
-        trace::Diag::kDecodeLoopUncertain, 1,
-        {request.path, "",
-         std::to_string(out.evidence.steps.value_or(0)) + " steps found: " + why});
+        trace::Message<trace::Msg::kLoopFoundUncertain>(out.evidence.steps.value_or(0), why), 1,
+        request.path);
   }
   return out;
 }
@@ -834,11 +833,10 @@ base::Status CheckWindow(const TraceRequest& request, const io::Importer& import
   }
   if (first_long != nullptr) {
     info.diagnostics.Add(
-        trace::Diag::kDispatchLongerThanWindow, long_ones,
-        {request.path,
-         std::string(importer.position_word()) + " " + std::to_string(first_long->line),
-         std::to_string(first_long->end - first_long->start) + " ns against a " +
-             std::to_string(wall) + " ns window"});
+        trace::Message<trace::Msg::kDispatchOutlastsWindow>(first_long->end - first_long->start,
+                                                            wall),
+        long_ones, request.path,
+        std::string(importer.position_word()) + " " + std::to_string(first_long->line));
   }
   // Names: each distinct one once.
   std::vector<int64_t> repaired(names.size(), -1);  // -1 unchecked, -2 fine, else the new id

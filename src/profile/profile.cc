@@ -276,8 +276,8 @@ class Job {
               : text.status();
       // With rocpd, --stats may write no CSV: the database is the record.
       if (!copied.ok() && (!rocpd || text.ok())) {
-        reporter_.Note(trace::DiagnosticText(trace::Diag::kKernelStatsNotPublished,
-                                             "no kernel stats published: " + copied.ToString()));
+        reporter_.Note(trace::DiagnosticText(
+            trace::Message<trace::Msg::kKernelStatsNotCopied>(copied.ToString())));
       }
     }
     request.log = bench_out;
@@ -302,8 +302,8 @@ class Job {
       }
       for (const std::string& note : result->notes) reporter.Note(request.name + ": " + note);
       const analysis::Summary& s = result->summary;
-      for (const std::string& warning : s.warnings) {
-        reporter.Note(request.name + ": " + trace::SummaryWarningText(warning));
+      for (const trace::DiagMessage& warning : s.warnings) {
+        reporter.Note(request.name + ": " + trace::DiagnosticText(warning));
       }
       const auto py = [](const std::optional<double>& v) {
         return v ? base::PyRepr(*v) : std::string("None");

@@ -77,7 +77,7 @@ std::vector<std::string> RecordEnvironment(const std::vector<std::string>& base,
                                            const std::string& injection,
                                            const std::string& cupti_lib, bool follow_fork,
                                            const std::string& only_range,
-                                           std::vector<std::string>* warnings) {
+                                           std::vector<trace::DiagMessage>* warnings) {
   std::vector<std::pair<std::string, std::string>> ours = {
       {"CUDA_INJECTION64_PATH", injection},
       {"NVTX_INJECTION64_PATH", injection},
@@ -97,8 +97,7 @@ std::vector<std::string> RecordEnvironment(const std::vector<std::string>& base,
       if (warnings != nullptr &&
           (name == "CUDA_INJECTION64_PATH" || name == "NVTX_INJECTION64_PATH") &&
           old_value != value) {
-        warnings->push_back(std::string(name) + " was '" + std::string(old_value) +
-                            "' (another tool?); replaced for the recording");
+        warnings->push_back(trace::Message<trace::Msg::kInjectionReplaced>(name, old_value));
       }
     }
     if (!replaced) env.push_back(entry);
@@ -253,7 +252,7 @@ base::Status CheckRecordOutput(const RecordOptions& options) {
 
 base::StatusOr<CommandResult> RecordWithCupti(const RecordOptions& options,
                                               const std::string& exe_dir, const GetEnvFn& getenv,
-                                              std::vector<std::string>* warnings) {
+                                              std::vector<trace::DiagMessage>* warnings) {
   if (!options.only_range.empty()) {
     if (const std::string problem = OnlyRangeNameProblem(options.only_range); !problem.empty()) {
       return base::UsageError("--only-range: " + problem);

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "src/base/status.h"
+#include "src/trace/diagnostics_list.h"
 
 namespace decodeprof::record {
 
@@ -67,13 +68,14 @@ std::string FindCuptiLibrary(const GetEnvFn& getenv);
 // variables set (replacing earlier values) and DECODEPROF_RECORD_ROOT_PID left out (it is
 // filled in by RunCommand in the child). DECODEPROF_RECORD_ONLY_RANGE is set to
 // `only_range` unless that is "" (then a value in `base` is kept, like the other settings).
-// `warnings` receives a line when an injection variable of another tool was replaced.
+// `warnings` receives an injection_variable_replaced message when an injection variable of
+// another tool was replaced.
 std::vector<std::string> RecordEnvironment(const std::vector<std::string>& base,
                                            const std::string& output_abs,
                                            const std::string& injection,
                                            const std::string& cupti_lib, bool follow_fork,
                                            const std::string& only_range,
-                                           std::vector<std::string>* warnings);
+                                           std::vector<trace::DiagMessage>* warnings);
 
 // This process's environment as NAME=VALUE entries.
 std::vector<std::string> CurrentEnvironment();
@@ -148,6 +150,6 @@ base::Status CheckRecordOutput(const RecordOptions& options);
 // a bad -o or --only-range; kIo from RunCommand.
 base::StatusOr<CommandResult> RecordWithCupti(const RecordOptions& options,
                                               const std::string& exe_dir, const GetEnvFn& getenv,
-                                              std::vector<std::string>* warnings);
+                                              std::vector<trace::DiagMessage>* warnings);
 
 }  // namespace decodeprof::record

@@ -63,7 +63,7 @@ TEST(LauncherTest, FindsCuptiUnderCudaHome) {
 }
 
 TEST(LauncherTest, EnvironmentSetsTheRecorderVariablesAndReplacesOthers) {
-  std::vector<std::string> warnings;
+  std::vector<trace::DiagMessage> warnings;
   const auto env = RecordEnvironment(
       {"PATH=/bin", "CUDA_INJECTION64_PATH=/other/tool.so", "DECODEPROF_RECORD_ROOT_PID=1"},
       "/out/t.sqlite", "/lib/libdecodeprof_cupti.so", "/cuda/libcupti.so.13", true, "", &warnings);
@@ -77,7 +77,10 @@ TEST(LauncherTest, EnvironmentSetsTheRecorderVariablesAndReplacesOthers) {
   };
   EXPECT_EQ(env, expected);
   ASSERT_EQ(warnings.size(), 1u);
-  EXPECT_NE(warnings[0].find("/other/tool.so"), std::string::npos);
+  EXPECT_EQ(warnings[0].code, trace::Diag::kInjectionVariableReplaced);
+  EXPECT_EQ(
+      warnings[0].text,
+      "CUDA_INJECTION64_PATH was '/other/tool.so' (another tool?); replaced for the recording");
 }
 
 TEST(LauncherTest, OnlyRangeSetsItsVariableElseKeepsTheUsersSetting) {

@@ -10,6 +10,7 @@
 
 #include "src/analysis/test_pack.h"
 #include "src/base/file_io.h"
+#include "tests/support/temp_dir.h"
 
 namespace decodeprof::report {
 namespace {
@@ -215,9 +216,8 @@ TEST(ChromeTrace, FileIsWrittenAtomically) {
   ChromeTraceInput in;
   in.names = &names;
   in.dispatches = ds;
-  const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / ("dp_chrome_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
+  const decodeprof::testing::TempDir temp("dp_chrome_");
+  const std::filesystem::path dir = temp.path();
   const std::string path = (dir / "t.json").string();
   auto stats = WriteChromeTraceFile(path, in);
   ASSERT_TRUE(stats.ok()) << stats.status().ToString();
@@ -228,7 +228,6 @@ TEST(ChromeTrace, FileIsWrittenAtomically) {
   // A path in a missing directory is an I/O error and leaves nothing.
   auto bad = WriteChromeTraceFile((dir / "missing" / "t.json").string(), in);
   EXPECT_FALSE(bad.ok());
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -62,10 +62,6 @@ DiffFigure FigureOf(const Json& value) {
   return figure;
 }
 
-// A numeric field as stored; missing when absent or null.
-DiffFigure Stored(const Json& object, std::string_view key) {
-  return FigureOf(JsonGet(object, key));
-}
 template <typename T>
 DiffFigure Stored(const SummaryValue<T>& field) {
   return FigureOf(field.json());
@@ -486,41 +482,43 @@ namespace {
 std::optional<DiffSpeedOfLight> SpeedOfLightRows(const SummaryFile& before,
                                                  const SummaryFile& after) {
   if (!before.speed_of_light && !after.speed_of_light) return std::nullopt;
-  const Json& b = RunView(before).speed_of_light().json();
-  const Json& a = RunView(after).speed_of_light().json();
+  const SpeedOfLightView b = RunView(before).SpeedOfLight();
+  const SpeedOfLightView a = RunView(after).SpeedOfLight();
   enum class Better { kLower, kHigher, kNone };
   struct Figure {
-    const char* key;
+    const SummaryField& field;
     const char* label;
     Better better;
   };
-  static constexpr Figure kFigures[] = {
-      {"mbu_pct", "MBU %", Better::kHigher},
-      {"floor_ms_per_token", "floor ms/token", Better::kLower},
-      {"wall_ms_per_token", "wall ms/token", Better::kLower},
-      {"to_the_floor", "to the floor (x)", Better::kLower},
-      {"achieved_gbps", "achieved GB/s", Better::kHigher},
-      {"context_tokens", "context tokens", Better::kNone},
-      {"bytes_per_token", "bytes/token", Better::kNone},
-      {"peak_bandwidth_gbps", "peak GB/s", Better::kNone},
+  namespace sol = summary_schema::sol;
+  static const Figure kFigures[] = {
+      {sol::mbu_pct, "MBU %", Better::kHigher},
+      {sol::floor_ms_per_token, "floor ms/token", Better::kLower},
+      {sol::wall_ms_per_token, "wall ms/token", Better::kLower},
+      {sol::to_the_floor, "to the floor (x)", Better::kLower},
+      {sol::achieved_gbps, "achieved GB/s", Better::kHigher},
+      {sol::context_tokens, "context tokens", Better::kNone},
+      {sol::bytes_per_token, "bytes/token", Better::kNone},
+      {sol::peak_bandwidth_gbps, "peak GB/s", Better::kNone},
   };
   DiffSpeedOfLight out;
   for (const Figure& f : kFigures) {
-    DiffRow row{f.key, f.label, Stored(b, f.key), Stored(a, f.key), std::nullopt, std::nullopt};
+    DiffRow row{std::string(f.field.key), f.label,      FigureOf(b.Get(f.field)),
+                FigureOf(a.Get(f.field)), std::nullopt, std::nullopt};
     row.change = Change(row.before, row.after);
     if (f.better == Better::kHigher) row.ratio = Ratio(row.after, row.before);
     if (f.better == Better::kLower) row.ratio = Ratio(row.before, row.after);
     out.figures.push_back(std::move(row));
   }
-  const Json& before_units = JsonGet(b, "units");
-  const Json& after_units = JsonGet(a, "units");
+  const ObjectMapView<SolUnitView> before_units = b.Units();
+  const ObjectMapView<SolUnitView> after_units = a.Units();
   if (before_units.is_object() && after_units.is_object()) {
-    for (const auto& [id, unit] : before_units.items()) {
-      const Json& other = JsonGet(after_units, id);
+    for (const auto& [id, unit] : before_units.Entries()) {
+      const SolUnitView other = after_units.At(id);
       if (!other.is_object()) continue;
       DiffSolUnit row{
-          id,           Stored(unit, "excess_ms_per_token"), Stored(other, "excess_ms_per_token"),
-          std::nullopt, Stored(unit, "ceiling_to_floor"),    Stored(other, "ceiling_to_floor")};
+          id,           Stored(unit.excess_ms_per_token()), Stored(other.excess_ms_per_token()),
+          std::nullopt, Stored(unit.ceiling_to_floor()),    Stored(other.ceiling_to_floor())};
       row.change = Change(row.before_excess_ms_per_token, row.after_excess_ms_per_token);
       out.units.push_back(std::move(row));
     }

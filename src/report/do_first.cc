@@ -36,13 +36,9 @@ std::string Stored(const Json& object, std::string_view key) {
 // ---------------------------------------------------------------------------------------
 // Trust flags.
 
-std::optional<int64_t> IntegerField(const Json& object, std::string_view key) {
-  const Json& value = JsonGet(object, key);
-  if (value.is_number_unsigned()) {
-    return static_cast<int64_t>(std::min<uint64_t>(value.get<uint64_t>(), INT64_MAX));
-  }
-  if (!value.is_number_integer()) return std::nullopt;
-  return value.get<int64_t>();
+template <typename T>
+std::string Stored(const SummaryValue<T>& value) {
+  return value.is_null() ? std::string(kNoValue) : value.Str();
 }
 
 // The summary's diagnostics of severity `severities` as "code ×count (meaning)" texts.
@@ -262,50 +258,48 @@ TrustFlag MakeTrustFlag(TrustFlagKind kind, std::string detail) {
 }
 
 std::vector<TrustFlag> TrustFlags(const SummaryFile& summary) {
-  const Json& s = summary.content;
+  const RunView s(summary);
   std::vector<TrustFlag> flags;
-  const std::optional<double> cost = OptionalNumber(s, "profiler_decode_slowdown_pct");
-  const std::string cost_text = "profiler cost " + Stored(s, "profiler_decode_slowdown_pct") + " %";
+  const std::optional<double> cost = s.profiler_decode_slowdown_pct().get();
+  const std::string cost_text = "profiler cost " + Stored(s.profiler_decode_slowdown_pct()) + " %";
   if (cost && *cost < -kPlainSlowerNoisePct) {
     flags.push_back(MakeTrustFlag(TrustFlagKind::kPlainSlower, cost_text));
   }
   if (cost && *cost > kProfilerCostFlagPct) {
     flags.push_back(MakeTrustFlag(TrustFlagKind::kHighProfilerCost, cost_text));
   }
-  const Json& plain_runs = JsonGet(s, "plain_runs");
-  if (const std::optional<double> spread = OptionalNumber(plain_runs, "spread_pct");
+  const PlainRunsView plain_runs = s.PlainRuns();
+  if (const std::optional<double> spread = plain_runs.spread_pct().get();
       spread && *spread > kPlainSpreadFlagPct) {
     flags.push_back(MakeTrustFlag(TrustFlagKind::kNoisyPlainRuns,
-                                  Stored(plain_runs, "count") + " plain runs, decode tok/s " +
-                                      Stored(plain_runs, "spread_pct") +
+                                  Stored(plain_runs.count()) + " plain runs, decode tok/s " +
+                                      Stored(plain_runs.spread_pct()) +
                                       " % apart (the median run is used)"));
   }
-  const std::optional<int64_t> tokens = IntegerField(s, "generated_tokens");
+  const std::optional<int64_t> tokens = s.generated_tokens().get();
   if (!tokens || *tokens <= 0) {
     flags.push_back(MakeTrustFlag(
         TrustFlagKind::kNoTokenCount,
         tokens ? "generated_tokens " + std::to_string(*tokens) : "no generated_tokens"));
   } else if (*tokens < kMinGeneratedTokens) {
-    const std::optional<int64_t> passes = IntegerField(s, "decode_forward_passes");
+    const std::optional<int64_t> passes = s.decode_forward_passes().get();
     flags.push_back(
         MakeTrustFlag(TrustFlagKind::kFewTokens, std::to_string(*tokens) + " generated tokens (" +
                                                      std::to_string(passes.value_or(*tokens - 1)) +
                                                      " forward passes), fewer than " +
                                                      std::to_string(kMinGeneratedTokens)));
   }
-  const Json& checks = JsonGet(s, "checks");
-  if (const std::optional<int64_t> straddling =
-          IntegerField(checks, "kernels_straddling_decode_start");
+  const ChecksView checks = s.Checks();
+  if (const std::optional<int64_t> straddling = checks.kernels_straddling_decode_start().get();
       straddling && *straddling > 0) {
     flags.push_back(MakeTrustFlag(TrustFlagKind::kStraddlingKernels,
                                   std::to_string(*straddling) + " straddling kernels"));
   }
-  if (const std::optional<double> residual =
-          OptionalNumber(checks, "host_gap_attribution_residual_ns");
+  if (const std::optional<double> residual = checks.host_gap_attribution_residual_ns().get();
       residual && *residual != 0.0) {
     flags.push_back(
         MakeTrustFlag(TrustFlagKind::kGapResidual,
-                      Stored(checks, "host_gap_attribution_residual_ns") + " ns unattributed"));
+                      Stored(checks.host_gap_attribution_residual_ns()) + " ns unattributed"));
   }
   const std::vector<std::string> lost = DiagnosticTexts(summary, {"data-loss", "error"}, {});
   std::vector<std::string> warned = WarningTexts(summary, !lost.empty());

@@ -119,23 +119,20 @@ void AppendDecodeTime(const std::vector<SummaryFile>& summaries, Lines& lines) {
 // class_share_pct / role_share_pct: rows = names, columns = runs (header doc, sections 3-4).
 void AppendShareMatrix(const std::vector<SummaryFile>& summaries, const SummaryField& field,
                        const std::string& first_header, const std::string& heading, Lines& lines) {
-  static const Json kNull;
-  std::vector<const Json*> objects;
+  std::vector<NumberMapView> maps;
   std::vector<std::string> names;
   for (const SummaryFile& summary : summaries) {
-    const Json& value = RunView(summary).Get(field);
-    const Json& object = value.is_object() ? value : kNull;
-    for (const auto& [name, share] : object.items()) {
-      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+    const NumberMapView map = RunView(summary).Map(field);
+    for (std::string& name : map.Names()) {
+      if (std::find(names.begin(), names.end(), name) == names.end()) {
+        names.push_back(std::move(name));
+      }
     }
-    objects.push_back(&object);
+    maps.push_back(map);
   }
   if (names.empty()) return;
-  const Json& first = *objects.front();
-  const auto share = [&first](const std::string& name) -> std::optional<double> {
-    const Json& value = JsonGet(first, name);
-    return value.is_number() ? std::optional<double>(value.get<double>()) : std::nullopt;
-  };
+  const NumberMapView& first = maps.front();
+  const auto share = [&first](const std::string& name) { return first.At(name).get(); };
   std::stable_sort(names.begin(), names.end(),
                    [&share](const std::string& a, const std::string& b) {
                      const std::optional<double> sa = share(a);
@@ -149,9 +146,9 @@ void AppendShareMatrix(const std::vector<SummaryFile>& summaries, const SummaryF
   Lines rows;
   for (const std::string& name : names) {
     std::vector<std::string> cells = {EscapeCell(name)};
-    for (const Json* object : objects) {
-      const Json& value = JsonGet(*object, name);
-      cells.push_back(value.is_null() ? std::string(kNoValue) : PyStr(value));
+    for (const NumberMapView& map : maps) {
+      const SummaryValue<double> value = map.At(name);
+      cells.push_back(value.is_null() ? std::string(kNoValue) : value.Str());
     }
     rows.push_back(MarkdownRow(cells));
   }

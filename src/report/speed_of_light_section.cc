@@ -9,16 +9,18 @@
 #include <vector>
 
 #include "src/base/py_format.h"
+#include "src/report/summary_schema.h"
 
 namespace decodeprof::report {
 namespace {
 
 using Json = nlohmann::ordered_json;
 
-constexpr double kSlack = 0.01;      // the figures are rounded
-constexpr double kLargestMs = 1e12;  // as summary_validation's counts, times and rates
-
-enum class SolRange { kAny, kMs, kBytes, kPeak, kGbps, kPercent, kMbu, kCeiling };
+using Field = SummaryField;
+namespace sol = summary_schema::sol;
+namespace sol_decomposition = summary_schema::sol_decomposition;
+namespace sol_class = summary_schema::sol_class;
+namespace sol_unit = summary_schema::sol_unit;
 
 std::string Name(std::string_view prefix, std::string_view key) {
   return std::string(prefix) + "`" + std::string(key) + "`";
@@ -29,8 +31,13 @@ class Reader {
  public:
   explicit Reader(const std::string& path) : path_(path) {}
 
+  // The field's number, checked against its type and range in the schema (summary_schema.h).
+  base::Status Number(const Json& object, std::string_view prefix, const Field& field,
+                      std::optional<double>& out) const {
+    return Number(object, prefix, field.key, field.range, out);
+  }
   base::Status Number(const Json& object, std::string_view prefix, std::string_view key,
-                      SolRange range, std::optional<double>& out) const {
+                      SummaryRange range, std::optional<double>& out) const {
     const auto it = object.find(key);
     if (it == object.end() || it->is_null()) return base::OkStatus();
     if (!it->is_number()) {
@@ -38,13 +45,16 @@ class Reader {
     }
     const double x = it->get<double>();
     if (!std::isfinite(x)) return Error(Name(prefix, key) + " is not a finite number");
-    DP_RETURN_IF_ERROR(CheckRange(Name(prefix, key), it->dump(), x, range));
+    if (const std::string_view broken = SummaryRangeViolation(range, x); !broken.empty()) {
+      return Error(Name(prefix, key) + " is " + it->dump() + ": " + std::string(broken));
+    }
     out = x;
     return base::OkStatus();
   }
 
-  base::Status String(const Json& object, std::string_view prefix, std::string_view key,
+  base::Status String(const Json& object, std::string_view prefix, const Field& field,
                       std::string& out) const {
+    const std::string_view key = field.key;
     const auto it = object.find(key);
     if (it == object.end() || it->is_null()) return base::OkStatus();
     if (!it->is_string()) return Error(Name(prefix, key) + " is neither a string nor null");
@@ -52,8 +62,9 @@ class Reader {
     return base::OkStatus();
   }
 
-  base::Status Strings(const Json& object, std::string_view prefix, std::string_view key,
+  base::Status Strings(const Json& object, std::string_view prefix, const Field& field,
                        std::vector<std::string>& out) const {
+    const std::string_view key = field.key;
     const auto it = object.find(key);
     if (it == object.end() || it->is_null()) return base::OkStatus();
     if (!it->is_array()) return Error(Name(prefix, key) + " is not an array");
@@ -68,7 +79,8 @@ class Reader {
 
   // The object at `key`, or nullptr when absent or null.
   base::StatusOr<const Json*> Object(const Json& object, std::string_view prefix,
-                                     std::string_view key) const {
+                                     const Field& field) const {
+    const std::string_view key = field.key;
     const auto it = object.find(key);
     if (it == object.end() || it->is_null()) return static_cast<const Json*>(nullptr);
     if (!it->is_object()) return Error(Name(prefix, key) + " is not an object");
@@ -80,54 +92,6 @@ class Reader {
   }
 
  private:
-  base::Status CheckRange(const std::string& name, const std::string& text, double x,
-                          SolRange range) const {
-    switch (range) {
-      case SolRange::kAny:
-        break;
-      case SolRange::kMs:
-        if (x < 0 || x > kLargestMs) {
-          return Error(name + " is " + text + ": a count, time or rate of a run is from 0 to 1e12");
-        }
-        break;
-      case SolRange::kBytes:
-        if (x < 0 || x > kMaxSolBytes) {
-          return Error(name + " is " + text + ": bytes per token are from 0 to 1e15");
-        }
-        break;
-      case SolRange::kPeak:
-        if (x < kMinPeakGbps || x > kMaxGbps) {
-          return Error(name + " is " + text + ": a peak bandwidth is from 1 to 1e5 GB/s");
-        }
-        break;
-      case SolRange::kGbps:
-        if (x < 0 || x > kMaxGbps) {
-          return Error(name + " is " + text + ": a bandwidth is from 0 to 1e5 GB/s");
-        }
-        break;
-      case SolRange::kPercent:
-        if (x < 0 || x > 100 + kSlack) {
-          return Error(name + " is " + text +
-                       ": a share of the peak is from 0 to 100 (above 100 % the bytes per token "
-                       "or the peak bandwidth are wrong)");
-        }
-        break;
-      case SolRange::kMbu:
-        if (x < 0 || x > 100 + kSlack) {
-          return Error(name + " is " + text +
-                       ": a MBU above 100 % means the bytes per token or the peak bandwidth are "
-                       "wrong (a MBU is from 0 to 100)");
-        }
-        break;
-      case SolRange::kCeiling:
-        if (x < 1 - kSlack || x > kLargestMs) {
-          return Error(name + " is " + text + ": a speedup bound is at least 1");
-        }
-        break;
-    }
-    return base::OkStatus();
-  }
-
   const std::string& path_;
 };
 
@@ -135,20 +99,22 @@ constexpr std::string_view kTop = "`speed_of_light`.";
 
 base::Status ReadDecomposition(const Reader& r, const Json& object,
                                SpeedOfLightDecomposition& out) {
-  const std::string prefix = std::string(kTop) + "`decomposition_ms_per_token`.";
-  DP_RETURN_IF_ERROR(r.Number(object, prefix, "floor", SolRange::kMs, out.floor));
-  DP_ASSIGN_OR_RETURN(const Json* units, r.Object(object, prefix, "units"));
+  const std::string prefix = Name(kTop, sol::decomposition_ms_per_token.key) + ".";
+  DP_RETURN_IF_ERROR(r.Number(object, prefix, sol_decomposition::floor, out.floor));
+  DP_ASSIGN_OR_RETURN(const Json* units, r.Object(object, prefix, sol_decomposition::units));
   if (units != nullptr) {
+    const std::string units_prefix = Name(prefix, sol_decomposition::units.key) + ".";
     for (const auto& [id, value] : units->items()) {
       std::optional<double> excess;
-      DP_RETURN_IF_ERROR(r.Number(*units, prefix + "`units`.", id, SolRange::kAny, excess));
+      DP_RETURN_IF_ERROR(
+          r.Number(*units, units_prefix, id, sol_decomposition::units.range, excess));
       if (excess) out.units.emplace_back(id, *excess);
     }
   }
-  DP_RETURN_IF_ERROR(r.Number(object, prefix, "other_kernels", SolRange::kAny, out.other_kernels));
-  DP_RETURN_IF_ERROR(r.Number(object, prefix, "overlap", SolRange::kAny, out.overlap));
-  DP_RETURN_IF_ERROR(r.Number(object, prefix, "host_gap", SolRange::kAny, out.host_gap));
-  DP_RETURN_IF_ERROR(r.Number(object, prefix, "wall", SolRange::kMs, out.wall));
+  DP_RETURN_IF_ERROR(r.Number(object, prefix, sol_decomposition::other_kernels, out.other_kernels));
+  DP_RETURN_IF_ERROR(r.Number(object, prefix, sol_decomposition::overlap, out.overlap));
+  DP_RETURN_IF_ERROR(r.Number(object, prefix, sol_decomposition::host_gap, out.host_gap));
+  DP_RETURN_IF_ERROR(r.Number(object, prefix, sol_decomposition::wall, out.wall));
   if (out.floor && out.wall) {
     double sum = *out.floor + out.other_kernels.value_or(0.0) + out.overlap.value_or(0.0) +
                  out.host_gap.value_or(0.0);
@@ -156,7 +122,8 @@ base::Status ReadDecomposition(const Reader& r, const Json& object,
     const double slack = kSolSumRelSlack * std::abs(*out.wall) + kSolSumAbsSlackMs;
     if (std::abs(sum - *out.wall) > slack) {
       return r.Error(prefix.substr(0, prefix.size() - 1) + " adds up to " +
-                     base::FormatFixed(sum, 4) + " ms, not `wall` " + base::PyRepr(*out.wall) +
+                     base::FormatFixed(sum, 4) + " ms, not " +
+                     Name("", sol_decomposition::wall.key) + " " + base::PyRepr(*out.wall) +
                      " (floor + units + other_kernels + overlap + host_gap must equal wall "
                      "within 1 % + 0.01 ms)");
     }
@@ -166,21 +133,19 @@ base::Status ReadDecomposition(const Reader& r, const Json& object,
 
 base::Status ReadClasses(const Reader& r, const Json& object, std::vector<SpeedOfLightClass>& out) {
   for (const auto& [name, entry] : object.items()) {
-    const std::string prefix = std::string(kTop) + "`classes`.`" + name + "`.";
+    const std::string prefix = Name(Name(kTop, sol::classes.key) + ".", name) + ".";
     if (!entry.is_object())
       return r.Error(prefix.substr(0, prefix.size() - 1) + " is not an object");
     SpeedOfLightClass c;
     c.name = name;
-    DP_RETURN_IF_ERROR(r.Strings(entry, prefix, "moves", c.moves));
+    DP_RETURN_IF_ERROR(r.Strings(entry, prefix, sol_class::moves, c.moves));
+    DP_RETURN_IF_ERROR(r.Number(entry, prefix, sol_class::bytes_per_token, c.bytes_per_token));
+    DP_RETURN_IF_ERROR(r.Number(entry, prefix, sol_class::ms_per_token, c.ms_per_token));
     DP_RETURN_IF_ERROR(
-        r.Number(entry, prefix, "bytes_per_token", SolRange::kBytes, c.bytes_per_token));
-    DP_RETURN_IF_ERROR(r.Number(entry, prefix, "ms_per_token", SolRange::kMs, c.ms_per_token));
-    DP_RETURN_IF_ERROR(
-        r.Number(entry, prefix, "floor_ms_per_token", SolRange::kMs, c.floor_ms_per_token));
-    // A class may move its share of the bytes above the peak (the ledger gives a kind's bytes
-    // to the classes that move it in proportion to their time, and notes it): not bounded.
-    DP_RETURN_IF_ERROR(r.Number(entry, prefix, "achieved_gbps", SolRange::kMs, c.achieved_gbps));
-    DP_RETURN_IF_ERROR(r.Number(entry, prefix, "pct_of_peak", SolRange::kMs, c.pct_of_peak));
+        r.Number(entry, prefix, sol_class::floor_ms_per_token, c.floor_ms_per_token));
+    // A class may move its share of the bytes above the peak: not bounded by it (the schema).
+    DP_RETURN_IF_ERROR(r.Number(entry, prefix, sol_class::achieved_gbps, c.achieved_gbps));
+    DP_RETURN_IF_ERROR(r.Number(entry, prefix, sol_class::pct_of_peak, c.pct_of_peak));
     out.push_back(std::move(c));
   }
   return base::OkStatus();
@@ -188,20 +153,17 @@ base::Status ReadClasses(const Reader& r, const Json& object, std::vector<SpeedO
 
 base::Status ReadUnits(const Reader& r, const Json& object, std::vector<SpeedOfLightUnit>& out) {
   for (const auto& [id, entry] : object.items()) {
-    const std::string prefix = std::string(kTop) + "`units`.`" + id + "`.";
+    const std::string prefix = Name(Name(kTop, sol::units.key) + ".", id) + ".";
     if (!entry.is_object())
       return r.Error(prefix.substr(0, prefix.size() - 1) + " is not an object");
     SpeedOfLightUnit u;
     u.id = id;
+    DP_RETURN_IF_ERROR(r.Number(entry, prefix, sol_unit::bytes_per_token, u.bytes_per_token));
+    DP_RETURN_IF_ERROR(r.Number(entry, prefix, sol_unit::ms_per_token, u.ms_per_token));
+    DP_RETURN_IF_ERROR(r.Number(entry, prefix, sol_unit::floor_ms_per_token, u.floor_ms_per_token));
     DP_RETURN_IF_ERROR(
-        r.Number(entry, prefix, "bytes_per_token", SolRange::kBytes, u.bytes_per_token));
-    DP_RETURN_IF_ERROR(r.Number(entry, prefix, "ms_per_token", SolRange::kMs, u.ms_per_token));
-    DP_RETURN_IF_ERROR(
-        r.Number(entry, prefix, "floor_ms_per_token", SolRange::kMs, u.floor_ms_per_token));
-    DP_RETURN_IF_ERROR(
-        r.Number(entry, prefix, "excess_ms_per_token", SolRange::kAny, u.excess_ms_per_token));
-    DP_RETURN_IF_ERROR(
-        r.Number(entry, prefix, "ceiling_to_floor", SolRange::kCeiling, u.ceiling_to_floor));
+        r.Number(entry, prefix, sol_unit::excess_ms_per_token, u.excess_ms_per_token));
+    DP_RETURN_IF_ERROR(r.Number(entry, prefix, sol_unit::ceiling_to_floor, u.ceiling_to_floor));
     out.push_back(std::move(u));
   }
   return base::OkStatus();
@@ -215,16 +177,16 @@ base::JsonValue Bytes(double x) {
   return base::JsonValue::Float(x);
 }
 
-void AddNumber(base::JsonValue& object, const char* key, const std::optional<double>& value) {
-  if (value) object.Add(key, base::JsonValue::Float(*value));
+void AddNumber(base::JsonValue& object, const Field& key, const std::optional<double>& value) {
+  if (value) object.Add(Key(key), base::JsonValue::Float(*value));
 }
 
-void AddBytes(base::JsonValue& object, const char* key, const std::optional<double>& value) {
-  if (value) object.Add(key, Bytes(*value));
+void AddBytes(base::JsonValue& object, const Field& key, const std::optional<double>& value) {
+  if (value) object.Add(Key(key), Bytes(*value));
 }
 
-void AddString(base::JsonValue& object, const char* key, const std::string& value) {
-  if (!value.empty()) object.Add(key, base::JsonValue::Str(value));
+void AddString(base::JsonValue& object, const Field& key, const std::string& value) {
+  if (!value.empty()) object.Add(Key(key), base::JsonValue::Str(value));
 }
 
 base::JsonValue StringsJson(const std::vector<std::string>& values) {
@@ -244,119 +206,118 @@ base::StatusOr<std::optional<SpeedOfLightSection>> ReadSpeedOfLight(const Json& 
                                                                     const std::string& path) {
   const Reader r(path);
   if (!summary.is_object()) return std::optional<SpeedOfLightSection>();
-  DP_ASSIGN_OR_RETURN(const Json* found, r.Object(summary, "", "speed_of_light"));
+  DP_ASSIGN_OR_RETURN(const Json* found,
+                      r.Object(summary, "", summary_schema::run::speed_of_light));
   if (found == nullptr) return std::optional<SpeedOfLightSection>();
   const Json& o = *found;
   SpeedOfLightSection s;
-  DP_RETURN_IF_ERROR(r.String(o, kTop, "model", s.model));
-  DP_RETURN_IF_ERROR(r.String(o, kTop, "model_source", s.model_source));
-  DP_RETURN_IF_ERROR(r.String(o, kTop, "architecture", s.architecture));
-  DP_RETURN_IF_ERROR(r.String(o, kTop, "weight_format", s.weight_format));
-  DP_RETURN_IF_ERROR(r.Number(o, kTop, "context_tokens", SolRange::kMs, s.context_tokens));
-  DP_RETURN_IF_ERROR(r.String(o, kTop, "context_source", s.context_source));
-  DP_RETURN_IF_ERROR(r.Number(o, kTop, "weight_bytes", SolRange::kBytes, s.weight_bytes));
-  DP_RETURN_IF_ERROR(
-      r.Number(o, kTop, "kv_bytes_per_token", SolRange::kBytes, s.kv_bytes_per_token));
-  DP_RETURN_IF_ERROR(
-      r.Number(o, kTop, "state_bytes_per_token", SolRange::kBytes, s.state_bytes_per_token));
-  DP_RETURN_IF_ERROR(r.Number(o, kTop, "bytes_per_token", SolRange::kBytes, s.bytes_per_token));
-  DP_RETURN_IF_ERROR(
-      r.Number(o, kTop, "peak_bandwidth_gbps", SolRange::kPeak, s.peak_bandwidth_gbps));
-  DP_RETURN_IF_ERROR(r.String(o, kTop, "peak_source", s.peak_source));
+  DP_RETURN_IF_ERROR(r.String(o, kTop, sol::model, s.model));
+  DP_RETURN_IF_ERROR(r.String(o, kTop, sol::model_source, s.model_source));
+  DP_RETURN_IF_ERROR(r.String(o, kTop, sol::architecture, s.architecture));
+  DP_RETURN_IF_ERROR(r.String(o, kTop, sol::weight_format, s.weight_format));
+  DP_RETURN_IF_ERROR(r.Number(o, kTop, sol::context_tokens, s.context_tokens));
+  DP_RETURN_IF_ERROR(r.String(o, kTop, sol::context_source, s.context_source));
+  DP_RETURN_IF_ERROR(r.Number(o, kTop, sol::weight_bytes, s.weight_bytes));
+  DP_RETURN_IF_ERROR(r.Number(o, kTop, sol::kv_bytes_per_token, s.kv_bytes_per_token));
+  DP_RETURN_IF_ERROR(r.Number(o, kTop, sol::state_bytes_per_token, s.state_bytes_per_token));
+  DP_RETURN_IF_ERROR(r.Number(o, kTop, sol::bytes_per_token, s.bytes_per_token));
+  DP_RETURN_IF_ERROR(r.Number(o, kTop, sol::peak_bandwidth_gbps, s.peak_bandwidth_gbps));
+  DP_RETURN_IF_ERROR(r.String(o, kTop, sol::peak_source, s.peak_source));
   if (!s.peak_source.empty() && s.peak_source != "measured" && s.peak_source != "table" &&
       s.peak_source != "option") {
-    return r.Error(std::string(kTop) + "`peak_source` is \"" + s.peak_source +
+    return r.Error(Name(kTop, sol::peak_source.key) + " is \"" + s.peak_source +
                    "\", not \"measured\", \"table\" or \"option\"");
   }
-  DP_RETURN_IF_ERROR(r.String(o, kTop, "peak_detail", s.peak_detail));
-  DP_RETURN_IF_ERROR(r.Number(o, kTop, "floor_ms_per_token", SolRange::kMs, s.floor_ms_per_token));
-  DP_RETURN_IF_ERROR(r.Number(o, kTop, "wall_ms_per_token", SolRange::kMs, s.wall_ms_per_token));
-  DP_RETURN_IF_ERROR(r.Number(o, kTop, "achieved_gbps", SolRange::kGbps, s.achieved_gbps));
-  DP_RETURN_IF_ERROR(r.Number(o, kTop, "mbu_pct", SolRange::kMbu, s.mbu_pct));
-  DP_RETURN_IF_ERROR(r.Number(o, kTop, "to_the_floor", SolRange::kCeiling, s.to_the_floor));
-  DP_ASSIGN_OR_RETURN(const Json* decomposition, r.Object(o, kTop, "decomposition_ms_per_token"));
+  DP_RETURN_IF_ERROR(r.String(o, kTop, sol::peak_detail, s.peak_detail));
+  DP_RETURN_IF_ERROR(r.Number(o, kTop, sol::floor_ms_per_token, s.floor_ms_per_token));
+  DP_RETURN_IF_ERROR(r.Number(o, kTop, sol::wall_ms_per_token, s.wall_ms_per_token));
+  DP_RETURN_IF_ERROR(r.Number(o, kTop, sol::achieved_gbps, s.achieved_gbps));
+  DP_RETURN_IF_ERROR(r.Number(o, kTop, sol::mbu_pct, s.mbu_pct));
+  DP_RETURN_IF_ERROR(r.Number(o, kTop, sol::to_the_floor, s.to_the_floor));
+  DP_ASSIGN_OR_RETURN(const Json* decomposition,
+                      r.Object(o, kTop, sol::decomposition_ms_per_token));
   if (decomposition != nullptr) {
     SpeedOfLightDecomposition d;
     DP_RETURN_IF_ERROR(ReadDecomposition(r, *decomposition, d));
     s.decomposition_ms_per_token = std::move(d);
   }
-  DP_ASSIGN_OR_RETURN(const Json* classes, r.Object(o, kTop, "classes"));
+  DP_ASSIGN_OR_RETURN(const Json* classes, r.Object(o, kTop, sol::classes));
   if (classes != nullptr) DP_RETURN_IF_ERROR(ReadClasses(r, *classes, s.classes));
-  DP_ASSIGN_OR_RETURN(const Json* units, r.Object(o, kTop, "units"));
+  DP_ASSIGN_OR_RETURN(const Json* units, r.Object(o, kTop, sol::units));
   if (units != nullptr) DP_RETURN_IF_ERROR(ReadUnits(r, *units, s.units));
-  DP_RETURN_IF_ERROR(r.Strings(o, kTop, "notes", s.notes));
+  DP_RETURN_IF_ERROR(r.Strings(o, kTop, sol::notes, s.notes));
   return std::optional<SpeedOfLightSection>(std::move(s));
 }
 
 base::JsonValue SpeedOfLightJson(const SpeedOfLightSection& s, bool summary_form) {
   base::JsonValue o = base::JsonValue::MakeObject();
-  const auto add_string = [&](base::JsonValue& object, const char* key, const std::string& v) {
+  const auto add_string = [&](base::JsonValue& object, const Field& key, const std::string& v) {
     if (summary_form) {
-      object.Add(key, base::JsonValue::Str(v));
+      object.Add(Key(key), base::JsonValue::Str(v));
     } else {
       AddString(object, key, v);
     }
   };
-  add_string(o, "model", s.model);
-  add_string(o, "model_source", s.model_source);
-  add_string(o, "architecture", s.architecture);
-  add_string(o, "weight_format", s.weight_format);
-  AddNumber(o, "context_tokens", s.context_tokens);
-  add_string(o, "context_source", s.context_source);
-  AddBytes(o, "weight_bytes", s.weight_bytes);
-  AddBytes(o, "kv_bytes_per_token", s.kv_bytes_per_token);
-  AddBytes(o, "state_bytes_per_token", s.state_bytes_per_token);
-  AddBytes(o, "bytes_per_token", s.bytes_per_token);
-  AddNumber(o, "peak_bandwidth_gbps", s.peak_bandwidth_gbps);
-  add_string(o, "peak_source", s.peak_source);
-  add_string(o, "peak_detail", s.peak_detail);
-  AddNumber(o, "decode_steps", s.decode_steps);
-  AddNumber(o, "floor_ms_per_token", s.floor_ms_per_token);
-  AddNumber(o, "wall_ms_per_token", s.wall_ms_per_token);
-  AddNumber(o, "achieved_gbps", s.achieved_gbps);
-  AddNumber(o, "mbu_pct", s.mbu_pct);
-  AddNumber(o, "to_the_floor", s.to_the_floor);
+  add_string(o, sol::model, s.model);
+  add_string(o, sol::model_source, s.model_source);
+  add_string(o, sol::architecture, s.architecture);
+  add_string(o, sol::weight_format, s.weight_format);
+  AddNumber(o, sol::context_tokens, s.context_tokens);
+  add_string(o, sol::context_source, s.context_source);
+  AddBytes(o, sol::weight_bytes, s.weight_bytes);
+  AddBytes(o, sol::kv_bytes_per_token, s.kv_bytes_per_token);
+  AddBytes(o, sol::state_bytes_per_token, s.state_bytes_per_token);
+  AddBytes(o, sol::bytes_per_token, s.bytes_per_token);
+  AddNumber(o, sol::peak_bandwidth_gbps, s.peak_bandwidth_gbps);
+  add_string(o, sol::peak_source, s.peak_source);
+  add_string(o, sol::peak_detail, s.peak_detail);
+  AddNumber(o, sol::decode_steps, s.decode_steps);
+  AddNumber(o, sol::floor_ms_per_token, s.floor_ms_per_token);
+  AddNumber(o, sol::wall_ms_per_token, s.wall_ms_per_token);
+  AddNumber(o, sol::achieved_gbps, s.achieved_gbps);
+  AddNumber(o, sol::mbu_pct, s.mbu_pct);
+  AddNumber(o, sol::to_the_floor, s.to_the_floor);
   if (s.decomposition_ms_per_token) {
     const SpeedOfLightDecomposition& d = *s.decomposition_ms_per_token;
     base::JsonValue units = base::JsonValue::MakeObject();
     for (const auto& [id, excess] : d.units) units.Add(id, base::JsonValue::Float(excess));
     base::JsonValue object = base::JsonValue::MakeObject();
-    AddNumber(object, "floor", d.floor);
-    object.Add("units", std::move(units));
-    AddNumber(object, "other_kernels", d.other_kernels);
-    AddNumber(object, "overlap", d.overlap);
-    AddNumber(object, "host_gap", d.host_gap);
-    AddNumber(object, "wall", d.wall);
-    o.Add("decomposition_ms_per_token", std::move(object));
+    AddNumber(object, sol_decomposition::floor, d.floor);
+    object.Add(Key(sol_decomposition::units), std::move(units));
+    AddNumber(object, sol_decomposition::other_kernels, d.other_kernels);
+    AddNumber(object, sol_decomposition::overlap, d.overlap);
+    AddNumber(object, sol_decomposition::host_gap, d.host_gap);
+    AddNumber(object, sol_decomposition::wall, d.wall);
+    o.Add(Key(sol::decomposition_ms_per_token), std::move(object));
   }
   if (summary_form || !s.classes.empty()) {
     base::JsonValue classes = base::JsonValue::MakeObject();
     for (const SpeedOfLightClass& c : s.classes) {
       base::JsonValue entry = base::JsonValue::MakeObject();
-      entry.Add("moves", StringsJson(c.moves));
-      AddBytes(entry, "bytes_per_token", c.bytes_per_token);
-      AddNumber(entry, "ms_per_token", c.ms_per_token);
-      AddNumber(entry, "floor_ms_per_token", c.floor_ms_per_token);
-      AddNumber(entry, "achieved_gbps", c.achieved_gbps);
-      AddNumber(entry, "pct_of_peak", c.pct_of_peak);
+      entry.Add(Key(sol_class::moves), StringsJson(c.moves));
+      AddBytes(entry, sol_class::bytes_per_token, c.bytes_per_token);
+      AddNumber(entry, sol_class::ms_per_token, c.ms_per_token);
+      AddNumber(entry, sol_class::floor_ms_per_token, c.floor_ms_per_token);
+      AddNumber(entry, sol_class::achieved_gbps, c.achieved_gbps);
+      AddNumber(entry, sol_class::pct_of_peak, c.pct_of_peak);
       classes.Add(c.name, std::move(entry));
     }
-    o.Add("classes", std::move(classes));
+    o.Add(Key(sol::classes), std::move(classes));
   }
   if (summary_form || !s.units.empty()) {
     base::JsonValue units = base::JsonValue::MakeObject();
     for (const SpeedOfLightUnit& u : s.units) {
       base::JsonValue entry = base::JsonValue::MakeObject();
-      AddBytes(entry, "bytes_per_token", u.bytes_per_token);
-      AddNumber(entry, "ms_per_token", u.ms_per_token);
-      AddNumber(entry, "floor_ms_per_token", u.floor_ms_per_token);
-      AddNumber(entry, "excess_ms_per_token", u.excess_ms_per_token);
-      AddNumber(entry, "ceiling_to_floor", u.ceiling_to_floor);
+      AddBytes(entry, sol_unit::bytes_per_token, u.bytes_per_token);
+      AddNumber(entry, sol_unit::ms_per_token, u.ms_per_token);
+      AddNumber(entry, sol_unit::floor_ms_per_token, u.floor_ms_per_token);
+      AddNumber(entry, sol_unit::excess_ms_per_token, u.excess_ms_per_token);
+      AddNumber(entry, sol_unit::ceiling_to_floor, u.ceiling_to_floor);
       units.Add(u.id, std::move(entry));
     }
-    o.Add("units", std::move(units));
+    o.Add(Key(sol::units), std::move(units));
   }
-  if (summary_form || !s.notes.empty()) o.Add("notes", StringsJson(s.notes));
+  if (summary_form || !s.notes.empty()) o.Add(Key(sol::notes), StringsJson(s.notes));
   return o;
 }
 

@@ -85,26 +85,24 @@ struct SpeedOfLightSection {
 };
 
 // Limits of the check (ReadSpeedOfLight).
-inline constexpr double kMaxSolBytes = 1e15;       // bytes per token
-inline constexpr double kMinPeakGbps = 1.0;        // peak_bandwidth_gbps
-inline constexpr double kMaxGbps = 1e5;            // peak and achieved GB/s
 inline constexpr double kSolSumRelSlack = 0.01;    // the decomposition adds up to wall within
 inline constexpr double kSolSumAbsSlackMs = 0.01;  // 1 % of wall + 0.01 ms
 
 // The `speed_of_light` member of `summary` (a parsed summary object), parsed and checked;
 // nullopt when absent or null. `path` names the file in errors (kData, where = path), e.g.
 // "`speed_of_light`.`mbu_pct` is 120.5: a MBU above 100 % means the bytes per token or the
-// peak bandwidth are wrong". Rules: the object and its sub-objects (decomposition_ms_per_token,
-// classes, units: objects; each class and unit an object; moves and notes arrays of strings)
-// are objects/arrays of their type or null; strings are strings; numbers finite; bytes
-// (weight_bytes, kv_bytes_per_token, state_bytes_per_token, bytes_per_token, the classes' and
-// units' bytes_per_token) 0..1e15; peak_bandwidth_gbps 1..1e5; achieved_gbps 0..1e5;
-// context_tokens, the ms figures and a class's achieved_gbps and pct_of_peak 0..1e12 (a
-// class may exceed the peak: the ledger shares a kind's bytes among the classes that move it
-// by time, and notes it; excess and the decomposition's parts any finite number, overlap may
-// be negative); mbu_pct 0..100; to_the_floor and
-// ceiling_to_floor >= 1 (0.01 slack for rounding); peak_source "measured", "table" or
-// "option"; the decomposition, when it has floor and wall, adds up to wall within
+// peak bandwidth are wrong". The keys, types and ranges are the schema's (summary_schema.h:
+// summary_schema::sol and its sub-sections, which ValidateSummary walks first). Rules: the
+// object and its sub-objects (decomposition_ms_per_token, classes, units: objects; each class
+// and unit an object; moves and notes arrays of strings) are objects/arrays of their type or
+// null; strings are strings; numbers finite; bytes (weight_bytes, kv_bytes_per_token,
+// state_bytes_per_token, bytes_per_token, the classes' and units' bytes_per_token) 0..1e15;
+// peak_bandwidth_gbps 1..1e5; achieved_gbps 0..1e5; context_tokens, the ms figures and a
+// class's achieved_gbps and pct_of_peak 0..1e12 (a class may exceed the peak: the ledger
+// shares a kind's bytes among the classes that move it by time, and notes it; excess and the
+// decomposition's parts any finite number, overlap may be negative); mbu_pct 0..100;
+// to_the_floor and ceiling_to_floor >= 1 (0.01 slack for rounding); peak_source "measured",
+// "table" or "option"; the decomposition, when it has floor and wall, adds up to wall within
 // 1 % of wall + 0.01 ms (absent parts count 0).
 base::StatusOr<std::optional<SpeedOfLightSection>> ReadSpeedOfLight(
     const nlohmann::ordered_json& summary, const std::string& path);

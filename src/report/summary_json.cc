@@ -166,7 +166,7 @@ JsonValue SummaryToJson(const analysis::Summary& s) {
   doc.Add(Key(schema::run::pack), JsonValue::Str(s.pack));
   doc.Add(Key(schema::run::units_file), JsonValue::Str(s.units_file));
   JsonValue& warnings = doc.Add(Key(schema::run::warnings), JsonValue::MakeArray());
-  for (const std::string& w : s.warnings) warnings.Push(JsonValue::Str(w));
+  for (const trace::DiagMessage& w : s.warnings) warnings.Push(JsonValue::Str(w.text));
   doc.Add(Key(schema::run::trace_format), JsonValue::Str(s.trace_format));
   if (!s.trace_file.empty()) doc.Add(Key(schema::run::trace_file), JsonValue::Str(s.trace_file));
   doc.Add(Key(schema::run::device), s.device ? JsonValue::Int(*s.device) : JsonValue::Null());
@@ -192,30 +192,35 @@ JsonValue SummaryToJson(const analysis::Summary& s) {
   if (s.window_evidence) {
     const analysis::WindowEvidence& w = *s.window_evidence;
     JsonValue& ev = doc.Add(Key(schema::run::window_evidence), JsonValue::MakeObject());
-    ev.Add("start_ns", JsonValue::Int(w.start_ns));
-    ev.Add("end_ns", JsonValue::Int(w.end_ns));
-    ev.Add("steps", JsonValue::OptInt(w.steps));
-    ev.Add("dispatches_per_step", JsonValue::OptInt(w.dispatches_per_step));
-    ev.Add("kernels_per_step", JsonValue::OptInt(w.kernels_per_step));
-    ev.Add("graph_launches_per_step", JsonValue::OptInt(w.graph_launches_per_step));
-    ev.Add("deviated_steps", JsonValue::OptInt(w.deviated_steps));
-    ev.Add("skipped_steps", JsonValue::OptInt(w.skipped_steps));
-    ev.Add("runs", JsonValue::OptInt(w.runs));
-    ev.Add("dispatches_before", JsonValue::OptInt(w.dispatches_before));
-    ev.Add("anchor", JsonValue::Str(w.anchor));
-    ev.Add("range", JsonValue::Str(w.range));
+    ev.Add(Key(schema::window_evidence::start_ns), JsonValue::Int(w.start_ns));
+    ev.Add(Key(schema::window_evidence::end_ns), JsonValue::Int(w.end_ns));
+    ev.Add(Key(schema::window_evidence::steps), JsonValue::OptInt(w.steps));
+    ev.Add(Key(schema::window_evidence::dispatches_per_step),
+           JsonValue::OptInt(w.dispatches_per_step));
+    ev.Add(Key(schema::window_evidence::kernels_per_step), JsonValue::OptInt(w.kernels_per_step));
+    ev.Add(Key(schema::window_evidence::graph_launches_per_step),
+           JsonValue::OptInt(w.graph_launches_per_step));
+    ev.Add(Key(schema::window_evidence::deviated_steps), JsonValue::OptInt(w.deviated_steps));
+    ev.Add(Key(schema::window_evidence::skipped_steps), JsonValue::OptInt(w.skipped_steps));
+    ev.Add(Key(schema::window_evidence::runs), JsonValue::OptInt(w.runs));
+    ev.Add(Key(schema::window_evidence::dispatches_before), JsonValue::OptInt(w.dispatches_before));
+    ev.Add(Key(schema::window_evidence::anchor), JsonValue::Str(w.anchor));
+    ev.Add(Key(schema::window_evidence::range), JsonValue::Str(w.range));
     if (!w.confidence.empty()) {
-      ev.Add("run", JsonValue::OptInt(w.run));
-      ev.Add("boundary", JsonValue::Str(w.boundary));
-      ev.Add("confidence", JsonValue::Str(w.confidence));
-      JsonValue& reasons = ev.Add("reasons", JsonValue::MakeArray());
+      ev.Add(Key(schema::window_evidence::run), JsonValue::OptInt(w.run));
+      ev.Add(Key(schema::window_evidence::boundary), JsonValue::Str(w.boundary));
+      ev.Add(Key(schema::window_evidence::confidence), JsonValue::Str(w.confidence));
+      JsonValue& reasons = ev.Add(Key(schema::window_evidence::reasons), JsonValue::MakeArray());
       for (const std::string& r : w.reasons) reasons.Push(JsonValue::Str(r));
     }
     if (!w.projection.empty()) {
-      ev.Add("projection", JsonValue::Str(w.projection));
-      ev.Add("dispatches_launched_inside", JsonValue::OptInt(w.dispatches_launched_inside));
-      ev.Add("dispatches_launched_outside", JsonValue::OptInt(w.dispatches_launched_outside));
-      ev.Add("gpu_after_range_ns", JsonValue::OptInt(w.gpu_after_range_ns));
+      ev.Add(Key(schema::window_evidence::projection), JsonValue::Str(w.projection));
+      ev.Add(Key(schema::window_evidence::dispatches_launched_inside),
+             JsonValue::OptInt(w.dispatches_launched_inside));
+      ev.Add(Key(schema::window_evidence::dispatches_launched_outside),
+             JsonValue::OptInt(w.dispatches_launched_outside));
+      ev.Add(Key(schema::window_evidence::gpu_after_range_ns),
+             JsonValue::OptInt(w.gpu_after_range_ns));
     }
   } else {
     doc.Add(Key(schema::run::window_evidence), JsonValue::Null());
@@ -234,64 +239,69 @@ JsonValue SummaryToJson(const analysis::Summary& s) {
   if (s.sampling) {  // only in summaries of sampled recordings
     const analysis::Sampling& m = *s.sampling;
     JsonValue& sampling = doc.Add(Key(schema::run::sampling), JsonValue::MakeObject());
-    sampling.Add("steps_seen", JsonValue::Int(m.steps_seen));
-    sampling.Add("steps_sampled", JsonValue::Int(m.steps_sampled));
-    sampling.Add("sampled_step_ms", JsonValue::OptFloat(m.sampled_step_ms));
-    sampling.Add("unsampled_step_ms", JsonValue::OptFloat(m.unsampled_step_ms));
-    sampling.Add("distortion_pct", JsonValue::OptFloat(m.distortion_pct));
-    sampling.Add("tracing_cost_ms_per_step", JsonValue::OptFloat(m.tracing_cost_ms_per_step));
-    sampling.Add("tracing_cost_us_per_dispatch",
+    sampling.Add(Key(schema::sampling::steps_seen), JsonValue::Int(m.steps_seen));
+    sampling.Add(Key(schema::sampling::steps_sampled), JsonValue::Int(m.steps_sampled));
+    sampling.Add(Key(schema::sampling::sampled_step_ms), JsonValue::OptFloat(m.sampled_step_ms));
+    sampling.Add(Key(schema::sampling::unsampled_step_ms),
+                 JsonValue::OptFloat(m.unsampled_step_ms));
+    sampling.Add(Key(schema::sampling::distortion_pct), JsonValue::OptFloat(m.distortion_pct));
+    sampling.Add(Key(schema::sampling::tracing_cost_ms_per_step),
+                 JsonValue::OptFloat(m.tracing_cost_ms_per_step));
+    sampling.Add(Key(schema::sampling::tracing_cost_us_per_dispatch),
                  JsonValue::OptFloat(m.tracing_cost_us_per_dispatch));
-    sampling.Add("tracing_share_of_host_gap_pct",
+    sampling.Add(Key(schema::sampling::tracing_share_of_host_gap_pct),
                  JsonValue::OptFloat(m.tracing_share_of_host_gap_pct));
-    sampling.Add("run_cost_ms_per_sampled_step",
+    sampling.Add(Key(schema::sampling::run_cost_ms_per_sampled_step),
                  JsonValue::OptFloat(m.run_cost_ms_per_sampled_step));
-    sampling.Add("run_cost_pct", JsonValue::OptFloat(m.run_cost_pct));
+    sampling.Add(Key(schema::sampling::run_cost_pct), JsonValue::OptFloat(m.run_cost_pct));
   }
   if (s.engine_steps) {  // only when the engine's step names cut the window
     const analysis::EngineSteps& e = *s.engine_steps;
     JsonValue& steps = doc.Add(Key(schema::run::engine_steps), JsonValue::MakeObject());
-    steps.Add("rule", JsonValue::Str(e.rule));
-    steps.Add("engine", JsonValue::Str(e.engine));
-    JsonValue& also = steps.Add("also_found", JsonValue::MakeArray());
+    steps.Add(Key(schema::engine_steps::rule), JsonValue::Str(e.rule));
+    steps.Add(Key(schema::engine_steps::engine), JsonValue::Str(e.engine));
+    JsonValue& also = steps.Add(Key(schema::engine_steps::also_found), JsonValue::MakeArray());
     for (const std::string& r : e.also_found) also.Push(JsonValue::Str(r));
-    steps.Add("window_kind", JsonValue::Str(std::string(analysis::StepKindName(e.window_kind))));
-    steps.Add("window_steps", JsonValue::Int(e.window_steps));
-    steps.Add("decode_runs", JsonValue::Int(e.decode_runs));
+    steps.Add(Key(schema::engine_steps::window_kind),
+              JsonValue::Str(std::string(analysis::StepKindName(e.window_kind))));
+    steps.Add(Key(schema::engine_steps::window_steps), JsonValue::Int(e.window_steps));
+    steps.Add(Key(schema::engine_steps::decode_runs), JsonValue::Int(e.decode_runs));
     const auto ints = [](const std::vector<int64_t>& values) {
       JsonValue out = JsonValue::MakeArray();
       for (const int64_t v : values) out.Push(JsonValue::Int(v));
       return out;
     };
-    JsonValue& kinds = steps.Add("kinds", JsonValue::MakeArray());
+    JsonValue& kinds = steps.Add(Key(schema::engine_steps::kinds), JsonValue::MakeArray());
     for (const analysis::StepKindStats& k : e.kinds) {
       JsonValue& row = kinds.Push(JsonValue::MakeObject());
-      row.Add("kind", JsonValue::Str(std::string(analysis::StepKindName(k.kind))));
-      row.Add("steps", JsonValue::Int(k.steps));
-      row.Add("in_window", JsonValue::Int(k.in_window));
-      row.Add("batch_sizes", ints(k.batch_sizes));
-      row.Add("tokens", ints(k.tokens));
-      row.Add("dispatches", JsonValue::Int(k.dispatches));
-      row.Add("gpu_ms_per_step", JsonValue::Float(k.gpu_ms_mean));
-      row.Add("gpu_ms_p50", JsonValue::Float(k.gpu_ms_p50));
-      row.Add("gpu_ms_p99", JsonValue::Float(k.gpu_ms_p99));
-      row.Add("wall_ms_per_step", JsonValue::Float(k.wall_ms_mean));
-      row.Add("wall_ms_p50", JsonValue::Float(k.wall_ms_p50));
-      row.Add("wall_ms_p99", JsonValue::Float(k.wall_ms_p99));
+      row.Add(Key(schema::step_kind::kind),
+              JsonValue::Str(std::string(analysis::StepKindName(k.kind))));
+      row.Add(Key(schema::step_kind::steps), JsonValue::Int(k.steps));
+      row.Add(Key(schema::step_kind::in_window), JsonValue::Int(k.in_window));
+      row.Add(Key(schema::step_kind::batch_sizes), ints(k.batch_sizes));
+      row.Add(Key(schema::step_kind::tokens), ints(k.tokens));
+      row.Add(Key(schema::step_kind::dispatches), JsonValue::Int(k.dispatches));
+      row.Add(Key(schema::step_kind::gpu_ms_per_step), JsonValue::Float(k.gpu_ms_mean));
+      row.Add(Key(schema::step_kind::gpu_ms_p50), JsonValue::Float(k.gpu_ms_p50));
+      row.Add(Key(schema::step_kind::gpu_ms_p99), JsonValue::Float(k.gpu_ms_p99));
+      row.Add(Key(schema::step_kind::wall_ms_per_step), JsonValue::Float(k.wall_ms_mean));
+      row.Add(Key(schema::step_kind::wall_ms_p50), JsonValue::Float(k.wall_ms_p50));
+      row.Add(Key(schema::step_kind::wall_ms_p99), JsonValue::Float(k.wall_ms_p99));
     }
-    JsonValue& list = steps.Add("steps", JsonValue::MakeArray());
+    JsonValue& list = steps.Add(Key(schema::engine_steps::steps), JsonValue::MakeArray());
     for (const analysis::StepRecord& r : e.steps) {
       JsonValue& row = list.Push(JsonValue::MakeObject());
-      row.Add("kind", JsonValue::Str(std::string(analysis::StepKindName(r.label.kind))));
-      row.Add("batch", JsonValue::OptInt(r.label.batch));
-      row.Add("tokens", JsonValue::OptInt(r.label.tokens));
-      row.Add("start_ns", JsonValue::Int(r.start_ns));
-      row.Add("wall_ms",
+      row.Add(Key(schema::engine_step::kind),
+              JsonValue::Str(std::string(analysis::StepKindName(r.label.kind))));
+      row.Add(Key(schema::engine_step::batch), JsonValue::OptInt(r.label.batch));
+      row.Add(Key(schema::engine_step::tokens), JsonValue::OptInt(r.label.tokens));
+      row.Add(Key(schema::engine_step::start_ns), JsonValue::Int(r.start_ns));
+      row.Add(Key(schema::engine_step::wall_ms),
               JsonValue::Float(base::PyRound(static_cast<double>(r.end_ns - r.start_ns) / 1e6, 3)));
-      row.Add("gpu_ms",
+      row.Add(Key(schema::engine_step::gpu_ms),
               JsonValue::Float(base::PyRound(static_cast<double>(r.gpu_busy_ns) / 1e6, 3)));
-      row.Add("dispatches", JsonValue::Int(r.dispatches));
-      row.Add("in_window", JsonValue::Bool(r.in_window));
+      row.Add(Key(schema::engine_step::dispatches), JsonValue::Int(r.dispatches));
+      row.Add(Key(schema::engine_step::in_window), JsonValue::Bool(r.in_window));
     }
   }
   // The units in rank order (analysis/ranking.h), each with the field it ranks by and that

@@ -10,7 +10,10 @@
 #include "src/base/file_io.h"
 #include "src/report/dispatch_csv.h"
 #include "src/report/kernel_csv.h"
+#include "src/report/speed_of_light_section.h"
+#include "src/report/summary_reader.h"
 #include "src/report/summary_schema.h"
+#include "tests/support/temp_dir.h"
 
 namespace decodeprof::report {
 namespace {
@@ -263,6 +266,81 @@ TEST(SummaryJsonTest, TheWriterWritesTheSchemasKeysInItsOrder) {
   ExpectKeysInSchemaOrder(doc["plain_runs"], s::plain_runs::kFields, "plain_runs.");
 }
 
+// The sub-sections too, each with every optional part present; and the validator accepts what
+// the writer writes.
+TEST(SummaryJsonTest, TheSubSectionsKeysAreTheSchemasInItsOrder) {
+  SampleRun run;
+  analysis::WindowEvidence evidence;
+  evidence.steps = 3;
+  evidence.anchor = "qmv_a";
+  evidence.run = 1;
+  evidence.boundary = "qmv_a";
+  evidence.confidence = "low";
+  evidence.reasons = {"one run"};
+  evidence.projection = "launch";
+  evidence.dispatches_launched_inside = 3;
+  evidence.gpu_after_range_ns = 12;
+  run.summary.window_evidence = evidence;
+  run.summary.sampling = analysis::Sampling{.steps_seen = 10,
+                                            .steps_sampled = 2,
+                                            .sampled_step_ms = 1.5,
+                                            .unsampled_step_ms = 1.25,
+                                            .distortion_pct = 20.0,
+                                            .tracing_cost_ms_per_step = 0.25};
+  analysis::EngineSteps e;
+  e.rule = "sglang";
+  e.also_found = {"vllm"};
+  analysis::StepRecord step;
+  step.label = {analysis::StepKind::kDecode, 32, 1};
+  step.end_ns = 1'000'000;
+  step.in_window = true;
+  e.steps = {step};
+  e.kinds = analysis::StepKindTable(e.steps);
+  run.summary.engine_steps = e;
+  const std::string text = SummaryJsonText(run.summary);
+  const auto doc = nlohmann::ordered_json::parse(text);
+  namespace s = summary_schema;
+  ExpectKeysInSchemaOrder(doc["window_evidence"], s::window_evidence::kFields, "window_evidence.");
+  EXPECT_TRUE(doc["window_evidence"].contains("gpu_after_range_ns"));
+  ExpectKeysInSchemaOrder(doc["sampling"], s::sampling::kFields, "sampling.");
+  ExpectKeysInSchemaOrder(doc["engine_steps"], s::engine_steps::kFields, "engine_steps.");
+  ASSERT_FALSE(doc["engine_steps"]["kinds"].empty());
+  ExpectKeysInSchemaOrder(doc["engine_steps"]["kinds"][0], s::step_kind::kFields,
+                          "engine_steps.kinds[].");
+  ASSERT_FALSE(doc["engine_steps"]["steps"].empty());
+  ExpectKeysInSchemaOrder(doc["engine_steps"]["steps"][0], s::engine_step::kFields,
+                          "engine_steps.steps[].");
+  const auto parsed = ParseSummary("run_summary.json", text);
+  EXPECT_TRUE(parsed.ok()) << parsed.status().ToString();
+
+  SpeedOfLightSection sol;
+  sol.model = "m";
+  sol.bytes_per_token = 2e9;
+  sol.peak_bandwidth_gbps = 4800;
+  sol.peak_source = "table";
+  sol.decode_steps = 3;
+  sol.floor_ms_per_token = 1.0;
+  sol.wall_ms_per_token = 2.0;
+  sol.mbu_pct = 50.0;
+  sol.to_the_floor = 2.0;
+  sol.decomposition_ms_per_token =
+      SpeedOfLightDecomposition{1.0, {{"2063", 0.5}}, 0.25, 0.0, 0.25, 2.0};
+  sol.classes = {{"gemv", {"dense_weights"}, 2e9, 1.5, 1.0, 1333.0, 27.8}};
+  sol.units = {{"2063", 1e9, 1.0, 0.5, 0.5, 1.33}};
+  sol.notes = {"a note"};
+  const auto sol_doc = nlohmann::ordered_json::parse(SpeedOfLightJson(sol, true).Dump());
+  ExpectKeysInSchemaOrder(sol_doc, s::sol::kFields, "speed_of_light.");
+  ExpectKeysInSchemaOrder(sol_doc["decomposition_ms_per_token"], s::sol_decomposition::kFields,
+                          "speed_of_light.decomposition_ms_per_token.");
+  ExpectKeysInSchemaOrder(sol_doc["classes"]["gemv"], s::sol_class::kFields,
+                          "speed_of_light.classes.<class>.");
+  ExpectKeysInSchemaOrder(sol_doc["units"]["2063"], s::sol_unit::kFields,
+                          "speed_of_light.units.<id>.");
+  nlohmann::ordered_json with_sol = {{"name", "r"}, {"speed_of_light", sol_doc}};
+  const auto parsed_sol = ParseSummary("r_summary.json", with_sol.dump());
+  EXPECT_TRUE(parsed_sol.ok()) << parsed_sol.status().ToString();
+}
+
 TEST(KernelCsvTest, SeedDialect) {
   SampleRun run;
   // gpu_sum = 623: qmv_a 600 ns (96.308...%), "rope, k" 23 ns (3.691...%).
@@ -284,7 +362,8 @@ TEST(DispatchCsvTest, UnitsColumnNamesUnitsByRoleAndByClass) {
   in.names = &run.names;
   in.pack = &run.pack;
   in.units = &units;
-  const std::string path = ::testing::TempDir() + "/dispatch_csv_units_test.csv";
+  const decodeprof::testing::TempDir temp("dp_dispatch_csv_");
+  const std::string path = temp.Path("dispatch_csv_units_test.csv");
   ASSERT_TRUE(
       WriteDispatchCsv(path, run.window, run.names, analysis::Attribute(in), run.pack, units).ok());
   auto text = base::ReadFile(path);

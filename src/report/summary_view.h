@@ -18,6 +18,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -179,6 +180,112 @@ std::vector<View> ViewsOf(const nlohmann::ordered_json& array) {
   return out;
 }
 
+// An ObjectMap field (`port_units`, `speed_of_light.units`): objects of one section by id.
+template <typename View>
+class ObjectMapView {
+ public:
+  explicit ObjectMapView(const nlohmann::ordered_json& json) : json_(&json) {}
+  bool is_object() const { return json_->is_object(); }
+  // The entry `id` (every field absent when there is no such entry).
+  View At(std::string_view id) const { return View(JsonGet(*json_, id)); }
+  // The entries in the JSON's order (none when the field is absent or not an object).
+  std::vector<std::pair<std::string, View>> Entries() const {
+    std::vector<std::pair<std::string, View>> out;
+    if (!json_->is_object()) return out;
+    for (const auto& [id, entry] : json_->items()) out.emplace_back(id, View(entry));
+    return out;
+  }
+
+ private:
+  const nlohmann::ordered_json* json_;
+};
+
+// A Map field (`class_share_pct`, ...): numbers or nulls by name.
+class NumberMapView {
+ public:
+  explicit NumberMapView(const nlohmann::ordered_json& json) : json_(&json) {}
+  bool is_object() const { return json_->is_object(); }
+  // The value of `name` (absent: null).
+  SummaryValue<double> At(std::string_view name) const {
+    return SummaryValue<double>(JsonGet(*json_, name));
+  }
+  // The names in the JSON's order (none when the field is absent or not an object).
+  std::vector<std::string> Names() const {
+    std::vector<std::string> out;
+    if (!json_->is_object()) return out;
+    for (const auto& [name, value] : json_->items()) out.push_back(name);
+    return out;
+  }
+
+ private:
+  const nlohmann::ordered_json* json_;
+};
+
+class WindowEvidenceView : public ObjectView {
+ public:
+  using ObjectView::ObjectView;
+  DP_SUMMARY_WINDOW_EVIDENCE_FIELDS(DP_SUMMARY_ACCESSOR)
+};
+
+class SamplingView : public ObjectView {
+ public:
+  using ObjectView::ObjectView;
+  DP_SUMMARY_SAMPLING_FIELDS(DP_SUMMARY_ACCESSOR)
+};
+
+class StepKindView : public ObjectView {
+ public:
+  using ObjectView::ObjectView;
+  DP_SUMMARY_STEP_KIND_FIELDS(DP_SUMMARY_ACCESSOR)
+};
+
+class EngineStepView : public ObjectView {
+ public:
+  using ObjectView::ObjectView;
+  DP_SUMMARY_ENGINE_STEP_FIELDS(DP_SUMMARY_ACCESSOR)
+};
+
+class EngineStepsView : public ObjectView {
+ public:
+  using ObjectView::ObjectView;
+  DP_SUMMARY_ENGINE_STEPS_FIELDS(DP_SUMMARY_ACCESSOR)
+  std::vector<StepKindView> Kinds() const { return ViewsOf<StepKindView>(kinds().json()); }
+  std::vector<EngineStepView> Steps() const { return ViewsOf<EngineStepView>(steps().json()); }
+};
+
+class SolDecompositionView : public ObjectView {
+ public:
+  using ObjectView::ObjectView;
+  DP_SUMMARY_SOL_DECOMPOSITION_FIELDS(DP_SUMMARY_ACCESSOR)
+  NumberMapView Units() const { return NumberMapView(units().json()); }
+};
+
+class SolClassView : public ObjectView {
+ public:
+  using ObjectView::ObjectView;
+  DP_SUMMARY_SOL_CLASS_FIELDS(DP_SUMMARY_ACCESSOR)
+};
+
+class SolUnitView : public ObjectView {
+ public:
+  using ObjectView::ObjectView;
+  DP_SUMMARY_SOL_UNIT_FIELDS(DP_SUMMARY_ACCESSOR)
+};
+
+// `speed_of_light` as stored (speed_of_light_section.h reads it into a struct as well).
+class SpeedOfLightView : public ObjectView {
+ public:
+  using ObjectView::ObjectView;
+  DP_SUMMARY_SOL_FIELDS(DP_SUMMARY_ACCESSOR)
+  SolDecompositionView Decomposition() const {
+    return SolDecompositionView(decomposition_ms_per_token().json());
+  }
+  ObjectMapView<SolClassView> Classes() const {
+    return ObjectMapView<SolClassView>(classes().json());
+  }
+  ObjectMapView<SolUnitView> Units() const { return ObjectMapView<SolUnitView>(units().json()); }
+};
+
 // The top level of a run's summary.
 class RunView : public ObjectView {
  public:
@@ -190,8 +297,10 @@ class RunView : public ObjectView {
   std::vector<TopKernelView> TopKernels() const {
     return ViewsOf<TopKernelView>(top_kernels().json());
   }
+  ObjectMapView<UnitView> PortUnits() const { return ObjectMapView<UnitView>(port_units().json()); }
   // The unit `id` of port_units (every field absent when there is no such unit).
-  UnitView Unit(std::string_view id) const { return UnitView(JsonGet(port_units().json(), id)); }
+  UnitView Unit(std::string_view id) const { return PortUnits().At(id); }
+  NumberMapView Map(const SummaryField& field) const { return NumberMapView(Get(field)); }
   std::vector<DiagnosticView> Diagnostics() const {
     return ViewsOf<DiagnosticView>(diagnostics().json());
   }
@@ -201,6 +310,10 @@ class RunView : public ObjectView {
   RankView Rank() const { return RankView(rank().json()); }
   CollectivesView Collectives() const { return CollectivesView(collectives().json()); }
   PlainRunsView PlainRuns() const { return PlainRunsView(plain_runs().json()); }
+  WindowEvidenceView WindowEvidence() const { return WindowEvidenceView(window_evidence().json()); }
+  SamplingView Sampling() const { return SamplingView(sampling().json()); }
+  EngineStepsView EngineSteps() const { return EngineStepsView(engine_steps().json()); }
+  SpeedOfLightView SpeedOfLight() const { return SpeedOfLightView(speed_of_light().json()); }
   // The strings of `warnings` (other elements skipped).
   std::vector<std::string> Warnings() const {
     std::vector<std::string> out;

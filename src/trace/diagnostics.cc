@@ -13,8 +13,22 @@ constexpr DiagnosticInfo kDiagnosticInfo[] = {
 #undef DECODEPROF_DIAG_INFO
 };
 
-constexpr std::string_view kRecorderLostPrefix = "the recorder lost ";
-constexpr std::string_view kRecorderLostSuffix = " records: the figures undercount";
+// `text` matches the message text `pattern` from its byte `p` on, each {name} standing for one
+// or more characters.
+bool MatchesFrom(std::string_view pattern, size_t p, std::string_view text, size_t t) {
+  while (p < pattern.size() && pattern[p] != '{') {
+    if (t >= text.size() || text[t] != pattern[p]) return false;
+    ++p;
+    ++t;
+  }
+  if (p == pattern.size()) return t == text.size();
+  const size_t close = pattern.find('}', p);
+  if (close == std::string_view::npos) return false;
+  for (size_t end = t + 1; end <= text.size(); ++end) {
+    if (MatchesFrom(pattern, close + 1, text, end)) return true;
+  }
+  return false;
+}
 
 }  // namespace
 
@@ -60,6 +74,11 @@ void Diagnostics::Add(Diag code, int64_t count, DiagnosticExample first) {
   if (counts_[i] == 0) first_[i] = std::move(first);
   // Counts come from files too (a recorder's counters): they saturate, never overflow.
   if (__builtin_add_overflow(counts_[i], count, &counts_[i])) counts_[i] = INT64_MAX;
+}
+
+void Diagnostics::Add(const DiagMessage& detail, int64_t count, std::string file,
+                      std::string position) {
+  Add(detail.code, count, {std::move(file), std::move(position), detail.text});
 }
 
 void Diagnostics::SetFileIfEmpty(const std::string& file) {
@@ -111,36 +130,50 @@ int64_t LostRecords(const Diagnostics& diagnostics) {
   return lost;
 }
 
-std::vector<std::string> RecorderWarnings(const Diagnostics& diagnostics) {
-  std::vector<std::string> warnings;
+std::vector<DiagMessage> RecorderWarnings(const Diagnostics& diagnostics) {
+  std::vector<DiagMessage> warnings;
   if (const int64_t lost = LostRecords(diagnostics); lost > 0) {
-    warnings.push_back(std::string(kRecorderLostPrefix) + std::to_string(lost) +
-                       std::string(kRecorderLostSuffix));
+    warnings.push_back(Message<Msg::kSummaryRecordsLost>(lost));
   }
   if (diagnostics.count(Diag::kTraceIncomplete) > 0) {
-    warnings.emplace_back(Describe(Diag::kTraceIncomplete).meaning);
+    warnings.push_back(Message<Msg::kSummaryTraceIncomplete>());
   }
   return warnings;
 }
 
-bool IsRecorderWarning(std::string_view text) {
-  return (text.starts_with(kRecorderLostPrefix) && text.ends_with(kRecorderLostSuffix)) ||
-         text == Describe(Diag::kTraceIncomplete).meaning;
+bool IsMessageText(Msg id, std::string_view text) {
+  return MatchesFrom(kMessages[static_cast<size_t>(id)].text, 0, text, 0);
 }
 
-std::string DiagnosticText(Diag code, std::string_view detail) {
-  const Severity severity = Describe(code).severity;
+bool IsRecorderWarning(std::string_view text) {
+  return IsMessageText(Msg::kSummaryRecordsLost, text) ||
+         IsMessageText(Msg::kSummaryTraceIncomplete, text);
+}
+
+std::string DiagnosticText(const DiagMessage& message) {
+  const Severity severity = Describe(message.code).severity;
   const char* label = severity == Severity::kInfo    ? "note"
                       : severity == Severity::kError ? "error"
                                                      : "warning";
-  return std::string(label) + ": " + std::string(detail);
+  return std::string(label) + ": " + message.text;
 }
 
-std::string DiagnosticLine(std::string_view subcommand, Diag code, std::string_view detail) {
-  return "decodeprof: " + std::string(subcommand) + ": " + DiagnosticText(code, detail);
+std::string DiagnosticLine(std::string_view subcommand, const DiagMessage& message) {
+  return "decodeprof: " + std::string(subcommand) + ": " + DiagnosticText(message);
 }
 
-std::string SummaryWarningText(std::string_view text) { return "warning: " + std::string(text); }
+std::string DiagnosticMessagesMarkdownTable() {
+  std::string out = "| code | message |\n|---|---|\n";
+  for (const MessageInfo& m : kMessages) {
+    std::string text;
+    for (const char c : m.text) {
+      if (c == '|') text += '\\';
+      text += c;
+    }
+    out += "| `" + std::string(Describe(m.code).name) + "` | " + text + " |\n";
+  }
+  return out;
+}
 
 std::string DiagnosticsMarkdownTable() {
   std::string out = "| code | severity | source | meaning |\n|---|---|---|---|\n";

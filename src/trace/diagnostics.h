@@ -25,14 +25,6 @@ const char* SeverityName(Severity s);  // "info", "warning", "data-loss", "error
 // "importer", "window", "analysis", "recorder", "report", "cli"
 const char* SourceName(DiagSource s);
 
-// The codes, in the list's order.
-enum class Diag : uint16_t {
-#define DECODEPROF_DIAG_ENUM(code, name, severity, source, meaning) code,
-  DECODEPROF_DIAGNOSTICS(DECODEPROF_DIAG_ENUM)
-#undef DECODEPROF_DIAG_ENUM
-      kCount_,
-};
-
 struct DiagnosticInfo {
   Diag code;
   std::string_view name;  // snake_case, as the summary JSON writes it
@@ -64,6 +56,10 @@ class Diagnostics {
   // Counts `count` (> 0) occurrences of `code` (saturating at INT64_MAX); the first call's
   // example is kept.
   void Add(Diag code, int64_t count, DiagnosticExample first = {});
+  // Counts `count` occurrences of `detail`'s code, the first example's detail its text, at
+  // `file` and `position`.
+  void Add(const DiagMessage& detail, int64_t count, std::string file = {},
+           std::string position = {});
   // Gives every example without a file this one (an importer's counts name no file).
   void SetFileIfEmpty(const std::string& file);
   // Adds every entry of `other` (counts add; this table's examples win).
@@ -93,26 +89,27 @@ bool CountsLostRecords(Diag code);
 // saturating).
 int64_t LostRecords(const Diagnostics& diagnostics);
 
-// The summary's free-text `warnings` that the recorder's diagnostics stand for, in the words
-// decodeprof always used: "the recorder lost N records: the figures undercount" (records_lost)
-// and trace_incomplete's meaning.
-std::vector<std::string> RecorderWarnings(const Diagnostics& diagnostics);
+// The summary's `warnings` that the recorder's diagnostics stand for: "the recorder lost N
+// records: the figures undercount" (records_lost) and the trace_incomplete sentence.
+std::vector<DiagMessage> RecorderWarnings(const Diagnostics& diagnostics);
 
-// One of RecorderWarnings's texts (report's trust flags leave them out when the data-loss
-// codes they come from are flagged).
+// `text` is the text of message `id` with some values (report reads a summary's warnings back
+// as text: its trust flags leave out RecorderWarnings's when their data-loss codes are flagged).
+bool IsMessageText(Msg id, std::string_view text);
+// One of RecorderWarnings's texts.
 bool IsRecorderWarning(std::string_view text);
 
-// One occurrence of `code` as printed: "warning: <detail>" (info: "note", error: "error";
-// data-loss is printed as a warning). `detail` is this occurrence's text.
-std::string DiagnosticText(Diag code, std::string_view detail);
+// One occurrence of a code as printed: "warning: <text>" (info: "note", error: "error";
+// data-loss is printed as a warning).
+std::string DiagnosticText(const DiagMessage& message);
 // The line a command prints on stderr for it: "decodeprof: <subcommand>: " + DiagnosticText.
-std::string DiagnosticLine(std::string_view subcommand, Diag code, std::string_view detail);
-// An entry of a summary's `warnings` as printed: "warning: <text>" (each stands for a code:
-// RecorderWarnings's, or role_rule_warning's details).
-std::string SummaryWarningText(std::string_view text);
+std::string DiagnosticLine(std::string_view subcommand, const DiagMessage& message);
 
 // The list as a Markdown table (code, severity, source, meaning), one row per code in the
 // list's order: the table of docs/user-guide.md (section 3, Diagnostics).
 std::string DiagnosticsMarkdownTable();
+// The messages as a Markdown table (code, message with its {names}), one row per message in
+// the list's order: the second table of docs/user-guide.md's Diagnostics section.
+std::string DiagnosticMessagesMarkdownTable();
 
 }  // namespace decodeprof::trace

@@ -7,8 +7,10 @@
 // (diagnostics.h), the summary JSON's "diagnostics" entries, the data-loss counters of the
 // native format (native_format/schema.h checks its counter names against it) and the table of
 // docs/user-guide.md (section 3, Diagnostics; diagnostics_test.cc fails when it differs).
-// Per-instance detail (a file position, a count, a kernel name) goes to an entry's example,
-// never into the list. tests/diagnostics_text_test.cc fails on warning text written outside it.
+// The words of each occurrence are a message of the second list below
+// (DECODEPROF_DIAGNOSTIC_MESSAGES); only its values (a file position, a count, a kernel name)
+// come from the call site. tests/diagnostics_text_test.cc fails on warning text written
+// outside the lists.
 //
 // This header has no dependencies, so that the native format (and through it the injection
 // library) can check against it without the trace model (style.md 7.8).
@@ -29,7 +31,13 @@
 // New codes go at the end of their group: the summary lists its entries in this order.
 #pragma once
 
+#include <concepts>
+#include <cstddef>
 #include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <vector>
 
 namespace decodeprof::trace {
 
@@ -228,3 +236,244 @@ enum class DiagSource : uint8_t { kImporter, kWindow, kAnalysis, kRecorder, kRep
   X(kKernelStatsNotPublished, "kernel_stats_not_published", kWarning, kCli,                       \
     "`profile` could not copy the recorder's kernel stats CSV into its output folder")
 // clang-format on
+
+namespace decodeprof::trace {
+
+// The codes, in the list's order.
+enum class Diag : uint16_t {
+#define DECODEPROF_DIAG_ENUM(code, name, severity, source, meaning) code,
+  DECODEPROF_DIAGNOSTICS(DECODEPROF_DIAG_ENUM)
+#undef DECODEPROF_DIAG_ENUM
+      kCount_,
+};
+
+}  // namespace decodeprof::trace
+
+// The sentences decodeprof writes for one occurrence of a code: on stderr (the commands'
+// warnings, the recorder's), in a summary's `warnings`, or as the detail of a code's example.
+// Every such sentence is here; call sites give only the values of its {placeholders}:
+//   trace::Message<trace::Msg::kBandwidthNotStored>(status.ToString())
+// (the number of values is checked when the call compiles: one per {...}, in order).
+//
+// M(id, code, "text"):
+//   id   — the Msg enumerator;
+//   code — the Diag it is an occurrence of (its severity labels the line);
+//   text — the sentence, with a {name} for each value the call site gives.
+// clang-format off
+#define DECODEPROF_DIAGNOSTIC_MESSAGES(M)                                                          \
+  /* record --measure-bandwidth (src/cli/recording.cc). */                                       \
+  M(kBandwidthNoBinary, kBandwidthNotMeasured,                                                     \
+    "the bandwidth was not measured: cannot find this binary (/proc/self/exe)")                   \
+  M(kBandwidthNoTemporary, kBandwidthNotMeasured,                                                  \
+    "the bandwidth was not measured: cannot create {file}: {error}")                              \
+  M(kBandwidthFailed, kBandwidthNotMeasured, "the bandwidth was not measured: {error}")           \
+  M(kBandwidthExited, kBandwidthNotMeasured,                                                       \
+    "the bandwidth was not measured (decodeprof bandwidth exited {status}); the trace goes "      \
+    "without it")                                                                                 \
+  M(kBandwidthStopped, kBandwidthMeasurementStopped,                                               \
+    "stopped by signal {signal} while measuring the bandwidth; the command was not started")      \
+  M(kBandwidthNotKept, kBandwidthNotStored, "the measured bandwidth was not stored: {error}")     \
+  /* The launcher and what record reads back from the trace (src/record, src/cli). */            \
+  M(kInjectionReplaced, kInjectionVariableReplaced,                                                \
+    "{variable} was '{value}' (another tool?); replaced for the recording")                       \
+  M(kSampleRangeNeverOpened, kNoSampledStep,                                                       \
+    "no step was recorded kernel by kernel: NVTX range '{range}' never opened while CUDA was up " \
+    "(name the engine's step range with --step-range, or use --sample-time)")                     \
+  M(kSampleStepsTooFew, kNoSampledStep,                                                            \
+    "no step was recorded kernel by kernel: only {steps} steps, fewer than --sample-steps needs "  \
+    "(name the engine's step range with --step-range, or use --sample-time)")                     \
+  M(kSamplePeriodNeverBegan, kNoSampledPeriod,                                                     \
+    "no period was recorded kernel by kernel: the program ended before the first period of "      \
+    "--sample-time {spec} (it begins PERIOD - ON ms after CUDA comes up); use a shorter PERIOD, " \
+    "or --sample-steps N for a short decode")                                                     \
+  M(kOnlyRangeNotOpened, kOnlyRangeNeverOpened,                                                    \
+    "no CUDA activity was recorded: NVTX range '{range}' never opened while CUDA was up")         \
+  M(kOnlyRangeNotOpenedOrRefused, kOnlyRangeNeverOpened,                                           \
+    "no CUDA activity was recorded: NVTX range '{range}' never opened while CUDA was up, or "     \
+    "CUPTI refused to switch on")                                                                 \
+  M(kOnlyRangeRefusedSwitches, kOnlyRangeSwitchFailures,                                           \
+    "CUPTI refused {count} switches of --only-range (meta only_range_warnings says what)")        \
+  M(kTraceLostRecords, kRecorderLostRecords,                                                       \
+    "the trace lost {count} records (see its counters table); raise "                             \
+    "DECODEPROF_RECORD_MAX_BUFFERS")                                                              \
+  /* The injection library, on the traced program's stderr (src/record/cupti). */                \
+  M(kCuptiNotLoaded, kRecorderRecordsOff, "{why}; recording NVTX only")                           \
+  M(kCuptiVersionMismatch, kRecorderRecordsOff,                                                    \
+    "CUPTI API version {version} at {path} does not match the version this recorder was built "   \
+    "for ({built}); recording NVTX only")                                                         \
+  M(kCuptiRefusedKinds, kRecorderRecordsOff, "CUPTI refused {call}: {error}; recording NVTX only") \
+  M(kCuptiRefusedRecord, kRecorderRecordsOff, "CUPTI refused {call}: {error}")                    \
+  M(kSomeRecordsOff, kRecorderRecordsOff, "some records are off: {which}")                        \
+  M(kDetachRefused, kRecorderRecordsOff,                                                           \
+    "detaching CUPTI between periods: cuptiSubscribe/cuptiEnableDomain: {error} (CUPTI stays "    \
+    "attached)")                                                                                  \
+  M(kRecordKindRefused, kRecorderRecordsOff, "{kind}: {error}")                                   \
+  M(kDetachUnsupported, kRecorderRecordsOff,                                                       \
+    "detaching: this CUPTI lacks cuptiSubscribe, cuptiEnableDomain or cuptiFinalize (CUPTI "      \
+    "stays attached between periods)")                                                            \
+  M(kPeriodWaitUnavailable, kRecorderRecordsOff,                                                   \
+    "waiting for a period's GPU work: {why} (periods end when their range closes)")               \
+  M(kGraphWatchUnavailable, kRecorderRecordsOff,                                                   \
+    "watching CUDA graph launches: no callback subscription (another subscriber in the "          \
+    "program, or an old CUPTI): graph launches are not steps, and a period's graph work is not "  \
+    "waited for")                                                                                 \
+  M(kReattachRefused, kOnlyRangeSwitchFailures,                                                    \
+    "attaching CUPTI again: cuptiActivityRegisterCallbacks: {error}")                             \
+  M(kGateSwitchRefused, kOnlyRangeSwitchFailures,                                                  \
+    "CUPTI refused to switch recording {state}: {refused}")                                       \
+  M(kGateSwitchRefusedOnce, kOnlyRangeSwitchFailures,                                              \
+    "{why} (--only-range; counted in only_range_switch_failures)")                                \
+  M(kCommitFailed, kWriteFailures, "cannot commit to {file}; records are being lost")             \
+  M(kCloseFailed, kWriteFailures, "{error}")                                                      \
+  M(kDrainTimedOut, kTraceIncomplete,                                                              \
+    "gave up waiting for the trace to be written; it holds the records up to the last commit")    \
+  /* kernels and profile (src/cli, src/profile). */                                              \
+  M(kKernelsNoDispatchInWindow, kKernelsWindowEmpty,                                               \
+    "no dispatch starts inside --window {window} (the device's {dispatches} dispatches start "    \
+    "from {first} to {last} ns)")                                                                 \
+  M(kKernelStatsNotCopied, kKernelStatsNotPublished, "no kernel stats published: {error}")        \
+  /* A summary's `warnings` (src/analysis role rules, src/trace RecorderWarnings). */            \
+  M(kRoleRulesClassesMissing, kRoleRuleWarning,                                                    \
+    "the role rules got {dispatches} dispatches but {classes} classes; dispatches without a "     \
+    "class count as \"other\"")                                                                   \
+  M(kRoleRulesNoGrid, kRoleRuleWarning,                                                            \
+    "the trace has no grid sizes, so all {heads} {head_class} dispatches tie as the widest and "  \
+    "each one starts a {role} run (rule tail_after_widest); {role} is overstated: record the "   \
+    "trace with grid sizes")                                                                      \
+  M(kRoleRulesOpPathSkipped, kRoleRuleWarning,                                                     \
+    "the trace has no launch threads and times or no annotation ranges, so the op_path rules "    \
+    "were skipped (the sequence rules still apply)")                                              \
+  /* The detail of a code's first example (importers, the window, the analysis). */             \
+  M(kMarkAgain, kDuplicateMarks, "mark {label} again")                                            \
+  M(kClockNotInteger, kLogLineUnread, "a clock value that is not an integer")                     \
+  M(kNoTokenGenerated, kLogLineUnread, "no token generated")                                      \
+  M(kValueUnread, kLogLineUnread, "a value the seed's pattern does not read")                     \
+  M(kColumnTwice, kDuplicateColumn, "column {column} appears more than once")                     \
+  M(kGraphTracedWhole, kGraphLevelTrace,                                                           \
+    "a CUDA-graph launch traced whole; nsys profile --cuda-graph-trace=node records its kernels") \
+  M(kPlainLogWithoutResults, kLogWithoutResults,                                                   \
+    "--plain-log has no Decode: or Generated tokens: line")                                       \
+  M(kNoConfigJson, kModelDirWithoutConfig, "no config.json")                                      \
+  M(kPackChosenWeakly, kPackChoiceWeak, "pack {pack}: {why}")                                     \
+  M(kLoopFoundUncertain, kDecodeLoopUncertain, "{steps} steps found: {reasons}")                  \
+  M(kDispatchOutlastsWindow, kDispatchLongerThanWindow, "{duration} ns against a {wall} ns window") \
+  M(kLateEnds, kDispatchesOutOfStreamOrder,                                                        \
+    "the first: {kernel} on stream {stream} ({us} us); the late ends add up to {ms} ms")          \
+  M(kLargeKernelShare, kLargeKernelUnclassified, "{kernel}: {pct} % of the GPU time")            \
+  M(kLargeKernelsMore, kLargeKernelUnclassified, "and {count} more")                              \
+  M(kDecodeStartCuts, kStraddlingDecodeStart, "decode_start cuts through them")                   \
+  M(kGapUnattributed, kHostGapResidual, "{ns} ns unattributed")                                   \
+  M(kSampledStepsOf, kSampledSteps, "{sampled} of {seen} steps")                                  \
+  M(kSampledStepsFewOf, kSampledStepsFew, "{sampled} sampled step{s} of {seen} in the window")    \
+  M(kSamplingSlower, kSamplingDistortion, "+{pct} % over the unsampled steps")                    \
+  M(kSamplingCost, kSamplingRunCost,                                                               \
+    "{pct} % of the decode, {ms} ms a sampled step; one step in {n} would cost about 2 %")        \
+  M(kEngineStepsIn, kEngineStepsFew, "{steps} decode step{s} ({rule})")                           \
+  M(kTokensAgainstSteps, kTokensDisagreeWithSteps, "{tokens} tokens, {steps} decode steps in the " \
+    "window")                                                                                     \
+  M(kWindowFrom, kLogMarksUnused, "the window comes from {source}")                               \
+  M(kNoPromptLength, kSpeedOfLightContextUnknown, "no prompt length: give --context-tokens")      \
+  M(kSummaryRecordsLost, kRecorderLostRecords,                                                     \
+    "the recorder lost {count} records: the figures undercount")                                  \
+  M(kSummaryTraceIncomplete, kTraceIncomplete,                                                     \
+    "the trace was not closed by its recorder (killed?): read up to its last commit")
+// clang-format on
+
+namespace decodeprof::trace {
+
+enum class Msg : uint16_t {
+#define DECODEPROF_MSG_ENUM(id, code, text) id,
+  DECODEPROF_DIAGNOSTIC_MESSAGES(DECODEPROF_MSG_ENUM)
+#undef DECODEPROF_MSG_ENUM
+      kCount_,
+};
+
+struct MessageInfo {
+  Msg id;
+  Diag code;
+  std::string_view text;
+};
+
+inline constexpr MessageInfo kMessages[] = {
+#define DECODEPROF_MSG_INFO(id, code, text) {Msg::id, Diag::code, text},
+    DECODEPROF_DIAGNOSTIC_MESSAGES(DECODEPROF_MSG_INFO)
+#undef DECODEPROF_MSG_INFO
+};
+
+// One occurrence of a code, in the words of its message.
+struct DiagMessage {
+  Diag code;
+  std::string text;
+  bool operator==(const DiagMessage&) const = default;
+};
+
+namespace message_detail {
+
+// The {name} at `open` (a '{') in `text`: the name, or "" when it has no '}'.
+constexpr std::string_view PlaceholderAt(std::string_view text, size_t open) {
+  const size_t close = text.find('}', open);
+  return close == std::string_view::npos ? std::string_view()
+                                         : text.substr(open + 1, close - open - 1);
+}
+
+// The distinct {names} of a message's text (a name used twice takes one value).
+constexpr size_t Placeholders(std::string_view text) {
+  size_t n = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '{') continue;
+    bool seen = false;
+    for (size_t j = 0; j < i && !seen; ++j) {
+      seen = text[j] == '{' && PlaceholderAt(text, j) == PlaceholderAt(text, i);
+    }
+    n += seen ? 0 : 1;
+  }
+  return n;
+}
+
+inline std::string Value(std::string_view s) { return std::string(s); }
+inline std::string Value(const char* s) { return std::string(s); }
+inline std::string Value(const std::string& s) { return s; }
+template <std::integral I>
+std::string Value(I v) {
+  return std::to_string(v);
+}
+
+// `text` with its {names} replaced by `values`, given in the order the names first appear.
+inline std::string Fill(std::string_view text, std::initializer_list<std::string> values) {
+  std::string out;
+  std::vector<std::string_view> names;  // in order of first appearance
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '{') {
+      out += text[i];
+      continue;
+    }
+    const std::string_view name = PlaceholderAt(text, i);
+    size_t k = 0;
+    while (k < names.size() && names[k] != name) ++k;
+    if (k == names.size()) names.push_back(name);
+    if (k < values.size()) out += *(values.begin() + k);
+    i += name.size() + 1;
+  }
+  return out;
+}
+
+}  // namespace message_detail
+
+// Appends `message`'s text to `list`, a "; "-joined list of messages (an example's detail that
+// names several things, the recorder's meta `warnings`).
+inline void AppendText(std::string& list, const DiagMessage& message) {
+  if (!list.empty()) list += "; ";
+  list += message.text;
+}
+
+// The message `id` with its values: one argument per {placeholder} of its text, in order
+// (strings, or integers written in decimal).
+template <Msg id, typename... Values>
+DiagMessage Message(const Values&... values) {
+  constexpr MessageInfo info = kMessages[static_cast<size_t>(id)];
+  static_assert(sizeof...(Values) == message_detail::Placeholders(info.text),
+                "one value per {placeholder} of the message's text");
+  return {info.code, message_detail::Fill(info.text, {message_detail::Value(values)...})};
+}
+
+}  // namespace decodeprof::trace

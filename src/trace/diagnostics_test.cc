@@ -52,26 +52,39 @@ TEST(DiagnosticsListTest, EveryCodeHasANameASeverityASourceAndAMeaning) {
   EXPECT_EQ(index, static_cast<size_t>(Diag::kCount_));
 }
 
-// The docs table is the list: docs/user-guide.md holds DiagnosticsMarkdownTable() between its
-// markers. DECODEPROF_UPDATE_DOCS=1 rewrites the page's table from the list instead.
-TEST(DiagnosticsListTest, TheDocsTableIsGeneratedFromTheList) {
+// A generated block of docs/user-guide.md: the text between a line starting with `begin` and
+// the line `end` must be `table`. DECODEPROF_UPDATE_DOCS=1 rewrites the page's block instead.
+void ExpectGeneratedBlock(std::string_view begin_marker_text, std::string_view end_marker_text,
+                          const std::string& table) {
   const std::string path = std::string(DECODEPROF_SOURCE_DIR) + "/" + std::string(kDocsPage);
   std::string page = ReadText(path);
   ASSERT_FALSE(page.empty()) << path;
-  const size_t begin_marker = page.find(kTableBegin);
-  ASSERT_NE(begin_marker, std::string::npos) << path << " has no '" << kTableBegin << "'";
+  const size_t begin_marker = page.find(begin_marker_text);
+  ASSERT_NE(begin_marker, std::string::npos) << path << " has no '" << begin_marker_text << "'";
   const size_t begin = page.find('\n', begin_marker) + 1;
-  const size_t end = page.find(kTableEnd, begin);
-  ASSERT_NE(end, std::string::npos) << path << " has no '" << kTableEnd << "'";
-  const std::string table = DiagnosticsMarkdownTable();
+  const size_t end = page.find(end_marker_text, begin);
+  ASSERT_NE(end, std::string::npos) << path << " has no '" << end_marker_text << "'";
   if (const char* update = std::getenv("DECODEPROF_UPDATE_DOCS");
       update != nullptr && std::string_view(update) == "1") {
     page.replace(begin, end - begin, table);
     std::ofstream(path, std::ios::binary) << page;
-    GTEST_SKIP() << "rewrote the diagnostics table of " << path;
+    GTEST_SKIP() << "rewrote a generated table of " << path;
   }
   EXPECT_EQ(page.substr(begin, end - begin), table)
       << kDocsPage << " differs from the list: rerun with DECODEPROF_UPDATE_DOCS=1";
+}
+
+// The docs table is the list: docs/user-guide.md holds DiagnosticsMarkdownTable() between its
+// markers.
+TEST(DiagnosticsListTest, TheDocsTableIsGeneratedFromTheList) {
+  ExpectGeneratedBlock(kTableBegin, kTableEnd, DiagnosticsMarkdownTable());
+}
+
+// And the messages' table, DiagnosticMessagesMarkdownTable().
+TEST(DiagnosticsListTest, TheDocsMessagesAreGeneratedFromTheList) {
+  ExpectGeneratedBlock("<!-- diagnostic messages: generated from",
+                       "<!-- end of the diagnostic messages -->",
+                       DiagnosticMessagesMarkdownTable());
 }
 
 // Every code appears in the docs (through the table), by its name as the JSON writes it.
@@ -142,25 +155,76 @@ TEST(DiagnosticsListTest, LostRecordsAddTheDataLossCountersAndSaturate) {
   d.Add(Diag::kTraceIncomplete, 1, {});      // data loss, but not a counter of records
   EXPECT_EQ(LostRecords(d), 5);
   EXPECT_EQ(RecorderWarnings(d),
-            (std::vector<std::string>{
-                "the recorder lost 5 records: the figures undercount",
-                "the trace was not closed by its recorder (killed?): read up to its last commit"}));
+            (std::vector<DiagMessage>{
+                {Diag::kRecorderLostRecords, "the recorder lost 5 records: the figures undercount"},
+                {Diag::kTraceIncomplete,
+                 "the trace was not closed by its recorder (killed?): read up to its last "
+                 "commit"}}));
   d.Add(Diag::kTranslationFailures, INT64_MAX, {});
   EXPECT_EQ(LostRecords(d), INT64_MAX);
-  for (const std::string& text : RecorderWarnings(d)) EXPECT_TRUE(IsRecorderWarning(text));
+  for (const DiagMessage& m : RecorderWarnings(d)) EXPECT_TRUE(IsRecorderWarning(m.text));
   EXPECT_FALSE(IsRecorderWarning("the recorder lost track"));
   EXPECT_FALSE(IsRecorderWarning("role rules doubt their labels"));
   EXPECT_TRUE(RecorderWarnings(Diagnostics()).empty());
 }
 
-TEST(DiagnosticsListTest, ALineIsTheCommandTheSeverityAndTheDetail) {
-  EXPECT_EQ(DiagnosticLine("record", Diag::kBandwidthNotMeasured, "why"),
-            "decodeprof: record: warning: why");
-  EXPECT_EQ(DiagnosticLine("record", Diag::kRecorderLostRecords, "the trace lost 3 records"),
-            "decodeprof: record: warning: the trace lost 3 records");
-  EXPECT_EQ(DiagnosticText(Diag::kEventsSkipped, "x"), "note: x");
-  EXPECT_EQ(DiagnosticText(Diag::kDanglingStringId, "x"), "error: x");
-  EXPECT_EQ(SummaryWarningText("the pack doubts"), "warning: the pack doubts");
+TEST(DiagnosticsListTest, ALineIsTheCommandTheSeverityAndTheMessage) {
+  EXPECT_EQ(DiagnosticLine("record", Message<Msg::kBandwidthFailed>("why")),
+            "decodeprof: record: warning: the bandwidth was not measured: why");
+  EXPECT_EQ(DiagnosticLine("record", Message<Msg::kTraceLostRecords>(3)),
+            "decodeprof: record: warning: the trace lost 3 records (see its counters table); "
+            "raise DECODEPROF_RECORD_MAX_BUFFERS");
+  EXPECT_EQ(DiagnosticText({Diag::kEventsSkipped, "x"}), "note: x");
+  EXPECT_EQ(DiagnosticText({Diag::kDanglingStringId, "x"}), "error: x");
+  EXPECT_EQ(DiagnosticText(Message<Msg::kRoleRulesOpPathSkipped>()).substr(0, 9), "warning: ");
+}
+
+TEST(DiagnosticsListTest, AMessageFillsItsNamesInOrderAndANameUsedTwiceOnce) {
+  const DiagMessage m = Message<Msg::kRoleRulesNoGrid>(12, "qmv", "lm_head");
+  EXPECT_EQ(m.code, Diag::kRoleRuleWarning);
+  EXPECT_EQ(m.text,
+            "the trace has no grid sizes, so all 12 qmv dispatches tie as the widest and each one "
+            "starts a lm_head run (rule tail_after_widest); lm_head is overstated: record the "
+            "trace with grid sizes");
+  static_assert(message_detail::Placeholders("a {x} b {y} c {x}") == 2);
+  static_assert(message_detail::Placeholders("none") == 0);
+  EXPECT_EQ(message_detail::Fill("{a}-{b}-{a}", {"1", "2"}), "1-2-1");
+  EXPECT_EQ(Message<Msg::kKernelsNoDispatchInWindow>("10:20", 5, int64_t{-3}, 7).text,
+            "no dispatch starts inside --window 10:20 (the device's 5 dispatches start from -3 to "
+            "7 ns)");
+}
+
+TEST(DiagnosticsListTest, EveryMessageIsWellFormedAndInItsPlace) {
+  std::set<std::string_view> texts;
+  for (size_t i = 0; i < std::size(kMessages); ++i) {
+    const MessageInfo& m = kMessages[i];
+    EXPECT_EQ(static_cast<size_t>(m.id), i);
+    EXPECT_LT(static_cast<size_t>(m.code), static_cast<size_t>(Diag::kCount_));
+    EXPECT_FALSE(m.text.empty());
+    EXPECT_TRUE(texts.insert(m.text).second) << "two messages say: " << m.text;
+    // Braces pair up and hold a name.
+    int depth = 0;
+    for (size_t k = 0; k < m.text.size(); ++k) {
+      if (m.text[k] == '{') {
+        ++depth;
+        EXPECT_NE(m.text[k + 1], '}') << m.text;
+      }
+      if (m.text[k] == '}') --depth;
+      EXPECT_TRUE(depth == 0 || depth == 1) << m.text;
+    }
+    EXPECT_EQ(depth, 0) << m.text;
+  }
+  EXPECT_EQ(std::size(kMessages), static_cast<size_t>(Msg::kCount_));
+}
+
+TEST(DiagnosticsListTest, AMessageTextIsRecognizedWithAnyValues) {
+  EXPECT_TRUE(IsMessageText(Msg::kSummaryRecordsLost,
+                            "the recorder lost 17 records: the figures undercount"));
+  EXPECT_FALSE(IsMessageText(Msg::kSummaryRecordsLost,
+                             "the recorder lost  records: the figures undercount"));
+  EXPECT_FALSE(IsMessageText(Msg::kSummaryRecordsLost, "the recorder lost 17 records"));
+  EXPECT_TRUE(
+      IsMessageText(Msg::kRoleRulesNoGrid, Message<Msg::kRoleRulesNoGrid>(1, "a", "b").text));
 }
 
 }  // namespace

@@ -186,13 +186,14 @@ bool NamesAField(std::string_view line) {
   return false;
 }
 
-trace::DiagnosticExample Example(int64_t line_number, std::string_view line, std::string what) {
+trace::DiagnosticExample Example(int64_t line_number, std::string_view line,
+                                 const trace::DiagMessage& what) {
   constexpr size_t kShown = 80;
   std::string shown(line.substr(0, kShown));
   for (char& c : shown) {
     if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7F) c = '?';
   }
-  return {"", "line " + std::to_string(line_number), std::move(what) + ": '" + shown + "'"};
+  return {"", "line " + std::to_string(line_number), what.text + ": '" + shown + "'"};
 }
 
 void ParseLine(std::string_view line, int64_t line_number, trace::BenchLog& log) {
@@ -201,8 +202,9 @@ void ParseLine(std::string_view line, int64_t line_number, trace::BenchLog& log)
     if (MatchPhase(line, parsed)) {
       const auto& [label, stamp] = *parsed.begin();
       if (log.marks.count(label) > 0) {
-        log.diagnostics.Add(trace::Diag::kDuplicateMarks, 1,
-                            Example(line_number, line, "mark " + label + " again"));
+        log.diagnostics.Add(
+            trace::Diag::kDuplicateMarks, 1,
+            Example(line_number, line, trace::Message<trace::Msg::kMarkAgain>(label)));
       }
       // "na" is how the seed says a clock could not be read; anything else is unreadable.
       const auto is_na = [line](std::string_view key) {
@@ -214,8 +216,9 @@ void ParseLine(std::string_view line, int64_t line_number, trace::BenchLog& log)
       const bool readable =
           (stamp.monotonic || is_na("monotonic_ns=")) && (stamp.boottime || is_na("boottime_ns="));
       if (!readable) {
-        log.diagnostics.Add(trace::Diag::kLogLineUnread, 1,
-                            Example(line_number, line, "a clock value that is not an integer"));
+        log.diagnostics.Add(
+            trace::Diag::kLogLineUnread, 1,
+            Example(line_number, line, trace::Message<trace::Msg::kClockNotInteger>()));
       }
       for (const auto& [clock, value] :
            {std::pair{"monotonic_ns", stamp.monotonic}, std::pair{"boottime_ns", stamp.boottime}}) {
@@ -234,15 +237,16 @@ void ParseLine(std::string_view line, int64_t line_number, trace::BenchLog& log)
   if (MatchTiming(line, "Prefill:", r.prefill_ms, r.prefill_tok_s)) return;
   if (MatchCount(line, "Generated tokens:", r.generated_tokens)) {
     if (*r.generated_tokens <= 0) {
-      log.diagnostics.Add(trace::Diag::kLogLineUnread, 1,
-                          Example(line_number, line, "no token generated"));
+      log.diagnostics.Add(
+          trace::Diag::kLogLineUnread, 1,
+          Example(line_number, line, trace::Message<trace::Msg::kNoTokenGenerated>()));
     }
     return;
   }
   if (MatchCount(line, "Prompt tokens:", r.prompt_tokens)) return;
   if (NamesAField(line)) {
     log.diagnostics.Add(trace::Diag::kLogLineUnread, 1,
-                        Example(line_number, line, "a value the seed's pattern does not read"));
+                        Example(line_number, line, trace::Message<trace::Msg::kValueUnread>()));
   }
 }
 

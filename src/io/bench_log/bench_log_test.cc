@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "tests/support/temp_dir.h"
+
 namespace decodeprof::io {
 namespace {
 
@@ -151,7 +153,8 @@ TEST(BenchLogTest, FileWithARerunAttempt) {
 }
 
 TEST(BenchLogTest, MissingFileIsAnIoError) {
-  const auto log = ParseBenchLog(testing::TempDir() + "/no_such_bench.log");
+  const decodeprof::testing::TempDir temp("dp_bench_log_");
+  const auto log = ParseBenchLog(temp.Path("no_such_bench.log"));
   ASSERT_FALSE(log.ok());
   EXPECT_EQ(log.status().kind(), base::ErrorKind::kIo);
 }

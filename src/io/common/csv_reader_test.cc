@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "tests/support/temp_dir.h"
+
 namespace decodeprof::io {
 namespace {
 
@@ -46,7 +48,8 @@ Parsed ParseString(std::string_view text, CsvReader::Options options = {}) {
 }
 
 std::string WriteTemp(std::string_view name, std::string_view content) {
-  const std::string path = testing::TempDir() + "/csv_reader_test_" + std::string(name);
+  static const std::string dir = decodeprof::testing::ScratchDir("csv_reader_test_");
+  const std::string path = dir + "/" + std::string(name);
   FILE* f = std::fopen(path.c_str(), "wb");
   EXPECT_NE(f, nullptr);
   std::fwrite(content.data(), 1, content.size(), f);
@@ -159,11 +162,12 @@ TEST(CsvReaderTest, OverlongRecordIsAnError) {
 }
 
 TEST(CsvReaderTest, MissingFileAndDirectoryAreIoErrors) {
-  auto missing = CsvReader::Open(testing::TempDir() + "/no/such/file.csv");
+  const decodeprof::testing::TempDir temp("csv_reader_test_");
+  auto missing = CsvReader::Open(temp.Path("no/such/file.csv"));
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.status().kind(), base::ErrorKind::kIo);
-  EXPECT_EQ(missing.status().where(), testing::TempDir() + "/no/such/file.csv");
-  auto dir = CsvReader::Open(testing::TempDir());
+  EXPECT_EQ(missing.status().where(), temp.Path("no/such/file.csv"));
+  auto dir = CsvReader::Open(temp.path());
   ASSERT_FALSE(dir.ok());
   EXPECT_EQ(dir.status().kind(), base::ErrorKind::kIo);
 }
@@ -250,7 +254,9 @@ TEST(CsvReaderTest, NextLineStartFindsTheByteAfterALineFeed) {
   EXPECT_EQ(CsvReader::NextLineStart(path, 10, 1 << 20), 9011);  // across read chunks
   EXPECT_EQ(CsvReader::NextLineStart(path, 10, 5000), -1);       // not within the scan
   EXPECT_EQ(CsvReader::NextLineStart(path, 9011, 100), -1);      // at the end
-  EXPECT_EQ(CsvReader::NextLineStart(testing::TempDir() + "/no/such.csv", 0, 100), -1);
+  EXPECT_EQ(CsvReader::NextLineStart(
+                decodeprof::testing::ScratchDir("csv_reader_test_") + "/no/such.csv", 0, 100),
+            -1);
 }
 
 // Python's csv.reader (excel dialect, non-strict, newline='') as a plain state machine over

@@ -12,6 +12,8 @@
 #include <memory>
 #include <string>
 
+#include "tests/support/temp_dir.h"
+
 namespace decodeprof::io {
 namespace {
 
@@ -74,8 +76,8 @@ TEST(InputStream, DecodesEachCodecAndRewinds) {
 
 TEST(InputStream, PlainFileAndConcatenatedMembers) {
   const std::string text = Text();
-  const auto dir = std::filesystem::temp_directory_path();
-  const std::string path = (dir / ("dp_input_" + std::to_string(::getpid()))).string();
+  const decodeprof::testing::TempDir temp("dp_input_");
+  const std::string path = temp.Path("input");
   { std::ofstream(path, std::ios::binary) << text; }
   auto plain = InputStream::Open(path);
   ASSERT_TRUE(plain.ok());
@@ -96,7 +98,6 @@ TEST(InputStream, PlainFileAndConcatenatedMembers) {
     EXPECT_TRUE(
         Same(ReadWholeInput(path, size_t{1} << 30, "a log").value(), "first part\n" + text));
   }
-  std::filesystem::remove(path);
 }
 
 // A file cut short: every byte before the cut that the codec could decode is delivered, then a

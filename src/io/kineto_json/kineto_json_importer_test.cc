@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/temp_dir.h"
+
 namespace decodeprof::io {
 namespace {
 
@@ -211,7 +213,8 @@ TEST(KinetoJsonImporter, CopiesOfAHipTraceAreHipCopies) {
 // Through the plug-in: memory operations stream, launches are the model's table (the join is
 // the model's: trace::LaunchIndex), skipped events are a diagnostic, the clock is realtime.
 TEST(KinetoJsonImporter, ThePlugInFillsTheModel) {
-  const std::string path = ::testing::TempDir() + "/kineto_plugin.json";
+  const decodeprof::testing::TempDir temp("dp_kineto_");
+  const std::string path = temp.Path("kineto_plugin.json");
   {
     std::ofstream out(path, std::ios::binary);
     out << kTrace;
@@ -244,7 +247,8 @@ TEST(KinetoJsonImporter, ThePlugInFillsTheModel) {
 }
 
 TEST(KinetoJsonImporter, DevicePropertiesSkipWhatCannotBeADevice) {
-  const std::string path = ::testing::TempDir() + "/kineto_devices.json";
+  const decodeprof::testing::TempDir temp("dp_kineto_");
+  const std::string path = temp.Path("kineto_devices.json");
   {
     std::ofstream out(path, std::ios::binary);
     out << R"JSON({"deviceProperties": [
@@ -431,8 +435,8 @@ TEST(KinetoJsonImporter, FileErrors) {
   EXPECT_EQ(missing.status().where(), "/nonexistent/trace.json");
 
   // The file reader agrees with the in-memory one, across its buffer boundary too.
-  const std::filesystem::path path = std::filesystem::temp_directory_path() /
-                                     ("dp_kineto_" + std::to_string(::getpid()) + ".json");
+  const decodeprof::testing::TempDir temp("dp_kineto_");
+  const std::filesystem::path path = temp.Path("trace.json");
   std::string big = "{\"traceEvents\": [";
   for (int i = 0; i < 20000; ++i) {
     if (i > 0) big += ",\n";
@@ -446,7 +450,6 @@ TEST(KinetoJsonImporter, FileErrors) {
     out << big;
   }
   const auto from_file = ImportKinetoJson(path.string(), names, sink);
-  std::filesystem::remove(path);
   ASSERT_FALSE(from_file.ok());
   EXPECT_EQ(sink.dispatches.size(), 20000u);
   EXPECT_EQ(sink.dispatches.back().start, 19999125);

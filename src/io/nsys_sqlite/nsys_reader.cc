@@ -293,11 +293,9 @@ base::Status ReadDispatches(Context& ctx) {
         }
         d.name = it->second;
         if (ctx.result.graph_launches == 1) {
-          ctx.builder.diagnostics().Add(
-              trace::Diag::kGraphLevelTrace, 1,
-              {ctx.path, std::string(table) + " rowid " + std::to_string(rowid),
-               "a CUDA-graph launch traced whole; nsys profile --cuda-graph-trace=node records "
-               "its kernels"});
+          ctx.builder.diagnostics().Add(trace::Message<trace::Msg::kGraphTracedWhole>(), 1,
+                                        ctx.path,
+                                        std::string(table) + " rowid " + std::to_string(rowid));
         } else {
           ctx.builder.diagnostics().Add(trace::Diag::kGraphLevelTrace, 1);
         }

@@ -14,6 +14,7 @@
 #include "src/io/common/file_probe.h"
 #include "src/io/importer_registry.h"
 #include "src/io/nsys_sqlite/testing/nsys_db_writer.h"
+#include "tests/support/temp_dir.h"
 
 namespace decodeprof::io {
 namespace {
@@ -142,15 +143,7 @@ NsysDb SmallRun(NsysSchema schema) {
 
 class NsysImporterTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    // Parameterized tests are named "Test/param": one directory, not two levels.
-    std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    std::replace(test.begin(), test.end(), '/', '_');
-    dir_ = fs::temp_directory_path() / ("dp_nsys_" + std::to_string(::getpid()) + "_" + test);
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  void SetUp() override { dir_ = temp_.path(); }
 
   std::string Write(const NsysDb& db, const std::string& name = "run.sqlite") {
     const std::string path = (dir_ / name).string();
@@ -159,6 +152,7 @@ class NsysImporterTest : public ::testing::Test {
     return path;
   }
 
+  decodeprof::testing::TempDir temp_{"dp_nsys_"};
   fs::path dir_;
 };
 

@@ -14,6 +14,7 @@
 #include "src/io/nsys_sqlite/testing/nsys_db_writer.h"
 #include "src/native_format/native_writer.h"
 #include "src/pipeline/summarize_run.h"
+#include "tests/support/temp_dir.h"
 
 namespace decodeprof::pipeline {
 namespace {
@@ -258,14 +259,9 @@ std::string WithoutLines(const std::string& text, const std::vector<std::string>
 class NsysSummarizeTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("dp_nsys_sum_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = temp_.path();
     trace_ = (dir_ / "run.sqlite").string();
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
   base::StatusOr<SummarizeResult> Summarize(const std::string& out) const {
     SummarizeRequest req;
@@ -276,6 +272,7 @@ class NsysSummarizeTest : public ::testing::Test {
     return RunSummarize(req);
   }
 
+  decodeprof::testing::TempDir temp_{"dp_nsys_sum_"};
   fs::path dir_;
   std::string trace_;  // where both files are written, in turn
 };

@@ -15,6 +15,7 @@
 #include "src/io/nsys_sqlite/testing/nsys_db_writer.h"
 #include "src/io/rocpd/testing/rocpd_db_writer.h"
 #include "src/native_format/native_writer.h"
+#include "tests/support/temp_dir.h"
 
 namespace decodeprof::io {
 namespace {
@@ -132,14 +133,7 @@ rt::RocpdDb SmallRun() {
 
 class RocpdImporterTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("dp_rocpd_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  void SetUp() override { dir_ = temp_.path(); }
 
   std::string Write(const rt::RocpdDb& db, const std::string& name = "run_results.db") {
     const std::string path = (dir_ / name).string();
@@ -167,6 +161,7 @@ class RocpdImporterTest : public ::testing::Test {
     EXPECT_EQ(t->status.message(), message);
   }
 
+  decodeprof::testing::TempDir temp_{"dp_rocpd_"};
   fs::path dir_;
 };
 

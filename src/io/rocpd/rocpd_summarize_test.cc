@@ -20,6 +20,7 @@
 
 #include "src/io/rocpd/testing/rocpd_db_writer.h"
 #include "src/pipeline/summarize_run.h"
+#include "tests/support/temp_dir.h"
 
 namespace decodeprof::pipeline {
 namespace {
@@ -232,11 +233,7 @@ std::string Normalize(const std::string& json, const std::string& trace_file, in
 class RocpdSummarizeTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("dp_rocpd_sum_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = temp_.path();
     run_ = MakeRun();
     csv_ = (dir_ / "trace_kernel_trace.csv").string();
     db_ = (dir_ / "trace_results.db").string();
@@ -250,7 +247,6 @@ class RocpdSummarizeTest : public ::testing::Test {
                              "  Prefill:          0.3 ms (53333.3 tok/s)\n"
                              "  Decode:           1.1 ms (6363.6 tok/s)\n";
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
   base::StatusOr<SummarizeResult> Summarize(const std::string& trace, const std::string& out,
                                             bool with_log = true) const {
@@ -265,6 +261,7 @@ class RocpdSummarizeTest : public ::testing::Test {
     return RunSummarize(req);
   }
 
+  decodeprof::testing::TempDir temp_{"dp_rocpd_sum_"};
   fs::path dir_;
   DecodeRun run_;
   std::string csv_, db_, log_, plain_;

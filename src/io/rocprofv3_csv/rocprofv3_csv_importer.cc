@@ -653,8 +653,7 @@ class Rocprofv3CsvImporterImpl final : public Importer, public PartsImporter {
     t.clock = std::nullopt;
     t.has_grid = stats.has_grid_columns;
     for (const std::string& column : stats.duplicate_columns) {
-      t.diagnostics.Add(trace::Diag::kDuplicateColumn, 1,
-                        {"", "line 1", "column " + column + " appears more than once"});
+      t.diagnostics.Add(trace::Message<trace::Msg::kColumnTwice>(column), 1, "", "line 1");
     }
   }
 };

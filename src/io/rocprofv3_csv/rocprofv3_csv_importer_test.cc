@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/temp_dir.h"
+
 namespace decodeprof::io {
 namespace {
 
@@ -29,7 +31,8 @@ void ImportText(std::string_view text, Imported& out) {
 }
 
 std::string WriteTemp(std::string_view name, std::string_view content) {
-  const std::string path = testing::TempDir() + "/rocprofv3_csv_test_" + std::string(name);
+  static const std::string dir = decodeprof::testing::ScratchDir("rocprofv3_csv_test_");
+  const std::string path = dir + "/" + std::string(name);
   FILE* f = std::fopen(path.c_str(), "wb");
   EXPECT_NE(f, nullptr);
   std::fwrite(content.data(), 1, content.size(), f);
@@ -266,7 +269,8 @@ TEST(Rocprofv3CsvImporterTest, UnterminatedQuote) {
 TEST(Rocprofv3CsvImporterTest, MissingFileIsAnIoError) {
   trace::StringPool names;
   VectorSink sink;
-  const std::string path = testing::TempDir() + "/no_such_kernel_trace.csv";
+  const decodeprof::testing::TempDir temp("rocprofv3_csv_test_");
+  const std::string path = temp.Path("no_such_kernel_trace.csv");
   const auto stats = ImportRocprofv3Csv(path, names, sink);
   ASSERT_FALSE(stats.ok());
   EXPECT_EQ(stats.status().kind(), base::ErrorKind::kIo);

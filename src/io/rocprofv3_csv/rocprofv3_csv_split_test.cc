@@ -12,6 +12,7 @@
 
 #include "src/analysis/window.h"
 #include "src/io/rocprofv3_csv/rocprofv3_csv_importer.h"
+#include "tests/support/temp_dir.h"
 
 namespace decodeprof::io {
 namespace {
@@ -47,7 +48,8 @@ std::string Csv(const std::vector<Row>& rows, const std::string& eol = "\n") {
 }
 
 std::string WriteTemp(const std::string& name, const std::string& content) {
-  const std::string path = testing::TempDir() + "/rocprofv3_split_test_" + name;
+  static const std::string dir = decodeprof::testing::ScratchDir("rocprofv3_split_test_");
+  const std::string path = dir + "/" + name;
   FILE* f = std::fopen(path.c_str(), "wb");
   EXPECT_NE(f, nullptr);
   std::fwrite(content.data(), 1, content.size(), f);

@@ -159,8 +159,8 @@ void Recorder::InstallSignalHandlers() {
   }
 }
 
-void Recorder::Warn(const std::string& message) const {
-  if (!config_.quiet) std::fprintf(stderr, "decodeprof-cupti: %s\n", message.c_str());
+void Recorder::Warn(const trace::DiagMessage& message) const {
+  if (!config_.quiet) std::fprintf(stderr, "decodeprof-cupti: %s\n", message.text.c_str());
 }
 
 void Recorder::SetMeta(std::string key, std::string value) {
@@ -207,9 +207,7 @@ void Recorder::AtExit() {
   if (rc == 0) {
     r->drain_.join();
   } else {
-    r->Warn(
-        "gave up waiting for the trace to be written; it holds the records up to the "
-        "last commit");
+    r->Warn(trace::Message<trace::Msg::kDrainTimedOut>());
   }
 }
 

@@ -100,6 +100,7 @@
 #include "src/record/cupti/nvtx_collector.h"
 #include "src/record/cupti/range_gate.h"
 #include "src/record/cupti/record_translator.h"
+#include "src/trace/diagnostics_list.h"
 
 namespace decodeprof::record::cupti {
 
@@ -137,7 +138,8 @@ class Recorder {
   void DrainOnce();
   void WriteCounters();
   void SetMeta(std::string key, std::string value);  // any thread; written by the drain thread
-  void Warn(const std::string& message) const;
+  // Prints `message` on the program's stderr (unless quiet): "decodeprof-cupti: <text>".
+  void Warn(const trace::DiagMessage& message) const;
   void FinishFromDrainThread();
   void WriteSampledPeriods();
   static void AtExit();

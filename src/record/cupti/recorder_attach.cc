@@ -31,7 +31,7 @@ bool Recorder::LoadCheckedCupti() {
   const std::string load_error = LoadCupti(
       loaded, config_.cupti_lib.empty() ? sonames : std::vector{config_.cupti_lib}, cupti_);
   if (!load_error.empty()) {
-    Warn(load_error + "; recording NVTX only");
+    Warn(trace::Message<trace::Msg::kCuptiNotLoaded>(load_error));
     SetMeta(std::string(nf::kMetaRecordingStatus), load_error);
     return false;
   }
@@ -42,12 +42,12 @@ bool Recorder::LoadCheckedCupti() {
   }
   // Record layouts (CUpti_ActivityKernel10, ...) are those of the headers we were built with.
   if (version / 10000 != CUPTI_API_VERSION / 10000) {
-    const std::string why = "CUPTI API version " + std::to_string(version) + " at " + cupti_.path +
-                            " does not match the version this recorder was built "
-                            "for (" +
-                            std::to_string(CUPTI_API_VERSION) + ")";
-    Warn(why + "; recording NVTX only");
-    SetMeta(std::string(nf::kMetaRecordingStatus), why);
+    const trace::DiagMessage mismatch = trace::Message<trace::Msg::kCuptiVersionMismatch>(
+        version, cupti_.path, static_cast<uint32_t>(CUPTI_API_VERSION));
+    Warn(mismatch);
+    // The meta's status is the reason alone (without "; recording NVTX only").
+    SetMeta(std::string(nf::kMetaRecordingStatus),
+            mismatch.text.substr(0, mismatch.text.rfind("; ")));
     return false;
   }
   return true;
@@ -78,8 +78,8 @@ void Recorder::SetUpClock() {
 bool Recorder::EnableKinds(bool enable_now, std::string& warnings) {
   auto refuse = [&](const char* call, CUptiResult rc) {
     const std::string why =
-        std::string("CUPTI refused ") + call + ": " + CuptiErrorText(cupti_, rc);
-    Warn(why + "; recording NVTX only");
+        trace::Message<trace::Msg::kCuptiRefusedRecord>(call, CuptiErrorText(cupti_, rc)).text;
+    Warn(trace::Message<trace::Msg::kCuptiNotLoaded>(why));
     SetMeta(std::string(nf::kMetaRecordingStatus), why);
   };
   CUptiResult rc =
@@ -101,8 +101,8 @@ bool Recorder::EnableKinds(bool enable_now, std::string& warnings) {
   // An optional record CUPTI refused is noted in `warnings`; returns whether it is on.
   auto optional = [&](const char* name, CUptiResult result) {
     if (result == CUPTI_SUCCESS) return true;
-    warnings +=
-        std::string(warnings.empty() ? "" : "; ") + name + ": " + CuptiErrorText(cupti_, result);
+    trace::AppendText(warnings, trace::Message<trace::Msg::kRecordKindRefused>(
+                                    name, CuptiErrorText(cupti_, result)));
     return false;
   };
   if (config_.memory_ops) {
@@ -136,9 +136,7 @@ bool Recorder::EnableKinds(bool enable_now, std::string& warnings) {
 // Detaching between periods (config detach), when this CUPTI can.
 void Recorder::SetUpDetach(std::string& warnings) {
   if (config_.detach && !cupti_.can_detach()) {
-    warnings += std::string(warnings.empty() ? "" : "; ") +
-                "detaching: this CUPTI lacks cuptiSubscribe, cuptiEnableDomain or "
-                "cuptiFinalize (CUPTI stays attached between periods)";
+    trace::AppendText(warnings, trace::Message<trace::Msg::kDetachUnsupported>());
     detach_broken_.store(true);
   }
   if (config_.detach && !detach_broken_.load()) {
@@ -156,9 +154,7 @@ void Recorder::SetUpPeriodEnd(std::string& warnings) {
                                : "switch off when the range closes";
   if (config_.period_end == RecorderConfig::PeriodEnd::kWait) {
     if (const std::string why = LoadDriverApi(config_.driver_lib.c_str(), driver_); !why.empty()) {
-      warnings += std::string(warnings.empty() ? "" : "; ") +
-                  "waiting for a period's GPU work: " + why +
-                  " (periods end when their range closes)";
+      trace::AppendText(warnings, trace::Message<trace::Msg::kPeriodWaitUnavailable>(why));
       period_end = "switch off when the range closes (" + why + ")";
     }
   }
@@ -169,10 +165,7 @@ void Recorder::SetUpPeriodEnd(std::string& warnings) {
   if (!config_.graph_watch) {
     period_end = "switch off when the range closes (DECODEPROF_RECORD_GRAPH_WATCH=0)";
   } else if (!graph_watch_.load()) {
-    warnings += std::string(warnings.empty() ? "" : "; ") +
-                "watching CUDA graph launches: no callback subscription (another subscriber "
-                "in the program, or an old CUPTI): graph launches are not steps, and a "
-                "period's graph work is not waited for";
+    trace::AppendText(warnings, trace::Message<trace::Msg::kGraphWatchUnavailable>());
     period_end = "switch off when the range closes (no callback subscription)";
   } else if (config_.sample_steps > 1 && config_.graph_steps) {
     gate_.EnableGraphSteps();
@@ -208,7 +201,7 @@ void Recorder::AttachCupti() {
   SetUpDetach(warnings);
   if (gate_.gating()) SetUpPeriodEnd(warnings);
   if (!warnings.empty()) {
-    Warn("some records are off: " + warnings);
+    Warn(trace::Message<trace::Msg::kSomeRecordsOff>(warnings));
     SetMeta("warnings", warnings);
   }
   SetMeta(std::string(nf::kMetaRecordingStatus),
@@ -238,8 +231,7 @@ bool Recorder::ReattachLocked(std::string* refused) {
   const CUptiResult rc =
       cupti_.ActivityRegisterCallbacks(&BufferRequestedTrampoline, &BufferCompletedTrampoline);
   if (rc != CUPTI_SUCCESS) {
-    *refused = std::string("attaching CUPTI again: cuptiActivityRegisterCallbacks: ") +
-               CuptiErrorText(cupti_, rc);
+    *refused = trace::Message<trace::Msg::kReattachRefused>(CuptiErrorText(cupti_, rc)).text;
     return false;
   }
   std::string ignored;  // AttachCupti said which ones CUPTI refuses
@@ -256,8 +248,8 @@ void Recorder::EnableLaunchApiRecords(std::string* refused) {
                                ? cupti_.ActivityEnableRuntimeApi(api.cbid, 1)
                                : cupti_.ActivityEnableDriverApi(api.cbid, 1);
     if (rc != CUPTI_SUCCESS) {
-      *refused +=
-          std::string(refused->empty() ? "" : "; ") + api.name + ": " + CuptiErrorText(cupti_, rc);
+      trace::AppendText(*refused, trace::Message<trace::Msg::kRecordKindRefused>(
+                                      api.name, CuptiErrorText(cupti_, rc)));
     }
   }
 }
@@ -289,11 +281,10 @@ void Recorder::DetachFromDrainThread() {
     if (rc == CUPTI_SUCCESS) rc = EnableApiDomains(1);
     if (rc != CUPTI_SUCCESS) {
       // Another subscriber (one per process), or an old CUPTI: stay attached from now on.
-      const std::string why =
-          "detaching CUPTI between periods: cuptiSubscribe/cuptiEnableDomain: " +
-          CuptiErrorText(cupti_, rc) + " (CUPTI stays attached)";
+      const trace::DiagMessage why =
+          trace::Message<trace::Msg::kDetachRefused>(CuptiErrorText(cupti_, rc));
       Warn(why);
-      SetMeta(std::string(kMetaCuptiDetach), why);
+      SetMeta(std::string(kMetaCuptiDetach), why.text);
       detach_broken_.store(true, std::memory_order_release);
       cupti_state_.store(CuptiState::kAttached, std::memory_order_release);
       return;

@@ -196,7 +196,7 @@ void Recorder::DrainLoop() {
     if (now >= next_commit) {
       WriteCounters();
       if (!writer_->Commit().ok() && !write_failed_warned_.exchange(true)) {
-        Warn("cannot commit to " + config_.output + "; records are being lost");
+        Warn(trace::Message<trace::Msg::kCommitFailed>(config_.output));
       }
       next_commit = now + static_cast<int64_t>(config_.commit_ms) * 1000000;
     }
@@ -211,7 +211,9 @@ void Recorder::FinishFromDrainThread() {
   WriteGateTimingMeta();
   closed_.store(true, std::memory_order_release);
   nvtx_.Disable();
-  if (const base::Status status = writer_->Close(); !status.ok()) Warn(status.ToString());
+  if (const base::Status status = writer_->Close(); !status.ok()) {
+    Warn(trace::Message<trace::Msg::kCloseFailed>(status.ToString()));
+  }
   sem_post(&done_);
 }
 

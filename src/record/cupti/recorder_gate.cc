@@ -115,16 +115,16 @@ bool Recorder::SwitchActivity(bool on) {
   for (const Switchable& s : switchable_) {
     const CUptiResult rc = on ? cupti_.ActivityEnable(s.kind) : cupti_.ActivityDisable(s.kind);
     if (rc != CUPTI_SUCCESS) {
-      refused +=
-          std::string(refused.empty() ? "" : "; ") + s.name + ": " + CuptiErrorText(cupti_, rc);
+      trace::AppendText(refused, trace::Message<trace::Msg::kRecordKindRefused>(
+                                     s.name, CuptiErrorText(cupti_, rc)));
     }
   }
   if (!on) AfterSwitchOffLocked();
   if (refused.empty()) return true;
   const std::string why =
-      std::string("CUPTI refused to switch recording ") + (on ? "on" : "off") + ": " + refused;
+      trace::Message<trace::Msg::kGateSwitchRefused>(on ? "on" : "off", refused).text;
   if (!gate_warned_.exchange(true)) {
-    Warn(why + " (--only-range; counted in only_range_switch_failures)");
+    Warn(trace::Message<trace::Msg::kGateSwitchRefusedOnce>(why));
   }
   SetMeta(std::string(kMetaOnlyRangeWarnings), why);
   return false;
