@@ -8,7 +8,8 @@
 //   2. The words of an occurrence are a message of the list (DECODEPROF_DIAGNOSTIC_MESSAGES):
 //      no string literal of more than one word is an argument of a call that prints a warning
 //      or stores one (Warn, AppendText, DiagnosticLine, DiagnosticText, Message, an append to
-//      a `warnings` list) or of a diagnostic's example (Diagnostics::Add, Example). The
+//      a `warnings` list), of a diagnostic's example (Diagnostics::Add, Example) or of a
+//      trust flag's detail (MakeTrustFlag). The
 //      injection library (src/record/cupti) is held to it too: it includes the list, which
 //      is header-only.
 //   3. Every call of a function named Warn is given a message (trace::Message or a
@@ -196,7 +197,7 @@ size_t SkipBlanks(const std::string& code, size_t i) {
 // `.Add(trace::Diag::...`). A plain scan of identifiers: std::regex over the tree is slow.
 std::vector<Call> OccurrenceCalls(const std::string& code) {
   static const std::set<std::string, std::less<>> kPrinters = {
-      "Warn", "AppendText", "DiagnosticLine", "DiagnosticText", "Example"};
+      "Warn", "AppendText", "DiagnosticLine", "DiagnosticText", "Example", "MakeTrustFlag"};
   static const std::set<std::string, std::less<>> kAppends = {"push_back", "emplace_back", "insert",
                                                               "append"};
   const auto ident_char = [](char c) {

@@ -26,12 +26,8 @@ using do_first_internal::Fixed;
 using do_first_internal::Joined;
 using do_first_internal::OneLine;
 using do_first_internal::Positive;
-
-// A stored value as Python's str() prints it (the way the seed's tables print it).
-std::string Stored(const Json& object, std::string_view key) {
-  const Json& value = JsonGet(object, key);
-  return value.is_null() ? std::string(kNoValue) : PyStr(value);
-}
+using trace::Message;
+using trace::Msg;
 
 // ---------------------------------------------------------------------------------------
 // Trust flags.
@@ -46,20 +42,17 @@ std::vector<std::string> DiagnosticTexts(const SummaryFile& summary,
                                          std::initializer_list<std::string_view> severities,
                                          std::initializer_list<std::string_view> skip_codes) {
   std::vector<std::string> texts;
-  const Json& diagnostics = JsonGet(summary.content, "diagnostics");
-  if (!diagnostics.is_array()) return texts;
-  for (const Json& entry : diagnostics) {
-    const Json& severity = JsonGet(entry, "severity");
-    const Json& code = JsonGet(entry, "code");
-    if (!severity.is_string() || !code.is_string()) continue;
-    const std::string& sev = severity.get_ref<const std::string&>();
-    const std::string& name = code.get_ref<const std::string&>();
-    if (std::find(severities.begin(), severities.end(), sev) == severities.end()) continue;
-    if (std::find(skip_codes.begin(), skip_codes.end(), name) != skip_codes.end()) continue;
-    std::string text = name + " ×" + Stored(entry, "count");
-    if (sev == "error") text += " (error)";
-    const Json& meaning = JsonGet(entry, "meaning");
-    if (meaning.is_string()) text += " (" + OneLine(meaning.get_ref<const std::string&>()) + ")";
+  for (const DiagnosticView& entry : RunView(summary).Diagnostics()) {
+    const std::optional<std::string> sev = entry.severity().get();
+    const std::optional<std::string> name = entry.code().get();
+    if (!sev || !name) continue;
+    if (std::find(severities.begin(), severities.end(), *sev) == severities.end()) continue;
+    if (std::find(skip_codes.begin(), skip_codes.end(), *name) != skip_codes.end()) continue;
+    std::string text = *name + " ×" + Stored(entry.count());
+    if (*sev == "error") text += " (error)";
+    if (const std::optional<std::string> meaning = entry.meaning().get()) {
+      text += " (" + OneLine(*meaning) + ")";
+    }
     texts.push_back(text);
   }
   return texts;
@@ -69,11 +62,7 @@ std::vector<std::string> DiagnosticTexts(const SummaryFile& summary,
 // records-lost flag already names the diagnostics they come from.
 std::vector<std::string> WarningTexts(const SummaryFile& summary, bool records_lost_flagged) {
   std::vector<std::string> texts;
-  const Json& warnings = JsonGet(summary.content, "warnings");
-  if (!warnings.is_array()) return texts;
-  for (const Json& warning : warnings) {
-    if (!warning.is_string()) continue;
-    const std::string& text = warning.get_ref<const std::string&>();
+  for (const std::string& text : RunView(summary).Warnings()) {
     if (records_lost_flagged && trace::IsRecorderWarning(text)) continue;
     texts.push_back(OneLine(text));
   }
@@ -261,7 +250,8 @@ std::vector<TrustFlag> TrustFlags(const SummaryFile& summary) {
   const RunView s(summary);
   std::vector<TrustFlag> flags;
   const std::optional<double> cost = s.profiler_decode_slowdown_pct().get();
-  const std::string cost_text = "profiler cost " + Stored(s.profiler_decode_slowdown_pct()) + " %";
+  const std::string cost_text =
+      Message<Msg::kProfilerCost>(Stored(s.profiler_decode_slowdown_pct())).text;
   if (cost && *cost < -kPlainSlowerNoisePct) {
     flags.push_back(MakeTrustFlag(TrustFlagKind::kPlainSlower, cost_text));
   }
@@ -271,35 +261,34 @@ std::vector<TrustFlag> TrustFlags(const SummaryFile& summary) {
   const PlainRunsView plain_runs = s.PlainRuns();
   if (const std::optional<double> spread = plain_runs.spread_pct().get();
       spread && *spread > kPlainSpreadFlagPct) {
-    flags.push_back(MakeTrustFlag(TrustFlagKind::kNoisyPlainRuns,
-                                  Stored(plain_runs.count()) + " plain runs, decode tok/s " +
-                                      Stored(plain_runs.spread_pct()) +
-                                      " % apart (the median run is used)"));
+    flags.push_back(MakeTrustFlag(
+        TrustFlagKind::kNoisyPlainRuns,
+        Message<Msg::kPlainRunsApart>(Stored(plain_runs.count()), Stored(plain_runs.spread_pct()))
+            .text));
   }
   const std::optional<int64_t> tokens = s.generated_tokens().get();
   if (!tokens || *tokens <= 0) {
-    flags.push_back(MakeTrustFlag(
-        TrustFlagKind::kNoTokenCount,
-        tokens ? "generated_tokens " + std::to_string(*tokens) : "no generated_tokens"));
+    flags.push_back(MakeTrustFlag(TrustFlagKind::kNoTokenCount,
+                                  tokens ? Message<Msg::kGeneratedTokensZero>(*tokens).text
+                                         : Message<Msg::kGeneratedTokensNone>().text));
   } else if (*tokens < kMinGeneratedTokens) {
     const std::optional<int64_t> passes = s.decode_forward_passes().get();
-    flags.push_back(
-        MakeTrustFlag(TrustFlagKind::kFewTokens, std::to_string(*tokens) + " generated tokens (" +
-                                                     std::to_string(passes.value_or(*tokens - 1)) +
-                                                     " forward passes), fewer than " +
-                                                     std::to_string(kMinGeneratedTokens)));
+    flags.push_back(MakeTrustFlag(TrustFlagKind::kFewTokens,
+                                  Message<Msg::kFewGeneratedTokens>(
+                                      *tokens, passes.value_or(*tokens - 1), kMinGeneratedTokens)
+                                      .text));
   }
   const ChecksView checks = s.Checks();
   if (const std::optional<int64_t> straddling = checks.kernels_straddling_decode_start().get();
       straddling && *straddling > 0) {
     flags.push_back(MakeTrustFlag(TrustFlagKind::kStraddlingKernels,
-                                  std::to_string(*straddling) + " straddling kernels"));
+                                  Message<Msg::kStraddlingKernels>(*straddling).text));
   }
   if (const std::optional<double> residual = checks.host_gap_attribution_residual_ns().get();
       residual && *residual != 0.0) {
-    flags.push_back(
-        MakeTrustFlag(TrustFlagKind::kGapResidual,
-                      Stored(checks.host_gap_attribution_residual_ns()) + " ns unattributed"));
+    flags.push_back(MakeTrustFlag(
+        TrustFlagKind::kGapResidual,
+        Message<Msg::kGapUnattributed>(Stored(checks.host_gap_attribution_residual_ns())).text));
   }
   const std::vector<std::string> lost = DiagnosticTexts(summary, {"data-loss", "error"}, {});
   std::vector<std::string> warned = WarningTexts(summary, !lost.empty());

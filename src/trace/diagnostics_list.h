@@ -373,6 +373,15 @@ enum class Diag : uint16_t {
     "window")                                                                                     \
   M(kWindowFrom, kLogMarksUnused, "the window comes from {source}")                               \
   M(kNoPromptLength, kSpeedOfLightContextUnknown, "no prompt length: give --context-tokens")      \
+  /* The detail of a trust flag of `decodeprof report` (src/report/do_first.cc). */             \
+  M(kProfilerCost, kHighProfilerCost, "profiler cost {pct} %")                                    \
+  M(kPlainRunsApart, kNoisyPlainRuns,                                                              \
+    "{runs} plain runs, decode tok/s {spread} % apart (the median run is used)")                  \
+  M(kGeneratedTokensZero, kNoTokenCount, "generated_tokens {tokens}")                             \
+  M(kGeneratedTokensNone, kNoTokenCount, "no generated_tokens")                                   \
+  M(kFewGeneratedTokens, kFewTokens,                                                               \
+    "{tokens} generated tokens ({passes} forward passes), fewer than {min}")                      \
+  M(kStraddlingKernels, kStraddlingDecodeStart, "{count} straddling kernels")                     \
   M(kSummaryRecordsLost, kRecorderLostRecords,                                                     \
     "the recorder lost {count} records: the figures undercount")                                  \
   M(kSummaryTraceIncomplete, kTraceIncomplete,                                                     \
