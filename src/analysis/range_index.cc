@@ -25,9 +25,9 @@ RangeIndex::RangeIndex(std::span<const trace::Range> ranges) {
     const trace::Range& r = *kept[i];
     if (i == 0 || kept[i - 1]->thread != r.thread) {
       open.clear();
-      threads_[r.thread] = ThreadSpan{i, i};
+      threads_.emplace_back(r.thread, ThreadSpan{i, i});
     }
-    threads_[r.thread].end = i + 1;
+    threads_.back().second.end = i + 1;
     while (!open.empty() && ranges_[open.back()].end <= r.start) open.pop_back();
     Entry e;
     e.start = r.start;
@@ -63,11 +63,18 @@ RangeIndex::RangeIndex(std::span<const trace::Range> ranges) {
   }
 }
 
+const RangeIndex::ThreadSpan* RangeIndex::SpanOf(uint64_t thread) const {
+  const auto it = std::lower_bound(
+      threads_.begin(), threads_.end(), thread,
+      [](const std::pair<uint64_t, ThreadSpan>& t, uint64_t id) { return t.first < id; });
+  return it != threads_.end() && it->first == thread ? &it->second : nullptr;
+}
+
 int64_t RangeIndex::LastStartingBy(uint64_t thread, trace::TimestampNs time) const {
-  const auto it = threads_.find(thread);
-  if (it == threads_.end()) return -1;
-  const auto first = ranges_.begin() + static_cast<std::ptrdiff_t>(it->second.begin);
-  const auto last = ranges_.begin() + static_cast<std::ptrdiff_t>(it->second.end);
+  const ThreadSpan* span = SpanOf(thread);
+  if (span == nullptr) return -1;
+  const auto first = ranges_.begin() + static_cast<std::ptrdiff_t>(span->begin);
+  const auto last = ranges_.begin() + static_cast<std::ptrdiff_t>(span->end);
   const auto after = std::upper_bound(
       first, last, time, [](trace::TimestampNs t, const Entry& e) { return t < e.start; });
   if (after == first) return -1;
@@ -121,10 +128,10 @@ bool RangeIndex::AnyEnclosing(uint64_t thread, trace::TimestampNs time,
 void RangeIndex::Enclosing(uint64_t thread, trace::TimestampNs time,
                            std::vector<trace::StringId>* out) const {
   out->clear();
-  const auto it = threads_.find(thread);
-  if (it == threads_.end()) return;
-  const auto first = ranges_.begin() + static_cast<std::ptrdiff_t>(it->second.begin);
-  const auto last = ranges_.begin() + static_cast<std::ptrdiff_t>(it->second.end);
+  const ThreadSpan* span = SpanOf(thread);
+  if (span == nullptr) return;
+  const auto first = ranges_.begin() + static_cast<std::ptrdiff_t>(span->begin);
+  const auto last = ranges_.begin() + static_cast<std::ptrdiff_t>(span->end);
   // The last range that starts at or before `time`: every range enclosing `time` is it or
   // one of its ancestors (ranges nest, so a range that encloses `time` encloses it too).
   const auto after = std::upper_bound(

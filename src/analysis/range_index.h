@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <functional>
 #include <span>
-#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "src/trace/range.h"
@@ -72,7 +72,10 @@ class RangeIndex {
   static constexpr int64_t kWalk = 64;
   std::vector<std::vector<int32_t>> jump_;
   std::vector<std::vector<trace::TimestampNs>> max_end_;
-  std::unordered_map<uint64_t, ThreadSpan> threads_;
+  // Each thread's span, by thread: a trace has a few launching threads, and a whole-trace
+  // window asks once per dispatch.
+  std::vector<std::pair<uint64_t, ThreadSpan>> threads_;
+  const ThreadSpan* SpanOf(uint64_t thread) const;
 };
 
 }  // namespace decodeprof::analysis

@@ -1,6 +1,7 @@
 // The op_path rule kind: roles from the annotation ranges enclosing each launch.
 #include <re2/re2.h>
 
+#include <algorithm>
 #include <utility>
 
 #include "src/analysis/range_index.h"
@@ -60,6 +61,9 @@ void OpPathRule::Apply(const SequenceView& seq, std::vector<RoleId>& roles) cons
     if (hit == 0) hit = RE2::PartialMatch(seq.names->Get(name), *regex_) ? 2 : 1;
     return hit == 2;
   });
+  // No range name matches: no dispatch gets the role (the common case of a rule for ranges
+  // the trace does not have), without a look-up per dispatch.
+  if (std::all_of(nearest.begin(), nearest.end(), [](int32_t m) { return m < 0; })) return;
   for (size_t i = 0; i < seq.dispatches.size(); ++i) {
     if (!writer.Writable(i) || seq.launch_time[i] == kUnknownLaunch) continue;
     if (seq.ranges->AnyEnclosing(seq.launch_thread[i], seq.launch_time[i], nearest)) {

@@ -250,7 +250,7 @@ class WallInputsOfSets {
     // Per-dispatch gaps are needed (once) only when a unit names classes.
     const auto& units = in.units->units();
     if (std::any_of(units.begin(), units.end(), [](const Unit& u) { return !u.classes.empty(); })) {
-      gap_by_dispatch_ = GapEndedByEach(decode_, in.window->lo, in.window->hi);
+      SumByRoleAndClass(GapEndedByEach(decode_, in.window->lo, in.window->hi));
     }
   }
 
@@ -275,14 +275,11 @@ class WallInputsOfSets {
         w.gap_ns += GapOfRole(r);
       }
     } else {
-      for (size_t i = 0; i < decode_.size(); ++i) {
-        if (!Contains(roles, attribution_.roles[i]) &&
-            !Contains(classes, attribution_.classes[i])) {
-          continue;
-        }
-        w.kernel_ns += decode_[i].duration();
-        ++w.calls;
-        w.gap_ns += gap_by_dispatch_[i];
+      for (const PairSums& p : pairs_) {
+        if (p.calls == 0 || (!Contains(roles, p.role) && !Contains(classes, p.cls))) continue;
+        w.kernel_ns += p.ns;
+        w.calls += p.calls;
+        w.gap_ns += p.gap_ns;
       }
     }
     if (host_gap == HostGapOwnership::kAll) w.gap_ns = t_.gap();
@@ -302,6 +299,43 @@ class WallInputsOfSets {
     return 0;
   }
 
+  // The window's durations, dispatches and gaps per (role, class) pair, summed once: each
+  // unit's sets then add up the pairs they hold instead of the dispatches.
+  struct PairSums {
+    RoleId role = kNoRole;
+    ClassId cls = 0;
+    int64_t ns = 0;
+    int64_t calls = 0;
+    int64_t gap_ns = 0;
+  };
+  void SumByRoleAndClass(const std::vector<DurationNs>& gap_by_dispatch) {
+    const std::vector<RoleId>& roles = attribution_.roles;
+    const std::vector<ClassId>& classes = attribution_.classes;
+    int64_t max_role = -1;
+    int64_t max_class = -1;
+    for (size_t i = 0; i < decode_.size(); ++i) {
+      max_role = std::max<int64_t>(max_role, roles[i]);
+      max_class = std::max<int64_t>(max_class, classes[i]);
+    }
+    const auto role_slots = static_cast<size_t>(max_role + 2);  // kNoRole (-1) first
+    const auto class_slots = static_cast<size_t>(max_class + 1);
+    pairs_.assign(role_slots * class_slots, PairSums{});
+    for (size_t r = 0; r < role_slots; ++r) {
+      for (size_t c = 0; c < class_slots; ++c) {
+        PairSums& p = pairs_[r * class_slots + c];
+        p.role = static_cast<RoleId>(static_cast<int64_t>(r) - 1);
+        p.cls = static_cast<ClassId>(c);
+      }
+    }
+    for (size_t i = 0; i < decode_.size(); ++i) {
+      PairSums& p =
+          pairs_[static_cast<size_t>(roles[i] + 1) * class_slots + static_cast<size_t>(classes[i])];
+      p.ns += decode_[i].duration();
+      ++p.calls;
+      p.gap_ns += gap_by_dispatch[i];
+    }
+  }
+
   const std::vector<trace::Dispatch>& decode_;
   const Attribution& attribution_;
   const InsertionTotals<RoleId>& roles_;
@@ -310,7 +344,7 @@ class WallInputsOfSets {
   double tokens_;
   std::optional<double> scale_;
   std::optional<double> plain_wall_ms_per_token_;
-  std::vector<DurationNs> gap_by_dispatch_;
+  std::vector<PairSums> pairs_;
 };
 
 // Every unit's shares, dispatches and ceilings, for its fallback, reached-default and opt-in

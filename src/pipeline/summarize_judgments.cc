@@ -242,19 +242,38 @@ bool ReplaysGraphs(const analysis::DecodeWindow& w, const trace::ImportedTrace& 
   // Without the launch calls (a recording with the API records off, a trace that lost them),
   // a graph replay still shows: CUPTI and roctracer give every kernel of a graph launch that
   // launch's correlation id, so two or more kernels share it; a plain launch runs one.
+  // Counted only when some dispatch has a correlation id without a launch call.
   std::unordered_map<uint64_t, int> per_correlation;
-  for (const trace::Dispatch& d : w.dispatches) {
-    if (d.correlation != 0 && d.kind == trace::DispatchKind::kKernel) {
-      ++per_correlation[d.correlation];
+  bool counted = false;
+  const auto shared = [&](uint64_t correlation) {
+    if (!counted) {
+      for (const trace::Dispatch& d : w.dispatches) {
+        if (d.correlation != 0 && d.kind == trace::DispatchKind::kKernel) {
+          ++per_correlation[d.correlation];
+        }
+      }
+      counted = true;
     }
-  }
+    const auto it = per_correlation.find(correlation);
+    return it != per_correlation.end() && it->second >= 2;
+  };
+  // Each distinct name's answers once: a graph launch call, a "[CUDA graph" dispatch.
+  std::vector<int8_t> graph_call(names.size(), -1);
+  std::vector<int8_t> graph_name(names.size(), -1);
+  const auto memo = [&names](std::vector<int8_t>& cache, trace::StringId id, auto&& test) {
+    if (id >= cache.size()) return static_cast<bool>(test(names.Get(id)));
+    if (cache[id] < 0) cache[id] = test(names.Get(id)) ? 1 : 0;
+    return cache[id] == 1;
+  };
+  const auto is_graph_launch = [](std::string_view n) { return trace::IsGraphLaunch(n); };
+  const auto is_graph_node = [](std::string_view n) { return n.starts_with("[CUDA graph"); };
   size_t graphed = 0;
+  size_t hint = 0;
   for (const trace::Dispatch& d : w.dispatches) {
-    const trace::ApiCall* call = index.Find(d.correlation);
-    const auto shared = per_correlation.find(d.correlation);
-    if ((call != nullptr && trace::IsGraphLaunch(names.Get(call->name))) ||
-        (call == nullptr && shared != per_correlation.end() && shared->second >= 2) ||
-        names.Get(d.name).starts_with("[CUDA graph")) {
+    const trace::ApiCall* call = index.Find(d.correlation, hint);
+    if ((call != nullptr && memo(graph_call, call->name, is_graph_launch)) ||
+        (call == nullptr && d.correlation != 0 && shared(d.correlation)) ||
+        memo(graph_name, d.name, is_graph_node)) {
       ++graphed;
     }
   }

@@ -163,6 +163,23 @@ struct SpooledTrace {
   trace::ImportedTrace info;
   std::unique_ptr<trace::DispatchSpool> dispatches;
   std::unique_ptr<trace::LaunchSpool> launches;
+  std::pair<trace::TimestampNs, trace::TimestampNs> span{INT64_MAX, INT64_MIN};
+};
+
+// Passes dispatches on to the spool, noting the earliest start and the latest end.
+class SpanSink final : public trace::DispatchSink {
+ public:
+  SpanSink(trace::DispatchSink& next, std::pair<trace::TimestampNs, trace::TimestampNs>& span)
+      : next_(next), span_(span) {}
+  void Add(const trace::Dispatch& d) override {
+    span_.first = std::min(span_.first, d.start);
+    span_.second = std::max(span_.second, d.end);
+    next_.Add(d);
+  }
+
+ private:
+  trace::DispatchSink& next_;
+  std::pair<trace::TimestampNs, trace::TimestampNs>& span_;
 };
 
 base::StatusOr<SpooledTrace> ImportSpooled(const TraceRequest& request,
@@ -178,7 +195,8 @@ base::StatusOr<SpooledTrace> ImportSpooled(const TraceRequest& request,
   SpooledTrace out;
   out.dispatches = std::make_unique<trace::DispatchSpool>(memory_records);
   out.launches = std::make_unique<trace::LaunchSpool>(memory_records);
-  trace::TraceBuilder builder(names, *out.dispatches);
+  SpanSink span(*out.dispatches, out.span);
+  trace::TraceBuilder builder(names, span);
   builder.set_launch_sink(out.launches.get());
   ConfigureBuilder(builder, request, importer);
   DP_RETURN_IF_ERROR(importer.Import(request.path, builder));
@@ -204,6 +222,7 @@ base::StatusOr<WindowedTrace> ImportWindow(const TraceRequest& request,
   TraceForWindow t;
   t.info = std::move(spooled.info);
   t.dispatch_count = spooled.dispatches->spool().size();
+  t.span = spooled.span;
   trace::DispatchSpool& dispatches = *spooled.dispatches;
   trace::LaunchSpool& launches = *spooled.launches;
   t.dispatches = [&dispatches](const DispatchFn& fn) { return dispatches.spool().Replay(fn); };
@@ -253,8 +272,9 @@ LaunchContext JoinLaunches(std::span<const trace::Dispatch> dispatches, trace::I
   out.time.assign(dispatches.size(), analysis::kUnknownLaunch);
   int64_t missing = 0;
   const trace::Dispatch* first_missing = nullptr;
+  size_t hint = 0;
   for (size_t i = 0; i < dispatches.size(); ++i) {
-    if (const trace::ApiCall* call = index.Find(dispatches[i].correlation)) {
+    if (const trace::ApiCall* call = index.Find(dispatches[i].correlation, hint)) {
       out.thread[i] = call->thread;
       out.time[i] = call->start;
     } else {

@@ -459,7 +459,10 @@ base::StatusOr<Choice> Choose(const TraceRequest& request, const trace::PhaseMar
     // window, 0..9223372036854775807) selects what the bound at it does.
     trace::TimestampNs lo = std::min(request.window.start, trace::kMaxTimestampNs);
     trace::TimestampNs hi = std::min(request.window.end, trace::kMaxTimestampNs);
-    if (all) {  // the trace's span
+    if (all && t.span) {  // the trace's span
+      lo = t.span->first;
+      hi = t.span->second;
+    } else if (all) {
       lo = INT64_MAX;
       hi = INT64_MIN;
       DP_RETURN_IF_ERROR(t.dispatches([&](const trace::Dispatch& d) {
@@ -628,6 +631,10 @@ base::StatusOr<WindowedTrace> CutWindow(const TraceRequest& request, const io::I
                                         trace::StringPool& names) {
   DP_ASSIGN_OR_RETURN(Choice chosen, Choose(request, log_marks, log_path, t, names));
   analysis::WindowCollector collector(chosen.marks);
+  // The whole trace is the window: room for every dispatch at once, not grown by copies.
+  if (request.window.kind == WindowSpec::Kind::kAll && t.dispatch_count > 0) {
+    collector.Reserve(static_cast<size_t>(t.dispatch_count));
+  }
   int64_t foreign = 0;  // dispatches inside the window launched outside the ranges
   if (!chosen.in_order.empty()) {
     for (const trace::Dispatch& d : chosen.in_order) collector.Add(d);
@@ -656,13 +663,39 @@ base::StatusOr<WindowedTrace> CutWindow(const TraceRequest& request, const io::I
     out.evidence.dispatches_launched_outside = foreign;
   }
   // The launch calls of the window's dispatches.
-  std::unordered_set<uint64_t> correlations;
+  // (Sorted ids, searched: a whole-trace window holds millions, in start order and so mostly
+  // in id order already.)
+  std::vector<uint64_t> correlations;
+  correlations.reserve(out.window.dispatches.size());
   for (const trace::Dispatch& d : out.window.dispatches) {
-    if (d.correlation != 0) correlations.insert(d.correlation);
+    if (d.correlation != 0) correlations.push_back(d.correlation);
   }
+  if (!std::is_sorted(correlations.begin(), correlations.end())) {
+    std::sort(correlations.begin(), correlations.end());
+  }
+  correlations.erase(std::unique(correlations.begin(), correlations.end()), correlations.end());
   out.info.launches.clear();
+  size_t hint = 0;  // where the last id was found: launch calls come mostly in id order
   const auto keep = [&](const trace::ApiCall& call) {
-    if (correlations.count(call.correlation) > 0) out.info.launches.push_back(call);
+    const uint64_t id = call.correlation;
+    const size_t n = correlations.size();
+    size_t at = n;
+    bool found = false;
+    if (hint < n && correlations[hint] <= id) {  // a few steps on from the last one
+      const size_t stop = std::min(n, hint + 8);
+      size_t j = hint;
+      while (j < stop && correlations[j] < id) ++j;
+      if (j < stop || stop == n) {
+        at = j;
+        found = true;
+      }
+    }
+    if (!found) {
+      at = static_cast<size_t>(std::lower_bound(correlations.begin(), correlations.end(), id) -
+                               correlations.begin());
+    }
+    hint = at;
+    if (at < n && correlations[at] == id) out.info.launches.push_back(call);
   };
   if (!chosen.launches.empty()) {
     for (const trace::ApiCall& call : chosen.launches) keep(call);

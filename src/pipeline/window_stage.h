@@ -22,6 +22,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "src/analysis/engine_steps.h"
@@ -59,6 +60,9 @@ struct TraceForWindow {
   DispatchReplay dispatches;
   LaunchReplay launches;
   int64_t dispatch_count = 0;
+  // The earliest start and the latest end of `dispatches`, when the reader saw them go by:
+  // --window all then needs no pass of its own over them.
+  std::optional<std::pair<trace::TimestampNs, trace::TimestampNs>> span;
 };
 
 // A trace cut to its window.

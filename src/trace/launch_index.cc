@@ -6,9 +6,13 @@ namespace decodeprof::trace {
 
 LaunchIndex::LaunchIndex(std::span<const ApiCall> launches)
     : calls_(launches.begin(), launches.end()) {
-  std::stable_sort(calls_.begin(), calls_.end(), [](const ApiCall& a, const ApiCall& b) {
+  const auto before = [](const ApiCall& a, const ApiCall& b) {
     return a.correlation != b.correlation ? a.correlation < b.correlation : a.start < b.start;
-  });
+  };
+  // Recorders write launches in correlation order: then there is nothing to sort.
+  if (!std::is_sorted(calls_.begin(), calls_.end(), before)) {
+    std::stable_sort(calls_.begin(), calls_.end(), before);
+  }
   calls_.erase(std::unique(calls_.begin(), calls_.end(),
                            [](const ApiCall& a, const ApiCall& b) {
                              return a.correlation == b.correlation;
@@ -22,6 +26,25 @@ const ApiCall* LaunchIndex::Find(uint64_t correlation) const {
   const auto it =
       std::lower_bound(calls_.begin(), calls_.end(), correlation,
                        [](const ApiCall& call, uint64_t id) { return call.correlation < id; });
+  return it != calls_.end() && it->correlation == correlation ? &*it : nullptr;
+}
+
+const ApiCall* LaunchIndex::Find(uint64_t correlation, size_t& hint) const {
+  if (correlation == 0) return nullptr;
+  const size_t n = calls_.size();
+  if (hint < n && calls_[hint].correlation <= correlation) {
+    const size_t stop = std::min(n, hint + 8);
+    size_t i = hint;
+    while (i < stop && calls_[i].correlation < correlation) ++i;
+    if (i < stop || stop == n) {  // calls_[i] is the first not before `correlation`
+      hint = i;
+      return i < n && calls_[i].correlation == correlation ? &calls_[i] : nullptr;
+    }
+  }
+  const auto it =
+      std::lower_bound(calls_.begin(), calls_.end(), correlation,
+                       [](const ApiCall& call, uint64_t id) { return call.correlation < id; });
+  hint = static_cast<size_t>(it - calls_.begin());
   return it != calls_.end() && it->correlation == correlation ? &*it : nullptr;
 }
 

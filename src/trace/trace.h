@@ -206,6 +206,10 @@ class LaunchIndex {
   explicit LaunchIndex(std::span<const ApiCall> launches);
   // The launch of correlation id `correlation`, or null (0, or no call has it).
   const ApiCall* Find(uint64_t correlation) const;
+  // The same, for a caller that asks for ids mostly in increasing order (the dispatches of a
+  // window, in start order): `hint` (0 at first) keeps where the last one was, and the next
+  // ids are looked for a few calls on before the whole index is searched.
+  const ApiCall* Find(uint64_t correlation, size_t& hint) const;
   bool empty() const { return calls_.empty(); }
 
  private:

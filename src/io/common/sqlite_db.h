@@ -86,11 +86,21 @@ class SqliteQuery {
   }
   sqlite3_stmt* stmt() const { return stmt_; }
   int rc() const { return rc_; }
-  int64_t Int(int col) const { return sqlite3_column_int64(stmt_, col); }
+  // The columns Numbers() checks are read once by Step() (their type, and an integer's value):
+  // Int, IsNull and Type of those come from that copy, the others from SQLite.
+  int64_t Int(int col) const {
+    if (const int t = CachedType(col); t == SQLITE_INTEGER || t == SQLITE_NULL) {
+      return ints_[static_cast<size_t>(col)];
+    }
+    return sqlite3_column_int64(stmt_, col);
+  }
   double Double(int col) const { return sqlite3_column_double(stmt_, col); }
-  bool IsNull(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
+  bool IsNull(int col) const { return Type(col) == SQLITE_NULL; }
   // SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT, SQLITE_BLOB or SQLITE_NULL.
-  int Type(int col) const { return sqlite3_column_type(stmt_, col); }
+  int Type(int col) const {
+    const int t = CachedType(col);
+    return t != 0 ? t : sqlite3_column_type(stmt_, col);
+  }
   std::optional<int64_t> OptInt(int col) const {
     return IsNull(col) ? std::nullopt : std::optional<int64_t>(Int(col));
   }
@@ -98,9 +108,16 @@ class SqliteQuery {
   std::string_view TextView(int col) const;  // valid until the next Step()
 
  private:
+  // The type Step() read for column `col` of the current row; 0 when it read none.
+  int CachedType(int col) const {
+    return static_cast<size_t>(col) < types_.size() ? types_[static_cast<size_t>(col)] : 0;
+  }
+
   sqlite3_stmt* stmt_ = nullptr;
   int rc_ = SQLITE_OK;
   std::vector<uint8_t> kinds_;  // per column: 0 any, 1 integer, 2 integer or real
+  std::vector<uint8_t> types_;  // per column of the current row: its type as Step() read it, or 0
+  std::vector<int64_t> ints_;   // per column: its value when types_ says INTEGER (NULL: 0)
   int mismatch_ = -1;
 };
 
