@@ -479,10 +479,10 @@ inline void AppendText(std::string& list, const DiagMessage& message) {
 // (strings, or integers written in decimal).
 template <Msg id, typename... Values>
 DiagMessage Message(const Values&... values) {
-  constexpr MessageInfo info = kMessages[static_cast<size_t>(id)];
-  static_assert(sizeof...(Values) == message_detail::Placeholders(info.text),
+  constexpr MessageInfo kInfo = kMessages[static_cast<size_t>(id)];
+  static_assert(sizeof...(Values) == message_detail::Placeholders(kInfo.text),
                 "one value per {placeholder} of the message's text");
-  return {info.code, message_detail::Fill(info.text, {message_detail::Value(values)...})};
+  return {kInfo.code, message_detail::Fill(kInfo.text, {message_detail::Value(values)...})};
 }
 
 }  // namespace decodeprof::trace
