@@ -300,8 +300,7 @@ enum class Diag : uint16_t {
   M(kCuptiNotLoaded, kRecorderRecordsOff, "{why}; recording NVTX only")                           \
   M(kCuptiVersionMismatch, kRecorderRecordsOff,                                                    \
     "CUPTI API version {version} at {path} does not match the version this recorder was built "   \
-    "for ({built}); recording NVTX only")                                                         \
-  M(kCuptiRefusedKinds, kRecorderRecordsOff, "CUPTI refused {call}: {error}; recording NVTX only") \
+    "for ({built})")                                                                              \
   M(kCuptiRefusedRecord, kRecorderRecordsOff, "CUPTI refused {call}: {error}")                    \
   M(kSomeRecordsOff, kRecorderRecordsOff, "some records are off: {which}")                        \
   M(kDetachRefused, kRecorderRecordsOff,                                                           \

@@ -42,12 +42,11 @@ bool Recorder::LoadCheckedCupti() {
   }
   // Record layouts (CUpti_ActivityKernel10, ...) are those of the headers we were built with.
   if (version / 10000 != CUPTI_API_VERSION / 10000) {
-    const trace::DiagMessage mismatch = trace::Message<trace::Msg::kCuptiVersionMismatch>(
-        version, cupti_.path, static_cast<uint32_t>(CUPTI_API_VERSION));
-    Warn(mismatch);
-    // The meta's status is the reason alone (without "; recording NVTX only").
-    SetMeta(std::string(nf::kMetaRecordingStatus),
-            mismatch.text.substr(0, mismatch.text.rfind("; ")));
+    const std::string why = trace::Message<trace::Msg::kCuptiVersionMismatch>(
+                                version, cupti_.path, static_cast<uint32_t>(CUPTI_API_VERSION))
+                                .text;
+    Warn(trace::Message<trace::Msg::kCuptiNotLoaded>(why));
+    SetMeta(std::string(nf::kMetaRecordingStatus), why);
     return false;
   }
   return true;
