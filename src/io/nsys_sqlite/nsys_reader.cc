@@ -3,7 +3,11 @@
 #include <algorithm>
 #include <cstdlib>
 #include <limits>
+#include <memory>
+#include <optional>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "src/base/demangle.h"
 
@@ -46,6 +50,152 @@ enum Col : int {
   kExtra,  // memcpy: copyKind; graph launch: graphId
 };
 constexpr const char* kNameColumns[] = {"demangledName", "mangledName", "shortName"};
+
+// One table's dispatch query, and its current row (`rc`: SQLite's result of the last Step).
+struct TableScan {
+  Source source;
+  std::string table;
+  std::string sql;
+  std::unique_ptr<SqliteQuery> q;
+  int rc = SQLITE_DONE;
+};
+
+enum class StartOrder { kInOrder, kUnordered, kMixedTypes };
+
+// Whether `table`'s rows, in rowid order, are in start order (every start an integer, none
+// below the one before): a scan of its start column.
+base::StatusOr<StartOrder> CheckStartOrder(const Context& ctx, std::string_view table) {
+  SqliteQuery q(ctx.db, "SELECT start FROM " + std::string(table));
+  if (!q.prepared()) return ctx.SqlError(q, kKernelTable);
+  StartOrder order = StartOrder::kInOrder;
+  int64_t last = std::numeric_limits<int64_t>::min();
+  while (q.Step() == SQLITE_ROW) {
+    if (q.Type(0) != SQLITE_INTEGER) return StartOrder::kMixedTypes;
+    const int64_t start = q.Int(0);
+    if (start < last) order = StartOrder::kUnordered;
+    last = start;
+  }
+  if (q.rc() != SQLITE_DONE) return ctx.SqlError(q, kKernelTable);
+  return order;
+}
+
+// One dispatch row of any table (the query's columns are Col) into the model, numbered in
+// the order the rows come.
+class DispatchRows {
+ public:
+  explicit DispatchRows(Context& ctx)
+      : ctx_(ctx), names_(ctx.names()), memset_name_(names_.Intern(trace::kMemsetName)) {}
+
+  base::Status Add(const SqliteQuery& q) {
+    const int64_t source = q.Int(kSource);
+    const std::string_view table = SourceTable(source);
+    const int64_t rowid = q.Int(kRowid);
+    trace::Dispatch d;
+    DP_ASSIGN_OR_RETURN(d.start, ctx_.Time(q.Int(kStart), table, rowid));
+    DP_ASSIGN_OR_RETURN(d.end, ctx_.Time(q.Int(kEnd), table, rowid));
+    if (d.end < d.start) {
+      return ctx_.RowError(table, rowid,
+                           "end before start (" + std::to_string(q.Int(kEnd)) + " < " +
+                               std::to_string(q.Int(kStart)) + ")");
+    }
+    const int64_t device = q.Int(kDevice);
+    const int64_t stream = q.Int(kStream);
+    if (device < 0 || device > std::numeric_limits<int16_t>::max()) {
+      return ctx_.RowError(
+          table, rowid, "deviceId " + std::to_string(device) + " is beyond its range (0 to 32767)");
+    }
+    if (stream < 0 || stream > std::numeric_limits<uint32_t>::max()) {
+      return ctx_.RowError(
+          table, rowid,
+          "streamId " + std::to_string(stream) + " is beyond its range (0 to 4294967295)");
+    }
+    d.device = static_cast<int16_t>(device);
+    d.stream = static_cast<uint32_t>(stream);
+    d.correlation = ctx_.Correlation(q.OptInt(kCorrelation), q.OptInt(kPid));
+    switch (static_cast<Source>(source)) {
+      case Source::kKernel: {
+        ++ctx_.result.kernels;
+        int col = kDemangled;
+        while (col <= kShort && q.IsNull(col)) ++col;
+        if (col > kShort) {
+          return ctx_.RowError(table, rowid, "the kernel has no name (its name ids are NULL)");
+        }
+        auto name = ctx_.strings.KernelName(q.Int(col), names_);
+        if (!name)
+          return ctx_.DanglingString(table, rowid, kNameColumns[col - kDemangled], q.Int(col));
+        d.name = *name;
+        d.grid = 1;
+        for (int c = kGridX; c <= kGridZ; ++c) {
+          if (__builtin_mul_overflow(d.grid, std::max<int64_t>(q.Int(c), 1), &d.grid)) {
+            return ctx_.RowError(table, rowid, "grid size does not fit in 64 bits");
+          }
+        }
+        break;
+      }
+      case Source::kGraph: {
+        ++ctx_.result.graph_launches;
+        const int64_t graph = q.IsNull(kExtra) ? -1 : q.Int(kExtra);
+        auto [it, added] = graph_names_.emplace(graph, 0);
+        if (added) {
+          it->second = names_.Intern(graph < 0 ? std::string("[CUDA graph]")
+                                               : "[CUDA graph " + std::to_string(graph) + "]");
+        }
+        d.name = it->second;
+        if (ctx_.result.graph_launches == 1) {
+          ctx_.builder.diagnostics().Add(trace::Message<trace::Msg::kGraphTracedWhole>(), 1,
+                                         ctx_.path,
+                                         std::string(table) + " rowid " + std::to_string(rowid));
+        } else {
+          ctx_.builder.diagnostics().Add(trace::Diag::kGraphLevelTrace, 1);
+        }
+        break;
+      }
+      case Source::kMemcpy: {
+        ++ctx_.result.memcpys;
+        d.kind = trace::DispatchKind::kMemcpy;
+        const int64_t kind = q.Int(kExtra);
+        auto [it, added] = memcpy_names_.emplace(kind, 0);
+        if (added) it->second = names_.Intern(trace::MemcpyName(kind));
+        d.name = it->second;
+        break;
+      }
+      case Source::kMemset:
+        ++ctx_.result.memsets;
+        d.kind = trace::DispatchKind::kMemset;
+        d.name = memset_name_;
+        break;
+    }
+    d.line = line_ < UINT32_MAX ? ++line_ : line_;
+    ctx_.builder.AddDispatch(d);
+    return base::OkStatus();
+  }
+
+ private:
+  Context& ctx_;
+  trace::StringPool& names_;
+  const trace::StringId memset_name_;
+  std::unordered_map<int64_t, trace::StringId> memcpy_names_;
+  std::unordered_map<int64_t, trace::StringId> graph_names_;
+  uint32_t line_ = 0;
+};
+
+// The dispatches of every table as one query sorted by SQLite (start, source, rowid): the
+// order of a start column that holds something other than integers (NULL, text, ...).
+base::Status ReadDispatchesSorted(Context& ctx, const std::vector<TableScan>& scans) {
+  std::string sql;
+  for (const TableScan& scan : scans) sql += (sql.empty() ? "" : " UNION ALL ") + scan.sql;
+  sql += " ORDER BY 3, 1, 2";
+  SqliteQuery q(ctx.db, sql);
+  if (!q.prepared()) return ctx.SqlError(q, kKernelTable);
+  q.Numbers();
+  DispatchRows rows(ctx);
+  while (q.Step() == SQLITE_ROW) DP_RETURN_IF_ERROR(rows.Add(q));
+  if (q.rc() == SQLITE_MISMATCH) {  // the row's own table, not the union's first
+    return ctx.db.Error(q, "cannot read table", SourceTable(q.Int(kSource)));
+  }
+  if (q.rc() != SQLITE_DONE) return ctx.SqlError(q, kKernelTable);
+  return base::OkStatus();
+}
 
 }  // namespace
 
@@ -184,14 +334,15 @@ base::Status DetectProcesses(Context& ctx) {
 }
 
 base::Status ReadDispatches(Context& ctx) {
-  std::string sql;
+  std::vector<TableScan> scans;  // in Source order: the order that breaks start-time ties
   const auto add = [&](Source source, const TableShape& t, const std::string& names,
                        const std::string& grid, const std::string& extra) {
-    if (!sql.empty()) sql += " UNION ALL ";
-    sql += "SELECT " + std::to_string(static_cast<int64_t>(source)) +
-           ", rowid, start, end, deviceId, streamId, " + t.Or("correlationId") + ", " +
-           t.Or("globalPid", PidExpr("globalPid")) + ", " + names + ", " + grid + ", " + extra +
-           " FROM " + t.name();
+    scans.push_back(TableScan{source, t.name(),
+                              "SELECT " + std::to_string(static_cast<int64_t>(source)) +
+                                  ", rowid, start, end, deviceId, streamId, " +
+                                  t.Or("correlationId") + ", " +
+                                  t.Or("globalPid", PidExpr("globalPid")) + ", " + names + ", " +
+                                  grid + ", " + extra + " FROM " + t.name()});
   };
   const TableShape kernels(ctx.db, std::string(kKernelTable));
   if (kernels.present()) {
@@ -226,103 +377,46 @@ base::Status ReadDispatches(Context& ctx) {
     ctx.NoteMissing(memsets, {"correlationId"}, "(no launch calls joined)");
     add(Source::kMemset, memsets, "NULL, NULL, NULL", "NULL, NULL, NULL", "NULL");
   }
-  if (sql.empty()) return base::OkStatus();
-  sql += " ORDER BY 3, 1, 2";
-  SqliteQuery q(ctx.db, sql);
-  if (!q.prepared()) return ctx.SqlError(q, kKernelTable);
-  q.Numbers();
-
-  trace::StringPool& names = ctx.names();
-  const trace::StringId memset_name = names.Intern(trace::kMemsetName);
-  std::unordered_map<int64_t, trace::StringId> memcpy_names;
-  std::unordered_map<int64_t, trace::StringId> graph_names;
-  uint32_t line = 0;
-  while (q.Step() == SQLITE_ROW) {
-    const int64_t source = q.Int(kSource);
-    const std::string_view table = SourceTable(source);
-    const int64_t rowid = q.Int(kRowid);
-    trace::Dispatch d;
-    DP_ASSIGN_OR_RETURN(d.start, ctx.Time(q.Int(kStart), table, rowid));
-    DP_ASSIGN_OR_RETURN(d.end, ctx.Time(q.Int(kEnd), table, rowid));
-    if (d.end < d.start) {
-      return ctx.RowError(table, rowid,
-                          "end before start (" + std::to_string(q.Int(kEnd)) + " < " +
-                              std::to_string(q.Int(kStart)) + ")");
-    }
-    const int64_t device = q.Int(kDevice);
-    const int64_t stream = q.Int(kStream);
-    if (device < 0 || device > std::numeric_limits<int16_t>::max()) {
-      return ctx.RowError(
-          table, rowid, "deviceId " + std::to_string(device) + " is beyond its range (0 to 32767)");
-    }
-    if (stream < 0 || stream > std::numeric_limits<uint32_t>::max()) {
-      return ctx.RowError(
-          table, rowid,
-          "streamId " + std::to_string(stream) + " is beyond its range (0 to 4294967295)");
-    }
-    d.device = static_cast<int16_t>(device);
-    d.stream = static_cast<uint32_t>(stream);
-    d.correlation = ctx.Correlation(q.OptInt(kCorrelation), q.OptInt(kPid));
-    switch (static_cast<Source>(source)) {
-      case Source::kKernel: {
-        ++ctx.result.kernels;
-        int col = kDemangled;
-        while (col <= kShort && q.IsNull(col)) ++col;
-        if (col > kShort) {
-          return ctx.RowError(table, rowid, "the kernel has no name (its name ids are NULL)");
-        }
-        auto name = ctx.strings.KernelName(q.Int(col), names);
-        if (!name)
-          return ctx.DanglingString(table, rowid, kNameColumns[col - kDemangled], q.Int(col));
-        d.name = *name;
-        d.grid = 1;
-        for (int c = kGridX; c <= kGridZ; ++c) {
-          if (__builtin_mul_overflow(d.grid, std::max<int64_t>(q.Int(c), 1), &d.grid)) {
-            return ctx.RowError(table, rowid, "grid size does not fit in 64 bits");
-          }
-        }
-        break;
-      }
-      case Source::kGraph: {
-        ++ctx.result.graph_launches;
-        const int64_t graph = q.IsNull(kExtra) ? -1 : q.Int(kExtra);
-        auto [it, added] = graph_names.emplace(graph, 0);
-        if (added) {
-          it->second = names.Intern(graph < 0 ? std::string("[CUDA graph]")
-                                              : "[CUDA graph " + std::to_string(graph) + "]");
-        }
-        d.name = it->second;
-        if (ctx.result.graph_launches == 1) {
-          ctx.builder.diagnostics().Add(trace::Message<trace::Msg::kGraphTracedWhole>(), 1,
-                                        ctx.path,
-                                        std::string(table) + " rowid " + std::to_string(rowid));
-        } else {
-          ctx.builder.diagnostics().Add(trace::Diag::kGraphLevelTrace, 1);
-        }
-        break;
-      }
-      case Source::kMemcpy: {
-        ++ctx.result.memcpys;
-        d.kind = trace::DispatchKind::kMemcpy;
-        const int64_t kind = q.Int(kExtra);
-        auto [it, added] = memcpy_names.emplace(kind, 0);
-        if (added) it->second = names.Intern(trace::MemcpyName(kind));
-        d.name = it->second;
-        break;
-      }
-      case Source::kMemset:
-        ++ctx.result.memsets;
-        d.kind = trace::DispatchKind::kMemset;
-        d.name = memset_name;
-        break;
-    }
-    d.line = line < UINT32_MAX ? ++line : line;
-    ctx.builder.AddDispatch(d);
+  if (scans.empty()) return base::OkStatus();
+  // Each table is read in start order without a sort of all of them (a UNION ALL sorted by
+  // start, source and rowid): a table whose rows are already in start order in the file
+  // (rowid order; a check reads its start column first) is scanned as it lies, any other is
+  // sorted alone (SQLite's sorter, bounded memory); the rows are merged here in the order the
+  // sorted union gives. A start that is not an integer (NULL, text: SQLite's order of mixed
+  // types) takes that sorted union, as before.
+  for (TableScan& scan : scans) {
+    DP_ASSIGN_OR_RETURN(const StartOrder order, CheckStartOrder(ctx, scan.table));
+    if (order == StartOrder::kMixedTypes) return ReadDispatchesSorted(ctx, scans);
+    if (order == StartOrder::kUnordered) scan.sql += " ORDER BY start, rowid";
   }
-  if (q.rc() == SQLITE_MISMATCH) {  // the row's own table, not the union's first
-    return ctx.db.Error(q, "cannot read table", SourceTable(q.Int(kSource)));
+  for (TableScan& scan : scans) {
+    scan.q = std::make_unique<SqliteQuery>(ctx.db, scan.sql);
+    if (!scan.q->prepared()) return ctx.SqlError(*scan.q, kKernelTable);
+    scan.q->Numbers();
+    scan.rc = scan.q->Step();
   }
-  if (q.rc() != SQLITE_DONE) return ctx.SqlError(q, kKernelTable);
+  DispatchRows rows(ctx);
+  while (true) {
+    TableScan* next = nullptr;
+    for (TableScan& scan : scans) {
+      if (scan.rc != SQLITE_ROW && scan.rc != SQLITE_MISMATCH) {
+        if (scan.rc != SQLITE_DONE) return ctx.SqlError(*scan.q, kKernelTable);
+        continue;
+      }
+      // Ties go to the earlier table (scans are in Source order); a start read raw, since a
+      // row that broke Numbers() holds no cached value.
+      if (next == nullptr || sqlite3_column_int64(scan.q->stmt(), kStart) <
+                                 sqlite3_column_int64(next->q->stmt(), kStart)) {
+        next = &scan;
+      }
+    }
+    if (next == nullptr) break;
+    if (next->rc == SQLITE_MISMATCH) {
+      return ctx.db.Error(*next->q, "cannot read table", next->table);
+    }
+    DP_RETURN_IF_ERROR(rows.Add(*next->q));
+    next->rc = next->q->Step();
+  }
   return base::OkStatus();
 }
 
