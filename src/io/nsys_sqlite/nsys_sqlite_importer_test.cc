@@ -489,6 +489,72 @@ TEST_F(NsysImporterTest, EndBeforeStartIsADataErrorNamingTableAndRow) {
   }
 }
 
+// Each table is read in its own start order and merged: ties go to kernels, then graph
+// launches, memcpys and memsets, then rowid, whether a table's rows lie in start order in the
+// file (kernels, memsets) or not (memcpys).
+TEST_F(NsysImporterTest, DispatchesOfEveryTableMergeInStartTableAndRowidOrder) {
+  NsysDb db;
+  db.schema = NsysSchema::k2024;
+  for (const int64_t start : {100, 200, 200, 300}) {
+    nsys_testing::Kernel k;
+    k.start = start;
+    k.end = start + 10;
+    k.demangled = "k" + std::to_string(db.kernels.size() + 1);
+    db.kernels.push_back(k);
+  }
+  for (const int64_t start : {200, 50, 300}) {
+    nsys_testing::MemoryOp m;
+    m.start = start;
+    m.end = start + 5;
+    m.copy_kind = std::vector<int32_t>{2, 1, 8}[db.memory_ops.size()];
+    db.memory_ops.push_back(m);
+  }
+  nsys_testing::MemoryOp set;
+  set.memset = true;
+  set.start = 200;
+  set.end = 210;
+  db.memory_ops.push_back(set);
+  const std::string path = Write(db);
+  const auto t = Import(path);
+  ASSERT_TRUE(t->status.ok()) << t->status.ToString();
+  const std::vector<std::string> names = {"[CUDA memcpy Host-to-Device]",
+                                          "k1",
+                                          "k2",
+                                          "k3",
+                                          "[CUDA memcpy Device-to-Host]",
+                                          "[CUDA memset]",
+                                          "k4",
+                                          "[CUDA memcpy Device-to-Device]"};
+  const std::vector<int64_t> starts = {50, 100, 200, 200, 200, 200, 300, 300};
+  ASSERT_EQ(t->dispatches.size(), names.size());
+  for (size_t i = 0; i < names.size(); ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(t->Name(t->dispatches[i].name), names[i]);
+    EXPECT_EQ(t->dispatches[i].start, starts[i]);
+    EXPECT_EQ(t->dispatches[i].line, i + 1);
+  }
+
+  // A start that is no integer: SQLite's order of mixed types (NULL first, as 0; text after
+  // every number), so a text start is the error of the last row.
+  // (The kernel table made again without its NOT NULL constraints.)
+  const base::Status edited = nsys_testing::ExecSql(
+      path,
+      "CREATE TABLE k AS SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL; "
+      "DROP TABLE CUPTI_ACTIVITY_KIND_KERNEL; ALTER TABLE k RENAME TO CUPTI_ACTIVITY_KIND_KERNEL; "
+      "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = NULL WHERE rowid = 3; "
+      "UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET start = 'late' WHERE rowid = 2");
+  ASSERT_TRUE(edited.ok()) << edited.ToString();
+  const auto mixed = Import(path);
+  ASSERT_FALSE(mixed->status.ok());
+  EXPECT_EQ(mixed->status.message(),
+            "table CUPTI_ACTIVITY_KIND_MEMCPY, row 2: column start holds text 'late' where an "
+            "integer belongs");
+  ASSERT_EQ(mixed->dispatches.size(), 7u);
+  EXPECT_EQ(mixed->Name(mixed->dispatches[0].name), "k3");
+  EXPECT_EQ(mixed->dispatches[0].start, 0);
+  EXPECT_EQ(mixed->Name(mixed->dispatches[6].name), "[CUDA memcpy Device-to-Device]");
+}
+
 TEST_F(NsysImporterTest, AMissingRequiredColumnIsADataError) {
   const std::string path = Write(SmallRun(NsysSchema::k2024));
   ASSERT_TRUE(
