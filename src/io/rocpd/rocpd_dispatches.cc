@@ -1,8 +1,10 @@
 // rocpd_kernel_dispatch and rocpd_memory_copy → trace::Dispatch (rocpd_importer.h).
 #include <algorithm>
 #include <limits>
+#include <memory>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "src/base/demangle.h"
 #include "src/io/rocpd/rocpd_reader.h"
@@ -53,45 +55,116 @@ class DispatchReader {
  public:
   explicit DispatchReader(Context& ctx) : ctx_(ctx) {}
 
+  // Each table is read in start order without a sort of both (a UNION ALL sorted by start,
+  // table and id): a table whose rows lie in start order in id order (a check reads its start
+  // and id columns first) is scanned as it lies, the other is sorted alone (SQLite's sorter,
+  // bounded memory); the rows are merged here in the order the sorted union gives. A start or
+  // id that is not an integer (NULL, text: SQLite's order of mixed types) takes that sorted
+  // union, as before.
   base::Status Run() {
-    SqliteQuery q(ctx_.db, Query());
-    if (!q.prepared()) return ctx_.SqlError(q, kDispatch);
-    uint32_t line = 0;
-    while (q.Step() == SQLITE_ROW) {
-      const int64_t source = q.Int(kSource);
-      const std::string_view table = SourceTable(source);
-      const Row row(ctx_, q, table, q.Int(kId));
-      trace::Dispatch d;
-      DP_RETURN_IF_ERROR(Common(row, table, d));
-      if (source == static_cast<int64_t>(Source::kKernel)) {
-        DP_RETURN_IF_ERROR(Kernel(row, d));
-      } else {
-        DP_RETURN_IF_ERROR(Copy(row, d));
-      }
-      d.line = line < UINT32_MAX ? ++line : line;
-      ctx_.builder.AddDispatch(d);
+    std::vector<Scan> scans;
+    scans.push_back(Scan{Source::kKernel, kDispatch, KernelQuery()});
+    if (ctx_.Has(kCopy)) scans.push_back(Scan{Source::kCopy, kCopy, CopyQuery()});
+    for (Scan& scan : scans) {
+      DP_ASSIGN_OR_RETURN(const StartOrder order, CheckStartOrder(scan.table));
+      if (order == StartOrder::kMixedTypes) return RunSorted(scans);
+      scan.sql += order == StartOrder::kInOrder ? " ORDER BY 2" : " ORDER BY 5, 2";
     }
-    if (q.rc() != SQLITE_DONE) return ctx_.SqlError(q, kDispatch);
+    for (Scan& scan : scans) {
+      scan.q = std::make_unique<SqliteQuery>(ctx_.db, scan.sql);
+      if (!scan.q->prepared()) return ctx_.SqlError(*scan.q, kDispatch);
+      scan.rc = scan.q->Step();
+    }
+    while (true) {
+      Scan* next = nullptr;
+      for (Scan& scan : scans) {
+        if (scan.rc != SQLITE_ROW) {
+          if (scan.rc != SQLITE_DONE) return ctx_.SqlError(*scan.q, kDispatch);
+          continue;
+        }
+        // Ties go to the earlier table (kernels, then copies).
+        if (next == nullptr || scan.q->Int(kStart) < next->q->Int(kStart)) next = &scan;
+      }
+      if (next == nullptr) break;
+      DP_RETURN_IF_ERROR(Add(*next->q));
+      next->rc = next->q->Step();
+    }
     return base::OkStatus();
   }
 
  private:
-  std::string Query() const {
-    std::string sql =
-        "SELECT 0, K.id, K.guid, K.pid, K.start, K.\"end\", K.agent_id, NULL, K.queue_id, NULL, "
-        "K.event_id, E.id, E.stack_id, K.kernel_id, K.region_name_id, K.grid_size_x, "
-        "K.grid_size_y, K.grid_size_z FROM " +
-        ctx_.From(kDispatch) + " K LEFT JOIN " + ctx_.From(kEvent) +
-        " E ON E.id = K.event_id AND E.guid = K.guid";
-    if (ctx_.Has(kCopy)) {
-      sql +=
-          " UNION ALL SELECT 1, M.id, M.guid, M.pid, M.start, M.\"end\", M.dst_agent_id, "
-          "M.src_agent_id, M.queue_id, M.stream_id, M.event_id, E.id, E.stack_id, M.name_id, "
-          "NULL, NULL, NULL, NULL FROM " +
-          ctx_.From(kCopy) + " M LEFT JOIN " + ctx_.From(kEvent) +
-          " E ON E.id = M.event_id AND E.guid = M.guid";
+  // One table's dispatch query, and its current row (`rc`: SQLite's result of the last Step).
+  struct Scan {
+    Source source;
+    std::string_view table;
+    std::string sql;
+    std::unique_ptr<SqliteQuery> q;
+    int rc = SQLITE_DONE;
+  };
+
+  enum class StartOrder { kInOrder, kUnordered, kMixedTypes };
+
+  // Whether the rows of `view`, in id order, are in start order (every start and id an
+  // integer, no start below the one before): a scan of its start and id columns.
+  base::StatusOr<StartOrder> CheckStartOrder(std::string_view view) const {
+    SqliteQuery q(ctx_.db, "SELECT start, id FROM " + ctx_.From(view) + " ORDER BY id");
+    if (!q.prepared()) return ctx_.SqlError(q, kDispatch);
+    StartOrder order = StartOrder::kInOrder;
+    int64_t last = std::numeric_limits<int64_t>::min();
+    while (q.Step() == SQLITE_ROW) {
+      if (q.Type(0) != SQLITE_INTEGER || q.Type(1) != SQLITE_INTEGER) {
+        return StartOrder::kMixedTypes;
+      }
+      const int64_t start = q.Int(0);
+      if (start < last) order = StartOrder::kUnordered;
+      last = start;
     }
-    return sql + " ORDER BY 5, 1, 2";
+    if (q.rc() != SQLITE_DONE) return ctx_.SqlError(q, kDispatch);
+    return order;
+  }
+
+  // Both tables as one query sorted by SQLite (start, table, id).
+  base::Status RunSorted(const std::vector<Scan>& scans) {
+    std::string sql;
+    for (const Scan& scan : scans) sql += (sql.empty() ? "" : " UNION ALL ") + scan.sql;
+    SqliteQuery q(ctx_.db, sql + " ORDER BY 5, 1, 2");
+    if (!q.prepared()) return ctx_.SqlError(q, kDispatch);
+    while (q.Step() == SQLITE_ROW) DP_RETURN_IF_ERROR(Add(q));
+    if (q.rc() != SQLITE_DONE) return ctx_.SqlError(q, kDispatch);
+    return base::OkStatus();
+  }
+
+  // The current row of `q` (columns Col) into the model, numbered in the order rows come.
+  base::Status Add(const SqliteQuery& q) {
+    const int64_t source = q.Int(kSource);
+    const std::string_view table = SourceTable(source);
+    const Row row(ctx_, q, table, q.Int(kId));
+    trace::Dispatch d;
+    DP_RETURN_IF_ERROR(Common(row, table, d));
+    if (source == static_cast<int64_t>(Source::kKernel)) {
+      DP_RETURN_IF_ERROR(Kernel(row, d));
+    } else {
+      DP_RETURN_IF_ERROR(Copy(row, d));
+    }
+    d.line = line_ < UINT32_MAX ? ++line_ : line_;
+    ctx_.builder.AddDispatch(d);
+    return base::OkStatus();
+  }
+
+  std::string KernelQuery() const {
+    return "SELECT 0, K.id, K.guid, K.pid, K.start, K.\"end\", K.agent_id, NULL, K.queue_id, "
+           "NULL, K.event_id, E.id, E.stack_id, K.kernel_id, K.region_name_id, K.grid_size_x, "
+           "K.grid_size_y, K.grid_size_z FROM " +
+           ctx_.From(kDispatch) + " K LEFT JOIN " + ctx_.From(kEvent) +
+           " E ON E.id = K.event_id AND E.guid = K.guid";
+  }
+
+  std::string CopyQuery() const {
+    return "SELECT 1, M.id, M.guid, M.pid, M.start, M.\"end\", M.dst_agent_id, "
+           "M.src_agent_id, M.queue_id, M.stream_id, M.event_id, E.id, E.stack_id, M.name_id, "
+           "NULL, NULL, NULL, NULL FROM " +
+           ctx_.From(kCopy) + " M LEFT JOIN " + ctx_.From(kEvent) +
+           " E ON E.id = M.event_id AND E.guid = M.guid";
   }
 
   // Times, correlation and the run of any dispatch.
@@ -210,6 +283,7 @@ class DispatchReader {
 
   Context& ctx_;
   uint32_t guid_ = 0;
+  uint32_t line_ = 0;
   std::unordered_map<std::string, trace::StringId> memcpy_names_;
 };
 

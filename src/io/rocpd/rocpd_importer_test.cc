@@ -464,6 +464,42 @@ TEST_F(RocpdImporterTest, SeveralRunsWithoutViewsAreAnError) {
       << t->status.message();
 }
 
+// Each table is read in its own start order and merged: ties go to kernels, then id, whether
+// a table's rows lie in start order in the file or not.
+TEST_F(RocpdImporterTest, DispatchesOfBothTablesMergeInStartTableAndIdOrder) {
+  for (const bool copies_in_order : {true, false}) {
+    SCOPED_TRACE(copies_in_order);
+    rt::RocpdDb db = SmallRun();
+    db.kernels.clear();
+    for (const int64_t start : {100, 200, 200, 300}) {
+      db.kernels.push_back(Kernel("k" + std::to_string(db.kernels.size() + 1), start, start + 10,
+                                  static_cast<uint32_t>(db.kernels.size() + 11)));
+    }
+    db.copies.clear();
+    for (const int64_t start : copies_in_order ? std::vector<int64_t>{50, 200, 300}
+                                               : std::vector<int64_t>{200, 50, 300}) {
+      rt::MemoryCopy c;
+      c.start = kT + start;
+      c.end = kT + start + 5;
+      c.correlation = static_cast<uint32_t>(db.copies.size() + 21);
+      db.copies.push_back(c);
+    }
+    const auto t = Import(Write(db, copies_in_order ? "in_order.db" : "unordered.db"));
+    ASSERT_TRUE(t->status.ok()) << t->status.ToString();
+    const uint64_t c200 = copies_in_order ? 22 : 21;
+    const uint64_t c50 = copies_in_order ? 21 : 22;
+    const std::vector<uint64_t> correlations = {c50, 11, 12, 13, c200, 14, 23};
+    const std::vector<int64_t> starts = {50, 100, 200, 200, 200, 300, 300};
+    ASSERT_EQ(t->dispatches.size(), correlations.size());
+    for (size_t i = 0; i < correlations.size(); ++i) {
+      SCOPED_TRACE(i);
+      EXPECT_EQ(t->dispatches[i].correlation, correlations[i]);
+      EXPECT_EQ(t->dispatches[i].start, kT + starts[i]);
+      EXPECT_EQ(t->dispatches[i].line, i + 1);
+    }
+  }
+}
+
 TEST_F(RocpdImporterTest, EndBeforeStartIsADataErrorNamingTableAndRow) {
   ExpectRowError(
       "UPDATE " + T("rocpd_kernel_dispatch") + " SET \"end\" = start - 1 WHERE id = 2",
