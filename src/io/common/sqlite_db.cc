@@ -320,6 +320,11 @@ int SqliteQuery::Step() {
     // one thread (SQLITE_OPEN_NOMUTEX), so the unprotected value is safe to read.
     sqlite3_value* value = sqlite3_column_value(stmt_, col);
     const int type = sqlite3_value_type(value);
+    if (kinds_[c] == kCacheOnly) {
+      ints_[c] = type == SQLITE_INTEGER ? sqlite3_value_int64(value) : 0;
+      types_[c] = static_cast<uint8_t>(type);
+      continue;
+    }
     if (type == SQLITE_INTEGER || type == SQLITE_NULL) {
       // One read of each checked integer: the row's later Int(c) calls cost no SQLite call.
       ints_[c] = type == SQLITE_INTEGER ? sqlite3_value_int64(value) : 0;
@@ -332,6 +337,14 @@ int SqliteQuery::Step() {
     return rc_ = SQLITE_MISMATCH;
   }
   return rc_;
+}
+
+SqliteQuery& SqliteQuery::Cache() {
+  if (stmt_ == nullptr) return *this;
+  kinds_.assign(static_cast<size_t>(sqlite3_column_count(stmt_)), kCacheOnly);
+  types_.assign(kinds_.size(), 0);
+  ints_.assign(kinds_.size(), 0);
+  return *this;
 }
 
 SqliteQuery& SqliteQuery::Numbers(std::initializer_list<int> text,

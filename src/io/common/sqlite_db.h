@@ -78,6 +78,9 @@ class SqliteQuery {
   // INTEGER or NULL; those in `real` an INTEGER, a REAL or NULL. Text where a number belongs
   // is never read as 0.
   SqliteQuery& Numbers(std::initializer_list<int> text = {}, std::initializer_list<int> real = {});
+  // No check: every column's type (and an integer's value) is read once by Step(), so that
+  // Type, IsNull, Int and OptInt of the row cost no SQLite call (the caller checks the types).
+  SqliteQuery& Cache();
   // The column that broke Numbers() on the current row, -1 when none.
   int mismatch_column() const { return mismatch_; }
   bool accepts_real(int col) const {
@@ -115,7 +118,8 @@ class SqliteQuery {
 
   sqlite3_stmt* stmt_ = nullptr;
   int rc_ = SQLITE_OK;
-  std::vector<uint8_t> kinds_;  // per column: 0 any, 1 integer, 2 integer or real
+  static constexpr uint8_t kCacheOnly = 3;
+  std::vector<uint8_t> kinds_;  // per column: 0 any, 1 integer, 2 integer or real, kCacheOnly
   std::vector<uint8_t> types_;  // per column of the current row: its type as Step() read it, or 0
   std::vector<int64_t> ints_;   // per column: its value when types_ says INTEGER (NULL: 0)
   int mismatch_ = -1;

@@ -40,7 +40,7 @@ enum Col : int {
   kDevice,
   kStream,
   kCorrelation,
-  kPid,
+  kPid,  // globalPid as the table has it
   kDemangled,
   kMangled,
   kShort,
@@ -111,7 +111,10 @@ class DispatchRows {
     }
     d.device = static_cast<int16_t>(device);
     d.stream = static_cast<uint32_t>(stream);
-    d.correlation = ctx_.Correlation(q.OptInt(kCorrelation), q.OptInt(kPid));
+    // The process of globalPid (PidExpr, here rather than in SQL for each row).
+    std::optional<int64_t> pid = q.OptInt(kPid);
+    if (pid) pid = (*pid >> 24) & 0xFFFFFF;
+    d.correlation = ctx_.Correlation(q.OptInt(kCorrelation), pid);
     switch (static_cast<Source>(source)) {
       case Source::kKernel: {
         ++ctx_.result.kernels;
@@ -340,9 +343,8 @@ base::Status ReadDispatches(Context& ctx) {
     scans.push_back(TableScan{source, t.name(),
                               "SELECT " + std::to_string(static_cast<int64_t>(source)) +
                                   ", rowid, start, end, deviceId, streamId, " +
-                                  t.Or("correlationId") + ", " +
-                                  t.Or("globalPid", PidExpr("globalPid")) + ", " + names + ", " +
-                                  grid + ", " + extra + " FROM " + t.name()});
+                                  t.Or("correlationId") + ", " + t.Or("globalPid") + ", " + names +
+                                  ", " + grid + ", " + extra + " FROM " + t.name()});
   };
   const TableShape kernels(ctx.db, std::string(kKernelTable));
   if (kernels.present()) {

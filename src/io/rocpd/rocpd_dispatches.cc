@@ -73,6 +73,7 @@ class DispatchReader {
     for (Scan& scan : scans) {
       scan.q = std::make_unique<SqliteQuery>(ctx_.db, scan.sql);
       if (!scan.q->prepared()) return ctx_.SqlError(*scan.q, kDispatch);
+      scan.q->Cache();  // Row checks the types
       scan.rc = scan.q->Step();
     }
     while (true) {
@@ -129,6 +130,7 @@ class DispatchReader {
     for (const Scan& scan : scans) sql += (sql.empty() ? "" : " UNION ALL ") + scan.sql;
     SqliteQuery q(ctx_.db, sql + " ORDER BY 5, 1, 2");
     if (!q.prepared()) return ctx_.SqlError(q, kDispatch);
+    q.Cache();
     while (q.Step() == SQLITE_ROW) DP_RETURN_IF_ERROR(Add(q));
     if (q.rc() != SQLITE_DONE) return ctx_.SqlError(q, kDispatch);
     return base::OkStatus();
