@@ -632,13 +632,17 @@ base::StatusOr<WindowedTrace> CutWindow(const TraceRequest& request, const io::I
   DP_ASSIGN_OR_RETURN(Choice chosen, Choose(request, log_marks, log_path, t, names));
   analysis::WindowCollector collector(chosen.marks);
   // The whole trace is the window: room for every dispatch at once, not grown by copies.
-  if (request.window.kind == WindowSpec::Kind::kAll && t.dispatch_count > 0) {
+  if (request.window.kind == WindowSpec::Kind::kAll && t.dispatch_count > 0 &&
+      t.in_memory == nullptr) {
     collector.Reserve(static_cast<size_t>(t.dispatch_count));
   }
   int64_t foreign = 0;  // dispatches inside the window launched outside the ranges
   if (!chosen.in_order.empty()) {
-    for (const trace::Dispatch& d : chosen.in_order) collector.Add(d);
+    collector.AddAll(std::move(chosen.in_order));
     chosen.in_order = {};
+  } else if (t.in_memory != nullptr && !chosen.projection) {
+    collector.AddAll(std::move(t.in_memory->dispatches));
+    t.in_memory->dispatches = {};
   } else if (chosen.projection) {
     const Projection& p = *chosen.projection;
     DP_RETURN_IF_ERROR(t.dispatches([&](const trace::Dispatch& d) {
@@ -676,7 +680,7 @@ base::StatusOr<WindowedTrace> CutWindow(const TraceRequest& request, const io::I
   correlations.erase(std::unique(correlations.begin(), correlations.end()), correlations.end());
   out.info.launches.clear();
   size_t hint = 0;  // where the last id was found: launch calls come mostly in id order
-  const auto keep = [&](const trace::ApiCall& call) {
+  const auto kept = [&](const trace::ApiCall& call) {
     const uint64_t id = call.correlation;
     const size_t n = correlations.size();
     size_t at = n;
@@ -695,10 +699,20 @@ base::StatusOr<WindowedTrace> CutWindow(const TraceRequest& request, const io::I
                                correlations.begin());
     }
     hint = at;
-    if (at < n && correlations[at] == id) out.info.launches.push_back(call);
+    return at < n && correlations[at] == id;
+  };
+  const auto keep = [&](const trace::ApiCall& call) {
+    if (kept(call)) out.info.launches.push_back(call);
   };
   if (!chosen.launches.empty()) {
     for (const trace::ApiCall& call : chosen.launches) keep(call);
+  } else if (t.in_memory != nullptr) {  // filtered in place: no second copy of millions
+    std::vector<trace::ApiCall>& all = t.in_memory->launches;
+    all.erase(std::remove_if(all.begin(), all.end(),
+                             [&](const trace::ApiCall& call) { return !kept(call); }),
+              all.end());
+    out.info.launches = std::move(all);
+    all = {};
   } else {
     DP_RETURN_IF_ERROR(t.launches(keep));
   }

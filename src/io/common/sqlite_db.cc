@@ -315,9 +315,8 @@ int SqliteQuery::Step() {
   for (size_t c = 0; c < kinds_.size(); ++c) {
     if (kinds_[c] == 0) continue;
     const int col = static_cast<int>(c);
-    // One API call per column (sqlite3_column_type and _int64 each take the connection's
-    // error state), its type and value then read from the value: the connection is used by
-    // one thread (SQLITE_OPEN_NOMUTEX), so the unprotected value is safe to read.
+    // One API call per checked column (the value's type and integer are plain reads of it):
+    // the row's later Int(c) calls cost no SQLite call.
     sqlite3_value* value = sqlite3_column_value(stmt_, col);
     const int type = sqlite3_value_type(value);
     if (kinds_[c] == kCacheOnly) {
@@ -326,7 +325,6 @@ int SqliteQuery::Step() {
       continue;
     }
     if (type == SQLITE_INTEGER || type == SQLITE_NULL) {
-      // One read of each checked integer: the row's later Int(c) calls cost no SQLite call.
       ints_[c] = type == SQLITE_INTEGER ? sqlite3_value_int64(value) : 0;
       types_[c] = static_cast<uint8_t>(type);
       continue;

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <limits>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -479,6 +480,183 @@ TEST(NativeImporterTest, BadRowsNameTableAndId) {
     ASSERT_FALSE(result.ok());
     EXPECT_NE(result.status().message().find("marks"), std::string::npos);
   }
+}
+
+// Launch calls are read on a second thread, in chunks, in step with the dispatches: a trace
+// of several chunks of each gives every launch call in id order with its name, and the first
+// bad row is the error whichever thread read it (dispatches first, as on one thread).
+class LaunchCollector : public trace::LaunchSink {
+ public:
+  void Add(const trace::ApiCall& call) override { calls.push_back(call); }
+  std::vector<trace::ApiCall> calls;
+};
+
+std::string WriteManyLaunches(int kernels) {
+  const std::string path = TempPath("many_launches.sqlite");
+  auto writer = nf::NativeWriter::Create(path, "monotonic", "test");
+  EXPECT_TRUE(writer.ok());
+  nf::NativeWriter& w = **writer;
+  const auto launch = *w.Intern("cudaLaunchKernel");
+  const auto graph = *w.Intern("cudaGraphLaunch");
+  for (int i = 0; i < kernels; ++i) {
+    nf::KernelRow k =
+        Kernel(w, i % 2 == 0 ? "even" : "odd", 1000 + 10 * int64_t{i}, 1005 + 10 * int64_t{i});
+    k.correlation = static_cast<uint32_t>(i + 1);
+    EXPECT_TRUE(w.AddKernel(k).ok());
+    nf::ApiCallRow a{.start_ns = 990 + 10 * int64_t{i},
+                     .end_ns = 995 + 10 * int64_t{i},
+                     .name = i % 3 == 0 ? graph : launch,
+                     .thread = static_cast<uint64_t>(i % 5),
+                     .correlation = static_cast<uint32_t>(i + 1)};
+    EXPECT_TRUE(w.AddApiCall(a).ok());
+  }
+  EXPECT_TRUE(w.Close().ok());
+  return path;
+}
+
+base::Status ImportWithLaunches(const std::string& path, trace::StringPool& names,
+                                CollectSink& sink, LaunchCollector& launches) {
+  trace::TraceBuilder builder(names, sink);
+  builder.set_launch_sink(&launches);
+  return NativeImporter().Import(path, builder);
+}
+
+TEST(NativeImporterTest, LaunchCallsReadBesideTheDispatchesComeInIdOrder) {
+  constexpr int kKernels = 70000;  // two chunks of each and a part
+  const std::string path = WriteManyLaunches(kKernels);
+  trace::StringPool names;
+  CollectSink sink;
+  LaunchCollector launches;
+  ASSERT_TRUE(ImportWithLaunches(path, names, sink, launches).ok());
+  ASSERT_EQ(sink.dispatches.size(), size_t{kKernels});
+  ASSERT_EQ(launches.calls.size(), size_t{kKernels});
+  for (int i = 0; i < kKernels; ++i) {
+    const trace::ApiCall& call = launches.calls[static_cast<size_t>(i)];
+    ASSERT_EQ(call.correlation, static_cast<uint64_t>(i + 1));
+    ASSERT_EQ(call.start, 990 + 10 * int64_t{i});
+    ASSERT_EQ(call.thread, static_cast<uint64_t>(i % 5));
+    ASSERT_EQ(names.Get(call.name), i % 3 == 0 ? "cudaGraphLaunch" : "cudaLaunchKernel");
+  }
+  // The names are interned in one order, whatever the threads' speeds.
+  for (int run = 0; run < 3; ++run) {
+    trace::StringPool again;
+    CollectSink s;
+    LaunchCollector l;
+    ASSERT_TRUE(ImportWithLaunches(path, again, s, l).ok());
+    ASSERT_EQ(again.size(), names.size());
+    for (trace::StringId id = 0; id < names.size(); ++id) EXPECT_EQ(again.Get(id), names.Get(id));
+  }
+}
+
+TEST(NativeImporterTest, ABadLaunchRowOnTheSecondThreadIsTheError) {
+  const std::string path = WriteManyLaunches(70000);
+  Exec(path, "UPDATE api_calls SET end_ns = 1 WHERE id = 60000");
+  Exec(path, "UPDATE api_calls SET name_id = 99999 WHERE id = 65000");
+  trace::StringPool names;
+  CollectSink sink;
+  LaunchCollector launches;
+  const base::Status status = ImportWithLaunches(path, names, sink, launches);
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.where(), path + ": api_calls id 60000");
+  EXPECT_EQ(status.message(), "end before start");
+  // A bad name before it is the first error.
+  Exec(path, "UPDATE api_calls SET name_id = 99999 WHERE id = 40000");
+  const base::Status name = ImportWithLaunches(path, names, sink, launches);
+  EXPECT_EQ(name.where(), path + ": api_calls id 40000");
+  EXPECT_EQ(name.message(), "name_id is not in table strings");
+  // A bad dispatch is the error before any launch call's (the dispatches are read first).
+  Exec(path, "UPDATE kernels SET end_ns = 0 WHERE id = 69000");
+  const base::Status kernel = ImportWithLaunches(path, names, sink, launches);
+  EXPECT_EQ(kernel.where(), path + ": kernels id 69000");
+}
+
+// A caller that keeps every dispatch gets them read in start-time parts on several threads:
+// the same dispatches in the same order, numbered alike, names interned alike, and the first
+// bad row in start order is the error.
+std::string WriteShuffled(int kernels) {
+  const std::string path = TempPath("shuffled.sqlite");
+  auto writer = nf::NativeWriter::Create(path, "monotonic", "test");
+  EXPECT_TRUE(writer.ok());
+  nf::NativeWriter& w = **writer;
+  for (int i = 0; i < kernels; ++i) {
+    // Out of start order, with ties (every start three times), names in a scattered order.
+    const int64_t start = 1000 + 7 * int64_t{(i * 7919) % kernels / 3};
+    nf::KernelRow k = Kernel(w, "k" + std::to_string((i * 31) % 97), start, start + 5);
+    k.correlation = static_cast<uint32_t>(i + 1);
+    EXPECT_TRUE(w.AddKernel(k).ok());
+    if (i % 50 == 0) {
+      nf::MemoryOpRow op;
+      op.kind = i % 100 == 0 ? nf::MemoryOpKind::kMemset : nf::MemoryOpKind::kMemcpy;
+      op.copy_kind = 1;
+      op.start_ns = start;  // ties with kernels: kernels first
+      op.end_ns = start + 3;
+      EXPECT_TRUE(w.AddMemoryOp(op).ok());
+    }
+  }
+  EXPECT_TRUE(w.Close().ok());
+  return path;
+}
+
+struct Read {
+  base::Status status;
+  std::vector<trace::Dispatch> dispatches;
+  std::vector<std::string> names;  // the pool, in id order
+};
+
+Read ReadNative(const std::string& path, bool in_parts) {
+  NativeImportOptions options;
+  options.memory_ops_as_dispatches = true;
+  options.read_in_parts = in_parts;
+  options.rows_per_part = 500;
+  trace::StringPool names;
+  CollectSink sink;
+  Read out;
+  out.status = ImportNative(path, names, sink, options).status();
+  out.dispatches = std::move(sink.dispatches);
+  for (trace::StringId id = 0; id < names.size(); ++id) out.names.emplace_back(names.Get(id));
+  return out;
+}
+
+TEST(NativeImporterTest, DispatchesReadInPartsAreTheOnePassOnes) {
+  const std::string path = WriteShuffled(4000);  // 8 parts of 500
+  const Read one = ReadNative(path, false);
+  const Read parts = ReadNative(path, true);
+  ASSERT_TRUE(one.status.ok()) << one.status.message();
+  ASSERT_TRUE(parts.status.ok()) << parts.status.message();
+  ASSERT_EQ(one.dispatches.size(), size_t{4080});
+  ASSERT_EQ(parts.dispatches.size(), one.dispatches.size());
+  for (size_t i = 0; i < one.dispatches.size(); ++i) {
+    const trace::Dispatch& a = one.dispatches[i];
+    const trace::Dispatch& b = parts.dispatches[i];
+    ASSERT_EQ(std::tie(a.start, a.end, a.grid, a.correlation, a.name, a.line, a.stream, a.device),
+              std::tie(b.start, b.end, b.grid, b.correlation, b.name, b.line, b.stream, b.device))
+        << "dispatch " << i;
+    ASSERT_EQ(a.kind, b.kind);
+  }
+  EXPECT_EQ(parts.names, one.names);
+}
+
+TEST(NativeImporterTest, TheFirstBadRowOfThePartsIsTheError) {
+  const std::string path = WriteShuffled(4000);
+  // Two bad rows in different parts: the earlier in start order is the error.
+  Exec(path, "UPDATE kernels SET device = -1 WHERE start_ns = (SELECT max(start_ns) FROM kernels)");
+  Exec(path,
+       "UPDATE kernels SET stream = -1 WHERE id = (SELECT id FROM kernels ORDER BY "
+       "start_ns, id LIMIT 1 OFFSET 2100)");
+  const Read one = ReadNative(path, false);
+  const Read parts = ReadNative(path, true);
+  ASSERT_FALSE(one.status.ok());
+  EXPECT_EQ(parts.status.where(), one.status.where());
+  EXPECT_EQ(parts.status.message(), one.status.message());
+  EXPECT_NE(one.status.message().find("stream"), std::string::npos);
+  // A start that is not a number sorts after every number: the last part finds it.
+  Exec(path, "UPDATE kernels SET stream = 0, device = 0");
+  Exec(path, "UPDATE kernels SET start_ns = 'soon' WHERE id = 17");
+  const Read text_one = ReadNative(path, false);
+  const Read text_parts = ReadNative(path, true);
+  ASSERT_FALSE(text_one.status.ok());
+  EXPECT_EQ(text_parts.status.where(), text_one.status.where());
+  EXPECT_EQ(text_parts.status.message(), text_one.status.message());
 }
 
 TEST(NativeImporterTest, DataLossCountersBeyondInt64Saturate) {
