@@ -312,18 +312,45 @@ std::string PidExpr(std::string_view column) {
 }
 
 base::Status DetectProcesses(Context& ctx) {
-  std::string calls;
+  std::vector<std::string> tables;
   for (std::string_view name : {kRuntimeTable, kDriverTable}) {
-    const TableShape t(ctx.db, std::string(name));
-    if (!t.Has("globalTid")) continue;
-    if (!calls.empty()) calls += " UNION ";
-    calls += "SELECT DISTINCT " + PidExpr("globalTid") + " FROM " + t.name() +
-             " WHERE globalTid IS NOT NULL";
+    if (TableShape(ctx.db, std::string(name)).Has("globalTid")) tables.emplace_back(name);
   }
-  if (calls.empty()) return base::OkStatus();
-  SqliteQuery q(ctx.db, "SELECT count(*) FROM (" + calls + ")");
-  if (!q.prepared() || q.Step() != SQLITE_ROW) return ctx.SqlError(q, kRuntimeTable);
-  if (q.Int(0) < 2) return base::OkStatus();
+  // Two processes or more: the first call's process, then any call of another one (two
+  // scans that stop at the first row found, not a DISTINCT of every call).
+  const std::string pid = PidExpr("globalTid");
+  sqlite3_value* first = nullptr;
+  for (const std::string& table : tables) {
+    SqliteQuery q(ctx.db,
+                  "SELECT " + pid + " FROM " + table + " WHERE globalTid IS NOT NULL LIMIT 1");
+    if (!q.prepared()) return ctx.SqlError(q, kRuntimeTable);
+    if (q.Step() == SQLITE_ROW) {
+      first = sqlite3_value_dup(sqlite3_column_value(q.stmt(), 0));
+      break;
+    }
+    if (q.rc() != SQLITE_DONE) return ctx.SqlError(q, kRuntimeTable);
+  }
+  if (first == nullptr) return base::OkStatus();
+  bool several = false;
+  base::Status status = base::OkStatus();
+  for (const std::string& table : tables) {
+    SqliteQuery q(ctx.db, "SELECT 1 FROM " + table + " WHERE globalTid IS NOT NULL AND " + pid +
+                              " != ?1 LIMIT 1");
+    if (!q.prepared() || sqlite3_bind_value(q.stmt(), 1, first) != SQLITE_OK) {
+      status = ctx.SqlError(q, kRuntimeTable);
+      break;
+    }
+    if (q.Step() == SQLITE_ROW) {
+      several = true;
+      break;
+    }
+    if (q.rc() != SQLITE_DONE) {
+      status = ctx.SqlError(q, kRuntimeTable);
+      break;
+    }
+  }
+  sqlite3_value_free(first);
+  if (!status.ok() || !several) return status;
   for (std::string_view name : {kKernelTable, kGraphTraceTable, kMemcpyTable, kMemsetTable}) {
     const TableShape t(ctx.db, std::string(name));
     if (t.present() && !t.Has("globalPid")) {

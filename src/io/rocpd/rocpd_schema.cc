@@ -395,12 +395,45 @@ base::Status ResolveSchema(Context& ctx) {
 }
 
 base::Status DetectProcesses(Context& ctx) {
-  std::string sql = "SELECT guid, pid FROM " + ctx.From(kRegion) + " UNION SELECT guid, pid FROM " +
-                    ctx.From(kDispatch);
-  if (ctx.Has(kCopy)) sql += " UNION SELECT guid, pid FROM " + ctx.From(kCopy);
-  SqliteQuery count(ctx.db, "SELECT count(*) FROM (" + sql + ")");
-  if (!count.prepared() || count.Step() != SQLITE_ROW) return ctx.SqlError(count, kRegion);
-  if (count.Int(0) < 2) return base::OkStatus();
+  std::vector<std::string> relations = {ctx.From(kRegion), ctx.From(kDispatch)};
+  if (ctx.Has(kCopy)) relations.push_back(ctx.From(kCopy));
+  std::string sql;
+  for (const std::string& r : relations) {
+    sql += (sql.empty() ? "SELECT guid, pid FROM " : " UNION SELECT guid, pid FROM ") + r;
+  }
+  // Two (guid, pid) or more: the first row's, then any row of another (scans that stop at the
+  // first row found, not a UNION of every row).
+  sqlite3_value* first[2] = {nullptr, nullptr};
+  for (const std::string& r : relations) {
+    SqliteQuery q(ctx.db, "SELECT guid, pid FROM " + r + " LIMIT 1");
+    if (!q.prepared()) return ctx.SqlError(q, kRegion);
+    if (q.Step() == SQLITE_ROW) {
+      for (int c = 0; c < 2; ++c) first[c] = sqlite3_value_dup(sqlite3_column_value(q.stmt(), c));
+      break;
+    }
+    if (q.rc() != SQLITE_DONE) return ctx.SqlError(q, kRegion);
+  }
+  if (first[0] == nullptr) return base::OkStatus();
+  bool several = false;
+  base::Status status = base::OkStatus();
+  for (const std::string& r : relations) {
+    SqliteQuery q(ctx.db, "SELECT 1 FROM " + r + " WHERE guid IS NOT ?1 OR pid IS NOT ?2 LIMIT 1");
+    if (!q.prepared() || sqlite3_bind_value(q.stmt(), 1, first[0]) != SQLITE_OK ||
+        sqlite3_bind_value(q.stmt(), 2, first[1]) != SQLITE_OK) {
+      status = ctx.SqlError(q, kRegion);
+      break;
+    }
+    if (q.Step() == SQLITE_ROW) {
+      several = true;
+      break;
+    }
+    if (q.rc() != SQLITE_DONE) {
+      status = ctx.SqlError(q, kRegion);
+      break;
+    }
+  }
+  for (sqlite3_value* v : first) sqlite3_value_free(v);
+  if (!status.ok() || !several) return status;
   SqliteQuery q(ctx.db, sql + " ORDER BY 1, 2");
   if (!q.prepared()) return ctx.SqlError(q, kRegion);
   while (q.Step() == SQLITE_ROW) {
