@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <filesystem>
 #include <limits>
 #include <mutex>
 #include <string>
@@ -129,7 +130,7 @@ class NativeReader {
     DP_RETURN_IF_ERROR(Count("memory_ops", &result_.memory_ops));
     DP_RETURN_IF_ERROR(ReadDevices());
     int64_t kernels = 0;
-    DP_RETURN_IF_ERROR(Count("kernels", &kernels));
+    DP_RETURN_IF_ERROR(KernelRowsAtMost(&kernels));
     kernel_rows_ = kernels;
     builder_.Expect(
         static_cast<size_t>(kernels + (options_.memory_ops_as_dispatches ? result_.memory_ops : 0)),
@@ -342,6 +343,18 @@ class NativeReader {
       }
     }
     if (rc != SQLITE_DONE) return SqlError(q, "cannot read table counters");
+    return base::OkStatus();
+  }
+
+  // An upper bound on the kernel rows without reading them all (count(*) walks the table):
+  // the largest id (ids are positive row ids), but no more rows than fit in the file.
+  base::Status KernelRowsAtMost(int64_t* out) {
+    SqliteQuery q(*db_, "SELECT max(id) FROM kernels");
+    if (!q.prepared() || q.Step() != SQLITE_ROW) return SqlError(q, "cannot read table kernels");
+    std::error_code ec;
+    const auto bytes = std::filesystem::file_size(path_, ec);
+    const int64_t fit = ec ? INT64_MAX : static_cast<int64_t>(bytes / 16);
+    *out = q.Type(0) == SQLITE_INTEGER ? std::clamp<int64_t>(q.Int(0), 0, fit) : 0;
     return base::OkStatus();
   }
 
@@ -766,7 +779,7 @@ class NativeReader {
   const NativeImportOptions& options_;
   std::optional<SqliteDb> db_;
   std::optional<Strings> strings_;
-  int64_t kernel_rows_ = 0;  // count(*) of kernels, when Run() took it
+  int64_t kernel_rows_ = 0;  // at most this many kernel rows (KernelRowsAtMost), from Run()
   NativeImport result_;
 };
 
