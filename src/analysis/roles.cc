@@ -28,6 +28,7 @@ ConditionEval::ConditionEval(const Condition& condition, const SequenceView& seq
     : condition_(condition), seq_(seq), name_cache_(condition.any.size()) {
   const size_t names = seq.names == nullptr ? 0 : seq.names->size();
   for (auto& cache : name_cache_) cache.assign(names, 0);
+  answers_.assign(names, Answer{});
 }
 
 bool ConditionEval::NamePartMatches(size_t matcher, trace::StringId name_id) {
@@ -50,11 +51,21 @@ bool ConditionEval::NamePartMatches(size_t matcher, trace::StringId name_id) {
 
 bool ConditionEval::Matches(size_t index) {
   const trace::StringId name_id = seq_.dispatches[index].name;
+  const ClassId class_id = seq_.classes[index];
+  if (name_id >= answers_.size()) return Evaluate(name_id, class_id);
+  Answer& answer = answers_[name_id];
+  if (answer.state == 0 || answer.class_id != class_id) {
+    answer = Answer{class_id, static_cast<uint8_t>(Evaluate(name_id, class_id) ? 2 : 1)};
+  }
+  return answer.state == 2;
+}
+
+bool ConditionEval::Evaluate(trace::StringId name_id, ClassId class_id) {
   for (size_t i = 0; i < condition_.any.size(); ++i) {
     const Matcher& m = condition_.any[i];
     if (!m.classes.empty()) {
       bool in = false;
-      for (ClassId c : m.classes) in = in || c == seq_.classes[index];
+      for (ClassId c : m.classes) in = in || c == class_id;
       if (!in) continue;
     }
     if (NamePartMatches(i, name_id)) return true;

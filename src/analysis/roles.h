@@ -48,10 +48,19 @@ class ConditionEval {
 
  private:
   bool NamePartMatches(size_t matcher, trace::StringId name);
+  bool Evaluate(trace::StringId name, ClassId class_id);
+
+  // The last answer per name id, with the class it was for (a name's dispatches almost always
+  // have one class): one lookup per dispatch.
+  struct Answer {
+    ClassId class_id = 0;
+    uint8_t state = 0;  // 0 unknown, 1 no, 2 yes
+  };
 
   const Condition& condition_;
   const SequenceView& seq_;
   std::vector<std::vector<uint8_t>> name_cache_;  // [matcher][name id]: 0 unknown, 1 no, 2 yes
+  std::vector<Answer> answers_;                   // [name id]
 };
 
 // Reads and writes the role vector under a rule's overwrite setting.

@@ -1,11 +1,10 @@
 #include "src/analysis/window.h"
 
-#include <sys/mman.h>
-
 #include <algorithm>
-#include <new>
 #include <string>
 #include <utility>
+
+#include "src/base/large_pages.h"
 
 namespace decodeprof::analysis {
 
@@ -18,18 +17,6 @@ std::optional<trace::TimestampNs> MarkOn(const trace::PhaseMarks& marks, const c
   const auto it = marks.find(label);
   if (it == marks.end()) return std::nullopt;
   return it->second.On(clock);
-}
-
-// Asks for large pages for [data, data + bytes): a trace's window holds millions of
-// dispatches, and faulting them in 4 KiB at a time cost more than parsing them.
-void AdviseLargePages([[maybe_unused]] const void* data, [[maybe_unused]] size_t bytes) {
-#if defined(MADV_HUGEPAGE)
-  constexpr uintptr_t kHuge = uintptr_t{2} << 20;
-  const auto begin = (reinterpret_cast<uintptr_t>(data) + kHuge - 1) & ~(kHuge - 1);
-  const auto end = (reinterpret_cast<uintptr_t>(data) + bytes) & ~(kHuge - 1);
-  // NOLINTNEXTLINE(performance-no-int-to-ptr): madvise takes the aligned address back
-  if (begin < end) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
-#endif
 }
 
 }  // namespace
@@ -45,17 +32,39 @@ WindowCollector::WindowCollector(const trace::PhaseMarks& marks) {
 }
 
 void WindowCollector::Reserve(size_t dispatches) {
-  if (dispatches <= candidates_.capacity()) return;
-  try {
-    candidates_.reserve(dispatches);
-    membership_.reserve(dispatches);
-  } catch (const std::bad_alloc&) {
-    return;
-  }
-  AdviseLargePages(candidates_.data(), candidates_.capacity() * sizeof(trace::Dispatch));
+  base::ReserveLarge(candidates_, dispatches);
+  base::ReserveLarge(membership_, dispatches);
 }
 
 void WindowCollector::Add(const trace::Dispatch& d, bool keep) {
+  const uint8_t member = Count(d);
+  if (member != 0 && keep) {
+    candidates_.push_back(d);
+    membership_.push_back(member);
+  }
+}
+
+void WindowCollector::AddAll(std::vector<trace::Dispatch>&& in_order) {
+  std::vector<uint8_t> members(in_order.size());
+  bool every = true;
+  for (size_t i = 0; i < in_order.size(); ++i) {
+    members[i] = Count(in_order[i]);
+    every = every && members[i] != 0;
+  }
+  if (every && candidates_.empty()) {
+    candidates_ = std::move(in_order);
+    membership_ = std::move(members);
+    return;
+  }
+  for (size_t i = 0; i < in_order.size(); ++i) {
+    if (members[i] == 0) continue;
+    candidates_.push_back(in_order[i]);
+    membership_.push_back(members[i]);
+  }
+  in_order = {};
+}
+
+uint8_t WindowCollector::Count(const trace::Dispatch& d) {
   uint8_t member = 0;
   for (size_t i = 0; i < clocks_.size(); ++i) {
     PerClock& pc = clocks_[i];
@@ -74,10 +83,7 @@ void WindowCollector::Add(const trace::Dispatch& d, bool keep) {
       member |= static_cast<uint8_t>(1u << i);
     }
   }
-  if (member != 0 && keep) {
-    candidates_.push_back(d);
-    membership_.push_back(member);
-  }
+  return member;
 }
 
 void WindowCollector::MergeRebased(WindowCollector&& later) {

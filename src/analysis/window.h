@@ -40,6 +40,10 @@ class WindowCollector : public trace::DispatchSink {
   // but was launched outside its ranges (pipeline/window_stage.h, the ranges' projection).
   void Add(const trace::Dispatch& d, bool keep);
 
+  // Add() of every dispatch of `in_order` (in file order), taking over its store when every
+  // one of them is kept (a window that holds the whole trace: no copy of millions).
+  void AddAll(std::vector<trace::Dispatch>&& in_order);
+
   // Makes room for `dispatches` kept dispatches at once: a hint from a caller that can bound
   // them (e.g. by the size of the file), so that the store is not copied as it grows. Only
   // address space is taken; memory is used as dispatches arrive. A failed reservation is
@@ -93,6 +97,8 @@ class WindowCollector : public trace::DispatchSink {
     std::optional<trace::Dispatch> last_before;
   };
   static constexpr size_t Index(trace::ClockDomain c) { return static_cast<size_t>(c); }
+  // Counts `d` on every clock; the bits of the clocks whose window holds it.
+  uint8_t Count(const trace::Dispatch& d);
   void MergeRebased(WindowCollector&& later);
 
   std::array<PerClock, std::size(trace::kAllClocks)> clocks_;

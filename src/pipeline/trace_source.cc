@@ -13,6 +13,7 @@
 
 #include "src/analysis/intervals.h"
 #include "src/analysis/pack.h"
+#include "src/base/large_pages.h"
 #include "src/base/parse.h"
 #include "src/base/py_format.h"
 #include "src/trace/spool.h"
@@ -176,6 +177,7 @@ class SpanSink final : public trace::DispatchSink {
     span_.second = std::max(span_.second, d.end);
     next_.Add(d);
   }
+  void Expect(size_t dispatches) override { next_.Expect(dispatches); }
 
  private:
   trace::DispatchSink& next_;
@@ -205,6 +207,52 @@ base::StatusOr<SpooledTrace> ImportSpooled(const TraceRequest& request,
   return out;
 }
 
+// The trace read straight into memory: what --window all keeps anyway (every dispatch is in
+// the window, and the launch calls of all of them), without a spool to write and read back.
+class DispatchVector final : public trace::DispatchSink {
+ public:
+  void Add(const trace::Dispatch& d) override { records.push_back(d); }
+  void Expect(size_t n) override { base::ReserveLarge(records, n); }
+  std::vector<trace::Dispatch> records;
+};
+class LaunchVector final : public trace::LaunchSink {
+ public:
+  void Add(const trace::ApiCall& call) override { records.push_back(call); }
+  void Expect(size_t n) override { base::ReserveLarge(records, n); }
+  std::vector<trace::ApiCall> records;
+};
+
+base::StatusOr<TraceForWindow> ImportInMemory(const TraceRequest& request,
+                                              const io::Importer& importer,
+                                              trace::StringPool& names) {
+  DispatchVector dispatches;
+  LaunchVector launches;
+  std::pair<trace::TimestampNs, trace::TimestampNs> span{INT64_MAX, INT64_MIN};
+  SpanSink spanned(dispatches, span);
+  trace::TraceBuilder builder(names, spanned);
+  builder.set_launch_sink(&launches);
+  ConfigureBuilder(builder, request, importer);
+  DP_RETURN_IF_ERROR(importer.Import(request.path, builder));
+  TraceForWindow t;
+  t.info = std::move(builder).Finish();
+  DP_RETURN_IF_ERROR(CheckImported(request, importer, t.info));
+  t.dispatch_count = static_cast<int64_t>(dispatches.records.size());
+  t.span = span;
+  auto memory = std::make_shared<TraceForWindow::InMemory>();
+  memory->dispatches = std::move(dispatches.records);
+  memory->launches = std::move(launches.records);
+  t.dispatches = [memory](const DispatchFn& fn) {
+    for (const trace::Dispatch& d : memory->dispatches) fn(d);
+    return base::OkStatus();
+  };
+  t.launches = [memory](const LaunchFn& fn) {
+    for (const trace::ApiCall& call : memory->launches) fn(call);
+    return base::OkStatus();
+  };
+  t.in_memory = std::move(memory);
+  return t;
+}
+
 }  // namespace
 
 base::StatusOr<WindowedTrace> ImportWindow(const TraceRequest& request,
@@ -216,6 +264,10 @@ base::StatusOr<WindowedTrace> ImportWindow(const TraceRequest& request,
   if (parts != nullptr && !importer.carries_ranges() && !log_path.empty() &&
       request.window.kind == WindowSpec::Kind::kDecode) {
     return ImportWindowInParts(request, importer, *parts, log_marks, log_path, names);
+  }
+  if (request.window.kind == WindowSpec::Kind::kAll) {
+    DP_ASSIGN_OR_RETURN(TraceForWindow t, ImportInMemory(request, importer, names));
+    return CutWindow(request, importer, log_marks, log_path, std::move(t), names);
   }
   // Otherwise one pass into spools, then the window stage over them.
   DP_ASSIGN_OR_RETURN(SpooledTrace spooled, ImportSpooled(request, importer, names));

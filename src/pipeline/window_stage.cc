@@ -632,13 +632,17 @@ base::StatusOr<WindowedTrace> CutWindow(const TraceRequest& request, const io::I
   DP_ASSIGN_OR_RETURN(Choice chosen, Choose(request, log_marks, log_path, t, names));
   analysis::WindowCollector collector(chosen.marks);
   // The whole trace is the window: room for every dispatch at once, not grown by copies.
-  if (request.window.kind == WindowSpec::Kind::kAll && t.dispatch_count > 0) {
+  if (request.window.kind == WindowSpec::Kind::kAll && t.dispatch_count > 0 &&
+      t.in_memory == nullptr) {
     collector.Reserve(static_cast<size_t>(t.dispatch_count));
   }
   int64_t foreign = 0;  // dispatches inside the window launched outside the ranges
   if (!chosen.in_order.empty()) {
-    for (const trace::Dispatch& d : chosen.in_order) collector.Add(d);
+    collector.AddAll(std::move(chosen.in_order));
     chosen.in_order = {};
+  } else if (t.in_memory != nullptr && !chosen.projection) {
+    collector.AddAll(std::move(t.in_memory->dispatches));
+    t.in_memory->dispatches = {};
   } else if (chosen.projection) {
     const Projection& p = *chosen.projection;
     DP_RETURN_IF_ERROR(t.dispatches([&](const trace::Dispatch& d) {
@@ -699,6 +703,9 @@ base::StatusOr<WindowedTrace> CutWindow(const TraceRequest& request, const io::I
   };
   if (!chosen.launches.empty()) {
     for (const trace::ApiCall& call : chosen.launches) keep(call);
+  } else if (t.in_memory != nullptr) {
+    for (const trace::ApiCall& call : t.in_memory->launches) keep(call);
+    t.in_memory->launches = {};
   } else {
     DP_RETURN_IF_ERROR(t.launches(keep));
   }

@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -63,6 +64,14 @@ struct TraceForWindow {
   // The earliest start and the latest end of `dispatches`, when the reader saw them go by:
   // --window all then needs no pass of its own over them.
   std::optional<std::pair<trace::TimestampNs, trace::TimestampNs>> span;
+  // Set when the trace was read straight into memory (--window all: every dispatch is in the
+  // window): `dispatches` and `launches` replay these, and the window takes them over instead
+  // of copying them (after which they are empty).
+  struct InMemory {
+    std::vector<trace::Dispatch> dispatches;
+    std::vector<trace::ApiCall> launches;
+  };
+  std::shared_ptr<InMemory> in_memory;
 };
 
 // A trace cut to its window.

@@ -2,6 +2,7 @@
 // cudaMemcpyAsync, hipLaunchKernel, ...): the other side of the kernel → launch join.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
@@ -36,6 +37,8 @@ class LaunchSink {
  public:
   virtual ~LaunchSink() = default;
   virtual void Add(const ApiCall& call) = 0;
+  // As DispatchSink::Expect: an upper bound on the launch calls coming; a hint only.
+  virtual void Expect(size_t /*calls*/) {}
 };
 
 }  // namespace decodeprof::trace

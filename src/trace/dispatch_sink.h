@@ -1,6 +1,7 @@
 // Importers stream dispatches into a sink, in file order, so that a consumer can keep only
 // what it needs (the decode window) and memory stays bounded by that, not by the file.
 #pragma once
+#include <cstddef>
 
 #include "src/trace/dispatch.h"
 
@@ -11,6 +12,9 @@ class DispatchSink {
   virtual ~DispatchSink() = default;
   // Called once per dispatch row, in file order. `d.name` is already interned.
   virtual void Add(const Dispatch& d) = 0;
+  // A hint from an importer that knows how many dispatches are coming (an upper bound): a
+  // sink that keeps them all can make room at once. Ignoring it is always correct.
+  virtual void Expect(size_t /*dispatches*/) {}
 };
 
 // Drops every dispatch (an import that wants everything but them).

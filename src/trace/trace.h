@@ -121,6 +121,7 @@ class CountingSink final : public DispatchSink {
     }
     if (!device_filter_ || *device_filter_ == d.device) next_.Add(d);
   }
+  void Expect(size_t dispatches) override { next_.Expect(dispatches); }
   // Adds the counts, the diagnostics and the first bad dispatch into `t`.
   void AddCountsTo(ImportedTrace& t) const;
   const std::optional<BadDispatch>& bad() const { return bad_; }
@@ -172,6 +173,12 @@ class TraceBuilder {
   }
   // Sends launch calls to `sink` instead of the model's `launches`.
   void set_launch_sink(LaunchSink* sink) { launch_sink_ = sink; }
+  // How many dispatches and launch calls the importer knows to be coming (upper bounds; a
+  // hint to the sinks, DispatchSink::Expect).
+  void Expect(size_t dispatches, size_t launches) {
+    counter_.Expect(dispatches);
+    if (launch_sink_ != nullptr) launch_sink_->Expect(launches);
+  }
   void AddRange(const Range& r) {
     if (!trace_.bad_record && BadTimes(r.start, r.end)) {
       NoteBadTimes("annotation range " + std::to_string(trace_.ranges.size() + 1) + " ('" +

@@ -315,10 +315,12 @@ int SqliteQuery::Step() {
   for (size_t c = 0; c < kinds_.size(); ++c) {
     if (kinds_[c] == 0) continue;
     const int col = static_cast<int>(c);
-    const int type = sqlite3_column_type(stmt_, col);
+    // One API call per checked column (the value's type and integer are plain reads of it):
+    // the row's later Int(c) calls cost no SQLite call.
+    sqlite3_value* value = sqlite3_column_value(stmt_, col);
+    const int type = sqlite3_value_type(value);
     if (type == SQLITE_INTEGER || type == SQLITE_NULL) {
-      // One read of each checked integer: the row's later Int(c) calls cost no SQLite call.
-      ints_[c] = type == SQLITE_INTEGER ? sqlite3_column_int64(stmt_, col) : 0;
+      ints_[c] = type == SQLITE_INTEGER ? sqlite3_value_int64(value) : 0;
       types_[c] = static_cast<uint8_t>(type);
       continue;
     }

@@ -2,13 +2,18 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <limits>
+#include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <utility>
+#include <vector>
 
 #include "src/base/demangle.h"
 #include "src/base/parse.h"
@@ -27,6 +32,11 @@ class Strings {
  public:
   Strings(std::vector<std::string> texts, trace::StringPool& pool)
       : texts_(std::move(texts)), ids_(texts_.size(), kUnset), pool_(pool) {}
+  // True when `file_id` names a string of the file (a read of the table's size only: safe
+  // from another thread while this one interns).
+  bool Has(int64_t file_id) const {
+    return file_id >= 1 && static_cast<size_t>(file_id) <= texts_.size();
+  }
   std::optional<trace::StringId> Get(int64_t file_id) {
     if (file_id < 1 || static_cast<size_t>(file_id) > texts_.size()) return std::nullopt;
     int64_t& slot = ids_[static_cast<size_t>(file_id - 1)];
@@ -56,6 +66,31 @@ class Strings {
 };
 
 class NativeReader {
+  // The launch calls read on another thread (Run), a chunk of rows at a time (at most two chunks
+  // ahead of the caller, so memory stays bounded); the rows are checked there as ReadLaunches
+  // checks them, in the same order, and the first failure ends the reading.
+  struct LaunchRow {
+    int64_t name_id = 0;
+    int64_t start = 0;
+    int64_t end = 0;
+    uint64_t thread = 0;
+    uint64_t correlation = 0;
+  };
+  static constexpr uint32_t kLaunchChunk = 32768;
+  struct LaunchPipe {
+    std::mutex mu;
+    std::condition_variable cv;
+    std::deque<std::vector<LaunchRow>> ready;
+    bool done = false;     // the reader has finished (status says how)
+    bool stopped = false;  // the caller wants no more
+    base::Status status;
+    void Stop() {
+      const std::lock_guard<std::mutex> lock(mu);
+      stopped = true;
+      cv.notify_all();
+    }
+  };
+
  public:
   NativeReader(const std::string& path, trace::TraceBuilder& builder,
                const NativeImportOptions& options)
@@ -91,8 +126,26 @@ class NativeReader {
     DP_RETURN_IF_ERROR(Count("api_calls", &result_.api_calls));
     DP_RETURN_IF_ERROR(Count("memory_ops", &result_.memory_ops));
     DP_RETURN_IF_ERROR(ReadDevices());
-    DP_RETURN_IF_ERROR(ReadDispatches());
-    DP_RETURN_IF_ERROR(ReadLaunches());
+    int64_t kernels = 0;
+    DP_RETURN_IF_ERROR(Count("kernels", &kernels));
+    builder_.Expect(
+        static_cast<size_t>(kernels + (options_.memory_ops_as_dispatches ? result_.memory_ops : 0)),
+        static_cast<size_t>(result_.api_calls));
+    {
+      // The launch calls are read on a second thread, over a connection of its own, while
+      // this one reads the dispatches.
+      LaunchPipe pipe;
+      std::thread reader([this, &pipe] { ReadLaunchRows(pipe); });
+      const base::Status read = [&]() -> base::Status {
+        DP_RETURN_IF_ERROR(ReadDispatches(&pipe));
+        while (TakeLaunchChunk(pipe)) {
+        }
+        return pipe.status;
+      }();
+      pipe.Stop();
+      reader.join();
+      DP_RETURN_IF_ERROR(read);
+    }
     DP_RETURN_IF_ERROR(ReadRanges());
     DP_RETURN_IF_ERROR(ReadMarks());
     Describe();
@@ -112,19 +165,24 @@ class NativeReader {
   // numbers").
   base::Status Ranged(const SqliteQuery& q, int col, std::string_view table,
                       std::string_view column, int64_t min, int64_t max, int64_t* out) const {
+    const int64_t v = q.Int(col);
+    if (q.Type(col) == SQLITE_INTEGER && v >= min && v <= max) [[likely]] {
+      *out = v;
+      return base::OkStatus();
+    }
+    return RangeError(q, col, table, column, min, max);
+  }
+  [[gnu::noinline]] base::Status RangeError(const SqliteQuery& q, int col, std::string_view table,
+                                            std::string_view column, int64_t min,
+                                            int64_t max) const {
     if (q.Type(col) != SQLITE_INTEGER) {
       return RowError(
           table, q.Int(0),
           std::string(column) + " '" + base::Excerpt(q.Text(col)) + "' is not an integer");
     }
-    const int64_t v = q.Int(col);
-    if (v < min || v > max) {
-      return RowError(table, q.Int(0),
-                      std::string(column) + " " + std::to_string(v) + " is not from " +
-                          std::to_string(min) + " to " + std::to_string(max));
-    }
-    *out = v;
-    return base::OkStatus();
+    return RowError(table, q.Int(0),
+                    std::string(column) + " " + std::to_string(q.Int(col)) + " is not from " +
+                        std::to_string(min) + " to " + std::to_string(max));
   }
   // A time column: nanoseconds from 0 to kMaxTimestampNs.
   base::Status Time(const SqliteQuery& q, int col, std::string_view table, std::string_view column,
@@ -294,7 +352,7 @@ class NativeReader {
   // Kernels and memory operations, each read in start order (the writer's start-time index
   // walks them without a sort; an older file without it is sorted by SQLite, in bounded
   // memory), merged here: start, then kernels before memory operations, then id.
-  base::Status ReadDispatches() {
+  base::Status ReadDispatches(LaunchPipe* launches = nullptr) {
     SqliteQuery kernels(*db_,
                         "SELECT id, start_ns, end_ns, name_id, grid_x, grid_y, grid_z, device, "
                         "stream, correlation FROM kernels ORDER BY start_ns, id");
@@ -324,6 +382,9 @@ class NativeReader {
       }
       d.line = line < UINT32_MAX ? ++line : line;
       builder_.AddDispatch(d);
+      // In step with the launch reader: its k-th chunk is taken after the k-th chunk of
+      // dispatches, so that the names are interned in one order whatever the threads' speeds.
+      if (launches != nullptr && line % kLaunchChunk == 0) TakeLaunchChunk(*launches);
     }
     if (krc != SQLITE_DONE) return SqlError(kernels, "cannot read table kernels");
     if (memory && mrc != SQLITE_DONE) return SqlError(*memory, "cannot read table memory_ops");
@@ -385,6 +446,73 @@ class NativeReader {
     DP_RETURN_IF_ERROR(Stream(q, 6, "memory_ops", &d.stream));
     d.correlation = static_cast<uint64_t>(q.Int(7));
     return base::OkStatus();
+  }
+
+  // On the reader thread. Only const members are used (the file's path; the strings table,
+  // by its size only); the rows go to the caller through `pipe`.
+  void ReadLaunchRows(LaunchPipe& pipe) const {
+    const auto push = [&pipe](std::vector<LaunchRow>&& rows) {
+      std::unique_lock<std::mutex> lock(pipe.mu);
+      pipe.cv.wait(lock, [&] { return pipe.stopped || pipe.ready.size() < 2; });
+      if (pipe.stopped) return false;
+      pipe.ready.push_back(std::move(rows));
+      pipe.cv.notify_all();
+      return true;
+    };
+    base::Status status = [&]() -> base::Status {
+      DP_ASSIGN_OR_RETURN(SqliteDb db, SqliteDb::Open(path_));
+      SqliteQuery q(db,
+                    "SELECT id, name_id, start_ns, end_ns, thread, correlation FROM api_calls "
+                    "WHERE correlation != 0 ORDER BY id");
+      if (!q.prepared()) return db.Error(q, "cannot read table api_calls");
+      q.Numbers();
+      std::vector<LaunchRow> rows;
+      rows.reserve(kLaunchChunk);
+      int rc;
+      while ((rc = q.Step()) == SQLITE_ROW) {
+        if (!strings_->Has(q.Int(1))) {
+          return RowError("api_calls", q.Int(0), "name_id is not in table strings");
+        }
+        LaunchRow& r = rows.emplace_back();
+        r.name_id = q.Int(1);
+        DP_RETURN_IF_ERROR(Time(q, 2, "api_calls", "start_ns", &r.start));
+        DP_RETURN_IF_ERROR(Time(q, 3, "api_calls", "end_ns", &r.end));
+        if (r.end < r.start) return RowError("api_calls", q.Int(0), "end before start");
+        r.thread = static_cast<uint64_t>(q.Int(4));
+        r.correlation = static_cast<uint64_t>(q.Int(5));
+        if (rows.size() == kLaunchChunk) {
+          if (!push(std::move(rows))) return base::OkStatus();
+          rows = {};
+          rows.reserve(kLaunchChunk);
+        }
+      }
+      if (rc != SQLITE_DONE) return db.Error(q, "cannot read table api_calls");
+      if (!rows.empty()) push(std::move(rows));
+      return base::OkStatus();
+    }();
+    const std::lock_guard<std::mutex> lock(pipe.mu);
+    pipe.status = std::move(status);
+    pipe.done = true;
+    pipe.cv.notify_all();
+  }
+
+  // On the calling thread: waits for the reader's next chunk and adds its launch calls; false
+  // when the reader has finished and handed everything over.
+  bool TakeLaunchChunk(LaunchPipe& pipe) {
+    std::vector<LaunchRow> rows;
+    {
+      std::unique_lock<std::mutex> lock(pipe.mu);
+      pipe.cv.wait(lock, [&] { return pipe.done || !pipe.ready.empty(); });
+      if (pipe.ready.empty()) return false;
+      rows = std::move(pipe.ready.front());
+      pipe.ready.pop_front();
+      pipe.cv.notify_all();
+    }
+    for (const LaunchRow& r : rows) {
+      builder_.AddLaunch(
+          trace::ApiCall{*strings_->Get(r.name_id), r.start, r.end, r.thread, r.correlation});
+    }
+    return true;
   }
 
   base::Status ReadLaunches(const StagedImporter::LaunchFilter* keep = nullptr) {

@@ -481,6 +481,94 @@ TEST(NativeImporterTest, BadRowsNameTableAndId) {
   }
 }
 
+// Launch calls are read on a second thread, in chunks, in step with the dispatches: a trace
+// of several chunks of each gives every launch call in id order with its name, and the first
+// bad row is the error whichever thread read it (dispatches first, as on one thread).
+class LaunchCollector : public trace::LaunchSink {
+ public:
+  void Add(const trace::ApiCall& call) override { calls.push_back(call); }
+  std::vector<trace::ApiCall> calls;
+};
+
+std::string WriteManyLaunches(int kernels) {
+  const std::string path = TempPath("many_launches.sqlite");
+  auto writer = nf::NativeWriter::Create(path, "monotonic", "test");
+  EXPECT_TRUE(writer.ok());
+  nf::NativeWriter& w = **writer;
+  const auto launch = *w.Intern("cudaLaunchKernel");
+  const auto graph = *w.Intern("cudaGraphLaunch");
+  for (int i = 0; i < kernels; ++i) {
+    nf::KernelRow k =
+        Kernel(w, i % 2 == 0 ? "even" : "odd", 1000 + 10 * int64_t{i}, 1005 + 10 * int64_t{i});
+    k.correlation = static_cast<uint32_t>(i + 1);
+    EXPECT_TRUE(w.AddKernel(k).ok());
+    nf::ApiCallRow a{.start_ns = 990 + 10 * int64_t{i},
+                     .end_ns = 995 + 10 * int64_t{i},
+                     .name = i % 3 == 0 ? graph : launch,
+                     .thread = static_cast<uint64_t>(i % 5),
+                     .correlation = static_cast<uint32_t>(i + 1)};
+    EXPECT_TRUE(w.AddApiCall(a).ok());
+  }
+  EXPECT_TRUE(w.Close().ok());
+  return path;
+}
+
+base::Status ImportWithLaunches(const std::string& path, trace::StringPool& names,
+                                CollectSink& sink, LaunchCollector& launches) {
+  trace::TraceBuilder builder(names, sink);
+  builder.set_launch_sink(&launches);
+  return NativeImporter().Import(path, builder);
+}
+
+TEST(NativeImporterTest, LaunchCallsReadBesideTheDispatchesComeInIdOrder) {
+  constexpr int kKernels = 70000;  // two chunks of each and a part
+  const std::string path = WriteManyLaunches(kKernels);
+  trace::StringPool names;
+  CollectSink sink;
+  LaunchCollector launches;
+  ASSERT_TRUE(ImportWithLaunches(path, names, sink, launches).ok());
+  ASSERT_EQ(sink.dispatches.size(), size_t{kKernels});
+  ASSERT_EQ(launches.calls.size(), size_t{kKernels});
+  for (int i = 0; i < kKernels; ++i) {
+    const trace::ApiCall& call = launches.calls[static_cast<size_t>(i)];
+    ASSERT_EQ(call.correlation, static_cast<uint64_t>(i + 1));
+    ASSERT_EQ(call.start, 990 + 10 * int64_t{i});
+    ASSERT_EQ(call.thread, static_cast<uint64_t>(i % 5));
+    ASSERT_EQ(names.Get(call.name), i % 3 == 0 ? "cudaGraphLaunch" : "cudaLaunchKernel");
+  }
+  // The names are interned in one order, whatever the threads' speeds.
+  for (int run = 0; run < 3; ++run) {
+    trace::StringPool again;
+    CollectSink s;
+    LaunchCollector l;
+    ASSERT_TRUE(ImportWithLaunches(path, again, s, l).ok());
+    ASSERT_EQ(again.size(), names.size());
+    for (trace::StringId id = 0; id < names.size(); ++id) EXPECT_EQ(again.Get(id), names.Get(id));
+  }
+}
+
+TEST(NativeImporterTest, ABadLaunchRowOnTheSecondThreadIsTheError) {
+  const std::string path = WriteManyLaunches(70000);
+  Exec(path, "UPDATE api_calls SET end_ns = 1 WHERE id = 60000");
+  Exec(path, "UPDATE api_calls SET name_id = 99999 WHERE id = 65000");
+  trace::StringPool names;
+  CollectSink sink;
+  LaunchCollector launches;
+  const base::Status status = ImportWithLaunches(path, names, sink, launches);
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.where(), path + ": api_calls id 60000");
+  EXPECT_EQ(status.message(), "end before start");
+  // A bad name before it is the first error.
+  Exec(path, "UPDATE api_calls SET name_id = 99999 WHERE id = 40000");
+  const base::Status name = ImportWithLaunches(path, names, sink, launches);
+  EXPECT_EQ(name.where(), path + ": api_calls id 40000");
+  EXPECT_EQ(name.message(), "name_id is not in table strings");
+  // A bad dispatch is the error before any launch call's (the dispatches are read first).
+  Exec(path, "UPDATE kernels SET end_ns = 0 WHERE id = 69000");
+  const base::Status kernel = ImportWithLaunches(path, names, sink, launches);
+  EXPECT_EQ(kernel.where(), path + ": kernels id 69000");
+}
+
 TEST(NativeImporterTest, DataLossCountersBeyondInt64Saturate) {
   // Found by tests/fuzz/native_fuzzer: the sum of the data-loss counters overflowed (UB).
   const std::string path = WriteSample();  // cupti_dropped_records 2, incomplete_kernel_records 1

@@ -1,0 +1,43 @@
+// Room for millions of records at once: a vector reserved to its final size (no copies as it
+// grows) on large pages where the kernel gives them (faulting a window of millions of
+// dispatches in 4 KiB at a time costs more than reading them).
+#pragma once
+
+#include <sys/mman.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <new>
+#include <stdexcept>
+#include <vector>
+
+namespace decodeprof::base {
+
+// Asks for large pages for [data, data + bytes) (madvise MADV_HUGEPAGE on the 2 MiB-aligned
+// part): a hint; nothing changes where the kernel has none.
+inline void AdviseLargePages([[maybe_unused]] const void* data, [[maybe_unused]] size_t bytes) {
+#if defined(MADV_HUGEPAGE)
+  constexpr uintptr_t kHuge = uintptr_t{2} << 20;
+  const auto begin = (reinterpret_cast<uintptr_t>(data) + kHuge - 1) & ~(kHuge - 1);
+  const auto end = (reinterpret_cast<uintptr_t>(data) + bytes) & ~(kHuge - 1);
+  // NOLINTNEXTLINE(performance-no-int-to-ptr): madvise takes the aligned address back
+  if (begin < end) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#endif
+}
+
+// Reserves room for `n` elements of `v` (only address space: memory is used as they come) on
+// large pages. A reservation that fails is ignored: the vector then grows as it goes.
+template <typename T>
+void ReserveLarge(std::vector<T>& v, size_t n) {
+  if (n <= v.capacity()) return;
+  try {
+    v.reserve(n);
+  } catch (const std::bad_alloc&) {
+    return;
+  } catch (const std::length_error&) {
+    return;
+  }
+  AdviseLargePages(v.data(), v.capacity() * sizeof(T));
+}
+
+}  // namespace decodeprof::base
