@@ -27,7 +27,8 @@
 #   kineto-json          a plain simdjson On-Demand pass (decodeprof_kineto_bench ondemand)
 #   rocprofv3-csv        cat FILE > /dev/null
 # One row per format, size and window: the trace's kernels, the window's dispatches (what
-# summarize printed), seconds, M kernels/s (of the trace), the peak RSS (GNU time's %M when
+# summarize printed), seconds, CPU seconds (user + system: what a loaded machine changes
+# least), M kernels/s (of the trace, by the wall clock), the peak RSS (GNU time's %M when
 # /usr/bin/time exists, else the child's ru_maxrss, which also counts this script's Python),
 # the baseline's seconds, the ratio (baseline seconds / summarize seconds: summarize's speed as
 # a multiple of the baseline's) and PASS or FAIL against issue 29's bars:
@@ -42,7 +43,7 @@
 # (default: 35000 70000 140000), CSV_MB (default: 100 200 400; the generator's smallest trace
 # is about 66 MB), RUNS, TMPDIR, KEEP_TMP=1.
 set -euo pipefail
-case "${1:-}" in -h | --help) sed -n '3,44p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;; esac
+case "${1:-}" in -h | --help) sed -n '3,45p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;; esac
 [[ $# -le 1 ]] || { echo "usage: bench/throughput_all.sh [BUILD_DIR]" >&2; exit 2; }
 build=${1:-build/release}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -91,9 +92,9 @@ except ValueError as e:
     sys.exit(f"sizes must be numbers: {e}")
 
 def run(argv):
-    """Runs argv once: (seconds, peak RSS in KiB, stdout text)."""
+    """Runs argv once: (seconds, peak RSS in KiB, CPU seconds, stdout text)."""
     rss_file, out_file, err_file = f"{work}/rss", f"{work}/stdout", f"{work}/stderr"
-    cmd = [gnu_time, "-f", "%M", "-o", rss_file] + argv if gnu_time else argv
+    cmd = [gnu_time, "-f", "%M %U %S", "-o", rss_file] + argv if gnu_time else argv
     with open(out_file, "wb") as out, open(err_file, "wb") as err:
         t = time.perf_counter()
         p = subprocess.Popen(cmd, stdout=out, stderr=err)
@@ -106,16 +107,18 @@ def run(argv):
             sys.exit(f"failed: {' '.join(argv)}\n{f.read()[-2000:]}")
     if gnu_time:
         with open(rss_file) as f:
-            rss = int(f.read().split()[-1])
+            rss, user, system = f.read().split()[-3:]
+        rss, cpu = int(rss), float(user) + float(system)
     else:
-        rss = use.ru_maxrss
-    return dt, rss, stdout
+        rss, cpu = use.ru_maxrss, use.ru_utime + use.ru_stime
+    return dt, rss, cpu, stdout
 
 def best(argv):
-    """Best of `runs`: (seconds, the largest peak RSS in KiB, stdout of the best run)."""
+    """Best of `runs`: (seconds, the largest peak RSS in KiB, the best run's CPU seconds and
+    stdout)."""
     got = [run(argv) for _ in range(runs)]
     fastest = min(got, key=lambda g: g[0])
-    return fastest[0], max(g[1] for g in got), fastest[2]
+    return fastest[0], max(g[1] for g in got), fastest[2], fastest[3]
 
 def warm(path):
     with open(path, "rb") as f:
@@ -171,7 +174,7 @@ def generate(fmt, size):
 
 rows, ok = [], True
 header = (f"{'format':<14} {'size':>8} {'window':<6} {'kernels':>9} {'in window':>9} {'MB':>6} "
-          f"{'seconds':>8} {'M k/s':>6} {'RSS MiB':>8} {'baseline':<9} {'base s':>7} {'ratio':>6}  verdict")
+          f"{'seconds':>8} {'cpu s':>6} {'M k/s':>6} {'RSS MiB':>8} {'baseline':<9} {'base s':>7} {'ratio':>6}  verdict")
 print(f"runs: best of {runs}; peak RSS: {'GNU time %M' if gnu_time else 'ru_maxrss'}; "
       f"SQLite baseline: {'sqlite3 shell' if sqlite_shell else 'python sqlite3'}; {os.cpu_count()} CPUs")
 print(header)
@@ -194,7 +197,7 @@ for fmt in formats:
                 args += ["--window", "all"]
             elif isinstance(extra, dict):
                 args += extra["small"]
-            s, rss, stdout = best(args)
+            s, rss, cpu, stdout = best(args)
             found = re.search(r"(\d+) decode dispatches", stdout)
             in_window = found.group(1) if found else "?"
             rate = kernels / s / 1e6
@@ -215,7 +218,7 @@ for fmt in formats:
             ok &= passed
             label = f"{size:g} MB" if fmt == "rocprofv3-csv" else f"{size}"
             print(f"{fmt:<14} {label:>8} {window:<6} {kernels:>9} {in_window:>9} {mb:>6.0f} "
-                  f"{s:>8.3f} {rate:>6.2f} {rss_mib:>8.1f} {base_name:<9} {base_s:>7.3f} {ratio:>6.2f}  "
+                  f"{s:>8.3f} {cpu:>6.2f} {rate:>6.2f} {rss_mib:>8.1f} {base_name:<9} {base_s:>7.3f} {ratio:>6.2f}  "
                   f"{'PASS' if passed else 'FAIL'} ({bar})")
         os.remove(path)
 print(f"load at the end: {os.getloadavg()[0]:.2f} (1-minute average)")

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "src/trace/trace.h"
 #include "tests/support/temp_dir.h"
 
 namespace decodeprof::io {
@@ -292,6 +293,27 @@ TEST(Rocprofv3CsvImporterTest, ManyNamesKeepTheirIds) {
   for (size_t i = 0; i < 6000; ++i) {
     ASSERT_EQ(got.Name(i), "kernel_" + std::to_string(i % 3000));
   }
+}
+
+TEST(Rocprofv3CsvImporterTest, ImportTellsTheSinkHowManyRowsAtMost) {
+  // The plug-in's Import hints the file's bytes / 64 to a sink that keeps every dispatch.
+  struct ExpectingSink : trace::DispatchSink {
+    void Add(const trace::Dispatch& d) override { dispatches.push_back(d); }
+    void Expect(size_t n) override { expected.push_back(n); }
+    std::vector<trace::Dispatch> dispatches;
+    std::vector<size_t> expected;
+  };
+  std::string text = "Kernel_Name,BeginNs,EndNs\n";
+  for (int i = 0; i < 100; ++i)
+    text += "a_kernel_with_a_long_enough_name_" + std::to_string(i) + ",1,2\n";
+  const std::string path = WriteTemp("expect_kernel_trace.csv", text);
+  trace::StringPool names;
+  ExpectingSink sink;
+  trace::TraceBuilder builder(names, sink);
+  ASSERT_TRUE(Rocprofv3CsvImporter().Import(path, builder).ok());
+  ASSERT_EQ(sink.dispatches.size(), 100u);
+  EXPECT_EQ(sink.expected, std::vector<size_t>{text.size() / 64});
+  EXPECT_LT(sink.expected[0], 100u);  // a hint, not a promise: the rows here are shorter
 }
 
 }  // namespace
