@@ -236,6 +236,12 @@ inline std::optional<uint64_t> TrailingNumber(const CsvReader& reader, const Col
   size_t at = text.size();
   while (at > 0 && text[at - 1] >= '0' && text[at - 1] <= '9') --at;
   uint64_t value = 0;
+  if (text.size() - at <= 19) {  // below 10^19: no wrap in 64 bits, one comparison at the end
+    for (size_t i = at; i < text.size(); ++i)
+      value = value * 10 + static_cast<uint64_t>(text[i] - '0');
+    if (value > max) return std::nullopt;
+    return value;
+  }
   for (size_t i = at; i < text.size(); ++i) {
     const uint64_t digit = static_cast<uint64_t>(text[i] - '0');
     if (value > (max - digit) / 10) return std::nullopt;
