@@ -14,14 +14,44 @@ namespace {
 class PatternScan {
  public:
   PatternScan(const PatternParams& p, const SequenceView& seq, const RoleWriter& writer)
-      : p_(p), n_(seq.dispatches.size()), writer_(writer), taken_(p.steps.size(), 0) {
+      : p_(p), seq_(seq), n_(seq.dispatches.size()), writer_(writer), taken_(p.steps.size(), 0) {
     evals_.reserve(p.steps.size());
     for (const PatternStep& step : p.steps) evals_.emplace_back(step.match, seq);
     failed_.assign(p.steps.size() * (n_ + 1), false);
+    first_required_ = p.steps.size();
+    for (size_t k = 0; k < p.steps.size(); ++k) {
+      if (p.steps[k].min >= 1) {
+        first_required_ = k;
+        break;
+      }
+    }
+    starts_.assign(seq.names == nullptr ? 0 : seq.names->size(), Start{});
   }
 
   // True when the steps match anchored at `start`; taken() then holds each step's count.
   bool MatchAt(size_t start) { return Match(0, start); }
+
+  // False when no match can be anchored at `index`: a match takes at least one dispatch when
+  // some step is required (min >= 1), and the first it takes matches one of the steps up to
+  // the first required one; the answer is kept per (name, class), so that most positions of
+  // a long window cost one lookup per rule. Always true when every step is optional.
+  bool MayStartAt(size_t index) {
+    if (first_required_ == p_.steps.size()) return true;
+    const trace::StringId name = seq_.dispatches[index].name;
+    const ClassId class_id = seq_.classes[index];
+    const auto evaluate = [&] {
+      for (size_t k = 0; k <= first_required_; ++k) {
+        if (evals_[k].Matches(index)) return true;
+      }
+      return false;
+    };
+    if (name >= starts_.size()) return evaluate();
+    Start& known = starts_[name];
+    if (known.state == 0 || known.class_id != class_id) {
+      known = Start{class_id, static_cast<uint8_t>(evaluate() ? 2 : 1)};
+    }
+    return known.state == 2;
+  }
   const std::vector<size_t>& taken() const { return taken_; }
 
  private:
@@ -47,8 +77,16 @@ class PatternScan {
     return false;
   }
 
+  struct Start {
+    ClassId class_id = 0;
+    uint8_t state = 0;  // 0 unknown, 1 no, 2 yes
+  };
+
   const PatternParams& p_;
+  const SequenceView& seq_;
   size_t n_;
+  size_t first_required_ = 0;
+  std::vector<Start> starts_;  // [name id]: MayStartAt's last answer, with its class
   const RoleWriter& writer_;
   std::vector<ConditionEval> evals_;
   std::vector<bool> failed_;  // [step * (n + 1) + index]
@@ -64,7 +102,7 @@ void PatternRule::Apply(const SequenceView& seq, std::vector<RoleId>& roles) con
   PatternScan matcher(p_, seq, writer);
   size_t i = 0;
   while (i < n) {
-    if (!matcher.MatchAt(i)) {
+    if (!matcher.MayStartAt(i) || !matcher.MatchAt(i)) {
       ++i;
       continue;
     }

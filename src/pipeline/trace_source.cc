@@ -231,6 +231,7 @@ base::StatusOr<TraceForWindow> ImportInMemory(const TraceRequest& request,
   SpanSink spanned(dispatches, span);
   trace::TraceBuilder builder(names, spanned);
   builder.set_launch_sink(&launches);
+  builder.set_keeps_everything(true);
   ConfigureBuilder(builder, request, importer);
   DP_RETURN_IF_ERROR(importer.Import(request.path, builder));
   TraceForWindow t;

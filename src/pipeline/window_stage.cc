@@ -680,7 +680,7 @@ base::StatusOr<WindowedTrace> CutWindow(const TraceRequest& request, const io::I
   correlations.erase(std::unique(correlations.begin(), correlations.end()), correlations.end());
   out.info.launches.clear();
   size_t hint = 0;  // where the last id was found: launch calls come mostly in id order
-  const auto keep = [&](const trace::ApiCall& call) {
+  const auto kept = [&](const trace::ApiCall& call) {
     const uint64_t id = call.correlation;
     const size_t n = correlations.size();
     size_t at = n;
@@ -699,13 +699,20 @@ base::StatusOr<WindowedTrace> CutWindow(const TraceRequest& request, const io::I
                                correlations.begin());
     }
     hint = at;
-    if (at < n && correlations[at] == id) out.info.launches.push_back(call);
+    return at < n && correlations[at] == id;
+  };
+  const auto keep = [&](const trace::ApiCall& call) {
+    if (kept(call)) out.info.launches.push_back(call);
   };
   if (!chosen.launches.empty()) {
     for (const trace::ApiCall& call : chosen.launches) keep(call);
-  } else if (t.in_memory != nullptr) {
-    for (const trace::ApiCall& call : t.in_memory->launches) keep(call);
-    t.in_memory->launches = {};
+  } else if (t.in_memory != nullptr) {  // filtered in place: no second copy of millions
+    std::vector<trace::ApiCall>& all = t.in_memory->launches;
+    all.erase(std::remove_if(all.begin(), all.end(),
+                             [&](const trace::ApiCall& call) { return !kept(call); }),
+              all.end());
+    out.info.launches = std::move(all);
+    all = {};
   } else {
     DP_RETURN_IF_ERROR(t.launches(keep));
   }

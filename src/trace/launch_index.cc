@@ -4,21 +4,28 @@
 
 namespace decodeprof::trace {
 
-LaunchIndex::LaunchIndex(std::span<const ApiCall> launches)
-    : calls_(launches.begin(), launches.end()) {
+LaunchIndex::LaunchIndex(std::span<const ApiCall> launches) : calls_(launches) {
+  // Recorders write launches in correlation order, one call per id: then the index is the
+  // calls themselves (no copy of millions).
+  const bool strictly_increasing =
+      std::adjacent_find(launches.begin(), launches.end(), [](const ApiCall& a, const ApiCall& b) {
+        return a.correlation >= b.correlation;
+      }) == launches.end();
+  if (strictly_increasing && (launches.empty() || launches.front().correlation != 0)) return;
+  owned_.assign(launches.begin(), launches.end());
   const auto before = [](const ApiCall& a, const ApiCall& b) {
     return a.correlation != b.correlation ? a.correlation < b.correlation : a.start < b.start;
   };
-  // Recorders write launches in correlation order: then there is nothing to sort.
-  if (!std::is_sorted(calls_.begin(), calls_.end(), before)) {
-    std::stable_sort(calls_.begin(), calls_.end(), before);
+  if (!std::is_sorted(owned_.begin(), owned_.end(), before)) {
+    std::stable_sort(owned_.begin(), owned_.end(), before);
   }
-  calls_.erase(std::unique(calls_.begin(), calls_.end(),
+  owned_.erase(std::unique(owned_.begin(), owned_.end(),
                            [](const ApiCall& a, const ApiCall& b) {
                              return a.correlation == b.correlation;
                            }),
-               calls_.end());
-  if (!calls_.empty() && calls_.front().correlation == 0) calls_.erase(calls_.begin());
+               owned_.end());
+  if (!owned_.empty() && owned_.front().correlation == 0) owned_.erase(owned_.begin());
+  calls_ = owned_;
 }
 
 const ApiCall* LaunchIndex::Find(uint64_t correlation) const {

@@ -173,6 +173,10 @@ class TraceBuilder {
   }
   // Sends launch calls to `sink` instead of the model's `launches`.
   void set_launch_sink(LaunchSink* sink) { launch_sink_ = sink; }
+  // Set by a caller whose sinks keep every dispatch and launch call (the whole trace is the
+  // window): an importer may then read ahead without bound, e.g. in parts on several threads.
+  void set_keeps_everything(bool keeps) { keeps_everything_ = keeps; }
+  bool keeps_everything() const { return keeps_everything_; }
   // How many dispatches and launch calls the importer knows to be coming (upper bounds; a
   // hint to the sinks, DispatchSink::Expect).
   void Expect(size_t dispatches, size_t launches) {
@@ -204,13 +208,18 @@ class TraceBuilder {
   int64_t launches_seen_ = 0;
   ImportedTrace trace_;
   LaunchSink* launch_sink_ = nullptr;
+  bool keeps_everything_ = false;
 };
 
 // The kernel → launch join, done once for every format: correlation id → the launch call
 // (the earliest by start when several share an id, then the first in source order).
 class LaunchIndex {
  public:
+  // Refers to `launches` (which must outlive it) when they are already in increasing
+  // correlation order, one per id; else keeps a sorted copy.
   explicit LaunchIndex(std::span<const ApiCall> launches);
+  LaunchIndex(const LaunchIndex&) = delete;  // calls_ may point into owned_
+  LaunchIndex& operator=(const LaunchIndex&) = delete;
   // The launch of correlation id `correlation`, or null (0, or no call has it).
   const ApiCall* Find(uint64_t correlation) const;
   // The same, for a caller that asks for ids mostly in increasing order (the dispatches of a
@@ -220,7 +229,8 @@ class LaunchIndex {
   bool empty() const { return calls_.empty(); }
 
  private:
-  std::vector<ApiCall> calls_;  // by correlation; one per id
+  std::span<const ApiCall> calls_;  // by correlation; one per id
+  std::vector<ApiCall> owned_;      // the sorted copy, when one was needed
 };
 
 }  // namespace decodeprof::trace

@@ -1,5 +1,7 @@
 #include "src/io/native/native_importer.h"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <condition_variable>
@@ -128,6 +130,7 @@ class NativeReader {
     DP_RETURN_IF_ERROR(ReadDevices());
     int64_t kernels = 0;
     DP_RETURN_IF_ERROR(Count("kernels", &kernels));
+    kernel_rows_ = kernels;
     builder_.Expect(
         static_cast<size_t>(kernels + (options_.memory_ops_as_dispatches ? result_.memory_ops : 0)),
         static_cast<size_t>(result_.api_calls));
@@ -349,47 +352,179 @@ class NativeReader {
     return base::OkStatus();
   }
 
-  // Kernels and memory operations, each read in start order (the writer's start-time index
-  // walks them without a sort; an older file without it is sorted by SQLite, in bounded
-  // memory), merged here: start, then kernels before memory operations, then id.
-  base::Status ReadDispatches(LaunchPipe* launches = nullptr) {
-    SqliteQuery kernels(*db_,
+  // A dispatch row, checked, its name still the file's: a kernel's strings id, or a memory
+  // operation's copy kind (CUpti_ActivityMemcpyKind) with `memset`.
+  struct RawDispatch {
+    trace::Dispatch d;
+    int64_t name = 0;
+    bool memset = false;
+  };
+
+  // Kernels and memory operations whose start `where` keeps ("" = all), each read in start
+  // order (the writer's start-time index walks them without a sort; an older file without it
+  // is sorted by SQLite, in bounded memory), merged here: start, then kernels before memory
+  // operations, then id. `fn(RawDispatch&)` per row, until it returns false; the first bad
+  // row is the error. Only const members: safe on several threads, each with its `db`.
+  template <typename Fn>
+  base::Status WalkDispatches(const SqliteDb& db, const std::string& where, Fn&& fn) const {
+    SqliteQuery kernels(db,
                         "SELECT id, start_ns, end_ns, name_id, grid_x, grid_y, grid_z, device, "
-                        "stream, correlation FROM kernels ORDER BY start_ns, id");
-    if (!kernels.prepared()) return SqlError(kernels, "cannot read table kernels");
+                        "stream, correlation FROM kernels " +
+                            where + " ORDER BY start_ns, id");
+    if (!kernels.prepared()) return db.Error(kernels, "cannot read table kernels");
     kernels.Numbers();
     std::optional<SqliteQuery> memory;
     if (options_.memory_ops_as_dispatches) {
-      memory.emplace(*db_,
+      memory.emplace(db,
                      "SELECT id, start_ns, end_ns, kind, copy_kind, device, stream, correlation "
-                     "FROM memory_ops ORDER BY start_ns, id");
-      if (!memory->prepared()) return SqlError(*memory, "cannot read table memory_ops");
+                     "FROM memory_ops " +
+                         where + " ORDER BY start_ns, id");
+      if (!memory->prepared()) return db.Error(*memory, "cannot read table memory_ops");
       memory->Numbers();
     }
     int krc = kernels.Step();
     int mrc = memory ? memory->Step() : SQLITE_DONE;
-    uint32_t line = 0;
     while (krc == SQLITE_ROW || mrc == SQLITE_ROW) {
       const bool take_kernel =
           krc == SQLITE_ROW && (mrc != SQLITE_ROW || kernels.Int(1) <= memory->Int(1));
-      trace::Dispatch d;
+      RawDispatch raw;
       if (take_kernel) {
-        DP_RETURN_IF_ERROR(KernelRow(kernels, d));
+        DP_RETURN_IF_ERROR(KernelRow(kernels, raw));
         krc = kernels.Step();
       } else {
-        DP_RETURN_IF_ERROR(MemoryRow(*memory, d));
+        DP_RETURN_IF_ERROR(MemoryRow(*memory, raw));
         mrc = memory->Step();
       }
-      d.line = line < UINT32_MAX ? ++line : line;
-      builder_.AddDispatch(d);
-      // In step with the launch reader: its k-th chunk is taken after the k-th chunk of
-      // dispatches, so that the names are interned in one order whatever the threads' speeds.
-      if (launches != nullptr && line % kLaunchChunk == 0) TakeLaunchChunk(*launches);
+      if (!fn(raw)) return base::OkStatus();
     }
-    if (krc != SQLITE_DONE) return SqlError(kernels, "cannot read table kernels");
-    if (memory && mrc != SQLITE_DONE) return SqlError(*memory, "cannot read table memory_ops");
+    if (krc != SQLITE_DONE) return db.Error(kernels, "cannot read table kernels");
+    if (memory && mrc != SQLITE_DONE) return db.Error(*memory, "cannot read table memory_ops");
     return base::OkStatus();
   }
+
+  // The dispatch of `raw` in the pool's terms (names interned here: the calling thread only).
+  trace::Dispatch Resolve(const RawDispatch& raw) {
+    trace::Dispatch d = raw.d;
+    if (d.kind == trace::DispatchKind::kKernel) {
+      ++result_.kernels;
+      d.name = *strings_->GetKernelName(raw.name);
+    } else {
+      // A file converted from rocpd (record's rocprofv3 path) holds the HIP runtime's copies.
+      const trace::Runtime runtime = Hip() ? trace::Runtime::kHip : trace::Runtime::kCuda;
+      d.name = names_.Intern(raw.memset ? trace::MemsetName(runtime)
+                                        : trace::MemcpyName(raw.name, runtime));
+    }
+    return d;
+  }
+
+  // The dispatches into the builder, in start order, numbered. With `launches`, the launch
+  // reader's chunks are taken in step with them: its k-th chunk after the k-th chunk of
+  // dispatches, so that names are interned in one order whatever the threads' speeds.
+  base::Status ReadDispatches(LaunchPipe* launches = nullptr) {
+    uint32_t line = 0;
+    const auto add = [&](const RawDispatch& raw) {
+      trace::Dispatch d = Resolve(raw);
+      d.line = line < UINT32_MAX ? ++line : line;
+      builder_.AddDispatch(d);
+      if (launches != nullptr && line % kLaunchChunk == 0) TakeLaunchChunk(*launches);
+      return true;
+    };
+    const std::vector<std::string> parts = PartsOfTheDispatches();
+    if (parts.size() < 2) return WalkDispatches(*db_, "", add);
+    // A caller that keeps every dispatch: the later parts are read ahead, each on a thread of
+    // its own over a connection of its own, while this one reads the first.
+    std::vector<DispatchPart> later(parts.size() - 1);
+    std::vector<std::thread> readers;
+    readers.reserve(later.size());
+    for (size_t p = 0; p < later.size(); ++p) {
+      readers.emplace_back([this, &parts, &later, p] { ReadPart(parts[p + 1], later[p]); });
+    }
+    base::Status status = WalkDispatches(*db_, parts[0], add);
+    for (size_t p = 0; p < later.size(); ++p) {
+      readers[p].join();
+      if (!status.ok()) continue;
+      status = later[p].status;
+      for (const RawDispatch& raw : later[p].rows) {
+        if (!status.ok()) break;
+        add(raw);
+      }
+      later[p].rows = {};
+    }
+    return status;
+  }
+
+  struct DispatchPart {
+    std::vector<RawDispatch> rows;
+    base::Status status;
+  };
+  void ReadPart(const std::string& where, DispatchPart& part) const {
+    auto db = SqliteDb::Open(path_);
+    if (!db.ok()) {
+      part.status = db.status();
+      return;
+    }
+    part.status = WalkDispatches(*db, where, [&part](const RawDispatch& raw) {
+      part.rows.push_back(raw);
+      return true;
+    });
+  }
+
+  // The WHERE clauses of the start-time parts the dispatches are read in: one (all of them)
+  // unless the caller keeps every dispatch (TraceBuilder::keeps_everything) and they are many;
+  // then up to one per available CPU, cut at even steps of start time.
+  std::vector<std::string> PartsOfTheDispatches() {
+    const int64_t rows_per_part = std::max<int64_t>(1, options_.rows_per_part);
+    if (!(builder_.keeps_everything() || options_.read_in_parts) || kernel_rows_ < rows_per_part) {
+      return {""};
+    }
+    const int64_t kernels = kernel_rows_;
+    // A NULL start (an error, found at its row) lies in no part's range: one read then.
+    const std::string nulls =
+        "SELECT EXISTS(SELECT 1 FROM kernels WHERE start_ns IS NULL)" +
+        std::string(options_.memory_ops_as_dispatches
+                        ? " OR EXISTS(SELECT 1 FROM memory_ops WHERE start_ns IS NULL)"
+                        : "");
+    SqliteQuery null_starts(*db_, nulls);
+    if (!null_starts.prepared() || null_starts.Step() != SQLITE_ROW || null_starts.Int(0) != 0) {
+      return {""};
+    }
+    cpu_set_t cpus;
+    CPU_ZERO(&cpus);
+    const int available = sched_getaffinity(0, sizeof(cpus), &cpus) == 0 ? CPU_COUNT(&cpus) : 1;
+    // (Tests asking for parts get them whatever the CPUs.)
+    const int64_t usable = options_.read_in_parts ? kMaxParts : available;
+    const int64_t parts = std::min<int64_t>({usable, kMaxParts, kernels / rows_per_part});
+    if (parts < 2) return {""};
+    SqliteQuery span(*db_,
+                     "SELECT min(s), max(s) FROM (SELECT min(start_ns) AS s FROM kernels UNION "
+                     "ALL SELECT max(start_ns) FROM kernels" +
+                         std::string(options_.memory_ops_as_dispatches
+                                         ? " UNION ALL SELECT min(start_ns) FROM memory_ops "
+                                           "UNION ALL SELECT max(start_ns) FROM memory_ops"
+                                         : "") +
+                         ")");
+    if (!span.prepared() || span.Step() != SQLITE_ROW || span.IsNull(0) || span.IsNull(1) ||
+        span.Type(0) != SQLITE_INTEGER || span.Type(1) != SQLITE_INTEGER) {
+      return {""};
+    }
+    const int64_t lo = span.Int(0);
+    const int64_t hi = span.Int(1);
+    if (hi - lo < parts) return {""};
+    std::vector<std::string> out;
+    int64_t from = lo;
+    for (int64_t p = 1; p <= parts; ++p) {
+      const int64_t to = p == parts ? hi : lo + (hi - lo) / parts * p;
+      // The first part takes everything before its end (times below the smallest one are
+      // errors found there, in order), the last everything from its start.
+      out.push_back(p == 1       ? "WHERE start_ns < " + std::to_string(to)
+                    : p == parts ? "WHERE start_ns >= " + std::to_string(from)
+                                 : "WHERE start_ns >= " + std::to_string(from) +
+                                       " AND start_ns < " + std::to_string(to));
+      from = to;
+    }
+    return out;
+  }
+  static constexpr int64_t kMaxParts = 8;
 
   base::Status Times(const SqliteQuery& q, std::string_view table, trace::Dispatch& d) const {
     DP_RETURN_IF_ERROR(Time(q, 1, table, "start_ns", &d.start));
@@ -402,15 +537,14 @@ class NativeReader {
     return base::OkStatus();
   }
 
-  base::Status KernelRow(const SqliteQuery& q, trace::Dispatch& d) {
+  base::Status KernelRow(const SqliteQuery& q, RawDispatch& raw) const {
+    trace::Dispatch& d = raw.d;
     DP_RETURN_IF_ERROR(Times(q, "kernels", d));
-    ++result_.kernels;
-    auto name = strings_->GetKernelName(q.Int(3));
-    if (!name) {
+    if (!strings_->Has(q.Int(3))) {
       return RowError("kernels", q.Int(0),
                       "name_id " + std::to_string(q.Int(3)) + " is not in table strings");
     }
-    d.name = *name;
+    raw.name = q.Int(3);
     // All three 0: the source had no grid (a converted CSV without grid columns).
     if (q.Int(4) != 0 || q.Int(5) != 0 || q.Int(6) != 0) {
       d.grid = 1;
@@ -434,14 +568,12 @@ class NativeReader {
     return recorder != result_.meta.end() && recorder->second.starts_with("rocprofv3");
   }
 
-  base::Status MemoryRow(const SqliteQuery& q, trace::Dispatch& d) {
+  base::Status MemoryRow(const SqliteQuery& q, RawDispatch& raw) const {
+    trace::Dispatch& d = raw.d;
     DP_RETURN_IF_ERROR(Times(q, "memory_ops", d));
-    const bool memset = q.Int(3) == static_cast<int>(nf::MemoryOpKind::kMemset);
-    d.kind = memset ? trace::DispatchKind::kMemset : trace::DispatchKind::kMemcpy;
-    // A file converted from rocpd (record's rocprofv3 path) holds the HIP runtime's copies.
-    const trace::Runtime runtime = Hip() ? trace::Runtime::kHip : trace::Runtime::kCuda;
-    d.name =
-        names_.Intern(memset ? trace::MemsetName(runtime) : trace::MemcpyName(q.Int(4), runtime));
+    raw.memset = q.Int(3) == static_cast<int>(nf::MemoryOpKind::kMemset);
+    d.kind = raw.memset ? trace::DispatchKind::kMemset : trace::DispatchKind::kMemcpy;
+    raw.name = q.Int(4);
     DP_RETURN_IF_ERROR(Device(q, 5, "memory_ops", &d.device));
     DP_RETURN_IF_ERROR(Stream(q, 6, "memory_ops", &d.stream));
     d.correlation = static_cast<uint64_t>(q.Int(7));
@@ -634,6 +766,7 @@ class NativeReader {
   const NativeImportOptions& options_;
   std::optional<SqliteDb> db_;
   std::optional<Strings> strings_;
+  int64_t kernel_rows_ = 0;  // count(*) of kernels, when Run() took it
   NativeImport result_;
 };
 

@@ -94,6 +94,12 @@ struct NativeImport {
 struct NativeImportOptions {
   // Also stream memcpy and memset operations as dispatches (named as above).
   bool memory_ops_as_dispatches = false;
+  // Read the dispatches in start-time parts on several threads (one per available CPU, at
+  // most 8, each of at least `rows_per_part` kernels) and hand them on in order: what a
+  // caller that keeps every dispatch gets (TraceBuilder::keeps_everything). Tests set it to
+  // exercise the parts on small files.
+  bool read_in_parts = false;
+  int64_t rows_per_part = int64_t{1} << 19;
 };
 
 // The plug-in (registered in src/io/builtin_importers.inc): streams kernels and memory

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <limits>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -567,6 +568,95 @@ TEST(NativeImporterTest, ABadLaunchRowOnTheSecondThreadIsTheError) {
   Exec(path, "UPDATE kernels SET end_ns = 0 WHERE id = 69000");
   const base::Status kernel = ImportWithLaunches(path, names, sink, launches);
   EXPECT_EQ(kernel.where(), path + ": kernels id 69000");
+}
+
+// A caller that keeps every dispatch gets them read in start-time parts on several threads:
+// the same dispatches in the same order, numbered alike, names interned alike, and the first
+// bad row in start order is the error.
+std::string WriteShuffled(int kernels) {
+  const std::string path = TempPath("shuffled.sqlite");
+  auto writer = nf::NativeWriter::Create(path, "monotonic", "test");
+  EXPECT_TRUE(writer.ok());
+  nf::NativeWriter& w = **writer;
+  for (int i = 0; i < kernels; ++i) {
+    // Out of start order, with ties (every start three times), names in a scattered order.
+    const int64_t start = 1000 + 7 * int64_t{(i * 7919) % kernels / 3};
+    nf::KernelRow k = Kernel(w, "k" + std::to_string((i * 31) % 97), start, start + 5);
+    k.correlation = static_cast<uint32_t>(i + 1);
+    EXPECT_TRUE(w.AddKernel(k).ok());
+    if (i % 50 == 0) {
+      nf::MemoryOpRow op;
+      op.kind = i % 100 == 0 ? nf::MemoryOpKind::kMemset : nf::MemoryOpKind::kMemcpy;
+      op.copy_kind = 1;
+      op.start_ns = start;  // ties with kernels: kernels first
+      op.end_ns = start + 3;
+      EXPECT_TRUE(w.AddMemoryOp(op).ok());
+    }
+  }
+  EXPECT_TRUE(w.Close().ok());
+  return path;
+}
+
+struct Read {
+  base::Status status;
+  std::vector<trace::Dispatch> dispatches;
+  std::vector<std::string> names;  // the pool, in id order
+};
+
+Read ReadNative(const std::string& path, bool in_parts) {
+  NativeImportOptions options;
+  options.memory_ops_as_dispatches = true;
+  options.read_in_parts = in_parts;
+  options.rows_per_part = 500;
+  trace::StringPool names;
+  CollectSink sink;
+  Read out;
+  out.status = ImportNative(path, names, sink, options).status();
+  out.dispatches = std::move(sink.dispatches);
+  for (trace::StringId id = 0; id < names.size(); ++id) out.names.emplace_back(names.Get(id));
+  return out;
+}
+
+TEST(NativeImporterTest, DispatchesReadInPartsAreTheOnePassOnes) {
+  const std::string path = WriteShuffled(4000);  // 8 parts of 500
+  const Read one = ReadNative(path, false);
+  const Read parts = ReadNative(path, true);
+  ASSERT_TRUE(one.status.ok()) << one.status.message();
+  ASSERT_TRUE(parts.status.ok()) << parts.status.message();
+  ASSERT_EQ(one.dispatches.size(), size_t{4080});
+  ASSERT_EQ(parts.dispatches.size(), one.dispatches.size());
+  for (size_t i = 0; i < one.dispatches.size(); ++i) {
+    const trace::Dispatch& a = one.dispatches[i];
+    const trace::Dispatch& b = parts.dispatches[i];
+    ASSERT_EQ(std::tie(a.start, a.end, a.grid, a.correlation, a.name, a.line, a.stream, a.device),
+              std::tie(b.start, b.end, b.grid, b.correlation, b.name, b.line, b.stream, b.device))
+        << "dispatch " << i;
+    ASSERT_EQ(a.kind, b.kind);
+  }
+  EXPECT_EQ(parts.names, one.names);
+}
+
+TEST(NativeImporterTest, TheFirstBadRowOfThePartsIsTheError) {
+  const std::string path = WriteShuffled(4000);
+  // Two bad rows in different parts: the earlier in start order is the error.
+  Exec(path, "UPDATE kernels SET device = -1 WHERE start_ns = (SELECT max(start_ns) FROM kernels)");
+  Exec(path,
+       "UPDATE kernels SET stream = -1 WHERE id = (SELECT id FROM kernels ORDER BY "
+       "start_ns, id LIMIT 1 OFFSET 2100)");
+  const Read one = ReadNative(path, false);
+  const Read parts = ReadNative(path, true);
+  ASSERT_FALSE(one.status.ok());
+  EXPECT_EQ(parts.status.where(), one.status.where());
+  EXPECT_EQ(parts.status.message(), one.status.message());
+  EXPECT_NE(one.status.message().find("stream"), std::string::npos);
+  // A start that is not a number sorts after every number: the last part finds it.
+  Exec(path, "UPDATE kernels SET stream = 0, device = 0");
+  Exec(path, "UPDATE kernels SET start_ns = 'soon' WHERE id = 17");
+  const Read text_one = ReadNative(path, false);
+  const Read text_parts = ReadNative(path, true);
+  ASSERT_FALSE(text_one.status.ok());
+  EXPECT_EQ(text_parts.status.where(), text_one.status.where());
+  EXPECT_EQ(text_parts.status.message(), text_one.status.message());
 }
 
 TEST(NativeImporterTest, DataLossCountersBeyondInt64Saturate) {
