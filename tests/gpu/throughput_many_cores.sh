@@ -12,7 +12,8 @@
 #   shared libraries decodeprof needs (tests/gpu/README.md, "Staging").
 # Environment: FORMATS (default: native nsys rocpd kineto csv), KERNELS (SQLite formats,
 #   generated all at once, one process each,
-#   default: 1250000 4200000), RUNS (best of; default 2), CPUS (default: "all 2 1").
+#   default: 1250000 4200000), KINETO_STEPS (of 1400 kernels; default: 200 800), CSV_BYTES
+#   (default: 600000000), RUNS (best of; default 2), CPUS (default: "all 2 1").
 # Writes $OUT/throughput.json (every measurement) and prints a table.
 set -euo pipefail
 stage=$(cd "${1:?usage: $0 STAGE}" && pwd)
@@ -105,7 +106,7 @@ for fmt in formats:
             os.remove(path)
 for fmt in formats:
     if fmt == "kineto":
-        for steps in (200, 800):
+        for steps in [int(x) for x in os.environ.get("KINETO_STEPS", "200 800").split()]:
             path = os.path.join(work, f"kineto{steps}.json")
             subprocess.run([sys.executable, gen_kineto, path, str(steps), "1400", "7"], check=True)
             bench = os.path.join(stage, "decodeprof_kineto_bench")
@@ -116,7 +117,7 @@ for fmt in formats:
             measure(fmt, f"{steps}x1400", steps * 1400, path, base[0], base[1], ["--format", "kineto-json"])
             os.remove(path)
     elif fmt == "csv":
-        for size in (600_000_000,):
+        for size in [int(x) for x in os.environ.get("CSV_BYTES", "600000000").split()]:
             run = os.path.join(work, "csvrun")
             subprocess.run([os.path.join(stage, "decodeprof_gen_trace"), "--model", "qwen3-moe", "--name", "bench",
                             "--out-dir", run, "--target-bytes", str(size)], check=True, stdout=subprocess.DEVNULL)
