@@ -550,4 +550,20 @@ TEST_F(NumbersTest, DeeplyNestedRangesTakeLinearTime) {
   EXPECT_LT(seconds, 10.0);
 }
 
+// --window all of a trace without ranges is read straight into the window (in parts when
+// large): the window is the trace's span, whatever order the rows come in, its source "all".
+TEST_F(NumbersTest, TheWholeWindowOfACsvIsItsSpan) {
+  const std::string path =
+      Write("span_kernel_trace.csv", std::string(kCsvHeader) + CsvRow("b", 5000, 5600) +
+                                         CsvRow("a", 1000, 1500) + CsvRow("c", 3000, 9000));
+  const auto r = Summarize(path, {"--window", "all", "--generated-tokens", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto summary = Summary();
+  EXPECT_EQ(summary["window_source"], "all");
+  EXPECT_EQ(summary["window_evidence"]["start_ns"], 1000);
+  EXPECT_EQ(summary["window_evidence"]["end_ns"], 9000);
+  EXPECT_EQ(summary["decode_dispatches"], 3);
+  EXPECT_DOUBLE_EQ(summary["decode_wall_ms"].get<double>(), 0.008);
+}
+
 }  // namespace

@@ -243,19 +243,26 @@ bool ReplaysGraphs(const analysis::DecodeWindow& w, const trace::ImportedTrace& 
   // a graph replay still shows: CUPTI and roctracer give every kernel of a graph launch that
   // launch's correlation id, so two or more kernels share it; a plain launch runs one.
   // Counted only when some dispatch has a correlation id without a launch call.
-  std::unordered_map<uint64_t, int> per_correlation;
+  // (The kernels' ids sorted, counted by search: millions of them in a whole-trace window,
+  // mostly in order already.)
+  std::vector<uint64_t> kernel_correlations;
   bool counted = false;
   const auto shared = [&](uint64_t correlation) {
     if (!counted) {
       for (const trace::Dispatch& d : w.dispatches) {
         if (d.correlation != 0 && d.kind == trace::DispatchKind::kKernel) {
-          ++per_correlation[d.correlation];
+          kernel_correlations.push_back(d.correlation);
         }
+      }
+      if (!std::is_sorted(kernel_correlations.begin(), kernel_correlations.end())) {
+        std::sort(kernel_correlations.begin(), kernel_correlations.end());
       }
       counted = true;
     }
-    const auto it = per_correlation.find(correlation);
-    return it != per_correlation.end() && it->second >= 2;
+    const auto first =
+        std::lower_bound(kernel_correlations.begin(), kernel_correlations.end(), correlation);
+    return first != kernel_correlations.end() && *first == correlation &&
+           first + 1 != kernel_correlations.end() && *(first + 1) == correlation;
   };
   // Each distinct name's answers once: a graph launch call, a "[CUDA graph" dispatch.
   std::vector<int8_t> graph_call(names.size(), -1);

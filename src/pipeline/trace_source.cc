@@ -47,7 +47,15 @@ base::StatusOr<WindowedTrace> ImportWindowInParts(
     const trace::PhaseMarks& log_marks, const std::string& log_path, trace::StringPool& names) {
   // The reservations bound the rows by the bytes (a kernel-trace row takes well over 64).
   const auto rows_in = [](uintmax_t bytes) { return std::min<uintmax_t>(bytes / 64, 1u << 26); };
-  analysis::WindowCollector collector(log_marks);
+  // --window all: marks that hold every time; the window's bounds are then the trace's span.
+  const bool all = request.window.kind == WindowSpec::Kind::kAll;
+  trace::PhaseMarks everything;
+  for (const char* mark : {"warmup_start", "decode_start"}) {
+    everything[mark].On(trace::ClockDomain::kMonotonic) = INT64_MIN;
+  }
+  everything["measured_end"].On(trace::ClockDomain::kMonotonic) = INT64_MAX;
+  const trace::PhaseMarks& marks = all ? everything : log_marks;
+  analysis::WindowCollector collector(marks);
   trace::CountingSink first(collector);
   first.set_device_filter(request.device);
   first.set_position_word(importer.position_word());
@@ -57,7 +65,7 @@ base::StatusOr<WindowedTrace> ImportWindowInParts(
   std::deque<analysis::WindowCollector> collectors;
   std::deque<trace::CountingSink> counters;
   const io::PartsImporter::SinkFactory new_part = [&](size_t, int64_t part_bytes) {
-    analysis::WindowCollector& part = collectors.emplace_back(log_marks);
+    analysis::WindowCollector& part = collectors.emplace_back(marks);
     part.Reserve(rows_in(static_cast<uintmax_t>(part_bytes)));
     trace::CountingSink& counter = counters.emplace_back(part);
     counter.set_device_filter(request.device);
@@ -74,9 +82,26 @@ base::StatusOr<WindowedTrace> ImportWindowInParts(
     collector.Merge(std::move(collectors[part.index]), part.rebase);
   }
   DP_RETURN_IF_ERROR(CheckImported(request, importer, out.info));
-  out.marks_source = log_path;
-  out.window_source = "log";
+  out.marks_source = all ? request.path : log_path;
+  out.window_source = all ? "all" : "log";
   DP_ASSIGN_OR_RETURN(out.window, std::move(collector).Finish(log_path));
+  if (all) {
+    // As CutWindow cuts --window all: the trace's span on its clock, and the launch calls of
+    // the window's dispatches.
+    out.window.clock = out.info.clock.value_or(trace::ClockDomain::kMonotonic);
+    out.window.lo = INT64_MAX;
+    out.window.hi = INT64_MIN;
+    std::vector<uint64_t> correlations;
+    for (const trace::Dispatch& d : out.window.dispatches) {
+      out.window.lo = std::min(out.window.lo, d.start);
+      out.window.hi = std::max(out.window.hi, d.end);
+      if (d.correlation != 0 && !out.info.launches.empty()) correlations.push_back(d.correlation);
+    }
+    std::sort(correlations.begin(), correlations.end());
+    std::erase_if(out.info.launches, [&](const trace::ApiCall& call) {
+      return !std::binary_search(correlations.begin(), correlations.end(), call.correlation);
+    });
+  }
   out.evidence.start_ns = out.window.lo;
   out.evidence.end_ns = out.window.hi;
   DP_RETURN_IF_ERROR(CheckWindow(request, importer, out.window, names, out.info));
@@ -260,10 +285,12 @@ base::StatusOr<WindowedTrace> ImportWindow(const TraceRequest& request,
                                            const io::Importer& importer,
                                            const trace::PhaseMarks& log_marks,
                                            const std::string& log_path, trace::StringPool& names) {
-  // Without ranges the log's marks are known before the trace is read: stream the window.
+  // Without ranges the log's marks (or --window all) are known before the trace is read: stream
+  // the window, in parts on several threads.
   const io::PartsImporter* parts = importer.parts();
-  if (parts != nullptr && !importer.carries_ranges() && !log_path.empty() &&
-      request.window.kind == WindowSpec::Kind::kDecode) {
+  if (parts != nullptr && !importer.carries_ranges() &&
+      ((!log_path.empty() && request.window.kind == WindowSpec::Kind::kDecode) ||
+       request.window.kind == WindowSpec::Kind::kAll)) {
     return ImportWindowInParts(request, importer, *parts, log_marks, log_path, names);
   }
   if (request.window.kind == WindowSpec::Kind::kAll) {

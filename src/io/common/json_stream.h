@@ -156,6 +156,21 @@ class JsonStream {
 // The value of an integer token as nlohmann-json reads it: no fraction or exponent, and it
 // fits in int64 (nullopt otherwise).
 inline std::optional<int64_t> JsonInteger(std::string_view token) {
+  // Up to 18 digits (what traces hold: ids, sizes) without from_chars: it fits, no check needed.
+  if (const size_t sign = token.starts_with('-') ? 1 : 0;
+      token.size() > sign && token.size() - sign <= 18) {
+    uint64_t magnitude = 0;
+    bool digits = true;
+    for (size_t i = sign; i < token.size(); ++i) {
+      const unsigned digit = static_cast<unsigned char>(token[i]) - static_cast<unsigned>('0');
+      digits &= digit <= 9;
+      magnitude = magnitude * 10 + digit;
+    }
+    if (digits) {
+      const auto value = static_cast<int64_t>(magnitude);
+      return sign != 0 ? -value : value;
+    }
+  }
   int64_t v = 0;
   const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), v);
   if (ec != std::errc() || end != token.data() + token.size()) return std::nullopt;

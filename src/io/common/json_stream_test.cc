@@ -166,6 +166,15 @@ TEST(JsonStream, IntegersAsNlohmannReadsThem) {
   EXPECT_EQ(JsonInteger("9223372036854775808"), std::nullopt);
   EXPECT_EQ(JsonInteger("1.0"), std::nullopt);
   EXPECT_EQ(JsonInteger("1e2"), std::nullopt);
+  // Short tokens take a digit loop, long ones from_chars: the same answers.
+  EXPECT_EQ(JsonInteger("-123456789012345678"), -123456789012345678);
+  EXPECT_EQ(JsonInteger("1234567890123456789"), 1234567890123456789);
+  EXPECT_EQ(JsonInteger("007"), 7);
+  EXPECT_EQ(JsonInteger("-"), std::nullopt);
+  EXPECT_EQ(JsonInteger(""), std::nullopt);
+  EXPECT_EQ(JsonInteger("+1"), std::nullopt);
+  EXPECT_EQ(JsonInteger("12a"), std::nullopt);
+  EXPECT_EQ(JsonInteger("1-2"), std::nullopt);
 }
 
 }  // namespace

@@ -331,6 +331,16 @@ TEST(KinetoJsonImporter, MicrosecondsConvertExactly) {
   EXPECT_EQ(MicrosecondsTextToNs("1e400"), std::nullopt);
   EXPECT_EQ(MicrosecondsTextToNs("abc"), std::nullopt);
   EXPECT_EQ(MicrosecondsTextToNs("1e"), std::nullopt);
+  // Around the plain "%.3f" fast path's edges: the same as the general reading.
+  EXPECT_EQ(MicrosecondsTextToNs("-12.25"), -12250);
+  EXPECT_EQ(MicrosecondsTextToNs("0001.5"), 1500);
+  EXPECT_EQ(MicrosecondsTextToNs("1."), 1000);
+  EXPECT_EQ(MicrosecondsTextToNs("9999999999999999.999"), std::nullopt);
+  EXPECT_EQ(MicrosecondsTextToNs("99999999999999999"), std::nullopt);
+  EXPECT_EQ(MicrosecondsTextToNs("1234567890123.4567"), 1234567890123457);
+  EXPECT_EQ(MicrosecondsTextToNs("-"), std::nullopt);
+  EXPECT_EQ(MicrosecondsTextToNs(""), std::nullopt);
+  EXPECT_EQ(MicrosecondsTextToNs("1.5x"), std::nullopt);
 }
 
 TEST(KinetoJsonImporter, TimestampsKeepNanosecondPrecisionBeyondADouble) {

@@ -9,7 +9,42 @@
 
 namespace decodeprof::io {
 
+namespace {
+
+// The form libkineto writes ("%.3f": up to 16 integer digits, at most 3 fraction digits, no
+// exponent) → exactly what the general path gives; false for anything else, which that path
+// then reads.
+inline bool PlainMicroseconds(std::string_view text, int64_t& out) {
+  const char* p = text.data();
+  const char* const end = p + text.size();
+  const bool negative = p != end && *p == '-';
+  if (negative) ++p;
+  uint64_t whole = 0;
+  const char* const digits = p;
+  for (; p != end && static_cast<unsigned>(*p - '0') <= 9; ++p) {
+    whole = whole * 10 + static_cast<unsigned>(*p - '0');
+  }
+  if (p == digits || p - digits > 16) return false;
+  uint64_t fraction = 0;
+  int places = 0;
+  if (p != end && *p == '.') {
+    for (++p; p != end && places < 4 && static_cast<unsigned>(*p - '0') <= 9; ++p, ++places) {
+      fraction = fraction * 10 + static_cast<unsigned>(*p - '0');
+    }
+    if (places == 0 || places > 3) return false;
+  }
+  if (p != end) return false;  // an exponent, or anything else
+  for (int k = places; k < 3; ++k) fraction *= 10;
+  const uint64_t ns = whole * 1000 + fraction;  // < 10^19: no wrap in 64 bits
+  if (ns > static_cast<uint64_t>(INT64_MAX)) return false;
+  out = negative ? -static_cast<int64_t>(ns) : static_cast<int64_t>(ns);
+  return true;
+}
+
+}  // namespace
+
 std::optional<int64_t> MicrosecondsTextToNs(std::string_view text) {
+  if (int64_t ns = 0; PlainMicroseconds(text, ns)) return ns;
   size_t i = 0;
   const bool negative = i < text.size() && text[i] == '-';
   if (negative) ++i;

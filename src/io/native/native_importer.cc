@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <filesystem>
 #include <limits>
 #include <mutex>
 #include <string>
@@ -129,14 +130,16 @@ class NativeReader {
     DP_RETURN_IF_ERROR(Count("memory_ops", &result_.memory_ops));
     DP_RETURN_IF_ERROR(ReadDevices());
     int64_t kernels = 0;
-    DP_RETURN_IF_ERROR(Count("kernels", &kernels));
+    DP_RETURN_IF_ERROR(KernelRowsAtMost(&kernels));
     kernel_rows_ = kernels;
     builder_.Expect(
         static_cast<size_t>(kernels + (options_.memory_ops_as_dispatches ? result_.memory_ops : 0)),
         static_cast<size_t>(result_.api_calls));
-    {
+    if (builder_.keeps_everything() || options_.read_in_parts) {
+      DP_RETURN_IF_ERROR(ReadEverything());
+    } else {
       // The launch calls are read on a second thread, over a connection of its own, while
-      // this one reads the dispatches.
+      // this one reads the dispatches, in step with them (memory stays bounded).
       LaunchPipe pipe;
       std::thread reader([this, &pipe] { ReadLaunchRows(pipe); });
       const base::Status read = [&]() -> base::Status {
@@ -345,6 +348,18 @@ class NativeReader {
     return base::OkStatus();
   }
 
+  // An upper bound on the kernel rows without reading them all (count(*) walks the table):
+  // the largest id (ids are positive row ids), but no more rows than fit in the file.
+  base::Status KernelRowsAtMost(int64_t* out) {
+    SqliteQuery q(*db_, "SELECT max(id) FROM kernels");
+    if (!q.prepared() || q.Step() != SQLITE_ROW) return SqlError(q, "cannot read table kernels");
+    std::error_code ec;
+    const auto bytes = std::filesystem::file_size(path_, ec);
+    const int64_t fit = ec ? INT64_MAX : static_cast<int64_t>(bytes / 16);
+    *out = q.Type(0) == SQLITE_INTEGER ? std::clamp<int64_t>(q.Int(0), 0, fit) : 0;
+    return base::OkStatus();
+  }
+
   base::Status Count(const std::string& table, int64_t* out) {
     SqliteQuery q(*db_, "SELECT count(*) FROM " + table);
     if (!q.prepared() || q.Step() != SQLITE_ROW) return SqlError(q, "cannot read table " + table);
@@ -421,6 +436,10 @@ class NativeReader {
   // reader's chunks are taken in step with them: its k-th chunk after the k-th chunk of
   // dispatches, so that names are interned in one order whatever the threads' speeds.
   base::Status ReadDispatches(LaunchPipe* launches = nullptr) {
+    return ReadDispatches({""}, launches);
+  }
+  base::Status ReadDispatches(const std::vector<std::string>& parts,
+                              LaunchPipe* launches = nullptr) {
     uint32_t line = 0;
     const auto add = [&](const RawDispatch& raw) {
       trace::Dispatch d = Resolve(raw);
@@ -429,8 +448,7 @@ class NativeReader {
       if (launches != nullptr && line % kLaunchChunk == 0) TakeLaunchChunk(*launches);
       return true;
     };
-    const std::vector<std::string> parts = PartsOfTheDispatches();
-    if (parts.size() < 2) return WalkDispatches(*db_, "", add);
+    if (parts.size() < 2) return WalkDispatches(*db_, parts.empty() ? "" : parts[0], add);
     // A caller that keeps every dispatch: the later parts are read ahead, each on a thread of
     // its own over a connection of its own, while this one reads the first.
     std::vector<DispatchPart> later(parts.size() - 1);
@@ -583,49 +601,121 @@ class NativeReader {
   // On the reader thread. Only const members are used (the file's path; the strings table,
   // by its size only); the rows go to the caller through `pipe`.
   void ReadLaunchRows(LaunchPipe& pipe) const {
-    const auto push = [&pipe](std::vector<LaunchRow>&& rows) {
+    base::Status status = WalkLaunches("", [&pipe](std::vector<LaunchRow>&& rows) {
       std::unique_lock<std::mutex> lock(pipe.mu);
       pipe.cv.wait(lock, [&] { return pipe.stopped || pipe.ready.size() < 2; });
       if (pipe.stopped) return false;
       pipe.ready.push_back(std::move(rows));
       pipe.cv.notify_all();
       return true;
-    };
-    base::Status status = [&]() -> base::Status {
-      DP_ASSIGN_OR_RETURN(SqliteDb db, SqliteDb::Open(path_));
-      SqliteQuery q(db,
-                    "SELECT id, name_id, start_ns, end_ns, thread, correlation FROM api_calls "
-                    "WHERE correlation != 0 ORDER BY id");
-      if (!q.prepared()) return db.Error(q, "cannot read table api_calls");
-      q.Numbers();
-      std::vector<LaunchRow> rows;
-      rows.reserve(kLaunchChunk);
-      int rc;
-      while ((rc = q.Step()) == SQLITE_ROW) {
-        if (!strings_->Has(q.Int(1))) {
-          return RowError("api_calls", q.Int(0), "name_id is not in table strings");
-        }
-        LaunchRow& r = rows.emplace_back();
-        r.name_id = q.Int(1);
-        DP_RETURN_IF_ERROR(Time(q, 2, "api_calls", "start_ns", &r.start));
-        DP_RETURN_IF_ERROR(Time(q, 3, "api_calls", "end_ns", &r.end));
-        if (r.end < r.start) return RowError("api_calls", q.Int(0), "end before start");
-        r.thread = static_cast<uint64_t>(q.Int(4));
-        r.correlation = static_cast<uint64_t>(q.Int(5));
-        if (rows.size() == kLaunchChunk) {
-          if (!push(std::move(rows))) return base::OkStatus();
-          rows = {};
-          rows.reserve(kLaunchChunk);
-        }
-      }
-      if (rc != SQLITE_DONE) return db.Error(q, "cannot read table api_calls");
-      if (!rows.empty()) push(std::move(rows));
-      return base::OkStatus();
-    }();
+    });
     const std::lock_guard<std::mutex> lock(pipe.mu);
     pipe.status = std::move(status);
     pipe.done = true;
     pipe.cv.notify_all();
+  }
+
+  // The launch calls (correlation != 0) whose id `where` keeps, in id order, over a
+  // connection of its own, checked as ReadLaunches checks them, handed to `push` a chunk at
+  // a time until it returns false; the first bad row ends the walk (rows before it in its
+  // chunk are not handed over: the import fails). Only const members: any thread.
+  template <typename Push>
+  base::Status WalkLaunches(const std::string& where, Push&& push) const {
+    DP_ASSIGN_OR_RETURN(SqliteDb db, SqliteDb::Open(path_));
+    SqliteQuery q(db,
+                  "SELECT id, name_id, start_ns, end_ns, thread, correlation FROM api_calls "
+                  "WHERE correlation != 0 " +
+                      where + " ORDER BY id");
+    if (!q.prepared()) return db.Error(q, "cannot read table api_calls");
+    q.Numbers();
+    std::vector<LaunchRow> rows;
+    rows.reserve(kLaunchChunk);
+    int rc;
+    while ((rc = q.Step()) == SQLITE_ROW) {
+      if (!strings_->Has(q.Int(1))) {
+        return RowError("api_calls", q.Int(0), "name_id is not in table strings");
+      }
+      LaunchRow& r = rows.emplace_back();
+      r.name_id = q.Int(1);
+      DP_RETURN_IF_ERROR(Time(q, 2, "api_calls", "start_ns", &r.start));
+      DP_RETURN_IF_ERROR(Time(q, 3, "api_calls", "end_ns", &r.end));
+      if (r.end < r.start) return RowError("api_calls", q.Int(0), "end before start");
+      r.thread = static_cast<uint64_t>(q.Int(4));
+      r.correlation = static_cast<uint64_t>(q.Int(5));
+      if (rows.size() == kLaunchChunk) {
+        if (!push(std::move(rows))) return base::OkStatus();
+        rows = {};
+        rows.reserve(kLaunchChunk);
+      }
+    }
+    if (rc != SQLITE_DONE) return db.Error(q, "cannot read table api_calls");
+    if (!rows.empty()) push(std::move(rows));
+    return base::OkStatus();
+  }
+
+  void AddLaunchRows(const std::vector<LaunchRow>& rows) {
+    for (const LaunchRow& r : rows) {
+      builder_.AddLaunch(
+          trace::ApiCall{*strings_->Get(r.name_id), r.start, r.end, r.thread, r.correlation});
+    }
+  }
+
+  // A caller that keeps everything: the launch calls read in id parts, one thread each, all
+  // held until the dispatches are in; then added in id order (names interned after the
+  // kernels', as on one thread).
+  struct LaunchPart {
+    std::vector<std::vector<LaunchRow>> chunks;
+    base::Status status;
+  };
+  std::vector<std::string> PartsOfTheLaunches(size_t parts) {
+    SqliteQuery q(*db_, "SELECT min(id), max(id) FROM api_calls");
+    if (parts < 2 || !q.prepared() || q.Step() != SQLITE_ROW || q.Type(0) != SQLITE_INTEGER ||
+        q.Type(1) != SQLITE_INTEGER || q.Int(1) - q.Int(0) < static_cast<int64_t>(parts)) {
+      return {""};
+    }
+    const int64_t lo = q.Int(0);
+    const int64_t hi = q.Int(1);
+    std::vector<std::string> out;
+    int64_t from = lo;
+    for (size_t p = 1; p <= parts; ++p) {
+      const int64_t to =
+          p == parts ? hi + 1
+                     : lo + (hi - lo) / static_cast<int64_t>(parts) * static_cast<int64_t>(p);
+      out.push_back(p == 1 ? "AND id < " + std::to_string(to)
+                    : p == parts
+                        ? "AND id >= " + std::to_string(from)
+                        : "AND id >= " + std::to_string(from) + " AND id < " + std::to_string(to));
+      from = to;
+    }
+    return out;
+  }
+
+  base::Status ReadEverything() {
+    const std::vector<std::string> dispatch_parts = PartsOfTheDispatches();
+    const std::vector<std::string> launch_parts = PartsOfTheLaunches(dispatch_parts.size());
+    std::vector<LaunchPart> launches(launch_parts.size());
+    std::vector<std::thread> readers;
+    readers.reserve(launch_parts.size());
+    for (size_t p = 0; p < launch_parts.size(); ++p) {
+      readers.emplace_back([this, &launch_parts, &launches, p] {
+        LaunchPart& part = launches[p];
+        part.status = WalkLaunches(launch_parts[p], [&part](std::vector<LaunchRow>&& rows) {
+          part.chunks.push_back(std::move(rows));
+          return true;
+        });
+      });
+    }
+    base::Status status = ReadDispatches(dispatch_parts);
+    for (size_t p = 0; p < launches.size(); ++p) {
+      readers[p].join();
+      if (!status.ok()) continue;
+      status = launches[p].status;
+      for (const std::vector<LaunchRow>& rows : launches[p].chunks) {
+        if (status.ok()) AddLaunchRows(rows);
+      }
+      launches[p].chunks = {};
+    }
+    return status;
   }
 
   // On the calling thread: waits for the reader's next chunk and adds its launch calls; false
@@ -640,10 +730,7 @@ class NativeReader {
       pipe.ready.pop_front();
       pipe.cv.notify_all();
     }
-    for (const LaunchRow& r : rows) {
-      builder_.AddLaunch(
-          trace::ApiCall{*strings_->Get(r.name_id), r.start, r.end, r.thread, r.correlation});
-    }
+    AddLaunchRows(rows);
     return true;
   }
 
@@ -766,7 +853,7 @@ class NativeReader {
   const NativeImportOptions& options_;
   std::optional<SqliteDb> db_;
   std::optional<Strings> strings_;
-  int64_t kernel_rows_ = 0;  // count(*) of kernels, when Run() took it
+  int64_t kernel_rows_ = 0;  // at most this many kernel rows (KernelRowsAtMost), from Run()
   NativeImport result_;
 };
 
@@ -815,6 +902,11 @@ base::StatusOr<NativeImport> ImportNative(const std::string& path, trace::String
                                           trace::DispatchSink& sink,
                                           const NativeImportOptions& options) {
   trace::TraceBuilder builder(names, sink);
+  return NativeReader(path, builder, options).Run();
+}
+
+base::StatusOr<NativeImport> ImportNative(const std::string& path, trace::TraceBuilder& builder,
+                                          const NativeImportOptions& options) {
   return NativeReader(path, builder, options).Run();
 }
 

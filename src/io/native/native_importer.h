@@ -111,5 +111,8 @@ const Importer& NativeImporter();
 base::StatusOr<NativeImport> ImportNative(const std::string& path, trace::StringPool& names,
                                           trace::DispatchSink& sink,
                                           const NativeImportOptions& options = {});
+// The same into a builder of the caller's (its launch sink gets the launch calls).
+base::StatusOr<NativeImport> ImportNative(const std::string& path, trace::TraceBuilder& builder,
+                                          const NativeImportOptions& options = {});
 
 }  // namespace decodeprof::io

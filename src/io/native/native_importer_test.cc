@@ -548,6 +548,48 @@ TEST(NativeImporterTest, LaunchCallsReadBesideTheDispatchesComeInIdOrder) {
   }
 }
 
+TEST(NativeImporterTest, LaunchCallsReadInPartsAreTheOnePassOnes) {
+  const std::string path = WriteManyLaunches(4000);
+  const auto read = [&](bool in_parts, std::vector<std::string>* pool) {
+    NativeImportOptions options;
+    options.memory_ops_as_dispatches = true;
+    options.read_in_parts = in_parts;
+    options.rows_per_part = 500;
+    trace::StringPool names;
+    CollectSink sink;
+    LaunchCollector launches;
+    trace::TraceBuilder builder(names, sink);
+    builder.set_launch_sink(&launches);
+    EXPECT_TRUE(ImportNative(path, builder, options).ok());
+    for (trace::StringId id = 0; id < names.size(); ++id) pool->emplace_back(names.Get(id));
+    return launches.calls;
+  };
+  std::vector<std::string> one_names, parts_names;
+  const std::vector<trace::ApiCall> one = read(false, &one_names);
+  const std::vector<trace::ApiCall> parts = read(true, &parts_names);
+  ASSERT_EQ(one.size(), size_t{4000});
+  ASSERT_EQ(parts.size(), one.size());
+  for (size_t i = 0; i < one.size(); ++i) {
+    ASSERT_EQ(std::tie(one[i].name, one[i].start, one[i].end, one[i].thread, one[i].correlation),
+              std::tie(parts[i].name, parts[i].start, parts[i].end, parts[i].thread,
+                       parts[i].correlation));
+  }
+  EXPECT_EQ(parts_names, one_names);
+  // The first bad launch call of the parts, in id order, is the error.
+  Exec(path, "UPDATE api_calls SET end_ns = 1 WHERE id IN (3900, 1200)");
+  NativeImportOptions options;
+  options.read_in_parts = true;
+  options.rows_per_part = 500;
+  trace::StringPool names;
+  CollectSink sink;
+  LaunchCollector launches;
+  trace::TraceBuilder builder(names, sink);
+  builder.set_launch_sink(&launches);
+  const auto bad = ImportNative(path, builder, options);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().where(), path + ": api_calls id 1200");
+}
+
 TEST(NativeImporterTest, ABadLaunchRowOnTheSecondThreadIsTheError) {
   const std::string path = WriteManyLaunches(70000);
   Exec(path, "UPDATE api_calls SET end_ns = 1 WHERE id = 60000");

@@ -236,6 +236,12 @@ inline std::optional<uint64_t> TrailingNumber(const CsvReader& reader, const Col
   size_t at = text.size();
   while (at > 0 && text[at - 1] >= '0' && text[at - 1] <= '9') --at;
   uint64_t value = 0;
+  if (text.size() - at <= 19) {  // below 10^19: no wrap in 64 bits, one comparison at the end
+    for (size_t i = at; i < text.size(); ++i)
+      value = value * 10 + static_cast<uint64_t>(text[i] - '0');
+    if (value > max) return std::nullopt;
+    return value;
+  }
   for (size_t i = at; i < text.size(); ++i) {
     const uint64_t digit = static_cast<uint64_t>(text[i] - '0');
     if (value > (max - digit) / 10) return std::nullopt;
@@ -623,6 +629,14 @@ class Rocprofv3CsvImporterImpl final : public Importer, public PartsImporter {
       void Add(const trace::Dispatch& d) override { builder->AddDispatch(d); }
     } sink;
     sink.builder = &builder;
+    // A hint for a sink that keeps every dispatch (--window all): rocprofv3's rows take well
+    // over 64 bytes, so this is about the most rows a plain file holds (shorter rows only make
+    // the sink grow as it would without the hint); a compressed file's size says nothing.
+    std::error_code ec;
+    const uintmax_t bytes = std::filesystem::file_size(path, ec);
+    if (!ec && FileCompression(path) == Compression::kNone) {
+      builder.Expect(static_cast<size_t>(std::min<uintmax_t>(bytes / 64, uintmax_t{1} << 26)), 0);
+    }
     DP_ASSIGN_OR_RETURN(const CsvImportStats stats,
                         ImportRocprofv3Csv(path, builder.names(), sink));
     Describe(stats, builder.trace());

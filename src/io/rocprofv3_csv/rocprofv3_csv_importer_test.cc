@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "src/trace/trace.h"
 #include "tests/support/temp_dir.h"
 
 namespace decodeprof::io {
@@ -292,6 +293,64 @@ TEST(Rocprofv3CsvImporterTest, ManyNamesKeepTheirIds) {
   for (size_t i = 0; i < 6000; ++i) {
     ASSERT_EQ(got.Name(i), "kernel_" + std::to_string(i % 3000));
   }
+}
+
+TEST(Rocprofv3CsvImporterTest, IdsAreTheNumberAtTheEndWithinTheirRange) {
+  const std::string header =
+      "Kernel_Name,Start_Timestamp,End_Timestamp,Agent_Id,Queue_Id,Correlation_Id\n";
+  Imported got;
+  ImportText(header + "a,1,2,Agent 32767,4294967295,18446744073709551615\n" +
+                 "b,1,2, 3 ,0007,000000000000000000000000000042\n" +
+                 "c,1,2,,,1234567890123456789\n",
+             got);
+  ASSERT_TRUE(got.stats.ok()) << got.stats.status().ToString();
+  ASSERT_EQ(got.sink.dispatches.size(), 3u);
+  EXPECT_EQ(got.sink.dispatches[0].device, 32767);
+  EXPECT_EQ(got.sink.dispatches[0].stream, 4294967295u);
+  EXPECT_EQ(got.sink.dispatches[0].correlation, 18446744073709551615u);
+  EXPECT_EQ(got.sink.dispatches[1].device, 3);
+  EXPECT_EQ(got.sink.dispatches[1].stream, 7u);
+  EXPECT_EQ(got.sink.dispatches[1].correlation, 42u);
+  EXPECT_EQ(got.sink.dispatches[2].device, 0);
+  EXPECT_EQ(got.sink.dispatches[2].correlation, 1234567890123456789u);
+
+  Imported agent;
+  ImportText(header + "a,1,2,Agent 32768,1,1\n", agent);
+  ExpectDataError(agent, "trace.csv:2", "Agent_Id 'Agent 32768' is beyond its range (0 to 32767)");
+  Imported queue;
+  ImportText(header + "a,1,2,1,4294967296,1\n", queue);
+  ExpectDataError(queue, "trace.csv:2",
+                  "Queue_Id '4294967296' is beyond its range (0 to 4294967295)");
+  Imported correlation;
+  ImportText(header + "a,1,2,1,1,18446744073709551616\n", correlation);
+  ExpectDataError(correlation, "trace.csv:2",
+                  "Correlation_Id '18446744073709551616' is beyond its range (0 to "
+                  "18446744073709551615)");
+  Imported wide;
+  ImportText(header + "a,1,2,99999999999999999999,1,1\n", wide);
+  ExpectDataError(wide, "trace.csv:2",
+                  "Agent_Id '99999999999999999999' is beyond its range (0 to 32767)");
+}
+
+TEST(Rocprofv3CsvImporterTest, ImportTellsTheSinkHowManyRowsAtMost) {
+  // The plug-in's Import hints the file's bytes / 64 to a sink that keeps every dispatch.
+  struct ExpectingSink : trace::DispatchSink {
+    void Add(const trace::Dispatch& d) override { dispatches.push_back(d); }
+    void Expect(size_t n) override { expected.push_back(n); }
+    std::vector<trace::Dispatch> dispatches;
+    std::vector<size_t> expected;
+  };
+  std::string text = "Kernel_Name,BeginNs,EndNs\n";
+  for (int i = 0; i < 100; ++i)
+    text += "a_kernel_with_a_long_enough_name_" + std::to_string(i) + ",1,2\n";
+  const std::string path = WriteTemp("expect_kernel_trace.csv", text);
+  trace::StringPool names;
+  ExpectingSink sink;
+  trace::TraceBuilder builder(names, sink);
+  ASSERT_TRUE(Rocprofv3CsvImporter().Import(path, builder).ok());
+  ASSERT_EQ(sink.dispatches.size(), 100u);
+  EXPECT_EQ(sink.expected, std::vector<size_t>{text.size() / 64});
+  EXPECT_LT(sink.expected[0], 100u);  // a hint, not a promise: the rows here are shorter
 }
 
 }  // namespace
