@@ -73,14 +73,25 @@ struct Projection {
   trace::TimestampNs cpu_hi = 0;      // the span's end on the host
   trace::TimestampNs lo = 0, hi = 0;  // the window: the span, widened to the owned GPU work
   std::unordered_set<uint64_t> owned;
-  std::vector<uint64_t> known;  // sorted, unique
+  // The ids that have a launch call: one bit per id from known_lo when they are dense (as
+  // recorders number them: a trace of millions of launch calls needs a few hundred KiB), else
+  // sorted and unique.
+  uint64_t known_lo = 0;
+  std::vector<bool> known_bits;
+  std::vector<uint64_t> known;
   int64_t owned_dispatches = 0;
 
+  bool Known(uint64_t id) const {
+    if (!known_bits.empty()) {
+      return id >= known_lo && id - known_lo < known_bits.size() && known_bits[id - known_lo];
+    }
+    return std::binary_search(known.begin(), known.end(), id);
+  }
   // Whether a dispatch belongs to the window, times aside: owned, or without a launch call
   // (then its start decides, as in the time cut).
   bool Keeps(const trace::Dispatch& d) const {
     if (!by_launch || owned.count(d.correlation) > 0) return true;
-    return d.correlation == 0 || !std::binary_search(known.begin(), known.end(), d.correlation);
+    return d.correlation == 0 || !Known(d.correlation);
   }
 };
 
@@ -92,13 +103,33 @@ base::StatusOr<Projection> Project(const TraceForWindow& t, trace::TimestampNs l
   Projection p;
   p.lo = lo;
   p.cpu_hi = p.hi = hi;
+  uint64_t min_id = UINT64_MAX, max_id = 0;
+  int64_t calls = 0;
   DP_RETURN_IF_ERROR(t.launches([&](const trace::ApiCall& call) {
-    p.known.push_back(call.correlation);
+    ++calls;
+    min_id = std::min(min_id, call.correlation);
+    max_id = std::max(max_id, call.correlation);
     if (lo <= call.start && call.start <= hi) p.owned.insert(call.correlation);
   }));
-  std::sort(p.known.begin(), p.known.end());
-  p.known.erase(std::unique(p.known.begin(), p.known.end()), p.known.end());
-  p.by_launch = !p.known.empty();
+  p.by_launch = calls > 0;
+  if (!p.by_launch) return p;
+  // Dense: at most 64 ids a call, a bit each (no more memory than the sorted ids would take).
+  const bool dense = max_id - min_id < static_cast<uint64_t>(calls) * 64;
+  if (dense) {
+    p.known_lo = min_id;
+    p.known_bits.assign(static_cast<size_t>(max_id - min_id) + 1, false);
+  }
+  DP_RETURN_IF_ERROR(t.launches([&](const trace::ApiCall& call) {
+    if (dense) {
+      p.known_bits[call.correlation - p.known_lo] = true;
+    } else {
+      p.known.push_back(call.correlation);
+    }
+  }));
+  if (!dense) {
+    std::sort(p.known.begin(), p.known.end());
+    p.known.erase(std::unique(p.known.begin(), p.known.end()), p.known.end());
+  }
   if (!p.by_launch || p.owned.empty()) return p;
   DP_RETURN_IF_ERROR(t.dispatches([&](const trace::Dispatch& d) {
     if (p.owned.count(d.correlation) == 0) return;
