@@ -260,6 +260,37 @@ TEST_F(WindowStageTest, ARangeOwnsTheWorkItLaunchedWheneverItRuns) {
   EXPECT_EQ(w->info.launches.size(), 3u);  // the window's launch calls only
 }
 
+// Which ids have a launch call is kept as a bit per id when the ids are dense, else as the
+// sorted ids: the window is the same either way.
+TEST_F(WindowStageTest, DenseAndSparseLaunchIdsCutTheSameWindow) {
+  for (const uint64_t scale : {uint64_t{1}, uint64_t{1000000007}}) {
+    SCOPED_TRACE(scale);
+    dispatches_.clear();
+    launches_.clear();
+    info_ = {};
+    Launch(500, 1 * scale);
+    Kernel("prefill_tail_gemm", 1100, 1400, 1 * scale);  // launched before: left out
+    Range("step[DECODE bs=1]", 1000, 2000);
+    Launch(1100, 2 * scale);
+    Launch(1300, 4 * scale);
+    Kernel("gemv", 1500, 2500, 2 * scale);
+    Kernel("[CUDA memcpy Device-to-Host]", 1600, 1700, 3 * scale);  // no launch call: by time
+    Kernel("argmax", 3000, 3500, 4 * scale);
+    Kernel("late_unlaunched", 9000, 9100, 5 * scale);  // no launch call, after the window
+    TraceRequest request;
+    request.path = "t.sqlite";
+    request.step_range = "step?DECODE*";
+    auto w = Cut(request);
+    ASSERT_TRUE(w.ok()) << w.status().ToString();
+    std::vector<std::string> kept;
+    for (const trace::Dispatch& d : w->window.dispatches) {
+      kept.emplace_back(names_.Get(d.name));
+    }
+    EXPECT_EQ(kept, (std::vector<std::string>{"gemv", "[CUDA memcpy Device-to-Host]", "argmax"}));
+    EXPECT_EQ(w->evidence.dispatches_launched_outside, 1);
+  }
+}
+
 TEST_F(WindowStageTest, WithoutLaunchCallsTheTimeCutStaysAndSaysSo) {
   Kernel("prefill_tail_gemm", 1100, 1400, 1);
   Range("step[DECODE bs=1]", 1000, 2000);
