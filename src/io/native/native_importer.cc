@@ -70,8 +70,8 @@ class Strings {
 
 class NativeReader {
   // The launch calls read on another thread (Run), a chunk of rows at a time (at most two chunks
-  // ahead of the caller, so memory stays bounded); the rows are checked there as ReadLaunches
-  // checks them, in the same order, and the first failure ends the reading.
+  // ahead of the caller, so memory stays bounded); the rows are checked there (WalkLaunches),
+  // in id order, and the first failure ends the reading.
   struct LaunchRow {
     int64_t name_id = 0;
     int64_t start = 0;
@@ -118,7 +118,7 @@ class NativeReader {
     DP_RETURN_IF_ERROR(ReadMeta());
     DP_RETURN_IF_ERROR(ReadStrings());
     DP_RETURN_IF_ERROR(ReadDispatches());
-    return ReadLaunches(&keep);
+    return ReadLaunches(keep);
   }
 
   base::StatusOr<NativeImport> Run() {
@@ -528,16 +528,24 @@ class NativeReader {
     const int64_t lo = span.Int(0);
     const int64_t hi = span.Int(1);
     if (hi - lo < parts) return {""};
+    // Times below the smallest one (errors) fall in the first part, found there in order.
+    return EvenParts("WHERE", "start_ns", lo, hi, parts);
+  }
+
+  // `parts` conditions on `column` cutting [lo, hi] at even steps, each starting with
+  // `keyword`: the first part takes everything below its end, the last everything from its
+  // start, so that together they hold every integer value.
+  static std::vector<std::string> EvenParts(std::string_view keyword, std::string_view column,
+                                            int64_t lo, int64_t hi, int64_t parts) {
+    const std::string head = std::string(keyword) + " " + std::string(column);
     std::vector<std::string> out;
     int64_t from = lo;
     for (int64_t p = 1; p <= parts; ++p) {
-      const int64_t to = p == parts ? hi : lo + (hi - lo) / parts * p;
-      // The first part takes everything before its end (times below the smallest one are
-      // errors found there, in order), the last everything from its start.
-      out.push_back(p == 1       ? "WHERE start_ns < " + std::to_string(to)
-                    : p == parts ? "WHERE start_ns >= " + std::to_string(from)
-                                 : "WHERE start_ns >= " + std::to_string(from) +
-                                       " AND start_ns < " + std::to_string(to));
+      const int64_t to = lo + (hi - lo) / parts * p;
+      out.push_back(p == 1       ? head + " < " + std::to_string(to)
+                    : p == parts ? head + " >= " + std::to_string(from)
+                                 : head + " >= " + std::to_string(from) + " AND " +
+                                       std::string(column) + " < " + std::to_string(to));
       from = to;
     }
     return out;
@@ -616,7 +624,7 @@ class NativeReader {
   }
 
   // The launch calls (correlation != 0) whose id `where` keeps, in id order, over a
-  // connection of its own, checked as ReadLaunches checks them, handed to `push` a chunk at
+  // connection of its own, checked (name id, times), handed to `push` a chunk at
   // a time until it returns false; the first bad row ends the walk (rows before it in its
   // chunk are not handed over: the import fails). Only const members: any thread.
   template <typename Push>
@@ -673,21 +681,7 @@ class NativeReader {
         q.Type(1) != SQLITE_INTEGER || q.Int(1) - q.Int(0) < static_cast<int64_t>(parts)) {
       return {""};
     }
-    const int64_t lo = q.Int(0);
-    const int64_t hi = q.Int(1);
-    std::vector<std::string> out;
-    int64_t from = lo;
-    for (size_t p = 1; p <= parts; ++p) {
-      const int64_t to =
-          p == parts ? hi + 1
-                     : lo + (hi - lo) / static_cast<int64_t>(parts) * static_cast<int64_t>(p);
-      out.push_back(p == 1 ? "AND id < " + std::to_string(to)
-                    : p == parts
-                        ? "AND id >= " + std::to_string(from)
-                        : "AND id >= " + std::to_string(from) + " AND id < " + std::to_string(to));
-      from = to;
-    }
-    return out;
+    return EvenParts("AND", "id", q.Int(0), q.Int(1), static_cast<int64_t>(parts));
   }
 
   base::Status ReadEverything() {
@@ -734,26 +728,13 @@ class NativeReader {
     return true;
   }
 
-  base::Status ReadLaunches(const StagedImporter::LaunchFilter* keep = nullptr) {
-    SqliteQuery q(*db_,
-                  "SELECT id, name_id, start_ns, end_ns, thread, correlation FROM api_calls "
-                  "WHERE correlation != 0 ORDER BY id");
-    if (!q.prepared()) return SqlError(q, "cannot read table api_calls");
-    q.Numbers();
-    int rc;
-    while ((rc = q.Step()) == SQLITE_ROW) {
-      auto name = strings_->Get(q.Int(1));
-      if (!name) return RowError("api_calls", q.Int(0), "name_id is not in table strings");
-      int64_t start = 0, end = 0;
-      DP_RETURN_IF_ERROR(Time(q, 2, "api_calls", "start_ns", &start));
-      DP_RETURN_IF_ERROR(Time(q, 3, "api_calls", "end_ns", &end));
-      if (end < start) return RowError("api_calls", q.Int(0), "end before start");
-      if (keep != nullptr && !(*keep)(static_cast<uint64_t>(q.Int(5)))) continue;
-      builder_.AddLaunch(trace::ApiCall{*name, q.Int(2), q.Int(3), static_cast<uint64_t>(q.Int(4)),
-                                        static_cast<uint64_t>(q.Int(5))});
-    }
-    if (rc != SQLITE_DONE) return SqlError(q, "cannot read table api_calls");
-    return base::OkStatus();
+  // The launch calls `keep` accepts, on this thread (the staged import).
+  base::Status ReadLaunches(const StagedImporter::LaunchFilter& keep) {
+    return WalkLaunches("", [&](std::vector<LaunchRow>&& rows) {
+      std::erase_if(rows, [&](const LaunchRow& r) { return !keep(r.correlation); });
+      AddLaunchRows(rows);
+      return true;
+    });
   }
 
   base::Status ReadDevices() {

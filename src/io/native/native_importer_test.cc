@@ -548,25 +548,40 @@ TEST(NativeImporterTest, LaunchCallsReadBesideTheDispatchesComeInIdOrder) {
   }
 }
 
+struct Read {
+  base::Status status;
+  std::vector<trace::Dispatch> dispatches;
+  std::vector<trace::ApiCall> launches;
+  std::vector<std::string> names;  // the pool, in id order
+};
+
+// One import of `path`, in parts of 500 kernels when `in_parts`.
+Read ReadNative(const std::string& path, bool in_parts) {
+  NativeImportOptions options;
+  options.memory_ops_as_dispatches = true;
+  options.read_in_parts = in_parts;
+  options.rows_per_part = 500;
+  trace::StringPool names;
+  CollectSink sink;
+  LaunchCollector launches;
+  trace::TraceBuilder builder(names, sink);
+  builder.set_launch_sink(&launches);
+  Read out;
+  out.status = ImportNative(path, builder, options).status();
+  out.dispatches = std::move(sink.dispatches);
+  out.launches = std::move(launches.calls);
+  for (trace::StringId id = 0; id < names.size(); ++id) out.names.emplace_back(names.Get(id));
+  return out;
+}
+
 TEST(NativeImporterTest, LaunchCallsReadInPartsAreTheOnePassOnes) {
   const std::string path = WriteManyLaunches(4000);
-  const auto read = [&](bool in_parts, std::vector<std::string>* pool) {
-    NativeImportOptions options;
-    options.memory_ops_as_dispatches = true;
-    options.read_in_parts = in_parts;
-    options.rows_per_part = 500;
-    trace::StringPool names;
-    CollectSink sink;
-    LaunchCollector launches;
-    trace::TraceBuilder builder(names, sink);
-    builder.set_launch_sink(&launches);
-    EXPECT_TRUE(ImportNative(path, builder, options).ok());
-    for (trace::StringId id = 0; id < names.size(); ++id) pool->emplace_back(names.Get(id));
-    return launches.calls;
-  };
-  std::vector<std::string> one_names, parts_names;
-  const std::vector<trace::ApiCall> one = read(false, &one_names);
-  const std::vector<trace::ApiCall> parts = read(true, &parts_names);
+  const Read one_read = ReadNative(path, false);
+  const Read parts_read = ReadNative(path, true);
+  ASSERT_TRUE(one_read.status.ok());
+  ASSERT_TRUE(parts_read.status.ok());
+  const std::vector<trace::ApiCall>& one = one_read.launches;
+  const std::vector<trace::ApiCall>& parts = parts_read.launches;
   ASSERT_EQ(one.size(), size_t{4000});
   ASSERT_EQ(parts.size(), one.size());
   for (size_t i = 0; i < one.size(); ++i) {
@@ -574,20 +589,12 @@ TEST(NativeImporterTest, LaunchCallsReadInPartsAreTheOnePassOnes) {
               std::tie(parts[i].name, parts[i].start, parts[i].end, parts[i].thread,
                        parts[i].correlation));
   }
-  EXPECT_EQ(parts_names, one_names);
+  EXPECT_EQ(parts_read.names, one_read.names);
   // The first bad launch call of the parts, in id order, is the error.
   Exec(path, "UPDATE api_calls SET end_ns = 1 WHERE id IN (3900, 1200)");
-  NativeImportOptions options;
-  options.read_in_parts = true;
-  options.rows_per_part = 500;
-  trace::StringPool names;
-  CollectSink sink;
-  LaunchCollector launches;
-  trace::TraceBuilder builder(names, sink);
-  builder.set_launch_sink(&launches);
-  const auto bad = ImportNative(path, builder, options);
-  ASSERT_FALSE(bad.ok());
-  EXPECT_EQ(bad.status().where(), path + ": api_calls id 1200");
+  const Read bad = ReadNative(path, true);
+  ASSERT_FALSE(bad.status.ok());
+  EXPECT_EQ(bad.status.where(), path + ": api_calls id 1200");
 }
 
 TEST(NativeImporterTest, ABadLaunchRowOnTheSecondThreadIsTheError) {
@@ -637,26 +644,6 @@ std::string WriteShuffled(int kernels) {
   }
   EXPECT_TRUE(w.Close().ok());
   return path;
-}
-
-struct Read {
-  base::Status status;
-  std::vector<trace::Dispatch> dispatches;
-  std::vector<std::string> names;  // the pool, in id order
-};
-
-Read ReadNative(const std::string& path, bool in_parts) {
-  NativeImportOptions options;
-  options.memory_ops_as_dispatches = true;
-  options.read_in_parts = in_parts;
-  options.rows_per_part = 500;
-  trace::StringPool names;
-  CollectSink sink;
-  Read out;
-  out.status = ImportNative(path, names, sink, options).status();
-  out.dispatches = std::move(sink.dispatches);
-  for (trace::StringId id = 0; id < names.size(); ++id) out.names.emplace_back(names.Get(id));
-  return out;
 }
 
 TEST(NativeImporterTest, DispatchesReadInPartsAreTheOnePassOnes) {
