@@ -202,6 +202,13 @@ class SpanSink final : public trace::DispatchSink {
     span_.second = std::max(span_.second, d.end);
     next_.Add(d);
   }
+  void AddAll(std::span<const trace::Dispatch> dispatches) override {
+    for (const trace::Dispatch& d : dispatches) {
+      span_.first = std::min(span_.first, d.start);
+      span_.second = std::max(span_.second, d.end);
+    }
+    next_.AddAll(dispatches);
+  }
   void Expect(size_t dispatches) override { next_.Expect(dispatches); }
 
  private:
@@ -237,12 +244,18 @@ base::StatusOr<SpooledTrace> ImportSpooled(const TraceRequest& request,
 class DispatchVector final : public trace::DispatchSink {
  public:
   void Add(const trace::Dispatch& d) override { records.push_back(d); }
+  void AddAll(std::span<const trace::Dispatch> dispatches) override {
+    records.insert(records.end(), dispatches.begin(), dispatches.end());
+  }
   void Expect(size_t n) override { base::ReserveLarge(records, n); }
   std::vector<trace::Dispatch> records;
 };
 class LaunchVector final : public trace::LaunchSink {
  public:
   void Add(const trace::ApiCall& call) override { records.push_back(call); }
+  void AddAll(std::span<const trace::ApiCall> calls) override {
+    records.insert(records.end(), calls.begin(), calls.end());
+  }
   void Expect(size_t n) override { base::ReserveLarge(records, n); }
   std::vector<trace::ApiCall> records;
 };

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string_view>
 
 #include "src/trace/dispatch.h"
@@ -37,6 +38,10 @@ class LaunchSink {
  public:
   virtual ~LaunchSink() = default;
   virtual void Add(const ApiCall& call) = 0;
+  // As DispatchSink::AddAll: several calls at once, the same as Add for each.
+  virtual void AddAll(std::span<const ApiCall> calls) {
+    for (const ApiCall& call : calls) Add(call);
+  }
   // As DispatchSink::Expect: an upper bound on the launch calls coming; a hint only.
   virtual void Expect(size_t /*calls*/) {}
 };

@@ -28,6 +28,47 @@ void CountingSink::Check(const Dispatch& d) {
   }
 }
 
+void CountingSink::AddAll(std::span<const Dispatch> dispatches) {
+  for (const Dispatch& d : dispatches) Count(d);
+  if (!device_filter_) {
+    next_.AddAll(dispatches);
+    return;
+  }
+  // The runs of the filter's device, each as one block.
+  size_t from = 0;
+  while (from < dispatches.size()) {
+    while (from < dispatches.size() && dispatches[from].device != *device_filter_) ++from;
+    size_t to = from;
+    while (to < dispatches.size() && dispatches[to].device == *device_filter_) ++to;
+    if (to > from) next_.AddAll(dispatches.subspan(from, to - from));
+    from = to;
+  }
+}
+
+void TraceBuilder::AddLaunches(std::span<const ApiCall> calls) {
+  // Calls with a bad time or correlation 0 take the one-call path (its note, its drop); the
+  // runs between them go on as blocks.
+  const auto plain = [this](const ApiCall& call) {
+    return call.correlation != 0 && (trace_.bad_record || !BadTimes(call.start, call.end));
+  };
+  size_t from = 0;
+  while (from < calls.size()) {
+    size_t to = from;
+    while (to < calls.size() && plain(calls[to])) ++to;
+    if (to > from) {
+      const std::span<const ApiCall> run = calls.subspan(from, to - from);
+      launches_seen_ += static_cast<int64_t>(run.size());
+      if (launch_sink_ != nullptr) {
+        launch_sink_->AddAll(run);
+      } else {
+        trace_.launches.insert(trace_.launches.end(), run.begin(), run.end());
+      }
+    }
+    if (to < calls.size()) AddLaunch(calls[to++]);
+    from = to;
+  }
+}
+
 void TraceBuilder::NoteBadTimes(std::string what, TimestampNs start, TimestampNs end) {
   if (start < 0) {
     what += " starts at a negative time (" + std::to_string(start) + " ns)";

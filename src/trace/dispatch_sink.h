@@ -2,6 +2,7 @@
 // what it needs (the decode window) and memory stays bounded by that, not by the file.
 #pragma once
 #include <cstddef>
+#include <span>
 
 #include "src/trace/dispatch.h"
 
@@ -12,6 +13,11 @@ class DispatchSink {
   virtual ~DispatchSink() = default;
   // Called once per dispatch row, in file order. `d.name` is already interned.
   virtual void Add(const Dispatch& d) = 0;
+  // Several dispatch rows at once, in file order: the same as Add for each, which is what it
+  // does unless a sink takes a block faster (an importer that reads in parts hands them on so).
+  virtual void AddAll(std::span<const Dispatch> dispatches) {
+    for (const Dispatch& d : dispatches) Add(d);
+  }
   // A hint from an importer that knows how many dispatches are coming (an upper bound): a
   // sink that keeps them all can make room at once. Ignoring it is always correct.
   virtual void Expect(size_t /*dispatches*/) {}

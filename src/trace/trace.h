@@ -108,6 +108,18 @@ class CountingSink final : public DispatchSink {
   // How positions are named in examples: "line" (text formats) or "record".
   void set_position_word(std::string_view word) { position_word_ = word; }
   void Add(const Dispatch& d) override {
+    Count(d);
+    if (!device_filter_ || *device_filter_ == d.device) next_.Add(d);
+  }
+  // The same as Add for each; forwarded as blocks (runs of the filter's device).
+  void AddAll(std::span<const Dispatch> dispatches) override;
+  void Expect(size_t dispatches) override { next_.Expect(dispatches); }
+  // Adds the counts, the diagnostics and the first bad dispatch into `t`.
+  void AddCountsTo(ImportedTrace& t) const;
+  const std::optional<BadDispatch>& bad() const { return bad_; }
+
+ private:
+  void Count(const Dispatch& d) {
     if (d.device != last_device_ || last_count_ == nullptr) {
       last_device_ = d.device;
       last_count_ = &per_device_[d.device];
@@ -119,14 +131,7 @@ class CountingSink final : public DispatchSink {
         d.end - d.start > kMaxDispatchNs || d.end == d.start) {
       Check(d);
     }
-    if (!device_filter_ || *device_filter_ == d.device) next_.Add(d);
   }
-  void Expect(size_t dispatches) override { next_.Expect(dispatches); }
-  // Adds the counts, the diagnostics and the first bad dispatch into `t`.
-  void AddCountsTo(ImportedTrace& t) const;
-  const std::optional<BadDispatch>& bad() const { return bad_; }
-
- private:
   void Check(const Dispatch& d);
 
   DispatchSink& next_;
@@ -156,6 +161,8 @@ class TraceBuilder {
   void set_position_word(std::string_view word) { counter_.set_position_word(word); }
 
   void AddDispatch(const Dispatch& d) { counter_.Add(d); }
+  // Several dispatches at once: the same as AddDispatch for each, in order.
+  void AddDispatches(std::span<const Dispatch> dispatches) { counter_.AddAll(dispatches); }
   // A launch call; calls with correlation 0 launch nothing that can be joined and are dropped.
   void AddLaunch(const ApiCall& call) {
     if (call.correlation == 0) return;
@@ -171,6 +178,8 @@ class TraceBuilder {
       trace_.launches.push_back(call);
     }
   }
+  // Several launch calls at once: the same as AddLaunch for each, in order.
+  void AddLaunches(std::span<const ApiCall> calls);
   // Sends launch calls to `sink` instead of the model's `launches`.
   void set_launch_sink(LaunchSink* sink) { launch_sink_ = sink; }
   // Set by a caller whose sinks keep every dispatch and launch call (the whole trace is the

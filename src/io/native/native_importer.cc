@@ -449,30 +449,48 @@ class NativeReader {
       return true;
     };
     if (parts.size() < 2) return WalkDispatches(*db_, parts.empty() ? "" : parts[0], add);
-    // A caller that keeps every dispatch: the later parts are read ahead, each on a thread of
-    // its own over a connection of its own, while this one reads the first.
-    std::vector<DispatchPart> later(parts.size() - 1);
+    // A caller that keeps every dispatch: every part is read on a thread of its own over a
+    // connection of its own; this one takes them in order as they are done, names them in
+    // the order one pass would meet them, numbers them and hands each on as one block.
+    std::vector<DispatchPart> read(parts.size());
     std::vector<std::thread> readers;
-    readers.reserve(later.size());
-    for (size_t p = 0; p < later.size(); ++p) {
-      readers.emplace_back([this, &parts, &later, p] { ReadPart(parts[p + 1], later[p]); });
+    readers.reserve(read.size());
+    for (size_t p = 0; p < read.size(); ++p) {
+      readers.emplace_back([this, &parts, &read, p] { ReadPart(parts[p], read[p]); });
     }
-    base::Status status = WalkDispatches(*db_, parts[0], add);
-    for (size_t p = 0; p < later.size(); ++p) {
+    base::Status status;
+    for (size_t p = 0; p < read.size(); ++p) {
       readers[p].join();
       if (!status.ok()) continue;
-      status = later[p].status;
-      for (const RawDispatch& raw : later[p].rows) {
-        if (!status.ok()) break;
-        add(raw);
+      std::vector<trace::Dispatch>& rows = read[p].rows;
+      const trace::Runtime runtime = Hip() ? trace::Runtime::kHip : trace::Runtime::kCuda;
+      for (trace::Dispatch& d : rows) {
+        switch (d.kind) {
+          case trace::DispatchKind::kKernel:
+            d.name = *strings_->GetKernelName(d.name);
+            break;
+          case trace::DispatchKind::kMemset:
+            d.name = names_.Intern(trace::MemsetName(runtime));
+            break;
+          default:
+            d.name = names_.Intern(trace::MemcpyName(d.name, runtime));
+        }
+        d.line = line < UINT32_MAX ? ++line : line;
       }
-      later[p].rows = {};
+      result_.kernels += read[p].kernels;
+      builder_.AddDispatches(rows);
+      rows = {};
+      status = read[p].status;
     }
     return status;
   }
 
+  // A part of the dispatches, read on a thread of its own: the rows as far as the first bad one,
+  // each named by its file key (a kernel's strings id, a copy's kind) until the calling thread
+  // interns the names.
   struct DispatchPart {
-    std::vector<RawDispatch> rows;
+    std::vector<trace::Dispatch> rows;
+    int64_t kernels = 0;
     base::Status status;
   };
   void ReadPart(const std::string& where, DispatchPart& part) const {
@@ -482,7 +500,14 @@ class NativeReader {
       return;
     }
     part.status = WalkDispatches(*db, where, [&part](const RawDispatch& raw) {
-      part.rows.push_back(raw);
+      trace::Dispatch& d = part.rows.emplace_back(raw.d);
+      if (d.kind == trace::DispatchKind::kKernel) {
+        ++part.kernels;
+        d.name = static_cast<trace::StringId>(raw.name);  // Strings::Has: it fits
+      } else if (d.kind == trace::DispatchKind::kMemcpy) {
+        // MemcpyName's kinds (1 to 13); any other is named as 0 is.
+        d.name = raw.name >= 1 && raw.name <= 13 ? static_cast<trace::StringId>(raw.name) : 0;
+      }
       return true;
     });
   }
@@ -672,11 +697,13 @@ class NativeReader {
   // held until the dispatches are in; then added in id order (names interned after the
   // kernels', as on one thread).
   struct LaunchPart {
-    std::vector<std::vector<LaunchRow>> chunks;
+    std::vector<trace::ApiCall> calls;  // named by their strings ids until handed on
     base::Status status;
   };
   std::vector<std::string> PartsOfTheLaunches(size_t parts) {
-    SqliteQuery q(*db_, "SELECT min(id), max(id) FROM api_calls");
+    // Two subqueries, each answered from the end of the id b-tree; `SELECT min(id), max(id)`
+    // would scan the whole table (on the calling thread, before any part starts).
+    SqliteQuery q(*db_, "SELECT (SELECT min(id) FROM api_calls), (SELECT max(id) FROM api_calls)");
     if (parts < 2 || !q.prepared() || q.Step() != SQLITE_ROW || q.Type(0) != SQLITE_INTEGER ||
         q.Type(1) != SQLITE_INTEGER || q.Int(1) - q.Int(0) < static_cast<int64_t>(parts)) {
       return {""};
@@ -694,7 +721,11 @@ class NativeReader {
       readers.emplace_back([this, &launch_parts, &launches, p] {
         LaunchPart& part = launches[p];
         part.status = WalkLaunches(launch_parts[p], [&part](std::vector<LaunchRow>&& rows) {
-          part.chunks.push_back(std::move(rows));
+          for (const LaunchRow& r : rows) {
+            // Strings::Has: the id fits.
+            part.calls.push_back(trace::ApiCall{static_cast<trace::StringId>(r.name_id), r.start,
+                                                r.end, r.thread, r.correlation});
+          }
           return true;
         });
       });
@@ -704,10 +735,11 @@ class NativeReader {
       readers[p].join();
       if (!status.ok()) continue;
       status = launches[p].status;
-      for (const std::vector<LaunchRow>& rows : launches[p].chunks) {
-        if (status.ok()) AddLaunchRows(rows);
-      }
-      launches[p].chunks = {};
+      if (!status.ok()) continue;
+      std::vector<trace::ApiCall>& calls = launches[p].calls;
+      for (trace::ApiCall& call : calls) call.name = *strings_->Get(call.name);
+      builder_.AddLaunches(calls);
+      calls = {};
     }
     return status;
   }
