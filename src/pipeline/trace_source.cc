@@ -16,6 +16,7 @@
 #include "src/base/large_pages.h"
 #include "src/base/parse.h"
 #include "src/base/py_format.h"
+#include "src/base/stage_times.h"
 #include "src/trace/spool.h"
 
 namespace decodeprof::pipeline {
@@ -304,11 +305,22 @@ base::StatusOr<WindowedTrace> ImportWindow(const TraceRequest& request,
   if (parts != nullptr && !importer.carries_ranges() &&
       ((!log_path.empty() && request.window.kind == WindowSpec::Kind::kDecode) ||
        request.window.kind == WindowSpec::Kind::kAll)) {
-    return ImportWindowInParts(request, importer, *parts, log_marks, log_path, names);
+    DP_ASSIGN_OR_RETURN(WindowedTrace t,
+                        ImportWindowInParts(request, importer, *parts, log_marks, log_path, names));
+    base::MarkStage("import in parts");
+    return t;
   }
+  // The window stage, after the import.
+  const auto cut = [&](TraceForWindow t) -> base::StatusOr<WindowedTrace> {
+    base::MarkStage("import");
+    DP_ASSIGN_OR_RETURN(WindowedTrace windowed,
+                        CutWindow(request, importer, log_marks, log_path, std::move(t), names));
+    base::MarkStage("window");
+    return windowed;
+  };
   if (request.window.kind == WindowSpec::Kind::kAll) {
     DP_ASSIGN_OR_RETURN(TraceForWindow t, ImportInMemory(request, importer, names));
-    return CutWindow(request, importer, log_marks, log_path, std::move(t), names);
+    return cut(std::move(t));
   }
   // Otherwise one pass into spools, then the window stage over them.
   DP_ASSIGN_OR_RETURN(SpooledTrace spooled, ImportSpooled(request, importer, names));
@@ -320,7 +332,7 @@ base::StatusOr<WindowedTrace> ImportWindow(const TraceRequest& request,
   trace::LaunchSpool& launches = *spooled.launches;
   t.dispatches = [&dispatches](const DispatchFn& fn) { return dispatches.spool().Replay(fn); };
   t.launches = [&launches](const LaunchFn& fn) { return launches.spool().Replay(fn); };
-  return CutWindow(request, importer, log_marks, log_path, std::move(t), names);
+  return cut(std::move(t));
 }
 
 void AddOverlapDiagnostics(const std::string& trace, std::span<const trace::Dispatch> dispatches,
