@@ -13,10 +13,10 @@
 
 #include "src/analysis/intervals.h"
 #include "src/analysis/pack.h"
-#include "src/base/large_pages.h"
 #include "src/base/parse.h"
 #include "src/base/py_format.h"
 #include "src/base/stage_times.h"
+#include "src/trace/record_vector.h"
 #include "src/trace/spool.h"
 
 namespace decodeprof::pipeline {
@@ -210,6 +210,14 @@ class SpanSink final : public trace::DispatchSink {
     }
     next_.AddAll(dispatches);
   }
+  std::span<trace::Dispatch> Room(size_t n) override { return next_.Room(n); }
+  void AddFilled(std::span<const trace::Dispatch> filled) override {
+    for (const trace::Dispatch& d : filled) {
+      span_.first = std::min(span_.first, d.start);
+      span_.second = std::max(span_.second, d.end);
+    }
+    next_.AddFilled(filled);
+  }
   void Expect(size_t dispatches) override { next_.Expect(dispatches); }
 
  private:
@@ -242,24 +250,8 @@ base::StatusOr<SpooledTrace> ImportSpooled(const TraceRequest& request,
 
 // The trace read straight into memory: what --window all keeps anyway (every dispatch is in
 // the window, and the launch calls of all of them), without a spool to write and read back.
-class DispatchVector final : public trace::DispatchSink {
- public:
-  void Add(const trace::Dispatch& d) override { records.push_back(d); }
-  void AddAll(std::span<const trace::Dispatch> dispatches) override {
-    records.insert(records.end(), dispatches.begin(), dispatches.end());
-  }
-  void Expect(size_t n) override { base::ReserveLarge(records, n); }
-  std::vector<trace::Dispatch> records;
-};
-class LaunchVector final : public trace::LaunchSink {
- public:
-  void Add(const trace::ApiCall& call) override { records.push_back(call); }
-  void AddAll(std::span<const trace::ApiCall> calls) override {
-    records.insert(records.end(), calls.begin(), calls.end());
-  }
-  void Expect(size_t n) override { base::ReserveLarge(records, n); }
-  std::vector<trace::ApiCall> records;
-};
+using DispatchVector = trace::RecordVector<trace::Dispatch, trace::DispatchSink>;
+using LaunchVector = trace::RecordVector<trace::ApiCall, trace::LaunchSink>;
 
 base::StatusOr<TraceForWindow> ImportInMemory(const TraceRequest& request,
                                               const io::Importer& importer,
