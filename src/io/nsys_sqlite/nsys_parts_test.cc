@@ -27,8 +27,9 @@ class CollectSink : public trace::DispatchSink {
 
 // Kernels in start order whose starts come in ties of three, memcpys, memsets and graph
 // launches on the same starts (ties across tables at every possible part boundary), names in
-// a scattered order, and a runtime and a driver call per kernel.
-NsysDb PartsRun(int kernels) {
+// a scattered order, and a runtime and a driver call per kernel; with `second_process`, the
+// last kernels and their calls come from another process.
+NsysDb PartsRun(int kernels, bool second_process = false) {
   NsysDb db;
   db.gpus = {{0, "NVIDIA H200"}};
   for (int i = 0; i < kernels; ++i) {
@@ -48,6 +49,10 @@ NsysDb PartsRun(int kernels) {
     call.correlation = static_cast<uint32_t>(i + 1);
     call.driver = i % 9 == 0;
     if (i % 13 == 0) call.name = "cuLaunchKernel";
+    if (second_process && i >= kernels - 50 && i % 2 == 0) {
+      db.kernels.back().global_pid = nsys_testing::GlobalPid(200);
+      call.global_tid = GlobalTid(200, 201);
+    }
     db.api_calls.push_back(call);
     if (i % 5 == 0) {
       nsys_testing::MemoryOp op;
@@ -152,6 +157,19 @@ TEST_F(NsysPartsTest, DispatchesAndLaunchCallsReadInPartsAreTheOnePassOnes) {
   EXPECT_GT(one.graph_diagnostics, 1);
   // The names are interned in one order, whatever the threads' speeds.
   for (int run = 0; run < 3; ++run) EXPECT_EQ(ReadNsys(path, true).names, one.names);
+}
+
+TEST_F(NsysPartsTest, ProcessesAreFoundInParts) {
+  const std::string single = Write(PartsRun(3000), "single.sqlite");
+  const Read one = ReadNsys(single, true);
+  ASSERT_TRUE(one.status.ok()) << one.status.ToString();
+  EXPECT_FALSE(one.result.per_process_correlation);
+  const std::string two = Write(PartsRun(3000, true), "two.sqlite");
+  const Read one_pass = ReadNsys(two, false);
+  const Read parts = ReadNsys(two, true);
+  EXPECT_TRUE(one_pass.result.per_process_correlation);
+  EXPECT_TRUE(parts.result.per_process_correlation);
+  ExpectSame(one_pass, parts);
 }
 
 TEST_F(NsysPartsTest, ATableOutOfStartOrderIsStillRight) {
