@@ -3,6 +3,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <thread>
 
 namespace decodeprof::io {
 
@@ -75,6 +76,72 @@ std::string KeyRange(std::string_view key, std::optional<int64_t> from, std::opt
     out += std::string(out.empty() ? " WHERE " : " AND ") + std::string(key) + " < " +
            std::to_string(*to);
   return out;
+}
+
+std::optional<bool> AnyRowInParts(const std::string& path, const SqliteDb& db,
+                                  const std::vector<std::string>& froms, std::string_view key,
+                                  const std::string& condition,
+                                  const std::vector<sqlite3_value*>& values, int64_t rows_per_part,
+                                  bool forced) {
+  struct Piece {
+    std::string sql;
+    std::vector<sqlite3_value*> values;  // a copy for its thread
+    bool found = false;
+    bool failed = false;
+  };
+  std::vector<Piece> pieces;
+  for (const std::string& from : froms) {
+    const std::optional<std::pair<int64_t, int64_t>> span = KeySpan(db, from, key);
+    if (!span) return std::nullopt;
+    const int64_t rows = span->second - span->first + 1;
+    const int64_t n = PartCount(rows, rows_per_part, forced);
+    for (int64_t k = 0; k < n; ++k) {
+      std::optional<int64_t> lo, hi;
+      if (k > 0) lo = span->first + rows / n * k;
+      if (k + 1 < n) hi = span->first + rows / n * (k + 1);
+      const std::string range = KeyRange(key, lo, hi);
+      pieces.push_back(Piece{"SELECT 1 FROM " + from + (range.empty() ? " WHERE" : range + " AND") +
+                                 " (" + condition + ") LIMIT 1",
+                             {}});
+    }
+  }
+  if (pieces.size() < 2) return std::nullopt;
+  for (Piece& piece : pieces) {
+    for (sqlite3_value* value : values) piece.values.push_back(sqlite3_value_dup(value));
+  }
+  std::vector<std::thread> readers;
+  readers.reserve(pieces.size());
+  for (Piece& piece : pieces) {
+    readers.emplace_back([&path, &piece] {
+      auto opened = SqliteDb::Open(path);
+      if (!opened.ok()) {
+        piece.failed = true;
+        return;
+      }
+      SqliteQuery q(*opened, piece.sql);
+      bool bound = q.prepared();
+      for (size_t i = 0; bound && i < piece.values.size(); ++i) {
+        bound = sqlite3_bind_value(q.stmt(), static_cast<int>(i + 1), piece.values[i]) == SQLITE_OK;
+      }
+      if (!bound) {
+        piece.failed = true;
+        return;
+      }
+      const int rc = q.Step();
+      piece.found = rc == SQLITE_ROW;
+      piece.failed = rc != SQLITE_ROW && rc != SQLITE_DONE;
+    });
+  }
+  for (std::thread& reader : readers) reader.join();
+  bool found = false;
+  bool failed = false;
+  for (Piece& piece : pieces) {
+    for (sqlite3_value* value : piece.values) sqlite3_value_free(value);
+    failed = failed || piece.failed;
+    found = found || piece.found;
+  }
+  if (failed) return std::nullopt;
+  return found;
 }
 
 }  // namespace decodeprof::io

@@ -42,6 +42,17 @@ std::optional<int64_t> FirstKeyAtLeast(const SqliteDb& db, std::string_view from
 // The condition (" WHERE key >= a AND key < b", a side left out when nullopt) of a key range.
 std::string KeyRange(std::string_view key, std::optional<int64_t> from, std::optional<int64_t> to);
 
+// Whether a row of one of `froms` (tables or views whose `key` is their rowid or an indexed
+// integer column) meets `condition` (an SQL expression whose ?1, ?2, ... are `values`), each
+// scanned in parts of its keys on threads over connections of their own to `path` (PartCount
+// parts; the calling thread only waits). nullopt when there are fewer than two parts or a
+// query fails: the caller scans in one pass then (and names the error).
+std::optional<bool> AnyRowInParts(const std::string& path, const SqliteDb& db,
+                                  const std::vector<std::string>& froms, std::string_view key,
+                                  const std::string& condition,
+                                  const std::vector<sqlite3_value*>& values, int64_t rows_per_part,
+                                  bool forced);
+
 // Keys numbered 0, 1, ... in the order of first sight.
 template <typename Key, typename Hash = std::hash<Key>>
 class FirstSeen {

@@ -612,70 +612,6 @@ std::string PidExpr(std::string_view column) {
          " END)";
 }
 
-namespace {
-
-// Whether a call of `tables` comes from a process other than `first` (`pid`: PidExpr), each
-// table scanned in rowid parts on threads (a caller that keeps everything: the calling thread
-// waits instead of scanning). nullopt when a part's query failed: the one-pass scan then says
-// why.
-std::optional<bool> AnotherProcessInParts(const Context& ctx,
-                                          const std::vector<std::string>& tables,
-                                          const std::string& pid, sqlite3_value* first) {
-  struct Piece {
-    std::string sql;
-    bool found = false;
-    bool failed = false;
-  };
-  std::vector<Piece> pieces;
-  for (const std::string& table : tables) {
-    const std::optional<std::pair<int64_t, int64_t>> span = KeySpan(ctx.db, table, "rowid");
-    if (!span) return std::nullopt;
-    const int64_t rows = span->second - span->first + 1;
-    const int64_t n = PartCount(rows, ctx.options.rows_per_part, ctx.options.read_in_parts);
-    for (int64_t k = 0; k < n; ++k) {
-      std::optional<int64_t> from, to;
-      if (k > 0) from = span->first + rows / n * k;
-      if (k + 1 < n) to = span->first + rows / n * (k + 1);
-      const std::string range = KeyRange("rowid", from, to);
-      pieces.push_back(Piece{"SELECT 1 FROM " + table +
-                             (range.empty() ? " WHERE" : range + " AND") +
-                             " globalTid IS NOT NULL AND " + pid + " != ?1 LIMIT 1"});
-    }
-  }
-  if (pieces.size() < 2) return std::nullopt;
-  std::vector<sqlite3_value*> values;  // one copy of `first` per thread
-  for (size_t i = 0; i < pieces.size(); ++i) values.push_back(sqlite3_value_dup(first));
-  std::vector<std::thread> readers;
-  for (size_t i = 0; i < pieces.size(); ++i) {
-    readers.emplace_back([&ctx, &pieces, &values, i] {
-      Piece& piece = pieces[i];
-      auto db = SqliteDb::Open(ctx.path);
-      if (!db.ok()) {
-        piece.failed = true;
-        return;
-      }
-      SqliteQuery q(*db, piece.sql);
-      if (!q.prepared() || sqlite3_bind_value(q.stmt(), 1, values[i]) != SQLITE_OK) {
-        piece.failed = true;
-        return;
-      }
-      const int rc = q.Step();
-      piece.found = rc == SQLITE_ROW;
-      piece.failed = rc != SQLITE_ROW && rc != SQLITE_DONE;
-    });
-  }
-  for (std::thread& reader : readers) reader.join();
-  for (sqlite3_value* value : values) sqlite3_value_free(value);
-  bool found = false;
-  for (const Piece& piece : pieces) {
-    if (piece.failed) return std::nullopt;
-    found = found || piece.found;
-  }
-  return found;
-}
-
-}  // namespace
-
 base::Status DetectProcesses(Context& ctx) {
   std::vector<std::string> tables;
   for (std::string_view name : {kRuntimeTable, kDriverTable}) {
@@ -698,7 +634,10 @@ base::Status DetectProcesses(Context& ctx) {
   if (first == nullptr) return base::OkStatus();
   std::optional<bool> several_in_parts;
   if (ctx.builder.keeps_everything() || ctx.options.read_in_parts) {
-    several_in_parts = AnotherProcessInParts(ctx, tables, pid, first);
+    // The scan below in rowid parts on threads (the calling thread waits instead of scanning).
+    several_in_parts = AnyRowInParts(ctx.path, ctx.db, tables, "rowid",
+                                     "globalTid IS NOT NULL AND " + pid + " != ?1", {first},
+                                     ctx.options.rows_per_part, ctx.options.read_in_parts);
   }
   bool several = several_in_parts.value_or(false);
   base::Status status = base::OkStatus();

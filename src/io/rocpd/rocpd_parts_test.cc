@@ -27,8 +27,9 @@ class CollectSink : public trace::DispatchSink {
 
 // Kernels in start order whose starts come in ties of three, copies on the same starts (ties
 // across tables at every possible part boundary), names in a scattered order (some renamed),
-// and a launch call per kernel.
-rt::RocpdDb PartsRun(int kernels) {
+// and a launch call per kernel; with `second_process`, some of the last kernels come from
+// another process.
+rt::RocpdDb PartsRun(int kernels, bool second_process = false) {
   rt::RocpdDb db;
   for (int i = 0; i < kernels; ++i) {
     rt::KernelDispatch k;
@@ -40,6 +41,10 @@ rt::RocpdDb PartsRun(int kernels) {
     if (i % 17 == 0) k.region_name = "renamed_" + std::to_string(i % 5);
     k.grid[0] = 64 * (1 + i % 5);
     if (i % 11 != 0) k.correlation = i + 1;
+    if (second_process && i >= kernels - 50 && i % 2 == 0) {
+      k.pid = rt::kPid + 1;
+      k.tid = rt::kPid + 1;
+    }
     db.kernels.push_back(k);
     if (i % 5 == 0) {
       rt::MemoryCopy c;
@@ -137,6 +142,18 @@ TEST_F(RocpdPartsTest, DispatchesReadInPartsAreTheOnePassOnes) {
   ExpectSame(one, parts);
   // The names are interned in one order, whatever the threads' speeds.
   for (int run = 0; run < 3; ++run) EXPECT_EQ(ReadRocpd(path, true).names, one.names);
+}
+
+TEST_F(RocpdPartsTest, ProcessesAreFoundInParts) {
+  const Read single = ReadRocpd(Write(PartsRun(3000), "single.db"), true);
+  ASSERT_TRUE(single.status.ok()) << single.status.ToString();
+  EXPECT_FALSE(single.result.per_process_correlation);
+  const std::string two = Write(PartsRun(3000, true), "two.db");
+  const Read one = ReadRocpd(two, false);
+  const Read parts = ReadRocpd(two, true);
+  EXPECT_TRUE(one.result.per_process_correlation);
+  EXPECT_TRUE(parts.result.per_process_correlation);
+  ExpectSame(one, parts);
 }
 
 TEST_F(RocpdPartsTest, ATableOutOfStartOrderIsStillRight) {
