@@ -92,7 +92,11 @@ std::optional<bool> AnyRowInParts(const std::string& path, const SqliteDb& db,
   std::vector<Piece> pieces;
   for (const std::string& from : froms) {
     const std::optional<std::pair<int64_t, int64_t>> span = KeySpan(db, from, key);
-    if (!span) return std::nullopt;
+    if (!span) {  // an empty table has no row to find
+      SqliteQuery any(db, "SELECT EXISTS(SELECT 1 FROM " + from + ")");
+      if (!any.prepared() || any.Step() != SQLITE_ROW || any.Int(0) != 0) return std::nullopt;
+      continue;
+    }
     const int64_t rows = span->second - span->first + 1;
     const int64_t n = PartCount(rows, rows_per_part, forced);
     for (int64_t k = 0; k < n; ++k) {

@@ -40,7 +40,7 @@ rt::RocpdDb PartsRun(int kernels, bool second_process = false) {
     k.kernel_name = "_Z6kernelv.kd";
     if (i % 17 == 0) k.region_name = "renamed_" + std::to_string(i % 5);
     k.grid[0] = 64 * (1 + i % 5);
-    if (i % 11 != 0) k.correlation = i + 1;
+    if (i % 11 != 0) k.correlation = 2 * i + 1;
     if (second_process && i >= kernels - 50 && i % 2 == 0) {
       k.pid = rt::kPid + 1;
       k.tid = rt::kPid + 1;
@@ -54,8 +54,21 @@ rt::RocpdDb PartsRun(int kernels, bool second_process = false) {
       c.correlation = 100'000 + i;
       db.copies.push_back(c);
     }
-    if (i % 3 == 0)
-      db.regions.push_back(rt::HipCall(i + 1, "hipLaunchKernel", k.start - 50, k.start - 40));
+    if (i % 3 == 0) {
+      db.regions.push_back(rt::HipCall(2 * i + 1, i % 9 == 0 ? "hipLaunchKernel" : "hipMemsetAsync",
+                                       k.start - 50, k.start - 40));
+    }
+    // roctx ranges, marks and a marker operation that is neither, among the calls.
+    if (i % 50 == 0) {
+      db.regions.push_back(
+          rt::ThreadRange(2 * i + 2, "step " + std::to_string(i / 150), k.start, k.start + 500));
+    }
+    if (i % 70 == 0 && i % 50 != 0) {
+      rt::Region r = rt::ThreadRange(2 * i + 2, "", k.start, k.start);
+      r.name = i % 140 == 0 ? "roctxMarkA" : "roctxNameOsThread";
+      r.message = "mark " + std::to_string(i % 3);
+      db.regions.push_back(r);
+    }
   }
   return db;
 }
@@ -65,6 +78,8 @@ struct Read {
   RocpdImport result;
   std::vector<trace::Dispatch> dispatches;
   std::vector<trace::ApiCall> launches;
+  std::vector<trace::Range> ranges;
+  std::string skipped;             // events_skipped: count and first example
   std::vector<std::string> names;  // the pool, in id order
   int64_t dangling_diagnostics = 0;
 };
@@ -84,6 +99,13 @@ Read ReadRocpd(const std::string& path, bool in_parts) {
   trace::ImportedTrace t = std::move(builder).Finish();
   out.dispatches = std::move(sink.dispatches);
   out.launches = std::move(t.launches);
+  out.ranges = std::move(t.ranges);
+  for (const auto& entry : t.diagnostics.entries()) {
+    if (entry.code == trace::Diag::kEventsSkipped) {
+      out.skipped =
+          std::to_string(entry.count) + " " + entry.first.position + " " + entry.first.detail;
+    }
+  }
   for (trace::StringId id = 0; id < names.size(); ++id) out.names.emplace_back(names.Get(id));
   out.dangling_diagnostics = t.diagnostics.count(trace::Diag::kDanglingStringId);
   return out;
@@ -109,9 +131,20 @@ void ExpectSame(const Read& one, const Read& parts) {
               std::tie(b.name, b.start, b.end, b.thread, b.correlation))
         << "launch " << i;
   }
+  ASSERT_EQ(parts.ranges.size(), one.ranges.size());
+  for (size_t i = 0; i < one.ranges.size(); ++i) {
+    const trace::Range& a = one.ranges[i];
+    const trace::Range& b = parts.ranges[i];
+    ASSERT_EQ(std::tie(a.name, a.start, a.end, a.thread, a.depth),
+              std::tie(b.name, b.start, b.end, b.thread, b.depth))
+        << "range " << i;
+  }
+  EXPECT_EQ(parts.skipped, one.skipped);
   EXPECT_EQ(parts.names, one.names);
   EXPECT_EQ(std::tie(parts.result.kernels, parts.result.memory_copies, parts.result.api_calls),
             std::tie(one.result.kernels, one.result.memory_copies, one.result.api_calls));
+  EXPECT_EQ(std::tie(parts.result.ranges, parts.result.marks, parts.result.events_skipped),
+            std::tie(one.result.ranges, one.result.marks, one.result.events_skipped));
 }
 
 class RocpdPartsTest : public ::testing::Test {
@@ -154,6 +187,13 @@ TEST_F(RocpdPartsTest, ProcessesAreFoundInParts) {
   EXPECT_TRUE(one.result.per_process_correlation);
   EXPECT_TRUE(parts.result.per_process_correlation);
   ExpectSame(one, parts);
+  // An empty table of copies: the others are still read in parts.
+  rt::RocpdDb no_copies = PartsRun(3000, true);
+  no_copies.copies.clear();
+  const std::string path = Write(no_copies, "no_copies.db");
+  const Read parts_without = ReadRocpd(path, true);
+  EXPECT_TRUE(parts_without.result.per_process_correlation);
+  ExpectSame(ReadRocpd(path, false), parts_without);
 }
 
 TEST_F(RocpdPartsTest, ATableOutOfStartOrderIsStillRight) {
@@ -185,6 +225,26 @@ TEST_F(RocpdPartsTest, TheFirstBadRowOfThePartsIsTheError) {
   EXPECT_NE(dangling_one.status.message().find("999999"), std::string::npos);
   EXPECT_EQ(dangling_one.dangling_diagnostics, 1);
   EXPECT_EQ(dangling_parts.dangling_diagnostics, 1);
+  // Bad regions (read in id parts, after every dispatch): the first in id order is the error.
+  Exec(path, "UPDATE " + T("rocpd_kernel_dispatch") +
+                 " SET region_name_id = NULL WHERE id = 1800; UPDATE " +
+                 T("rocpd_kernel_dispatch") + " SET agent_id = 1 WHERE id = 2950");
+  Exec(path, "UPDATE " + T("rocpd_region") + " SET name_id = 999998 WHERE id = 4801");
+  Exec(path, "UPDATE " + T("rocpd_region") + " SET \"end\" = start - 1 WHERE id = 5401");
+  const Read region_one = ReadRocpd(path, false);
+  const Read region_parts = ReadRocpd(path, true);
+  ASSERT_FALSE(region_one.status.ok());
+  EXPECT_EQ(region_parts.status.ToString(), region_one.status.ToString());
+  EXPECT_NE(region_one.status.message().find("999998"), std::string::npos);
+  EXPECT_EQ(region_parts.dangling_diagnostics, region_one.dangling_diagnostics);
+  Exec(path, "UPDATE " + T("rocpd_region") + " SET name_id = (SELECT name_id FROM " +
+                 T("rocpd_region") + " WHERE id = 1) WHERE id = 4801");
+  const Read end_one = ReadRocpd(path, false);
+  const Read end_parts = ReadRocpd(path, true);
+  ASSERT_FALSE(end_one.status.ok());
+  EXPECT_EQ(end_parts.status.ToString(), end_one.status.ToString());
+  EXPECT_NE(end_one.status.where().find("rocpd_region id 5401"), std::string::npos);
+  Exec(path, "UPDATE " + T("rocpd_region") + " SET \"end\" = start + 1 WHERE id = 5401");
   // A start that is not an integer: SQLite's sorted order, one pass.
   Exec(path, "UPDATE " + T("rocpd_kernel_dispatch") +
                  " SET region_name_id = NULL WHERE id = 1800; UPDATE " +
