@@ -352,6 +352,29 @@ TEST_F(KinetoSummarizeTest, SpooledToATemporaryFileGivesTheSameOutputs) {
   EXPECT_EQ(spilled->summary.decode_dispatches, 24);
 }
 
+// DECODEPROF_STAGE_TIMES: one line per stage on stderr, in the order they run; the outputs
+// are the same.
+TEST_F(KinetoSummarizeTest, StageTimesNameEveryStageInOrder) {
+  const std::string kineto = (dir_ / "run.pt.trace.json").string();
+  std::ofstream(kineto, std::ios::binary) << KinetoJson(MakeRun());
+  setenv("DECODEPROF_STAGE_TIMES", "1", 1);
+  ::testing::internal::CaptureStderr();
+  auto timed = RunSummarize(Request(kineto, "timed"));
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  unsetenv("DECODEPROF_STAGE_TIMES");
+  ASSERT_TRUE(timed.ok()) << timed.status().ToString();
+  size_t at = 0;
+  for (const char* stage : {"inputs", "import", "window", "steps", "launch join", "pack and tokens",
+                            "attribution", "speed of light", "summary", "diagnostics", "write"}) {
+    at = err.find(std::string("decodeprof: stage ") + stage + " ", at);
+    ASSERT_NE(at, std::string::npos) << stage << " in\n" << err;
+  }
+  auto plain = RunSummarize(Request(kineto, "plain"));
+  ASSERT_TRUE(plain.ok()) << plain.status().ToString();
+  EXPECT_EQ(Slurp(dir_ / "timed" / "decode_summary.json"),
+            Slurp(dir_ / "plain" / "decode_summary.json"));
+}
+
 TEST_F(KinetoSummarizeTest, TraceRangesWinOverALogOnOtherClocks) {
   const std::string kineto = (dir_ / "run.pt.trace.json").string();
   std::ofstream(kineto, std::ios::binary) << KinetoJson(MakeRun());

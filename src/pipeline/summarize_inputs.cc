@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "src/base/py_format.h"
+#include "src/base/stage_times.h"
 #include "src/io/bench_log/bench_log.h"
 #include "src/model/model_bytes.h"
 #include "src/packs/default_pack.h"
@@ -178,8 +179,10 @@ base::StatusOr<LoadedTrace> LoadTrace(const SummarizeRequest& req, const io::Imp
           "period)");
     }
   }
+  base::MarkStage("steps");
   out.launches = JoinLaunches(out.trace.window.dispatches, out.trace.info, req.trace);
   out.ranges = std::make_unique<analysis::RangeIndex>(out.trace.info.ranges);
+  base::MarkStage("launch join");
   return out;
 }
 

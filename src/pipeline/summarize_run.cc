@@ -10,6 +10,7 @@
 
 #include "src/base/file_io.h"
 #include "src/base/parse.h"
+#include "src/base/stage_times.h"
 #include "src/base/temporary_files.h"
 #include "src/io/importer_registry.h"
 #include "src/pipeline/summarize_stages.h"
@@ -228,6 +229,7 @@ base::StatusOr<SummarizeResult> RunSummarize(const SummarizeRequest& req) {
   ComputedRun run;
   DP_RETURN_IF_ERROR(ComputeRun(req, run));
   DP_RETURN_IF_ERROR(WriteComputedRun(req, run));
+  base::MarkStage("write");
   return std::move(run.result);
 }
 
@@ -235,10 +237,12 @@ base::Status ComputeRun(const SummarizeRequest& req, ComputedRun& run) {
   DP_RETURN_IF_ERROR(CheckRequest(req));
   SummarizeResult& result = run.result;
   ComputedRun::Parts& p = *run.parts_;
+  base::StartStages();
   DP_ASSIGN_OR_RETURN(const io::Importer* importer, io::ResolveImporter(req.trace, req.format));
   result.format = std::string(importer->name());
   // The inputs, each once.
   DP_RETURN_IF_ERROR(ReadInputs(req, p.inputs));
+  base::MarkStage("inputs");
   DP_ASSIGN_OR_RETURN(p.loaded, LoadTrace(req, *importer, p.inputs.log, p.names));
   DP_RETURN_IF_ERROR(ChoosePack(req, *importer, p.loaded, p.names, p.inputs, result.notes));
   AddWindowNotes(p.loaded, result.notes);
@@ -246,12 +250,16 @@ base::Status ComputeRun(const SummarizeRequest& req, ComputedRun& run) {
   const std::optional<size_t> sampled_note = AddSampledNote(p.loaded, p.tokens, result.notes);
   analysis::SummaryInputs in =
       SummaryInputsOf(req, result.format, p.names, p.loaded, p.inputs, p.tokens);
+  base::MarkStage("pack and tokens");
   p.attribution = analysis::Attribute(in);
+  base::MarkStage("attribution");
   trace::Diagnostics& diag = p.loaded.trace.info.diagnostics;
   DP_RETURN_IF_ERROR(ComputeLedger(req, p.inputs.model, in, p.attribution, p.loaded, result.notes,
                                    diag, in.facts.speed_of_light));
+  base::MarkStage("speed of light");
   // The summary, once.
   DP_ASSIGN_OR_RETURN(result.summary, analysis::BuildSummary(in, p.attribution));
+  base::MarkStage("summary");
   if (sampled_note && result.summary.sampling) {
     CompleteSampledNote(*result.summary.sampling, result.notes[*sampled_note]);
   }
@@ -259,6 +267,7 @@ base::Status ComputeRun(const SummarizeRequest& req, ComputedRun& run) {
   AddRunDiagnostics(req, p.inputs, p.tokens, p.loaded, p.names, result.summary, p.attribution,
                     diag);
   result.summary.diagnostics = diag.entries();
+  base::MarkStage("diagnostics");
   return FirstError(req, diag);
 }
 

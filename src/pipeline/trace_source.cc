@@ -13,9 +13,10 @@
 
 #include "src/analysis/intervals.h"
 #include "src/analysis/pack.h"
-#include "src/base/large_pages.h"
 #include "src/base/parse.h"
 #include "src/base/py_format.h"
+#include "src/base/stage_times.h"
+#include "src/trace/record_vector.h"
 #include "src/trace/spool.h"
 
 namespace decodeprof::pipeline {
@@ -209,6 +210,14 @@ class SpanSink final : public trace::DispatchSink {
     }
     next_.AddAll(dispatches);
   }
+  std::span<trace::Dispatch> Room(size_t n) override { return next_.Room(n); }
+  void AddFilled(std::span<const trace::Dispatch> filled) override {
+    for (const trace::Dispatch& d : filled) {
+      span_.first = std::min(span_.first, d.start);
+      span_.second = std::max(span_.second, d.end);
+    }
+    next_.AddFilled(filled);
+  }
   void Expect(size_t dispatches) override { next_.Expect(dispatches); }
 
  private:
@@ -241,24 +250,8 @@ base::StatusOr<SpooledTrace> ImportSpooled(const TraceRequest& request,
 
 // The trace read straight into memory: what --window all keeps anyway (every dispatch is in
 // the window, and the launch calls of all of them), without a spool to write and read back.
-class DispatchVector final : public trace::DispatchSink {
- public:
-  void Add(const trace::Dispatch& d) override { records.push_back(d); }
-  void AddAll(std::span<const trace::Dispatch> dispatches) override {
-    records.insert(records.end(), dispatches.begin(), dispatches.end());
-  }
-  void Expect(size_t n) override { base::ReserveLarge(records, n); }
-  std::vector<trace::Dispatch> records;
-};
-class LaunchVector final : public trace::LaunchSink {
- public:
-  void Add(const trace::ApiCall& call) override { records.push_back(call); }
-  void AddAll(std::span<const trace::ApiCall> calls) override {
-    records.insert(records.end(), calls.begin(), calls.end());
-  }
-  void Expect(size_t n) override { base::ReserveLarge(records, n); }
-  std::vector<trace::ApiCall> records;
-};
+using DispatchVector = trace::RecordVector<trace::Dispatch, trace::DispatchSink>;
+using LaunchVector = trace::RecordVector<trace::ApiCall, trace::LaunchSink>;
 
 base::StatusOr<TraceForWindow> ImportInMemory(const TraceRequest& request,
                                               const io::Importer& importer,
@@ -304,11 +297,22 @@ base::StatusOr<WindowedTrace> ImportWindow(const TraceRequest& request,
   if (parts != nullptr && !importer.carries_ranges() &&
       ((!log_path.empty() && request.window.kind == WindowSpec::Kind::kDecode) ||
        request.window.kind == WindowSpec::Kind::kAll)) {
-    return ImportWindowInParts(request, importer, *parts, log_marks, log_path, names);
+    DP_ASSIGN_OR_RETURN(WindowedTrace t,
+                        ImportWindowInParts(request, importer, *parts, log_marks, log_path, names));
+    base::MarkStage("import in parts");
+    return t;
   }
+  // The window stage, after the import.
+  const auto cut = [&](TraceForWindow t) -> base::StatusOr<WindowedTrace> {
+    base::MarkStage("import");
+    DP_ASSIGN_OR_RETURN(WindowedTrace windowed,
+                        CutWindow(request, importer, log_marks, log_path, std::move(t), names));
+    base::MarkStage("window");
+    return windowed;
+  };
   if (request.window.kind == WindowSpec::Kind::kAll) {
     DP_ASSIGN_OR_RETURN(TraceForWindow t, ImportInMemory(request, importer, names));
-    return CutWindow(request, importer, log_marks, log_path, std::move(t), names);
+    return cut(std::move(t));
   }
   // Otherwise one pass into spools, then the window stage over them.
   DP_ASSIGN_OR_RETURN(SpooledTrace spooled, ImportSpooled(request, importer, names));
@@ -320,7 +324,7 @@ base::StatusOr<WindowedTrace> ImportWindow(const TraceRequest& request,
   trace::LaunchSpool& launches = *spooled.launches;
   t.dispatches = [&dispatches](const DispatchFn& fn) { return dispatches.spool().Replay(fn); };
   t.launches = [&launches](const LaunchFn& fn) { return launches.spool().Replay(fn); };
-  return CutWindow(request, importer, log_marks, log_path, std::move(t), names);
+  return cut(std::move(t));
 }
 
 void AddOverlapDiagnostics(const std::string& trace, std::span<const trace::Dispatch> dispatches,

@@ -42,6 +42,10 @@ class LaunchSink {
   virtual void AddAll(std::span<const ApiCall> calls) {
     for (const ApiCall& call : calls) Add(call);
   }
+  // As DispatchSink::Room and AddFilled: room for `n` calls to fill in place (empty when the
+  // sink has none), then its filled prefix handed on.
+  virtual std::span<ApiCall> Room(size_t /*n*/) { return {}; }
+  virtual void AddFilled(std::span<const ApiCall> /*filled*/) {}
   // As DispatchSink::Expect: an upper bound on the launch calls coming; a hint only.
   virtual void Expect(size_t /*calls*/) {}
 };

@@ -18,6 +18,14 @@ class DispatchSink {
   virtual void AddAll(std::span<const Dispatch> dispatches) {
     for (const Dispatch& d : dispatches) Add(d);
   }
+  // For an importer that writes many dispatches in place, on several threads: room for `n`
+  // more at the end of what the sink keeps, or an empty span when the sink does not keep them
+  // in one place (the importer then hands them on with AddAll). The importer fills a prefix of
+  // the room and hands it on with AddFilled before anything else reaches the sink.
+  virtual std::span<Dispatch> Room(size_t /*n*/) { return {}; }
+  // The first dispatches of the last Room, filled, in file order: the same as Add for each.
+  // The rest of the room is given back.
+  virtual void AddFilled(std::span<const Dispatch> /*filled*/) {}
   // A hint from an importer that knows how many dispatches are coming (an upper bound): a
   // sink that keeps them all can make room at once. Ignoring it is always correct.
   virtual void Expect(size_t /*dispatches*/) {}

@@ -113,6 +113,15 @@ class CountingSink final : public DispatchSink {
   }
   // The same as Add for each; forwarded as blocks (runs of the filter's device).
   void AddAll(std::span<const Dispatch> dispatches) override;
+  // Room only without a device filter (the dispatches of other devices cannot be dropped in
+  // place).
+  std::span<Dispatch> Room(size_t n) override {
+    return device_filter_ ? std::span<Dispatch>() : next_.Room(n);
+  }
+  void AddFilled(std::span<const Dispatch> filled) override {
+    for (const Dispatch& d : filled) Count(d);
+    next_.AddFilled(filled);
+  }
   void Expect(size_t dispatches) override { next_.Expect(dispatches); }
   // Adds the counts, the diagnostics and the first bad dispatch into `t`.
   void AddCountsTo(ImportedTrace& t) const;
@@ -163,6 +172,16 @@ class TraceBuilder {
   void AddDispatch(const Dispatch& d) { counter_.Add(d); }
   // Several dispatches at once: the same as AddDispatch for each, in order.
   void AddDispatches(std::span<const Dispatch> dispatches) { counter_.AddAll(dispatches); }
+  // Room for `n` dispatches to fill in place, on any thread, or an empty span (DispatchSink::
+  // Room); then the filled prefix, in order, with AddFilledDispatches before any other add.
+  std::span<Dispatch> DispatchRoom(size_t n) { return counter_.Room(n); }
+  void AddFilledDispatches(std::span<const Dispatch> filled) { counter_.AddFilled(filled); }
+  // The same for launch calls (LaunchSink::Room): empty unless a launch sink gives room. Calls
+  // with correlation 0 are dropped from the filled prefix in place.
+  std::span<ApiCall> LaunchRoom(size_t n) {
+    return launch_sink_ != nullptr ? launch_sink_->Room(n) : std::span<ApiCall>();
+  }
+  void AddFilledLaunches(std::span<ApiCall> filled);
   // A launch call; calls with correlation 0 launch nothing that can be joined and are dropped.
   void AddLaunch(const ApiCall& call) {
     if (call.correlation == 0) return;

@@ -449,22 +449,36 @@ class NativeReader {
       return true;
     };
     if (parts.size() < 2) return WalkDispatches(*db_, parts.empty() ? "" : parts[0], add);
-    // A caller that keeps every dispatch: every part is read on a thread of its own over a
-    // connection of its own; this one takes them in order as they are done, names them in
-    // the order one pass would meet them, numbers them and hands each on as one block.
+    // A caller that keeps every dispatch: each part is counted, then read on a thread of its
+    // own over a connection of its own straight into its place in the sink's room (or a buffer
+    // of this reader's when the sink has none); this thread takes the parts in order as they
+    // are done, names them in the order one pass would meet them, numbers them and hands them
+    // on at once.
+    DP_ASSIGN_OR_RETURN(const std::vector<int64_t> counts, CountParts(parts));
+    size_t total = 0;
+    for (const int64_t n : counts) total += static_cast<size_t>(n);
+    if (total == 0) return base::OkStatus();
+    std::vector<trace::Dispatch> own;
+    std::span<trace::Dispatch> room = builder_.DispatchRoom(total);
+    const bool in_place = room.size() == total;
+    if (!in_place) room = own = std::vector<trace::Dispatch>(total);
     std::vector<DispatchPart> read(parts.size());
     std::vector<std::thread> readers;
     readers.reserve(read.size());
+    size_t at = 0;
     for (size_t p = 0; p < read.size(); ++p) {
+      read[p].rows = room.subspan(at, static_cast<size_t>(counts[p]));
+      at += read[p].rows.size();
       readers.emplace_back([this, &parts, &read, p] { ReadPart(parts[p], read[p]); });
     }
     base::Status status;
+    const trace::Runtime runtime = Hip() ? trace::Runtime::kHip : trace::Runtime::kCuda;
     for (size_t p = 0; p < read.size(); ++p) {
       readers[p].join();
       if (!status.ok()) continue;
-      std::vector<trace::Dispatch>& rows = read[p].rows;
-      const trace::Runtime runtime = Hip() ? trace::Runtime::kHip : trace::Runtime::kCuda;
-      for (trace::Dispatch& d : rows) {
+      status = read[p].status;
+      if (!status.ok()) continue;
+      for (trace::Dispatch& d : read[p].rows) {
         switch (d.kind) {
           case trace::DispatchKind::kKernel:
             d.name = *strings_->GetKernelName(d.name);
@@ -478,18 +492,51 @@ class NativeReader {
         d.line = line < UINT32_MAX ? ++line : line;
       }
       result_.kernels += read[p].kernels;
-      builder_.AddDispatches(rows);
-      rows = {};
-      status = read[p].status;
+    }
+    if (!status.ok()) return status;
+    if (in_place) {
+      builder_.AddFilledDispatches(room);
+    } else {
+      builder_.AddDispatches(own);
     }
     return status;
   }
 
-  // A part of the dispatches, read on a thread of its own: the rows as far as the first bad one,
-  // each named by its file key (a kernel's strings id, a copy's kind) until the calling thread
-  // interns the names.
+  // The rows of each part (the start-time index answers without reading a row).
+  base::StatusOr<std::vector<int64_t>> CountParts(const std::vector<std::string>& parts) const {
+    std::vector<int64_t> counts(parts.size(), 0);
+    std::vector<base::Status> failed(parts.size());
+    std::vector<std::thread> counters;
+    for (size_t p = 0; p < parts.size(); ++p) {
+      counters.emplace_back([this, &parts, &counts, &failed, p] {
+        auto db = SqliteDb::Open(path_);
+        if (!db.ok()) {
+          failed[p] = db.status();
+          return;
+        }
+        std::vector<std::string> tables = {"kernels"};
+        if (options_.memory_ops_as_dispatches) tables.emplace_back("memory_ops");
+        for (const std::string& table : tables) {
+          SqliteQuery q(*db, "SELECT count(*) FROM " + table + " " + parts[p]);
+          if (!q.prepared() || q.Step() != SQLITE_ROW) {
+            failed[p] = db->Error(q, "cannot read table " + table);
+            return;
+          }
+          counts[p] += q.Int(0);
+        }
+      });
+    }
+    for (std::thread& t : counters) t.join();
+    for (base::Status& s : failed) DP_RETURN_IF_ERROR(s);
+    return counts;
+  }
+
+  // A part of the dispatches, read on a thread of its own into `rows` (counted before: a file
+  // that holds other rows now has changed while it was read), each named by its file key (a
+  // kernel's strings id, a copy's kind) until the calling thread interns the names; as far as
+  // the first bad row.
   struct DispatchPart {
-    std::vector<trace::Dispatch> rows;
+    std::span<trace::Dispatch> rows;
     int64_t kernels = 0;
     base::Status status;
   };
@@ -499,8 +546,13 @@ class NativeReader {
       part.status = db.status();
       return;
     }
-    part.status = WalkDispatches(*db, where, [&part](const RawDispatch& raw) {
-      trace::Dispatch& d = part.rows.emplace_back(raw.d);
+    size_t filled = 0;
+    part.status = WalkDispatches(*db, where, [&part, &filled](const RawDispatch& raw) {
+      if (filled == part.rows.size()) {
+        ++filled;  // one more than counted
+        return false;
+      }
+      trace::Dispatch& d = part.rows[filled++] = raw.d;
       if (d.kind == trace::DispatchKind::kKernel) {
         ++part.kernels;
         d.name = static_cast<trace::StringId>(raw.name);  // Strings::Has: it fits
@@ -510,6 +562,10 @@ class NativeReader {
       }
       return true;
     });
+    if (part.status.ok() && filled != part.rows.size()) {
+      part.status = DataError("the kernels or memory operations changed while they were read",
+                              "summarize a trace that no program is writing");
+    }
   }
 
   // The WHERE clauses of the start-time parts the dispatches are read in: one (all of them)
@@ -693,53 +749,101 @@ class NativeReader {
     }
   }
 
-  // A caller that keeps everything: the launch calls read in id parts, one thread each, all
-  // held until the dispatches are in; then added in id order (names interned after the
-  // kernels', as on one thread).
+  // A caller that keeps everything: the launch calls read in id parts, one thread each,
+  // straight into their place in the sink's room (or a buffer of this reader's); then named
+  // in id order after the dispatches (the interning order of one thread) and handed on.
   struct LaunchPart {
-    std::vector<trace::ApiCall> calls;  // named by their strings ids until handed on
+    std::string where;
+    std::span<trace::ApiCall> calls;  // room for the part's ids; named by strings ids at first
+    size_t filled = 0;
     base::Status status;
   };
-  std::vector<std::string> PartsOfTheLaunches(size_t parts) {
+  // The id parts of api_calls, each with room for every id in its range (or, in one part,
+  // for every row).
+  std::vector<LaunchPart> PartsOfTheLaunches(size_t parts) {
     // Two subqueries, each answered from the end of the id b-tree; `SELECT min(id), max(id)`
     // would scan the whole table (on the calling thread, before any part starts).
     SqliteQuery q(*db_, "SELECT (SELECT min(id) FROM api_calls), (SELECT max(id) FROM api_calls)");
+    std::vector<LaunchPart> out;
     if (parts < 2 || !q.prepared() || q.Step() != SQLITE_ROW || q.Type(0) != SQLITE_INTEGER ||
         q.Type(1) != SQLITE_INTEGER || q.Int(1) - q.Int(0) < static_cast<int64_t>(parts)) {
-      return {""};
+      out.resize(1);
+      out[0].filled = static_cast<size_t>(std::max<int64_t>(result_.api_calls, 0));
+      return out;
     }
-    return EvenParts("AND", "id", q.Int(0), q.Int(1), static_cast<int64_t>(parts));
+    const int64_t lo = q.Int(0);
+    const int64_t hi = q.Int(1);
+    const auto n = static_cast<int64_t>(parts);
+    for (std::string& where : EvenParts("AND", "id", lo, hi, n)) {
+      LaunchPart& part = out.emplace_back();
+      part.where = std::move(where);
+      const int64_t p = static_cast<int64_t>(out.size());
+      const int64_t from = p == 1 ? lo : lo + (hi - lo) / n * (p - 1);
+      const int64_t to = p == n ? hi + 1 : lo + (hi - lo) / n * p;
+      part.filled = static_cast<size_t>(to - from);  // the room it needs, until it is read
+    }
+    return out;
+  }
+
+  void ReadLaunchPart(LaunchPart& part) const {
+    part.status = WalkLaunches(part.where, [&part](std::vector<LaunchRow>&& rows) {
+      if (part.filled + rows.size() > part.calls.size()) {
+        part.filled = part.calls.size() + 1;  // more rows than ids, or than rows counted
+        return false;
+      }
+      for (const LaunchRow& r : rows) {
+        // Strings::Has: the id fits.
+        part.calls[part.filled++] = trace::ApiCall{static_cast<trace::StringId>(r.name_id), r.start,
+                                                   r.end, r.thread, r.correlation};
+      }
+      return true;
+    });
+    if (part.status.ok() && part.filled > part.calls.size()) {
+      part.status = DataError("table api_calls changed while it was read",
+                              "summarize a trace that no program is writing");
+    }
   }
 
   base::Status ReadEverything() {
     const std::vector<std::string> dispatch_parts = PartsOfTheDispatches();
-    const std::vector<std::string> launch_parts = PartsOfTheLaunches(dispatch_parts.size());
-    std::vector<LaunchPart> launches(launch_parts.size());
+    std::vector<LaunchPart> launches = PartsOfTheLaunches(dispatch_parts.size());
+    size_t room_needed = 0;
+    for (const LaunchPart& part : launches) room_needed += part.filled;
+    std::vector<trace::ApiCall> own;
+    std::span<trace::ApiCall> room =
+        room_needed > 0 ? builder_.LaunchRoom(room_needed) : std::span<trace::ApiCall>();
+    const bool in_place = room_needed > 0 && room.size() == room_needed;
+    if (!in_place) room = own = std::vector<trace::ApiCall>(room_needed);
     std::vector<std::thread> readers;
-    readers.reserve(launch_parts.size());
-    for (size_t p = 0; p < launch_parts.size(); ++p) {
-      readers.emplace_back([this, &launch_parts, &launches, p] {
-        LaunchPart& part = launches[p];
-        part.status = WalkLaunches(launch_parts[p], [&part](std::vector<LaunchRow>&& rows) {
-          for (const LaunchRow& r : rows) {
-            // Strings::Has: the id fits.
-            part.calls.push_back(trace::ApiCall{static_cast<trace::StringId>(r.name_id), r.start,
-                                                r.end, r.thread, r.correlation});
-          }
-          return true;
-        });
-      });
+    readers.reserve(launches.size());
+    size_t at = 0;
+    for (LaunchPart& part : launches) {
+      part.calls = room.subspan(at, part.filled);
+      at += part.filled;
+      part.filled = 0;
+      readers.emplace_back([this, &part] { ReadLaunchPart(part); });
     }
     base::Status status = ReadDispatches(dispatch_parts);
+    // The parts' calls moved together (a part fills less than its room where ids are missing
+    // or calls have no correlation), named in id order.
+    size_t kept = 0;
     for (size_t p = 0; p < launches.size(); ++p) {
       readers[p].join();
       if (!status.ok()) continue;
       status = launches[p].status;
       if (!status.ok()) continue;
-      std::vector<trace::ApiCall>& calls = launches[p].calls;
+      const std::span<trace::ApiCall> calls = launches[p].calls.first(launches[p].filled);
       for (trace::ApiCall& call : calls) call.name = *strings_->Get(call.name);
-      builder_.AddLaunches(calls);
-      calls = {};
+      if (calls.data() != room.data() + kept) {
+        std::memmove(room.data() + kept, calls.data(), calls.size() * sizeof(trace::ApiCall));
+      }
+      kept += calls.size();
+    }
+    if (!status.ok()) return status;
+    if (in_place) {
+      builder_.AddFilledLaunches(room.first(kept));
+    } else {
+      builder_.AddLaunches(std::span<const trace::ApiCall>(own).first(kept));
     }
     return status;
   }

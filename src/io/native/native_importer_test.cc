@@ -10,6 +10,7 @@
 
 #include <fstream>
 #include <limits>
+#include <span>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -27,10 +28,32 @@ std::string TempPath(const std::string& name) {
   return decodeprof::testing::ScratchDir("native_importer_") + "/" + name;
 }
 
-class CollectSink : public trace::DispatchSink {
+// Keeps every record; with `give_room`, gives an importer room to fill in place (as the
+// pipeline's store of a whole-trace window does).
+template <typename Record, typename Sink>
+class Collect : public Sink {
  public:
-  void Add(const trace::Dispatch& d) override { dispatches.push_back(d); }
-  std::vector<trace::Dispatch> dispatches;
+  void Add(const Record& r) override { records.push_back(r); }
+  std::span<Record> Room(size_t n) override {
+    if (!give_room) return {};
+    room_at = records.size();
+    records.resize(room_at + n);
+    ++rooms;
+    return {records.data() + room_at, n};
+  }
+  void AddFilled(std::span<const Record> filled) override {
+    EXPECT_EQ(filled.data(), records.data() + room_at);
+    records.resize(room_at + filled.size());
+  }
+  std::vector<Record> records;
+  bool give_room = false;
+  int rooms = 0;
+  size_t room_at = 0;
+};
+
+class CollectSink : public Collect<trace::Dispatch, trace::DispatchSink> {
+ public:
+  std::vector<trace::Dispatch>& dispatches = records;
 };
 
 void Exec(const std::string& path, const std::string& sql) {
@@ -485,10 +508,9 @@ TEST(NativeImporterTest, BadRowsNameTableAndId) {
 // Launch calls are read on a second thread, in chunks, in step with the dispatches: a trace
 // of several chunks of each gives every launch call in id order with its name, and the first
 // bad row is the error whichever thread read it (dispatches first, as on one thread).
-class LaunchCollector : public trace::LaunchSink {
+class LaunchCollector : public Collect<trace::ApiCall, trace::LaunchSink> {
  public:
-  void Add(const trace::ApiCall& call) override { calls.push_back(call); }
-  std::vector<trace::ApiCall> calls;
+  std::vector<trace::ApiCall>& calls = records;
 };
 
 std::string WriteManyLaunches(int kernels) {
@@ -555,8 +577,9 @@ struct Read {
   std::vector<std::string> names;  // the pool, in id order
 };
 
-// One import of `path`, in parts of 500 kernels when `in_parts`.
-Read ReadNative(const std::string& path, bool in_parts) {
+// One import of `path`, in parts of 500 kernels when `in_parts`, into the sinks' room when
+// `in_place`.
+Read ReadNative(const std::string& path, bool in_parts, bool in_place = false) {
   NativeImportOptions options;
   options.memory_ops_as_dispatches = true;
   options.read_in_parts = in_parts;
@@ -564,37 +587,57 @@ Read ReadNative(const std::string& path, bool in_parts) {
   trace::StringPool names;
   CollectSink sink;
   LaunchCollector launches;
+  sink.give_room = in_place;
+  launches.give_room = in_place;
   trace::TraceBuilder builder(names, sink);
   builder.set_launch_sink(&launches);
   Read out;
   out.status = ImportNative(path, builder, options).status();
+  if (in_place && out.status.ok()) {
+    EXPECT_EQ(sink.rooms, 1);  // the parts were read in place
+    EXPECT_EQ(launches.rooms, launches.records.empty() ? 0 : 1);
+  }
   out.dispatches = std::move(sink.dispatches);
   out.launches = std::move(launches.calls);
   for (trace::StringId id = 0; id < names.size(); ++id) out.names.emplace_back(names.Get(id));
   return out;
 }
 
-TEST(NativeImporterTest, LaunchCallsReadInPartsAreTheOnePassOnes) {
-  const std::string path = WriteManyLaunches(4000);
-  const Read one_read = ReadNative(path, false);
-  const Read parts_read = ReadNative(path, true);
-  ASSERT_TRUE(one_read.status.ok());
-  ASSERT_TRUE(parts_read.status.ok());
+void ExpectSameLaunches(const Read& one_read, const Read& parts_read) {
+  ASSERT_TRUE(one_read.status.ok()) << one_read.status.message();
+  ASSERT_TRUE(parts_read.status.ok()) << parts_read.status.message();
   const std::vector<trace::ApiCall>& one = one_read.launches;
   const std::vector<trace::ApiCall>& parts = parts_read.launches;
-  ASSERT_EQ(one.size(), size_t{4000});
   ASSERT_EQ(parts.size(), one.size());
   for (size_t i = 0; i < one.size(); ++i) {
     ASSERT_EQ(std::tie(one[i].name, one[i].start, one[i].end, one[i].thread, one[i].correlation),
               std::tie(parts[i].name, parts[i].start, parts[i].end, parts[i].thread,
-                       parts[i].correlation));
+                       parts[i].correlation))
+        << "launch call " << i;
   }
   EXPECT_EQ(parts_read.names, one_read.names);
+}
+
+TEST(NativeImporterTest, LaunchCallsReadInPartsAreTheOnePassOnes) {
+  const std::string path = WriteManyLaunches(4000);
+  const Read one_read = ReadNative(path, false);
+  ASSERT_EQ(one_read.launches.size(), size_t{4000});
+  ExpectSameLaunches(one_read, ReadNative(path, true));
+  ExpectSameLaunches(one_read, ReadNative(path, true, true));
+  // Ids missing and calls without correlation, in several parts: the parts' calls close up.
+  Exec(path, "DELETE FROM api_calls WHERE id % 7 = 3 OR id BETWEEN 1000 AND 1600");
+  Exec(path, "UPDATE api_calls SET correlation = 0 WHERE id % 11 = 5 OR id > 3800");
+  const Read gaps = ReadNative(path, false);
+  ASSERT_LT(gaps.launches.size(), size_t{2900});
+  ExpectSameLaunches(gaps, ReadNative(path, true));
+  ExpectSameLaunches(gaps, ReadNative(path, true, true));
   // The first bad launch call of the parts, in id order, is the error.
-  Exec(path, "UPDATE api_calls SET end_ns = 1 WHERE id IN (3900, 1200)");
-  const Read bad = ReadNative(path, true);
-  ASSERT_FALSE(bad.status.ok());
-  EXPECT_EQ(bad.status.where(), path + ": api_calls id 1200");
+  Exec(path, "UPDATE api_calls SET end_ns = 1 WHERE id IN (3900, 1700)");
+  for (const bool in_place : {false, true}) {
+    const Read bad = ReadNative(path, true, in_place);
+    ASSERT_FALSE(bad.status.ok());
+    EXPECT_EQ(bad.status.where(), path + ": api_calls id 1700");
+  }
 }
 
 TEST(NativeImporterTest, ABadLaunchRowOnTheSecondThreadIsTheError) {
@@ -649,20 +692,22 @@ std::string WriteShuffled(int kernels) {
 TEST(NativeImporterTest, DispatchesReadInPartsAreTheOnePassOnes) {
   const std::string path = WriteShuffled(4000);  // 8 parts of 500
   const Read one = ReadNative(path, false);
-  const Read parts = ReadNative(path, true);
-  ASSERT_TRUE(one.status.ok()) << one.status.message();
-  ASSERT_TRUE(parts.status.ok()) << parts.status.message();
-  ASSERT_EQ(one.dispatches.size(), size_t{4080});
-  ASSERT_EQ(parts.dispatches.size(), one.dispatches.size());
-  for (size_t i = 0; i < one.dispatches.size(); ++i) {
-    const trace::Dispatch& a = one.dispatches[i];
-    const trace::Dispatch& b = parts.dispatches[i];
-    ASSERT_EQ(std::tie(a.start, a.end, a.grid, a.correlation, a.name, a.line, a.stream, a.device),
-              std::tie(b.start, b.end, b.grid, b.correlation, b.name, b.line, b.stream, b.device))
-        << "dispatch " << i;
-    ASSERT_EQ(a.kind, b.kind);
+  for (const bool in_place : {false, true}) {
+    const Read parts = ReadNative(path, true, in_place);
+    ASSERT_TRUE(one.status.ok()) << one.status.message();
+    ASSERT_TRUE(parts.status.ok()) << parts.status.message();
+    ASSERT_EQ(one.dispatches.size(), size_t{4080});
+    ASSERT_EQ(parts.dispatches.size(), one.dispatches.size());
+    for (size_t i = 0; i < one.dispatches.size(); ++i) {
+      const trace::Dispatch& a = one.dispatches[i];
+      const trace::Dispatch& b = parts.dispatches[i];
+      ASSERT_EQ(std::tie(a.start, a.end, a.grid, a.correlation, a.name, a.line, a.stream, a.device),
+                std::tie(b.start, b.end, b.grid, b.correlation, b.name, b.line, b.stream, b.device))
+          << "dispatch " << i;
+      ASSERT_EQ(a.kind, b.kind);
+    }
+    EXPECT_EQ(parts.names, one.names);
   }
-  EXPECT_EQ(parts.names, one.names);
 }
 
 TEST(NativeImporterTest, TheFirstBadRowOfThePartsIsTheError) {
@@ -673,10 +718,12 @@ TEST(NativeImporterTest, TheFirstBadRowOfThePartsIsTheError) {
        "UPDATE kernels SET stream = -1 WHERE id = (SELECT id FROM kernels ORDER BY "
        "start_ns, id LIMIT 1 OFFSET 2100)");
   const Read one = ReadNative(path, false);
-  const Read parts = ReadNative(path, true);
   ASSERT_FALSE(one.status.ok());
-  EXPECT_EQ(parts.status.where(), one.status.where());
-  EXPECT_EQ(parts.status.message(), one.status.message());
+  for (const bool in_place : {false, true}) {
+    const Read parts = ReadNative(path, true, in_place);
+    EXPECT_EQ(parts.status.where(), one.status.where());
+    EXPECT_EQ(parts.status.message(), one.status.message());
+  }
   EXPECT_NE(one.status.message().find("stream"), std::string::npos);
   // A start that is not a number sorts after every number: the last part finds it.
   Exec(path, "UPDATE kernels SET stream = 0, device = 0");

@@ -1,0 +1,61 @@
+#include "src/base/stage_times.h"
+
+#include <time.h>
+
+#include <cstdlib>
+#include <mutex>
+#include <string>
+
+namespace decodeprof::base {
+namespace {
+
+struct Clock {
+  std::mutex mu;
+  bool started = false;
+  double wall = 0;
+  double cpu = 0;
+};
+
+Clock& TheClock() {
+  static Clock clock;
+  return clock;
+}
+
+double Seconds(clockid_t id) {
+  timespec ts{};
+  clock_gettime(id, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+}  // namespace
+
+bool StageTimesOn() {
+  const char* env = std::getenv("DECODEPROF_STAGE_TIMES");
+  return env != nullptr && *env != '\0' && std::string_view(env) != "0";
+}
+
+void StartStages() {
+  if (!StageTimesOn()) return;
+  Clock& c = TheClock();
+  const std::lock_guard<std::mutex> lock(c.mu);
+  c.started = true;
+  c.wall = Seconds(CLOCK_MONOTONIC);
+  c.cpu = Seconds(CLOCK_THREAD_CPUTIME_ID);
+}
+
+void MarkStage(std::string_view stage, std::FILE* out) {
+  if (!StageTimesOn()) return;
+  Clock& c = TheClock();
+  const std::lock_guard<std::mutex> lock(c.mu);
+  const double wall = Seconds(CLOCK_MONOTONIC);
+  const double cpu = Seconds(CLOCK_THREAD_CPUTIME_ID);
+  if (c.started) {
+    std::fprintf(out, "decodeprof: stage %-18s %8.3f s wall %8.3f s CPU on this thread\n",
+                 std::string(stage).c_str(), wall - c.wall, cpu - c.cpu);
+  }
+  c.started = true;
+  c.wall = wall;
+  c.cpu = cpu;
+}
+
+}  // namespace decodeprof::base

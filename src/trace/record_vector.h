@@ -1,0 +1,51 @@
+// A sink that keeps every record of one kind in memory, in order: the store of a window that
+// is the whole trace.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <span>
+#include <thread>
+#include <vector>
+
+#include "src/base/large_pages.h"
+
+namespace decodeprof::trace {
+
+// Every record, in memory. The room an importer asks for to fill records in place on several
+// threads (DispatchSink::Room) has its pages faulted in on several threads first
+// (base::Prefault), so that the calling thread does not stop to have each one cleared.
+// Sink: DispatchSink (Record Dispatch) or LaunchSink (Record ApiCall).
+template <typename Record, typename Sink>
+class RecordVector final : public Sink {
+ public:
+  void Add(const Record& r) override { records.push_back(r); }
+  void AddAll(std::span<const Record> block) override {
+    records.insert(records.end(), block.begin(), block.end());
+  }
+  void Expect(size_t n) override { base::ReserveLarge(records, n); }
+  std::span<Record> Room(size_t n) override {
+    room_at_ = records.size();
+    base::ReserveLarge(records, room_at_ + n);
+    {
+      const unsigned cpus = std::thread::hardware_concurrency();
+      const base::Prefault pages(records.data() + room_at_, n * sizeof(Record),
+                                 static_cast<int>(std::clamp(cpus, 1u, 8u)));
+    }
+    records.resize(room_at_ + n);
+    room_open_ = true;
+    return {records.data() + room_at_, n};
+  }
+  void AddFilled(std::span<const Record> filled) override {
+    if (!room_open_) return;
+    records.resize(room_at_ + filled.size());
+    room_open_ = false;
+  }
+
+  std::vector<Record> records;
+
+ private:
+  size_t room_at_ = 0;
+  bool room_open_ = false;
+};
+}  // namespace decodeprof::trace
