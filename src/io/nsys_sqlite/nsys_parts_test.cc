@@ -10,6 +10,7 @@
 
 #include "src/io/nsys_sqlite/nsys_sqlite_importer.h"
 #include "src/io/nsys_sqlite/testing/nsys_db_writer.h"
+#include "src/trace/record_vector.h"
 #include "tests/support/temp_dir.h"
 
 namespace decodeprof::io {
@@ -82,20 +83,22 @@ struct Read {
   int64_t graph_diagnostics = 0;
 };
 
-// One import of `path`, in parts of at least 100 rows when `in_parts`.
-Read ReadNsys(const std::string& path, bool in_parts) {
+// One import of `path`, in parts of at least 100 rows when `in_parts`; with `in_place`, into a
+// sink that gives room (the window store's RecordVector), which the parts fill in place.
+Read ReadNsys(const std::string& path, bool in_parts, bool in_place = false) {
   NsysReadOptions options;
   options.read_in_parts = in_parts;
   options.rows_per_part = 100;
   trace::StringPool names;
   CollectSink sink;
-  trace::TraceBuilder builder(names, sink);
+  trace::RecordVector<trace::Dispatch, trace::DispatchSink> store;
+  trace::TraceBuilder builder(names, in_place ? static_cast<trace::DispatchSink&>(store) : sink);
   Read out;
   auto imported = ImportNsysSqlite(path, builder, options);
   out.status = imported.status();
   if (imported.ok()) out.result = *imported;
   trace::ImportedTrace t = std::move(builder).Finish();
-  out.dispatches = std::move(sink.dispatches);
+  out.dispatches = in_place ? std::move(store.records) : std::move(sink.dispatches);
   out.launches = std::move(t.launches);
   for (trace::StringId id = 0; id < names.size(); ++id) out.names.emplace_back(names.Get(id));
   for (const auto& entry : t.diagnostics.entries()) {
@@ -154,6 +157,7 @@ TEST_F(NsysPartsTest, DispatchesAndLaunchCallsReadInPartsAreTheOnePassOnes) {
   const Read parts = ReadNsys(path, true);
   ASSERT_EQ(one.dispatches.size(), size_t{3000 + 600 + 75});
   ExpectSame(one, parts);
+  ExpectSame(one, ReadNsys(path, true, true));
   EXPECT_GT(one.graph_diagnostics, 1);
   // The names are interned in one order, whatever the threads' speeds.
   for (int run = 0; run < 3; ++run) EXPECT_EQ(ReadNsys(path, true).names, one.names);
@@ -170,6 +174,7 @@ TEST_F(NsysPartsTest, ProcessesAreFoundInParts) {
   EXPECT_TRUE(one_pass.result.per_process_correlation);
   EXPECT_TRUE(parts.result.per_process_correlation);
   ExpectSame(one_pass, parts);
+  ExpectSame(one_pass, ReadNsys(two, true, true));
 }
 
 TEST_F(NsysPartsTest, ATableOutOfStartOrderIsStillRight) {
@@ -180,6 +185,7 @@ TEST_F(NsysPartsTest, ATableOutOfStartOrderIsStillRight) {
        "rowid = 40; UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = 1000, end = 1010 WHERE rowid = "
        "2900; UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET start = 1000, end = 1001 WHERE rowid = 500");
   ExpectSame(ReadNsys(path, false), ReadNsys(path, true));
+  ExpectSame(ReadNsys(path, false), ReadNsys(path, true, true));
 }
 
 TEST_F(NsysPartsTest, TheFirstBadRowOfThePartsIsTheError) {
@@ -192,6 +198,10 @@ TEST_F(NsysPartsTest, TheFirstBadRowOfThePartsIsTheError) {
   const Read parts = ReadNsys(path, true);
   ASSERT_FALSE(one.status.ok());
   EXPECT_EQ(parts.status.ToString(), one.status.ToString());
+  const Read in_place = ReadNsys(path, true, true);
+  EXPECT_EQ(in_place.status.ToString(), one.status.ToString());
+  // The rows before the bad one were handed on, as one pass hands them on.
+  EXPECT_EQ(in_place.dispatches.size(), one.dispatches.size());
   EXPECT_NE(one.status.where().find("CUPTI_ACTIVITY_KIND_MEMCPY rowid 100"), std::string::npos);
   // A dangling name before the first bad row of its part is the error.
   Exec(path, "UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET end = start + 1 WHERE rowid = 100");
@@ -202,6 +212,7 @@ TEST_F(NsysPartsTest, TheFirstBadRowOfThePartsIsTheError) {
   const Read dangling_parts = ReadNsys(path, true);
   ASSERT_FALSE(dangling_one.status.ok());
   EXPECT_EQ(dangling_parts.status.ToString(), dangling_one.status.ToString());
+  EXPECT_EQ(ReadNsys(path, true, true).status.ToString(), dangling_one.status.ToString());
   EXPECT_NE(dangling_one.status.message().find("999999"), std::string::npos);
   // A bad launch call: the first in rowid order, after every dispatch is in.
   Exec(path,

@@ -6,6 +6,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <thread>
 #include <utility>
@@ -298,43 +299,90 @@ class DispatchParts {
   std::optional<base::Status> Run() {
     if (!Plan()) return std::nullopt;
     std::vector<Part> parts(bounds_.size() + 1);
-    std::vector<std::thread> readers;
-    readers.reserve(parts.size());
-    for (size_t p = 0; p < parts.size(); ++p) {
-      readers.emplace_back([this, &parts, p] { Read(p, parts[p]); });
-    }
-    for (std::thread& reader : readers) reader.join();
+    const auto on_threads = [&parts](auto&& fn) {
+      std::vector<std::thread> readers;
+      readers.reserve(parts.size());
+      for (size_t p = 0; p < parts.size(); ++p) readers.emplace_back([&fn, p] { fn(p); });
+      for (std::thread& reader : readers) reader.join();
+    };
+    // Each part counts its rows (no row decoded), so that they can be read in place into the
+    // sink's room (DispatchSink::Room) at their offsets; a sink without room gets them in
+    // blocks (AddDispatches).
+    on_threads([&](size_t p) { parts[p].count = Count(p); });
+    size_t total = 0;
+    bool counted = true;
     for (const Part& part : parts) {
-      if (!part.in_order) return std::nullopt;
+      counted = counted && part.count >= 0;
+      total += static_cast<size_t>(std::max<int64_t>(part.count, 0));
+    }
+    std::span<trace::Dispatch> room;
+    if (counted && total > 0) room = ctx_.builder.DispatchRoom(total);
+    const bool in_place = total > 0 && room.size() == total;
+    if (!in_place && !room.empty()) ctx_.builder.AddFilledDispatches({});
+    if (in_place) {
+      size_t at = 0;
+      for (Part& part : parts) {
+        part.slot = room.subspan(at, static_cast<size_t>(part.count));
+        at += part.slot.size();
+      }
+    }
+    on_threads([&](size_t p) { Read(p, parts[p]); });
+    for (const Part& part : parts) {
+      // (A part read in place holds as many rows as it counted, unless a bad row stopped it.)
+      if (!part.in_order || (in_place && part.status.ok() && part.filled != part.slot.size())) {
+        if (in_place) ctx_.builder.AddFilledDispatches({});
+        return std::nullopt;
+      }
     }
     // In order: names interned in the order one pass meets them (the parts' keys in order of
-    // first sight, the parts in order), rows numbered and handed on a part at a time.
+    // first sight, the parts in order), rows numbered and handed on a part at a time (in
+    // place: all at once at the end, or as far as the first error).
     DispatchNames names(ctx_);
     uint32_t line = 0;
+    size_t filled = 0;  // in place: the rows ready
     std::vector<trace::StringId> pool_ids;
+    base::Status status;
     for (Part& part : parts) {
       const std::vector<NameKey>& keys = part.keys.keys();
       pool_ids.resize(keys.size());
-      for (size_t k = 0; k < keys.size(); ++k) {
-        DP_ASSIGN_OR_RETURN(pool_ids[k], names.Name(keys[k], part.first_rowid[k]));
+      for (size_t k = 0; k < keys.size() && status.ok(); ++k) {
+        base::StatusOr<trace::StringId> name = names.Name(keys[k], part.first_rowid[k]);
+        if (name.ok()) {
+          pool_ids[k] = *name;
+        } else {
+          status = name.status();
+        }
       }
-      for (trace::Dispatch& d : part.rows) {
+      if (!status.ok()) break;
+      const std::span<trace::Dispatch> rows =
+          in_place ? part.slot.first(part.filled) : std::span<trace::Dispatch>(part.rows);
+      for (trace::Dispatch& d : rows) {
         d.name = pool_ids[d.name];
         d.line = line < UINT32_MAX ? ++line : line;
       }
       for (int64_t source = 0; source < 4; ++source) {
         names.Count(static_cast<Source>(source), part.counts[source], part.first_graph_rowid);
       }
-      ctx_.builder.AddDispatches(part.rows);
-      part.rows = {};
-      DP_RETURN_IF_ERROR(part.status);
+      if (in_place) {
+        filled += rows.size();
+      } else {
+        ctx_.builder.AddDispatches(rows);
+        part.rows = {};
+      }
+      status = part.status;
+      if (!status.ok()) break;
     }
-    return base::OkStatus();
+    if (in_place) ctx_.builder.AddFilledDispatches(room.first(filled));
+    return status;
   }
 
  private:
   struct Part {
-    std::vector<trace::Dispatch> rows;  // each named by the number of its key in `keys`
+    int64_t count = -1;                 // rows in its ranges; -1: not counted
+    std::span<trace::Dispatch> slot;    // in place: its room in the sink
+    size_t filled = 0;                  // rows read into `slot`
+    std::vector<trace::Dispatch> rows;  // else: the rows read
+    // Rows are named by the number of their key in `keys` until the calling thread names them.
     FirstSeen<NameKey, NameKeyHash> keys;
     std::vector<int64_t> first_rowid;  // per key: the row it was first seen at
     int64_t counts[4] = {};            // rows per Source
@@ -342,6 +390,29 @@ class DispatchParts {
     base::Status status;  // the first bad row's error
     bool in_order = true;
   };
+
+  // The rowid range of table `t` in part `p` (" WHERE rowid >= a AND rowid < b").
+  std::string Range(size_t t, size_t p) const {
+    const std::optional<int64_t> first =
+        p == 0 ? std::nullopt : std::optional<int64_t>(cuts_[t][p - 1]);
+    const std::optional<int64_t> end =
+        p == bounds_.size() ? std::nullopt : std::optional<int64_t>(cuts_[t][p]);
+    return KeyRange("rowid", first, end);
+  }
+
+  // The rows of part `p`, -1 when a count fails (over a connection of its own: any thread).
+  int64_t Count(size_t p) const {
+    auto opened = SqliteDb::Open(ctx_.path);
+    if (!opened.ok()) return -1;
+    int64_t rows = 0;
+    for (size_t t = 0; t < scans_.size(); ++t) {
+      if (cuts_[t].empty()) continue;
+      SqliteQuery q(*opened, "SELECT count(*) FROM " + scans_[t].table + Range(t, p));
+      if (!q.prepared() || q.Step() != SQLITE_ROW) return -1;
+      rows += q.Int(0);
+    }
+    return rows;
+  }
 
   // Decides the parts: bounds_ (the starts that begin parts 1, 2, ...) and cuts_ (per table,
   // the first rowid of each of those parts). False when there are to be none.
@@ -403,23 +474,18 @@ class DispatchParts {
         p == 0 ? std::nullopt : std::optional<int64_t>(bounds_[p - 1]);
     const std::optional<int64_t> to =
         p == bounds_.size() ? std::nullopt : std::optional<int64_t>(bounds_[p]);
-    struct Range {
+    struct Rows {
       std::unique_ptr<SqliteQuery> q;
       std::string_view table;
       int rc = SQLITE_DONE;
       int64_t last = std::numeric_limits<int64_t>::min();
     };
-    std::vector<Range> ranges;
+    std::vector<Rows> ranges;
     for (size_t t = 0; t < scans_.size(); ++t) {
       if (cuts_[t].empty()) continue;
-      const std::optional<int64_t> first =
-          p == 0 ? std::nullopt : std::optional<int64_t>(cuts_[t][p - 1]);
-      const std::optional<int64_t> end =
-          p == bounds_.size() ? std::nullopt : std::optional<int64_t>(cuts_[t][p]);
-      Range& r = ranges.emplace_back();
+      Rows& r = ranges.emplace_back();
       r.table = scans_[t].table;
-      r.q = std::make_unique<SqliteQuery>(
-          db, scans_[t].sql + KeyRange("rowid", first, end) + " ORDER BY rowid");
+      r.q = std::make_unique<SqliteQuery>(db, scans_[t].sql + Range(t, p) + " ORDER BY rowid");
       if (!r.q->prepared()) {
         part.status = db.Error(*r.q, "cannot read table " + std::string(kKernelTable));
         return;
@@ -427,7 +493,7 @@ class DispatchParts {
       r.q->Numbers();
     }
     // The next row of `r`, checked for its place; false when out of place.
-    const auto step = [&](Range& r) {
+    const auto step = [&](Rows& r) {
       r.rc = r.q->Step();
       if (r.rc != SQLITE_ROW && r.rc != SQLITE_MISMATCH) return true;
       sqlite3_stmt* stmt = r.q->stmt();
@@ -437,15 +503,15 @@ class DispatchParts {
       r.last = start;
       return true;
     };
-    for (Range& r : ranges) {
+    for (Rows& r : ranges) {
       if (!step(r)) {
         part.in_order = false;
         return;
       }
     }
     while (true) {
-      Range* next = nullptr;
-      for (Range& r : ranges) {
+      Rows* next = nullptr;
+      for (Rows& r : ranges) {
         if (r.rc != SQLITE_ROW && r.rc != SQLITE_MISMATCH) {
           if (r.rc != SQLITE_DONE) {
             part.status = db.Error(*r.q, "cannot read table " + std::string(kKernelTable));
@@ -477,7 +543,14 @@ class DispatchParts {
         part.first_graph_rowid = next->q->Int(kRowid);
       }
       ++part.counts[key.source];
-      part.rows.push_back(d);
+      if (part.slot.data() == nullptr) {
+        part.rows.push_back(d);
+      } else if (part.filled < part.slot.size()) {
+        part.slot[part.filled++] = d;
+      } else {  // more rows than counted: the file changed under the read
+        part.in_order = false;
+        return;
+      }
       if (!step(*next)) {
         part.in_order = false;
         return;
@@ -485,7 +558,7 @@ class DispatchParts {
     }
     // After a bad row the rest is still checked for its order: a table out of order is read
     // in one pass, which may meet another bad row first.
-    for (Range& r : ranges) {
+    for (Rows& r : ranges) {
       while (r.rc == SQLITE_ROW || r.rc == SQLITE_MISMATCH) {
         if (!step(r)) {
           part.in_order = false;
