@@ -3,6 +3,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -247,44 +248,85 @@ class DispatchParts {
   std::optional<base::Status> Run() {
     if (!Plan()) return std::nullopt;
     std::vector<Part> parts(bounds_.size() + 1);
-    std::vector<std::thread> readers;
-    readers.reserve(parts.size());
-    for (size_t p = 0; p < parts.size(); ++p) {
-      readers.emplace_back([this, &parts, p] { Read(p, parts[p]); });
-    }
-    for (std::thread& reader : readers) reader.join();
+    const auto on_threads = [&parts](auto&& fn) {
+      std::vector<std::thread> readers;
+      readers.reserve(parts.size());
+      for (size_t p = 0; p < parts.size(); ++p) readers.emplace_back([&fn, p] { fn(p); });
+      for (std::thread& reader : readers) reader.join();
+    };
+    // Each part counts its rows (no row decoded), so that they can be read in place into the
+    // sink's room (DispatchSink::Room) at their offsets; a sink without room gets them in
+    // blocks (AddDispatches).
+    on_threads([&](size_t p) { parts[p].count = Count(p); });
+    size_t total = 0;
+    bool counted = true;
     for (const Part& part : parts) {
-      if (!part.in_order) return std::nullopt;
+      counted = counted && part.count >= 0;
+      total += static_cast<size_t>(std::max<int64_t>(part.count, 0));
+    }
+    std::span<trace::Dispatch> room;
+    if (counted && total > 0) room = ctx_.builder.DispatchRoom(total);
+    const bool in_place = total > 0 && room.size() == total;
+    if (!in_place && !room.empty()) ctx_.builder.AddFilledDispatches({});
+    if (in_place) {
+      size_t at = 0;
+      for (Part& part : parts) {
+        part.slot = room.subspan(at, static_cast<size_t>(part.count));
+        at += part.slot.size();
+      }
+    }
+    on_threads([&](size_t p) { Read(p, parts[p]); });
+    for (const Part& part : parts) {
+      // (A part read in place holds as many rows as it counted, unless a bad row stopped it.)
+      if (!part.in_order || (in_place && part.status.ok() && part.filled != part.slot.size())) {
+        if (in_place) ctx_.builder.AddFilledDispatches({});
+        return std::nullopt;
+      }
     }
     DispatchNames names(ctx_);
     uint32_t line = 0;
+    size_t filled = 0;  // in place: the rows ready
     std::vector<trace::StringId> pool_ids;
+    base::Status status;
     for (Part& part : parts) {
       // Runs first met here are numbered as one pass numbers them.
       for (const std::string& guid : part.new_guids) ctx_.Guid(guid);
       const std::vector<NameKey>& keys = part.keys.keys();
       pool_ids.resize(keys.size());
       for (size_t k = 0; k < keys.size(); ++k) pool_ids[k] = names.Name(keys[k]);
-      for (trace::Dispatch& d : part.rows) {
+      const std::span<trace::Dispatch> rows =
+          in_place ? part.slot.first(part.filled) : std::span<trace::Dispatch>(part.rows);
+      for (trace::Dispatch& d : rows) {
         d.name = pool_ids[d.name];
         d.line = line < UINT32_MAX ? ++line : line;
       }
       ctx_.result.kernels += part.kernels;
       ctx_.result.memory_copies += part.copies;
-      ctx_.builder.AddDispatches(part.rows);
-      part.rows = {};
+      if (in_place) {
+        filled += rows.size();
+      } else {
+        ctx_.builder.AddDispatches(rows);
+        part.rows = {};
+      }
       if (part.dangling) {
         const DanglingNote& n = *part.dangling;
-        return ctx_.DanglingString(n.table, n.id, n.column, n.string_id);
+        status = ctx_.DanglingString(n.table, n.id, n.column, n.string_id);
+        break;
       }
-      DP_RETURN_IF_ERROR(part.status);
+      status = part.status;
+      if (!status.ok()) break;
     }
-    return base::OkStatus();
+    if (in_place) ctx_.builder.AddFilledDispatches(room.first(filled));
+    return status;
   }
 
  private:
   struct Part {
-    std::vector<trace::Dispatch> rows;  // each named by the number of its key in `keys`
+    int64_t count = -1;                 // rows in its ranges; -1: not counted
+    std::span<trace::Dispatch> slot;    // in place: its room in the sink
+    size_t filled = 0;                  // rows read into `slot`
+    std::vector<trace::Dispatch> rows;  // else: the rows read
+    // Rows are named by the number of their key in `keys` until the calling thread names them.
     FirstSeen<NameKey, NameKeyHash> keys;
     std::vector<std::string> new_guids;  // runs not numbered yet, in order of first sight
     int64_t kernels = 0;
@@ -293,6 +335,30 @@ class DispatchParts {
     std::optional<DanglingNote> dangling;
     bool in_order = true;
   };
+
+  // The id range of table `t` in part `p` (" WHERE <alias>id >= a AND <alias>id < b").
+  std::string Range(size_t t, size_t p, std::string_view column) const {
+    const std::optional<int64_t> first =
+        p == 0 ? std::nullopt : std::optional<int64_t>(cuts_[t][p - 1]);
+    const std::optional<int64_t> end =
+        p == bounds_.size() ? std::nullopt : std::optional<int64_t>(cuts_[t][p]);
+    return KeyRange(column, first, end);
+  }
+
+  // The rows of part `p`, -1 when a count fails (over a connection of its own: any thread).
+  int64_t Count(size_t p) const {
+    auto opened = SqliteDb::Open(ctx_.path);
+    if (!opened.ok()) return -1;
+    int64_t rows = 0;
+    for (size_t t = 0; t < scans_.size(); ++t) {
+      if (cuts_[t].empty()) continue;
+      SqliteQuery q(*opened,
+                    "SELECT count(*) FROM " + ctx_.From(scans_[t].table) + Range(t, p, "id"));
+      if (!q.prepared() || q.Step() != SQLITE_ROW) return -1;
+      rows += q.Int(0);
+    }
+    return rows;
+  }
 
   bool Plan() {
     int64_t rows = 0;
@@ -350,29 +416,24 @@ class DispatchParts {
         p == 0 ? std::nullopt : std::optional<int64_t>(bounds_[p - 1]);
     const std::optional<int64_t> to =
         p == bounds_.size() ? std::nullopt : std::optional<int64_t>(bounds_[p]);
-    struct Range {
+    struct Rows {
       std::unique_ptr<SqliteQuery> q;
       int rc = SQLITE_DONE;
       int64_t last = std::numeric_limits<int64_t>::min();
     };
-    std::vector<Range> ranges;
+    std::vector<Rows> ranges;
     for (size_t t = 0; t < scans_.size(); ++t) {
       if (cuts_[t].empty()) continue;
-      const std::optional<int64_t> first =
-          p == 0 ? std::nullopt : std::optional<int64_t>(cuts_[t][p - 1]);
-      const std::optional<int64_t> end =
-          p == bounds_.size() ? std::nullopt : std::optional<int64_t>(cuts_[t][p]);
-      Range& r = ranges.emplace_back();
+      Rows& r = ranges.emplace_back();
       r.q = std::make_unique<SqliteQuery>(
-          db, scans_[t].sql + KeyRange(std::string(scans_[t].alias) + ".id", first, end) +
-                  " ORDER BY 2");
+          db, scans_[t].sql + Range(t, p, std::string(scans_[t].alias) + ".id") + " ORDER BY 2");
       if (!r.q->prepared()) {
         part.status = db.Error(*r.q, "cannot read table " + std::string(kDispatch));
         return;
       }
       r.q->Cache();  // CheckDispatch checks the types
     }
-    const auto step = [&](Range& r) {
+    const auto step = [&](Rows& r) {
       r.rc = r.q->Step();
       if (r.rc != SQLITE_ROW) return true;
       if (r.q->Type(kStart) != SQLITE_INTEGER) return false;
@@ -381,7 +442,7 @@ class DispatchParts {
       r.last = start;
       return true;
     };
-    for (Range& r : ranges) {
+    for (Rows& r : ranges) {
       if (!step(r)) {
         part.in_order = false;
         return;
@@ -405,8 +466,8 @@ class DispatchParts {
       return std::numeric_limits<uint32_t>::max();
     };
     while (true) {
-      Range* next = nullptr;
-      for (Range& r : ranges) {
+      Rows* next = nullptr;
+      for (Rows& r : ranges) {
         if (r.rc != SQLITE_ROW) {
           if (r.rc != SQLITE_DONE) {
             part.status = db.Error(*r.q, "cannot read table " + std::string(kDispatch));
@@ -423,14 +484,21 @@ class DispatchParts {
       if (key.kind != NameKey::kNone) d.name = part.keys.Number(key);
       if (!part.status.ok()) break;
       ++(d.kind == trace::DispatchKind::kKernel ? part.kernels : part.copies);
-      part.rows.push_back(d);
+      if (part.slot.data() == nullptr) {
+        part.rows.push_back(d);
+      } else if (part.filled < part.slot.size()) {
+        part.slot[part.filled++] = d;
+      } else {  // more rows than counted: the file changed under the read
+        part.in_order = false;
+        return;
+      }
       if (!step(*next)) {
         part.in_order = false;
         return;
       }
     }
     // After a bad row the rest is still checked for its order.
-    for (Range& r : ranges) {
+    for (Rows& r : ranges) {
       while (r.rc == SQLITE_ROW) {
         if (!step(r)) {
           part.in_order = false;

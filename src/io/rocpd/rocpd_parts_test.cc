@@ -11,6 +11,7 @@
 
 #include "src/io/rocpd/rocpd_importer.h"
 #include "src/io/rocpd/testing/rocpd_db_writer.h"
+#include "src/trace/record_vector.h"
 #include "tests/support/temp_dir.h"
 
 namespace decodeprof::io {
@@ -84,20 +85,22 @@ struct Read {
   int64_t dangling_diagnostics = 0;
 };
 
-// One import of `path`, in parts of at least 100 rows when `in_parts`.
-Read ReadRocpd(const std::string& path, bool in_parts) {
+// One import of `path`, in parts of at least 100 rows when `in_parts`; with `in_place`, into a
+// sink that gives room (the window store's RecordVector), which the parts fill in place.
+Read ReadRocpd(const std::string& path, bool in_parts, bool in_place = false) {
   RocpdReadOptions options;
   options.read_in_parts = in_parts;
   options.rows_per_part = 100;
   trace::StringPool names;
   CollectSink sink;
-  trace::TraceBuilder builder(names, sink);
+  trace::RecordVector<trace::Dispatch, trace::DispatchSink> store;
+  trace::TraceBuilder builder(names, in_place ? static_cast<trace::DispatchSink&>(store) : sink);
   Read out;
   auto imported = ImportRocpd(path, builder, options);
   out.status = imported.status();
   if (imported.ok()) out.result = *imported;
   trace::ImportedTrace t = std::move(builder).Finish();
-  out.dispatches = std::move(sink.dispatches);
+  out.dispatches = in_place ? std::move(store.records) : std::move(sink.dispatches);
   out.launches = std::move(t.launches);
   out.ranges = std::move(t.ranges);
   for (const auto& entry : t.diagnostics.entries()) {
@@ -173,6 +176,7 @@ TEST_F(RocpdPartsTest, DispatchesReadInPartsAreTheOnePassOnes) {
   const Read parts = ReadRocpd(path, true);
   ASSERT_EQ(one.dispatches.size(), size_t{3000 + 600});
   ExpectSame(one, parts);
+  ExpectSame(one, ReadRocpd(path, true, true));
   // The names are interned in one order, whatever the threads' speeds.
   for (int run = 0; run < 3; ++run) EXPECT_EQ(ReadRocpd(path, true).names, one.names);
 }
@@ -187,6 +191,7 @@ TEST_F(RocpdPartsTest, ProcessesAreFoundInParts) {
   EXPECT_TRUE(one.result.per_process_correlation);
   EXPECT_TRUE(parts.result.per_process_correlation);
   ExpectSame(one, parts);
+  ExpectSame(one, ReadRocpd(two, true, true));
   // An empty table of copies: the others are still read in parts.
   rt::RocpdDb no_copies = PartsRun(3000, true);
   no_copies.copies.clear();
@@ -202,6 +207,7 @@ TEST_F(RocpdPartsTest, ATableOutOfStartOrderIsStillRight) {
                  " SET start = start + 90000, \"end\" = \"end\" + 90000 WHERE id = 40; UPDATE " +
                  T("rocpd_memory_copy") + " SET start = 1000, \"end\" = 1001 WHERE id = 500");
   ExpectSame(ReadRocpd(path, false), ReadRocpd(path, true));
+  ExpectSame(ReadRocpd(path, false), ReadRocpd(path, true, true));
 }
 
 TEST_F(RocpdPartsTest, TheFirstBadRowOfThePartsIsTheError) {
@@ -215,6 +221,10 @@ TEST_F(RocpdPartsTest, TheFirstBadRowOfThePartsIsTheError) {
   const Read parts = ReadRocpd(path, true);
   ASSERT_FALSE(one.status.ok());
   EXPECT_EQ(parts.status.ToString(), one.status.ToString());
+  const Read in_place = ReadRocpd(path, true, true);
+  EXPECT_EQ(in_place.status.ToString(), one.status.ToString());
+  // The rows before the bad one were handed on, as one pass hands them on.
+  EXPECT_EQ(in_place.dispatches.size(), one.dispatches.size());
   EXPECT_NE(one.status.where().find("rocpd_memory_copy id 100"), std::string::npos);
   // A string id that is not in rocpd_string: the error, and counted alike.
   Exec(path, "UPDATE " + T("rocpd_memory_copy") + " SET \"end\" = start + 1 WHERE id = 100");
@@ -225,6 +235,9 @@ TEST_F(RocpdPartsTest, TheFirstBadRowOfThePartsIsTheError) {
   EXPECT_NE(dangling_one.status.message().find("999999"), std::string::npos);
   EXPECT_EQ(dangling_one.dangling_diagnostics, 1);
   EXPECT_EQ(dangling_parts.dangling_diagnostics, 1);
+  const Read dangling_in_place = ReadRocpd(path, true, true);
+  EXPECT_EQ(dangling_in_place.status.ToString(), dangling_one.status.ToString());
+  EXPECT_EQ(dangling_in_place.dangling_diagnostics, 1);
   // Bad regions (read in id parts, after every dispatch): the first in id order is the error.
   Exec(path, "UPDATE " + T("rocpd_kernel_dispatch") +
                  " SET region_name_id = NULL WHERE id = 1800; UPDATE " +
