@@ -37,7 +37,7 @@ class PatternScan {
   // a long window cost one lookup per rule. Always true when every step is optional.
   bool MayStartAt(size_t index) {
     if (first_required_ == p_.steps.size()) return true;
-    const trace::StringId name = seq_.dispatches[index].name;
+    const trace::StringId name = NameAt(seq_, index);
     const ClassId class_id = seq_.classes[index];
     const auto evaluate = [&] {
       for (size_t k = 0; k <= first_required_; ++k) {
@@ -51,6 +51,28 @@ class PatternScan {
       known = Start{class_id, static_cast<uint8_t>(evaluate() ? 2 : 1)};
     }
     return known.state == 2;
+  }
+  // The first position from `index` on where a match may be anchored (MayStartAt), or n: a
+  // tight loop over the packed names when the view has them.
+  size_t NextStart(size_t index) {
+    if (first_required_ == p_.steps.size()) return index;
+    if (seq_.name_ids.size() != n_) {
+      while (index < n_ && !MayStartAt(index)) ++index;
+      return index;
+    }
+    const trace::StringId* names = seq_.name_ids.data();
+    const ClassId* classes = seq_.classes.data();
+    const Start* known = starts_.data();
+    const size_t known_names = starts_.size();
+    for (; index < n_; ++index) {
+      const trace::StringId name = names[index];
+      if (name < known_names && known[name].state != 0 && known[name].class_id == classes[index]) {
+        if (known[name].state == 2) return index;
+        continue;
+      }
+      if (MayStartAt(index)) return index;  // evaluated and kept
+    }
+    return n_;
   }
   const std::vector<size_t>& taken() const { return taken_; }
 
@@ -102,7 +124,9 @@ void PatternRule::Apply(const SequenceView& seq, std::vector<RoleId>& roles) con
   PatternScan matcher(p_, seq, writer);
   size_t i = 0;
   while (i < n) {
-    if (!matcher.MayStartAt(i) || !matcher.MatchAt(i)) {
+    i = matcher.NextStart(i);
+    if (i == n) break;
+    if (!matcher.MatchAt(i)) {
       ++i;
       continue;
     }

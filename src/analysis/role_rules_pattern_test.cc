@@ -71,17 +71,27 @@ std::string PatternRoles(const RulePack& pack, const std::string& ops,
     dispatches.push_back(d);
     classes.push_back(pack.Classify(Kernels().at(op)));
   }
-  const SequenceView seq{dispatches, &pool, classes, true};
-  std::vector<RoleId> roles(dispatches.size(), kNoRole);
-  for (size_t i = 0; i < preset.size(); ++i) {
-    for (size_t r = 0; r < pack.role_names().size() && preset[i] != '.'; ++r) {
-      if (pack.role_names()[r][0] == preset[i]) roles[i] = static_cast<RoleId>(r);
+  // Each rule runs over the dispatches' names and, again, over the packed copy that
+  // RulePack::AssignRoles gives the rules (SequenceView::name_ids): the same roles.
+  SequenceView seq{dispatches, &pool, classes, true};
+  std::vector<trace::StringId> packed;
+  for (const trace::Dispatch& d : dispatches) packed.push_back(d.name);
+  std::string out[2];
+  for (int pass = 0; pass < 2; ++pass) {
+    if (pass == 1) seq.name_ids = packed;
+    std::vector<RoleId> roles(dispatches.size(), kNoRole);
+    for (size_t i = 0; i < preset.size(); ++i) {
+      for (size_t r = 0; r < pack.role_names().size() && preset[i] != '.'; ++r) {
+        if (pack.role_names()[r][0] == preset[i]) roles[i] = static_cast<RoleId>(r);
+      }
+    }
+    for (const auto& rule : pack.rules()) rule->Apply(seq, roles);
+    for (RoleId r : roles) {
+      out[pass] += r == kNoRole ? '.' : pack.role_names()[static_cast<size_t>(r)][0];
     }
   }
-  for (const auto& rule : pack.rules()) rule->Apply(seq, roles);
-  std::string out;
-  for (RoleId r : roles) out += r == kNoRole ? '.' : pack.role_names()[static_cast<size_t>(r)][0];
-  return out;
+  EXPECT_EQ(out[1], out[0]) << ops;
+  return out[0];
 }
 
 // Three projections (each a GEMM with an optional split-K reduce), the elementwise run and

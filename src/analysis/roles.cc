@@ -50,7 +50,7 @@ bool ConditionEval::NamePartMatches(size_t matcher, trace::StringId name_id) {
 }
 
 bool ConditionEval::Matches(size_t index) {
-  const trace::StringId name_id = seq_.dispatches[index].name;
+  const trace::StringId name_id = NameAt(seq_, index);
   const ClassId class_id = seq_.classes[index];
   if (name_id >= answers_.size()) return Evaluate(name_id, class_id);
   Answer& answer = answers_[name_id];
@@ -95,7 +95,14 @@ SequenceView RulePack::Normalized(const SequenceView& seq, std::vector<ClassId>*
 
 std::vector<RoleId> RulePack::AssignRoles(const SequenceView& seq) const {
   std::vector<ClassId> storage;
-  const SequenceView view = Normalized(seq, &storage);
+  SequenceView view = Normalized(seq, &storage);
+  // Every rule scans every position: the names once, packed, for all of them.
+  std::vector<trace::StringId> name_ids;
+  if (view.name_ids.size() != view.dispatches.size()) {
+    name_ids.resize(view.dispatches.size());
+    for (size_t i = 0; i < name_ids.size(); ++i) name_ids[i] = view.dispatches[i].name;
+    view.name_ids = name_ids;
+  }
   std::vector<RoleId> roles(view.dispatches.size(), kNoRole);
   for (const auto& rule : rules_) rule->Apply(view, roles);
   return roles;

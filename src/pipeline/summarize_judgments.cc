@@ -243,26 +243,27 @@ bool ReplaysGraphs(const analysis::DecodeWindow& w, const trace::ImportedTrace& 
   // a graph replay still shows: CUPTI and roctracer give every kernel of a graph launch that
   // launch's correlation id, so two or more kernels share it; a plain launch runs one.
   // Counted only when some dispatch has a correlation id without a launch call.
-  // (The kernels' ids sorted, counted by search: millions of them in a whole-trace window,
-  // mostly in order already.)
-  std::vector<uint64_t> kernel_correlations;
+  // (The kernels' ids sorted, once: millions of them in a whole-trace window, mostly in order
+  // already; the ids met twice or more kept apart, few where no graph runs.)
+  std::vector<uint64_t> shared_ids;
   bool counted = false;
   const auto shared = [&](uint64_t correlation) {
     if (!counted) {
+      std::vector<uint64_t> ids;
       for (const trace::Dispatch& d : w.dispatches) {
         if (d.correlation != 0 && d.kind == trace::DispatchKind::kKernel) {
-          kernel_correlations.push_back(d.correlation);
+          ids.push_back(d.correlation);
         }
       }
-      if (!std::is_sorted(kernel_correlations.begin(), kernel_correlations.end())) {
-        std::sort(kernel_correlations.begin(), kernel_correlations.end());
+      if (!std::is_sorted(ids.begin(), ids.end())) std::sort(ids.begin(), ids.end());
+      for (size_t i = 1; i < ids.size(); ++i) {
+        if (ids[i] == ids[i - 1] && (shared_ids.empty() || shared_ids.back() != ids[i])) {
+          shared_ids.push_back(ids[i]);
+        }
       }
       counted = true;
     }
-    const auto first =
-        std::lower_bound(kernel_correlations.begin(), kernel_correlations.end(), correlation);
-    return first != kernel_correlations.end() && *first == correlation &&
-           first + 1 != kernel_correlations.end() && *(first + 1) == correlation;
+    return std::binary_search(shared_ids.begin(), shared_ids.end(), correlation);
   };
   // Each distinct name's answers once: a graph launch call, a "[CUDA graph" dispatch.
   std::vector<int8_t> graph_call(names.size(), -1);

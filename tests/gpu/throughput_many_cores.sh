@@ -14,7 +14,8 @@
 #   generated all at once, one process each,
 #   default: 1250000 4200000), KINETO_STEPS (of 1400 kernels; default: 200 800), CSV_BYTES
 #   (default: 600000000), RUNS (best of; default 2), CPUS (default: "all 2 1").
-# Writes $OUT/throughput.json (every measurement) and prints a table.
+# Writes $OUT/throughput.json (every measurement, with summarize's stage times:
+# DECODEPROF_STAGE_TIMES) and prints a table.
 set -euo pipefail
 stage=$(cd "${1:?usage: $0 STAGE}" && pwd)
 out=${OUT:-/tmp/throughput-out}
@@ -24,7 +25,7 @@ export LD_LIBRARY_PATH="$stage${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 work=$(mktemp -d -t decodeprof-throughput.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 python3 - "$stage" "$work" "$out" "$here/../../bench/gen_kineto_trace.py" <<'PY'
-import json, os, resource, sqlite3, subprocess, sys, time
+import json, os, re, resource, sqlite3, subprocess, sys, time
 
 stage, work, out, gen_kineto = sys.argv[1:5]
 formats = os.environ.get("FORMATS", "native nsys rocpd kineto csv").split()
@@ -40,13 +41,23 @@ def timed(argv, cpus):
     for _ in range(runs):
         pre = ["taskset", "-c", ",".join(str(c) for c in sorted(os.sched_getaffinity(0))[:int(cpus)])] if cpus != "all" else []
         t = time.perf_counter()
-        p = subprocess.Popen(pre + argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        # DECODEPROF_STAGE_TIMES: each stage's wall time and the calling thread's CPU time
+        # (docs/performance.md, "Stage times"), kept with the run.
+        p = subprocess.Popen(pre + argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                             env={**os.environ, "DECODEPROF_STAGE_TIMES": "1"})
         _, status, ru = os.wait4(p.pid, 0)
         wall = time.perf_counter() - t
         err = p.stderr.read().decode(errors="replace")
         if os.waitstatus_to_exitcode(status) != 0:
             return {"error": err[-400:]}
         r = {"s": wall, "cpu_s": ru.ru_utime + ru.ru_stime, "rss_mib": ru.ru_maxrss / 1024}
+        stages = {}
+        for line in err.splitlines():
+            m = re.match(r"decodeprof: stage (.+?)\s+([0-9.]+) s wall\s+([0-9.]+) s CPU", line)
+            if m:
+                stages[m.group(1)] = [float(m.group(2)), float(m.group(3))]
+        if stages:
+            r["stages_wall_cpu_s"] = stages
         if best is None or r["s"] < best["s"]:
             best = r
     return best

@@ -1,0 +1,64 @@
+// ReplaysGraphs: most of the window's dispatches launched by a graph launch call, named as
+// graph nodes, or, without launch calls, sharing their correlation id with another kernel.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "src/pipeline/summarize_stages.h"
+
+namespace decodeprof::pipeline {
+namespace {
+
+// `n` kernels named `name`; kernel i has correlation id ids(i).
+template <typename Ids>
+analysis::DecodeWindow Window(trace::StringPool& names, size_t n, Ids ids) {
+  analysis::DecodeWindow w;
+  const trace::StringId name = names.Intern("gemm");
+  for (size_t i = 0; i < n; ++i) {
+    trace::Dispatch& d = w.dispatches.emplace_back();
+    d.name = name;
+    d.start = static_cast<trace::TimestampNs>(10 * i);
+    d.end = d.start + 5;
+    d.correlation = ids(i);
+  }
+  return w;
+}
+
+TEST(ReplaysGraphsTest, KernelsSharingTheirIdsWithoutLaunchCallsAreAReplay) {
+  trace::StringPool names;
+  const trace::ImportedTrace no_launches;
+  // One id per kernel: plain launches.
+  EXPECT_FALSE(
+      ReplaysGraphs(Window(names, 1000, [](size_t i) { return i + 1; }), no_launches, names));
+  // Ids in fours, out of order: a graph's kernels share its launch's.
+  EXPECT_TRUE(ReplaysGraphs(Window(names, 1000, [](size_t i) { return (i * 7919 % 1000) / 4 + 1; }),
+                            no_launches, names));
+  // Half of the kernels in shared ids (the other half plain) is still most.
+  EXPECT_TRUE(
+      ReplaysGraphs(Window(names, 1000, [](size_t i) { return i < 500 ? i / 2 + 1 : i + 100000; }),
+                    no_launches, names));
+  // Fewer than half is not.
+  EXPECT_FALSE(
+      ReplaysGraphs(Window(names, 1000, [](size_t i) { return i < 400 ? i / 2 + 1 : i + 100000; }),
+                    no_launches, names));
+  // Id 0 is no id.
+  EXPECT_FALSE(
+      ReplaysGraphs(Window(names, 1000, [](size_t) { return uint64_t{0}; }), no_launches, names));
+}
+
+TEST(ReplaysGraphsTest, GraphLaunchCallsMakeAReplay) {
+  trace::StringPool names;
+  trace::ImportedTrace info;
+  const trace::StringId graph = names.Intern("cudaGraphLaunch");
+  const trace::StringId plain = names.Intern("cudaLaunchKernel");
+  for (uint64_t id = 1; id <= 1000; ++id) {
+    info.launches.push_back({id <= 600 ? graph : plain, 0, 1, 7, id});
+  }
+  EXPECT_TRUE(ReplaysGraphs(Window(names, 1000, [](size_t i) { return i + 1; }), info, names));
+  for (trace::ApiCall& call : info.launches) call.name = plain;
+  EXPECT_FALSE(ReplaysGraphs(Window(names, 1000, [](size_t i) { return i + 1; }), info, names));
+}
+
+}  // namespace
+}  // namespace decodeprof::pipeline
