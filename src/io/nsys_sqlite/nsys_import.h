@@ -29,6 +29,15 @@ struct NsysImport {
   bool per_process_correlation = false;
 };
 
+// How the importer reads (tests force what a large trace would get).
+struct NsysReadOptions {
+  // Read the dispatches and launch calls in parts on threads even when the caller does not
+  // keep every record (TraceBuilder::keeps_everything) and whatever the CPUs (up to 8 parts).
+  bool read_in_parts = false;
+  // No part of fewer rows.
+  int64_t rows_per_part = int64_t{1} << 19;
+};
+
 // An API name without nsys's version suffix: "_v" and four or more digits
 // ("cudaLaunchKernel_v7000" → "cudaLaunchKernel", "cudaGraphLaunch_v10000" →
 // "cudaGraphLaunch"; nsys stats strips the four-digit ones). Other names are returned

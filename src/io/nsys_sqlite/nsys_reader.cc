@@ -1,15 +1,19 @@
 #include "src/io/nsys_sqlite/nsys_reader.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <limits>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
 #include "src/base/demangle.h"
+#include "src/io/common/read_parts.h"
 
 namespace decodeprof::io::nsys {
 namespace {
@@ -79,98 +83,148 @@ base::StatusOr<StartOrder> CheckStartOrder(const Context& ctx, std::string_view 
   return order;
 }
 
-// One dispatch row of any table (the query's columns are Col) into the model, numbered in
-// the order the rows come.
-class DispatchRows {
+// A dispatch's name as the file keys it: a kernel's string id, a graph launch's graphId (-1:
+// none), a copy's copyKind, 0 for a memset; `source` -1 while the row has not got that far.
+struct NameKey {
+  int64_t source = -1;
+  int64_t value = 0;
+  int column = 0;  // a kernel's: the name column it came from (kDemangled ...)
+  bool operator==(const NameKey& o) const { return source == o.source && value == o.value; }
+};
+struct NameKeyHash {
+  size_t operator()(const NameKey& k) const {
+    return std::hash<int64_t>{}(k.value) ^ (static_cast<size_t>(k.source) << 60);
+  }
+};
+
+// The checks of one dispatch row of any table (the query's columns are Col) that need no
+// state but the file's: `d` but its name and line, `key` its name (set before the grid check,
+// so that a dangling name, the earlier error of the row, is still found). Any thread.
+base::Status CheckDispatch(const Context& ctx, const SqliteQuery& q, trace::Dispatch& d,
+                           NameKey& key) {
+  const int64_t source = q.Int(kSource);
+  const std::string_view table = SourceTable(source);
+  const int64_t rowid = q.Int(kRowid);
+  DP_ASSIGN_OR_RETURN(d.start, ctx.Time(q.Int(kStart), table, rowid));
+  DP_ASSIGN_OR_RETURN(d.end, ctx.Time(q.Int(kEnd), table, rowid));
+  if (d.end < d.start) {
+    return ctx.RowError(table, rowid,
+                        "end before start (" + std::to_string(q.Int(kEnd)) + " < " +
+                            std::to_string(q.Int(kStart)) + ")");
+  }
+  const int64_t device = q.Int(kDevice);
+  const int64_t stream = q.Int(kStream);
+  if (device < 0 || device > std::numeric_limits<int16_t>::max()) {
+    return ctx.RowError(table, rowid,
+                        "deviceId " + std::to_string(device) + " is beyond its range (0 to 32767)");
+  }
+  if (stream < 0 || stream > std::numeric_limits<uint32_t>::max()) {
+    return ctx.RowError(
+        table, rowid,
+        "streamId " + std::to_string(stream) + " is beyond its range (0 to 4294967295)");
+  }
+  d.device = static_cast<int16_t>(device);
+  d.stream = static_cast<uint32_t>(stream);
+  // The process of globalPid (PidExpr, here rather than in SQL for each row).
+  std::optional<int64_t> pid = q.OptInt(kPid);
+  if (pid) pid = (*pid >> 24) & 0xFFFFFF;
+  d.correlation = ctx.Correlation(q.OptInt(kCorrelation), pid);
+  key.source = source;
+  switch (static_cast<Source>(source)) {
+    case Source::kKernel: {
+      int col = kDemangled;
+      while (col <= kShort && q.IsNull(col)) ++col;
+      if (col > kShort) {
+        key.source = -1;
+        return ctx.RowError(table, rowid, "the kernel has no name (its name ids are NULL)");
+      }
+      key.value = q.Int(col);
+      key.column = col;
+      d.grid = 1;
+      for (int c = kGridX; c <= kGridZ; ++c) {
+        if (__builtin_mul_overflow(d.grid, std::max<int64_t>(q.Int(c), 1), &d.grid)) {
+          return ctx.RowError(table, rowid, "grid size does not fit in 64 bits");
+        }
+      }
+      break;
+    }
+    case Source::kGraph:
+      key.value = q.IsNull(kExtra) ? -1 : q.Int(kExtra);
+      break;
+    case Source::kMemcpy:
+      d.kind = trace::DispatchKind::kMemcpy;
+      key.value = q.Int(kExtra);
+      break;
+    case Source::kMemset:
+      d.kind = trace::DispatchKind::kMemset;
+      break;
+  }
+  return base::OkStatus();
+}
+
+// Dispatch names into the pool, in the order they come (the calling thread only).
+class DispatchNames {
  public:
-  explicit DispatchRows(Context& ctx)
+  explicit DispatchNames(Context& ctx)
       : ctx_(ctx), names_(ctx.names()), memset_name_(names_.Intern(trace::kMemsetName)) {}
 
-  base::Status Add(const SqliteQuery& q) {
-    const int64_t source = q.Int(kSource);
-    const std::string_view table = SourceTable(source);
-    const int64_t rowid = q.Int(kRowid);
-    trace::Dispatch d;
-    DP_ASSIGN_OR_RETURN(d.start, ctx_.Time(q.Int(kStart), table, rowid));
-    DP_ASSIGN_OR_RETURN(d.end, ctx_.Time(q.Int(kEnd), table, rowid));
-    if (d.end < d.start) {
-      return ctx_.RowError(table, rowid,
-                           "end before start (" + std::to_string(q.Int(kEnd)) + " < " +
-                               std::to_string(q.Int(kStart)) + ")");
-    }
-    const int64_t device = q.Int(kDevice);
-    const int64_t stream = q.Int(kStream);
-    if (device < 0 || device > std::numeric_limits<int16_t>::max()) {
-      return ctx_.RowError(
-          table, rowid, "deviceId " + std::to_string(device) + " is beyond its range (0 to 32767)");
-    }
-    if (stream < 0 || stream > std::numeric_limits<uint32_t>::max()) {
-      return ctx_.RowError(
-          table, rowid,
-          "streamId " + std::to_string(stream) + " is beyond its range (0 to 4294967295)");
-    }
-    d.device = static_cast<int16_t>(device);
-    d.stream = static_cast<uint32_t>(stream);
-    // The process of globalPid (PidExpr, here rather than in SQL for each row).
-    std::optional<int64_t> pid = q.OptInt(kPid);
-    if (pid) pid = (*pid >> 24) & 0xFFFFFF;
-    d.correlation = ctx_.Correlation(q.OptInt(kCorrelation), pid);
-    switch (static_cast<Source>(source)) {
+  // The pool id of `key`, first seen at `rowid`; a dangling string id is the row's error.
+  base::StatusOr<trace::StringId> Name(const NameKey& key, int64_t rowid) {
+    switch (static_cast<Source>(key.source)) {
       case Source::kKernel: {
-        ++ctx_.result.kernels;
-        int col = kDemangled;
-        while (col <= kShort && q.IsNull(col)) ++col;
-        if (col > kShort) {
-          return ctx_.RowError(table, rowid, "the kernel has no name (its name ids are NULL)");
+        auto name = ctx_.strings.KernelName(key.value, names_);
+        if (!name) {
+          return ctx_.DanglingString(kKernelTable, rowid, kNameColumns[key.column - kDemangled],
+                                     key.value);
         }
-        auto name = ctx_.strings.KernelName(q.Int(col), names_);
-        if (!name)
-          return ctx_.DanglingString(table, rowid, kNameColumns[col - kDemangled], q.Int(col));
-        d.name = *name;
-        d.grid = 1;
-        for (int c = kGridX; c <= kGridZ; ++c) {
-          if (__builtin_mul_overflow(d.grid, std::max<int64_t>(q.Int(c), 1), &d.grid)) {
-            return ctx_.RowError(table, rowid, "grid size does not fit in 64 bits");
-          }
-        }
-        break;
+        return *name;
       }
       case Source::kGraph: {
-        ++ctx_.result.graph_launches;
-        const int64_t graph = q.IsNull(kExtra) ? -1 : q.Int(kExtra);
-        auto [it, added] = graph_names_.emplace(graph, 0);
+        auto [it, added] = graph_names_.emplace(key.value, 0);
         if (added) {
-          it->second = names_.Intern(graph < 0 ? std::string("[CUDA graph]")
-                                               : "[CUDA graph " + std::to_string(graph) + "]");
+          it->second =
+              names_.Intern(key.value < 0 ? std::string("[CUDA graph]")
+                                          : "[CUDA graph " + std::to_string(key.value) + "]");
         }
-        d.name = it->second;
-        if (ctx_.result.graph_launches == 1) {
-          ctx_.builder.diagnostics().Add(trace::Message<trace::Msg::kGraphTracedWhole>(), 1,
-                                         ctx_.path,
-                                         std::string(table) + " rowid " + std::to_string(rowid));
-        } else {
-          ctx_.builder.diagnostics().Add(trace::Diag::kGraphLevelTrace, 1);
-        }
-        break;
+        return it->second;
       }
       case Source::kMemcpy: {
-        ++ctx_.result.memcpys;
-        d.kind = trace::DispatchKind::kMemcpy;
-        const int64_t kind = q.Int(kExtra);
-        auto [it, added] = memcpy_names_.emplace(kind, 0);
-        if (added) it->second = names_.Intern(trace::MemcpyName(kind));
-        d.name = it->second;
-        break;
+        auto [it, added] = memcpy_names_.emplace(key.value, 0);
+        if (added) it->second = names_.Intern(trace::MemcpyName(key.value));
+        return it->second;
       }
       case Source::kMemset:
-        ++ctx_.result.memsets;
-        d.kind = trace::DispatchKind::kMemset;
-        d.name = memset_name_;
         break;
     }
-    d.line = line_ < UINT32_MAX ? ++line_ : line_;
-    ctx_.builder.AddDispatch(d);
-    return base::OkStatus();
+    return memset_name_;
+  }
+
+  // Counts `n` rows of `source` (the first graph launch, at `rowid`, is named in the
+  // diagnostics: a graph traced whole).
+  void Count(Source source, int64_t n, int64_t rowid) {
+    if (n == 0) return;
+    switch (source) {
+      case Source::kKernel:
+        ctx_.result.kernels += n;
+        break;
+      case Source::kGraph:
+        if (ctx_.result.graph_launches == 0) {
+          ctx_.builder.diagnostics().Add(
+              trace::Message<trace::Msg::kGraphTracedWhole>(), 1, ctx_.path,
+              std::string(kGraphTraceTable) + " rowid " + std::to_string(rowid));
+          if (n > 1) ctx_.builder.diagnostics().Add(trace::Diag::kGraphLevelTrace, n - 1);
+        } else {
+          ctx_.builder.diagnostics().Add(trace::Diag::kGraphLevelTrace, n);
+        }
+        ctx_.result.graph_launches += n;
+        break;
+      case Source::kMemcpy:
+        ctx_.result.memcpys += n;
+        break;
+      case Source::kMemset:
+        ctx_.result.memsets += n;
+        break;
+    }
   }
 
  private:
@@ -179,6 +233,35 @@ class DispatchRows {
   const trace::StringId memset_name_;
   std::unordered_map<int64_t, trace::StringId> memcpy_names_;
   std::unordered_map<int64_t, trace::StringId> graph_names_;
+};
+
+// One dispatch row of any table (the query's columns are Col) into the model, numbered in
+// the order the rows come.
+class DispatchRows {
+ public:
+  explicit DispatchRows(Context& ctx) : ctx_(ctx), names_(ctx) {}
+
+  base::Status Add(const SqliteQuery& q) {
+    trace::Dispatch d;
+    NameKey key;
+    const base::Status checked = CheckDispatch(ctx_, q, d, key);
+    const int64_t rowid = q.Int(kRowid);
+    if (key.source >= 0) {
+      DP_ASSIGN_OR_RETURN(d.name, names_.Name(key, rowid));
+    }
+    if (key.source == static_cast<int64_t>(Source::kKernel)) ++ctx_.result.kernels;
+    DP_RETURN_IF_ERROR(checked);
+    if (key.source != static_cast<int64_t>(Source::kKernel)) {
+      names_.Count(static_cast<Source>(key.source), 1, rowid);
+    }
+    d.line = line_ < UINT32_MAX ? ++line_ : line_;
+    ctx_.builder.AddDispatch(d);
+    return base::OkStatus();
+  }
+
+ private:
+  Context& ctx_;
+  DispatchNames names_;
   uint32_t line_ = 0;
 };
 
@@ -199,6 +282,297 @@ base::Status ReadDispatchesSorted(Context& ctx, const std::vector<TableScan>& sc
   if (q.rc() != SQLITE_DONE) return ctx.SqlError(q, kKernelTable);
   return base::OkStatus();
 }
+
+// A caller that keeps every dispatch (TraceBuilder::keeps_everything) and tables in start
+// order: the dispatches read in start-time parts, each on a thread of its own over a
+// connection of its own. A table in start order has rowid order == start order, so a part's
+// start range is a rowid range of every table, found by a binary search of point lookups;
+// each part merges its ranges exactly as one pass merges the tables (ties: Source order).
+// Every part checks that its rows are in start order and inside its start range (integers
+// all): together the parts check the whole table, so no serial scan comes first.
+class DispatchParts {
+ public:
+  DispatchParts(Context& ctx, const std::vector<TableScan>& scans) : ctx_(ctx), scans_(scans) {}
+
+  // nullopt when the parts do not apply (few rows, a table out of start order, a start that is
+  // not an integer): nothing was handed on, the caller reads in one pass. Else the read's end.
+  std::optional<base::Status> Run() {
+    if (!Plan()) return std::nullopt;
+    std::vector<Part> parts(bounds_.size() + 1);
+    const auto on_threads = [&parts](auto&& fn) {
+      std::vector<std::thread> readers;
+      readers.reserve(parts.size());
+      for (size_t p = 0; p < parts.size(); ++p) readers.emplace_back([&fn, p] { fn(p); });
+      for (std::thread& reader : readers) reader.join();
+    };
+    // Each part counts its rows (no row decoded), so that they can be read in place into the
+    // sink's room (DispatchSink::Room) at their offsets; a sink without room gets them in
+    // blocks (AddDispatches).
+    on_threads([&](size_t p) { parts[p].count = Count(p); });
+    size_t total = 0;
+    bool counted = true;
+    for (const Part& part : parts) {
+      counted = counted && part.count >= 0;
+      total += static_cast<size_t>(std::max<int64_t>(part.count, 0));
+    }
+    std::span<trace::Dispatch> room;
+    if (counted && total > 0) room = ctx_.builder.DispatchRoom(total);
+    const bool in_place = total > 0 && room.size() == total;
+    if (!in_place && !room.empty()) ctx_.builder.AddFilledDispatches({});
+    if (in_place) {
+      size_t at = 0;
+      for (Part& part : parts) {
+        part.slot = room.subspan(at, static_cast<size_t>(part.count));
+        at += part.slot.size();
+      }
+    }
+    on_threads([&](size_t p) { Read(p, parts[p]); });
+    for (const Part& part : parts) {
+      // (A part read in place holds as many rows as it counted, unless a bad row stopped it.)
+      if (!part.in_order || (in_place && part.status.ok() && part.filled != part.slot.size())) {
+        if (in_place) ctx_.builder.AddFilledDispatches({});
+        return std::nullopt;
+      }
+    }
+    // In order: names interned in the order one pass meets them (the parts' keys in order of
+    // first sight, the parts in order), rows numbered and handed on a part at a time (in
+    // place: all at once at the end, or as far as the first error).
+    DispatchNames names(ctx_);
+    uint32_t line = 0;
+    size_t filled = 0;  // in place: the rows ready
+    std::vector<trace::StringId> pool_ids;
+    base::Status status;
+    for (Part& part : parts) {
+      const std::vector<NameKey>& keys = part.keys.keys();
+      pool_ids.resize(keys.size());
+      for (size_t k = 0; k < keys.size() && status.ok(); ++k) {
+        base::StatusOr<trace::StringId> name = names.Name(keys[k], part.first_rowid[k]);
+        if (name.ok()) {
+          pool_ids[k] = *name;
+        } else {
+          status = name.status();
+        }
+      }
+      if (!status.ok()) break;
+      const std::span<trace::Dispatch> rows =
+          in_place ? part.slot.first(part.filled) : std::span<trace::Dispatch>(part.rows);
+      for (trace::Dispatch& d : rows) {
+        d.name = pool_ids[d.name];
+        d.line = line < UINT32_MAX ? ++line : line;
+      }
+      for (int64_t source = 0; source < 4; ++source) {
+        names.Count(static_cast<Source>(source), part.counts[source], part.first_graph_rowid);
+      }
+      if (in_place) {
+        filled += rows.size();
+      } else {
+        ctx_.builder.AddDispatches(rows);
+        part.rows = {};
+      }
+      status = part.status;
+      if (!status.ok()) break;
+    }
+    if (in_place) ctx_.builder.AddFilledDispatches(room.first(filled));
+    return status;
+  }
+
+ private:
+  struct Part {
+    int64_t count = -1;                 // rows in its ranges; -1: not counted
+    std::span<trace::Dispatch> slot;    // in place: its room in the sink
+    size_t filled = 0;                  // rows read into `slot`
+    std::vector<trace::Dispatch> rows;  // else: the rows read
+    // Rows are named by the number of their key in `keys` until the calling thread names them.
+    FirstSeen<NameKey, NameKeyHash> keys;
+    std::vector<int64_t> first_rowid;  // per key: the row it was first seen at
+    int64_t counts[4] = {};            // rows per Source
+    int64_t first_graph_rowid = 0;
+    base::Status status;  // the first bad row's error
+    bool in_order = true;
+  };
+
+  // The rowid range of table `t` in part `p` (" WHERE rowid >= a AND rowid < b").
+  std::string Range(size_t t, size_t p) const {
+    const std::optional<int64_t> first =
+        p == 0 ? std::nullopt : std::optional<int64_t>(cuts_[t][p - 1]);
+    const std::optional<int64_t> end =
+        p == bounds_.size() ? std::nullopt : std::optional<int64_t>(cuts_[t][p]);
+    return KeyRange("rowid", first, end);
+  }
+
+  // The rows of part `p`, -1 when a count fails (over a connection of its own: any thread).
+  int64_t Count(size_t p) const {
+    auto opened = SqliteDb::Open(ctx_.path);
+    if (!opened.ok()) return -1;
+    int64_t rows = 0;
+    for (size_t t = 0; t < scans_.size(); ++t) {
+      if (cuts_[t].empty()) continue;
+      SqliteQuery q(*opened, "SELECT count(*) FROM " + scans_[t].table + Range(t, p));
+      if (!q.prepared() || q.Step() != SQLITE_ROW) return -1;
+      rows += q.Int(0);
+    }
+    return rows;
+  }
+
+  // Decides the parts: bounds_ (the starts that begin parts 1, 2, ...) and cuts_ (per table,
+  // the first rowid of each of those parts). False when there are to be none.
+  bool Plan() {
+    int64_t rows = 0;
+    size_t largest = 0;
+    std::vector<std::optional<std::pair<int64_t, int64_t>>> spans;
+    for (size_t t = 0; t < scans_.size(); ++t) {
+      spans.push_back(KeySpan(ctx_.db, scans_[t].table, "rowid"));
+      if (!spans[t]) {  // empty, else not for parts
+        SqliteQuery any(ctx_.db, "SELECT EXISTS(SELECT 1 FROM " + scans_[t].table + ")");
+        if (!any.prepared() || any.Step() != SQLITE_ROW || any.Int(0) != 0) return false;
+        continue;
+      }
+      const int64_t span = spans[t]->second - spans[t]->first + 1;
+      if (spans[largest] == std::nullopt ||
+          span > spans[largest]->second - spans[largest]->first + 1) {
+        largest = t;
+      }
+      rows += span;
+    }
+    const int64_t parts = PartCount(rows, ctx_.options.rows_per_part, ctx_.options.read_in_parts);
+    if (parts < 2 || !spans[largest]) return false;
+    // The bounds: the starts of the largest table at even steps of its rowids.
+    const auto [lo, hi] = *spans[largest];
+    SqliteQuery at(ctx_.db, "SELECT start FROM " + scans_[largest].table +
+                                " WHERE rowid >= ?1 ORDER BY rowid LIMIT 1");
+    if (!at.prepared()) return false;
+    for (int64_t p = 1; p < parts; ++p) {
+      sqlite3_reset(at.stmt());
+      sqlite3_bind_int64(at.stmt(), 1, lo + (hi - lo) / parts * p);
+      if (at.Step() != SQLITE_ROW || at.Type(0) != SQLITE_INTEGER) return false;
+      if (bounds_.empty() || at.Int(0) > bounds_.back()) bounds_.push_back(at.Int(0));
+    }
+    if (bounds_.empty()) return false;
+    cuts_.assign(scans_.size(), {});
+    for (size_t t = 0; t < scans_.size(); ++t) {
+      if (!spans[t]) continue;  // empty: read by none
+      for (const int64_t bound : bounds_) {
+        const std::optional<int64_t> cut = FirstKeyAtLeast(
+            ctx_.db, scans_[t].table, "rowid", "start", bound, spans[t]->first, spans[t]->second);
+        if (!cut) return false;
+        cuts_[t].push_back(*cut);
+      }
+    }
+    return true;
+  }
+
+  // Part `p`: the rows whose start lies in [bounds_[p - 1], bounds_[p]) (open at the ends),
+  // as far as the first bad row, each checked for its place in start order.
+  void Read(size_t p, Part& part) const {
+    auto opened = SqliteDb::Open(ctx_.path);
+    if (!opened.ok()) {
+      part.status = opened.status();
+      return;
+    }
+    const SqliteDb& db = *opened;
+    const std::optional<int64_t> from =
+        p == 0 ? std::nullopt : std::optional<int64_t>(bounds_[p - 1]);
+    const std::optional<int64_t> to =
+        p == bounds_.size() ? std::nullopt : std::optional<int64_t>(bounds_[p]);
+    struct Rows {
+      std::unique_ptr<SqliteQuery> q;
+      std::string_view table;
+      int rc = SQLITE_DONE;
+      int64_t last = std::numeric_limits<int64_t>::min();
+    };
+    std::vector<Rows> ranges;
+    for (size_t t = 0; t < scans_.size(); ++t) {
+      if (cuts_[t].empty()) continue;
+      Rows& r = ranges.emplace_back();
+      r.table = scans_[t].table;
+      r.q = std::make_unique<SqliteQuery>(db, scans_[t].sql + Range(t, p) + " ORDER BY rowid");
+      if (!r.q->prepared()) {
+        part.status = db.Error(*r.q, "cannot read table " + std::string(kKernelTable));
+        return;
+      }
+      r.q->Numbers();
+    }
+    // The next row of `r`, checked for its place; false when out of place.
+    const auto step = [&](Rows& r) {
+      r.rc = r.q->Step();
+      if (r.rc != SQLITE_ROW && r.rc != SQLITE_MISMATCH) return true;
+      sqlite3_stmt* stmt = r.q->stmt();
+      if (sqlite3_column_type(stmt, kStart) != SQLITE_INTEGER) return false;
+      const int64_t start = sqlite3_column_int64(stmt, kStart);
+      if (start < r.last || (from && start < *from) || (to && start >= *to)) return false;
+      r.last = start;
+      return true;
+    };
+    for (Rows& r : ranges) {
+      if (!step(r)) {
+        part.in_order = false;
+        return;
+      }
+    }
+    while (true) {
+      Rows* next = nullptr;
+      for (Rows& r : ranges) {
+        if (r.rc != SQLITE_ROW && r.rc != SQLITE_MISMATCH) {
+          if (r.rc != SQLITE_DONE) {
+            part.status = db.Error(*r.q, "cannot read table " + std::string(kKernelTable));
+            break;
+          }
+          continue;
+        }
+        if (next == nullptr || sqlite3_column_int64(r.q->stmt(), kStart) <
+                                   sqlite3_column_int64(next->q->stmt(), kStart)) {
+          next = &r;
+        }
+      }
+      if (!part.status.ok() || next == nullptr) break;
+      if (next->rc == SQLITE_MISMATCH) {
+        part.status = db.Error(*next->q, "cannot read table", next->table);
+        break;
+      }
+      trace::Dispatch d;
+      NameKey key;
+      part.status = CheckDispatch(ctx_, *next->q, d, key);
+      if (key.source >= 0) {
+        bool added = false;
+        d.name = part.keys.Number(key, &added);
+        if (added) part.first_rowid.push_back(next->q->Int(kRowid));
+      }
+      if (!part.status.ok()) break;
+      if (key.source == static_cast<int64_t>(Source::kGraph) &&
+          part.counts[static_cast<int64_t>(Source::kGraph)] == 0) {
+        part.first_graph_rowid = next->q->Int(kRowid);
+      }
+      ++part.counts[key.source];
+      if (part.slot.data() == nullptr) {
+        part.rows.push_back(d);
+      } else if (part.filled < part.slot.size()) {
+        part.slot[part.filled++] = d;
+      } else {  // more rows than counted: the file changed under the read
+        part.in_order = false;
+        return;
+      }
+      if (!step(*next)) {
+        part.in_order = false;
+        return;
+      }
+    }
+    // After a bad row the rest is still checked for its order: a table out of order is read
+    // in one pass, which may meet another bad row first.
+    for (Rows& r : ranges) {
+      while (r.rc == SQLITE_ROW || r.rc == SQLITE_MISMATCH) {
+        if (!step(r)) {
+          part.in_order = false;
+          return;
+        }
+      }
+    }
+  }
+
+  Context& ctx_;
+  const std::vector<TableScan>& scans_;
+  std::vector<int64_t> bounds_;
+  std::vector<std::vector<int64_t>> cuts_;
+};
 
 }  // namespace
 
@@ -331,9 +705,17 @@ base::Status DetectProcesses(Context& ctx) {
     if (q.rc() != SQLITE_DONE) return ctx.SqlError(q, kRuntimeTable);
   }
   if (first == nullptr) return base::OkStatus();
-  bool several = false;
+  std::optional<bool> several_in_parts;
+  if (ctx.builder.keeps_everything() || ctx.options.read_in_parts) {
+    // The scan below in rowid parts on threads (the calling thread waits instead of scanning).
+    several_in_parts = AnyRowInParts(ctx.path, ctx.db, tables, "rowid",
+                                     "globalTid IS NOT NULL AND " + pid + " != ?1", {first},
+                                     ctx.options.rows_per_part, ctx.options.read_in_parts);
+  }
+  bool several = several_in_parts.value_or(false);
   base::Status status = base::OkStatus();
   for (const std::string& table : tables) {
+    if (several_in_parts) break;
     SqliteQuery q(ctx.db, "SELECT 1 FROM " + table + " WHERE globalTid IS NOT NULL AND " + pid +
                               " != ?1 LIMIT 1");
     if (!q.prepared() || sqlite3_bind_value(q.stmt(), 1, first) != SQLITE_OK) {
@@ -413,6 +795,9 @@ base::Status ReadDispatches(Context& ctx) {
   // sorted alone (SQLite's sorter, bounded memory); the rows are merged here in the order the
   // sorted union gives. A start that is not an integer (NULL, text: SQLite's order of mixed
   // types) takes that sorted union, as before.
+  if (ctx.builder.keeps_everything() || ctx.options.read_in_parts) {
+    if (std::optional<base::Status> read = DispatchParts(ctx, scans).Run()) return *read;
+  }
   for (TableScan& scan : scans) {
     DP_ASSIGN_OR_RETURN(const StartOrder order, CheckStartOrder(ctx, scan.table));
     if (order == StartOrder::kMixedTypes) return ReadDispatchesSorted(ctx, scans);
@@ -449,35 +834,173 @@ base::Status ReadDispatches(Context& ctx) {
   return base::OkStatus();
 }
 
-base::Status ReadLaunches(Context& ctx) {
+namespace {
+
+// The checks of one launch call row (columns: rowid, start, end, nameId, correlationId,
+// globalTid) that need no state but the file's: `call` but its name. Any thread.
+base::Status CheckCall(const Context& ctx, std::string_view table, const SqliteQuery& q,
+                       trace::ApiCall& call) {
+  const int64_t rowid = q.Int(0);
+  DP_ASSIGN_OR_RETURN(call.start, ctx.Time(q.Int(1), table, rowid));
+  DP_ASSIGN_OR_RETURN(call.end, ctx.Time(q.Int(2), table, rowid));
+  if (call.end < call.start) {
+    return ctx.RowError(
+        table, rowid,
+        "end before start (" + std::to_string(q.Int(2)) + " < " + std::to_string(q.Int(1)) + ")");
+  }
+  const std::optional<int64_t> tid = q.OptInt(5);
+  call.thread = static_cast<uint64_t>(tid.value_or(0)) & 0xFFFFFFu;
+  std::optional<int64_t> pid;
+  if (tid) pid = (*tid >> 24) & 0xFFFFFF;
+  call.correlation = ctx.Correlation(q.OptInt(4), pid);
+  return base::OkStatus();
+}
+
+std::string LaunchQuery(const TableShape& t) {
+  return "SELECT rowid, start, end, nameId, correlationId, " + t.Or("globalTid") + " FROM " +
+         t.name();
+}
+
+}  // namespace
+
+// A rowid range of a launch call table, read on a thread of its own.
+class LaunchParts {
+ public:
+  struct Piece {
+    std::string table;
+    std::string sql;
+    std::vector<trace::ApiCall> calls;  // each named by the number of its nameId in `keys`
+    FirstSeen<int64_t> keys;
+    std::vector<int64_t> first_rowid;  // per key: the row it was first seen at
+    int64_t rows = 0;
+    base::Status status;  // the first bad row's error
+  };
+
+  explicit LaunchParts(const Context& ctx) : ctx_(ctx) {}
+  ~LaunchParts() {
+    stop_ = true;
+    for (std::thread& reader : readers_) {
+      if (reader.joinable()) reader.join();
+    }
+  }
+
+  std::vector<Piece> pieces;
+
+  void Start() {
+    readers_.reserve(pieces.size());
+    for (Piece& piece : pieces) readers_.emplace_back([this, &piece] { Read(piece); });
+  }
+  // Piece `i`, once read.
+  Piece& Take(size_t i) {
+    readers_[i].join();
+    return pieces[i];
+  }
+
+ private:
+  void Read(Piece& piece) const {
+    auto opened = SqliteDb::Open(ctx_.path);
+    if (!opened.ok()) {
+      piece.status = opened.status();
+      return;
+    }
+    SqliteQuery q(*opened, piece.sql);
+    if (!q.prepared()) {
+      piece.status = opened->Error(q, "cannot read table " + piece.table);
+      return;
+    }
+    q.Numbers();
+    while (q.Step() == SQLITE_ROW) {
+      if ((++piece.rows & 4095) == 0 && stop_) return;
+      trace::ApiCall& call = piece.calls.emplace_back();
+      piece.status = CheckCall(ctx_, piece.table, q, call);
+      if (!piece.status.ok()) {
+        piece.calls.pop_back();
+        return;
+      }
+      bool added = false;
+      call.name = piece.keys.Number(q.Int(3), &added);
+      if (added) piece.first_rowid.push_back(q.Int(0));
+    }
+    if (q.rc() != SQLITE_DONE) piece.status = opened->Error(q, "cannot read table " + piece.table);
+  }
+
+  const Context& ctx_;
+  std::vector<std::thread> readers_;
+  std::atomic<bool> stop_{false};
+};
+
+void LaunchPartsDeleter::operator()(LaunchParts* parts) const { delete parts; }
+
+LaunchPartsPtr StartLaunchParts(const Context& ctx) {
+  if (!ctx.builder.keeps_everything() && !ctx.options.read_in_parts) return nullptr;
+  LaunchPartsPtr parts(new LaunchParts(ctx));
+  for (std::string_view name : {kRuntimeTable, kDriverTable}) {
+    const TableShape t(ctx.db, std::string(name));
+    if (!t.present()) continue;
+    // (A table that lacks a column is ReadLaunches' error, found in order.)
+    if (!t.Has("start") || !t.Has("end") || !t.Has("nameId") || !t.Has("correlationId")) break;
+    const std::string sql = LaunchQuery(t);
+    const std::optional<std::pair<int64_t, int64_t>> span = KeySpan(ctx.db, t.name(), "rowid");
+    const int64_t n = span ? PartCount(span->second - span->first + 1, ctx.options.rows_per_part,
+                                       ctx.options.read_in_parts)
+                           : 1;
+    for (int64_t k = 0; k < n; ++k) {
+      std::optional<int64_t> from, to;
+      if (k > 0) from = span->first + (span->second - span->first + 1) / n * k;
+      if (k + 1 < n) to = span->first + (span->second - span->first + 1) / n * (k + 1);
+      parts->pieces.push_back(
+          LaunchParts::Piece{std::string(name),
+                             sql + KeyRange("rowid", from, to) + " ORDER BY rowid",
+                             {},
+                             {},
+                             {},
+                             0,
+                             base::OkStatus()});
+    }
+  }
+  if (parts->pieces.size() < 2) return nullptr;
+  parts->Start();
+  return parts;
+}
+
+base::Status ReadLaunches(Context& ctx, LaunchParts* parts) {
+  size_t piece = 0;
   for (std::string_view name : {kRuntimeTable, kDriverTable}) {
     const TableShape t(ctx.db, std::string(name));
     if (!t.present()) continue;
     DP_RETURN_IF_ERROR(ctx.Require(t, {"start", "end", "nameId", "correlationId"}));
     ctx.NoteMissing(t, {"globalTid"}, "(thread 0)");
-    SqliteQuery q(ctx.db, "SELECT rowid, start, end, nameId, correlationId, " + t.Or("globalTid") +
-                              " FROM " + t.name() + " ORDER BY rowid");
+    if (parts != nullptr) {
+      // The table's pieces in rowid order: names interned in the order one pass meets them.
+      std::vector<trace::StringId> pool_ids;
+      for (; piece < parts->pieces.size() && parts->pieces[piece].table == name; ++piece) {
+        LaunchParts::Piece& part = parts->Take(piece);
+        const std::vector<int64_t>& keys = part.keys.keys();
+        pool_ids.resize(keys.size());
+        for (size_t k = 0; k < keys.size(); ++k) {
+          auto api = ctx.strings.ApiName(keys[k], ctx.names());
+          if (!api) return ctx.DanglingString(name, part.first_rowid[k], "nameId", keys[k]);
+          pool_ids[k] = *api;
+        }
+        for (trace::ApiCall& call : part.calls) call.name = pool_ids[call.name];
+        ctx.result.api_calls += part.rows;
+        ctx.builder.AddLaunches(part.calls);
+        part.calls = {};
+        DP_RETURN_IF_ERROR(part.status);
+      }
+      continue;
+    }
+    SqliteQuery q(ctx.db, LaunchQuery(t) + " ORDER BY rowid");
     if (!q.prepared()) return ctx.SqlError(q, name);
     q.Numbers();
     while (q.Step() == SQLITE_ROW) {
       ++ctx.result.api_calls;
       const int64_t rowid = q.Int(0);
       trace::ApiCall call;
-      DP_ASSIGN_OR_RETURN(call.start, ctx.Time(q.Int(1), name, rowid));
-      DP_ASSIGN_OR_RETURN(call.end, ctx.Time(q.Int(2), name, rowid));
-      if (call.end < call.start) {
-        return ctx.RowError(name, rowid,
-                            "end before start (" + std::to_string(q.Int(2)) + " < " +
-                                std::to_string(q.Int(1)) + ")");
-      }
+      DP_RETURN_IF_ERROR(CheckCall(ctx, name, q, call));
       auto api = ctx.strings.ApiName(q.Int(3), ctx.names());
       if (!api) return ctx.DanglingString(name, rowid, "nameId", q.Int(3));
       call.name = *api;
-      const std::optional<int64_t> tid = q.OptInt(5);
-      call.thread = static_cast<uint64_t>(tid.value_or(0)) & 0xFFFFFFu;
-      std::optional<int64_t> pid;
-      if (tid) pid = (*tid >> 24) & 0xFFFFFF;
-      call.correlation = ctx.Correlation(q.OptInt(4), pid);
       ctx.builder.AddLaunch(call);
     }
     if (q.rc() != SQLITE_DONE) return ctx.SqlError(q, name);

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -74,6 +75,7 @@ struct Context {
   NsysImport& result;
   StringTable strings;
   int64_t time_offset = 0;  // added to every time (systemClockNs, or 0)
+  NsysReadOptions options;
 
   trace::StringPool& names() { return builder.names(); }
 
@@ -105,8 +107,20 @@ std::string PidExpr(std::string_view column);
 // Decides Context::result.per_process_correlation: true when the launch calls come from more
 // than one process and every dispatch table names its process.
 base::Status DetectProcesses(Context& ctx);
+// The dispatches, in start order, numbered. A caller that keeps everything
+// (TraceBuilder::keeps_everything, or options.read_in_parts) gets them read in start-time
+// parts on threads when every table lies in start order; the same rows, names and errors.
 base::Status ReadDispatches(Context& ctx);
-base::Status ReadLaunches(Context& ctx);
+// The launch calls read on threads in rowid parts (a caller that keeps everything, and calls
+// enough: else nullptr), started before the dispatches are read; ReadLaunches takes them.
+// Only what DetectProcesses decided and the clock are read from `ctx` meanwhile.
+class LaunchParts;
+struct LaunchPartsDeleter {
+  void operator()(LaunchParts* parts) const;
+};
+using LaunchPartsPtr = std::unique_ptr<LaunchParts, LaunchPartsDeleter>;
+LaunchPartsPtr StartLaunchParts(const Context& ctx);
+base::Status ReadLaunches(Context& ctx, LaunchParts* parts = nullptr);
 base::Status ReadRanges(Context& ctx);
 
 }  // namespace decodeprof::io::nsys

@@ -145,7 +145,8 @@ std::string NsysExportCommand(const std::string& report_path) {
   return "nsys export --type sqlite -o " + out + " " + report_path;
 }
 
-base::StatusOr<NsysImport> ImportNsysSqlite(const std::string& path, trace::TraceBuilder& builder) {
+base::StatusOr<NsysImport> ImportNsysSqlite(const std::string& path, trace::TraceBuilder& builder,
+                                            const NsysReadOptions& options) {
   DP_ASSIGN_OR_RETURN(const std::string head, base::ReadFilePrefix(path, kReportMagic.size()));
   if (LooksLikeNsysReport(head)) {
     return base::DataError(path, "an Nsight Systems report, not its SQLite export",
@@ -169,13 +170,16 @@ base::StatusOr<NsysImport> ImportNsysSqlite(const std::string& path, trace::Trac
   NsysImport result;
   builder.trace().in_order_streams = true;  // CUDA streams
   nsys::Context ctx{path, db, builder, result};
+  ctx.options = options;
   DP_RETURN_IF_ERROR(ctx.strings.Load(db));
   DP_RETURN_IF_ERROR(ReadMeta(ctx));
   DP_RETURN_IF_ERROR(ReadClock(ctx));
   DP_RETURN_IF_ERROR(ReadDevices(ctx));
   DP_RETURN_IF_ERROR(nsys::DetectProcesses(ctx));
+  // The launch calls are read beside the dispatches when the caller keeps everything.
+  const nsys::LaunchPartsPtr launches = nsys::StartLaunchParts(ctx);
   DP_RETURN_IF_ERROR(nsys::ReadDispatches(ctx));
-  DP_RETURN_IF_ERROR(nsys::ReadLaunches(ctx));
+  DP_RETURN_IF_ERROR(nsys::ReadLaunches(ctx, launches.get()));
   DP_RETURN_IF_ERROR(nsys::ReadRanges(ctx));
   AddSchemaVariants(ctx.builder.diagnostics(), ctx.path, ctx.result.schema_variants);
   return result;

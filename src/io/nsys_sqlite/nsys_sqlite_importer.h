@@ -75,7 +75,9 @@ namespace decodeprof::io {
 const Importer& NsysSqliteImporter();
 
 // Reads the export at `path` into `builder` (clock, meta, devices, diagnostics included).
-base::StatusOr<NsysImport> ImportNsysSqlite(const std::string& path, trace::TraceBuilder& builder);
+// `options`: tests force the threaded read a large trace gets (NsysReadOptions).
+base::StatusOr<NsysImport> ImportNsysSqlite(const std::string& path, trace::TraceBuilder& builder,
+                                            const NsysReadOptions& options = {});
 
 // True if `head` (a file's first bytes) starts like an Nsight Systems report (.nsys-rep,
 // .qdrep): "NVIDIA Tegra Profiler Report".

@@ -28,6 +28,15 @@ struct RocpdImport {
 
 // The trace-model name of a rocpd memory-copy operation ("MEMORY_COPY_HOST_TO_DEVICE" →
 // "[HIP memcpy Host-to-Device]"; the "MEMORY_COPY_" prefix may be absent).
+// How the importer reads (tests force what a large trace would get).
+struct RocpdReadOptions {
+  // Read the dispatches in parts on threads even when the caller does not keep every record
+  // (TraceBuilder::keeps_everything) and whatever the CPUs (up to 8 parts).
+  bool read_in_parts = false;
+  // No part of fewer rows.
+  int64_t rows_per_part = int64_t{1} << 19;
+};
+
 std::string_view RocpdMemcpyName(std::string_view operation);
 
 }  // namespace decodeprof::io

@@ -68,7 +68,8 @@ const Importer& RocpdImporter() {
   return importer;
 }
 
-base::StatusOr<RocpdImport> ImportRocpd(const std::string& path, trace::TraceBuilder& builder) {
+base::StatusOr<RocpdImport> ImportRocpd(const std::string& path, trace::TraceBuilder& builder,
+                                        const RocpdReadOptions& options) {
   DP_ASSIGN_OR_RETURN(const std::string head, base::ReadFilePrefix(path, 16));
   if (const Compression c = DetectCompression(head); c != Compression::kNone) {
     return CompressedSqliteError(path, c);
@@ -83,7 +84,7 @@ base::StatusOr<RocpdImport> ImportRocpd(const std::string& path, trace::TraceBui
                            std::string(kRerecord));
   }
   RocpdImport result;
-  rocpd::Context ctx{path, db, builder, result};
+  rocpd::Context ctx{path, db, builder, result, options};
   trace::ImportedTrace& t = builder.trace();
   DP_RETURN_IF_ERROR(rocpd::ResolveSchema(ctx));
   // B7: rocprofiler-sdk stamps everything with CLOCK_BOOTTIME.

@@ -94,6 +94,8 @@ namespace decodeprof::io {
 const Importer& RocpdImporter();
 
 // Reads the database at `path` into `builder` (clock, meta, devices, diagnostics included).
-base::StatusOr<RocpdImport> ImportRocpd(const std::string& path, trace::TraceBuilder& builder);
+// `options`: tests force the threaded read a large trace gets (RocpdReadOptions).
+base::StatusOr<RocpdImport> ImportRocpd(const std::string& path, trace::TraceBuilder& builder,
+                                        const RocpdReadOptions& options = {});
 
 }  // namespace decodeprof::io

@@ -69,6 +69,7 @@ struct Context {
   const SqliteDb& db;
   trace::TraceBuilder& builder;
   RocpdImport& result;
+  RocpdReadOptions options;
   // View name → the relation read for it (the view, or its uuid-suffixed table); a table that
   // is absent has no entry.
   std::map<std::string, std::string, std::less<>> relations;

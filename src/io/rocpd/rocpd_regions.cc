@@ -4,10 +4,13 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <vector>
 
+#include "src/io/common/read_parts.h"
 #include "src/io/rocpd/rocpd_reader.h"
 
 namespace decodeprof::io::rocpd {
@@ -66,7 +69,9 @@ class RegionReader {
   explicit RegionReader(Context& ctx) : ctx_(ctx) {}
 
   base::Status Run() {
-    DP_RETURN_IF_ERROR(Regions());
+    std::optional<base::Status> in_parts;
+    if (ctx_.builder.keeps_everything() || ctx_.options.read_in_parts) in_parts = RegionParts();
+    DP_RETURN_IF_ERROR(in_parts ? *in_parts : Regions());
     if (ctx_.Has(kSample)) DP_RETURN_IF_ERROR(Samples());
     AssignDepths(items_);
     std::sort(items_.begin(), items_.end(), [](const Item& a, const Item& b) {
@@ -98,78 +103,260 @@ class RegionReader {
     kExtdata
   };
 
+  // What one region row makes.
+  struct RegionOut {
+    enum What { kCall, kItem, kSkip } what = kSkip;
+    trace::ApiCall call;                // kCall, its name not set
+    const std::string* name = nullptr;  // kCall: its name
+    Item item;                          // kItem, its range's name not set
+    std::string message;                // kItem: its name
+    std::string skip_position, skip_detail;
+  };
+
+  // A string id rocpd_string lacks (Context::DanglingString counts it on the calling thread).
+  struct DanglingNote {
+    std::string_view table;
+    int64_t id = 0;
+    std::string_view column;
+    int64_t string_id = 0;
+  };
+
+  std::string RegionQuery() const {
+    return "SELECT R.id, R.guid, R.pid, R.tid, R.start, R.\"end\", R.name_id, R.event_id, "
+           "E.id, E.category_id, E.stack_id, E.extdata FROM " +
+           ctx_.From(kRegion) + " R LEFT JOIN " + ctx_.From(kEvent) +
+           " E ON E.id = R.event_id AND E.guid = R.guid";
+  }
+
+  // The current region row of `q` (columns RegionCol), checked, into `out`; `guid_of` numbers
+  // a run's guid. Reads Context (the small tables) only: any thread. A string id that is not
+  // in rocpd_string is noted in `dangling` as well as returned.
+  template <typename GuidOf>
+  base::Status RegionRow(const SqliteQuery& q, GuidOf&& guid_of, RegionOut& out,
+                         std::optional<DanglingNote>& dangling) const {
+    const Row row(ctx_, q, kRegion, q.Int(kId));
+    const auto string = [&](uint32_t guid, int64_t string_id, std::string_view table, int64_t id,
+                            std::string_view column) -> base::StatusOr<const std::string*> {
+      auto it = ctx_.tables.strings.find(Key{guid, string_id});
+      if (it != ctx_.tables.strings.end()) return &it->second;
+      dangling = DanglingNote{table, id, column, string_id};
+      return ctx_.RowError(
+          table, id,
+          std::string(column) + " " + std::to_string(string_id) + " is not in table rocpd_string");
+    };
+    DP_ASSIGN_OR_RETURN(const std::optional<std::string_view> guid_text,
+                        row.OptText(kGuid, "guid"));
+    if (!guid_text) return row.Error("guid is NULL");
+    const uint32_t guid = guid_of(*guid_text);
+    DP_ASSIGN_OR_RETURN(const int64_t start, row.Time(kStart, "start"));
+    DP_ASSIGN_OR_RETURN(const int64_t end, row.Time(kEnd, "end"));
+    if (end < start) {
+      return row.Error("end before start (" + std::to_string(end) + " < " + std::to_string(start) +
+                       ")");
+    }
+    DP_ASSIGN_OR_RETURN(const int64_t name_id, row.Int(kName, "name_id"));
+    DP_ASSIGN_OR_RETURN(const std::string* name,
+                        string(guid, name_id, kRegion, row.id(), "name_id"));
+    DP_ASSIGN_OR_RETURN(const int64_t tid, row.Int(kTid, "tid"));
+    DP_ASSIGN_OR_RETURN(const uint64_t thread, Thread(row, guid, "tid", tid));
+    DP_ASSIGN_OR_RETURN(const std::optional<int64_t> event, row.OptInt(kEventRef, "event_id"));
+    std::optional<int64_t> stack;
+    const std::string* category = nullptr;
+    if (event) {
+      if (row.IsNull(kEventFound)) {
+        return ctx_.Dangling(kRegion, row.id(), "event_id", *event, kEvent);
+      }
+      DP_ASSIGN_OR_RETURN(stack, row.OptInt(kStack, "the event's stack_id"));
+      DP_ASSIGN_OR_RETURN(const std::optional<int64_t> category_id,
+                          row.OptInt(kCategory, "the event's category_id"));
+      if (category_id) {
+        DP_ASSIGN_OR_RETURN(category, string(guid, *category_id, kEvent, *event, "category_id"));
+      }
+    }
+    const bool marker = category != nullptr ? IsMarker(*category) : name->starts_with("roctx");
+    if (!marker) {
+      out.what = RegionOut::kCall;
+      DP_ASSIGN_OR_RETURN(const int64_t pid, row.Int(kPid, "pid"));
+      out.name = name;
+      out.call.start = start;
+      out.call.end = end;
+      out.call.thread = thread;
+      DP_ASSIGN_OR_RETURN(out.call.correlation,
+                          ctx_.Correlation(stack, guid, pid, kRegion, row.id()));
+      return base::OkStatus();
+    }
+    Item& item = out.item;
+    if (*name == kThreadRangeOp) {
+      item.kind = Kind::kPushPop;
+    } else if (*name == kProcessRangeOp) {
+      item.kind = Kind::kStartStop;
+    } else if (*name == kMarkOp) {
+      item.kind = Kind::kMark;
+    } else {
+      out.what = RegionOut::kSkip;
+      out.skip_position = std::string(kRegion) + " id " + std::to_string(row.id());
+      out.skip_detail = "marker operation '" + *name + "': not a range or mark";
+      return base::OkStatus();
+    }
+    out.what = RegionOut::kItem;
+    DP_ASSIGN_OR_RETURN(out.message, MessageText(q, kExtdata, event));
+    item.range.start = start;
+    item.range.end = end;
+    item.range.thread = thread;
+    item.range.depth = item.kind == Kind::kStartStop ? -1 : 0;
+    item.id = row.id();
+    item.guid = guid;
+    return base::OkStatus();
+  }
+
   base::Status Regions() {
-    SqliteQuery q(ctx_.db,
-                  "SELECT R.id, R.guid, R.pid, R.tid, R.start, R.\"end\", R.name_id, R.event_id, "
-                  "E.id, E.category_id, E.stack_id, E.extdata FROM " +
-                      ctx_.From(kRegion) + " R LEFT JOIN " + ctx_.From(kEvent) +
-                      " E ON E.id = R.event_id AND E.guid = R.guid ORDER BY R.id");
+    SqliteQuery q(ctx_.db, RegionQuery() + " ORDER BY R.id");
     if (!q.prepared()) return ctx_.SqlError(q, kRegion);
+    const auto guid_of = [this](std::string_view guid) { return ctx_.Guid(guid); };
     while (q.Step() == SQLITE_ROW) {
-      const Row row(ctx_, q, kRegion, q.Int(kId));
-      DP_ASSIGN_OR_RETURN(const uint32_t guid, row.Guid(kGuid, ctx_));
-      DP_ASSIGN_OR_RETURN(const int64_t start, row.Time(kStart, "start"));
-      DP_ASSIGN_OR_RETURN(const int64_t end, row.Time(kEnd, "end"));
-      if (end < start) {
-        return row.Error("end before start (" + std::to_string(end) + " < " +
-                         std::to_string(start) + ")");
+      RegionOut out;
+      std::optional<DanglingNote> dangling;
+      const base::Status status = RegionRow(q, guid_of, out, dangling);
+      if (dangling) {
+        return ctx_.DanglingString(dangling->table, dangling->id, dangling->column,
+                                   dangling->string_id);
       }
-      DP_ASSIGN_OR_RETURN(const int64_t name_id, row.Int(kName, "name_id"));
-      DP_ASSIGN_OR_RETURN(const std::string* name,
-                          ctx_.String(guid, name_id, kRegion, row.id(), "name_id"));
-      DP_ASSIGN_OR_RETURN(const int64_t tid, row.Int(kTid, "tid"));
-      DP_ASSIGN_OR_RETURN(const uint64_t thread, Thread(row, guid, "tid", tid));
-      DP_ASSIGN_OR_RETURN(const std::optional<int64_t> event, row.OptInt(kEventRef, "event_id"));
-      std::optional<int64_t> stack;
-      const std::string* category = nullptr;
-      if (event) {
-        if (row.IsNull(kEventFound)) {
-          return ctx_.Dangling(kRegion, row.id(), "event_id", *event, kEvent);
-        }
-        DP_ASSIGN_OR_RETURN(stack, row.OptInt(kStack, "the event's stack_id"));
-        DP_ASSIGN_OR_RETURN(const std::optional<int64_t> category_id,
-                            row.OptInt(kCategory, "the event's category_id"));
-        if (category_id) {
-          DP_ASSIGN_OR_RETURN(category,
-                              ctx_.String(guid, *category_id, kEvent, *event, "category_id"));
-        }
+      DP_RETURN_IF_ERROR(status);
+      switch (out.what) {
+        case RegionOut::kCall:
+          ++ctx_.result.api_calls;
+          out.call.name = ctx_.names().Intern(*out.name);
+          ctx_.builder.AddLaunch(out.call);
+          break;
+        case RegionOut::kItem:
+          out.item.range.name = ctx_.names().Intern(out.message);
+          items_.push_back(out.item);
+          break;
+        case RegionOut::kSkip:
+          Skip(std::move(out.skip_position), std::move(out.skip_detail));
+          break;
       }
-      const bool marker = category != nullptr ? IsMarker(*category) : name->starts_with("roctx");
-      if (!marker) {
-        ++ctx_.result.api_calls;
-        DP_ASSIGN_OR_RETURN(const int64_t pid, row.Int(kPid, "pid"));
-        trace::ApiCall call;
-        call.name = ctx_.names().Intern(*name);
-        call.start = start;
-        call.end = end;
-        call.thread = thread;
-        DP_ASSIGN_OR_RETURN(call.correlation,
-                            ctx_.Correlation(stack, guid, pid, kRegion, row.id()));
-        ctx_.builder.AddLaunch(call);
-        continue;
-      }
-      Item item;
-      if (*name == kThreadRangeOp) {
-        item.kind = Kind::kPushPop;
-      } else if (*name == kProcessRangeOp) {
-        item.kind = Kind::kStartStop;
-      } else if (*name == kMarkOp) {
-        item.kind = Kind::kMark;
-      } else {
-        Skip(std::string(kRegion) + " id " + std::to_string(row.id()),
-             "marker operation '" + *name + "': not a range or mark");
-        continue;
-      }
-      DP_ASSIGN_OR_RETURN(item.range.name, Message(q, kExtdata, event));
-      item.range.start = start;
-      item.range.end = end;
-      item.range.thread = thread;
-      item.range.depth = item.kind == Kind::kStartStop ? -1 : 0;
-      item.id = row.id();
-      item.guid = guid;
-      items_.push_back(item);
     }
     if (q.rc() != SQLITE_DONE) return ctx_.SqlError(q, kRegion);
+    return base::OkStatus();
+  }
+
+  // A caller that keeps everything: the regions read in id parts, each on a thread of its own
+  // over a connection of its own; the calling thread interns the names in the order one pass
+  // meets them, numbers the runs first met, and hands the launch calls on a part at a time.
+  // nullopt when there are to be no parts (nothing read).
+  std::optional<base::Status> RegionParts() {
+    const std::optional<std::pair<int64_t, int64_t>> span =
+        KeySpan(ctx_.db, ctx_.From(kRegion), "id");
+    if (!span) return std::nullopt;
+    const int64_t rows = span->second - span->first + 1;
+    const int64_t n = PartCount(rows, ctx_.options.rows_per_part, ctx_.options.read_in_parts);
+    if (n < 2) return std::nullopt;
+    struct Part {
+      std::string sql;
+      std::vector<trace::ApiCall> calls;  // named by the number of their text in `texts`
+      std::vector<Item> items;            // likewise
+      FirstSeen<std::string> texts;
+      std::vector<std::string> new_guids;  // runs not numbered yet, in order of first sight
+      int64_t skipped = 0;
+      trace::DiagnosticExample first_skipped;
+      std::optional<DanglingNote> dangling;
+      base::Status status;
+    };
+    std::vector<Part> parts(static_cast<size_t>(n));
+    for (int64_t k = 0; k < n; ++k) {
+      std::optional<int64_t> from, to;
+      if (k > 0) from = span->first + rows / n * k;
+      if (k + 1 < n) to = span->first + rows / n * (k + 1);
+      parts[static_cast<size_t>(k)].sql =
+          RegionQuery() + KeyRange("R.id", from, to) + " ORDER BY R.id";
+    }
+    const uint32_t known = static_cast<uint32_t>(ctx_.guids.size());
+    std::vector<std::thread> readers;
+    readers.reserve(parts.size());
+    for (Part& part : parts) {
+      readers.emplace_back([this, &part, known] {
+        auto opened = SqliteDb::Open(ctx_.path);
+        if (!opened.ok()) {
+          part.status = opened.status();
+          return;
+        }
+        SqliteQuery q(*opened, part.sql);
+        if (!q.prepared()) {
+          part.status = opened->Error(q, "cannot read table " + std::string(kRegion));
+          return;
+        }
+        // Runs Context::guids has (read only here); others numbered past them in order of
+        // first sight, renumbered by the calling thread.
+        uint32_t last = 0;
+        const auto guid_of = [&](std::string_view guid) -> uint32_t {
+          const std::vector<std::string>& guids = ctx_.guids;
+          if (last < guids.size() && guids[last] == guid) return last;
+          for (size_t i = 0; i < guids.size(); ++i) {
+            if (guids[i] == guid) return last = static_cast<uint32_t>(i);
+          }
+          for (size_t i = 0; i < part.new_guids.size(); ++i) {
+            if (part.new_guids[i] == guid) return known + static_cast<uint32_t>(i);
+          }
+          part.new_guids.emplace_back(guid);
+          return known + static_cast<uint32_t>(part.new_guids.size() - 1);
+        };
+        while (q.Step() == SQLITE_ROW) {
+          RegionOut out;
+          part.status = RegionRow(q, guid_of, out, part.dangling);
+          if (!part.status.ok()) return;
+          switch (out.what) {
+            case RegionOut::kCall:
+              out.call.name = part.texts.Number(*out.name);
+              part.calls.push_back(out.call);
+              break;
+            case RegionOut::kItem:
+              out.item.range.name = part.texts.Number(out.message);
+              part.items.push_back(out.item);
+              break;
+            case RegionOut::kSkip:
+              if (part.skipped++ == 0) {
+                part.first_skipped = {ctx_.path, std::move(out.skip_position),
+                                      std::move(out.skip_detail)};
+              }
+              break;
+          }
+        }
+        if (q.rc() != SQLITE_DONE) {
+          part.status = opened->Error(q, "cannot read table " + std::string(kRegion));
+        }
+      });
+    }
+    for (std::thread& reader : readers) reader.join();
+    std::vector<trace::StringId> pool_ids;
+    std::vector<uint32_t> guid_numbers;
+    for (Part& part : parts) {
+      guid_numbers.clear();
+      for (const std::string& guid : part.new_guids) guid_numbers.push_back(ctx_.Guid(guid));
+      // One pass interns the names of calls and items in row order; a part's texts are in
+      // that order of first sight.
+      const std::vector<std::string>& texts = part.texts.keys();
+      pool_ids.resize(texts.size());
+      for (size_t t = 0; t < texts.size(); ++t) pool_ids[t] = ctx_.names().Intern(texts[t]);
+      for (trace::ApiCall& call : part.calls) call.name = pool_ids[call.name];
+      ctx_.result.api_calls += static_cast<int64_t>(part.calls.size());
+      ctx_.builder.AddLaunches(part.calls);
+      part.calls = {};
+      for (Item& item : part.items) {
+        item.range.name = pool_ids[item.range.name];
+        if (item.guid >= known) item.guid = guid_numbers[item.guid - known];
+        items_.push_back(item);
+      }
+      if (part.skipped > 0) {
+        if (skipped_ == 0) first_skipped_ = part.first_skipped;
+        skipped_ += part.skipped;
+      }
+      if (part.dangling) {
+        return ctx_.DanglingString(part.dangling->table, part.dangling->id, part.dangling->column,
+                                   part.dangling->string_id);
+      }
+      DP_RETURN_IF_ERROR(part.status);
+    }
     return base::OkStatus();
   }
 
@@ -262,10 +449,10 @@ class RegionReader {
   }
 
   // A marker's message: extdata's "message" (B8), "" without one; the event's extdata must
-  // be JSON text.
-  base::StatusOr<trace::StringId> Message(const SqliteQuery& q, int col,
-                                          std::optional<int64_t> event) {
-    if (!event) return ctx_.names().Intern("");
+  // be JSON text. Reads Context only: any thread.
+  base::StatusOr<std::string> MessageText(const SqliteQuery& q, int col,
+                                          std::optional<int64_t> event) const {
+    if (!event) return std::string();
     const Row event_row(ctx_, q, kEvent, *event);
     DP_ASSIGN_OR_RETURN(const std::optional<std::string_view> text,
                         event_row.OptText(col, "extdata"));
@@ -275,9 +462,16 @@ class RegionReader {
       return event_row.Error("extdata is not a JSON object: '" + base::Excerpt(*text, 40) + "'");
     }
     auto it = json.find("message");
-    if (it == json.end()) return ctx_.names().Intern("");
+    if (it == json.end()) return std::string();
     if (!it->is_string()) return event_row.Error("extdata's message is not a string");
-    return ctx_.names().Intern(it->get_ref<const std::string&>());
+    return it->get<std::string>();
+  }
+
+  // A marker's message, interned.
+  base::StatusOr<trace::StringId> Message(const SqliteQuery& q, int col,
+                                          std::optional<int64_t> event) {
+    DP_ASSIGN_OR_RETURN(const std::string text, MessageText(q, col, event));
+    return ctx_.names().Intern(text);
   }
 
   void Skip(std::string position, std::string detail) {

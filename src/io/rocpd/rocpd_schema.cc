@@ -5,6 +5,7 @@
 #include <set>
 #include <utility>
 
+#include "src/io/common/read_parts.h"
 #include "src/io/rocpd/rocpd_reader.h"
 
 namespace decodeprof::io::rocpd {
@@ -414,9 +415,17 @@ base::Status DetectProcesses(Context& ctx) {
     if (q.rc() != SQLITE_DONE) return ctx.SqlError(q, kRegion);
   }
   if (first[0] == nullptr) return base::OkStatus();
-  bool several = false;
+  std::optional<bool> several_in_parts;
+  if (ctx.builder.keeps_everything() || ctx.options.read_in_parts) {
+    // The scans below in id parts on threads (the calling thread waits instead of scanning).
+    several_in_parts =
+        AnyRowInParts(ctx.path, ctx.db, relations, "id", "guid IS NOT ?1 OR pid IS NOT ?2",
+                      {first[0], first[1]}, ctx.options.rows_per_part, ctx.options.read_in_parts);
+  }
+  bool several = several_in_parts.value_or(false);
   base::Status status = base::OkStatus();
   for (const std::string& r : relations) {
+    if (several_in_parts) break;
     SqliteQuery q(ctx.db, "SELECT 1 FROM " + r + " WHERE guid IS NOT ?1 OR pid IS NOT ?2 LIMIT 1");
     if (!q.prepared() || sqlite3_bind_value(q.stmt(), 1, first[0]) != SQLITE_OK ||
         sqlite3_bind_value(q.stmt(), 2, first[1]) != SQLITE_OK) {
