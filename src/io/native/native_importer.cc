@@ -1,7 +1,5 @@
 #include "src/io/native/native_importer.h"
 
-#include <sched.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <condition_variable>
@@ -20,6 +18,7 @@
 
 #include "src/base/demangle.h"
 #include "src/base/parse.h"
+#include "src/io/common/read_parts.h"
 #include "src/io/common/sqlite_db.h"
 #include "src/io/format_names.h"
 #include "src/io/importer.h"
@@ -587,27 +586,21 @@ class NativeReader {
     if (!null_starts.prepared() || null_starts.Step() != SQLITE_ROW || null_starts.Int(0) != 0) {
       return {""};
     }
-    cpu_set_t cpus;
-    CPU_ZERO(&cpus);
-    const int available = sched_getaffinity(0, sizeof(cpus), &cpus) == 0 ? CPU_COUNT(&cpus) : 1;
     // (Tests asking for parts get them whatever the CPUs.)
-    const int64_t usable = options_.read_in_parts ? kMaxParts : available;
-    const int64_t parts = std::min<int64_t>({usable, kMaxParts, kernels / rows_per_part});
+    const int64_t parts = PartCount(kernels, rows_per_part, options_.read_in_parts);
     if (parts < 2) return {""};
-    SqliteQuery span(*db_,
-                     "SELECT min(s), max(s) FROM (SELECT min(start_ns) AS s FROM kernels UNION "
-                     "ALL SELECT max(start_ns) FROM kernels" +
-                         std::string(options_.memory_ops_as_dispatches
-                                         ? " UNION ALL SELECT min(start_ns) FROM memory_ops "
-                                           "UNION ALL SELECT max(start_ns) FROM memory_ops"
-                                         : "") +
-                         ")");
-    if (!span.prepared() || span.Step() != SQLITE_ROW || span.IsNull(0) || span.IsNull(1) ||
-        span.Type(0) != SQLITE_INTEGER || span.Type(1) != SQLITE_INTEGER) {
-      return {""};
+    // The span of the starts, from the ends of the start-time indexes. A start that is not an
+    // integer (an error, found at its row) sorts after every number: one read then.
+    std::optional<std::pair<int64_t, int64_t>> span = KeySpan(*db_, "kernels", "start_ns");
+    if (!span) return {""};
+    if (options_.memory_ops_as_dispatches && result_.memory_ops > 0) {
+      const std::optional<std::pair<int64_t, int64_t>> ops =
+          KeySpan(*db_, "memory_ops", "start_ns");
+      if (!ops) return {""};
+      span = std::make_pair(std::min(span->first, ops->first), std::max(span->second, ops->second));
     }
-    const int64_t lo = span.Int(0);
-    const int64_t hi = span.Int(1);
+    const int64_t lo = span->first;
+    const int64_t hi = span->second;
     if (hi - lo < parts) return {""};
     // Times below the smallest one (errors) fall in the first part, found there in order.
     return EvenParts("WHERE", "start_ns", lo, hi, parts);
@@ -631,7 +624,6 @@ class NativeReader {
     }
     return out;
   }
-  static constexpr int64_t kMaxParts = 8;
 
   base::Status Times(const SqliteQuery& q, std::string_view table, trace::Dispatch& d) const {
     DP_RETURN_IF_ERROR(Time(q, 1, table, "start_ns", &d.start));
@@ -761,18 +753,16 @@ class NativeReader {
   // The id parts of api_calls, each with room for every id in its range (or, in one part,
   // for every row).
   std::vector<LaunchPart> PartsOfTheLaunches(size_t parts) {
-    // Two subqueries, each answered from the end of the id b-tree; `SELECT min(id), max(id)`
-    // would scan the whole table (on the calling thread, before any part starts).
-    SqliteQuery q(*db_, "SELECT (SELECT min(id) FROM api_calls), (SELECT max(id) FROM api_calls)");
+    const std::optional<std::pair<int64_t, int64_t>> span =
+        parts < 2 ? std::nullopt : KeySpan(*db_, "api_calls", "id");
     std::vector<LaunchPart> out;
-    if (parts < 2 || !q.prepared() || q.Step() != SQLITE_ROW || q.Type(0) != SQLITE_INTEGER ||
-        q.Type(1) != SQLITE_INTEGER || q.Int(1) - q.Int(0) < static_cast<int64_t>(parts)) {
+    if (!span || span->second - span->first < static_cast<int64_t>(parts)) {
       out.resize(1);
       out[0].filled = static_cast<size_t>(std::max<int64_t>(result_.api_calls, 0));
       return out;
     }
-    const int64_t lo = q.Int(0);
-    const int64_t hi = q.Int(1);
+    const int64_t lo = span->first;
+    const int64_t hi = span->second;
     const auto n = static_cast<int64_t>(parts);
     for (std::string& where : EvenParts("AND", "id", lo, hi, n)) {
       LaunchPart& part = out.emplace_back();
