@@ -7,13 +7,17 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "src/base/status.h"
 #include "src/io/common/sqlite_db.h"
+#include "src/trace/trace.h"
 
 namespace decodeprof::io {
 
@@ -70,5 +74,80 @@ class FirstSeen {
   std::unordered_map<Key, uint32_t, Hash> numbers_;
   std::vector<Key> keys_;
 };
+
+// Runs fn(p) for every p in [0, n), each on a thread of its own, and waits for them all.
+template <typename Fn>
+void OnThreads(size_t n, Fn&& fn) {
+  std::vector<std::thread> threads;
+  threads.reserve(n);
+  for (size_t p = 0; p < n; ++p) threads.emplace_back([&fn, p] { fn(p); });
+  for (std::thread& t : threads) t.join();
+}
+
+// The rows of one part of the dispatches, read on a thread of its own (ReadPartsInPlace): into
+// `slot`, its room in the sink, or where the sink gives none into `rows`.
+struct PartRows {
+  int64_t count = -1;                 // rows in its ranges; -1: not counted
+  std::span<trace::Dispatch> slot;    // in place: its room in the sink
+  size_t filled = 0;                  // rows read into `slot`
+  std::vector<trace::Dispatch> rows;  // else: the rows read
+  base::Status status;                // the first bad row's error
+  bool in_order = true;               // false: its rows are not in start order
+
+  // Keeps `d`, in the slot or the rows; false when the slot is full (more rows than counted:
+  // the file changed while it was read).
+  bool Keep(const trace::Dispatch& d) {
+    if (slot.data() == nullptr) {
+      rows.push_back(d);
+      return true;
+    }
+    if (filled == slot.size()) return false;
+    slot[filled++] = d;
+    return true;
+  }
+  // The rows read, wherever they are.
+  std::span<trace::Dispatch> Read() {
+    return slot.data() == nullptr ? std::span<trace::Dispatch>(rows) : slot.first(filled);
+  }
+};
+
+// The dispatch parts (Part: a PartRows) counted, each by count(p) on a thread of its own (-1:
+// not counted), then read, each by read(p, part) on a thread of its own: straight into the
+// builder's room (TraceBuilder::DispatchRoom) at their offsets when every part was counted and
+// the sink gives room, else each into its own rows. nullopt when a part found its rows out of
+// start order or, in place, not as many as it counted (a file written while it was read): the
+// room is given back and nothing was handed on; the caller reads in one pass. Else whether
+// the parts were read in place: the caller then names and numbers them, and hands them on
+// (AddFilledDispatches once over the room, or AddDispatches per part).
+template <typename Part, typename Count, typename ReadPart>
+std::optional<bool> ReadPartsInPlace(trace::TraceBuilder& builder, std::vector<Part>& parts,
+                                     Count&& count, ReadPart&& read) {
+  OnThreads(parts.size(), [&](size_t p) { parts[p].count = count(p); });
+  size_t total = 0;
+  bool counted = true;
+  for (const Part& part : parts) {
+    counted = counted && part.count >= 0;
+    total += static_cast<size_t>(std::max<int64_t>(part.count, 0));
+  }
+  std::span<trace::Dispatch> room;
+  if (counted && total > 0) room = builder.DispatchRoom(total);
+  const bool in_place = total > 0 && room.size() == total;
+  if (!in_place && !room.empty()) builder.AddFilledDispatches({});
+  size_t at = 0;
+  for (Part& part : parts) {
+    if (!in_place) break;  // each part's rows go to its `rows`
+    part.slot = room.subspan(at, static_cast<size_t>(part.count));
+    at += part.slot.size();
+  }
+  OnThreads(parts.size(), [&](size_t p) { read(p, parts[p]); });
+  for (const Part& part : parts) {
+    // (A part read in place holds as many rows as it counted, unless a bad row stopped it.)
+    if (!part.in_order || (in_place && part.status.ok() && part.filled != part.slot.size())) {
+      if (in_place) builder.AddFilledDispatches({});
+      return std::nullopt;
+    }
+  }
+  return in_place;
+}
 
 }  // namespace decodeprof::io

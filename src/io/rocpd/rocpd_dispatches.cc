@@ -248,41 +248,13 @@ class DispatchParts {
   std::optional<base::Status> Run() {
     if (!Plan()) return std::nullopt;
     std::vector<Part> parts(bounds_.size() + 1);
-    const auto on_threads = [&parts](auto&& fn) {
-      std::vector<std::thread> readers;
-      readers.reserve(parts.size());
-      for (size_t p = 0; p < parts.size(); ++p) readers.emplace_back([&fn, p] { fn(p); });
-      for (std::thread& reader : readers) reader.join();
-    };
-    // Each part counts its rows (no row decoded), so that they can be read in place into the
-    // sink's room (DispatchSink::Room) at their offsets; a sink without room gets them in
-    // blocks (AddDispatches).
-    on_threads([&](size_t p) { parts[p].count = Count(p); });
-    size_t total = 0;
-    bool counted = true;
-    for (const Part& part : parts) {
-      counted = counted && part.count >= 0;
-      total += static_cast<size_t>(std::max<int64_t>(part.count, 0));
-    }
-    std::span<trace::Dispatch> room;
-    if (counted && total > 0) room = ctx_.builder.DispatchRoom(total);
-    const bool in_place = total > 0 && room.size() == total;
-    if (!in_place && !room.empty()) ctx_.builder.AddFilledDispatches({});
-    if (in_place) {
-      size_t at = 0;
-      for (Part& part : parts) {
-        part.slot = room.subspan(at, static_cast<size_t>(part.count));
-        at += part.slot.size();
-      }
-    }
-    on_threads([&](size_t p) { Read(p, parts[p]); });
-    for (const Part& part : parts) {
-      // (A part read in place holds as many rows as it counted, unless a bad row stopped it.)
-      if (!part.in_order || (in_place && part.status.ok() && part.filled != part.slot.size())) {
-        if (in_place) ctx_.builder.AddFilledDispatches({});
-        return std::nullopt;
-      }
-    }
+    // Each part counts its rows (no row decoded), then reads them straight into the sink's room
+    // at its offset, or into its own rows when the sink has none (read_parts.h).
+    const std::optional<bool> read = ReadPartsInPlace(
+        ctx_.builder, parts, [this](size_t p) { return Count(p); },
+        [this](size_t p, Part& part) { Read(p, part); });
+    if (!read) return std::nullopt;
+    const bool in_place = *read;
     DispatchNames names(ctx_);
     uint32_t line = 0;
     size_t filled = 0;  // in place: the rows ready
@@ -294,8 +266,7 @@ class DispatchParts {
       const std::vector<NameKey>& keys = part.keys.keys();
       pool_ids.resize(keys.size());
       for (size_t k = 0; k < keys.size(); ++k) pool_ids[k] = names.Name(keys[k]);
-      const std::span<trace::Dispatch> rows =
-          in_place ? part.slot.first(part.filled) : std::span<trace::Dispatch>(part.rows);
+      const std::span<trace::Dispatch> rows = part.Read();
       for (trace::Dispatch& d : rows) {
         d.name = pool_ids[d.name];
         d.line = line < UINT32_MAX ? ++line : line;
@@ -316,24 +287,19 @@ class DispatchParts {
       status = part.status;
       if (!status.ok()) break;
     }
-    if (in_place) ctx_.builder.AddFilledDispatches(room.first(filled));
+    // (The parts' slots lie one after another from the first one's.)
+    if (in_place) ctx_.builder.AddFilledDispatches({parts.front().slot.data(), filled});
     return status;
   }
 
  private:
-  struct Part {
-    int64_t count = -1;                 // rows in its ranges; -1: not counted
-    std::span<trace::Dispatch> slot;    // in place: its room in the sink
-    size_t filled = 0;                  // rows read into `slot`
-    std::vector<trace::Dispatch> rows;  // else: the rows read
+  struct Part : PartRows {
     // Rows are named by the number of their key in `keys` until the calling thread names them.
     FirstSeen<NameKey, NameKeyHash> keys;
     std::vector<std::string> new_guids;  // runs not numbered yet, in order of first sight
     int64_t kernels = 0;
     int64_t copies = 0;
-    base::Status status;  // the first bad row's error
     std::optional<DanglingNote> dangling;
-    bool in_order = true;
   };
 
   // The id range of table `t` in part `p` (" WHERE <alias>id >= a AND <alias>id < b").
@@ -484,11 +450,7 @@ class DispatchParts {
       if (key.kind != NameKey::kNone) d.name = part.keys.Number(key);
       if (!part.status.ok()) break;
       ++(d.kind == trace::DispatchKind::kKernel ? part.kernels : part.copies);
-      if (part.slot.data() == nullptr) {
-        part.rows.push_back(d);
-      } else if (part.filled < part.slot.size()) {
-        part.slot[part.filled++] = d;
-      } else {  // more rows than counted: the file changed under the read
+      if (!part.Keep(d)) {  // more rows than counted: the file changed under the read
         part.in_order = false;
         return;
       }
