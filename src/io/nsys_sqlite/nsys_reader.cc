@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -832,10 +833,14 @@ class LaunchParts {
     std::string table;
     std::string sql;
     std::vector<trace::ApiCall> calls;  // each named by the number of its nameId in `keys`
+    std::span<trace::ApiCall> slot;     // in place: its room in the sink (`calls` unused)
+    size_t filled = 0;                  // calls read into `slot`
     FirstSeen<int64_t> keys;
     std::vector<int64_t> first_rowid;  // per key: the row it was first seen at
     int64_t rows = 0;
     base::Status status;  // the first bad row's error
+    size_t room = 0;      // its rowids: the most calls it can hold
+    bool bounded = true;  // `room` holds every call it can read
   };
 
   explicit LaunchParts(const Context& ctx) : ctx_(ctx) {}
@@ -847,6 +852,7 @@ class LaunchParts {
   }
 
   std::vector<Piece> pieces;
+  std::span<trace::ApiCall> room;  // the launch sink's, when the pieces are read in place
 
   void Start() {
     readers_.reserve(pieces.size());
@@ -871,14 +877,21 @@ class LaunchParts {
       return;
     }
     q.Numbers();
+    const bool in_place = piece.slot.data() != nullptr;
     while (q.Step() == SQLITE_ROW) {
       if ((++piece.rows & 4095) == 0 && stop_) return;
-      trace::ApiCall& call = piece.calls.emplace_back();
-      piece.status = CheckCall(ctx_, piece.table, q, call);
-      if (!piece.status.ok()) {
-        piece.calls.pop_back();
+      if (in_place && piece.filled == piece.slot.size()) {  // not a rowid range after all
+        piece.status =
+            base::DataError(ctx_.path, "table " + piece.table + " changed while it was read");
         return;
       }
+      trace::ApiCall& call = in_place ? piece.slot[piece.filled] : piece.calls.emplace_back();
+      piece.status = CheckCall(ctx_, piece.table, q, call);
+      if (!piece.status.ok()) {
+        if (!in_place) piece.calls.pop_back();
+        return;
+      }
+      if (in_place) ++piece.filled;
       bool added = false;
       call.name = piece.keys.Number(q.Int(3), &added);
       if (added) piece.first_rowid.push_back(q.Int(0));
@@ -910,23 +923,46 @@ LaunchPartsPtr StartLaunchParts(const Context& ctx) {
       std::optional<int64_t> from, to;
       if (k > 0) from = span->first + (span->second - span->first + 1) / n * k;
       if (k + 1 < n) to = span->first + (span->second - span->first + 1) / n * (k + 1);
-      parts->pieces.push_back(
-          LaunchParts::Piece{std::string(name),
-                             sql + KeyRange("rowid", from, to) + " ORDER BY rowid",
-                             {},
-                             {},
-                             {},
-                             0,
-                             base::OkStatus()});
+      LaunchParts::Piece& piece = parts->pieces.emplace_back();
+      piece.table = std::string(name);
+      piece.sql = sql + KeyRange("rowid", from, to) + " ORDER BY rowid";
+      if (span) {
+        piece.room =
+            static_cast<size_t>(to.value_or(span->second + 1) - from.value_or(span->first));
+      } else {
+        // No span: an empty table (no room needed), else one piece, and nothing in place.
+        SqliteQuery any(ctx.db, "SELECT EXISTS(SELECT 1 FROM " + t.name() + ")");
+        piece.bounded = any.prepared() && any.Step() == SQLITE_ROW && any.Int(0) == 0;
+      }
     }
   }
   if (parts->pieces.size() < 2) return nullptr;
+  // Room in the launch sink for every rowid of every piece (TraceBuilder::LaunchRoom), so that
+  // each piece is read straight into its place; ReadLaunches closes the gaps.
+  size_t room_needed = 0;
+  bool bounded = true;
+  for (const LaunchParts::Piece& piece : parts->pieces) {
+    room_needed += piece.room;
+    bounded = bounded && piece.bounded;
+  }
+  parts->room = bounded && room_needed > 0 ? ctx.builder.LaunchRoom(room_needed)
+                                           : std::span<trace::ApiCall>();
+  if (parts->room.size() == room_needed && room_needed > 0) {
+    size_t at = 0;
+    for (LaunchParts::Piece& piece : parts->pieces) {
+      piece.slot = parts->room.subspan(at, piece.room);
+      at += piece.room;
+    }
+  } else {
+    parts->room = {};
+  }
   parts->Start();
   return parts;
 }
 
 base::Status ReadLaunches(Context& ctx, LaunchParts* parts) {
   size_t piece = 0;
+  size_t kept = 0;  // in place: the calls ready at the start of the room
   for (std::string_view name : {kRuntimeTable, kDriverTable}) {
     const TableShape t(ctx.db, std::string(name));
     if (!t.present()) continue;
@@ -944,10 +980,22 @@ base::Status ReadLaunches(Context& ctx, LaunchParts* parts) {
           if (!api) return ctx.DanglingString(name, part.first_rowid[k], "nameId", keys[k]);
           pool_ids[k] = *api;
         }
-        for (trace::ApiCall& call : part.calls) call.name = pool_ids[call.name];
         ctx.result.api_calls += part.rows;
-        ctx.builder.AddLaunches(part.calls);
-        part.calls = {};
+        if (parts->room.data() != nullptr) {
+          // In place: the piece's calls moved up to the last piece's (rowids that hold no
+          // call leave room behind).
+          const std::span<trace::ApiCall> calls = part.slot.first(part.filled);
+          for (trace::ApiCall& call : calls) call.name = pool_ids[call.name];
+          if (calls.data() != parts->room.data() + kept) {
+            std::memmove(parts->room.data() + kept, calls.data(),
+                         calls.size() * sizeof(trace::ApiCall));
+          }
+          kept += calls.size();
+        } else {
+          for (trace::ApiCall& call : part.calls) call.name = pool_ids[call.name];
+          ctx.builder.AddLaunches(part.calls);
+          part.calls = {};
+        }
         DP_RETURN_IF_ERROR(part.status);
       }
       continue;
@@ -966,6 +1014,9 @@ base::Status ReadLaunches(Context& ctx, LaunchParts* parts) {
       ctx.builder.AddLaunch(call);
     }
     if (q.rc() != SQLITE_DONE) return ctx.SqlError(q, name);
+  }
+  if (parts != nullptr && parts->room.data() != nullptr) {
+    ctx.builder.AddFilledLaunches(parts->room.first(kept));
   }
   return base::OkStatus();
 }
