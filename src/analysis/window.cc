@@ -44,7 +44,7 @@ void WindowCollector::Add(const trace::Dispatch& d, bool keep) {
   }
 }
 
-void WindowCollector::AddAll(std::vector<trace::Dispatch>&& in_order) {
+void WindowCollector::TakeAll(std::vector<trace::Dispatch>&& in_order) {
   std::vector<uint8_t> members(in_order.size());
   bool every = true;
   for (size_t i = 0; i < in_order.size(); ++i) {

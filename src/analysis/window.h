@@ -42,7 +42,7 @@ class WindowCollector : public trace::DispatchSink {
 
   // Add() of every dispatch of `in_order` (in file order), taking over its store when every
   // one of them is kept (a window that holds the whole trace: no copy of millions).
-  void AddAll(std::vector<trace::Dispatch>&& in_order);
+  void TakeAll(std::vector<trace::Dispatch>&& in_order);
 
   // Makes room for `dispatches` kept dispatches at once: a hint from a caller that can bound
   // them (e.g. by the size of the file), so that the store is not copied as it grows. Only

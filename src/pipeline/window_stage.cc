@@ -669,10 +669,10 @@ base::StatusOr<WindowedTrace> CutWindow(const TraceRequest& request, const io::I
   }
   int64_t foreign = 0;  // dispatches inside the window launched outside the ranges
   if (!chosen.in_order.empty()) {
-    collector.AddAll(std::move(chosen.in_order));
+    collector.TakeAll(std::move(chosen.in_order));
     chosen.in_order = {};
   } else if (t.in_memory != nullptr && !chosen.projection) {
-    collector.AddAll(std::move(t.in_memory->dispatches));
+    collector.TakeAll(std::move(t.in_memory->dispatches));
     t.in_memory->dispatches = {};
   } else if (chosen.projection) {
     const Projection& p = *chosen.projection;
