@@ -290,21 +290,9 @@ base::Status Row::WrongType(int col, std::string_view column, std::string_view e
                ")");
 }
 
-base::StatusOr<std::optional<int64_t>> Row::OptInt(int col, std::string_view column) const {
-  switch (q_.Type(col)) {
-    case SQLITE_NULL:
-      return std::optional<int64_t>();
-    case SQLITE_INTEGER:
-      return std::optional<int64_t>(q_.Int(col));
-    default:
-      return WrongType(col, column, "an integer");
-  }
-}
-
-base::StatusOr<int64_t> Row::Int(int col, std::string_view column) const {
-  DP_ASSIGN_OR_RETURN(const std::optional<int64_t> v, OptInt(col, column));
-  if (!v) return Error(std::string(column) + " is NULL");
-  return *v;
+base::Status Row::NotAnInt(int col, std::string_view column) const {
+  if (q_.Type(col) == SQLITE_NULL) return Error(std::string(column) + " is NULL");
+  return WrongType(col, column, "an integer");
 }
 
 base::StatusOr<int64_t> Row::Time(int col, std::string_view column) const {
