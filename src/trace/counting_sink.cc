@@ -73,14 +73,7 @@ void TraceBuilder::AddFilledLaunches(std::span<ApiCall> filled) {
   const auto kept = std::remove_if(filled.begin(), filled.end(),
                                    [](const ApiCall& call) { return call.correlation == 0; });
   filled = filled.first(static_cast<size_t>(kept - filled.begin()));
-  for (const ApiCall& call : filled) {
-    ++launches_seen_;
-    if (!trace_.bad_record && BadTimes(call.start, call.end)) {
-      NoteBadTimes("launch call " + std::to_string(launches_seen_) + " ('" +
-                       std::string(names_.Get(call.name)) + "')",
-                   call.start, call.end);
-    }
-  }
+  for (const ApiCall& call : filled) CountLaunch(call);
   if (launch_sink_ != nullptr) {
     launch_sink_->AddFilled(filled);
   } else {

@@ -185,12 +185,7 @@ class TraceBuilder {
   // A launch call; calls with correlation 0 launch nothing that can be joined and are dropped.
   void AddLaunch(const ApiCall& call) {
     if (call.correlation == 0) return;
-    ++launches_seen_;
-    if (!trace_.bad_record && BadTimes(call.start, call.end)) {
-      NoteBadTimes("launch call " + std::to_string(launches_seen_) + " ('" +
-                       std::string(names_.Get(call.name)) + "')",
-                   call.start, call.end);
-    }
+    CountLaunch(call);
     if (launch_sink_ != nullptr) {
       launch_sink_->Add(call);
     } else {
@@ -230,6 +225,15 @@ class TraceBuilder {
     return !IsTimestamp(start) || !IsTimestamp(end) || end < start;
   }
   void NoteBadTimes(std::string what, TimestampNs start, TimestampNs end);
+  // Counts a kept launch call and notes the first one whose times cannot be right.
+  void CountLaunch(const ApiCall& call) {
+    ++launches_seen_;
+    if (!trace_.bad_record && BadTimes(call.start, call.end)) {
+      NoteBadTimes("launch call " + std::to_string(launches_seen_) + " ('" +
+                       std::string(names_.Get(call.name)) + "')",
+                   call.start, call.end);
+    }
+  }
 
   StringPool& names_;
   CountingSink counter_;
