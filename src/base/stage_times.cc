@@ -14,6 +14,7 @@ struct Clock {
   bool started = false;
   double wall = 0;
   double cpu = 0;
+  double process_cpu = 0;
 };
 
 Clock& TheClock() {
@@ -41,6 +42,7 @@ void StartStages() {
   c.started = true;
   c.wall = Seconds(CLOCK_MONOTONIC);
   c.cpu = Seconds(CLOCK_THREAD_CPUTIME_ID);
+  c.process_cpu = Seconds(CLOCK_PROCESS_CPUTIME_ID);
 }
 
 void MarkStage(std::string_view stage, std::FILE* out) {
@@ -49,13 +51,18 @@ void MarkStage(std::string_view stage, std::FILE* out) {
   const std::lock_guard<std::mutex> lock(c.mu);
   const double wall = Seconds(CLOCK_MONOTONIC);
   const double cpu = Seconds(CLOCK_THREAD_CPUTIME_ID);
+  const double process_cpu = Seconds(CLOCK_PROCESS_CPUTIME_ID);
   if (c.started) {
-    std::fprintf(out, "decodeprof: stage %-18s %8.3f s wall %8.3f s CPU on this thread\n",
-                 std::string(stage).c_str(), wall - c.wall, cpu - c.cpu);
+    std::fprintf(out,
+                 "decodeprof: stage %-18s %8.3f s wall %8.3f s CPU on this thread %8.3f s CPU in "
+                 "all\n",
+                 std::string(stage).c_str(), wall - c.wall, cpu - c.cpu,
+                 process_cpu - c.process_cpu);
   }
   c.started = true;
   c.wall = wall;
   c.cpu = cpu;
+  c.process_cpu = process_cpu;
 }
 
 }  // namespace decodeprof::base

@@ -8,7 +8,7 @@
 namespace decodeprof::io {
 
 int64_t PartCount(int64_t rows, int64_t rows_per_part, bool forced) {
-  int64_t usable = kMaxReadParts;
+  int64_t usable = kForcedReadParts;
   if (!forced) {
     cpu_set_t cpus;
     CPU_ZERO(&cpus);

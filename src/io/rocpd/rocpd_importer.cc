@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "src/base/file_io.h"
+#include "src/base/stage_times.h"
 #include "src/io/common/sqlite_db.h"
 #include "src/io/format_names.h"
 #include "src/io/rocpd/rocpd_reader.h"
@@ -91,10 +92,18 @@ base::StatusOr<RocpdImport> ImportRocpd(const std::string& path, trace::TraceBui
   t.clock = trace::ClockDomain::kBoottime;
   t.runtime = trace::Runtime::kHip;
   t.meta["clock_mapping"] = "CLOCK_BOOTTIME nanoseconds, as rocprofiler-sdk stamps them";
+  base::MarkStage("rocpd schema");
   DP_RETURN_IF_ERROR(rocpd::DetectProcesses(ctx));
+  base::MarkStage("rocpd processes");
   DP_RETURN_IF_ERROR(rocpd::LoadTables(ctx));
+  base::MarkStage("rocpd tables");
+  // The regions are read on threads of their own while the dispatches are (a caller that keeps
+  // everything); the dispatches are handed on first, as one pass would.
+  const auto regions = rocpd::StartRegions(ctx);
   DP_RETURN_IF_ERROR(rocpd::ReadDispatches(ctx));
-  DP_RETURN_IF_ERROR(rocpd::ReadRegions(ctx));
+  base::MarkStage("rocpd dispatches");
+  DP_RETURN_IF_ERROR(rocpd::FinishRegions(*regions));
+  base::MarkStage("rocpd regions");
   AddSchemaVariants(ctx.builder.diagnostics(), ctx.path, ctx.result.schema_variants);
   return result;
 }

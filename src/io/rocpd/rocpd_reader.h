@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -168,7 +169,16 @@ base::Status LoadTables(Context& ctx);
 // Decides Context::processes: filled when the rows come from more than one process.
 base::Status DetectProcesses(Context& ctx);
 base::Status ReadDispatches(Context& ctx);
-// Regions and samples: launch calls, ranges and marks.
-base::Status ReadRegions(Context& ctx);
+// Regions and samples: launch calls, ranges and marks. StartRegions begins reading the regions
+// in parts on threads of their own when the caller keeps everything (they read only
+// Context's small tables, a copy of its runs and the file, so the calling thread may read the
+// dispatches meanwhile); FinishRegions waits for them (or reads in one pass) and hands the
+// calls, ranges and marks on. Dropping a started reader waits for its threads.
+class RegionReader;
+struct RegionReaderDelete {
+  void operator()(RegionReader* reader) const;
+};
+std::unique_ptr<RegionReader, RegionReaderDelete> StartRegions(Context& ctx);
+base::Status FinishRegions(RegionReader& reader);
 
 }  // namespace decodeprof::io::rocpd

@@ -64,14 +64,25 @@ void AssignDepths(std::vector<Item>& items) {
   }
 }
 
+}  // namespace
+
 class RegionReader {
  public:
   explicit RegionReader(Context& ctx) : ctx_(ctx) {}
+  RegionReader(const RegionReader&) = delete;
+  RegionReader& operator=(const RegionReader&) = delete;
+  ~RegionReader() { Join(); }
 
-  base::Status Run() {
-    std::optional<base::Status> in_parts;
-    if (ctx_.builder.keeps_everything() || ctx_.options.read_in_parts) in_parts = RegionParts();
-    DP_RETURN_IF_ERROR(in_parts ? *in_parts : Regions());
+  // A caller that keeps everything: starts reading the regions in id parts on threads of their
+  // own, which the calling thread may leave to run while it reads the dispatches (they read
+  // only Context's small tables, a copy of its runs and the file). Else nothing yet.
+  void Start() {
+    if (ctx_.builder.keeps_everything() || ctx_.options.read_in_parts) StartParts();
+  }
+
+  // The regions (the parts started, else one pass) and samples, handed on.
+  base::Status Finish() {
+    DP_RETURN_IF_ERROR(readers_.empty() ? Regions() : FinishParts());
     if (ctx_.Has(kSample)) DP_RETURN_IF_ERROR(Samples());
     AssignDepths(items_);
     std::sort(items_.begin(), items_.end(), [](const Item& a, const Item& b) {
@@ -241,96 +252,110 @@ class RegionReader {
     return base::OkStatus();
   }
 
-  // A caller that keeps everything: the regions read in id parts, each on a thread of its own
-  // over a connection of its own; the calling thread interns the names in the order one pass
-  // meets them, numbers the runs first met, and hands the launch calls on a part at a time.
-  // nullopt when there are to be no parts (nothing read).
-  std::optional<base::Status> RegionParts() {
+  // One id part of the regions, read on a thread of its own over a connection of its own.
+  struct Part {
+    std::string sql;
+    std::vector<trace::ApiCall> calls;  // named by the number of their text in `texts`
+    std::vector<Item> items;            // likewise
+    FirstSeen<std::string> texts;
+    std::vector<std::string> new_guids;  // runs not numbered yet, in order of first sight
+    int64_t skipped = 0;
+    trace::DiagnosticExample first_skipped;
+    std::optional<DanglingNote> dangling;
+    base::Status status;
+  };
+
+  // The regions in id parts, each read on a thread of its own (nothing started when there are
+  // to be no parts).
+  void StartParts() {
     const std::optional<std::pair<int64_t, int64_t>> span =
         KeySpan(ctx_.db, ctx_.From(kRegion), "id");
-    if (!span) return std::nullopt;
+    if (!span) return;
     const int64_t rows = span->second - span->first + 1;
     const int64_t n = PartCount(rows, ctx_.options.rows_per_part, ctx_.options.read_in_parts);
-    if (n < 2) return std::nullopt;
-    struct Part {
-      std::string sql;
-      std::vector<trace::ApiCall> calls;  // named by the number of their text in `texts`
-      std::vector<Item> items;            // likewise
-      FirstSeen<std::string> texts;
-      std::vector<std::string> new_guids;  // runs not numbered yet, in order of first sight
-      int64_t skipped = 0;
-      trace::DiagnosticExample first_skipped;
-      std::optional<DanglingNote> dangling;
-      base::Status status;
-    };
-    std::vector<Part> parts(static_cast<size_t>(n));
+    if (n < 2) return;
+    parts_.resize(static_cast<size_t>(n));
     for (int64_t k = 0; k < n; ++k) {
       std::optional<int64_t> from, to;
       if (k > 0) from = span->first + rows / n * k;
       if (k + 1 < n) to = span->first + rows / n * (k + 1);
-      parts[static_cast<size_t>(k)].sql =
-          RegionQuery() + KeyRange("R.id", from, to) + " ORDER BY R.id";
+      Part& part = parts_[static_cast<size_t>(k)];
+      part.sql = RegionQuery() + KeyRange("R.id", from, to) + " ORDER BY R.id";
+      // Mostly launch calls: room for the part's ids, not grown by copies.
+      part.calls.reserve(static_cast<size_t>(k + 1 < n ? rows / n : rows - rows / n * k));
     }
-    const uint32_t known = static_cast<uint32_t>(ctx_.guids.size());
-    std::vector<std::thread> readers;
-    readers.reserve(parts.size());
-    for (Part& part : parts) {
-      readers.emplace_back([this, &part, known] {
-        auto opened = SqliteDb::Open(ctx_.path);
-        if (!opened.ok()) {
-          part.status = opened.status();
-          return;
-        }
-        SqliteQuery q(*opened, part.sql);
-        if (!q.prepared()) {
-          part.status = opened->Error(q, "cannot read table " + std::string(kRegion));
-          return;
-        }
-        // Runs Context::guids has (read only here); others numbered past them in order of
-        // first sight, renumbered by the calling thread.
-        uint32_t last = 0;
-        const auto guid_of = [&](std::string_view guid) -> uint32_t {
-          const std::vector<std::string>& guids = ctx_.guids;
-          if (last < guids.size() && guids[last] == guid) return last;
-          for (size_t i = 0; i < guids.size(); ++i) {
-            if (guids[i] == guid) return last = static_cast<uint32_t>(i);
-          }
-          for (size_t i = 0; i < part.new_guids.size(); ++i) {
-            if (part.new_guids[i] == guid) return known + static_cast<uint32_t>(i);
-          }
-          part.new_guids.emplace_back(guid);
-          return known + static_cast<uint32_t>(part.new_guids.size() - 1);
-        };
-        while (q.Step() == SQLITE_ROW) {
-          RegionOut out;
-          part.status = RegionRow(q, guid_of, out, part.dangling);
-          if (!part.status.ok()) return;
-          switch (out.what) {
-            case RegionOut::kCall:
-              out.call.name = part.texts.Number(*out.name);
-              part.calls.push_back(out.call);
-              break;
-            case RegionOut::kItem:
-              out.item.range.name = part.texts.Number(out.message);
-              part.items.push_back(out.item);
-              break;
-            case RegionOut::kSkip:
-              if (part.skipped++ == 0) {
-                part.first_skipped = {ctx_.path, std::move(out.skip_position),
-                                      std::move(out.skip_detail)};
-              }
-              break;
-          }
-        }
-        if (q.rc() != SQLITE_DONE) {
-          part.status = opened->Error(q, "cannot read table " + std::string(kRegion));
-        }
-      });
+    // The runs numbered so far; the calling thread numbers more while the parts are read.
+    known_guids_ = ctx_.guids;
+    readers_.reserve(parts_.size());
+    for (Part& part : parts_) readers_.emplace_back([this, &part] { ReadPart(part); });
+  }
+
+  void ReadPart(Part& part) const {
+    auto opened = SqliteDb::Open(ctx_.path);
+    if (!opened.ok()) {
+      part.status = opened.status();
+      return;
     }
-    for (std::thread& reader : readers) reader.join();
+    SqliteQuery q(*opened, part.sql);
+    if (!q.prepared()) {
+      part.status = opened->Error(q, "cannot read table " + std::string(kRegion));
+      return;
+    }
+    // Runs known_guids_ has; others numbered past them in order of first sight, renumbered by
+    // the calling thread.
+    const uint32_t known = static_cast<uint32_t>(known_guids_.size());
+    uint32_t last = 0;
+    const auto guid_of = [&](std::string_view guid) -> uint32_t {
+      if (last < known && known_guids_[last] == guid) return last;
+      for (size_t i = 0; i < known; ++i) {
+        if (known_guids_[i] == guid) return last = static_cast<uint32_t>(i);
+      }
+      for (size_t i = 0; i < part.new_guids.size(); ++i) {
+        if (part.new_guids[i] == guid) return known + static_cast<uint32_t>(i);
+      }
+      part.new_guids.emplace_back(guid);
+      return known + static_cast<uint32_t>(part.new_guids.size() - 1);
+    };
+    while (q.Step() == SQLITE_ROW) {
+      RegionOut out;
+      part.status = RegionRow(q, guid_of, out, part.dangling);
+      if (!part.status.ok()) return;
+      switch (out.what) {
+        case RegionOut::kCall:
+          out.call.name = part.texts.Number(*out.name);
+          part.calls.push_back(out.call);
+          break;
+        case RegionOut::kItem:
+          out.item.range.name = part.texts.Number(out.message);
+          part.items.push_back(out.item);
+          break;
+        case RegionOut::kSkip:
+          if (part.skipped++ == 0) {
+            part.first_skipped = {ctx_.path, std::move(out.skip_position),
+                                  std::move(out.skip_detail)};
+          }
+          break;
+      }
+    }
+    if (q.rc() != SQLITE_DONE) {
+      part.status = opened->Error(q, "cannot read table " + std::string(kRegion));
+    }
+  }
+
+  void Join() {
+    for (std::thread& reader : readers_) {
+      if (reader.joinable()) reader.join();
+    }
+  }
+
+  // The parts joined; the calling thread interns the names in the order one pass meets them,
+  // numbers the runs first met, and hands the launch calls on a part at a time.
+  base::Status FinishParts() {
+    Join();
+    const uint32_t known = static_cast<uint32_t>(known_guids_.size());
     std::vector<trace::StringId> pool_ids;
     std::vector<uint32_t> guid_numbers;
-    for (Part& part : parts) {
+    for (Part& part : parts_) {
       guid_numbers.clear();
       for (const std::string& guid : part.new_guids) guid_numbers.push_back(ctx_.Guid(guid));
       // One pass interns the names of calls and items in row order; a part's texts are in
@@ -479,13 +504,22 @@ class RegionReader {
   }
 
   Context& ctx_;
+  std::vector<Part> parts_;
+  std::vector<std::string> known_guids_;  // Context::guids when the parts started
+  std::vector<std::thread> readers_;      // one per part, while they read
   std::vector<Item> items_;
   int64_t skipped_ = 0;
   trace::DiagnosticExample first_skipped_;
 };
 
-}  // namespace
+void RegionReaderDelete::operator()(RegionReader* reader) const { delete reader; }
 
-base::Status ReadRegions(Context& ctx) { return RegionReader(ctx).Run(); }
+std::unique_ptr<RegionReader, RegionReaderDelete> StartRegions(Context& ctx) {
+  std::unique_ptr<RegionReader, RegionReaderDelete> reader(new RegionReader(ctx));
+  reader->Start();
+  return reader;
+}
+
+base::Status FinishRegions(RegionReader& reader) { return reader.Finish(); }
 
 }  // namespace decodeprof::io::rocpd
