@@ -1,5 +1,6 @@
 #include "src/base/stage_times.h"
 
+#include <sys/resource.h>
 #include <time.h>
 
 #include <cstdlib>
@@ -53,11 +54,13 @@ void MarkStage(std::string_view stage, std::FILE* out) {
   const double cpu = Seconds(CLOCK_THREAD_CPUTIME_ID);
   const double process_cpu = Seconds(CLOCK_PROCESS_CPUTIME_ID);
   if (c.started) {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
     std::fprintf(out,
                  "decodeprof: stage %-18s %8.3f s wall %8.3f s CPU on this thread %8.3f s CPU in "
-                 "all\n",
+                 "all %7.1f MiB peak RSS\n",
                  std::string(stage).c_str(), wall - c.wall, cpu - c.cpu,
-                 process_cpu - c.process_cpu);
+                 process_cpu - c.process_cpu, static_cast<double>(usage.ru_maxrss) / 1024.0);
   }
   c.started = true;
   c.wall = wall;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 #include <optional>
+#include <span>
 #include <string>
 #include <thread>
 #include <tuple>
@@ -255,8 +256,12 @@ class RegionReader {
   // One id part of the regions, read on a thread of its own over a connection of its own.
   struct Part {
     std::string sql;
-    std::vector<trace::ApiCall> calls;  // named by the number of their text in `texts`
-    std::vector<Item> items;            // likewise
+    // The launch calls, named by the number of their text in `texts`: in `slot`, the part's
+    // room in the launch sink (one place per id of its range), else in `calls`.
+    std::span<trace::ApiCall> slot;
+    size_t filled = 0;  // calls in `slot`
+    std::vector<trace::ApiCall> calls;
+    std::vector<Item> items;  // likewise
     FirstSeen<std::string> texts;
     std::vector<std::string> new_guids;  // runs not numbered yet, in order of first sight
     int64_t skipped = 0;
@@ -275,14 +280,24 @@ class RegionReader {
     const int64_t n = PartCount(rows, ctx_.options.rows_per_part, ctx_.options.read_in_parts);
     if (n < 2) return;
     parts_.resize(static_cast<size_t>(n));
+    // Mostly launch calls: room in the launch sink for every id (the parts' calls are moved
+    // together when they are handed on), else room in each part's own vector.
+    room_ = ctx_.builder.LaunchRoom(static_cast<size_t>(rows));
+    if (room_.size() != static_cast<size_t>(rows)) room_ = {};
+    size_t at = 0;
     for (int64_t k = 0; k < n; ++k) {
       std::optional<int64_t> from, to;
       if (k > 0) from = span->first + rows / n * k;
       if (k + 1 < n) to = span->first + rows / n * (k + 1);
       Part& part = parts_[static_cast<size_t>(k)];
       part.sql = RegionQuery() + KeyRange("R.id", from, to) + " ORDER BY R.id";
-      // Mostly launch calls: room for the part's ids, not grown by copies.
-      part.calls.reserve(static_cast<size_t>(k + 1 < n ? rows / n : rows - rows / n * k));
+      const size_t ids = static_cast<size_t>(k + 1 < n ? rows / n : rows - rows / n * k);
+      if (room_.empty()) {
+        part.calls.reserve(ids);
+      } else {
+        part.slot = room_.subspan(at, ids);
+        at += ids;
+      }
     }
     // The runs numbered so far; the calling thread numbers more while the parts are read.
     known_guids_ = ctx_.guids;
@@ -323,6 +338,18 @@ class RegionReader {
       switch (out.what) {
         case RegionOut::kCall:
           out.call.name = part.texts.Number(*out.name);
+          if (part.filled < part.slot.size()) {
+            part.slot[part.filled++] = out.call;
+            break;
+          }
+          if (!part.slot.empty()) {
+            // More rows than ids (a view over several runs repeats them): the part's calls
+            // go to its own vector, and no part's stay in the room.
+            const std::span<trace::ApiCall> read = part.slot.first(part.filled);
+            part.calls.assign(read.begin(), read.end());
+            part.slot = {};
+            part.filled = 0;
+          }
           part.calls.push_back(out.call);
           break;
         case RegionOut::kItem:
@@ -352,6 +379,23 @@ class RegionReader {
   // numbers the runs first met, and hands the launch calls on a part at a time.
   base::Status FinishParts() {
     Join();
+    // The room holds the calls when every part kept its own there; else they are copied out
+    // and the room given back before any call is handed on.
+    bool in_room = !room_.empty();
+    for (const Part& part : parts_) in_room = in_room && part.slot.data() != nullptr;
+    if (!room_.empty() && !in_room) {
+      for (Part& part : parts_) {
+        const std::span<trace::ApiCall> read = part.slot.first(part.filled);
+        part.calls.insert(part.calls.begin(), read.begin(), read.end());
+        part.slot = {};
+      }
+      ctx_.builder.AddFilledLaunches({});
+      room_ = {};
+    }
+    size_t kept = 0;  // in the room: calls moved together at its front
+    const auto hand_on = [&] {
+      if (in_room) ctx_.builder.AddFilledLaunches(room_.first(kept));
+    };
     const uint32_t known = static_cast<uint32_t>(known_guids_.size());
     std::vector<trace::StringId> pool_ids;
     std::vector<uint32_t> guid_numbers;
@@ -363,10 +407,22 @@ class RegionReader {
       const std::vector<std::string>& texts = part.texts.keys();
       pool_ids.resize(texts.size());
       for (size_t t = 0; t < texts.size(); ++t) pool_ids[t] = ctx_.names().Intern(texts[t]);
-      for (trace::ApiCall& call : part.calls) call.name = pool_ids[call.name];
-      ctx_.result.api_calls += static_cast<int64_t>(part.calls.size());
-      ctx_.builder.AddLaunches(part.calls);
-      part.calls = {};
+      if (in_room) {
+        // Named and moved up to the calls before (a part holds fewer calls than ids where ids
+        // are missing or rows are ranges and marks).
+        trace::ApiCall* to = room_.data() + kept;
+        for (size_t i = 0; i < part.filled; ++i) {
+          to[i] = part.slot[i];
+          to[i].name = pool_ids[to[i].name];
+        }
+        kept += part.filled;
+        ctx_.result.api_calls += static_cast<int64_t>(part.filled);
+      } else {
+        for (trace::ApiCall& call : part.calls) call.name = pool_ids[call.name];
+        ctx_.result.api_calls += static_cast<int64_t>(part.calls.size());
+        ctx_.builder.AddLaunches(part.calls);
+        part.calls = {};
+      }
       for (Item& item : part.items) {
         item.range.name = pool_ids[item.range.name];
         if (item.guid >= known) item.guid = guid_numbers[item.guid - known];
@@ -377,11 +433,16 @@ class RegionReader {
         skipped_ += part.skipped;
       }
       if (part.dangling) {
+        hand_on();
         return ctx_.DanglingString(part.dangling->table, part.dangling->id, part.dangling->column,
                                    part.dangling->string_id);
       }
-      DP_RETURN_IF_ERROR(part.status);
+      if (!part.status.ok()) {
+        hand_on();
+        return part.status;
+      }
     }
+    hand_on();
     return base::OkStatus();
   }
 
@@ -505,6 +566,7 @@ class RegionReader {
 
   Context& ctx_;
   std::vector<Part> parts_;
+  std::span<trace::ApiCall> room_;        // the launch sink's room for the parts' calls, or empty
   std::vector<std::string> known_guids_;  // Context::guids when the parts started
   std::vector<std::thread> readers_;      // one per part, while they read
   std::vector<Item> items_;
