@@ -21,9 +21,10 @@
 
 namespace decodeprof::io {
 
-// The most parts one table is read in (on a machine of 16 CPUs, every one; measured in
-// docs/performance.md).
-inline constexpr int64_t kMaxReadParts = 16;
+// The most parts one table is read in. (16 on the GPU machine's 16 CPUs cost more CPU time
+// than 8 and took longer: docs/performance.md. rocpd reads its regions and dispatches at once,
+// 8 parts each.)
+inline constexpr int64_t kMaxReadParts = 8;
 // The parts tests ask for (`forced`), whatever the machine.
 inline constexpr int64_t kForcedReadParts = 8;
 
