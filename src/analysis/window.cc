@@ -5,12 +5,16 @@
 #include <utility>
 
 #include "src/base/large_pages.h"
+#include "src/base/parallel.h"
 
 namespace decodeprof::analysis {
 
 using trace::ClockDomain;
 
 namespace {
+
+// The fewest dispatches a pass part on a thread of its own counts.
+constexpr size_t kMinPassPart = 1 << 16;
 
 std::optional<trace::TimestampNs> MarkOn(const trace::PhaseMarks& marks, const char* label,
                                          ClockDomain clock) {
@@ -46,10 +50,22 @@ void WindowCollector::Add(const trace::Dispatch& d, bool keep) {
 
 void WindowCollector::TakeAll(std::vector<trace::Dispatch>&& in_order) {
   std::vector<uint8_t> members(in_order.size());
+  // Counted in parts on several threads, each by a collector of the same marks that has seen
+  // nothing yet, merged in order: what one pass counts.
+  std::vector<WindowCollector> parts(base::kMaxPassParts, Unseen());
+  std::array<bool, base::kMaxPassParts> every_in_part{};
+  const size_t n = base::ForParts(in_order.size(), kMinPassPart, [&](size_t k, size_t b, size_t e) {
+    bool every = true;
+    for (size_t i = b; i < e; ++i) {
+      members[i] = parts[k].Count(in_order[i]);
+      every = every && members[i] != 0;
+    }
+    every_in_part[k] = every;
+  });
   bool every = true;
-  for (size_t i = 0; i < in_order.size(); ++i) {
-    members[i] = Count(in_order[i]);
-    every = every && members[i] != 0;
+  for (size_t k = 0; k < n; ++k) {
+    every = every && every_in_part[k];
+    MergeRebased(std::move(parts[k]));
   }
   if (every && candidates_.empty()) {
     candidates_ = std::move(in_order);
@@ -62,6 +78,15 @@ void WindowCollector::TakeAll(std::vector<trace::Dispatch>&& in_order) {
     membership_.push_back(members[i]);
   }
   in_order = {};
+}
+
+WindowCollector WindowCollector::Unseen() const {
+  WindowCollector out;
+  for (size_t i = 0; i < clocks_.size(); ++i) {
+    const PerClock& pc = clocks_[i];
+    out.clocks_[i] = PerClock{pc.warmup_start, pc.measured_start, pc.decode_start, pc.measured_end};
+  }
+  return out;
 }
 
 uint8_t WindowCollector::Count(const trace::Dispatch& d) {

@@ -97,6 +97,9 @@ class WindowCollector : public trace::DispatchSink {
     std::optional<trace::Dispatch> last_before;
   };
   static constexpr size_t Index(trace::ClockDomain c) { return static_cast<size_t>(c); }
+  WindowCollector() = default;
+  // A collector of the same marks that has seen no dispatch.
+  WindowCollector Unseen() const;
   // Counts `d` on every clock; the bits of the clocks whose window holds it.
   uint8_t Count(const trace::Dispatch& d);
   void MergeRebased(WindowCollector&& later);

@@ -1,6 +1,7 @@
 #include "src/pipeline/trace_source.h"
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <cstdint>
 #include <cstdlib>
@@ -13,6 +14,7 @@
 
 #include "src/analysis/intervals.h"
 #include "src/analysis/pack.h"
+#include "src/base/parallel.h"
 #include "src/base/parse.h"
 #include "src/base/py_format.h"
 #include "src/base/stage_times.h"
@@ -365,19 +367,35 @@ LaunchContext JoinLaunches(std::span<const trace::Dispatch> dispatches, trace::I
   LaunchContext out;
   if (info.launches.empty()) return out;
   const trace::LaunchIndex index(info.launches);
-  out.thread.assign(dispatches.size(), 0);
-  out.time.assign(dispatches.size(), analysis::kUnknownLaunch);
+  out.thread.resize(dispatches.size());
+  out.time.resize(dispatches.size());
+  // In parts on several threads, each searching from where its last call was found; merged in
+  // order (the first missing one of one pass).
+  struct PartMissing {
+    int64_t count = 0;
+    const trace::Dispatch* first = nullptr;
+  };
+  std::array<PartMissing, base::kMaxPassParts> missing_in{};
+  const size_t parts =
+      base::ForParts(dispatches.size(), size_t{1} << 16, [&](size_t k, size_t b, size_t e) {
+        size_t hint = 0;
+        for (size_t i = b; i < e; ++i) {
+          if (const trace::ApiCall* call = index.Find(dispatches[i].correlation, hint)) {
+            out.thread[i] = call->thread;
+            out.time[i] = call->start;
+          } else {
+            out.thread[i] = 0;
+            out.time[i] = analysis::kUnknownLaunch;
+            if (missing_in[k].first == nullptr) missing_in[k].first = &dispatches[i];
+            ++missing_in[k].count;
+          }
+        }
+      });
   int64_t missing = 0;
   const trace::Dispatch* first_missing = nullptr;
-  size_t hint = 0;
-  for (size_t i = 0; i < dispatches.size(); ++i) {
-    if (const trace::ApiCall* call = index.Find(dispatches[i].correlation, hint)) {
-      out.thread[i] = call->thread;
-      out.time[i] = call->start;
-    } else {
-      if (first_missing == nullptr) first_missing = &dispatches[i];
-      ++missing;
-    }
+  for (size_t k = 0; k < parts; ++k) {
+    missing += missing_in[k].count;
+    if (first_missing == nullptr) first_missing = missing_in[k].first;
   }
   if (first_missing != nullptr) {
     info.diagnostics.Add(trace::Diag::kLaunchNotFound, missing,

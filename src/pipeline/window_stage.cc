@@ -11,6 +11,7 @@
 
 #include "src/analysis/decode_finder.h"
 #include "src/analysis/range_marks.h"
+#include "src/base/parallel.h"
 #include "src/base/utf8.h"
 #include "src/pipeline/sampled_window.h"
 
@@ -710,8 +711,8 @@ base::StatusOr<WindowedTrace> CutWindow(const TraceRequest& request, const io::I
   }
   correlations.erase(std::unique(correlations.begin(), correlations.end()), correlations.end());
   out.info.launches.clear();
-  size_t hint = 0;  // where the last id was found: launch calls come mostly in id order
-  const auto kept = [&](const trace::ApiCall& call) {
+  // `hint`: where the last id was found (launch calls come mostly in id order).
+  const auto kept_after = [&](const trace::ApiCall& call, size_t& hint) {
     const uint64_t id = call.correlation;
     const size_t n = correlations.size();
     size_t at = n;
@@ -732,16 +733,27 @@ base::StatusOr<WindowedTrace> CutWindow(const TraceRequest& request, const io::I
     hint = at;
     return at < n && correlations[at] == id;
   };
+  size_t hint = 0;
   const auto keep = [&](const trace::ApiCall& call) {
-    if (kept(call)) out.info.launches.push_back(call);
+    if (kept_after(call, hint)) out.info.launches.push_back(call);
   };
   if (!chosen.launches.empty()) {
     for (const trace::ApiCall& call : chosen.launches) keep(call);
   } else if (t.in_memory != nullptr) {  // filtered in place: no second copy of millions
     std::vector<trace::ApiCall>& all = t.in_memory->launches;
-    all.erase(std::remove_if(all.begin(), all.end(),
-                             [&](const trace::ApiCall& call) { return !kept(call); }),
-              all.end());
+    // Which to keep, found in parts on several threads; then moved together in order.
+    std::vector<uint8_t> keeps(all.size());
+    base::ForParts(all.size(), size_t{1} << 16, [&](size_t, size_t b, size_t e) {
+      size_t part_hint = 0;
+      for (size_t i = b; i < e; ++i) keeps[i] = kept_after(all[i], part_hint) ? 1 : 0;
+    });
+    size_t to = 0;
+    for (size_t i = 0; i < all.size(); ++i) {
+      if (keeps[i] == 0) continue;
+      if (to != i) all[to] = all[i];
+      ++to;
+    }
+    all.resize(to);
     out.info.launches = std::move(all);
     all = {};
   } else {
@@ -850,32 +862,58 @@ base::Status CheckWindow(const TraceRequest& request, const io::Importer& import
     return a.end == b.end && a.name == b.name && a.device == b.device && a.stream == b.stream &&
            a.kind == b.kind && a.correlation == b.correlation;
   };
-  for (size_t i = 0; i < ds.size(); ++i) {
-    for (size_t j = i + 1; j < ds.size() && ds[j].start == ds[i].start; ++j) {
-      if (!same(ds[i], ds[j])) continue;
-      const uint32_t line = std::max(ds[i].line, ds[j].line);
-      const std::string where = importer.position_word() == "line"
-                                    ? base::AtLine(request.path, line)
-                                    : request.path + ": record " + std::to_string(line);
-      return base::DataError(
-          where,
-          "a dispatch recorded twice (the same start, end, name, device, "
-          "stream and correlation as " +
-              std::string(importer.position_word()) + " " +
-              std::to_string(std::min(ds[i].line, ds[j].line)) + ")",
-          "the trace holds its records twice (a file concatenated with itself?)");
-    }
-  }
-  DP_RETURN_IF_ERROR(CheckWindowTimes(request, window));
-  const trace::DurationNs wall = window.hi - window.lo;
+  // The first dispatch recorded twice, and those that outlast the window, found in parts on
+  // several threads (merged in order: the first of one pass). (The long ones count only once
+  // CheckWindowTimes has found the window's times right.)
+  const bool times_ok =
+      trace::IsTimestamp(window.lo) && trace::IsTimestamp(window.hi) && window.lo <= window.hi;
+  const trace::DurationNs wall = times_ok ? window.hi - window.lo : 0;
+  struct PartFound {
+    size_t twice_i = SIZE_MAX, twice_j = 0;  // the part's first pair recorded twice
+    int64_t long_ones = 0;
+    size_t first_long = SIZE_MAX;
+  };
+  std::array<PartFound, base::kMaxPassParts> found{};
+  const size_t parts =
+      base::ForParts(ds.size(), size_t{1} << 16, [&](size_t k, size_t b, size_t e) {
+        PartFound& f = found[k];
+        for (size_t i = b; i < e; ++i) {
+          if (ds[i].end - ds[i].start > wall) {
+            if (f.first_long == SIZE_MAX) f.first_long = i;
+            ++f.long_ones;
+          }
+          if (f.twice_i != SIZE_MAX) continue;
+          for (size_t j = i + 1; j < ds.size() && ds[j].start == ds[i].start; ++j) {
+            if (!same(ds[i], ds[j])) continue;
+            f.twice_i = i;
+            f.twice_j = j;
+            break;
+          }
+        }
+      });
   int64_t long_ones = 0;
   const trace::Dispatch* first_long = nullptr;
-  for (const trace::Dispatch& d : ds) {
-    if (d.end - d.start > wall) {
-      if (first_long == nullptr) first_long = &d;
-      ++long_ones;
-    }
+  for (size_t k = 0; k < parts; ++k) {
+    long_ones += found[k].long_ones;
+    if (first_long == nullptr && found[k].first_long != SIZE_MAX)
+      first_long = &ds[found[k].first_long];
   }
+  for (size_t k = 0; k < parts; ++k) {
+    if (found[k].twice_i == SIZE_MAX) continue;
+    const size_t i = found[k].twice_i;
+    const size_t j = found[k].twice_j;
+    const uint32_t line = std::max(ds[i].line, ds[j].line);
+    const std::string where = importer.position_word() == "line"
+                                  ? base::AtLine(request.path, line)
+                                  : request.path + ": record " + std::to_string(line);
+    return base::DataError(where,
+                           "a dispatch recorded twice (the same start, end, name, device, "
+                           "stream and correlation as " +
+                               std::string(importer.position_word()) + " " +
+                               std::to_string(std::min(ds[i].line, ds[j].line)) + ")",
+                           "the trace holds its records twice (a file concatenated with itself?)");
+  }
+  DP_RETURN_IF_ERROR(CheckWindowTimes(request, window));
   if (first_long != nullptr) {
     info.diagnostics.Add(
         trace::Message<trace::Msg::kDispatchOutlastsWindow>(first_long->end - first_long->start,

@@ -6,10 +6,15 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "src/analysis/pack.h"
 #include "src/io/importer_registry.h"
+#include "src/pipeline/trace_source.h"
 
 namespace decodeprof::pipeline {
 namespace {
@@ -61,6 +66,33 @@ class WindowStageTest : public ::testing::Test {
       for (const trace::ApiCall& c : launches_) fn(c);
       return base::OkStatus();
     };
+    return CutWindow(request, *io::FindImporter("native"), {}, "", std::move(t), names_);
+  }
+
+  // The trace held in memory, as a whole-window import keeps it (--window all).
+  base::StatusOr<WindowedTrace> CutInMemory(const TraceRequest& request) {
+    TraceForWindow t;
+    t.info = info_;
+    t.info.clock = trace::ClockDomain::kMonotonic;
+    t.dispatch_count = static_cast<int64_t>(dispatches_.size());
+    trace::TimestampNs lo = INT64_MAX, hi = INT64_MIN;
+    for (const trace::Dispatch& d : dispatches_) {
+      lo = std::min(lo, d.start);
+      hi = std::max(hi, d.end);
+    }
+    t.span = std::make_pair(lo, hi);
+    auto memory = std::make_shared<TraceForWindow::InMemory>();
+    memory->dispatches = dispatches_;
+    memory->launches = launches_;
+    t.dispatches = [memory](const DispatchFn& fn) {
+      for (const trace::Dispatch& d : memory->dispatches) fn(d);
+      return base::OkStatus();
+    };
+    t.launches = [memory](const LaunchFn& fn) {
+      for (const trace::ApiCall& c : memory->launches) fn(c);
+      return base::OkStatus();
+    };
+    t.in_memory = std::move(memory);
     return CutWindow(request, *io::FindImporter("native"), {}, "", std::move(t), names_);
   }
 
@@ -322,6 +354,59 @@ TEST_F(WindowStageTest, AGraphLaunchBringsAllItsKernelsAndUnlaunchedOnesGoByTime
   EXPECT_EQ(w->window.dispatches.size(), 4u);
   EXPECT_EQ(w->window.hi, 2400);
   EXPECT_EQ(w->window_source, "marks");
+}
+
+// A whole-trace window held in memory: its dispatches counted, its launch calls kept, its
+// checks made and its launch calls joined in parts on several threads (where there are
+// CPUs), each answer the one pass in order gives: the first dispatch recorded twice, the first
+// dispatch without its launch call.
+TEST_F(WindowStageTest, AWholeWindowInMemoryIsCheckedInPartsAsOnePassChecksIt) {
+  constexpr int kN = 300'000;
+  for (int i = 0; i < kN; ++i) {
+    const trace::TimestampNs t = 10 * kUs + int64_t{i} * 1000;
+    if (i % 3 != 0) Launch(t - 500, static_cast<uint64_t>(i) + 1);  // a third unrecorded
+    Kernel(i % 2 == 0 ? "gemv" : "rmsnorm", t, t + 800, static_cast<uint64_t>(i) + 1);
+  }
+  // Launch calls of no dispatch: dropped wherever they lie.
+  launches_.insert(launches_.begin() + 1000, {names_.Intern("cudaMemsetAsync"), 5, 6, 1, 900'000});
+  launches_.push_back({names_.Intern("cudaMemsetAsync"), 7, 8, 1, 900'001});
+  TraceRequest request = Plain();
+  request.path = "t.sqlite";
+  request.window.kind = WindowSpec::Kind::kAll;
+  auto w = CutInMemory(request);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_EQ(w->window.dispatches.size(), size_t{kN});
+  ASSERT_EQ(w->info.launches.size(), size_t{kN - (kN + 2) / 3});
+  EXPECT_EQ(w->info.launches.front().correlation, 2u);
+  EXPECT_EQ(w->info.launches.back().correlation, uint64_t{kN});
+  for (size_t i = 1; i < w->info.launches.size(); ++i) {
+    ASSERT_LT(w->info.launches[i - 1].correlation, w->info.launches[i].correlation) << i;
+  }
+  const LaunchContext joined = JoinLaunches(w->window.dispatches, w->info, request.path);
+  ASSERT_EQ(joined.time.size(), size_t{kN});
+  EXPECT_EQ(joined.time[0], analysis::kUnknownLaunch);
+  EXPECT_EQ(joined.time[1], 10 * kUs + 1000 - 500);
+  EXPECT_EQ(joined.thread[1], 1u);
+  EXPECT_EQ(joined.time[kN - 1], 10 * kUs + int64_t{kN - 1} * 1000 - 500);
+  EXPECT_EQ(joined.thread[kN - 3], 0u);
+  EXPECT_EQ(w->info.diagnostics.count(trace::Diag::kLaunchNotFound), (kN + 2) / 3);
+  for (const auto& entry : w->info.diagnostics.entries()) {
+    if (entry.code == trace::Diag::kLaunchNotFound) {
+      EXPECT_EQ(entry.first.position, "record 1");
+    }
+  }
+  // Two dispatches recorded twice, late in the window: the first is the error.
+  for (const int at : {280'000, 250'000}) {
+    trace::Dispatch copy = dispatches_[static_cast<size_t>(at)];
+    copy.line = static_cast<uint32_t>(kN + 1 + (at == 250'000 ? 1 : 0));
+    dispatches_.insert(dispatches_.begin() + at + 1, copy);
+  }
+  const auto twice = CutInMemory(request);
+  ASSERT_FALSE(twice.ok());
+  EXPECT_NE(twice.status().message().find("as record 250001)"), std::string::npos)
+      << twice.status().ToString();
+  EXPECT_NE(twice.status().where().find("record 300002"), std::string::npos)
+      << twice.status().ToString();
 }
 
 }  // namespace

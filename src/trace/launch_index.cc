@@ -1,5 +1,7 @@
 #include <algorithm>
+#include <array>
 
+#include "src/base/parallel.h"
 #include "src/trace/trace.h"
 
 namespace decodeprof::trace {
@@ -7,10 +9,20 @@ namespace decodeprof::trace {
 LaunchIndex::LaunchIndex(std::span<const ApiCall> launches) : calls_(launches) {
   // Recorders write launches in correlation order, one call per id: then the index is the
   // calls themselves (no copy of millions).
+  // (Checked in parts on several threads, each pair once: a part checks its calls against
+  // their next.)
+  std::array<bool, base::kMaxPassParts> part_increasing{};
+  const size_t pairs = launches.empty() ? 0 : launches.size() - 1;
+  const size_t parts = base::ForParts(pairs, size_t{1} << 16, [&](size_t k, size_t b, size_t e) {
+    bool increasing = true;
+    for (size_t i = b; i < e && increasing; ++i) {
+      increasing = launches[i].correlation < launches[i + 1].correlation;
+    }
+    part_increasing[k] = increasing;
+  });
   const bool strictly_increasing =
-      std::adjacent_find(launches.begin(), launches.end(), [](const ApiCall& a, const ApiCall& b) {
-        return a.correlation >= b.correlation;
-      }) == launches.end();
+      std::all_of(part_increasing.begin(), part_increasing.begin() + static_cast<ptrdiff_t>(parts),
+                  [](bool increasing) { return increasing; });
   if (strictly_increasing && (launches.empty() || launches.front().correlation != 0)) return;
   owned_.assign(launches.begin(), launches.end());
   const auto before = [](const ApiCall& a, const ApiCall& b) {

@@ -1,19 +1,14 @@
 #include "src/io/common/read_parts.h"
 
-#include <sched.h>
-
 #include <algorithm>
 #include <thread>
+
+#include "src/base/parallel.h"
 
 namespace decodeprof::io {
 
 int64_t PartCount(int64_t rows, int64_t rows_per_part, bool forced) {
-  int64_t usable = kForcedReadParts;
-  if (!forced) {
-    cpu_set_t cpus;
-    CPU_ZERO(&cpus);
-    usable = sched_getaffinity(0, sizeof(cpus), &cpus) == 0 ? CPU_COUNT(&cpus) : 1;
-  }
+  const int64_t usable = forced ? kForcedReadParts : int64_t{base::UsableCpus()};
   const int64_t by_rows = rows / std::max<int64_t>(1, rows_per_part);
   return std::max<int64_t>(1, std::min({usable, kMaxReadParts, by_rows}));
 }

@@ -1,7 +1,5 @@
 #include "src/io/rocprofv3_csv/rocprofv3_csv_importer.h"
 
-#include <sched.h>
-
 #include <algorithm>
 #include <bit>
 #include <cstddef>
@@ -19,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "src/base/parallel.h"
 #include "src/base/parse.h"
 #include "src/io/common/input_stream.h"
 #include "src/io/common/py_compat.h"
@@ -362,14 +361,6 @@ RowsEnd ImportRows(CsvReader& reader, const Columns& c, NameCache& name_cache,
   return RowsEnd::kEnd;
 }
 
-// The CPUs this process may run on (its affinity mask, e.g. under taskset), else the machine's.
-unsigned UsableCores() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (::sched_getaffinity(0, sizeof(set), &set) == 0) return static_cast<unsigned>(CPU_COUNT(&set));
-  return std::thread::hardware_concurrency();
-}
-
 // Where the parts start: cuts[0] = 0 (the calling thread's part, from the header on), then the
 // first line start after each k/K of the file, strictly increasing; {0} when the file is not
 // worth splitting.
@@ -519,7 +510,7 @@ StatusOr<CsvPartsImport> ImportRocprofv3CsvInParts(const std::string& path,
   NameCache name_cache(names);
   base::Status error;
 
-  const unsigned cores = options.cores != 0 ? options.cores : UsableCores();
+  const unsigned cores = options.cores != 0 ? options.cores : base::UsableCpus();
   int64_t bytes = 0;
   const std::vector<int64_t> cuts = ChooseCuts(path, options, cores, bytes);
   std::vector<Part> parts(cuts.size());

@@ -1,0 +1,40 @@
+// Passes over millions of records split across the CPUs: [0, n) cut into contiguous parts, each
+// run on a thread of its own (the first on the calling thread). A caller that merges the
+// parts' results in part order gets what one pass in order gives, whatever the part count.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <thread>
+#include <vector>
+
+namespace decodeprof::base {
+
+// The CPUs this process may run on (its affinity mask, e.g. under taskset), else the machine's;
+// at least 1.
+unsigned UsableCpus();
+
+// The most parts a pass is cut into.
+inline constexpr size_t kMaxPassParts = 8;
+
+// How many parts ForParts cuts `n` items into: one per usable CPU, at most kMaxPassParts, none
+// below `min_size` items; at least 1.
+size_t PassParts(size_t n, size_t min_size);
+
+// Runs fn(part, begin, end) for each of the PassParts(n, min_size) parts of [0, n), part k
+// from k * n / parts, and waits for all; returns the number of parts. fn must not throw.
+template <typename Fn>
+size_t ForParts(size_t n, size_t min_size, Fn&& fn) {
+  const size_t parts = PassParts(n, min_size);
+  const auto bound = [&](size_t k) { return n / parts * k + std::min(k, n % parts); };
+  std::vector<std::thread> threads;
+  threads.reserve(parts - 1);
+  for (size_t k = 1; k < parts; ++k) {
+    threads.emplace_back([&fn, k, b = bound(k), e = bound(k + 1)] { fn(k, b, e); });
+  }
+  fn(size_t{0}, bound(0), bound(1));
+  for (std::thread& t : threads) t.join();
+  return parts;
+}
+
+}  // namespace decodeprof::base

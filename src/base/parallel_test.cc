@@ -1,0 +1,40 @@
+#include "src/base/parallel.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdint>
+#include <vector>
+
+namespace decodeprof::base {
+namespace {
+
+TEST(ParallelTest, PartsCoverEveryItemOnceInOrder) {
+  for (const size_t n : {size_t{0}, size_t{1}, size_t{7}, size_t{1000}, size_t{100003}}) {
+    std::vector<int> seen(n, 0);
+    std::vector<std::pair<size_t, size_t>> bounds(kMaxPassParts, {0, 0});
+    const size_t parts = ForParts(n, 10, [&](size_t part, size_t begin, size_t end) {
+      bounds[part] = {begin, end};
+      for (size_t i = begin; i < end; ++i) ++seen[i];
+    });
+    ASSERT_GE(parts, 1u);
+    ASSERT_LE(parts, kMaxPassParts);
+    EXPECT_EQ(parts, PassParts(n, 10));
+    for (size_t i = 0; i < n; ++i) ASSERT_EQ(seen[i], 1) << "item " << i << " of " << n;
+    // Contiguous, in part order, from 0 to n.
+    EXPECT_EQ(bounds[0].first, 0u);
+    for (size_t k = 1; k < parts; ++k) EXPECT_EQ(bounds[k].first, bounds[k - 1].second);
+    EXPECT_EQ(bounds[parts - 1].second, n);
+  }
+}
+
+TEST(ParallelTest, NoPartBelowItsMinimumAndNoneAboveTheCpus) {
+  EXPECT_EQ(PassParts(0, 100), 1u);
+  EXPECT_EQ(PassParts(99, 100), 1u);
+  EXPECT_LE(PassParts(250, 100), 2u);
+  EXPECT_LE(PassParts(1'000'000, 1), std::min<size_t>(UsableCpus(), kMaxPassParts));
+  EXPECT_GE(UsableCpus(), 1u);
+}
+
+}  // namespace
+}  // namespace decodeprof::base
