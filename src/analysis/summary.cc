@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "src/analysis/intervals.h"
+#include "src/base/parallel.h"
 #include "src/base/py_format.h"
 #include "src/base/utf8.h"
 
@@ -187,24 +188,58 @@ struct Totals {
 Totals SumByKernelRoleAndClass(const SummaryInputs& in, const Attribution& attribution) {
   const auto& decode = in.window->dispatches;
   const size_t role_slots = in.pack->role_names().size() + 1;
+  // Summed in parts on several threads, then merged in part order: a kernel, role or class
+  // first met in an earlier part, or earlier in the same part, comes first, as in one pass.
+  std::vector<Totals> parts(base::kMaxPassParts);
+  const size_t n =
+      base::ForParts(decode.size(), base::kMinPassPart, [&](size_t p, size_t b, size_t e) {
+        Totals& totals = parts[p];
+        std::vector<int32_t> kernel_slot(in.names->size(), -1);
+        for (size_t i = b; i < e; ++i) {
+          const trace::Dispatch& d = decode[i];
+          const RoleId r = attribution.roles[i];
+          const ClassId c = attribution.classes[i];
+          if (kernel_slot[d.name] < 0) {
+            kernel_slot[d.name] = static_cast<int32_t>(totals.kernels.size());
+            totals.kernels.push_back(KernelTotal{d.name, c, 0, 0, std::vector<bool>(role_slots)});
+          }
+          KernelTotal& k = totals.kernels[static_cast<size_t>(kernel_slot[d.name])];
+          ++k.calls;
+          k.ns += d.duration();
+          k.roles_seen[RoleSlot(r)] = true;
+          auto& role_total = totals.roles.At(r, RoleSlot(r));
+          role_total.ns += d.duration();
+          ++role_total.calls;
+          totals.classes.At(c, c).ns += d.duration();
+        }
+      });
+  if (n == 1) return std::move(parts[0]);
   Totals totals;
   std::vector<int32_t> kernel_slot(in.names->size(), -1);
-  for (size_t i = 0; i < decode.size(); ++i) {
-    const trace::Dispatch& d = decode[i];
-    const RoleId r = attribution.roles[i];
-    const ClassId c = attribution.classes[i];
-    if (kernel_slot[d.name] < 0) {
-      kernel_slot[d.name] = static_cast<int32_t>(totals.kernels.size());
-      totals.kernels.push_back(KernelTotal{d.name, c, 0, 0, std::vector<bool>(role_slots)});
+  for (size_t p = 0; p < n; ++p) {
+    for (KernelTotal& part : parts[p].kernels) {
+      if (kernel_slot[part.name] < 0) {
+        kernel_slot[part.name] = static_cast<int32_t>(totals.kernels.size());
+        totals.kernels.push_back(std::move(part));
+        continue;
+      }
+      KernelTotal& k = totals.kernels[static_cast<size_t>(kernel_slot[part.name])];
+      k.calls += part.calls;
+      k.ns += part.ns;
+      for (size_t r = 0; r < role_slots; ++r) {
+        if (part.roles_seen[r]) k.roles_seen[r] = true;
+      }
     }
-    KernelTotal& k = totals.kernels[static_cast<size_t>(kernel_slot[d.name])];
-    ++k.calls;
-    k.ns += d.duration();
-    k.roles_seen[RoleSlot(r)] = true;
-    auto& role_total = totals.roles.At(r, RoleSlot(r));
-    role_total.ns += d.duration();
-    ++role_total.calls;
-    totals.classes.At(c, c).ns += d.duration();
+    for (const auto& part : parts[p].roles.entries()) {
+      auto& role_total = totals.roles.At(part.key, RoleSlot(part.key));
+      role_total.ns += part.ns;
+      role_total.calls += part.calls;
+    }
+    for (const auto& part : parts[p].classes.entries()) {
+      auto& class_total = totals.classes.At(part.key, part.key);
+      class_total.ns += part.ns;
+      class_total.calls += part.calls;
+    }
   }
   return totals;
 }
@@ -553,16 +588,21 @@ std::optional<double> WindowTokens(const Summary& s) {
 Attribution Attribute(const SummaryInputs& in) {
   const auto& dispatches = in.window->dispatches;
   Attribution out;
-  out.classes.reserve(dispatches.size());
-  std::vector<int32_t> memo(in.names->size(), -1);  // class per interned name
-  for (const trace::Dispatch& d : dispatches) {
-    if (d.kind != trace::DispatchKind::kKernel) {
-      out.classes.push_back(in.pack->ClassOf(d, in.names->Get(d.name)));
-      continue;
+  out.classes.resize(dispatches.size());
+  // In parts on several threads, each classifying a name once (a pack is immutable: its
+  // answers do not depend on the thread or the order).
+  base::ForParts(dispatches.size(), base::kMinPassPart, [&](size_t, size_t b, size_t e) {
+    std::vector<int32_t> memo(in.names->size(), -1);  // class per interned name
+    for (size_t i = b; i < e; ++i) {
+      const trace::Dispatch& d = dispatches[i];
+      if (d.kind != trace::DispatchKind::kKernel) {
+        out.classes[i] = in.pack->ClassOf(d, in.names->Get(d.name));
+        continue;
+      }
+      if (memo[d.name] < 0) memo[d.name] = in.pack->Classify(in.names->Get(d.name));
+      out.classes[i] = static_cast<ClassId>(memo[d.name]);
     }
-    if (memo[d.name] < 0) memo[d.name] = in.pack->Classify(in.names->Get(d.name));
-    out.classes.push_back(static_cast<ClassId>(memo[d.name]));
-  }
+  });
   // Role rules see the kernels only: their sequence rules describe the kernels an op
   // launches, and a memory operation between two of them (a token copied to the host, a
   // memset) would break a run. Memory operations keep no role.

@@ -13,9 +13,6 @@ using trace::ClockDomain;
 
 namespace {
 
-// The fewest dispatches a pass part on a thread of its own counts.
-constexpr size_t kMinPassPart = 1 << 16;
-
 std::optional<trace::TimestampNs> MarkOn(const trace::PhaseMarks& marks, const char* label,
                                          ClockDomain clock) {
   const auto it = marks.find(label);
@@ -54,14 +51,15 @@ void WindowCollector::TakeAll(std::vector<trace::Dispatch>&& in_order) {
   // nothing yet, merged in order: what one pass counts.
   std::vector<WindowCollector> parts(base::kMaxPassParts, Unseen());
   std::array<bool, base::kMaxPassParts> every_in_part{};
-  const size_t n = base::ForParts(in_order.size(), kMinPassPart, [&](size_t k, size_t b, size_t e) {
-    bool every = true;
-    for (size_t i = b; i < e; ++i) {
-      members[i] = parts[k].Count(in_order[i]);
-      every = every && members[i] != 0;
-    }
-    every_in_part[k] = every;
-  });
+  const size_t n =
+      base::ForParts(in_order.size(), base::kMinPassPart, [&](size_t k, size_t b, size_t e) {
+        bool every = true;
+        for (size_t i = b; i < e; ++i) {
+          members[i] = parts[k].Count(in_order[i]);
+          every = every && members[i] != 0;
+        }
+        every_in_part[k] = every;
+      });
   bool every = true;
   for (size_t k = 0; k < n; ++k) {
     every = every && every_in_part[k];

@@ -16,6 +16,8 @@ unsigned UsableCpus();
 
 // The most parts a pass is cut into.
 inline constexpr size_t kMaxPassParts = 8;
+// The fewest records a pass over a window gives a thread of its own (fewer: not worth one).
+inline constexpr size_t kMinPassPart = size_t{1} << 16;
 
 // How many parts ForParts cuts `n` items into: one per usable CPU, at most kMaxPassParts, none
 // below `min_size` items; at least 1.

@@ -377,7 +377,7 @@ LaunchContext JoinLaunches(std::span<const trace::Dispatch> dispatches, trace::I
   };
   std::array<PartMissing, base::kMaxPassParts> missing_in{};
   const size_t parts =
-      base::ForParts(dispatches.size(), size_t{1} << 16, [&](size_t k, size_t b, size_t e) {
+      base::ForParts(dispatches.size(), base::kMinPassPart, [&](size_t k, size_t b, size_t e) {
         size_t hint = 0;
         for (size_t i = b; i < e; ++i) {
           if (const trace::ApiCall* call = index.Find(dispatches[i].correlation, hint)) {

@@ -743,7 +743,7 @@ base::StatusOr<WindowedTrace> CutWindow(const TraceRequest& request, const io::I
     std::vector<trace::ApiCall>& all = t.in_memory->launches;
     // Which to keep, found in parts on several threads; then moved together in order.
     std::vector<uint8_t> keeps(all.size());
-    base::ForParts(all.size(), size_t{1} << 16, [&](size_t, size_t b, size_t e) {
+    base::ForParts(all.size(), base::kMinPassPart, [&](size_t, size_t b, size_t e) {
       size_t part_hint = 0;
       for (size_t i = b; i < e; ++i) keeps[i] = kept_after(all[i], part_hint) ? 1 : 0;
     });
@@ -875,7 +875,7 @@ base::Status CheckWindow(const TraceRequest& request, const io::Importer& import
   };
   std::array<PartFound, base::kMaxPassParts> found{};
   const size_t parts =
-      base::ForParts(ds.size(), size_t{1} << 16, [&](size_t k, size_t b, size_t e) {
+      base::ForParts(ds.size(), base::kMinPassPart, [&](size_t k, size_t b, size_t e) {
         PartFound& f = found[k];
         for (size_t i = b; i < e; ++i) {
           if (ds[i].end - ds[i].start > wall) {

@@ -13,7 +13,7 @@ LaunchIndex::LaunchIndex(std::span<const ApiCall> launches) : calls_(launches) {
   // their next.)
   std::array<bool, base::kMaxPassParts> part_increasing{};
   const size_t pairs = launches.empty() ? 0 : launches.size() - 1;
-  const size_t parts = base::ForParts(pairs, size_t{1} << 16, [&](size_t k, size_t b, size_t e) {
+  const size_t parts = base::ForParts(pairs, base::kMinPassPart, [&](size_t k, size_t b, size_t e) {
     bool increasing = true;
     for (size_t i = b; i < e && increasing; ++i) {
       increasing = launches[i].correlation < launches[i + 1].correlation;
