@@ -1,13 +1,14 @@
-# CTest script: `decodeprof summarize --window all` of generated native, nsys and rocpd traces
-# of 140 000 kernels (two passes' parts of at least base::kMinPassPart each), once on one CPU
-# (taskset) and once on every CPU the test may use, must write byte-identical outputs: the
-# reads and passes cut into parts on threads (one per CPU) merge to what one pass gives. (With one CPU only, both runs take one part: a run of the
-# sanitizer presets on a machine of several CPUs is what checks the parts.)
-# Variables: DECODEPROF (the CLI), GEN_NATIVE, GEN_NSYS, GEN_ROCPD (the generators), OUT.
+# CTest script: `decodeprof summarize --window all` of generated traces of FORMATS (native,
+# nsys, rocpd; a list) of 140 000 kernels (two parts of at least base::kMinPassPart for each
+# pass), once on one CPU (taskset) and once on every CPU the test may use, must write
+# byte-identical outputs: the reads and passes cut into parts on threads (one per CPU) merge to
+# what one pass gives. (On a machine of one CPU both runs take one part.)
+# Variables: FORMATS, DECODEPROF (the CLI), GEN_NATIVE, GEN_NSYS, GEN_ROCPD (the generators of
+# the FORMATS), OUT.
 find_program(TASKSET taskset REQUIRED)
 file(REMOVE_RECURSE "${OUT}")
 file(MAKE_DIRECTORY "${OUT}")
-foreach(format native nsys rocpd)
+foreach(format ${FORMATS})
   string(TOUPPER "${format}" upper)
   set(trace "${OUT}/${format}.sqlite")
   execute_process(COMMAND "${GEN_${upper}}" "${trace}" 140000 7 RESULT_VARIABLE rc OUTPUT_QUIET)

@@ -11,13 +11,18 @@ namespace {
 // pair that failed stays failed for the rest of the scan: whether the steps from k on match
 // at index p depends only on the dispatches from p on, and labels are written only before
 // the next anchor (see PatternRule::Apply), so nothing the failure depended on changes.
+std::vector<bool>& FailedBuffer() {
+  thread_local std::vector<bool> buffer;
+  return buffer;
+}
+
 class PatternScan {
  public:
   PatternScan(const PatternParams& p, const SequenceView& seq, const RoleWriter& writer)
       : p_(p), seq_(seq), n_(seq.dispatches.size()), writer_(writer), taken_(p.steps.size(), 0) {
     evals_.reserve(p.steps.size());
     for (const PatternStep& step : p.steps) evals_.emplace_back(step.match, seq);
-    failed_.assign(p.steps.size() * (n_ + 1), false);
+    failed_.assign(p.steps.size() * (n_ + 1), false);  // (its room kept from the last rule)
     first_required_ = p.steps.size();
     for (size_t k = 0; k < p.steps.size(); ++k) {
       if (p.steps[k].min >= 1) {
@@ -111,7 +116,9 @@ class PatternScan {
   std::vector<Start> starts_;  // [name id]: MayStartAt's last answer, with its class
   const RoleWriter& writer_;
   std::vector<ConditionEval> evals_;
-  std::vector<bool> failed_;  // [step * (n + 1) + index]
+  // [step * (n + 1) + index]: one per thread, reused by every pattern rule (a window of
+  // millions would otherwise have fresh pages cleared for each rule).
+  std::vector<bool>& failed_ = FailedBuffer();
   std::vector<size_t> taken_;
 };
 

@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <utility>
 
+#include "src/base/large_pages.h"
+
 namespace decodeprof::analysis {
 namespace {
 
@@ -99,11 +101,12 @@ std::vector<RoleId> RulePack::AssignRoles(const SequenceView& seq) const {
   // Every rule scans every position: the names once, packed, for all of them.
   std::vector<trace::StringId> name_ids;
   if (view.name_ids.size() != view.dispatches.size()) {
-    name_ids.resize(view.dispatches.size());
+    base::ResizeFaultedIn(name_ids, view.dispatches.size());
     for (size_t i = 0; i < name_ids.size(); ++i) name_ids[i] = view.dispatches[i].name;
     view.name_ids = name_ids;
   }
-  std::vector<RoleId> roles(view.dispatches.size(), kNoRole);
+  std::vector<RoleId> roles;
+  base::ResizeFaultedIn(roles, view.dispatches.size(), kNoRole);
   for (const auto& rule : rules_) rule->Apply(view, roles);
   return roles;
 }

@@ -46,7 +46,8 @@ void WindowCollector::Add(const trace::Dispatch& d, bool keep) {
 }
 
 void WindowCollector::TakeAll(std::vector<trace::Dispatch>&& in_order) {
-  std::vector<uint8_t> members(in_order.size());
+  std::vector<uint8_t> members;
+  base::ResizeFaultedIn(members, in_order.size());
   // Counted in parts on several threads, each by a collector of the same marks that has seen
   // nothing yet, merged in order: what one pass counts.
   std::vector<WindowCollector> parts(base::kMaxPassParts, Unseen());

@@ -5,6 +5,7 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <new>
@@ -80,5 +81,31 @@ class Prefault {
  private:
   std::vector<std::thread> workers_;
 };
+
+// The most threads that fault in one block of memory (Prefault).
+inline constexpr int kPrefaultThreads = 8;
+
+// Room for `n` elements of `v` (ReserveLarge) with its pages faulted in on several threads
+// (Prefault, at most kPrefaultThreads, one per CPU of the machine) before it returns: for the
+// per-dispatch arrays a pass over a window of millions fills on the calling thread, which
+// would otherwise stop at every page to have it cleared (4.2 M dispatches on 2 CPUs: the
+// calling thread's CPU after the import 0.54 -> 0.45 s). Below 4 MiB, no threads.
+template <typename T>
+void ReserveFaultedIn(std::vector<T>& v, size_t n) {
+  ReserveLarge(v, n);
+  // Below a few MiB the calling thread faults them in faster than threads start.
+  constexpr size_t kWorthThreads = size_t{4} << 20;
+  if (v.capacity() <= v.size() || (v.capacity() - v.size()) * sizeof(T) < kWorthThreads) return;
+  const unsigned cpus = std::thread::hardware_concurrency();
+  const Prefault pages(v.data() + v.size(), (v.capacity() - v.size()) * sizeof(T),
+                       static_cast<int>(std::clamp<unsigned>(cpus, 1, kPrefaultThreads)));
+}
+
+// resize(n) of `v` after ReserveFaultedIn(v, n).
+template <typename T>
+void ResizeFaultedIn(std::vector<T>& v, size_t n, const T& value = T()) {
+  ReserveFaultedIn(v, n);
+  v.resize(n, value);
+}
 
 }  // namespace decodeprof::base

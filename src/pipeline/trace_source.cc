@@ -14,6 +14,7 @@
 
 #include "src/analysis/intervals.h"
 #include "src/analysis/pack.h"
+#include "src/base/large_pages.h"
 #include "src/base/parallel.h"
 #include "src/base/parse.h"
 #include "src/base/py_format.h"
@@ -367,8 +368,8 @@ LaunchContext JoinLaunches(std::span<const trace::Dispatch> dispatches, trace::I
   LaunchContext out;
   if (info.launches.empty()) return out;
   const trace::LaunchIndex index(info.launches);
-  out.thread.resize(dispatches.size());
-  out.time.resize(dispatches.size());
+  base::ResizeFaultedIn(out.thread, dispatches.size());
+  base::ResizeFaultedIn(out.time, dispatches.size());
   // In parts on several threads, each searching from where its last call was found; merged in
   // order (the first missing one of one pass).
   struct PartMissing {

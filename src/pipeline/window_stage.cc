@@ -11,6 +11,7 @@
 
 #include "src/analysis/decode_finder.h"
 #include "src/analysis/range_marks.h"
+#include "src/base/large_pages.h"
 #include "src/base/parallel.h"
 #include "src/base/utf8.h"
 #include "src/pipeline/sampled_window.h"
@@ -702,7 +703,7 @@ base::StatusOr<WindowedTrace> CutWindow(const TraceRequest& request, const io::I
   // (Sorted ids, searched: a whole-trace window holds millions, in start order and so mostly
   // in id order already.)
   std::vector<uint64_t> correlations;
-  correlations.reserve(out.window.dispatches.size());
+  base::ReserveFaultedIn(correlations, out.window.dispatches.size());
   for (const trace::Dispatch& d : out.window.dispatches) {
     if (d.correlation != 0) correlations.push_back(d.correlation);
   }
@@ -742,7 +743,8 @@ base::StatusOr<WindowedTrace> CutWindow(const TraceRequest& request, const io::I
   } else if (t.in_memory != nullptr) {  // filtered in place: no second copy of millions
     std::vector<trace::ApiCall>& all = t.in_memory->launches;
     // Which to keep, found in parts on several threads; then moved together in order.
-    std::vector<uint8_t> keeps(all.size());
+    std::vector<uint8_t> keeps;
+    base::ResizeFaultedIn(keeps, all.size());
     base::ForParts(all.size(), base::kMinPassPart, [&](size_t, size_t b, size_t e) {
       size_t part_hint = 0;
       for (size_t i = b; i < e; ++i) keeps[i] = kept_after(all[i], part_hint) ? 1 : 0;

@@ -29,8 +29,9 @@ class RecordVector final : public Sink {
     base::ReserveLarge(records, room_at_ + n);
     {
       const unsigned cpus = std::thread::hardware_concurrency();
-      const base::Prefault pages(records.data() + room_at_, n * sizeof(Record),
-                                 static_cast<int>(std::clamp(cpus, 1u, 8u)));
+      const base::Prefault pages(
+          records.data() + room_at_, n * sizeof(Record),
+          static_cast<int>(std::clamp<unsigned>(cpus, 1, base::kPrefaultThreads)));
     }
     records.resize(room_at_ + n);
     room_open_ = true;

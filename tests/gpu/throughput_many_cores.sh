@@ -13,7 +13,9 @@
 # Environment: FORMATS (default: native nsys rocpd kineto csv), KERNELS (SQLite formats,
 #   generated all at once, one process each,
 #   default: 1250000 4200000), KINETO_STEPS (of 1400 kernels; default: 200 800), CSV_BYTES
-#   (default: 600000000), RUNS (best of; default 2), CPUS (default: "all 2 1").
+#   (default: 600000000), RUNS (best of; default 2), CPUS (default: "all 2 1"), WINDOWS
+#   (default: "all small"), BINARIES (decodeprof builds in STAGE to compare on the same traces,
+#   each the best of RUNS; default: decodeprof).
 # Writes $OUT/throughput.json (every measurement, with summarize's stage times:
 # DECODEPROF_STAGE_TIMES) and prints a table.
 set -euo pipefail
@@ -32,7 +34,8 @@ formats = os.environ.get("FORMATS", "native nsys rocpd kineto csv").split()
 sizes = [int(x) for x in os.environ.get("KERNELS", "1250000 4200000").split()]
 runs = int(os.environ.get("RUNS", "2"))
 cpus_wanted = os.environ.get("CPUS", "all 2 1").split()
-dp = os.path.join(stage, "decodeprof")
+binaries = os.environ.get("BINARIES", "decodeprof").split()
+windows = os.environ.get("WINDOWS", "all small").split()
 ncpu = len(os.sched_getaffinity(0))
 print(f"host: {ncpu} CPUs, load {os.getloadavg()}", flush=True)
 
@@ -79,18 +82,23 @@ def cat(path):
 rows = []
 def measure(fmt, label, kernels, trace, base_name, base_s, summarize_args):
     for window, extra in (("all", ["--window", "all"]), ("small", [])):
+        if window not in windows:
+            continue
         for cpus in cpus_wanted:
             if cpus != "all" and int(cpus) > ncpu:
                 continue
-            outdir = os.path.join(work, "o")
-            r = timed([dp, "summarize", "--trace", trace, "--out-dir", outdir] + summarize_args + extra, cpus)
-            row = {"format": fmt, "trace": label, "kernels": kernels, "bytes": os.path.getsize(trace),
-                   "window": window, "cpus": cpus, "baseline": base_name, "baseline_s": base_s, **r}
-            if "s" in r:
-                row["kernels_per_s"] = kernels / r["s"]
-                row["baseline_ratio"] = base_s / r["s"]
-            rows.append(row)
-            print(json.dumps(row), flush=True)
+            for binary in binaries:
+                outdir = os.path.join(work, "o")
+                dp = os.path.join(stage, binary)
+                r = timed([dp, "summarize", "--trace", trace, "--out-dir", outdir] + summarize_args + extra, cpus)
+                row = {"format": fmt, "trace": label, "kernels": kernels, "bytes": os.path.getsize(trace),
+                       "window": window, "cpus": cpus, "binary": binary, "baseline": base_name,
+                       "baseline_s": base_s, **r}
+                if "s" in r:
+                    row["kernels_per_s"] = kernels / r["s"]
+                    row["baseline_ratio"] = base_s / r["s"]
+                rows.append(row)
+                print(json.dumps(row), flush=True)
 
 gens = {"native": ("decodeprof_gen_native_trace", "kernels", "start_ns"),
         "nsys": ("decodeprof_gen_nsys_trace", "CUPTI_ACTIVITY_KIND_KERNEL", "start"),
@@ -139,11 +147,11 @@ for fmt in formats:
                     ["--log", os.path.join(run, "bench_bench.log")] if os.path.exists(os.path.join(run, "bench_bench.log")) else [])
 with open(os.path.join(out, "throughput.json"), "w") as f:
     json.dump({"host_cpus": ncpu, "rows": rows}, f, indent=1)
-print(f"{'format':7} {'trace':10} {'window':6} {'cpus':4} {'s':>7} {'M k/s':>6} {'RSS MiB':>8} {'baseline':>12} {'ratio':>6}")
+print(f"{'format':7} {'trace':10} {'window':6} {'cpus':4} {'binary':14} {'s':>7} {'M k/s':>6} {'RSS MiB':>8} {'baseline':>12} {'ratio':>6}")
 for r in rows:
     if "s" not in r:
-        print(r["format"], r["trace"], r["window"], r["cpus"], "ERROR", r["error"][:200])
+        print(r["format"], r["trace"], r["window"], r["cpus"], r["binary"], "ERROR", r["error"][:200])
         continue
-    print(f"{r['format']:7} {r['trace']:10} {r['window']:6} {r['cpus']:4} {r['s']:7.3f} {r['kernels_per_s']/1e6:6.2f} "
+    print(f"{r['format']:7} {r['trace']:10} {r['window']:6} {r['cpus']:4} {r['binary']:14} {r['s']:7.3f} {r['kernels_per_s']/1e6:6.2f} "
           f"{r['rss_mib']:8.0f} {r['baseline']+' '+format(r['baseline_s'],'.3f'):>12} {r['baseline_ratio']:6.3f}")
 PY
