@@ -668,13 +668,11 @@ base::Status DetectProcesses(Context& ctx) {
     if (q.rc() != SQLITE_DONE) return ctx.SqlError(q, kRuntimeTable);
   }
   if (first == nullptr) return base::OkStatus();
-  std::optional<bool> several_in_parts;
-  if (ctx.builder.keeps_everything() || ctx.options.read_in_parts) {
-    // The scan below in rowid parts on threads (the calling thread waits instead of scanning).
-    several_in_parts = AnyRowInParts(ctx.path, ctx.db, tables, "rowid",
-                                     "globalTid IS NOT NULL AND " + pid + " != ?1", {first},
-                                     ctx.options.rows_per_part, ctx.options.read_in_parts);
-  }
+  // The scan below in rowid parts on threads, whatever the window (it holds no rows); the
+  // calling thread waits instead of scanning.
+  const std::optional<bool> several_in_parts = AnyRowInParts(
+      ctx.path, ctx.db, tables, "rowid", "globalTid IS NOT NULL AND " + pid + " != ?1", {first},
+      ctx.options.rows_per_part, ctx.options.read_in_parts);
   bool several = several_in_parts.value_or(false);
   base::Status status = base::OkStatus();
   for (const std::string& table : tables) {

@@ -35,6 +35,10 @@ struct RocpdReadOptions {
   bool read_in_parts = false;
   // No part of fewer rows.
   int64_t rows_per_part = int64_t{1} << 19;
+  // Read the regions on the calling thread after the dispatches (the one pass the tests compare
+  // with); otherwise a caller that does not keep every record gets them read on a thread of
+  // their own while the dispatches are read, into a bounded spool.
+  bool regions_on_calling_thread = false;
 };
 
 std::string_view RocpdMemcpyName(std::string_view operation);

@@ -87,10 +87,13 @@ struct Read {
 
 // One import of `path`, in parts of at least 100 rows when `in_parts`; with `in_place`, into
 // sinks that give room (the window store's RecordVectors), which the parts fill in place.
-Read ReadRocpd(const std::string& path, bool in_parts, bool in_place = false) {
+// Otherwise one pass, the regions after the dispatches on the calling thread, or with
+// `beside` on a thread of their own while the dispatches are read (a small window's import).
+Read ReadRocpd(const std::string& path, bool in_parts, bool in_place = false, bool beside = false) {
   RocpdReadOptions options;
   options.read_in_parts = in_parts;
   options.rows_per_part = 100;
+  options.regions_on_calling_thread = !beside;
   trace::StringPool names;
   CollectSink sink;
   trace::RecordVector<trace::Dispatch, trace::DispatchSink> store;
@@ -179,8 +182,12 @@ TEST_F(RocpdPartsTest, DispatchesReadInPartsAreTheOnePassOnes) {
   ASSERT_EQ(one.dispatches.size(), size_t{3000 + 600});
   ExpectSame(one, parts);
   ExpectSame(one, ReadRocpd(path, true, true));
+  ExpectSame(one, ReadRocpd(path, false, false, true));
   // The names are interned in one order, whatever the threads' speeds.
-  for (int run = 0; run < 3; ++run) EXPECT_EQ(ReadRocpd(path, true).names, one.names);
+  for (int run = 0; run < 3; ++run) {
+    EXPECT_EQ(ReadRocpd(path, true).names, one.names);
+    EXPECT_EQ(ReadRocpd(path, false, false, true).names, one.names);
+  }
 }
 
 TEST_F(RocpdPartsTest, RegionIdsARunRepeatsAreReadAsOnePassReadsThem) {
@@ -197,6 +204,7 @@ TEST_F(RocpdPartsTest, RegionIdsARunRepeatsAreReadAsOnePassReadsThem) {
   ASSERT_GT(one.result.api_calls, 3000);
   ExpectSame(one, ReadRocpd(path, true));
   ExpectSame(one, ReadRocpd(path, true, true));
+  ExpectSame(one, ReadRocpd(path, false, false, true));
 }
 
 TEST_F(RocpdPartsTest, ProcessesAreFoundInParts) {
@@ -241,6 +249,10 @@ TEST_F(RocpdPartsTest, TheFirstBadRowOfThePartsIsTheError) {
   EXPECT_EQ(parts.status.ToString(), one.status.ToString());
   const Read in_place = ReadRocpd(path, true, true);
   EXPECT_EQ(in_place.status.ToString(), one.status.ToString());
+  // The regions read beside stop with the dispatches' error, and are never handed on.
+  const Read beside = ReadRocpd(path, false, false, true);
+  EXPECT_EQ(beside.status.ToString(), one.status.ToString());
+  EXPECT_EQ(beside.launches.size(), one.launches.size());
   // The rows before the bad one were handed on, as one pass hands them on.
   EXPECT_EQ(in_place.dispatches.size(), one.dispatches.size());
   EXPECT_NE(one.status.where().find("rocpd_memory_copy id 100"), std::string::npos);
@@ -268,12 +280,19 @@ TEST_F(RocpdPartsTest, TheFirstBadRowOfThePartsIsTheError) {
   EXPECT_EQ(region_parts.status.ToString(), region_one.status.ToString());
   EXPECT_NE(region_one.status.message().find("999998"), std::string::npos);
   EXPECT_EQ(region_parts.dangling_diagnostics, region_one.dangling_diagnostics);
+  // Beside the dispatches: the same error, and the calls before the bad row handed on.
+  const Read region_beside = ReadRocpd(path, false, false, true);
+  EXPECT_EQ(region_beside.status.ToString(), region_one.status.ToString());
+  EXPECT_EQ(region_beside.dangling_diagnostics, region_one.dangling_diagnostics);
+  EXPECT_EQ(region_beside.launches.size(), region_one.launches.size());
+  EXPECT_GT(region_one.launches.size(), 0u);
   Exec(path, "UPDATE " + T("rocpd_region") + " SET name_id = (SELECT name_id FROM " +
                  T("rocpd_region") + " WHERE id = 1) WHERE id = 4801");
   const Read end_one = ReadRocpd(path, false);
   const Read end_parts = ReadRocpd(path, true);
   ASSERT_FALSE(end_one.status.ok());
   EXPECT_EQ(end_parts.status.ToString(), end_one.status.ToString());
+  EXPECT_EQ(ReadRocpd(path, false, false, true).status.ToString(), end_one.status.ToString());
   EXPECT_NE(end_one.status.where().find("rocpd_region id 5401"), std::string::npos);
   Exec(path, "UPDATE " + T("rocpd_region") + " SET \"end\" = start + 1 WHERE id = 5401");
   // A start that is not an integer: SQLite's sorted order, one pass.

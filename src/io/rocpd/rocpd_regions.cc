@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -13,6 +14,7 @@
 
 #include "src/io/common/read_parts.h"
 #include "src/io/rocpd/rocpd_reader.h"
+#include "src/trace/spool.h"
 
 namespace decodeprof::io::rocpd {
 namespace {
@@ -78,7 +80,11 @@ class RegionReader {
   // own, which the calling thread may leave to run while it reads the dispatches (they read
   // only Context's small tables, a copy of its runs and the file). Else nothing yet.
   void Start() {
-    if (ctx_.builder.keeps_everything() || ctx_.options.read_in_parts) StartParts();
+    if (ctx_.builder.keeps_everything() || ctx_.options.read_in_parts) {
+      StartParts();
+    } else if (!ctx_.options.regions_on_calling_thread) {
+      StartBeside();
+    }
   }
 
   // The regions (the parts started, else one pass) and samples, handed on.
@@ -261,6 +267,8 @@ class RegionReader {
     std::span<trace::ApiCall> slot;
     size_t filled = 0;  // calls in `slot`
     std::vector<trace::ApiCall> calls;
+    // Or, read beside the dispatches of a small window, in a spool (bounded memory).
+    std::unique_ptr<trace::Spool<trace::ApiCall>> spool;
     std::vector<Item> items;  // likewise
     FirstSeen<std::string> texts;
     std::vector<std::string> new_guids;  // runs not numbered yet, in order of first sight
@@ -305,6 +313,18 @@ class RegionReader {
     for (Part& part : parts_) readers_.emplace_back([this, &part] { ReadPart(part); });
   }
 
+  // A caller that keeps a window, not every record: the regions in one pass on a thread of
+  // their own, their launch calls spooled (a bounded part in memory, the rest in a temporary
+  // file) until the dispatches are handed on.
+  void StartBeside() {
+    parts_.resize(1);
+    Part& part = parts_.front();
+    part.sql = RegionQuery() + " ORDER BY R.id";
+    part.spool = std::make_unique<trace::Spool<trace::ApiCall>>(kBesideMemoryCalls);
+    known_guids_ = ctx_.guids;
+    readers_.emplace_back([this, &part] { ReadPart(part); });
+  }
+
   void ReadPart(Part& part) const {
     auto opened = SqliteDb::Open(ctx_.path);
     if (!opened.ok()) {
@@ -338,6 +358,10 @@ class RegionReader {
       switch (out.what) {
         case RegionOut::kCall:
           out.call.name = part.texts.Number(*out.name);
+          if (part.spool) {
+            part.spool->Add(out.call);
+            break;
+          }
           if (part.filled < part.slot.size()) {
             part.slot[part.filled++] = out.call;
             break;
@@ -417,6 +441,23 @@ class RegionReader {
         }
         kept += part.filled;
         ctx_.result.api_calls += static_cast<int64_t>(part.filled);
+      } else if (part.spool) {
+        // Handed on in blocks, named, as the spool gives them back.
+        std::vector<trace::ApiCall> block;
+        block.reserve(kBesideBlock);
+        const auto hand_block = [&] {
+          ctx_.builder.AddLaunches(block);
+          block.clear();
+        };
+        const base::Status replayed = part.spool->Replay([&](const trace::ApiCall& call) {
+          block.push_back(call);
+          block.back().name = pool_ids[call.name];
+          if (block.size() == kBesideBlock) hand_block();
+        });
+        hand_block();
+        if (!replayed.ok()) return replayed;
+        ctx_.result.api_calls += part.spool->size();
+        part.spool.reset();
       } else {
         for (trace::ApiCall& call : part.calls) call.name = pool_ids[call.name];
         ctx_.result.api_calls += static_cast<int64_t>(part.calls.size());
@@ -563,6 +604,10 @@ class RegionReader {
   void Skip(std::string position, std::string detail) {
     if (skipped_++ == 0) first_skipped_ = {ctx_.path, std::move(position), std::move(detail)};
   }
+
+  // Beside the dispatches: launch calls kept in memory by the spool, and handed on at once.
+  static constexpr size_t kBesideMemoryCalls = size_t{1} << 16;
+  static constexpr size_t kBesideBlock = size_t{1} << 12;
 
   Context& ctx_;
   std::vector<Part> parts_;

@@ -403,13 +403,11 @@ base::Status DetectProcesses(Context& ctx) {
     if (q.rc() != SQLITE_DONE) return ctx.SqlError(q, kRegion);
   }
   if (first[0] == nullptr) return base::OkStatus();
-  std::optional<bool> several_in_parts;
-  if (ctx.builder.keeps_everything() || ctx.options.read_in_parts) {
-    // The scans below in id parts on threads (the calling thread waits instead of scanning).
-    several_in_parts =
-        AnyRowInParts(ctx.path, ctx.db, relations, "id", "guid IS NOT ?1 OR pid IS NOT ?2",
-                      {first[0], first[1]}, ctx.options.rows_per_part, ctx.options.read_in_parts);
-  }
+  // The scans below in id parts on threads, whatever the window (they hold no rows); the
+  // calling thread waits instead of scanning.
+  const std::optional<bool> several_in_parts =
+      AnyRowInParts(ctx.path, ctx.db, relations, "id", "guid IS NOT ?1 OR pid IS NOT ?2",
+                    {first[0], first[1]}, ctx.options.rows_per_part, ctx.options.read_in_parts);
   bool several = several_in_parts.value_or(false);
   base::Status status = base::OkStatus();
   for (const std::string& r : relations) {
