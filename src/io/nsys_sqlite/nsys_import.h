@@ -36,6 +36,10 @@ struct NsysReadOptions {
   bool read_in_parts = false;
   // No part of fewer rows.
   int64_t rows_per_part = int64_t{1} << 19;
+  // Read the launch calls on the calling thread after the dispatches (the one pass the tests
+  // compare with); otherwise a caller that does not keep every record gets each table of them
+  // read on a thread of its own while the dispatches are read, into a bounded spool.
+  bool launches_on_calling_thread = false;
 };
 
 // An API name without nsys's version suffix: "_v" and four or more digits

@@ -85,10 +85,13 @@ struct Read {
 
 // One import of `path`, in parts of at least 100 rows when `in_parts`; with `in_place`, into
 // sinks that give room (the window store's RecordVectors), which the parts fill in place.
-Read ReadNsys(const std::string& path, bool in_parts, bool in_place = false) {
+// Otherwise one pass, the launch calls after the dispatches on the calling thread, or with
+// `beside` on threads of their own while the dispatches are read (a small window's import).
+Read ReadNsys(const std::string& path, bool in_parts, bool in_place = false, bool beside = false) {
   NsysReadOptions options;
   options.read_in_parts = in_parts;
   options.rows_per_part = 100;
+  options.launches_on_calling_thread = !beside;
   trace::StringPool names;
   CollectSink sink;
   trace::RecordVector<trace::Dispatch, trace::DispatchSink> store;
@@ -160,9 +163,13 @@ TEST_F(NsysPartsTest, DispatchesAndLaunchCallsReadInPartsAreTheOnePassOnes) {
   ASSERT_EQ(one.dispatches.size(), size_t{3000 + 600 + 75});
   ExpectSame(one, parts);
   ExpectSame(one, ReadNsys(path, true, true));
+  ExpectSame(one, ReadNsys(path, false, false, true));
   EXPECT_GT(one.graph_diagnostics, 1);
   // The names are interned in one order, whatever the threads' speeds.
-  for (int run = 0; run < 3; ++run) EXPECT_EQ(ReadNsys(path, true).names, one.names);
+  for (int run = 0; run < 3; ++run) {
+    EXPECT_EQ(ReadNsys(path, true).names, one.names);
+    EXPECT_EQ(ReadNsys(path, false, false, true).names, one.names);
+  }
   // Launch calls missing (rowids with no row) and calls without a correlation: the pieces
   // read in place close up.
   Exec(path,
@@ -173,6 +180,7 @@ TEST_F(NsysPartsTest, DispatchesAndLaunchCallsReadInPartsAreTheOnePassOnes) {
   ASSERT_LT(gaps.launches.size(), one.launches.size());
   ExpectSame(gaps, ReadNsys(path, true));
   ExpectSame(gaps, ReadNsys(path, true, true));
+  ExpectSame(gaps, ReadNsys(path, false, false, true));
 }
 
 TEST_F(NsysPartsTest, ProcessesAreFoundInParts) {
@@ -187,6 +195,7 @@ TEST_F(NsysPartsTest, ProcessesAreFoundInParts) {
   EXPECT_TRUE(parts.result.per_process_correlation);
   ExpectSame(one_pass, parts);
   ExpectSame(one_pass, ReadNsys(two, true, true));
+  ExpectSame(one_pass, ReadNsys(two, false, false, true));
 }
 
 TEST_F(NsysPartsTest, ATableOutOfStartOrderIsStillRight) {
@@ -212,6 +221,10 @@ TEST_F(NsysPartsTest, TheFirstBadRowOfThePartsIsTheError) {
   EXPECT_EQ(parts.status.ToString(), one.status.ToString());
   const Read in_place = ReadNsys(path, true, true);
   EXPECT_EQ(in_place.status.ToString(), one.status.ToString());
+  // The launch calls read beside stop with the dispatches' error, never handed on.
+  const Read beside = ReadNsys(path, false, false, true);
+  EXPECT_EQ(beside.status.ToString(), one.status.ToString());
+  EXPECT_EQ(beside.launches.size(), one.launches.size());
   // The rows before the bad one were handed on, as one pass hands them on.
   EXPECT_EQ(in_place.dispatches.size(), one.dispatches.size());
   EXPECT_NE(one.status.where().find("CUPTI_ACTIVITY_KIND_MEMCPY rowid 100"), std::string::npos);
@@ -237,6 +250,11 @@ TEST_F(NsysPartsTest, TheFirstBadRowOfThePartsIsTheError) {
   const Read launch_parts = ReadNsys(path, true);
   ASSERT_FALSE(launch_one.status.ok());
   EXPECT_EQ(launch_parts.status.ToString(), launch_one.status.ToString());
+  // Beside the dispatches: the same error, and the calls before the bad row handed on.
+  const Read launch_beside = ReadNsys(path, false, false, true);
+  EXPECT_EQ(launch_beside.status.ToString(), launch_one.status.ToString());
+  EXPECT_EQ(launch_beside.launches.size(), launch_one.launches.size());
+  EXPECT_GT(launch_one.launches.size(), 0u);
   EXPECT_NE(launch_one.status.where().find("rowid 1200"), std::string::npos);
   // A start that is not an integer: SQLite's sorted order, one pass.
   Exec(path, "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET end = start + 1");

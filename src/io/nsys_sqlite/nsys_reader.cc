@@ -15,6 +15,7 @@
 
 #include "src/base/demangle.h"
 #include "src/io/common/read_parts.h"
+#include "src/trace/spool.h"
 
 namespace decodeprof::io::nsys {
 namespace {
@@ -824,6 +825,10 @@ std::string LaunchQuery(const TableShape& t) {
 
 }  // namespace
 
+// Beside the dispatches: launch calls a spool keeps in memory, and those handed on at once.
+constexpr size_t kBesideMemoryCalls = size_t{1} << 16;
+constexpr size_t kBesideBlock = size_t{1} << 12;
+
 // A rowid range of a launch call table, read on a thread of its own.
 class LaunchParts {
  public:
@@ -833,6 +838,8 @@ class LaunchParts {
     std::vector<trace::ApiCall> calls;  // each named by the number of its nameId in `keys`
     std::span<trace::ApiCall> slot;     // in place: its room in the sink (`calls` unused)
     size_t filled = 0;                  // calls read into `slot`
+    // Beside the dispatches of a small window: the calls spooled (`calls` unused).
+    std::unique_ptr<trace::Spool<trace::ApiCall>> spool;
     FirstSeen<int64_t> keys;
     std::vector<int64_t> first_rowid;  // per key: the row it was first seen at
     int64_t rows = 0;
@@ -878,6 +885,16 @@ class LaunchParts {
     const bool in_place = piece.slot.data() != nullptr;
     while (q.Step() == SQLITE_ROW) {
       if ((++piece.rows & 4095) == 0 && stop_) return;
+      if (piece.spool) {
+        trace::ApiCall call;
+        piece.status = CheckCall(ctx_, piece.table, q, call);
+        if (!piece.status.ok()) return;
+        bool added = false;
+        call.name = piece.keys.Number(q.Int(3), &added);
+        if (added) piece.first_rowid.push_back(q.Int(0));
+        piece.spool->Add(call);
+        continue;
+      }
       if (in_place && piece.filled == piece.slot.size()) {  // not a rowid range after all
         piece.status =
             base::DataError(ctx_.path, "table " + piece.table + " changed while it was read");
@@ -905,7 +922,9 @@ class LaunchParts {
 void LaunchPartsDeleter::operator()(LaunchParts* parts) const { delete parts; }
 
 LaunchPartsPtr StartLaunchParts(const Context& ctx) {
-  if (!ctx.builder.keeps_everything() && !ctx.options.read_in_parts) return nullptr;
+  // A caller that keeps a window, not every record: each table in one piece, spooled.
+  const bool beside = !ctx.builder.keeps_everything() && !ctx.options.read_in_parts;
+  if (beside && ctx.options.launches_on_calling_thread) return nullptr;
   LaunchPartsPtr parts(new LaunchParts(ctx));
   for (std::string_view name : {kRuntimeTable, kDriverTable}) {
     const TableShape t(ctx.db, std::string(name));
@@ -914,9 +933,10 @@ LaunchPartsPtr StartLaunchParts(const Context& ctx) {
     if (!t.Has("start") || !t.Has("end") || !t.Has("nameId") || !t.Has("correlationId")) break;
     const std::string sql = LaunchQuery(t);
     const std::optional<std::pair<int64_t, int64_t>> span = KeySpan(ctx.db, t.name(), "rowid");
-    const int64_t n = span ? PartCount(span->second - span->first + 1, ctx.options.rows_per_part,
-                                       ctx.options.read_in_parts)
-                           : 1;
+    const int64_t n = span && !beside
+                          ? PartCount(span->second - span->first + 1, ctx.options.rows_per_part,
+                                      ctx.options.read_in_parts)
+                          : 1;
     for (int64_t k = 0; k < n; ++k) {
       std::optional<int64_t> from, to;
       if (k > 0) from = span->first + (span->second - span->first + 1) / n * k;
@@ -924,7 +944,9 @@ LaunchPartsPtr StartLaunchParts(const Context& ctx) {
       LaunchParts::Piece& piece = parts->pieces.emplace_back();
       piece.table = std::string(name);
       piece.sql = sql + KeyRange("rowid", from, to) + " ORDER BY rowid";
-      if (span) {
+      if (beside) {
+        piece.spool = std::make_unique<trace::Spool<trace::ApiCall>>(kBesideMemoryCalls);
+      } else if (span) {
         piece.room =
             static_cast<size_t>(to.value_or(span->second + 1) - from.value_or(span->first));
       } else {
@@ -933,6 +955,11 @@ LaunchPartsPtr StartLaunchParts(const Context& ctx) {
         piece.bounded = any.prepared() && any.Step() == SQLITE_ROW && any.Int(0) == 0;
       }
     }
+  }
+  if (beside) {
+    if (parts->pieces.empty()) return nullptr;
+    parts->Start();
+    return parts;
   }
   if (parts->pieces.size() < 2) return nullptr;
   // Room in the launch sink for every rowid of every piece (TraceBuilder::LaunchRoom), so that
@@ -979,7 +1006,22 @@ base::Status ReadLaunches(Context& ctx, LaunchParts* parts) {
           pool_ids[k] = *api;
         }
         ctx.result.api_calls += part.rows;
-        if (parts->room.data() != nullptr) {
+        if (part.spool) {
+          // Handed on in blocks, named, as the spool gives them back.
+          std::vector<trace::ApiCall> block;
+          block.reserve(kBesideBlock);
+          const base::Status replayed = part.spool->Replay([&](const trace::ApiCall& call) {
+            block.push_back(call);
+            block.back().name = pool_ids[call.name];
+            if (block.size() == kBesideBlock) {
+              ctx.builder.AddLaunches(block);
+              block.clear();
+            }
+          });
+          ctx.builder.AddLaunches(block);
+          part.spool.reset();
+          DP_RETURN_IF_ERROR(replayed);
+        } else if (parts->room.data() != nullptr) {
           // In place: the piece's calls moved up to the last piece's (rowids that hold no
           // call leave room behind).
           const std::span<trace::ApiCall> calls = part.slot.first(part.filled);

@@ -176,7 +176,8 @@ base::StatusOr<NsysImport> ImportNsysSqlite(const std::string& path, trace::Trac
   DP_RETURN_IF_ERROR(ReadClock(ctx));
   DP_RETURN_IF_ERROR(ReadDevices(ctx));
   DP_RETURN_IF_ERROR(nsys::DetectProcesses(ctx));
-  // The launch calls are read beside the dispatches when the caller keeps everything.
+  // The launch calls are read beside the dispatches: in parts when the caller keeps every
+  // record, else each table on a thread of its own into a spool.
   const nsys::LaunchPartsPtr launches = nsys::StartLaunchParts(ctx);
   DP_RETURN_IF_ERROR(nsys::ReadDispatches(ctx));
   DP_RETURN_IF_ERROR(nsys::ReadLaunches(ctx, launches.get()));
