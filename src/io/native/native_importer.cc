@@ -9,6 +9,7 @@
 #include <deque>
 #include <filesystem>
 #include <limits>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
@@ -23,6 +24,7 @@
 #include "src/io/format_names.h"
 #include "src/io/importer.h"
 #include "src/native_format/schema.h"
+#include "src/trace/spool.h"
 
 namespace decodeprof::io {
 namespace {
@@ -79,6 +81,8 @@ class NativeReader {
     uint64_t correlation = 0;
   };
   static constexpr uint32_t kLaunchChunk = 32768;
+  // The dispatches a spooled part keeps in memory (ReadSpooledParts).
+  static constexpr size_t kSpooledPartRecords = size_t{1} << 16;
   struct LaunchPipe {
     std::mutex mu;
     std::condition_variable cv;
@@ -134,7 +138,7 @@ class NativeReader {
     builder_.Expect(
         static_cast<size_t>(kernels + (options_.memory_ops_as_dispatches ? result_.memory_ops : 0)),
         static_cast<size_t>(result_.api_calls));
-    if (builder_.keeps_everything() || options_.read_in_parts) {
+    if (KeepsEverything()) {
       DP_RETURN_IF_ERROR(ReadEverything());
     } else {
       // The launch calls are read on a second thread, over a connection of its own, while
@@ -142,7 +146,7 @@ class NativeReader {
       LaunchPipe pipe;
       std::thread reader([this, &pipe] { ReadLaunchRows(pipe); });
       const base::Status read = [&]() -> base::Status {
-        DP_RETURN_IF_ERROR(ReadDispatches(&pipe));
+        DP_RETURN_IF_ERROR(ReadDispatches(PartsOfTheDispatches(), &pipe));
         while (TakeLaunchChunk(pipe)) {
         }
         return pipe.status;
@@ -158,6 +162,9 @@ class NativeReader {
   }
 
  private:
+  // Every dispatch and launch call is kept (or tests ask for the parts that path reads in).
+  bool KeepsEverything() const { return builder_.keeps_everything() || options_.read_in_parts; }
+
   base::Status DataError(std::string message, std::string hint = {}) const {
     return base::DataError(path_, std::move(message), std::move(hint));
   }
@@ -448,6 +455,7 @@ class NativeReader {
       return true;
     };
     if (parts.size() < 2) return WalkDispatches(*db_, parts.empty() ? "" : parts[0], add);
+    if (!KeepsEverything()) return ReadSpooledParts(parts, launches);
     // A caller that keeps every dispatch: each part is counted, then read on a thread of its
     // own over a connection of its own straight into its place in the sink's room (or a buffer
     // of this reader's when the sink has none); this thread takes the parts in order as they
@@ -478,16 +486,7 @@ class NativeReader {
       status = read[p].status;
       if (!status.ok()) continue;
       for (trace::Dispatch& d : read[p].rows) {
-        switch (d.kind) {
-          case trace::DispatchKind::kKernel:
-            d.name = *strings_->GetKernelName(d.name);
-            break;
-          case trace::DispatchKind::kMemset:
-            d.name = names_.Intern(trace::MemsetName(runtime));
-            break;
-          default:
-            d.name = names_.Intern(trace::MemcpyName(d.name, runtime));
-        }
+        Name(d, runtime);
         d.line = line < UINT32_MAX ? ++line : line;
       }
       result_.kernels += read[p].kernels;
@@ -497,6 +496,38 @@ class NativeReader {
       builder_.AddFilledDispatches(room);
     } else {
       builder_.AddDispatches(own);
+    }
+    return status;
+  }
+
+  // A caller that keeps a window only: each part read on a thread of its own over a connection
+  // of its own into a spool of its own; this thread takes the parts in order as they are done
+  // and hands their rows on as one pass would (named in its order, numbered, the launch
+  // reader's chunks taken in step), as far as the first bad row.
+  base::Status ReadSpooledParts(const std::vector<std::string>& parts, LaunchPipe* launches) {
+    std::vector<DispatchPart> read(parts.size());
+    std::vector<std::thread> readers;
+    readers.reserve(read.size());
+    for (size_t p = 0; p < read.size(); ++p) {
+      read[p].spool = std::make_unique<trace::Spool<trace::Dispatch>>(kSpooledPartRecords);
+      readers.emplace_back([this, &parts, &read, p] { ReadPart(parts[p], read[p]); });
+    }
+    const trace::Runtime runtime = Hip() ? trace::Runtime::kHip : trace::Runtime::kCuda;
+    uint32_t line = 0;
+    base::Status status;
+    for (size_t p = 0; p < read.size(); ++p) {
+      readers[p].join();
+      if (!status.ok()) continue;
+      status = read[p].spool->Replay([&](const trace::Dispatch& keyed) {
+        trace::Dispatch d = keyed;
+        Name(d, runtime);
+        d.line = line < UINT32_MAX ? ++line : line;
+        builder_.AddDispatch(d);
+        if (launches != nullptr && line % kLaunchChunk == 0) TakeLaunchChunk(*launches);
+      });
+      read[p].spool.reset();
+      result_.kernels += read[p].kernels;
+      if (status.ok()) status = read[p].status;
     }
     return status;
   }
@@ -536,13 +567,47 @@ class NativeReader {
   // the first bad row.
   struct DispatchPart {
     std::span<trace::Dispatch> rows;
+    // Or, for a caller that keeps a window only: every row of the part, spooled.
+    std::unique_ptr<trace::Spool<trace::Dispatch>> spool;
     int64_t kernels = 0;
     base::Status status;
   };
+  // The dispatch of `raw` named by its file key (a kernel's strings id, a copy's kind).
+  static trace::Dispatch Keyed(const RawDispatch& raw) {
+    trace::Dispatch d = raw.d;
+    if (d.kind == trace::DispatchKind::kKernel) {
+      d.name = static_cast<trace::StringId>(raw.name);  // Strings::Has: it fits
+    } else if (d.kind == trace::DispatchKind::kMemcpy) {
+      // MemcpyName's kinds (1 to 13); any other is named as 0 is.
+      d.name = raw.name >= 1 && raw.name <= 13 ? static_cast<trace::StringId>(raw.name) : 0;
+    }
+    return d;
+  }
+  // A keyed dispatch in the pool's terms (the calling thread only).
+  void Name(trace::Dispatch& d, trace::Runtime runtime) {
+    switch (d.kind) {
+      case trace::DispatchKind::kKernel:
+        d.name = *strings_->GetKernelName(d.name);
+        break;
+      case trace::DispatchKind::kMemset:
+        d.name = names_.Intern(trace::MemsetName(runtime));
+        break;
+      default:
+        d.name = names_.Intern(trace::MemcpyName(d.name, runtime));
+    }
+  }
   void ReadPart(const std::string& where, DispatchPart& part) const {
     auto db = SqliteDb::Open(path_);
     if (!db.ok()) {
       part.status = db.status();
+      return;
+    }
+    if (part.spool) {
+      part.status = WalkDispatches(*db, where, [&part](const RawDispatch& raw) {
+        if (raw.d.kind == trace::DispatchKind::kKernel) ++part.kernels;
+        part.spool->Add(Keyed(raw));
+        return true;
+      });
       return;
     }
     size_t filled = 0;
@@ -551,14 +616,8 @@ class NativeReader {
         ++filled;  // one more than counted
         return false;
       }
-      trace::Dispatch& d = part.rows[filled++] = raw.d;
-      if (d.kind == trace::DispatchKind::kKernel) {
-        ++part.kernels;
-        d.name = static_cast<trace::StringId>(raw.name);  // Strings::Has: it fits
-      } else if (d.kind == trace::DispatchKind::kMemcpy) {
-        // MemcpyName's kinds (1 to 13); any other is named as 0 is.
-        d.name = raw.name >= 1 && raw.name <= 13 ? static_cast<trace::StringId>(raw.name) : 0;
-      }
+      const trace::Dispatch& d = part.rows[filled++] = Keyed(raw);
+      if (d.kind == trace::DispatchKind::kKernel) ++part.kernels;
       return true;
     });
     if (part.status.ok() && filled != part.rows.size()) {
@@ -572,7 +631,7 @@ class NativeReader {
   // then up to one per available CPU, cut at even steps of start time.
   std::vector<std::string> PartsOfTheDispatches() {
     const int64_t rows_per_part = std::max<int64_t>(1, options_.rows_per_part);
-    if (!(builder_.keeps_everything() || options_.read_in_parts) || kernel_rows_ < rows_per_part) {
+    if ((!KeepsEverything() && !options_.spool_parts) || kernel_rows_ < rows_per_part) {
       return {""};
     }
     const int64_t kernels = kernel_rows_;
@@ -587,7 +646,8 @@ class NativeReader {
       return {""};
     }
     // (Tests asking for parts get them whatever the CPUs.)
-    const int64_t parts = PartCount(kernels, rows_per_part, options_.read_in_parts);
+    const int64_t parts =
+        PartCount(kernels, rows_per_part, options_.read_in_parts || options_.force_part_count);
     if (parts < 2) return {""};
     // The span of the starts, from the ends of the start-time indexes. A start that is not an
     // integer (an error, found at its row) sorts after every number: one read then.

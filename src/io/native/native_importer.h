@@ -100,6 +100,13 @@ struct NativeImportOptions {
   // exercise the parts on small files.
   bool read_in_parts = false;
   int64_t rows_per_part = int64_t{1} << 19;
+  // A caller that keeps a window, not every dispatch, still gets the dispatches read in
+  // start-time parts on threads (as many, of as many rows), each into a spool of its own
+  // (64 Ki dispatches in memory, the rest in a temporary file) replayed in order: memory stays
+  // bounded. false: one pass on the calling thread (the tests' reference).
+  bool spool_parts = true;
+  // Cut kForcedReadParts parts whatever the CPUs (as read_in_parts does): for tests.
+  bool force_part_count = false;
 };
 
 // The plug-in (registered in src/io/builtin_importers.inc): streams kernels and memory

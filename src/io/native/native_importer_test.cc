@@ -578,12 +578,16 @@ struct Read {
 };
 
 // One import of `path`, in parts of 500 kernels when `in_parts`, into the sinks' room when
-// `in_place`.
-Read ReadNative(const std::string& path, bool in_parts, bool in_place = false) {
+// `in_place`. Otherwise one pass on the calling thread, or with `spooled` the parts a caller
+// that keeps a window gets (each into a spool of its own, replayed in order).
+Read ReadNative(const std::string& path, bool in_parts, bool in_place = false,
+                bool spooled = false) {
   NativeImportOptions options;
   options.memory_ops_as_dispatches = true;
   options.read_in_parts = in_parts;
   options.rows_per_part = 500;
+  options.spool_parts = spooled;
+  options.force_part_count = spooled;
   trace::StringPool names;
   CollectSink sink;
   LaunchCollector launches;
@@ -624,6 +628,8 @@ TEST(NativeImporterTest, LaunchCallsReadInPartsAreTheOnePassOnes) {
   ASSERT_EQ(one_read.launches.size(), size_t{4000});
   ExpectSameLaunches(one_read, ReadNative(path, true));
   ExpectSameLaunches(one_read, ReadNative(path, true, true));
+  // Spooled dispatch parts take the launch reader's chunks in step: the same names, in order.
+  ExpectSameLaunches(one_read, ReadNative(path, false, false, true));
   // Ids missing and calls without correlation, in several parts: the parts' calls close up.
   Exec(path, "DELETE FROM api_calls WHERE id % 7 = 3 OR id BETWEEN 1000 AND 1600");
   Exec(path, "UPDATE api_calls SET correlation = 0 WHERE id % 11 = 5 OR id > 3800");
@@ -692,8 +698,9 @@ std::string WriteShuffled(int kernels) {
 TEST(NativeImporterTest, DispatchesReadInPartsAreTheOnePassOnes) {
   const std::string path = WriteShuffled(4000);  // 8 parts of 500
   const Read one = ReadNative(path, false);
-  for (const bool in_place : {false, true}) {
-    const Read parts = ReadNative(path, true, in_place);
+  for (const int mode : {0, 1, 2}) {  // in parts, in place, spooled
+    const Read parts =
+        mode == 2 ? ReadNative(path, false, false, true) : ReadNative(path, true, mode == 1);
     ASSERT_TRUE(one.status.ok()) << one.status.message();
     ASSERT_TRUE(parts.status.ok()) << parts.status.message();
     ASSERT_EQ(one.dispatches.size(), size_t{4080});
@@ -719,10 +726,15 @@ TEST(NativeImporterTest, TheFirstBadRowOfThePartsIsTheError) {
        "start_ns, id LIMIT 1 OFFSET 2100)");
   const Read one = ReadNative(path, false);
   ASSERT_FALSE(one.status.ok());
-  for (const bool in_place : {false, true}) {
-    const Read parts = ReadNative(path, true, in_place);
+  for (const int mode : {0, 1, 2}) {  // in parts, in place, spooled
+    const Read parts =
+        mode == 2 ? ReadNative(path, false, false, true) : ReadNative(path, true, mode == 1);
     EXPECT_EQ(parts.status.where(), one.status.where());
     EXPECT_EQ(parts.status.message(), one.status.message());
+    // The rows before the bad one were handed on, as one pass hands them on.
+    if (mode == 2) {
+      EXPECT_EQ(parts.dispatches.size(), one.dispatches.size());
+    }
   }
   EXPECT_NE(one.status.message().find("stream"), std::string::npos);
   // A start that is not a number sorts after every number: the last part finds it.
@@ -733,6 +745,9 @@ TEST(NativeImporterTest, TheFirstBadRowOfThePartsIsTheError) {
   ASSERT_FALSE(text_one.status.ok());
   EXPECT_EQ(text_parts.status.where(), text_one.status.where());
   EXPECT_EQ(text_parts.status.message(), text_one.status.message());
+  const Read text_spooled = ReadNative(path, false, false, true);
+  EXPECT_EQ(text_spooled.status.where(), text_one.status.where());
+  EXPECT_EQ(text_spooled.status.message(), text_one.status.message());
 }
 
 TEST(NativeImporterTest, DataLossCountersBeyondInt64Saturate) {
