@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -17,6 +18,7 @@
 
 #include "src/base/status.h"
 #include "src/io/common/sqlite_db.h"
+#include "src/trace/spool.h"
 #include "src/trace/trace.h"
 
 namespace decodeprof::io {
@@ -88,19 +90,28 @@ void OnThreads(size_t n, Fn&& fn) {
   for (std::thread& t : threads) t.join();
 }
 
-// The rows of one part of the dispatches, read on a thread of its own (ReadPartsInPlace): into
-// `slot`, its room in the sink, or where the sink gives none into `rows`.
-struct PartRows {
-  int64_t count = -1;                 // rows in its ranges; -1: not counted
-  std::span<trace::Dispatch> slot;    // in place: its room in the sink
-  size_t filled = 0;                  // rows read into `slot`
-  std::vector<trace::Dispatch> rows;  // else: the rows read
-  base::Status status;                // the first bad row's error
-  bool in_order = true;               // false: its rows are not in start order
+// The dispatches a spooled part keeps in memory (the rest go to a temporary file).
+inline constexpr size_t kSpooledPartRecords = size_t{1} << 16;
 
-  // Keeps `d`, in the slot or the rows; false when the slot is full (more rows than counted:
-  // the file changed while it was read).
+// The rows of one part of the dispatches, read on a thread of its own (ReadPartsInPlace): into
+// `slot`, its room in the sink, or where the sink gives none into `rows`, or for a caller that
+// keeps a window only into `spool` (bounded memory).
+struct PartRows {
+  int64_t count = -1;                                    // rows in its ranges; -1: not counted
+  std::span<trace::Dispatch> slot;                       // in place: its room in the sink
+  size_t filled = 0;                                     // rows read into `slot`
+  std::vector<trace::Dispatch> rows;                     // else: the rows read
+  std::unique_ptr<trace::Spool<trace::Dispatch>> spool;  // or: the rows spooled
+  base::Status status;                                   // the first bad row's error
+  bool in_order = true;                                  // false: its rows are not in start order
+
+  // Keeps `d`, in the spool, the slot or the rows; false when the slot is full (more rows than
+  // counted: the file changed while it was read).
   bool Keep(const trace::Dispatch& d) {
+    if (spool) {
+      spool->Add(d);
+      return true;
+    }
     if (slot.data() == nullptr) {
       rows.push_back(d);
       return true;
@@ -109,10 +120,35 @@ struct PartRows {
     slot[filled++] = d;
     return true;
   }
-  // The rows read, wherever they are.
+  // The rows read, wherever they are (not spooled ones).
   std::span<trace::Dispatch> Read() {
     return slot.data() == nullptr ? std::span<trace::Dispatch>(rows) : slot.first(filled);
   }
+  // fn(block) over the rows read, in order: all at once, or spooled ones a block at a time;
+  // then the rows are dropped. A spool that lost rows is the error (nothing more handed on).
+  template <typename Fn>
+  base::Status ForEachBlock(Fn&& fn) {
+    if (!spool) {
+      fn(Read());
+      rows = {};
+      return base::OkStatus();
+    }
+    std::vector<trace::Dispatch> block;
+    block.reserve(kBlock);
+    const base::Status replayed = spool->Replay([&](const trace::Dispatch& d) {
+      block.push_back(d);
+      if (block.size() == kBlock) {
+        fn(std::span<trace::Dispatch>(block));
+        block.clear();
+      }
+    });
+    if (replayed.ok() && !block.empty()) fn(std::span<trace::Dispatch>(block));
+    spool.reset();
+    return replayed;
+  }
+
+ private:
+  static constexpr size_t kBlock = size_t{1} << 12;
 };
 
 // The dispatch parts (Part: a PartRows) counted, each by count(p) on a thread of its own (-1:
@@ -123,9 +159,22 @@ struct PartRows {
 // room is given back and nothing was handed on; the caller reads in one pass. Else whether
 // the parts were read in place: the caller then names and numbers them, and hands them on
 // (AddFilledDispatches once over the room, or AddDispatches per part).
+//
+// With `spooled` (a caller that keeps a window only), nothing is counted: each part reads its
+// rows into a spool of its own; nullopt when a part found them out of start order, else false.
 template <typename Part, typename Count, typename ReadPart>
 std::optional<bool> ReadPartsInPlace(trace::TraceBuilder& builder, std::vector<Part>& parts,
-                                     Count&& count, ReadPart&& read) {
+                                     Count&& count, ReadPart&& read, bool spooled = false) {
+  if (spooled) {
+    for (Part& part : parts) {
+      part.spool = std::make_unique<trace::Spool<trace::Dispatch>>(kSpooledPartRecords);
+    }
+    OnThreads(parts.size(), [&](size_t p) { read(p, parts[p]); });
+    for (const Part& part : parts) {
+      if (!part.in_order) return std::nullopt;
+    }
+    return false;
+  }
   OnThreads(parts.size(), [&](size_t p) { parts[p].count = count(p); });
   size_t total = 0;
   bool counted = true;

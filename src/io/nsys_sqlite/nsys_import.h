@@ -40,6 +40,12 @@ struct NsysReadOptions {
   // compare with); otherwise a caller that does not keep every record gets each table of them
   // read on a thread of its own while the dispatches are read, into a bounded spool.
   bool launches_on_calling_thread = false;
+  // A caller that keeps a window, not every record, still gets the dispatches read in
+  // start-time parts on threads, each into a spool of its own (64 Ki rows in memory, the rest in
+  // a temporary file) handed on in order. false: one pass (the tests' reference).
+  bool spool_parts = true;
+  // Cut kForcedReadParts parts whatever the CPUs (as read_in_parts does): for tests.
+  bool force_part_count = false;
 };
 
 // An API name without nsys's version suffix: "_v" and four or more digits

@@ -85,13 +85,15 @@ struct Read {
 
 // One import of `path`, in parts of at least 100 rows when `in_parts`; with `in_place`, into
 // sinks that give room (the window store's RecordVectors), which the parts fill in place.
-// Otherwise one pass, the launch calls after the dispatches on the calling thread, or with
-// `beside` on threads of their own while the dispatches are read (a small window's import).
+// Otherwise one pass on the calling thread, or with `beside` a small window's import: the
+// dispatches in spooled parts, the launch calls on threads of their own meanwhile.
 Read ReadNsys(const std::string& path, bool in_parts, bool in_place = false, bool beside = false) {
   NsysReadOptions options;
   options.read_in_parts = in_parts;
   options.rows_per_part = 100;
   options.launches_on_calling_thread = !beside;
+  options.spool_parts = beside;
+  options.force_part_count = beside;
   trace::StringPool names;
   CollectSink sink;
   trace::RecordVector<trace::Dispatch, trace::DispatchSink> store;
@@ -225,6 +227,7 @@ TEST_F(NsysPartsTest, TheFirstBadRowOfThePartsIsTheError) {
   const Read beside = ReadNsys(path, false, false, true);
   EXPECT_EQ(beside.status.ToString(), one.status.ToString());
   EXPECT_EQ(beside.launches.size(), one.launches.size());
+  EXPECT_EQ(beside.dispatches.size(), one.dispatches.size());
   // The rows before the bad one were handed on, as one pass hands them on.
   EXPECT_EQ(in_place.dispatches.size(), one.dispatches.size());
   EXPECT_NE(one.status.where().find("CUPTI_ACTIVITY_KIND_MEMCPY rowid 100"), std::string::npos);

@@ -292,6 +292,11 @@ base::Status ReadDispatchesSorted(Context& ctx, const std::vector<TableScan>& sc
 // each part merges its ranges exactly as one pass merges the tables (ties: Source order).
 // Every part checks that its rows are in start order and inside its start range (integers
 // all): together the parts check the whole table, so no serial scan comes first.
+// A caller that keeps a window only: the parts go into spools (read_parts.h).
+bool Spooled(const Context& ctx) {
+  return !ctx.builder.keeps_everything() && !ctx.options.read_in_parts;
+}
+
 class DispatchParts {
  public:
   DispatchParts(Context& ctx, const std::vector<TableScan>& scans) : ctx_(ctx), scans_(scans) {}
@@ -305,7 +310,7 @@ class DispatchParts {
     // at its offset, or into its own rows when the sink has none (read_parts.h).
     const std::optional<bool> read = ReadPartsInPlace(
         ctx_.builder, parts, [this](size_t p) { return Count(p); },
-        [this](size_t p, Part& part) { Read(p, part); });
+        [this](size_t p, Part& part) { Read(p, part); }, Spooled(ctx_));
     if (!read) return std::nullopt;
     const bool in_place = *read;
     // In order: names interned in the order one pass meets them (the parts' keys in order of
@@ -328,20 +333,21 @@ class DispatchParts {
         }
       }
       if (!status.ok()) break;
-      const std::span<trace::Dispatch> rows = part.Read();
-      for (trace::Dispatch& d : rows) {
-        d.name = pool_ids[d.name];
-        d.line = line < UINT32_MAX ? ++line : line;
-      }
       for (int64_t source = 0; source < 4; ++source) {
         names.Count(static_cast<Source>(source), part.counts[source], part.first_graph_rowid);
       }
-      if (in_place) {
-        filled += rows.size();
-      } else {
-        ctx_.builder.AddDispatches(rows);
-        part.rows = {};
-      }
+      status = part.ForEachBlock([&](std::span<trace::Dispatch> rows) {
+        for (trace::Dispatch& d : rows) {
+          d.name = pool_ids[d.name];
+          d.line = line < UINT32_MAX ? ++line : line;
+        }
+        if (in_place) {
+          filled += rows.size();
+        } else {
+          ctx_.builder.AddDispatches(rows);
+        }
+      });
+      if (!status.ok()) break;
       status = part.status;
       if (!status.ok()) break;
     }
@@ -402,7 +408,8 @@ class DispatchParts {
       }
       rows += span;
     }
-    const int64_t parts = PartCount(rows, ctx_.options.rows_per_part, ctx_.options.read_in_parts);
+    const int64_t parts = PartCount(rows, ctx_.options.rows_per_part,
+                                    ctx_.options.read_in_parts || ctx_.options.force_part_count);
     if (parts < 2 || !spans[largest]) return false;
     // The bounds: the starts of the largest table at even steps of its rowids.
     const auto [lo, hi] = *spans[largest];
@@ -757,7 +764,7 @@ base::Status ReadDispatches(Context& ctx) {
   // sorted alone (SQLite's sorter, bounded memory); the rows are merged here in the order the
   // sorted union gives. A start that is not an integer (NULL, text: SQLite's order of mixed
   // types) takes that sorted union, as before.
-  if (ctx.builder.keeps_everything() || ctx.options.read_in_parts) {
+  if (ctx.builder.keeps_everything() || ctx.options.read_in_parts || ctx.options.spool_parts) {
     if (std::optional<base::Status> read = DispatchParts(ctx, scans).Run()) return *read;
   }
   for (TableScan& scan : scans) {

@@ -250,9 +250,11 @@ class DispatchParts {
     std::vector<Part> parts(bounds_.size() + 1);
     // Each part counts its rows (no row decoded), then reads them straight into the sink's room
     // at its offset, or into its own rows when the sink has none (read_parts.h).
+    // A caller that keeps a window only: the parts go into spools (read_parts.h).
+    const bool spooled = !ctx_.builder.keeps_everything() && !ctx_.options.read_in_parts;
     const std::optional<bool> read = ReadPartsInPlace(
         ctx_.builder, parts, [this](size_t p) { return Count(p); },
-        [this](size_t p, Part& part) { Read(p, part); });
+        [this](size_t p, Part& part) { Read(p, part); }, spooled);
     if (!read) return std::nullopt;
     const bool in_place = *read;
     DispatchNames names(ctx_);
@@ -266,19 +268,20 @@ class DispatchParts {
       const std::vector<NameKey>& keys = part.keys.keys();
       pool_ids.resize(keys.size());
       for (size_t k = 0; k < keys.size(); ++k) pool_ids[k] = names.Name(keys[k]);
-      const std::span<trace::Dispatch> rows = part.Read();
-      for (trace::Dispatch& d : rows) {
-        d.name = pool_ids[d.name];
-        d.line = line < UINT32_MAX ? ++line : line;
-      }
+      status = part.ForEachBlock([&](std::span<trace::Dispatch> rows) {
+        for (trace::Dispatch& d : rows) {
+          d.name = pool_ids[d.name];
+          d.line = line < UINT32_MAX ? ++line : line;
+        }
+        if (in_place) {
+          filled += rows.size();
+        } else {
+          ctx_.builder.AddDispatches(rows);
+        }
+      });
+      if (!status.ok()) break;
       ctx_.result.kernels += part.kernels;
       ctx_.result.memory_copies += part.copies;
-      if (in_place) {
-        filled += rows.size();
-      } else {
-        ctx_.builder.AddDispatches(rows);
-        part.rows = {};
-      }
       if (part.dangling) {
         const DanglingNote& n = *part.dangling;
         status = ctx_.DanglingString(n.table, n.id, n.column, n.string_id);
@@ -344,7 +347,8 @@ class DispatchParts {
       }
       rows += span;
     }
-    const int64_t parts = PartCount(rows, ctx_.options.rows_per_part, ctx_.options.read_in_parts);
+    const int64_t parts = PartCount(rows, ctx_.options.rows_per_part,
+                                    ctx_.options.read_in_parts || ctx_.options.force_part_count);
     if (parts < 2 || !spans[largest]) return false;
     const auto [lo, hi] = *spans[largest];
     SqliteQuery at(ctx_.db, "SELECT start FROM " + ctx_.From(scans_[largest].table) +
@@ -493,7 +497,7 @@ class DispatchReader {
     if (ctx_.Has(kCopy)) {
       scans.push_back(Scan{Source::kCopy, kCopy, CopyQuery(), nullptr, SQLITE_DONE, "M"});
     }
-    if (ctx_.builder.keeps_everything() || ctx_.options.read_in_parts) {
+    if (ctx_.builder.keeps_everything() || ctx_.options.read_in_parts || ctx_.options.spool_parts) {
       if (std::optional<base::Status> read = DispatchParts(ctx_, scans).Run()) return *read;
     }
     for (Scan& scan : scans) {

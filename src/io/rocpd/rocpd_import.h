@@ -39,6 +39,12 @@ struct RocpdReadOptions {
   // with); otherwise a caller that does not keep every record gets them read on a thread of
   // their own while the dispatches are read, into a bounded spool.
   bool regions_on_calling_thread = false;
+  // A caller that keeps a window, not every record, still gets the dispatches read in
+  // start-time parts on threads, each into a spool of its own (64 Ki rows in memory, the rest in
+  // a temporary file) handed on in order. false: one pass (the tests' reference).
+  bool spool_parts = true;
+  // Cut kForcedReadParts parts whatever the CPUs (as read_in_parts does): for tests.
+  bool force_part_count = false;
 };
 
 std::string_view RocpdMemcpyName(std::string_view operation);

@@ -87,13 +87,15 @@ struct Read {
 
 // One import of `path`, in parts of at least 100 rows when `in_parts`; with `in_place`, into
 // sinks that give room (the window store's RecordVectors), which the parts fill in place.
-// Otherwise one pass, the regions after the dispatches on the calling thread, or with
-// `beside` on a thread of their own while the dispatches are read (a small window's import).
+// Otherwise one pass on the calling thread, or with `beside` a small window's import: the
+// dispatches in spooled parts, the regions on a thread of their own meanwhile.
 Read ReadRocpd(const std::string& path, bool in_parts, bool in_place = false, bool beside = false) {
   RocpdReadOptions options;
   options.read_in_parts = in_parts;
   options.rows_per_part = 100;
   options.regions_on_calling_thread = !beside;
+  options.spool_parts = beside;
+  options.force_part_count = beside;
   trace::StringPool names;
   CollectSink sink;
   trace::RecordVector<trace::Dispatch, trace::DispatchSink> store;
@@ -253,6 +255,7 @@ TEST_F(RocpdPartsTest, TheFirstBadRowOfThePartsIsTheError) {
   const Read beside = ReadRocpd(path, false, false, true);
   EXPECT_EQ(beside.status.ToString(), one.status.ToString());
   EXPECT_EQ(beside.launches.size(), one.launches.size());
+  EXPECT_EQ(beside.dispatches.size(), one.dispatches.size());
   // The rows before the bad one were handed on, as one pass hands them on.
   EXPECT_EQ(in_place.dispatches.size(), one.dispatches.size());
   EXPECT_NE(one.status.where().find("rocpd_memory_copy id 100"), std::string::npos);
