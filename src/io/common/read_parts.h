@@ -147,6 +147,24 @@ struct PartRows {
     return replayed;
   }
 
+  // Hands the rows read on in order (ForEachBlock), each named pool_ids[its key] and numbered
+  // on from `line`: in place they are only counted into `ready` (the caller adds the room's
+  // filled prefix at the end), else added to `builder`.
+  base::Status HandOn(trace::TraceBuilder& builder, std::span<const trace::StringId> pool_ids,
+                      bool in_place, uint32_t& line, size_t& ready) {
+    return ForEachBlock([&](std::span<trace::Dispatch> block) {
+      for (trace::Dispatch& d : block) {
+        d.name = pool_ids[d.name];
+        d.line = line < UINT32_MAX ? ++line : line;
+      }
+      if (in_place) {
+        ready += block.size();
+      } else {
+        builder.AddDispatches(block);
+      }
+    });
+  }
+
  private:
   static constexpr size_t kBlock = size_t{1} << 12;
 };

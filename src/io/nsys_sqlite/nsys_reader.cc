@@ -336,17 +336,7 @@ class DispatchParts {
       for (int64_t source = 0; source < 4; ++source) {
         names.Count(static_cast<Source>(source), part.counts[source], part.first_graph_rowid);
       }
-      status = part.ForEachBlock([&](std::span<trace::Dispatch> rows) {
-        for (trace::Dispatch& d : rows) {
-          d.name = pool_ids[d.name];
-          d.line = line < UINT32_MAX ? ++line : line;
-        }
-        if (in_place) {
-          filled += rows.size();
-        } else {
-          ctx_.builder.AddDispatches(rows);
-        }
-      });
+      status = part.HandOn(ctx_.builder, pool_ids, in_place, line, filled);
       if (!status.ok()) break;
       status = part.status;
       if (!status.ok()) break;

@@ -268,17 +268,7 @@ class DispatchParts {
       const std::vector<NameKey>& keys = part.keys.keys();
       pool_ids.resize(keys.size());
       for (size_t k = 0; k < keys.size(); ++k) pool_ids[k] = names.Name(keys[k]);
-      status = part.ForEachBlock([&](std::span<trace::Dispatch> rows) {
-        for (trace::Dispatch& d : rows) {
-          d.name = pool_ids[d.name];
-          d.line = line < UINT32_MAX ? ++line : line;
-        }
-        if (in_place) {
-          filled += rows.size();
-        } else {
-          ctx_.builder.AddDispatches(rows);
-        }
-      });
+      status = part.HandOn(ctx_.builder, pool_ids, in_place, line, filled);
       if (!status.ok()) break;
       ctx_.result.kernels += part.kernels;
       ctx_.result.memory_copies += part.copies;
