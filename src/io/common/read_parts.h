@@ -135,7 +135,7 @@ struct PartRows {
     }
     std::vector<trace::Dispatch> block;
     block.reserve(kBlock);
-    const base::Status replayed = spool->Replay([&](const trace::Dispatch& d) {
+    base::Status replayed = spool->Replay([&](const trace::Dispatch& d) {
       block.push_back(d);
       if (block.size() == kBlock) {
         fn(std::span<trace::Dispatch>(block));

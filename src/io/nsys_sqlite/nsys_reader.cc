@@ -1007,7 +1007,7 @@ base::Status ReadLaunches(Context& ctx, LaunchParts* parts) {
           // Handed on in blocks, named, as the spool gives them back.
           std::vector<trace::ApiCall> block;
           block.reserve(kBesideBlock);
-          const base::Status replayed = part.spool->Replay([&](const trace::ApiCall& call) {
+          base::Status replayed = part.spool->Replay([&](const trace::ApiCall& call) {
             block.push_back(call);
             block.back().name = pool_ids[call.name];
             if (block.size() == kBesideBlock) {

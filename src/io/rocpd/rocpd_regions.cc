@@ -449,7 +449,7 @@ class RegionReader {
           ctx_.builder.AddLaunches(block);
           block.clear();
         };
-        const base::Status replayed = part.spool->Replay([&](const trace::ApiCall& call) {
+        base::Status replayed = part.spool->Replay([&](const trace::ApiCall& call) {
           block.push_back(call);
           block.back().name = pool_ids[call.name];
           if (block.size() == kBesideBlock) hand_block();
