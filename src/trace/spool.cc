@@ -52,6 +52,12 @@ void SpillFile::Write(const void* data, size_t bytes) {
   }
 }
 
+void SpillFile::Clear() {
+  if (fd_ >= 0) close(fd_);  // (unlinked: closing frees it)
+  fd_ = -1;
+  written_ = 0;
+}
+
 void SpillFile::Rewind() {
   if (fd_ >= 0 && lseek(fd_, 0, SEEK_SET) < 0 && status_.ok()) {
     status_ = base::IoError("temporary file", std::string("cannot seek: ") + std::strerror(errno));

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -34,6 +35,8 @@ class SpillFile {
   // Reads up to `bytes` from the current read position; returns the bytes read (0 at the end).
   size_t Read(void* data, size_t bytes);
   void Rewind();
+  // Drops what was written (a later write starts a new file); an error is kept.
+  void Clear();
   int64_t bytes_written() const { return written_; }
   // OK, or the first error of creating, writing or reading the file.
   const base::Status& status() const { return status_; }
@@ -70,24 +73,9 @@ class Spool {
   // be called again).
   template <typename Fn>
   base::Status Replay(Fn&& fn) {
-    DP_RETURN_IF_ERROR(file_.status());  // a failed write lost records: never replay a part
-    if (file_.bytes_written() > 0) {
-      file_.Rewind();
-      std::vector<T> block(std::min<size_t>(capacity_, size_t{1} << 16));
-      int64_t from_file = 0;
-      for (;;) {
-        const size_t got = file_.Read(block.data(), block.size() * sizeof(T));
-        if (got == 0) break;
-        for (size_t i = 0; i < got / sizeof(T); ++i) fn(static_cast<const T&>(block[i]));
-        from_file += static_cast<int64_t>(got);
-      }
-      DP_RETURN_IF_ERROR(file_.status());
-      if (from_file != file_.bytes_written()) {
-        return base::InternalError("spool", "the temporary file was cut short (" +
-                                                std::to_string(from_file) + " of " +
-                                                std::to_string(file_.bytes_written()) + " bytes)");
-      }
-    }
+    DP_RETURN_IF_ERROR(ReplayFile([&](std::span<T> block) {
+      for (const T& v : block) fn(v);
+    }));
     for (const T& v : buffer_) fn(static_cast<const T&>(v));
     return base::OkStatus();
   }
@@ -96,12 +84,51 @@ class Spool {
   template <typename Fn>
   base::Status Drain(Fn&& fn) {
     DP_RETURN_IF_ERROR(Replay(std::forward<Fn>(fn)));
-    buffer_ = {};
-    size_ = 0;
+    Clear();
+    return base::OkStatus();
+  }
+
+  // Calls fn(block) with the records in the order added, a block (std::span<T>, which fn may
+  // change) at a time; the spool is empty afterwards. For a consumer that hands records on in
+  // blocks.
+  template <typename Fn>
+  base::Status DrainBlocks(Fn&& fn) {
+    DP_RETURN_IF_ERROR(ReplayFile(fn));
+    if (!buffer_.empty()) fn(std::span<T>(buffer_));
+    Clear();
     return base::OkStatus();
   }
 
  private:
+  void Clear() {
+    buffer_ = {};
+    size_ = 0;
+    file_.Clear();
+  }
+
+  // fn(block) over the records in the file, in order, a block at a time.
+  template <typename Fn>
+  base::Status ReplayFile(Fn&& fn) {
+    DP_RETURN_IF_ERROR(file_.status());  // a failed write lost records: never replay a part
+    if (file_.bytes_written() == 0) return base::OkStatus();
+    file_.Rewind();
+    std::vector<T> block(std::min<size_t>(capacity_, size_t{1} << 16));
+    int64_t from_file = 0;
+    for (;;) {
+      const size_t got = file_.Read(block.data(), block.size() * sizeof(T));
+      if (got == 0) break;
+      fn(std::span<T>(block.data(), got / sizeof(T)));
+      from_file += static_cast<int64_t>(got);
+    }
+    DP_RETURN_IF_ERROR(file_.status());
+    if (from_file != file_.bytes_written()) {
+      return base::InternalError("spool", "the temporary file was cut short (" +
+                                              std::to_string(from_file) + " of " +
+                                              std::to_string(file_.bytes_written()) + " bytes)");
+    }
+    return base::OkStatus();
+  }
+
   size_t capacity_;
   std::vector<T> buffer_;
   int64_t size_ = 0;

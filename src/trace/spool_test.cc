@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,28 @@ TEST(SpoolTest, SpillsBlocksAndReplaysInOrder) {
   }
   EXPECT_EQ(spool.spilled_bytes(), static_cast<int64_t>(9 * sizeof(Dispatch)));
   EXPECT_EQ(DrainStarts(spool), expected);
+}
+
+TEST(SpoolTest, DrainsInBlocksInOrder) {
+  Spool<Dispatch> spool(3);  // 9 records in the file, 1 in memory
+  for (int i = 0; i < 10; ++i) spool.Add(Dispatch{.start = 100 + i});
+  std::vector<int64_t> starts;
+  size_t blocks = 0;
+  const base::Status s = spool.DrainBlocks([&](std::span<Dispatch> block) {
+    ++blocks;
+    for (Dispatch& d : block) {
+      d.start += 1000;  // a block may be changed in place
+      starts.push_back(d.start);
+    }
+  });
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_GE(blocks, 2u);
+  std::vector<int64_t> expected;
+  for (int i = 0; i < 10; ++i) expected.push_back(1100 + i);
+  EXPECT_EQ(starts, expected);
+  EXPECT_EQ(spool.size(), 0);
+  EXPECT_EQ(spool.spilled_bytes(), 0);
+  EXPECT_EQ(DrainStarts(spool), std::vector<int64_t>{});
 }
 
 TEST(SpoolTest, LaunchCallsKeepEveryField) {

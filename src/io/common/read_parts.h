@@ -133,18 +133,9 @@ struct PartRows {
       rows = {};
       return base::OkStatus();
     }
-    std::vector<trace::Dispatch> block;
-    block.reserve(kBlock);
-    base::Status replayed = spool->Replay([&](const trace::Dispatch& d) {
-      block.push_back(d);
-      if (block.size() == kBlock) {
-        fn(std::span<trace::Dispatch>(block));
-        block.clear();
-      }
-    });
-    if (replayed.ok() && !block.empty()) fn(std::span<trace::Dispatch>(block));
+    base::Status drained = spool->DrainBlocks(fn);
     spool.reset();
-    return replayed;
+    return drained;
   }
 
   // Hands the rows read on in order (ForEachBlock), each named pool_ids[its key] and numbered
@@ -164,9 +155,6 @@ struct PartRows {
       }
     });
   }
-
- private:
-  static constexpr size_t kBlock = size_t{1} << 12;
 };
 
 // The dispatch parts (Part: a PartRows) counted, each by count(p) on a thread of its own (-1:

@@ -822,9 +822,8 @@ std::string LaunchQuery(const TableShape& t) {
 
 }  // namespace
 
-// Beside the dispatches: launch calls a spool keeps in memory, and those handed on at once.
+// Beside the dispatches: launch calls a spool keeps in memory.
 constexpr size_t kBesideMemoryCalls = size_t{1} << 16;
-constexpr size_t kBesideBlock = size_t{1} << 12;
 
 // A rowid range of a launch call table, read on a thread of its own.
 class LaunchParts {
@@ -1005,19 +1004,11 @@ base::Status ReadLaunches(Context& ctx, LaunchParts* parts) {
         ctx.result.api_calls += part.rows;
         if (part.spool) {
           // Handed on in blocks, named, as the spool gives them back.
-          std::vector<trace::ApiCall> block;
-          block.reserve(kBesideBlock);
-          base::Status replayed = part.spool->Replay([&](const trace::ApiCall& call) {
-            block.push_back(call);
-            block.back().name = pool_ids[call.name];
-            if (block.size() == kBesideBlock) {
-              ctx.builder.AddLaunches(block);
-              block.clear();
-            }
-          });
-          ctx.builder.AddLaunches(block);
+          DP_RETURN_IF_ERROR(part.spool->DrainBlocks([&](std::span<trace::ApiCall> block) {
+            for (trace::ApiCall& call : block) call.name = pool_ids[call.name];
+            ctx.builder.AddLaunches(block);
+          }));
           part.spool.reset();
-          DP_RETURN_IF_ERROR(replayed);
         } else if (parts->room.data() != nullptr) {
           // In place: the piece's calls moved up to the last piece's (rowids that hold no
           // call leave room behind).

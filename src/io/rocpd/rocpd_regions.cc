@@ -443,20 +443,11 @@ class RegionReader {
         ctx_.result.api_calls += static_cast<int64_t>(part.filled);
       } else if (part.spool) {
         // Handed on in blocks, named, as the spool gives them back.
-        std::vector<trace::ApiCall> block;
-        block.reserve(kBesideBlock);
-        const auto hand_block = [&] {
-          ctx_.builder.AddLaunches(block);
-          block.clear();
-        };
-        base::Status replayed = part.spool->Replay([&](const trace::ApiCall& call) {
-          block.push_back(call);
-          block.back().name = pool_ids[call.name];
-          if (block.size() == kBesideBlock) hand_block();
-        });
-        hand_block();
-        if (!replayed.ok()) return replayed;
         ctx_.result.api_calls += part.spool->size();
+        DP_RETURN_IF_ERROR(part.spool->DrainBlocks([&](std::span<trace::ApiCall> block) {
+          for (trace::ApiCall& call : block) call.name = pool_ids[call.name];
+          ctx_.builder.AddLaunches(block);
+        }));
         part.spool.reset();
       } else {
         for (trace::ApiCall& call : part.calls) call.name = pool_ids[call.name];
@@ -605,9 +596,8 @@ class RegionReader {
     if (skipped_++ == 0) first_skipped_ = {ctx_.path, std::move(position), std::move(detail)};
   }
 
-  // Beside the dispatches: launch calls kept in memory by the spool, and handed on at once.
+  // Beside the dispatches: launch calls kept in memory by the spool.
   static constexpr size_t kBesideMemoryCalls = size_t{1} << 16;
-  static constexpr size_t kBesideBlock = size_t{1} << 12;
 
   Context& ctx_;
   std::vector<Part> parts_;
