@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <thread>
 #include <utility>
 
 #include "src/base/large_pages.h"
@@ -110,7 +111,7 @@ uint8_t WindowCollector::Count(const trace::Dispatch& d) {
   return member;
 }
 
-void WindowCollector::MergeRebased(WindowCollector&& later) {
+void WindowCollector::MergeClocks(const WindowCollector& later) {
   for (size_t i = 0; i < clocks_.size(); ++i) {
     PerClock& pc = clocks_[i];
     const PerClock& other = later.clocks_[i];
@@ -122,6 +123,53 @@ void WindowCollector::MergeRebased(WindowCollector&& later) {
       pc.last_before = other.last_before;
     }
   }
+}
+
+void WindowCollector::MergeAll(std::span<const LaterPart> later) {
+  // The clocks in part order; where each part's dispatches go.
+  std::vector<size_t> at;
+  at.reserve(later.size());
+  size_t total = candidates_.size();
+  for (const LaterPart& part : later) {
+    WindowCollector& c = *part.collector;
+    if (part.rebase != nullptr) {
+      for (PerClock& pc : c.clocks_) {
+        if (pc.last_before) (*part.rebase)(*pc.last_before);
+      }
+    }
+    MergeClocks(c);
+    at.push_back(total);
+    total += c.candidates_.size();
+  }
+  const size_t from = candidates_.size();
+  if (total > candidates_.capacity()) base::ReserveLarge(candidates_, total);
+  if (total > from && candidates_.capacity() >= total &&
+      (total - from) * sizeof(trace::Dispatch) >= (size_t{4} << 20)) {
+    const base::Prefault pages(
+        candidates_.data() + from, (total - from) * sizeof(trace::Dispatch),
+        static_cast<int>(
+            std::clamp<unsigned>(std::thread::hardware_concurrency(), 1, base::kPrefaultThreads)));
+  }
+  candidates_.resize(total);
+  membership_.resize(total);
+  // Each part rebased in its own store (faulted in by the thread that filled it) and copied to
+  // its place; a thread takes a run of whole parts.
+  base::ForParts(later.size(), 1, [&](size_t, size_t b, size_t e) {
+    for (size_t k = b; k < e; ++k) {
+      WindowCollector& c = *later[k].collector;
+      if (later[k].rebase != nullptr) {
+        for (trace::Dispatch& d : c.candidates_) (*later[k].rebase)(d);
+      }
+      std::copy(c.candidates_.begin(), c.candidates_.end(), candidates_.data() + at[k]);
+      std::copy(c.membership_.begin(), c.membership_.end(), membership_.data() + at[k]);
+      c.candidates_ = {};
+      c.membership_ = {};
+    }
+  });
+}
+
+void WindowCollector::MergeRebased(WindowCollector&& later) {
+  MergeClocks(later);
   if (candidates_.empty()) {
     candidates_ = std::move(later.candidates_);
     membership_ = std::move(later.membership_);

@@ -6,7 +6,9 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -79,6 +81,16 @@ class WindowCollector : public trace::DispatchSink {
   }
   void Merge(WindowCollector&& later) { MergeRebased(std::move(later)); }
 
+  // Appends every part of `later` in order: what Merge(part, part.rebase) of each, one after
+  // another, gives. The dispatches are rebased and copied on several threads into room faulted
+  // in on threads (a file of millions parsed in parts: the calling thread would otherwise copy
+  // them all, stopping at each page to have it cleared).
+  struct LaterPart {
+    WindowCollector* collector = nullptr;
+    const std::function<void(trace::Dispatch&)>* rebase = nullptr;  // null: none
+  };
+  void MergeAll(std::span<const LaterPart> later);
+
   // Calls `fn` on each dispatch kept so far (a candidate of either clock's window).
   template <typename Fn>
   void ForEachKept(Fn&& fn) const {
@@ -103,6 +115,8 @@ class WindowCollector : public trace::DispatchSink {
   // Counts `d` on every clock; the bits of the clocks whose window holds it.
   uint8_t Count(const trace::Dispatch& d);
   void MergeRebased(WindowCollector&& later);
+  // The counts and the last dispatch before decode_start of `later` (already rebased).
+  void MergeClocks(const WindowCollector& later);
 
   std::array<PerClock, std::size(trace::kAllClocks)> clocks_;
   // Dispatches inside either clock's [decode_start, measured_end], in file order, with a bit

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <random>
 #include <vector>
 
@@ -220,6 +221,43 @@ TEST(WindowTest, MergeRebasesTheLaterPartsDispatches) {
   ASSERT_TRUE(window->last_before);
   EXPECT_EQ(window->last_before->line, 11u);
   EXPECT_EQ(window->last_before->name, 7u);
+}
+
+// MergeAll of several parts, some large enough to be faulted in and copied on threads, some
+// empty, names and lines rebased: what one collector that saw every row in order holds.
+TEST(WindowTest, MergingManyPartsAtOnceEqualsOneCollector) {
+  const std::vector<Dispatch> rows = TiedRows(400000, 11);
+  WindowCollector whole(TwoClockMarks());
+  for (const Dispatch& d : rows) whole.Add(d);
+  const auto want = std::move(whole).Finish("log");
+  ASSERT_TRUE(want.ok()) << want.status().ToString();
+  const std::vector<size_t> cuts = {0, 1000, 1000, 150000, 150001, 390000, rows.size()};
+  WindowCollector first(TwoClockMarks());
+  std::vector<WindowCollector> parts;
+  parts.reserve(cuts.size());
+  for (size_t k = 0; k + 1 < cuts.size(); ++k) {
+    WindowCollector& c = k == 0 ? first : parts.emplace_back(TwoClockMarks());
+    // A later part holds its names shifted by 100 and its lines counted from 1.
+    for (size_t i = cuts[k]; i < cuts[k + 1]; ++i) {
+      Dispatch d = rows[i];
+      if (k > 0) {
+        d.name += 100;
+        d.line -= static_cast<uint32_t>(cuts[k]);
+      }
+      c.Add(d);
+    }
+  }
+  std::vector<std::function<void(Dispatch&)>> rebases;
+  for (size_t k = 1; k + 1 < cuts.size(); ++k) {
+    rebases.emplace_back([shift = static_cast<uint32_t>(cuts[k])](Dispatch& d) {
+      d.name -= 100;
+      d.line += shift;
+    });
+  }
+  std::vector<WindowCollector::LaterPart> later;
+  for (size_t k = 0; k < parts.size(); ++k) later.push_back({&parts[k], &rebases[k]});
+  first.MergeAll(later);
+  ExpectSameWindow(std::move(first).Finish("log"), want);
 }
 
 TEST(WindowTest, AReservationChangesNothing) {

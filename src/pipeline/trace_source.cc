@@ -81,10 +81,12 @@ base::StatusOr<WindowedTrace> ImportWindowInParts(
   WindowedTrace out;
   out.info = std::move(imported.trace);
   first.AddCountsTo(out.info);
+  std::vector<analysis::WindowCollector::LaterPart> later;
   for (const io::PartsImporter::LaterPart& part : imported.later) {
     counters[part.index].AddCountsTo(out.info);
-    collector.Merge(std::move(collectors[part.index]), part.rebase);
+    later.push_back({&collectors[part.index], part.rebase ? &part.rebase : nullptr});
   }
+  collector.MergeAll(later);
   DP_RETURN_IF_ERROR(CheckImported(request, importer, out.info));
   out.marks_source = all ? request.path : log_path;
   out.window_source = all ? "all" : "log";
