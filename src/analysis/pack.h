@@ -97,6 +97,10 @@ class Pack {
   }
   // One role (or kNoRole) per dispatch of `seq`, by the pack's role rules in order.
   virtual std::vector<RoleId> AssignRoles(const SequenceView& seq) const = 0;
+  // Whether AssignRoles reads SequenceView::launch_thread / launch_time (with ranges): a caller
+  // without them for every dispatch need not join the launch calls per dispatch (millions of
+  // 16-byte pairs in a whole-trace window).
+  virtual bool ReadsLaunchContext() const { return true; }
   // Sentences for the user about properties of `seq` that make AssignRoles's labels doubtful,
   // e.g. a trace without grid sizes, where the sampler-tail rule takes every qmv for the
   // lm_head (seed spec 2.7 rule 1). Empty when all is well; AssignRoles is unaffected.

@@ -246,6 +246,7 @@ class OpPathRule final : public RoleRule {
   std::string_view kind() const override { return "op_path"; }
   void Apply(const SequenceView& seq, std::vector<RoleId>& roles) const override;
   void Diagnose(const SequenceView& seq, std::vector<trace::DiagMessage>* warnings) const override;
+  bool ReadsLaunchContext() const override { return true; }
 
   // True when `seq` carries what the rule needs: launch info for every dispatch and ranges.
   static bool Usable(const SequenceView& seq);

@@ -171,6 +171,22 @@ overwrite = false
   EXPECT_EQ(warnings_.size(), 1u);
 }
 
+// Only a pack with an op_path rule asks its caller for the launch context per dispatch.
+TEST(OpPathPackTest, OnlyAPackWithOpPathRulesReadsTheLaunchContext) {
+  const auto with = Parse(kOpRules);
+  ASSERT_NE(with, nullptr);
+  EXPECT_TRUE(with->ReadsLaunchContext());
+  const auto without = Parse(R"(
+[[role_rule]]
+kind = "name_contains"
+role = "tail"
+names = ["gemv"]
+overwrite = false
+)");
+  ASSERT_NE(without, nullptr);
+  EXPECT_FALSE(without->ReadsLaunchContext());
+}
+
 TEST_F(OpPathTest, ParseErrorsNameTheFileAndLine) {
   const auto bad = packs::ParsePack(std::string(kPackHead) + R"(
 [[role_rule]]

@@ -111,6 +111,11 @@ std::vector<RoleId> RulePack::AssignRoles(const SequenceView& seq) const {
   return roles;
 }
 
+bool RulePack::ReadsLaunchContext() const {
+  return std::any_of(rules_.begin(), rules_.end(),
+                     [](const std::unique_ptr<RoleRule>& r) { return r->ReadsLaunchContext(); });
+}
+
 std::vector<trace::DiagMessage> RulePack::RoleWarnings(const SequenceView& seq) const {
   std::vector<trace::DiagMessage> warnings;
   std::vector<ClassId> storage;

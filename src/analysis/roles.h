@@ -88,6 +88,8 @@ class RoleRule {
   // Appends one sentence per property of `seq` that makes this rule's labels doubtful
   // (e.g. no grid sizes where the rule needs them). Default: none.
   virtual void Diagnose(const SequenceView& seq, std::vector<trace::DiagMessage>* warnings) const;
+  // Whether Apply reads SequenceView::launch_thread / launch_time. Default: no.
+  virtual bool ReadsLaunchContext() const { return false; }
 };
 
 struct PackInfo {
@@ -119,6 +121,7 @@ class RulePack final : public Pack {
   // padded with other_class() or cut (and RoleWarnings says so).
   std::vector<RoleId> AssignRoles(const SequenceView& seq) const override;
   std::vector<trace::DiagMessage> RoleWarnings(const SequenceView& seq) const override;
+  bool ReadsLaunchContext() const override;
   // The role rules in pack order (AssignRoles applies them in this order).
   const std::vector<std::unique_ptr<RoleRule>>& rules() const { return rules_; }
 

@@ -2,6 +2,7 @@
 
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <mutex>
@@ -27,6 +28,19 @@ double Seconds(clockid_t id) {
   timespec ts{};
   clock_gettime(id, &ts);
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+// The process's resident memory now (/proc/self/statm); 0 where it cannot be read.
+double ResidentMiB() {
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  if (f == nullptr) return 0;
+  unsigned long size = 0;
+  unsigned long resident = 0;
+  const int got = std::fscanf(f, "%lu %lu", &size, &resident);
+  std::fclose(f);
+  if (got != 2) return 0;
+  return static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) /
+         (1024.0 * 1024.0);
 }
 
 }  // namespace
@@ -58,9 +72,10 @@ void MarkStage(std::string_view stage, std::FILE* out) {
     getrusage(RUSAGE_SELF, &usage);
     std::fprintf(out,
                  "decodeprof: stage %-18s %8.3f s wall %8.3f s CPU on this thread %8.3f s CPU in "
-                 "all %7.1f MiB peak RSS\n",
+                 "all %7.1f MiB RSS %7.1f MiB peak RSS\n",
                  std::string(stage).c_str(), wall - c.wall, cpu - c.cpu,
-                 process_cpu - c.process_cpu, static_cast<double>(usage.ru_maxrss) / 1024.0);
+                 process_cpu - c.process_cpu, ResidentMiB(),
+                 static_cast<double>(usage.ru_maxrss) / 1024.0);
   }
   c.started = true;
   c.wall = wall;

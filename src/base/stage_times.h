@@ -2,9 +2,9 @@
 // DECODEPROF_STAGE_TIMES set (to anything but "" or "0"), StartStages starts a clock and each
 // MarkStage writes one line to standard error: the stage's wall time since the previous mark
 // and the CPU time of the calling thread in that span, which on many CPUs is the part no other
-// thread can take over, then that of all the process's threads, and the process's peak RSS so
-// far (docs/performance.md, "Stage times"). Importers mark their own phases (e.g. "rocpd
-// dispatches"): "import" is what is left.
+// thread can take over, then that of all the process's threads, the process's resident memory
+// at the mark and its peak RSS so far (docs/performance.md, "Stage times"). Importers mark their
+// own phases (e.g. "rocpd dispatches"): "import" is what is left.
 // Without the variable a mark reads the environment and returns.
 #pragma once
 

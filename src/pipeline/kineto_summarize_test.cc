@@ -364,7 +364,7 @@ TEST_F(KinetoSummarizeTest, StageTimesNameEveryStageInOrder) {
   unsetenv("DECODEPROF_STAGE_TIMES");
   ASSERT_TRUE(timed.ok()) << timed.status().ToString();
   size_t at = 0;
-  for (const char* stage : {"inputs", "import", "window", "steps", "launch join", "pack and tokens",
+  for (const char* stage : {"inputs", "import", "window", "steps", "pack", "launch join", "tokens",
                             "attribution", "speed of light", "summary", "diagnostics", "write"}) {
     at = err.find(std::string("decodeprof: stage ") + stage + " ", at);
     ASSERT_NE(at, std::string::npos) << stage << " in\n" << err;

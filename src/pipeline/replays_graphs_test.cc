@@ -60,5 +60,31 @@ TEST(ReplaysGraphsTest, GraphLaunchCallsMakeAReplay) {
   EXPECT_FALSE(ReplaysGraphs(Window(names, 1000, [](size_t i) { return i + 1; }), info, names));
 }
 
+// A whole-trace window, counted in parts on threads: graph launch calls, kernels sharing an id
+// without a launch call and "[CUDA graph" rows add up across the parts, exactly at half.
+TEST(ReplaysGraphsTest, AWholeWindowIsCountedInPartsExactlyAtHalf) {
+  constexpr size_t kN = 300'000;
+  trace::StringPool names;
+  trace::ImportedTrace info;
+  const trace::StringId graph = names.Intern("cudaGraphLaunch");
+  const trace::StringId plain = names.Intern("cudaLaunchKernel");
+  const trace::StringId node = names.Intern("[CUDA graph 3]");
+  // Kernels 0..99,999 launched by calls (the first 60,000 graph launches); 100,000..179,999 in
+  // pairs sharing an id without a call (80,000); 180,000.. with ids of their own, of which
+  // 10,000 are graph rows: 150,000 in all.
+  analysis::DecodeWindow w = Window(names, kN, [](size_t i) -> uint64_t {
+    if (i < 100'000) return i + 1;
+    if (i < 180'000) return 100'001 + (i - 100'000) / 2;
+    return 1'000'000 + i;
+  });
+  for (uint64_t id = 1; id <= 100'000; ++id) {
+    info.launches.push_back({id <= 60'000 ? graph : plain, 0, 1, 7, id});
+  }
+  for (size_t i = 200'000; i < 210'000; ++i) w.dispatches[i].name = node;
+  EXPECT_TRUE(ReplaysGraphs(w, info, names));
+  w.dispatches[200'000].name = names.Intern("gemm");
+  EXPECT_FALSE(ReplaysGraphs(w, info, names));
+}
+
 }  // namespace
 }  // namespace decodeprof::pipeline

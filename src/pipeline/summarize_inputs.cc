@@ -180,10 +180,20 @@ base::StatusOr<LoadedTrace> LoadTrace(const SummarizeRequest& req, const io::Imp
     }
   }
   base::MarkStage("steps");
-  out.launches = JoinLaunches(out.trace.window.dispatches, out.trace.info, req.trace);
-  out.ranges = std::make_unique<analysis::RangeIndex>(out.trace.info.ranges);
-  base::MarkStage("launch join");
   return out;
+}
+
+void JoinLaunchCalls(const SummarizeRequest& req, const analysis::Pack& pack,
+                     const trace::StringPool& names, LoadedTrace& loaded) {
+  trace::ImportedTrace& info = loaded.trace.info;
+  const std::vector<trace::Dispatch>& dispatches = loaded.trace.window.dispatches;
+  loaded.launches =
+      JoinLaunches(dispatches, info, req.trace, pack.ReadsLaunchContext() && !info.ranges.empty());
+  loaded.graph_replay = ReplaysGraphs(loaded.trace.window, info, names);
+  // Nothing later reads the calls themselves: a whole-trace window's millions go now.
+  std::vector<trace::ApiCall>().swap(info.launches);
+  loaded.ranges = std::make_unique<analysis::RangeIndex>(info.ranges);
+  base::MarkStage("launch join");
 }
 
 // Whether the decode's steps replay graphs: most of the window's dispatches were launched by a

@@ -1,12 +1,15 @@
 // The judgments of ComputeRun (summarize_stages.h): the notes of what was chosen on the user's
 // behalf, and the diagnostics of the inputs, the window and the figures.
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "src/base/large_pages.h"
+#include "src/base/parallel.h"
 #include "src/base/py_format.h"
 #include "src/base/utf8.h"
 #include "src/pipeline/sampled_window.h"
@@ -238,54 +241,82 @@ void CompleteSampledNote(const analysis::Sampling& m, std::string& note) {
 // whole (nsys's "[CUDA graph N]" rows).
 bool ReplaysGraphs(const analysis::DecodeWindow& w, const trace::ImportedTrace& info,
                    const trace::StringPool& names) {
+  const std::vector<trace::Dispatch>& ds = w.dispatches;
+  if (ds.empty()) return false;
   const trace::LaunchIndex index(info.launches);
+  // Each distinct name's answers once: a graph launch call, a "[CUDA graph" dispatch.
+  std::vector<uint8_t> graph_call(names.size());
+  std::vector<uint8_t> graph_name(names.size());
+  for (size_t id = 0; id < names.size(); ++id) {
+    const std::string_view name = names.Get(static_cast<trace::StringId>(id));
+    graph_call[id] = trace::IsGraphLaunch(name) ? 1 : 0;
+    graph_name[id] = name.starts_with("[CUDA graph") ? 1 : 0;
+  }
+  const auto is = [](const std::vector<uint8_t>& answers, trace::StringId id) {
+    return id < answers.size() && answers[id] != 0;
+  };
+  // In parts on several threads, summed: the dispatches a graph launched, and those with a
+  // correlation id but no launch call (`open`: decided below).
+  std::array<size_t, base::kMaxPassParts> graphed_in{};
+  std::array<size_t, base::kMaxPassParts> open_in{};
+  const size_t parts =
+      base::ForParts(ds.size(), base::kMinPassPart, [&](size_t k, size_t b, size_t e) {
+        size_t hint = 0;
+        for (size_t i = b; i < e; ++i) {
+          const trace::Dispatch& d = ds[i];
+          const trace::ApiCall* call = index.Find(d.correlation, hint);
+          if ((call != nullptr && is(graph_call, call->name)) || is(graph_name, d.name)) {
+            ++graphed_in[k];
+          } else if (call == nullptr && d.correlation != 0) {
+            ++open_in[k];
+          }
+        }
+      });
+  size_t graphed = 0;
+  size_t open = 0;
+  for (size_t k = 0; k < parts; ++k) {
+    graphed += graphed_in[k];
+    open += open_in[k];
+  }
   // Without the launch calls (a recording with the API records off, a trace that lost them),
   // a graph replay still shows: CUPTI and roctracer give every kernel of a graph launch that
   // launch's correlation id, so two or more kernels share it; a plain launch runs one.
   // Counted only when some dispatch has a correlation id without a launch call.
   // (The kernels' ids sorted, once: millions of them in a whole-trace window, mostly in order
   // already; the ids met twice or more kept apart, few where no graph runs.)
-  std::vector<uint64_t> shared_ids;
-  bool counted = false;
-  const auto shared = [&](uint64_t correlation) {
-    if (!counted) {
-      std::vector<uint64_t> ids;
-      for (const trace::Dispatch& d : w.dispatches) {
-        if (d.correlation != 0 && d.kind == trace::DispatchKind::kKernel) {
-          ids.push_back(d.correlation);
-        }
+  if (open > 0 && graphed * 2 < ds.size()) {
+    std::vector<uint64_t> ids;
+    base::ReserveFaultedIn(ids, ds.size());
+    for (const trace::Dispatch& d : ds) {
+      if (d.correlation != 0 && d.kind == trace::DispatchKind::kKernel) {
+        ids.push_back(d.correlation);
       }
-      if (!std::is_sorted(ids.begin(), ids.end())) std::sort(ids.begin(), ids.end());
-      for (size_t i = 1; i < ids.size(); ++i) {
-        if (ids[i] == ids[i - 1] && (shared_ids.empty() || shared_ids.back() != ids[i])) {
-          shared_ids.push_back(ids[i]);
-        }
-      }
-      counted = true;
     }
-    return std::binary_search(shared_ids.begin(), shared_ids.end(), correlation);
-  };
-  // Each distinct name's answers once: a graph launch call, a "[CUDA graph" dispatch.
-  std::vector<int8_t> graph_call(names.size(), -1);
-  std::vector<int8_t> graph_name(names.size(), -1);
-  const auto memo = [&names](std::vector<int8_t>& cache, trace::StringId id, auto&& test) {
-    if (id >= cache.size()) return static_cast<bool>(test(names.Get(id)));
-    if (cache[id] < 0) cache[id] = test(names.Get(id)) ? 1 : 0;
-    return cache[id] == 1;
-  };
-  const auto is_graph_launch = [](std::string_view n) { return trace::IsGraphLaunch(n); };
-  const auto is_graph_node = [](std::string_view n) { return n.starts_with("[CUDA graph"); };
-  size_t graphed = 0;
-  size_t hint = 0;
-  for (const trace::Dispatch& d : w.dispatches) {
-    const trace::ApiCall* call = index.Find(d.correlation, hint);
-    if ((call != nullptr && memo(graph_call, call->name, is_graph_launch)) ||
-        (call == nullptr && d.correlation != 0 && shared(d.correlation)) ||
-        memo(graph_name, d.name, is_graph_node)) {
-      ++graphed;
+    if (!std::is_sorted(ids.begin(), ids.end())) std::sort(ids.begin(), ids.end());
+    std::vector<uint64_t> shared_ids;
+    for (size_t i = 1; i < ids.size(); ++i) {
+      if (ids[i] == ids[i - 1] && (shared_ids.empty() || shared_ids.back() != ids[i])) {
+        shared_ids.push_back(ids[i]);
+      }
+    }
+    ids = {};
+    if (!shared_ids.empty()) {
+      std::array<size_t, base::kMaxPassParts> shared_in{};
+      base::ForParts(ds.size(), base::kMinPassPart, [&](size_t k, size_t b, size_t e) {
+        size_t hint = 0;
+        for (size_t i = b; i < e; ++i) {
+          const trace::Dispatch& d = ds[i];
+          if (d.correlation == 0 || is(graph_name, d.name)) continue;
+          if (index.Find(d.correlation, hint) != nullptr) continue;
+          if (std::binary_search(shared_ids.begin(), shared_ids.end(), d.correlation)) {
+            ++shared_in[k];
+          }
+        }
+      });
+      for (const size_t n : shared_in) graphed += n;
     }
   }
-  return !w.dispatches.empty() && graphed * 2 >= w.dispatches.size();
+  return graphed * 2 >= ds.size();
 }
 
 // Kernels of one CUDA stream run in order: one that ends after the next kernel of its stream

@@ -168,7 +168,7 @@ analysis::SummaryInputs SummaryInputsOf(const SummarizeRequest& req, const std::
   in.window = &loaded.trace.window;
   in.names = &names;
   in.has_grid = loaded.trace.info.has_grid;
-  in.graph_replay = ReplaysGraphs(loaded.trace.window, loaded.trace.info, names);
+  in.graph_replay = loaded.graph_replay;
   in.pack = inputs.pack.get();
   in.units = inputs.units.get();
   in.pack_name = inputs.pack_name;
@@ -245,12 +245,14 @@ base::Status ComputeRun(const SummarizeRequest& req, ComputedRun& run) {
   base::MarkStage("inputs");
   DP_ASSIGN_OR_RETURN(p.loaded, LoadTrace(req, *importer, p.inputs.log, p.names));
   DP_RETURN_IF_ERROR(ChoosePack(req, *importer, p.loaded, p.names, p.inputs, result.notes));
+  base::MarkStage("pack");
+  JoinLaunchCalls(req, *p.inputs.pack, p.names, p.loaded);
   AddWindowNotes(p.loaded, result.notes);
   DP_ASSIGN_OR_RETURN(p.tokens, CountTokens(req, p.inputs.log, p.loaded));
   const std::optional<size_t> sampled_note = AddSampledNote(p.loaded, p.tokens, result.notes);
   analysis::SummaryInputs in =
       SummaryInputsOf(req, result.format, p.names, p.loaded, p.inputs, p.tokens);
-  base::MarkStage("pack and tokens");
+  base::MarkStage("tokens");
   p.attribution = analysis::Attribute(in);
   base::MarkStage("attribution");
   trace::Diagnostics& diag = p.loaded.trace.info.diagnostics;

@@ -68,11 +68,20 @@ struct LoadedTrace {
   WindowedTrace trace;
   std::optional<analysis::Sampling> sampling;  // a sampled recording (sampled_window.h)
   int64_t timed_periods = 0;                   // of a recording sampled by time
+  // Set by JoinLaunchCalls:
   LaunchContext launches;
+  bool graph_replay = false;  // analysis::SummaryInputs::graph_replay
   std::unique_ptr<analysis::RangeIndex> ranges;
 };
 base::StatusOr<LoadedTrace> LoadTrace(const SummarizeRequest& req, const io::Importer& importer,
                                       const trace::BenchLog& log, trace::StringPool& names);
+
+// The launch calls joined to the window's dispatches, once the pack is known: the launch
+// context per dispatch (LoadedTrace::launches) only when the pack's rules read it and the trace
+// has ranges, whether the steps replay graphs, launch_not_found; then the calls are let go
+// (info.launches is empty afterwards) and the ranges indexed.
+void JoinLaunchCalls(const SummarizeRequest& req, const analysis::Pack& pack,
+                     const trace::StringPool& names, LoadedTrace& loaded);
 
 // Without --pack: the pack for the window's kernel names (packs::DefaultPackFor) and its units;
 // the choice is a note, a weak one a diagnostic (pack_choice_weak).

@@ -366,12 +366,14 @@ base::Status ErrorDiagnostic(const std::string& path, const trace::Diagnostics& 
 }
 
 LaunchContext JoinLaunches(std::span<const trace::Dispatch> dispatches, trace::ImportedTrace& info,
-                           const std::string& path) {
+                           const std::string& path, bool per_dispatch) {
   LaunchContext out;
   if (info.launches.empty()) return out;
   const trace::LaunchIndex index(info.launches);
-  base::ResizeFaultedIn(out.thread, dispatches.size());
-  base::ResizeFaultedIn(out.time, dispatches.size());
+  if (per_dispatch) {
+    base::ResizeFaultedIn(out.thread, dispatches.size());
+    base::ResizeFaultedIn(out.time, dispatches.size());
+  }
   // In parts on several threads, each searching from where its last call was found; merged in
   // order (the first missing one of one pass).
   struct PartMissing {
@@ -384,11 +386,15 @@ LaunchContext JoinLaunches(std::span<const trace::Dispatch> dispatches, trace::I
         size_t hint = 0;
         for (size_t i = b; i < e; ++i) {
           if (const trace::ApiCall* call = index.Find(dispatches[i].correlation, hint)) {
-            out.thread[i] = call->thread;
-            out.time[i] = call->start;
+            if (per_dispatch) {
+              out.thread[i] = call->thread;
+              out.time[i] = call->start;
+            }
           } else {
-            out.thread[i] = 0;
-            out.time[i] = analysis::kUnknownLaunch;
+            if (per_dispatch) {
+              out.thread[i] = 0;
+              out.time[i] = analysis::kUnknownLaunch;
+            }
             if (missing_in[k].first == nullptr) missing_in[k].first = &dispatches[i];
             ++missing_in[k].count;
           }

@@ -58,13 +58,14 @@ base::StatusOr<WindowedTrace> ImportWindow(const TraceRequest& request,
 
 // The kernel → launch join for `dispatches`: the launching thread and the launch call's start
 // per dispatch (thread 0 and analysis::kUnknownLaunch where none matches); both empty when the
-// trace has no launch calls. Counts launch_not_found into `info.diagnostics`.
+// trace has no launch calls, or when `per_dispatch` is false (only the count is wanted). Counts
+// launch_not_found into `info.diagnostics`.
 struct LaunchContext {
   std::vector<uint64_t> thread;
   std::vector<trace::TimestampNs> time;
 };
 LaunchContext JoinLaunches(std::span<const trace::Dispatch> dispatches, trace::ImportedTrace& info,
-                           const std::string& path);
+                           const std::string& path, bool per_dispatch = true);
 
 // A GPU runs at most 128 kernels at once (CUDA's limit since compute capability 3.5); a
 // decode rarely more than a few. The durations of `dispatches` (start order, one device), each

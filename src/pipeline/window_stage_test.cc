@@ -395,6 +395,15 @@ TEST_F(WindowStageTest, AWholeWindowInMemoryIsCheckedInPartsAsOnePassChecksIt) {
       EXPECT_EQ(entry.first.position, "record 1");
     }
   }
+  // Only the count (a pack that reads no launch context): no per-dispatch pair, the same
+  // diagnostic.
+  trace::ImportedTrace counted = w->info;
+  counted.diagnostics = {};
+  const LaunchContext count_only =
+      JoinLaunches(w->window.dispatches, counted, request.path, /*per_dispatch=*/false);
+  EXPECT_TRUE(count_only.time.empty());
+  EXPECT_TRUE(count_only.thread.empty());
+  EXPECT_EQ(counted.diagnostics.count(trace::Diag::kLaunchNotFound), (kN + 2) / 3);
   // Two dispatches recorded twice, late in the window: the first is the error.
   for (const int at : {280'000, 250'000}) {
     trace::Dispatch copy = dispatches_[static_cast<size_t>(at)];
