@@ -21,9 +21,14 @@ int ExitCode(ErrorKind kind) {
   return 70;
 }
 
+const std::string& Status::Empty() {
+  static const std::string kEmpty;
+  return kEmpty;
+}
+
 std::string Status::ToString() const {
-  if (where_.empty()) return message_;
-  return where_ + ": " + message_;
+  if (where().empty()) return message();
+  return where() + ": " + message();
 }
 
 std::string AtLine(std::string_view file, int64_t line) {

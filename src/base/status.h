@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -32,25 +33,41 @@ class [[nodiscard]] Status {
   Status() = default;
   Status(ErrorKind kind, std::string where, std::string message, std::string hint = {})
       : kind_(kind),
-        where_(std::move(where)),
-        message_(std::move(message)),
-        hint_(std::move(hint)) {}
+        details_(std::make_unique<Details>(
+            Details{std::move(where), std::move(message), std::move(hint)})) {}
+  Status(const Status& other)
+      : kind_(other.kind_),
+        details_(other.details_ ? std::make_unique<Details>(*other.details_) : nullptr) {}
+  Status& operator=(const Status& other) {
+    if (this != &other) *this = Status(other);
+    return *this;
+  }
+  Status(Status&&) noexcept = default;
+  Status& operator=(Status&&) noexcept = default;
+  ~Status() = default;
 
   bool ok() const { return kind_ == ErrorKind::kOk; }
   ErrorKind kind() const { return kind_; }
-  const std::string& where() const { return where_; }
-  const std::string& message() const { return message_; }
-  const std::string& hint() const { return hint_; }
+  const std::string& where() const { return details_ ? details_->where : Empty(); }
+  const std::string& message() const { return details_ ? details_->message : Empty(); }
+  const std::string& hint() const { return details_ ? details_->hint : Empty(); }
   int exit_code() const { return ExitCode(kind_); }
 
   // "<where>: <message>" (or just the message when there is no location).
   std::string ToString() const;
 
  private:
+  // An error's words, apart: an ok status (the one hot loops make per record) is a kind and a
+  // null pointer, made and dropped without a call.
+  struct Details {
+    std::string where;
+    std::string message;
+    std::string hint;
+  };
+  static const std::string& Empty();
+
   ErrorKind kind_ = ErrorKind::kOk;
-  std::string where_;
-  std::string message_;
-  std::string hint_;
+  std::unique_ptr<Details> details_;
 };
 
 inline Status OkStatus() { return Status(); }
