@@ -61,7 +61,10 @@ TEST(ReplaysGraphsTest, GraphLaunchCallsMakeAReplay) {
 }
 
 // A whole-trace window, counted in parts on threads: graph launch calls, kernels sharing an id
-// without a launch call and "[CUDA graph" rows add up across the parts, exactly at half.
+// without a launch call (in pairs from an odd index, so that a pair lies across the cut
+// between two parts on 2, 4 or 8 CPUs) and
+// "[CUDA graph" rows add up across the parts, exactly at half; the same with the ids out of
+// order (all of them sorted at once instead).
 TEST(ReplaysGraphsTest, AWholeWindowIsCountedInPartsExactlyAtHalf) {
   constexpr size_t kN = 300'000;
   trace::StringPool names;
@@ -69,12 +72,12 @@ TEST(ReplaysGraphsTest, AWholeWindowIsCountedInPartsExactlyAtHalf) {
   const trace::StringId graph = names.Intern("cudaGraphLaunch");
   const trace::StringId plain = names.Intern("cudaLaunchKernel");
   const trace::StringId node = names.Intern("[CUDA graph 3]");
-  // Kernels 0..99,999 launched by calls (the first 60,000 graph launches); 100,000..179,999 in
-  // pairs sharing an id without a call (80,000); 180,000.. with ids of their own, of which
+  // Kernels 0..99,999 launched by calls (the first 60,000 graph launches); 100,001..180,000 in
+  // pairs sharing an id without a call (80,000); the others with ids of their own, of which
   // 10,000 are graph rows: 150,000 in all.
   analysis::DecodeWindow w = Window(names, kN, [](size_t i) -> uint64_t {
-    if (i < 100'000) return i + 1;
-    if (i < 180'000) return 100'001 + (i - 100'000) / 2;
+    if (i <= 100'000) return i + 1;
+    if (i <= 180'000) return 200'001 + (i - 100'001) / 2;
     return 1'000'000 + i;
   });
   for (uint64_t id = 1; id <= 100'000; ++id) {
@@ -82,7 +85,12 @@ TEST(ReplaysGraphsTest, AWholeWindowIsCountedInPartsExactlyAtHalf) {
   }
   for (size_t i = 200'000; i < 210'000; ++i) w.dispatches[i].name = node;
   EXPECT_TRUE(ReplaysGraphs(w, info, names));
+  // Out of order: two unshared ids swapped late in the window.
+  std::swap(w.dispatches[290'000].correlation, w.dispatches[290'001].correlation);
+  EXPECT_TRUE(ReplaysGraphs(w, info, names));
   w.dispatches[200'000].name = names.Intern("gemm");
+  EXPECT_FALSE(ReplaysGraphs(w, info, names));
+  std::swap(w.dispatches[290'000].correlation, w.dispatches[290'001].correlation);
   EXPECT_FALSE(ReplaysGraphs(w, info, names));
 }
 

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -239,6 +240,75 @@ void CompleteSampledNote(const analysis::Sampling& m, std::string& note) {
 // Whether the decode's steps replay graphs: most of the window's dispatches were launched by a
 // graph launch call (cudaGraphLaunch, cuGraphLaunch, hipGraphLaunch), or the trace shows graphs
 // whole (nsys's "[CUDA graph N]" rows).
+namespace {
+
+// The correlation ids two or more of `ds`'s kernels share, sorted. In start order the ids
+// mostly rise: each part of the window then finds its own repeats, and the parts meet where one
+// part's last id is the next one's first; an id out of order anywhere: all of them sorted once.
+std::vector<uint64_t> RepeatedKernelIds(std::span<const trace::Dispatch> ds) {
+  struct PartIds {
+    bool sorted = true;
+    bool any = false;
+    uint64_t first = 0;
+    uint64_t last = 0;
+    std::vector<uint64_t> repeats;
+  };
+  const auto counted = [](const trace::Dispatch& d) {
+    return d.correlation != 0 && d.kind == trace::DispatchKind::kKernel;
+  };
+  const auto add = [](std::vector<uint64_t>& out, uint64_t id) {
+    if (out.empty() || out.back() != id) out.push_back(id);
+  };
+  std::array<PartIds, base::kMaxPassParts> in{};
+  const size_t parts =
+      base::ForParts(ds.size(), base::kMinPassPart, [&](size_t k, size_t b, size_t e) {
+        PartIds& p = in[k];
+        for (size_t i = b; i < e; ++i) {
+          if (!counted(ds[i])) continue;
+          const uint64_t id = ds[i].correlation;
+          if (!p.any) {
+            p.any = true;
+            p.first = id;
+          } else if (id < p.last) {
+            p.sorted = false;
+            return;
+          } else if (id == p.last) {
+            add(p.repeats, id);
+          }
+          p.last = id;
+        }
+      });
+  std::vector<uint64_t> out;
+  bool sorted = true;
+  std::optional<uint64_t> last;
+  for (size_t k = 0; k < parts && sorted; ++k) {
+    const PartIds& p = in[k];
+    sorted = p.sorted;
+    if (!sorted || !p.any) continue;
+    if (last && p.first < *last) {
+      sorted = false;
+      continue;
+    }
+    if (last && p.first == *last) add(out, p.first);
+    for (const uint64_t id : p.repeats) add(out, id);
+    last = p.last;
+  }
+  if (sorted) return out;
+  std::vector<uint64_t> ids;
+  base::ReserveFaultedIn(ids, ds.size());
+  for (const trace::Dispatch& d : ds) {
+    if (counted(d)) ids.push_back(d.correlation);
+  }
+  std::sort(ids.begin(), ids.end());
+  out.clear();
+  for (size_t i = 1; i < ids.size(); ++i) {
+    if (ids[i] == ids[i - 1]) add(out, ids[i]);
+  }
+  return out;
+}
+
+}  // namespace
+
 bool ReplaysGraphs(const analysis::DecodeWindow& w, const trace::ImportedTrace& info,
                    const trace::StringPool& names) {
   const std::vector<trace::Dispatch>& ds = w.dispatches;
@@ -281,25 +351,10 @@ bool ReplaysGraphs(const analysis::DecodeWindow& w, const trace::ImportedTrace& 
   // Without the launch calls (a recording with the API records off, a trace that lost them),
   // a graph replay still shows: CUPTI and roctracer give every kernel of a graph launch that
   // launch's correlation id, so two or more kernels share it; a plain launch runs one.
-  // Counted only when some dispatch has a correlation id without a launch call.
-  // (The kernels' ids sorted, once: millions of them in a whole-trace window, mostly in order
-  // already; the ids met twice or more kept apart, few where no graph runs.)
+  // Counted only when some dispatch has a correlation id without a launch call, and only the
+  // ids met twice or more kept (RepeatedKernelIds), few where no graph runs.
   if (open > 0 && graphed * 2 < ds.size()) {
-    std::vector<uint64_t> ids;
-    base::ReserveFaultedIn(ids, ds.size());
-    for (const trace::Dispatch& d : ds) {
-      if (d.correlation != 0 && d.kind == trace::DispatchKind::kKernel) {
-        ids.push_back(d.correlation);
-      }
-    }
-    if (!std::is_sorted(ids.begin(), ids.end())) std::sort(ids.begin(), ids.end());
-    std::vector<uint64_t> shared_ids;
-    for (size_t i = 1; i < ids.size(); ++i) {
-      if (ids[i] == ids[i - 1] && (shared_ids.empty() || shared_ids.back() != ids[i])) {
-        shared_ids.push_back(ids[i]);
-      }
-    }
-    ids = {};
+    const std::vector<uint64_t> shared_ids = RepeatedKernelIds(ds);
     if (!shared_ids.empty()) {
       std::array<size_t, base::kMaxPassParts> shared_in{};
       base::ForParts(ds.size(), base::kMinPassPart, [&](size_t k, size_t b, size_t e) {
@@ -319,7 +374,6 @@ bool ReplaysGraphs(const analysis::DecodeWindow& w, const trace::ImportedTrace& 
   return graphed * 2 >= ds.size();
 }
 
-// Kernels of one CUDA stream run in order: one that ends after the next kernel of its stream
 // The summary's warnings of recorder trouble, in the words decodeprof always used.
 void AddRecorderWarnings(const trace::Diagnostics& diag,
                          std::vector<trace::DiagMessage>& warnings) {
