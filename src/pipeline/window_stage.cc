@@ -67,6 +67,57 @@ std::string RepeatingRanges(const trace::ImportedTrace& info, const trace::Strin
   return out;
 }
 
+// A set of correlation ids, made in two passes over them (Count each, then Add each again,
+// then Finish): one bit per id from the least when they are dense (as recorders number them:
+// millions of ids in a few hundred KiB), else sorted and unique. Dense: at most 64 ids apart on
+// average, so that the bits never take more memory than the sorted ids would.
+class IdSet {
+ public:
+  void Count(uint64_t id) {
+    ++count_;
+    lo_ = std::min(lo_, id);
+    hi_ = std::max(hi_, id);
+  }
+  void Add(uint64_t id) {
+    if (!counted_) Size();
+    if (dense_) {
+      bits_[id - lo_] = true;
+    } else {
+      sorted_.push_back(id);
+    }
+  }
+  void Finish() {
+    if (!counted_) Size();
+    if (!dense_ && !std::is_sorted(sorted_.begin(), sorted_.end())) {
+      std::sort(sorted_.begin(), sorted_.end());
+    }
+    sorted_.erase(std::unique(sorted_.begin(), sorted_.end()), sorted_.end());
+  }
+  bool Contains(uint64_t id) const {
+    if (dense_) return id >= lo_ && id - lo_ < bits_.size() && bits_[id - lo_];
+    return std::binary_search(sorted_.begin(), sorted_.end(), id);
+  }
+
+ private:
+  void Size() {
+    counted_ = true;
+    dense_ = count_ > 0 && hi_ - lo_ < count_ * 64;
+    if (dense_) {
+      bits_.assign(static_cast<size_t>(hi_ - lo_) + 1, false);
+    } else {
+      sorted_.reserve(count_);
+    }
+  }
+
+  uint64_t count_ = 0;
+  uint64_t lo_ = UINT64_MAX;
+  uint64_t hi_ = 0;
+  bool counted_ = false;
+  bool dense_ = false;
+  std::vector<bool> bits_;
+  std::vector<uint64_t> sorted_;
+};
+
 // What the launch calls say about a host-time span: the correlation ids launched inside it
 // (owned), every correlation id that has a launch call (known), and the span's projection
 // onto the GPU.
@@ -75,20 +126,10 @@ struct Projection {
   trace::TimestampNs cpu_hi = 0;      // the span's end on the host
   trace::TimestampNs lo = 0, hi = 0;  // the window: the span, widened to the owned GPU work
   std::unordered_set<uint64_t> owned;
-  // The ids that have a launch call: one bit per id from known_lo when they are dense (as
-  // recorders number them: a trace of millions of launch calls needs a few hundred KiB), else
-  // sorted and unique.
-  uint64_t known_lo = 0;
-  std::vector<bool> known_bits;
-  std::vector<uint64_t> known;
+  IdSet known;  // the ids that have a launch call
   int64_t owned_dispatches = 0;
 
-  bool Known(uint64_t id) const {
-    if (!known_bits.empty()) {
-      return id >= known_lo && id - known_lo < known_bits.size() && known_bits[id - known_lo];
-    }
-    return std::binary_search(known.begin(), known.end(), id);
-  }
+  bool Known(uint64_t id) const { return known.Contains(id); }
   // Whether a dispatch belongs to the window, times aside: owned, or without a launch call
   // (then its start decides, as in the time cut).
   bool Keeps(const trace::Dispatch& d) const {
@@ -105,33 +146,17 @@ base::StatusOr<Projection> Project(const TraceForWindow& t, trace::TimestampNs l
   Projection p;
   p.lo = lo;
   p.cpu_hi = p.hi = hi;
-  uint64_t min_id = UINT64_MAX, max_id = 0;
   int64_t calls = 0;
   DP_RETURN_IF_ERROR(t.launches([&](const trace::ApiCall& call) {
     ++calls;
-    min_id = std::min(min_id, call.correlation);
-    max_id = std::max(max_id, call.correlation);
+    p.known.Count(call.correlation);
     if (lo <= call.start && call.start <= hi) p.owned.insert(call.correlation);
   }));
   p.by_launch = calls > 0;
   if (!p.by_launch) return p;
-  // Dense: at most 64 ids a call, a bit each (no more memory than the sorted ids would take).
-  const bool dense = max_id - min_id < static_cast<uint64_t>(calls) * 64;
-  if (dense) {
-    p.known_lo = min_id;
-    p.known_bits.assign(static_cast<size_t>(max_id - min_id) + 1, false);
-  }
-  DP_RETURN_IF_ERROR(t.launches([&](const trace::ApiCall& call) {
-    if (dense) {
-      p.known_bits[call.correlation - p.known_lo] = true;
-    } else {
-      p.known.push_back(call.correlation);
-    }
-  }));
-  if (!dense) {
-    std::sort(p.known.begin(), p.known.end());
-    p.known.erase(std::unique(p.known.begin(), p.known.end()), p.known.end());
-  }
+  DP_RETURN_IF_ERROR(
+      t.launches([&](const trace::ApiCall& call) { p.known.Add(call.correlation); }));
+  p.known.Finish();
   if (!p.by_launch || p.owned.empty()) return p;
   DP_RETURN_IF_ERROR(t.dispatches([&](const trace::Dispatch& d) {
     if (p.owned.count(d.correlation) == 0) return;
@@ -699,44 +724,22 @@ base::StatusOr<WindowedTrace> CutWindow(const TraceRequest& request, const io::I
   if (chosen.projection && chosen.projection->by_launch) {
     out.evidence.dispatches_launched_outside = foreign;
   }
-  // The launch calls of the window's dispatches.
-  // (Sorted ids, searched: a whole-trace window holds millions, in start order and so mostly
-  // in id order already.)
-  std::vector<uint64_t> correlations;
-  base::ReserveFaultedIn(correlations, out.window.dispatches.size());
+  // The launch calls of the window's dispatches (a whole-trace window's millions of ids in a
+  // few hundred KiB where they are dense).
+  IdSet correlations;
   for (const trace::Dispatch& d : out.window.dispatches) {
-    if (d.correlation != 0) correlations.push_back(d.correlation);
+    if (d.correlation != 0) correlations.Count(d.correlation);
   }
-  if (!std::is_sorted(correlations.begin(), correlations.end())) {
-    std::sort(correlations.begin(), correlations.end());
+  for (const trace::Dispatch& d : out.window.dispatches) {
+    if (d.correlation != 0) correlations.Add(d.correlation);
   }
-  correlations.erase(std::unique(correlations.begin(), correlations.end()), correlations.end());
+  correlations.Finish();
   out.info.launches.clear();
-  // `hint`: where the last id was found (launch calls come mostly in id order).
-  const auto kept_after = [&](const trace::ApiCall& call, size_t& hint) {
-    const uint64_t id = call.correlation;
-    const size_t n = correlations.size();
-    size_t at = n;
-    bool found = false;
-    if (hint < n && correlations[hint] <= id) {  // a few steps on from the last one
-      const size_t stop = std::min(n, hint + 8);
-      size_t j = hint;
-      while (j < stop && correlations[j] < id) ++j;
-      if (j < stop || stop == n) {
-        at = j;
-        found = true;
-      }
-    }
-    if (!found) {
-      at = static_cast<size_t>(std::lower_bound(correlations.begin(), correlations.end(), id) -
-                               correlations.begin());
-    }
-    hint = at;
-    return at < n && correlations[at] == id;
+  const auto kept = [&](const trace::ApiCall& call) {
+    return call.correlation != 0 && correlations.Contains(call.correlation);
   };
-  size_t hint = 0;
   const auto keep = [&](const trace::ApiCall& call) {
-    if (kept_after(call, hint)) out.info.launches.push_back(call);
+    if (kept(call)) out.info.launches.push_back(call);
   };
   if (!chosen.launches.empty()) {
     for (const trace::ApiCall& call : chosen.launches) keep(call);
@@ -746,8 +749,7 @@ base::StatusOr<WindowedTrace> CutWindow(const TraceRequest& request, const io::I
     std::vector<uint8_t> keeps;
     base::ResizeFaultedIn(keeps, all.size());
     base::ForParts(all.size(), base::kMinPassPart, [&](size_t, size_t b, size_t e) {
-      size_t part_hint = 0;
-      for (size_t i = b; i < e; ++i) keeps[i] = kept_after(all[i], part_hint) ? 1 : 0;
+      for (size_t i = b; i < e; ++i) keeps[i] = kept(all[i]) ? 1 : 0;
     });
     size_t to = 0;
     for (size_t i = 0; i < all.size(); ++i) {

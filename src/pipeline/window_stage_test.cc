@@ -356,6 +356,34 @@ TEST_F(WindowStageTest, AGraphLaunchBringsAllItsKernelsAndUnlaunchedOnesGoByTime
   EXPECT_EQ(w->window_source, "marks");
 }
 
+// The launch calls kept with a window are those of its dispatches, whether the ids are dense
+// (a bit each) or far apart (sorted), in memory or replayed, in the order the trace gives them.
+TEST_F(WindowStageTest, TheWindowKeepsTheLaunchCallsOfItsDispatchesDenseIdsOrSparse) {
+  for (const uint64_t spacing : {uint64_t{1}, uint64_t{1'000'003}}) {
+    SCOPED_TRACE("ids " + std::to_string(spacing) + " apart");
+    dispatches_.clear();
+    launches_.clear();
+    for (uint64_t i = 1; i <= 40; ++i) {
+      const trace::TimestampNs t = 10 * kUs + static_cast<trace::TimestampNs>(i) * kUs;
+      const uint64_t id = i * spacing;
+      Launch(t - 500, id);
+      if (i % 4 != 0) Kernel("gemv", t, t + 800, id);  // every fourth call launches nothing
+    }
+    Launch(5, 0);  // no id
+    TraceRequest request = Plain();
+    request.window.kind = WindowSpec::Kind::kAll;
+    for (const bool in_memory : {true, false}) {
+      auto w = in_memory ? CutInMemory(request) : Cut(request);
+      ASSERT_TRUE(w.ok()) << w.status().ToString();
+      ASSERT_EQ(w->info.launches.size(), 30u);
+      for (size_t k = 0; k < w->info.launches.size(); ++k) {
+        const uint64_t i = k + 1 + k / 3;  // 1, 2, 3, 5, 6, 7, 9, ...
+        EXPECT_EQ(w->info.launches[k].correlation, i * spacing) << k;
+      }
+    }
+  }
+}
+
 // A whole-trace window held in memory: its dispatches counted, its launch calls kept, its
 // checks made and its launch calls joined in parts on several threads (where there are
 // CPUs), each answer the one pass in order gives: the first dispatch recorded twice, the first
