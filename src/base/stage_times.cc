@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <mutex>
 #include <string>
 
@@ -32,13 +33,10 @@ double Seconds(clockid_t id) {
 
 // The process's resident memory now (/proc/self/statm); 0 where it cannot be read.
 double ResidentMiB() {
-  std::FILE* f = std::fopen("/proc/self/statm", "r");
-  if (f == nullptr) return 0;
+  std::ifstream statm("/proc/self/statm");
   unsigned long size = 0;
   unsigned long resident = 0;
-  const int got = std::fscanf(f, "%lu %lu", &size, &resident);
-  std::fclose(f);
-  if (got != 2) return 0;
+  if (!(statm >> size >> resident)) return 0;
   return static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) /
          (1024.0 * 1024.0);
 }
