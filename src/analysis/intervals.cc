@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <string>
 
-#include "src/base/large_pages.h"
-
 namespace decodeprof::analysis {
 
 trace::DurationNs BusyUnion(std::span<const trace::Dispatch> dispatches, trace::TimestampNs lo,

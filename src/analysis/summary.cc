@@ -6,7 +6,6 @@
 #include <utility>
 
 #include "src/analysis/intervals.h"
-#include "src/base/large_pages.h"
 #include "src/base/parallel.h"
 #include "src/base/py_format.h"
 #include "src/base/utf8.h"

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <string>
-#include <thread>
 #include <utility>
 
 #include "src/base/large_pages.h"
@@ -141,15 +140,9 @@ void WindowCollector::MergeAll(std::span<const LaterPart> later) {
     at.push_back(total);
     total += c.candidates_.size();
   }
-  const size_t from = candidates_.size();
-  if (total > candidates_.capacity()) base::ReserveLarge(candidates_, total);
-  if (total > from && candidates_.capacity() >= total &&
-      (total - from) * sizeof(trace::Dispatch) >= (size_t{4} << 20)) {
-    const base::Prefault pages(
-        candidates_.data() + from, (total - from) * sizeof(trace::Dispatch),
-        static_cast<int>(
-            std::clamp<unsigned>(std::thread::hardware_concurrency(), 1, base::kPrefaultThreads)));
-  }
+  // (Only the room the parts take: the store may be reserved far beyond them.)
+  base::ReserveLarge(candidates_, total);
+  base::FaultInRoom(candidates_, total);
   candidates_.resize(total);
   membership_.resize(total);
   // Each part rebased in its own store (faulted in by the thread that filled it) and copied to

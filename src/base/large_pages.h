@@ -85,6 +85,19 @@ class Prefault {
 // The most threads that fault in one block of memory (Prefault).
 inline constexpr int kPrefaultThreads = 8;
 
+// The pages of `v`'s room from its end up to `n` elements (at most its capacity) faulted in on
+// several threads (Prefault, at most kPrefaultThreads, one per CPU of the machine) before it
+// returns; below 4 MiB, nothing (the calling thread faults them in faster than threads start).
+template <typename T>
+void FaultInRoom(std::vector<T>& v, size_t n) {
+  constexpr size_t kWorthThreads = size_t{4} << 20;
+  const size_t end = std::min(n, v.capacity());
+  if (end <= v.size() || (end - v.size()) * sizeof(T) < kWorthThreads) return;
+  const unsigned cpus = std::thread::hardware_concurrency();
+  const Prefault pages(v.data() + v.size(), (end - v.size()) * sizeof(T),
+                       static_cast<int>(std::clamp<unsigned>(cpus, 1, kPrefaultThreads)));
+}
+
 // Room for `n` elements of `v` (ReserveLarge) with its pages faulted in on several threads
 // (Prefault, at most kPrefaultThreads, one per CPU of the machine) before it returns: for the
 // per-dispatch arrays a pass over a window of millions fills on the calling thread, which
@@ -93,12 +106,7 @@ inline constexpr int kPrefaultThreads = 8;
 template <typename T>
 void ReserveFaultedIn(std::vector<T>& v, size_t n) {
   ReserveLarge(v, n);
-  // Below a few MiB the calling thread faults them in faster than threads start.
-  constexpr size_t kWorthThreads = size_t{4} << 20;
-  if (v.capacity() <= v.size() || (v.capacity() - v.size()) * sizeof(T) < kWorthThreads) return;
-  const unsigned cpus = std::thread::hardware_concurrency();
-  const Prefault pages(v.data() + v.size(), (v.capacity() - v.size()) * sizeof(T),
-                       static_cast<int>(std::clamp<unsigned>(cpus, 1, kPrefaultThreads)));
+  FaultInRoom(v, v.capacity());
 }
 
 // resize(n) of `v` after ReserveFaultedIn(v, n).

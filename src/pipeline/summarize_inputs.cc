@@ -196,8 +196,6 @@ void JoinLaunchCalls(const SummarizeRequest& req, const analysis::Pack& pack,
   base::MarkStage("launch join");
 }
 
-// Whether the decode's steps replay graphs: most of the window's dispatches were launched by a
-
 base::Status ChoosePack(const SummarizeRequest& req, const io::Importer& importer,
                         const LoadedTrace& loaded, const trace::StringPool& names,
                         RunInputs& inputs, std::vector<std::string>& notes) {

@@ -237,9 +237,6 @@ void CompleteSampledNote(const analysis::Sampling& m, std::string& note) {
   }
 }
 
-// Whether the decode's steps replay graphs: most of the window's dispatches were launched by a
-// graph launch call (cudaGraphLaunch, cuGraphLaunch, hipGraphLaunch), or the trace shows graphs
-// whole (nsys's "[CUDA graph N]" rows).
 namespace {
 
 // The correlation ids two or more of `ds`'s kernels share, sorted. In start order the ids
@@ -309,6 +306,9 @@ std::vector<uint64_t> RepeatedKernelIds(std::span<const trace::Dispatch> ds) {
 
 }  // namespace
 
+// Whether the decode's steps replay graphs: most of the window's dispatches were launched by a
+// graph launch call (cudaGraphLaunch, cuGraphLaunch, hipGraphLaunch), or the trace shows graphs
+// whole (nsys's "[CUDA graph N]" rows).
 bool ReplaysGraphs(const analysis::DecodeWindow& w, const trace::ImportedTrace& info,
                    const trace::StringPool& names) {
   const std::vector<trace::Dispatch>& ds = w.dispatches;
