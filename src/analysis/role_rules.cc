@@ -23,16 +23,17 @@ std::optional<int64_t> WidestGrid(const SequenceView& seq, ClassId cls, size_t* 
 
 }  // namespace
 
-void TailAfterWidestRule::Apply(const SequenceView& seq, std::vector<RoleId>& roles) const {
+void TailAfterWidestRule::Apply(const SequenceView& seq, RoleLane& lane) const {
   const std::optional<int64_t> head_grid = WidestGrid(seq, p_.head_class, nullptr);
   if (!head_grid) return;
   const size_t n = seq.dispatches.size();
   ConditionEval stop(p_.stop, seq);
-  RoleWriter writer(roles, p_.overwrite);
+  RoleWriter writer(lane, p_.overwrite);
   // A head inside the previous head's run would relabel a suffix of that run with the same
   // role (or, without overwrite, stop at once): skipping it keeps the scan linear.
   size_t run_end = 0;
   for (size_t i = 0; i < n; ++i) {
+    writer.Commit(i);  // a head at i or later labels only what follows it
     if (seq.classes[i] != p_.head_class || seq.dispatches[i].grid != *head_grid) continue;
     if (i < run_end) continue;
     size_t j = i + 1;
@@ -53,14 +54,15 @@ void TailAfterWidestRule::Diagnose(const SequenceView& seq,
       trace::Message<trace::Msg::kRoleRulesNoGrid>(heads, p_.head_class_name, p_.role_name));
 }
 
-void FollowRunRule::Apply(const SequenceView& seq, std::vector<RoleId>& roles) const {
+void FollowRunRule::Apply(const SequenceView& seq, RoleLane& lane) const {
   const size_t n = seq.dispatches.size();
   ConditionEval follow(p_.follow, seq);
-  RoleWriter writer(roles, p_.overwrite);
+  RoleWriter writer(lane, p_.overwrite);
   // An anchor inside the previous anchor's run already has the role, and its own run is a
   // suffix of that run: skipping it keeps the scan linear.
   size_t run_end = 0;
   for (size_t i = 0; i < n; ++i) {
+    writer.Commit(i);  // the runs still to come start at i or later
     if (seq.classes[i] != p_.anchor_class || !writer.Writable(i) || i < run_end) continue;
     writer.Set(i, p_.role);
     size_t k = i + 1;
@@ -69,13 +71,14 @@ void FollowRunRule::Apply(const SequenceView& seq, std::vector<RoleId>& roles) c
   }
 }
 
-void PairRule::Apply(const SequenceView& seq, std::vector<RoleId>& roles) const {
+void PairRule::Apply(const SequenceView& seq, RoleLane& lane) const {
   const size_t n = seq.dispatches.size();
   ConditionEval first(p_.first, seq);
   ConditionEval second(p_.second, seq);
-  RoleWriter writer(roles, p_.overwrite);
+  RoleWriter writer(lane, p_.overwrite);
   const size_t context = p_.context_classes.size();
   for (size_t i = 0; i + 1 < n; ++i) {
+    writer.Commit(i);  // the context looks back at classes, never at roles
     if (!writer.Writable(i) || !writer.Writable(i + 1)) continue;
     if (!first.Matches(i) || !second.Matches(i + 1)) continue;
     bool in_context = context > 0 && i >= context;
@@ -88,12 +91,13 @@ void PairRule::Apply(const SequenceView& seq, std::vector<RoleId>& roles) const 
   }
 }
 
-void NameContainsRule::Apply(const SequenceView& seq, std::vector<RoleId>& roles) const {
+void NameContainsRule::Apply(const SequenceView& seq, RoleLane& lane) const {
   Condition condition;
   condition.any.push_back(Matcher{{}, p_.names, {}, p_.lowercase});
   ConditionEval match(condition, seq);
-  RoleWriter writer(roles, p_.overwrite);
+  RoleWriter writer(lane, p_.overwrite);
   for (size_t i = 0; i < seq.dispatches.size(); ++i) {
+    writer.Commit(i);
     if (writer.Writable(i) && match.Matches(i)) writer.Set(i, p_.role);
   }
 }

@@ -45,7 +45,7 @@ class TailAfterWidestRule final : public RoleRule {
  public:
   explicit TailAfterWidestRule(TailAfterWidestParams params) : p_(std::move(params)) {}
   std::string_view kind() const override { return "tail_after_widest"; }
-  void Apply(const SequenceView& seq, std::vector<RoleId>& roles) const override;
+  void Apply(const SequenceView& seq, RoleLane& lane) const override;
   void Diagnose(const SequenceView& seq, std::vector<trace::DiagMessage>* warnings) const override;
 
  private:
@@ -79,7 +79,7 @@ class SpanAroundRule final : public RoleRule {
  public:
   explicit SpanAroundRule(SpanAroundParams params) : p_(std::move(params)) {}
   std::string_view kind() const override { return "span_around"; }
-  void Apply(const SequenceView& seq, std::vector<RoleId>& roles) const override;
+  void Apply(const SequenceView& seq, RoleLane& lane) const override;
 
  private:
   SpanAroundParams p_;
@@ -114,7 +114,7 @@ class ClustersRule final : public RoleRule {
  public:
   explicit ClustersRule(ClustersParams params) : p_(std::move(params)) {}
   std::string_view kind() const override { return "clusters"; }
-  void Apply(const SequenceView& seq, std::vector<RoleId>& roles) const override;
+  void Apply(const SequenceView& seq, RoleLane& lane) const override;
 
  private:
   ClustersParams p_;
@@ -134,7 +134,7 @@ class FollowRunRule final : public RoleRule {
  public:
   explicit FollowRunRule(FollowRunParams params) : p_(std::move(params)) {}
   std::string_view kind() const override { return "follow_run"; }
-  void Apply(const SequenceView& seq, std::vector<RoleId>& roles) const override;
+  void Apply(const SequenceView& seq, RoleLane& lane) const override;
 
  private:
   FollowRunParams p_;
@@ -157,7 +157,7 @@ class PairRule final : public RoleRule {
  public:
   explicit PairRule(PairParams params) : p_(std::move(params)) {}
   std::string_view kind() const override { return "pair"; }
-  void Apply(const SequenceView& seq, std::vector<RoleId>& roles) const override;
+  void Apply(const SequenceView& seq, RoleLane& lane) const override;
 
  private:
   PairParams p_;
@@ -176,7 +176,7 @@ class NameContainsRule final : public RoleRule {
  public:
   explicit NameContainsRule(NameContainsParams params) : p_(std::move(params)) {}
   std::string_view kind() const override { return "name_contains"; }
-  void Apply(const SequenceView& seq, std::vector<RoleId>& roles) const override;
+  void Apply(const SequenceView& seq, RoleLane& lane) const override;
 
  private:
   NameContainsParams p_;
@@ -214,7 +214,7 @@ class PatternRule final : public RoleRule {
  public:
   explicit PatternRule(PatternParams params) : p_(std::move(params)) {}
   std::string_view kind() const override { return "pattern"; }
-  void Apply(const SequenceView& seq, std::vector<RoleId>& roles) const override;
+  void Apply(const SequenceView& seq, RoleLane& lane) const override;
 
  private:
   PatternParams p_;
@@ -244,7 +244,7 @@ class OpPathRule final : public RoleRule {
   ~OpPathRule() override;
 
   std::string_view kind() const override { return "op_path"; }
-  void Apply(const SequenceView& seq, std::vector<RoleId>& roles) const override;
+  void Apply(const SequenceView& seq, RoleLane& lane) const override;
   void Diagnose(const SequenceView& seq, std::vector<trace::DiagMessage>* warnings) const override;
   bool ReadsLaunchContext() const override { return true; }
 

@@ -49,9 +49,9 @@ bool OpPathRule::Usable(const SequenceView& seq) {
          seq.launch_time.size() == seq.dispatches.size();
 }
 
-void OpPathRule::Apply(const SequenceView& seq, std::vector<RoleId>& roles) const {
+void OpPathRule::Apply(const SequenceView& seq, RoleLane& lane) const {
   if (!Usable(seq)) return;
-  RoleWriter writer(roles, p_.overwrite);
+  RoleWriter writer(lane, p_.overwrite);
   std::vector<uint8_t> memo(seq.names->size(), 0);  // per range name: 0 unknown, 1 no, 2 yes
   // Each range's name is matched once; a dispatch then asks its chain of enclosing ranges at
   // once (linear in the ranges, whatever their depth).
@@ -65,6 +65,7 @@ void OpPathRule::Apply(const SequenceView& seq, std::vector<RoleId>& roles) cons
   // the trace does not have), without a look-up per dispatch.
   if (std::all_of(nearest.begin(), nearest.end(), [](int32_t m) { return m < 0; })) return;
   for (size_t i = 0; i < seq.dispatches.size(); ++i) {
+    writer.Commit(i);
     if (!writer.Writable(i) || seq.launch_time[i] == kUnknownLaunch) continue;
     if (seq.ranges->AnyEnclosing(seq.launch_thread[i], seq.launch_time[i], nearest)) {
       writer.Set(i, p_.role);

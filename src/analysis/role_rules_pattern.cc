@@ -1,5 +1,6 @@
 // The pattern rule kind: a regular expression of conditions over the dispatch sequence.
 #include <algorithm>
+#include <cstddef>
 #include <vector>
 
 #include "src/analysis/role_rules.h"
@@ -11,6 +12,9 @@ namespace {
 // pair that failed stays failed for the rest of the scan: whether the steps from k on match
 // at index p depends only on the dispatches from p on, and labels are written only before
 // the next anchor (see PatternRule::Apply), so nothing the failure depended on changes.
+// A match anchored at a takes at most the sum of the steps' max, so the failures are kept
+// for the indices from the current anchor to that reach only: a ring of steps x (reach + 1)
+// bits, whatever the length of the sequence.
 std::vector<bool>& FailedBuffer() {
   thread_local std::vector<bool> buffer;
   return buffer;
@@ -22,7 +26,10 @@ class PatternScan {
       : p_(p), seq_(seq), n_(seq.dispatches.size()), writer_(writer), taken_(p.steps.size(), 0) {
     evals_.reserve(p.steps.size());
     for (const PatternStep& step : p.steps) evals_.emplace_back(step.match, seq);
-    failed_.assign(p.steps.size() * (n_ + 1), false);  // (its room kept from the last rule)
+    size_t reach = 0;
+    for (const PatternStep& step : p.steps) reach += static_cast<size_t>(step.max);
+    width_ = std::min(reach, n_) + 1;
+    failed_.assign(p.steps.size() * width_, false);  // (its room kept from the last rule)
     first_required_ = p.steps.size();
     for (size_t k = 0; k < p.steps.size(); ++k) {
       if (p.steps[k].min >= 1) {
@@ -34,7 +41,11 @@ class PatternScan {
   }
 
   // True when the steps match anchored at `start`; taken() then holds each step's count.
-  bool MatchAt(size_t start) { return Match(0, start); }
+  // The anchors of one scan never go back.
+  bool MatchAt(size_t start) {
+    Forget(start);
+    return Match(0, start);
+  }
 
   // False when no match can be anchored at `index`: a match takes at least one dispatch when
   // some step is required (min >= 1), and the first it takes matches one of the steps up to
@@ -87,9 +98,29 @@ class PatternScan {
     return evals_[k].Matches(index);
   }
 
+  // Drops the failures of the indices before `anchor`, whose slots the indices up to
+  // anchor + reach take over.
+  void Forget(size_t anchor) {
+    if (anchor <= base_) return;
+    const size_t steps = p_.steps.size();
+    const auto slots = [&](size_t from, size_t to) {  // ring slots [from, to), to <= width_
+      std::fill(failed_.begin() + static_cast<std::ptrdiff_t>(from * steps),
+                failed_.begin() + static_cast<std::ptrdiff_t>(to * steps), false);
+    };
+    if (anchor - base_ >= width_) {
+      slots(0, width_);
+    } else if (const size_t from = base_ % width_, to = anchor % width_; from <= to) {
+      slots(from, to);
+    } else {
+      slots(from, width_);
+      slots(0, to);
+    }
+    base_ = anchor;
+  }
+
   bool Match(size_t k, size_t pos) {
     if (k == p_.steps.size()) return true;
-    const size_t memo = k * (n_ + 1) + pos;
+    const size_t memo = pos % width_ * p_.steps.size() + k;
     if (failed_[memo]) return false;
     const PatternStep& step = p_.steps[k];
     const auto lo = static_cast<size_t>(step.min);
@@ -116,21 +147,24 @@ class PatternScan {
   std::vector<Start> starts_;  // [name id]: MayStartAt's last answer, with its class
   const RoleWriter& writer_;
   std::vector<ConditionEval> evals_;
-  // [step * (n + 1) + index]: one per thread, reused by every pattern rule (a window of
-  // millions would otherwise have fresh pages cleared for each rule).
+  // [index % width_ * steps + step], for the indices from base_ (the current anchor) to
+  // base_ + width_ - 1: one per thread, reused by every pattern rule.
   std::vector<bool>& failed_ = FailedBuffer();
+  size_t width_ = 1;
+  size_t base_ = 0;
   std::vector<size_t> taken_;
 };
 
 }  // namespace
 
-void PatternRule::Apply(const SequenceView& seq, std::vector<RoleId>& roles) const {
+void PatternRule::Apply(const SequenceView& seq, RoleLane& lane) const {
   const size_t n = seq.dispatches.size();
   if (p_.steps.empty() || n == 0) return;
-  RoleWriter writer(roles, p_.overwrite);
+  RoleWriter writer(lane, p_.overwrite);
   PatternScan matcher(p_, seq, writer);
   size_t i = 0;
   while (i < n) {
+    writer.Commit(i);  // a match anchored at i or later reads and labels from there on
     i = matcher.NextStart(i);
     if (i == n) break;
     if (!matcher.MatchAt(i)) {

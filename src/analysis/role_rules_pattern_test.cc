@@ -85,7 +85,7 @@ std::string PatternRoles(const RulePack& pack, const std::string& ops,
         if (pack.role_names()[r][0] == preset[i]) roles[i] = static_cast<RoleId>(r);
       }
     }
-    for (const auto& rule : pack.rules()) rule->Apply(seq, roles);
+    for (const auto& rule : pack.rules()) rule->ApplyAlone(seq, roles);
     for (RoleId r : roles) {
       out[pass] += r == kNoRole ? '.' : pack.role_names()[static_cast<size_t>(r)][0];
     }

@@ -5,7 +5,7 @@
 
 namespace decodeprof::analysis {
 
-void SpanAroundRule::Apply(const SequenceView& seq, std::vector<RoleId>& roles) const {
+void SpanAroundRule::Apply(const SequenceView& seq, RoleLane& lane) const {
   const size_t n = seq.dispatches.size();
   auto is_boundary = [&](size_t i) {
     return std::find(p_.boundary_classes.begin(), p_.boundary_classes.end(), seq.classes[i]) !=
@@ -15,19 +15,23 @@ void SpanAroundRule::Apply(const SequenceView& seq, std::vector<RoleId>& roles) 
   when.reserve(p_.labels.size());
   for (const SpanLabel& label : p_.labels) when.emplace_back(label.when, seq);
   std::vector<std::optional<size_t>> last_of(p_.labels.size());
-  RoleWriter writer(roles, p_.overwrite);
+  RoleWriter writer(lane, p_.overwrite);
   // Spans are disjoint (each ends before a boundary and the next anchor lies past it), so
   // the scan is linear. An anchor inside a labelled span opens no new span: with the seed's
   // labels it has a role by then anyway, and without one this keeps the scan linear.
   std::optional<size_t> covered_until;
   for (size_t i = 0; i < n; ++i) {
-    if (seq.classes[i] != p_.anchor_class || !writer.Unassigned(i)) continue;
+    if (seq.classes[i] != p_.anchor_class) continue;
     if (covered_until && i <= *covered_until) continue;
+    if (!writer.Unassigned(i)) continue;
     size_t lo = i;
     while (lo > 0 && !is_boundary(lo - 1)) --lo;
     size_t hi = i;
     while (hi + 1 < n && !is_boundary(hi + 1)) ++hi;
     covered_until = hi;
+    // A later anchor's span starts after the boundary nearest on its left, which is no
+    // further left than this span's: nothing before lo is read again.
+    writer.Commit(lo);
     for (size_t l = 0; l < p_.labels.size(); ++l) {
       last_of[l].reset();
       if (!p_.labels[l].from_last_class) continue;
@@ -56,7 +60,7 @@ void SpanAroundRule::Apply(const SequenceView& seq, std::vector<RoleId>& roles) 
   }
 }
 
-void ClustersRule::Apply(const SequenceView& seq, std::vector<RoleId>& roles) const {
+void ClustersRule::Apply(const SequenceView& seq, RoleLane& lane) const {
   const size_t n = seq.dispatches.size();
   std::vector<std::pair<size_t, size_t>> clusters;  // [first member, last member]
   for (size_t i = 0; i < n; ++i) {
@@ -68,11 +72,16 @@ void ClustersRule::Apply(const SequenceView& seq, std::vector<RoleId>& roles) co
     }
   }
   if (clusters.empty()) return;
-  RoleWriter writer(roles, p_.overwrite);
+  RoleWriter writer(lane, p_.overwrite);
   ConditionEval between(p_.between, seq);
   ConditionEval after(p_.after, seq);
   ConditionEval after_stop(p_.after_stop, seq);
+  // The follow-up reads every index again from 0: nothing is done before it.
+  const bool follow_up = p_.follow_up_role != kNoRole;
   for (const auto& [first, last] : clusters) {
+    // A cluster and what follows it start at its first member (the run after the cluster
+    // before may reach past it, but is written by then).
+    if (!follow_up) writer.Commit(first);
     for (size_t i = first; i <= last; ++i) {
       if (seq.classes[i] == p_.member_class && writer.Writable(i)) writer.Set(i, p_.member_role);
     }
@@ -88,10 +97,11 @@ void ClustersRule::Apply(const SequenceView& seq, std::vector<RoleId>& roles) co
       }
     }
   }
-  if (p_.follow_up_role != kNoRole) {
-    ConditionEval follow_up(p_.follow_up, seq);
+  if (follow_up) {
+    ConditionEval follow_up_match(p_.follow_up, seq);
     for (size_t i = 0; i < n; ++i) {
-      if (writer.Unassigned(i) && follow_up.Matches(i)) writer.Set(i, p_.follow_up_role);
+      writer.Commit(i);
+      if (writer.Unassigned(i) && follow_up_match.Matches(i)) writer.Set(i, p_.follow_up_role);
     }
   }
 }

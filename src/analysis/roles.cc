@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <thread>
 #include <utility>
 
 #include "src/base/large_pages.h"
+#include "src/base/parallel.h"
 
 namespace decodeprof::analysis {
 namespace {
@@ -75,6 +77,33 @@ bool ConditionEval::Evaluate(trace::StringId name_id, ClassId class_id) {
   return false;
 }
 
+void RoleLane::WaitSlow(size_t index) const {
+  size_t seen = upstream_->load(std::memory_order_acquire);
+  while (seen <= index) {
+    upstream_->wait(seen, std::memory_order_acquire);
+    seen = upstream_->load(std::memory_order_acquire);
+  }
+  ready_ = seen;
+}
+
+void RoleLane::Publish(size_t below) {
+  below = std::min(below, roles_.size());
+  if (upstream_ != nullptr) below = std::min(below, upstream_->load(std::memory_order_acquire));
+  if (below > own_->load(std::memory_order_relaxed)) {
+    own_->store(below, std::memory_order_release);
+    own_->notify_all();
+  }
+  next_publish_ = below + kPublishEvery;
+}
+
+void RoleLane::Finish() {
+  if (own_ == nullptr) return;
+  const size_t n = roles_.size();
+  if (n > 0) WaitFor(n - 1);
+  own_->store(n, std::memory_order_release);
+  own_->notify_all();
+}
+
 void RoleRule::Diagnose(const SequenceView&, std::vector<trace::DiagMessage>*) const {}
 
 RulePack::RulePack(PackInfo info, KernelClassifier classifier, std::vector<std::string> role_names,
@@ -95,7 +124,7 @@ SequenceView RulePack::Normalized(const SequenceView& seq, std::vector<ClassId>*
   return view;
 }
 
-std::vector<RoleId> RulePack::AssignRoles(const SequenceView& seq) const {
+std::vector<RoleId> RulePack::AssignRoles(const SequenceView& seq, RuleSchedule schedule) const {
   std::vector<ClassId> storage;
   SequenceView view = Normalized(seq, &storage);
   // Every rule scans every position: the names once, packed, for all of them.
@@ -107,7 +136,34 @@ std::vector<RoleId> RulePack::AssignRoles(const SequenceView& seq) const {
   }
   std::vector<RoleId> roles;
   base::ResizeFaultedIn(roles, view.dispatches.size(), kNoRole);
-  for (const auto& rule : rules_) rule->Apply(view, roles);
+  // One rule after another where a thread each is not worth it; else each rule on a thread
+  // of its own, one behind the other (RoleLane): the same labels, at the pace of the slowest
+  // rule rather than the sum of them.
+  if (schedule == RuleSchedule::kAuto) {
+    schedule = rules_.size() >= 2 && view.dispatches.size() >= base::kMinPassPart &&
+                       base::UsableCpus() >= 2
+                   ? RuleSchedule::kOneBehindAnother
+                   : RuleSchedule::kOneAfterAnother;
+  }
+  if (schedule == RuleSchedule::kOneAfterAnother || rules_.empty()) {
+    for (const auto& rule : rules_) rule->ApplyAlone(view, roles);
+    return roles;
+  }
+  // How far each rule (and every rule before it) is done, a cache line (64 bytes) each.
+  struct alignas(64) Progress {
+    std::atomic<size_t> below{0};
+  };
+  std::vector<Progress> progress(rules_.size());
+  const auto run = [&](size_t k) {
+    RoleLane lane(roles, k == 0 ? nullptr : &progress[k - 1].below, &progress[k].below);
+    rules_[k]->Apply(view, lane);
+    lane.Finish();
+  };
+  std::vector<std::thread> threads;
+  threads.reserve(rules_.size() - 1);
+  for (size_t k = 1; k < rules_.size(); ++k) threads.emplace_back(run, k);
+  run(0);
+  for (std::thread& t : threads) t.join();
   return roles;
 }
 

@@ -7,6 +7,8 @@
 // may overwrite a role an earlier rule gave is a parameter of the rule (`overwrite`).
 #pragma once
 
+#include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -63,16 +65,82 @@ class ConditionEval {
   std::vector<Answer> answers_;                   // [name id]
 };
 
-// Reads and writes the role vector under a rule's overwrite setting.
-class RoleWriter {
+// The role vector as one rule sees it when the rules run one behind the other, each on a
+// thread of its own (RulePack::AssignRoles): the rule reads and writes an index only once the
+// rules before it are done with it, and says how far it is done itself (Commit), so that the
+// rule after it can follow. A lane without neighbours (a rule run alone, or the rules one
+// after another) never waits.
+//
+// The order of a rule's reads and writes is the one it has when the rules run one after
+// another, and so are its labels: a rule only ever sees an index after every earlier rule
+// has finished with it, and the rules after it see it only after it has.
+class RoleLane {
  public:
-  RoleWriter(std::vector<RoleId>& roles, bool overwrite) : roles_(roles), overwrite_(overwrite) {}
-  // True when the rule may label dispatch i: it is unassigned, or the rule overwrites.
-  bool Writable(size_t index) const { return overwrite_ || roles_[index] == kNoRole; }
-  void Set(size_t index, RoleId role) { roles_[index] = role; }
-  bool Unassigned(size_t index) const { return roles_[index] == kNoRole; }
+  // A rule run alone over `roles`.
+  explicit RoleLane(std::vector<RoleId>& roles) : roles_(roles) {}
+  // A rule between `upstream` (how far the rules before it are done; null: the first rule)
+  // and `own` (how far it and every rule before it are done).
+  RoleLane(std::vector<RoleId>& roles, const std::atomic<size_t>* upstream,
+           std::atomic<size_t>* own)
+      : roles_(roles), upstream_(upstream), own_(own), ready_(upstream != nullptr ? 0 : kAll) {}
+
+  // Blocks until the rules before this one are done with `index`.
+  void WaitFor(size_t index) const {
+    if (index >= ready_) [[unlikely]] {
+      WaitSlow(index);
+    }
+  }
+  // This rule will neither read nor write an index below `below` again. A rule that never
+  // commits is done with every index when it returns (Finish).
+  void Commit(size_t below) {
+    if (own_ != nullptr && below >= next_publish_) [[unlikely]] {
+      Publish(below);
+    }
+  }
+  // Done with everything: waits for the rules before, then lets the ones after go to the end.
+  void Finish();
+
+  std::vector<RoleId>& roles() { return roles_; }
+  size_t size() const { return roles_.size(); }
 
  private:
+  static constexpr size_t kAll = SIZE_MAX;
+  // Indices between two publications: a rule's progress is told every so many.
+  static constexpr size_t kPublishEvery = size_t{1} << 14;
+  void WaitSlow(size_t index) const;
+  void Publish(size_t below);
+
+  std::vector<RoleId>& roles_;
+  const std::atomic<size_t>* upstream_ = nullptr;
+  std::atomic<size_t>* own_ = nullptr;
+  mutable size_t ready_ = kAll;  // the upstream's progress as last read
+  size_t next_publish_ = 0;
+};
+
+// Reads and writes the role vector under a rule's overwrite setting, through its lane (every
+// access waits for the rules before; see RoleLane).
+class RoleWriter {
+ public:
+  RoleWriter(RoleLane& lane, bool overwrite)
+      : lane_(lane), roles_(lane.roles()), overwrite_(overwrite) {}
+  // True when the rule may label dispatch i: it is unassigned, or the rule overwrites.
+  bool Writable(size_t index) const {
+    lane_.WaitFor(index);
+    return overwrite_ || roles_[index] == kNoRole;
+  }
+  void Set(size_t index, RoleId role) {
+    lane_.WaitFor(index);
+    roles_[index] = role;
+  }
+  bool Unassigned(size_t index) const {
+    lane_.WaitFor(index);
+    return roles_[index] == kNoRole;
+  }
+  // As RoleLane::Commit.
+  void Commit(size_t below) { lane_.Commit(below); }
+
+ private:
+  RoleLane& lane_;
   std::vector<RoleId>& roles_;
   bool overwrite_;
 };
@@ -82,9 +150,15 @@ class RoleRule {
   virtual ~RoleRule() = default;
   // The rule kind as written in pack files ("tail_after_widest", ...).
   virtual std::string_view kind() const = 0;
-  // Labels dispatches of `seq` in `roles`. Precondition: seq.classes and `roles` have one
-  // entry per dispatch (RulePack::AssignRoles guarantees it).
-  virtual void Apply(const SequenceView& seq, std::vector<RoleId>& roles) const = 0;
+  // Labels dispatches of `seq` in `lane`'s roles, through RoleWriters of the lane, committing
+  // its progress as it goes where it can (RoleLane::Commit). Precondition: seq.classes and
+  // the roles have one entry per dispatch (RulePack::AssignRoles guarantees it).
+  virtual void Apply(const SequenceView& seq, RoleLane& lane) const = 0;
+  // The rule alone over `roles`.
+  void ApplyAlone(const SequenceView& seq, std::vector<RoleId>& roles) const {
+    RoleLane lane(roles);
+    Apply(seq, lane);
+  }
   // Appends one sentence per property of `seq` that makes this rule's labels doubtful
   // (e.g. no grid sizes where the rule needs them). Default: none.
   virtual void Diagnose(const SequenceView& seq, std::vector<trace::DiagMessage>* warnings) const;
@@ -119,7 +193,14 @@ class RulePack final : public Pack {
   const std::vector<std::string>& role_names() const override { return role_names_; }
   // Runs the rules in order. A `seq.classes` shorter or longer than the dispatches is
   // padded with other_class() or cut (and RoleWarnings says so).
-  std::vector<RoleId> AssignRoles(const SequenceView& seq) const override;
+  std::vector<RoleId> AssignRoles(const SequenceView& seq) const override {
+    return AssignRoles(seq, RuleSchedule::kAuto);
+  }
+  // How the rules are run: one after another on the calling thread, or each on a thread of
+  // its own one behind the other (RoleLane); the labels are the same. kAuto: the latter for
+  // two rules or more over a long sequence (base::kMinPassPart) with two CPUs or more.
+  enum class RuleSchedule : uint8_t { kAuto, kOneAfterAnother, kOneBehindAnother };
+  std::vector<RoleId> AssignRoles(const SequenceView& seq, RuleSchedule schedule) const;
   std::vector<trace::DiagMessage> RoleWarnings(const SequenceView& seq) const override;
   bool ReadsLaunchContext() const override;
   // The role rules in pack order (AssignRoles applies them in this order).

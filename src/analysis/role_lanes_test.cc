@@ -1,0 +1,321 @@
+// The role rules run one behind the other, each on a thread of its own (RoleLane), label a
+// long sequence exactly as the rules run one after another do: every rule kind, the shipped
+// packs, and the pattern rule's failures kept for a bounded reach only.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "src/analysis/role_rules.h"
+#include "src/analysis/roles.h"
+#include "src/base/parallel.h"
+#include "src/packs/pack_loader.h"
+#include "src/packs/parsers.h"
+
+namespace decodeprof::analysis {
+namespace {
+
+using Schedule = RulePack::RuleSchedule;
+
+// A sequence of named dispatches with their classes under `pack`.
+struct Sequence {
+  trace::StringPool pool;
+  std::vector<trace::Dispatch> dispatches;
+  std::vector<ClassId> classes;
+  void Add(const Pack& pack, const std::string& name, int64_t grid) {
+    trace::Dispatch d;
+    d.start = static_cast<trace::TimestampNs>(dispatches.size()) * 20;
+    d.end = d.start + 10;
+    d.grid = grid;
+    d.name = pool.Intern(name);
+    dispatches.push_back(d);
+    classes.push_back(pack.Classify(name));
+  }
+  SequenceView view() const { return SequenceView{dispatches, &pool, classes, true}; }
+};
+
+// Both schedules over `seq`; expects the same labels, and some labels at all.
+void ExpectSameLabels(const RulePack& pack, const Sequence& seq) {
+  ASSERT_GE(seq.dispatches.size(), base::kMinPassPart);
+  const std::vector<RoleId> alone = pack.AssignRoles(seq.view(), Schedule::kOneAfterAnother);
+  const std::vector<RoleId> lanes = pack.AssignRoles(seq.view(), Schedule::kOneBehindAnother);
+  ASSERT_EQ(lanes.size(), alone.size());
+  size_t labelled = 0;
+  size_t first_difference = alone.size();
+  for (size_t i = 0; i < alone.size(); ++i) {
+    labelled += alone[i] != kNoRole ? 1u : 0u;
+    if (lanes[i] != alone[i] && first_difference == alone.size()) first_difference = i;
+  }
+  EXPECT_EQ(first_difference, alone.size()) << "the schedules differ first at this index";
+  EXPECT_GT(labelled, alone.size() / 20) << "too few labels to tell the schedules apart";
+}
+
+// Every rule kind but op_path (role_rules_oppath_test.cc), several of each, over a random
+// sequence of one-letter kernels: later rules read what earlier ones wrote (overwrite off)
+// or relabel it (on), so that a rule reading ahead of the one before it would show.
+constexpr const char* kEveryKind = R"(
+[pack]
+name = "every-kind"
+roles = ["a", "b", "c", "d", "e", "f", "g"]
+[[class]]
+name = "x"
+patterns = ["^x$"]
+[[class]]
+name = "y"
+patterns = ["^y$"]
+[[class]]
+name = "z"
+patterns = ["^z$"]
+[[class]]
+name = "w"
+patterns = ["^w$"]
+
+[[role_rule]]
+kind = "pattern"
+overwrite = false
+step = [
+  { role = "a", match = { classes = ["x"] } },
+  { match = { classes = ["y", "other"] }, min = 0, max = 3 },
+  { role = "b", match = { classes = ["z"] }, min = 1, max = 2 },
+]
+[[role_rule]]
+kind = "clusters"
+member_class = "w"
+max_gap = 4
+member_role = "c"
+overwrite = false
+between_role = "d"
+between = { names = ["y"] }
+after_role = "e"
+after = { names = ["z", "q"] }
+after_stop = { names = ["q"] }
+[[role_rule]]
+kind = "follow_run"
+overwrite = false
+anchor_class = "y"
+role = "f"
+follow = { names = ["r"] }
+[[role_rule]]
+kind = "pair"
+role = "g"
+first = { names = ["s"] }
+second = { names = ["t"] }
+context_classes = ["x"]
+context_role = "a"
+overwrite = true
+[[role_rule]]
+kind = "span_around"
+anchor_class = "z"
+boundary_classes = ["w"]
+overwrite = false
+[[role_rule.label]]
+role = "b"
+when = { names = ["s"] }
+[[role_rule.label]]
+role = "c"
+from_last_class = "y"
+[[role_rule]]
+kind = "tail_after_widest"
+overwrite = false
+head_class = "x"
+role = "d"
+stop = { names = ["w"] }
+[[role_rule]]
+kind = "name_contains"
+overwrite = false
+role = "e"
+names = ["u"]
+[[role_rule]]
+kind = "clusters"
+overwrite = false
+member_class = "y"
+max_gap = 2
+member_role = "g"
+follow_up_role = "f"
+follow_up = { names = ["v"] }
+[[role_rule]]
+kind = "name_contains"
+role = "a"
+names = ["q", "v"]
+overwrite = false
+)";
+
+TEST(RoleLanesTest, EveryRuleKindLabelsTheSameOneBehindAnother) {
+  auto parsed = packs::ParsePack(kEveryKind, "every-kind.toml", "");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  const auto& pack = dynamic_cast<const RulePack&>(*parsed.value());
+  ASSERT_EQ(pack.rules().size(), 9u);
+  const std::string letters = "xyzwqrstuvo";
+  for (const uint32_t seed : {1u, 2u, 3u}) {
+    std::mt19937 rng(seed);
+    std::uniform_int_distribution<size_t> letter(0, letters.size() - 1);
+    std::uniform_int_distribution<int> grid(1, 50);
+    Sequence seq;
+    // Long stretches without a boundary or an anchor too, so that rules wait on each other
+    // across many publications.
+    while (seq.dispatches.size() < 200000) {
+      const bool quiet = (seq.dispatches.size() / 30000) % 3 == 2;
+      const char c = quiet ? 'o' : letters[letter(rng)];
+      seq.Add(pack, std::string(1, c), grid(rng));
+    }
+    SCOPED_TRACE(seed);
+    ExpectSameLabels(pack, seq);
+  }
+}
+
+// The shipped packs (their op_path rules have no ranges here and label nothing) over
+// sequences of the kernels they name, in a decode-like order with random slips.
+TEST(RoleLanesTest, ShippedPacksLabelTheSameOneBehindAnother) {
+  const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+      {"mlx-rocm",
+       {"void mlx::core::rocm::rms_norm_kernel<__half, 256, 4>(__half const*)",
+        "void mlx::core::rocm::qmv_wide_kernel<__half, __half, 64, 4>(__half const*)",
+        "void mlx::core::rocm::rope_single_1d<__half, false, true>(x)",
+        "void mlx::core::rocm::copy_gg_byval<__half, __half, long>(x)",
+        "void mlx::core::rocm::kernel_sdpav_1pass<__half, false, 128>(x)",
+        "void mlx::core::rocm::binary_vv<mlx::core::rocm::Add, __half, __half, unsigned int, 4>(x)",
+        "void mlx::core::rocm::gather_qmv_wide_kernel<hip_bfloat16, hip_bfloat16, 64>(x)",
+        "void mlx::core::rocm::binary_g<mlx::core::rocm::Multiply, float, float, long, 1>(x)",
+        "void mlx::core::(anonymous namespace)::depthwise_conv1d_kernel<hip_bfloat16>(x)",
+        "void mlx::core::rocm::arg_reduce_final<__half, mlx::core::rocm::ArgMax<__half>, 256>(x)",
+        "void mlx::core::rocm::arange_kernel<unsigned int>(unsigned int*)"}},
+      {"ggml",
+       {"void rms_norm_f32<1024, true, false>(float const*, float*, int)",
+        "void quantize_q8_1(float const*, void*, long, long, long, long, long, long)",
+        "void mul_mat_vec_q<(ggml_type)8, 1, false, false>(void const*, void const*)",
+        "void rope_norm<true, false, float, float>(float const*, float*, int)",
+        "void k_set_rows<float, __half, long>(float const*, long const*, __half*)",
+        "void flash_attn_ext_vec<128, 1, (ggml_type)1, (ggml_type)1, false>(char const*)",
+        "void flash_attn_combine_results<128>(float const*, float2 const*, float*, int)",
+        "void k_bin_bcast<&op_add, float, float, float>(float const*, float const*, float*)",
+        "void mul_mat_vec_f<__half, float, 1, 256, false, false>(__half const*, float const*)",
+        "void k_get_rows_float<float, float>(float const*, int const*, float*)"}},
+      {"pytorch-cuda",
+       {"void at::native::rms_norm_kernel<float>(float*)", "nvjet_hsh_128x64_64x4_1x2_h_bz_NNT",
+        "void at::native::vectorized_elementwise_kernel<4, at::native::AddFunctor<float>>(int)",
+        "void vllm::rotary_embedding_kernel<c10::BFloat16, true>(long const*)",
+        "void vllm::reshape_and_cache_flash_kernel<__nv_bfloat16>(x)",
+        "void flash::flash_fwd_splitkv_kernel<Flash_fwd_kernel_traits<128, 64>>(x)",
+        "void cutlass::Kernel2<cutlass_80_wmma_tensorop_bf16_s161616gemm_bf16_32x32_128x2_tn>(x)",
+        "void vllm::act_and_mul_kernel<c10::BFloat16, &vllm::silu_kernel>(x)",
+        "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, ArgMaxOps>>(x)",
+        "void at::native::index_elementwise_kernel<128, 4>(int)",
+        "void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float>(x)",
+        "void at::native::unrolled_elementwise_kernel<at::native::FillFunctor<long>>(int)"}},
+  };
+  for (const auto& [name, kernels] : cases) {
+    SCOPED_TRACE(name);
+    auto loaded = packs::LoadPack(name);
+    ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+    const auto& pack = dynamic_cast<const RulePack&>(*loaded.value());
+    ASSERT_GE(pack.rules().size(), 2u);
+    std::mt19937 rng(7);
+    std::uniform_int_distribution<size_t> any(0, kernels.size() - 1);
+    std::uniform_int_distribution<int> slip(0, 9);
+    Sequence seq;
+    for (size_t step = 0; seq.dispatches.size() < 150000; ++step) {
+      for (size_t k = 0; k < kernels.size(); ++k) {
+        const size_t at = slip(rng) == 0 ? any(rng) : k;
+        seq.Add(pack, kernels[at], step % 50 == 0 && at == 1 ? 4096 : 64);
+      }
+    }
+    ExpectSameLabels(pack, seq);
+  }
+}
+
+// A memo-free reading of the pattern rule (role_rules.h): anchors left to right, the first
+// match by the largest counts first, labels on the steps that have a role, then on from the
+// end of the last labelled step (or the next index).
+std::vector<RoleId> NaivePattern(const PatternParams& p, const std::vector<ClassId>& classes,
+                                 std::vector<RoleId> roles) {
+  const size_t n = classes.size();
+  const auto takes = [&](size_t k, size_t i) {
+    const PatternStep& step = p.steps[k];
+    if (step.role != kNoRole && !p.overwrite && roles[i] != kNoRole) return false;
+    for (const Matcher& m : step.match.any) {
+      for (const ClassId c : m.classes) {
+        if (c == classes[i]) return true;
+      }
+    }
+    return false;
+  };
+  std::vector<size_t> taken(p.steps.size());
+  const auto match = [&](const auto& self, size_t k, size_t pos) -> bool {
+    if (k == p.steps.size()) return true;
+    size_t run = 0;
+    while (run < static_cast<size_t>(p.steps[k].max) && pos + run < n && takes(k, pos + run)) {
+      ++run;
+    }
+    for (size_t count = run + 1; count-- > static_cast<size_t>(p.steps[k].min);) {
+      taken[k] = count;
+      if (self(self, k + 1, pos + count)) return true;
+    }
+    return false;
+  };
+  size_t i = 0;
+  while (i < n) {
+    if (!match(match, 0, i)) {
+      ++i;
+      continue;
+    }
+    size_t next = i + 1;
+    size_t pos = i;
+    for (size_t k = 0; k < p.steps.size(); ++k) {
+      if (p.steps[k].role != kNoRole && taken[k] > 0) {
+        for (size_t j = pos; j < pos + taken[k]; ++j) roles[j] = p.steps[k].role;
+        next = std::max(next, pos + taken[k]);
+      }
+      pos += taken[k];
+    }
+    i = next;
+  }
+  return roles;
+}
+
+TEST(RoleLanesTest, PatternFailuresKeptForTheReachOnlyMatchLikeNoMemoAtAll) {
+  // Classes 0..3; a pattern whose optional steps make the scan back off and retry, with a
+  // reach (the sum of max: 1 + 4 + 3 + 2 = 10) far below the sequence's length, so that the
+  // ring of failures wraps many times.
+  PatternParams p;
+  const auto step = [](std::vector<ClassId> classes, int64_t min, int64_t max, RoleId role) {
+    PatternStep s;
+    s.match.any.push_back(Matcher{std::move(classes), {}, {}, false});
+    s.min = min;
+    s.max = max;
+    s.role = role;
+    return s;
+  };
+  p.steps = {step({0}, 1, 1, 0), step({1, 2}, 0, 4, kNoRole), step({2}, 1, 3, 1),
+             step({3, 1}, 0, 2, 2)};
+  for (const bool overwrite : {false, true}) {
+    p.overwrite = overwrite;
+    const PatternRule rule(p);
+    for (const uint32_t seed : {11u, 12u, 13u}) {
+      std::mt19937 rng(seed);
+      std::uniform_int_distribution<int> cls(0, 3);
+      std::uniform_int_distribution<int> preset(0, 7);
+      trace::StringPool pool;
+      std::vector<trace::Dispatch> dispatches(5000);
+      std::vector<ClassId> classes;
+      std::vector<RoleId> roles;
+      for (trace::Dispatch& d : dispatches) {
+        const int c = cls(rng);
+        d.name = pool.Intern(std::string(1, static_cast<char>('a' + c)));
+        classes.push_back(static_cast<ClassId>(c));
+        roles.push_back(preset(rng) == 0 ? RoleId{3} : kNoRole);  // some labelled before
+      }
+      const std::vector<RoleId> expected = NaivePattern(p, classes, roles);
+      rule.ApplyAlone(SequenceView{dispatches, &pool, classes, true}, roles);
+      EXPECT_EQ(roles, expected) << "seed " << seed << " overwrite " << overwrite;
+      size_t labelled = 0;
+      for (const RoleId r : expected) labelled += r == 0 || r == 1 ? 1u : 0u;
+      EXPECT_GT(labelled, 500u);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace decodeprof::analysis
