@@ -1,6 +1,7 @@
 #include "src/analysis/summary.h"
 
 #include <algorithm>
+#include <array>
 #include <numeric>
 #include <string>
 #include <utility>
@@ -285,7 +286,7 @@ class WallInputsOfSets {
     // Per-dispatch gaps are needed (once) only when a unit names classes.
     const auto& units = in.units->units();
     if (std::any_of(units.begin(), units.end(), [](const Unit& u) { return !u.classes.empty(); })) {
-      SumByRoleAndClass(GapEndedByEach(decode_, in.window->lo, in.window->hi));
+      SumByRoleAndClass(in.window->lo, in.window->hi);
     }
   }
 
@@ -343,14 +344,37 @@ class WallInputsOfSets {
     int64_t calls = 0;
     int64_t gap_ns = 0;
   };
-  void SumByRoleAndClass(const std::vector<DurationNs>& gap_by_dispatch) {
+  // In parts on several threads, each pair's integer sums merged in part order. The gap a
+  // dispatch ends is GapEndedByEach's (intervals.h): a part starts from the latest end
+  // (clipped to hi) of every dispatch before it, found by a first pass over the parts.
+  void SumByRoleAndClass(trace::TimestampNs lo, trace::TimestampNs hi) {
     const std::vector<RoleId>& roles = attribution_.roles;
     const std::vector<ClassId>& classes = attribution_.classes;
+    struct Scan {
+      size_t begin = 0;
+      size_t end = 0;
+      int64_t max_role = -1;
+      int64_t max_class = -1;
+      trace::TimestampNs reach = 0;  // the latest min(end, hi) of the part; lo when empty
+    };
+    std::array<Scan, base::kMaxPassParts> scans;
+    const size_t scanned =
+        base::ForParts(decode_.size(), base::kMinPassPart, [&](size_t p, size_t b, size_t e) {
+          Scan& scan = scans[p];
+          scan.begin = b;
+          scan.end = e;
+          scan.reach = lo;
+          for (size_t i = b; i < e; ++i) {
+            scan.max_role = std::max<int64_t>(scan.max_role, roles[i]);
+            scan.max_class = std::max<int64_t>(scan.max_class, classes[i]);
+            scan.reach = std::max(scan.reach, std::min(decode_[i].end, hi));
+          }
+        });
     int64_t max_role = -1;
     int64_t max_class = -1;
-    for (size_t i = 0; i < decode_.size(); ++i) {
-      max_role = std::max<int64_t>(max_role, roles[i]);
-      max_class = std::max<int64_t>(max_class, classes[i]);
+    for (size_t p = 0; p < scanned; ++p) {
+      max_role = std::max(max_role, scans[p].max_role);
+      max_class = std::max(max_class, scans[p].max_class);
     }
     const auto role_slots = static_cast<size_t>(max_role + 2);  // kNoRole (-1) first
     const auto class_slots = static_cast<size_t>(max_class + 1);
@@ -362,12 +386,44 @@ class WallInputsOfSets {
         p.cls = static_cast<ClassId>(c);
       }
     }
-    for (size_t i = 0; i < decode_.size(); ++i) {
-      PairSums& p =
-          pairs_[static_cast<size_t>(roles[i] + 1) * class_slots + static_cast<size_t>(classes[i])];
-      p.ns += decode_[i].duration();
-      ++p.calls;
-      p.gap_ns += gap_by_dispatch[i];
+    // The frontier where index `at` starts: the scanned parts wholly before it, then the rest
+    // of a part it falls in (parts of a second ForParts are the same unless the CPUs changed).
+    const auto frontier_at = [&](size_t at) {
+      trace::TimestampNs frontier = lo;
+      for (size_t p = 0; p < scanned; ++p) {
+        if (scans[p].end <= at) {
+          frontier = std::max(frontier, scans[p].reach);
+        } else {
+          for (size_t i = scans[p].begin; i < at; ++i) {
+            frontier = std::max(frontier, std::min(decode_[i].end, hi));
+          }
+          break;
+        }
+      }
+      return frontier;
+    };
+    std::array<std::vector<PairSums>, base::kMaxPassParts> sums;
+    const size_t summed =
+        base::ForParts(decode_.size(), base::kMinPassPart, [&](size_t p, size_t b, size_t e) {
+          std::vector<PairSums>& part = sums[p];
+          part.assign(pairs_.size(), PairSums{});
+          trace::TimestampNs frontier = frontier_at(b);
+          for (size_t i = b; i < e; ++i) {
+            const trace::Dispatch& d = decode_[i];
+            PairSums& pair = part[static_cast<size_t>(roles[i] + 1) * class_slots +
+                                  static_cast<size_t>(classes[i])];
+            pair.ns += d.duration();
+            ++pair.calls;
+            pair.gap_ns += std::max<DurationNs>(0, std::min(d.start, hi) - frontier);
+            frontier = std::max(frontier, std::min(d.end, hi));
+          }
+        });
+    for (size_t p = 0; p < summed; ++p) {
+      for (size_t k = 0; k < pairs_.size(); ++k) {
+        pairs_[k].ns += sums[p][k].ns;
+        pairs_[k].calls += sums[p][k].calls;
+        pairs_[k].gap_ns += sums[p][k].gap_ns;
+      }
     }
   }
 

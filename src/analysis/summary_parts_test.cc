@@ -1,0 +1,98 @@
+// The summary's passes in parts on several threads give what one pass gives: the same window
+// summarized with every CPU and with one (the process's affinity narrowed for the run).
+#include <gtest/gtest.h>
+#include <sched.h>
+
+#include <vector>
+
+#include "src/analysis/summary.h"
+#include "src/analysis/test_pack.h"
+#include "src/base/parallel.h"
+
+namespace decodeprof::analysis {
+namespace {
+
+using testing::FakePack;
+using testing::FakeUnits;
+using trace::Dispatch;
+
+// Summarizes `in` with the process's CPUs narrowed to its first one, then restores them.
+Summary SummaryOnOneCpu(const SummaryInputs& in) {
+  cpu_set_t all;
+  CPU_ZERO(&all);
+  EXPECT_EQ(::sched_getaffinity(0, sizeof(all), &all), 0);
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  for (size_t c = 0; c < CPU_SETSIZE; ++c) {
+    if (CPU_ISSET(c, &all)) {
+      CPU_SET(c, &one);
+      break;
+    }
+  }
+  EXPECT_EQ(::sched_setaffinity(0, sizeof(one), &one), 0);
+  EXPECT_EQ(base::UsableCpus(), 1u);
+  auto s = BuildSummary(in, Attribute(in));
+  EXPECT_EQ(::sched_setaffinity(0, sizeof(all), &all), 0);
+  EXPECT_TRUE(s.ok()) << s.status().ToString();
+  return s.ok() ? std::move(s).value() : Summary{};
+}
+
+TEST(SummaryPartsTest, UnitsNamingClassesSumTheSameGapsInPartsAsInOnePass) {
+  trace::StringPool names;
+  DecodeWindow window;
+  FakePack pack{{"qmv", "rope", "copy"},
+                {"rope_append", "ssm_step", "sampler_tail"},
+                {{"rope_k", "rope_append"}, {"copy_gg", "rope_append"}}};
+  FakeUnits units{{Unit{"graph", "capture the decode step", {}, {}, HostGapOwnership::kAll},
+                   Unit{"gemv", "gemv kernel", {}, {0}, HostGapOwnership::kRoles},
+                   Unit{"rope", "fused rope", {0}, {1}, HostGapOwnership::kAll}},
+                  {UnitReach{{}, {}, "always", true, false}, UnitReach{{}, {}, "", true, true},
+                   UnitReach{{0}, {0}, "", false, false}}};
+  // 300 000 dispatches with gaps between most of them; every 997th runs long, over the next
+  // few hundred, so that the gaps after a part's first index depend on an earlier part.
+  const trace::StringId kernels[] = {names.Intern("qmv_a"), names.Intern("rope_k"),
+                                     names.Intern("copy_gg"), names.Intern("other")};
+  trace::TimestampNs t = 1000;
+  for (size_t i = 0; i < 300000; ++i) {
+    const trace::TimestampNs length = i % 997 == 0 ? 30000 : 50 + static_cast<int64_t>(i % 7);
+    window.dispatches.push_back(Dispatch{.start = t, .end = t + length, .name = kernels[i % 4]});
+    t += 40 + static_cast<int64_t>(i % 5) * 10;
+  }
+  window.lo = 0;
+  window.hi = t - 20000;  // the last dispatches end past the window
+  SummaryInputs in;
+  in.name = "t";
+  in.window = &window;
+  in.names = &names;
+  in.pack = &pack;
+  in.units = &units;
+  in.profiled.generated_tokens = 300;
+  in.plain = trace::BenchResults{.decode_tok_s = 2500.0};
+  ASSERT_GE(base::PassParts(window.dispatches.size(), base::kMinPassPart), 1u);
+  auto parts = BuildSummary(in, Attribute(in));
+  ASSERT_TRUE(parts.ok()) << parts.status().ToString();
+  const Summary one = SummaryOnOneCpu(in);
+  ASSERT_EQ(parts->units.size(), 3u);
+  ASSERT_EQ(one.units.size(), 3u);
+  for (size_t u = 0; u < 3; ++u) {
+    SCOPED_TRACE(parts->units[u].id);
+    for (const auto field :
+         {&UnitSummary::fallback, &UnitSummary::reached_default, &UnitSummary::reached_optin}) {
+      const WallFields& a = parts->units[u].*field;
+      const WallFields& b = one.units[u].*field;
+      EXPECT_EQ(a.host_gap_ms_per_token, b.host_gap_ms_per_token);
+      EXPECT_EQ(a.host_gap_us_per_dispatch, b.host_gap_us_per_dispatch);
+      EXPECT_EQ(a.wall_share_pct, b.wall_share_pct);
+      EXPECT_EQ(a.ceiling_wall, b.ceiling_wall);
+      EXPECT_EQ(a.plain_ceiling_wall_est, b.plain_ceiling_wall_est);
+    }
+  }
+  // The class unit owns some of the gap, and not all of it: the sums are not trivially equal.
+  EXPECT_GT(one.units[1].fallback.host_gap_ms_per_token, 0.0);
+  EXPECT_LT(one.units[1].fallback.host_gap_ms_per_token, one.host_gap_ms_per_token);
+  EXPECT_EQ(parts->host_gap_ms_per_token, one.host_gap_ms_per_token);
+  EXPECT_EQ(parts->host_gap_attribution_residual_ns, one.host_gap_attribution_residual_ns);
+}
+
+}  // namespace
+}  // namespace decodeprof::analysis
