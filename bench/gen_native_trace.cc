@@ -1,8 +1,10 @@
 // A large decodeprof native trace for the native importer's benchmark
 // (bench/sqlite_throughput.sh): KERNELS kernels back to back in decode steps of 500, each with
 // its cudaLaunchKernel record, the decodeprof:decode range over the last WINDOW_STEPS steps.
+// With `memcpy`, each step ends with the token's read-back, a 4-byte device-to-host
+// cudaMemcpyAsync, as a serving engine's steps do (the window then holds memory operations).
 //
-//   decodeprof_gen_native_trace OUT.sqlite KERNELS WINDOW_STEPS
+//   decodeprof_gen_native_trace OUT.sqlite KERNELS WINDOW_STEPS [memcpy]
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -13,10 +15,11 @@
 namespace nf = decodeprof::native_format;
 
 int main(int argc, char** argv) {
-  if (argc != 4) {
-    std::fprintf(stderr, "usage: %s OUT.sqlite KERNELS WINDOW_STEPS\n", argv[0]);
+  if (argc != 4 && !(argc == 5 && std::string(argv[4]) == "memcpy")) {
+    std::fprintf(stderr, "usage: %s OUT.sqlite KERNELS WINDOW_STEPS [memcpy]\n", argv[0]);
     return 2;
   }
+  const bool memcpy_per_step = argc == 5;
   const long long kernels = std::atoll(argv[2]);
   const long long window_steps = std::atoll(argv[3]);
   constexpr long long kPerStep = 500;
@@ -44,6 +47,8 @@ int main(int argc, char** argv) {
     names.push_back(*id);
   }
   auto launch = w.Intern("cudaLaunchKernel");
+  auto copy = w.Intern("cudaMemcpyAsync");
+  check(copy.status());
   auto empty = w.Intern("");
   auto decode = w.Intern("decodeprof:decode");
   auto step = w.Intern("decodeprof:step");
@@ -52,6 +57,7 @@ int main(int argc, char** argv) {
   const long long first_window_step = steps - window_steps;
   long long t = 1'000'000'000;
   long long decode_start = 0;
+  long long correlation = 0;  // in launch order, as CUPTI numbers the calls
   for (long long k = 0; k < steps * kPerStep; ++k) {
     const long long s = k / kPerStep;
     if (k % kPerStep == 0) {
@@ -72,17 +78,35 @@ int main(int argc, char** argv) {
     call.end_ns = t - 100;
     call.name = *launch;
     call.thread = 7;
-    call.correlation = static_cast<uint32_t>(k + 1);
+    call.correlation = static_cast<uint32_t>(++correlation);
     check(w.AddApiCall(call));
     nf::KernelRow row;
     row.start_ns = t;
     row.end_ns = t + 2'500;
     row.name = row.mangled = names[static_cast<size_t>(k % kPerStep % 24)];
     row.stream = 7;
-    row.correlation = static_cast<uint32_t>(k + 1);
+    row.correlation = call.correlation;
     row.grid[0] = 64;
     check(w.AddKernel(row));
     t += 3'000;
+    if (memcpy_per_step && k % kPerStep == kPerStep - 1) {
+      nf::ApiCallRow copy_call;
+      copy_call.start_ns = t - 400;
+      copy_call.end_ns = t + 1'500;
+      copy_call.name = *copy;
+      copy_call.thread = 7;
+      copy_call.correlation = static_cast<uint32_t>(++correlation);
+      check(w.AddApiCall(copy_call));
+      nf::MemoryOpRow op;
+      op.start_ns = t;
+      op.end_ns = t + 1'000;
+      op.bytes = 4;
+      op.copy_kind = 2;  // device to host
+      op.stream = 7;
+      op.correlation = copy_call.correlation;
+      check(w.AddMemoryOp(op));
+      t += 1'500;
+    }
   }
   nf::RangeRow r;
   r.start_ns = decode_start;

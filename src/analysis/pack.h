@@ -51,11 +51,23 @@ struct SequenceView {
   // read these (a few MB) instead of the dispatches (48 bytes each). Empty: read the
   // dispatches (NameAt).
   std::span<const trace::StringId> name_ids;
+  // A compact view (the kernels of a window that also holds memory operations, without a
+  // copy of their dispatches): no `dispatches`, and per position its name in `name_ids` and
+  // its grid here. Empty otherwise (GridAt reads the dispatches).
+  std::span<const int64_t> grids;
 };
 
+// The positions of `seq`: its dispatches, or those of a compact view (its name_ids).
+inline size_t SizeOf(const SequenceView& seq) {
+  return seq.dispatches.empty() ? seq.name_ids.size() : seq.dispatches.size();
+}
 // The name of dispatch `i` of `seq`.
 inline trace::StringId NameAt(const SequenceView& seq, size_t i) {
   return seq.name_ids.empty() ? seq.dispatches[i].name : seq.name_ids[i];
+}
+// The grid of dispatch `i` of `seq`.
+inline int64_t GridAt(const SequenceView& seq, size_t i) {
+  return seq.grids.empty() ? seq.dispatches[i].grid : seq.grids[i];
 }
 
 class Pack {

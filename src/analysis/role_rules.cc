@@ -11,10 +11,10 @@ namespace {
 std::optional<int64_t> WidestGrid(const SequenceView& seq, ClassId cls, size_t* count) {
   std::optional<int64_t> widest;
   size_t n = 0;
-  for (size_t i = 0; i < seq.dispatches.size(); ++i) {
+  for (size_t i = 0; i < SizeOf(seq); ++i) {
     if (seq.classes[i] != cls) continue;
     ++n;
-    const int64_t grid = seq.dispatches[i].grid;
+    const int64_t grid = GridAt(seq, i);
     widest = widest ? std::max(*widest, grid) : grid;
   }
   if (count != nullptr) *count = n;
@@ -26,7 +26,7 @@ std::optional<int64_t> WidestGrid(const SequenceView& seq, ClassId cls, size_t* 
 void TailAfterWidestRule::Apply(const SequenceView& seq, RoleLane& lane) const {
   const std::optional<int64_t> head_grid = WidestGrid(seq, p_.head_class, nullptr);
   if (!head_grid) return;
-  const size_t n = seq.dispatches.size();
+  const size_t n = SizeOf(seq);
   ConditionEval stop(p_.stop, seq);
   RoleWriter writer(lane, p_.overwrite);
   // A head inside the previous head's run would relabel a suffix of that run with the same
@@ -34,7 +34,7 @@ void TailAfterWidestRule::Apply(const SequenceView& seq, RoleLane& lane) const {
   size_t run_end = 0;
   for (size_t i = 0; i < n; ++i) {
     writer.Commit(i);  // a head at i or later labels only what follows it
-    if (seq.classes[i] != p_.head_class || seq.dispatches[i].grid != *head_grid) continue;
+    if (seq.classes[i] != p_.head_class || GridAt(seq, i) != *head_grid) continue;
     if (i < run_end) continue;
     size_t j = i + 1;
     for (; j < n && !stop.Matches(j); ++j) {
@@ -55,7 +55,7 @@ void TailAfterWidestRule::Diagnose(const SequenceView& seq,
 }
 
 void FollowRunRule::Apply(const SequenceView& seq, RoleLane& lane) const {
-  const size_t n = seq.dispatches.size();
+  const size_t n = SizeOf(seq);
   ConditionEval follow(p_.follow, seq);
   RoleWriter writer(lane, p_.overwrite);
   // An anchor inside the previous anchor's run already has the role, and its own run is a
@@ -72,7 +72,7 @@ void FollowRunRule::Apply(const SequenceView& seq, RoleLane& lane) const {
 }
 
 void PairRule::Apply(const SequenceView& seq, RoleLane& lane) const {
-  const size_t n = seq.dispatches.size();
+  const size_t n = SizeOf(seq);
   ConditionEval first(p_.first, seq);
   ConditionEval second(p_.second, seq);
   RoleWriter writer(lane, p_.overwrite);
@@ -96,7 +96,7 @@ void NameContainsRule::Apply(const SequenceView& seq, RoleLane& lane) const {
   condition.any.push_back(Matcher{{}, p_.names, {}, p_.lowercase});
   ConditionEval match(condition, seq);
   RoleWriter writer(lane, p_.overwrite);
-  for (size_t i = 0; i < seq.dispatches.size(); ++i) {
+  for (size_t i = 0; i < SizeOf(seq); ++i) {
     writer.Commit(i);
     if (writer.Writable(i) && match.Matches(i)) writer.Set(i, p_.role);
   }

@@ -45,8 +45,7 @@ OpPathRule::~OpPathRule() = default;
 
 bool OpPathRule::Usable(const SequenceView& seq) {
   return seq.ranges != nullptr && !seq.ranges->empty() && seq.names != nullptr &&
-         seq.launch_thread.size() == seq.dispatches.size() &&
-         seq.launch_time.size() == seq.dispatches.size();
+         seq.launch_thread.size() == SizeOf(seq) && seq.launch_time.size() == SizeOf(seq);
 }
 
 void OpPathRule::Apply(const SequenceView& seq, RoleLane& lane) const {
@@ -64,7 +63,7 @@ void OpPathRule::Apply(const SequenceView& seq, RoleLane& lane) const {
   // No range name matches: no dispatch gets the role (the common case of a rule for ranges
   // the trace does not have), without a look-up per dispatch.
   if (std::all_of(nearest.begin(), nearest.end(), [](int32_t m) { return m < 0; })) return;
-  for (size_t i = 0; i < seq.dispatches.size(); ++i) {
+  for (size_t i = 0; i < SizeOf(seq); ++i) {
     writer.Commit(i);
     if (!writer.Writable(i) || seq.launch_time[i] == kUnknownLaunch) continue;
     if (seq.ranges->AnyEnclosing(seq.launch_thread[i], seq.launch_time[i], nearest)) {

@@ -23,7 +23,7 @@ std::vector<bool>& FailedBuffer() {
 class PatternScan {
  public:
   PatternScan(const PatternParams& p, const SequenceView& seq, const RoleWriter& writer)
-      : p_(p), seq_(seq), n_(seq.dispatches.size()), writer_(writer), taken_(p.steps.size(), 0) {
+      : p_(p), seq_(seq), n_(SizeOf(seq)), writer_(writer), taken_(p.steps.size(), 0) {
     evals_.reserve(p.steps.size());
     for (const PatternStep& step : p.steps) evals_.emplace_back(step.match, seq);
     size_t reach = 0;
@@ -158,7 +158,7 @@ class PatternScan {
 }  // namespace
 
 void PatternRule::Apply(const SequenceView& seq, RoleLane& lane) const {
-  const size_t n = seq.dispatches.size();
+  const size_t n = SizeOf(seq);
   if (p_.steps.empty() || n == 0) return;
   RoleWriter writer(lane, p_.overwrite);
   PatternScan matcher(p_, seq, writer);

@@ -6,7 +6,7 @@
 namespace decodeprof::analysis {
 
 void SpanAroundRule::Apply(const SequenceView& seq, RoleLane& lane) const {
-  const size_t n = seq.dispatches.size();
+  const size_t n = SizeOf(seq);
   auto is_boundary = [&](size_t i) {
     return std::find(p_.boundary_classes.begin(), p_.boundary_classes.end(), seq.classes[i]) !=
            p_.boundary_classes.end();
@@ -61,7 +61,7 @@ void SpanAroundRule::Apply(const SequenceView& seq, RoleLane& lane) const {
 }
 
 void ClustersRule::Apply(const SequenceView& seq, RoleLane& lane) const {
-  const size_t n = seq.dispatches.size();
+  const size_t n = SizeOf(seq);
   std::vector<std::pair<size_t, size_t>> clusters;  // [first member, last member]
   for (size_t i = 0; i < n; ++i) {
     if (seq.classes[i] != p_.member_class) continue;

@@ -114,8 +114,8 @@ RulePack::RulePack(PackInfo info, KernelClassifier classifier, std::vector<std::
       rules_(std::move(rules)) {}
 
 SequenceView RulePack::Normalized(const SequenceView& seq, std::vector<ClassId>* storage) const {
-  if (seq.classes.size() == seq.dispatches.size()) return seq;
-  const size_t n = seq.dispatches.size();
+  const size_t n = SizeOf(seq);
+  if (seq.classes.size() == n) return seq;
   storage->assign(seq.classes.begin(), seq.classes.begin() + static_cast<std::ptrdiff_t>(
                                                                  std::min(seq.classes.size(), n)));
   storage->resize(n, other_class());
@@ -127,21 +127,23 @@ SequenceView RulePack::Normalized(const SequenceView& seq, std::vector<ClassId>*
 std::vector<RoleId> RulePack::AssignRoles(const SequenceView& seq, RuleSchedule schedule) const {
   std::vector<ClassId> storage;
   SequenceView view = Normalized(seq, &storage);
+  const size_t n = SizeOf(view);
   // Every rule scans every position: the names once, packed, for all of them.
   std::vector<trace::StringId> name_ids;
-  if (view.name_ids.size() != view.dispatches.size()) {
-    base::ResizeFaultedIn(name_ids, view.dispatches.size());
-    for (size_t i = 0; i < name_ids.size(); ++i) name_ids[i] = view.dispatches[i].name;
+  if (view.name_ids.size() != n) {
+    base::ResizeFaultedIn(name_ids, n);
+    base::ForParts(n, base::kMinPassPart, [&](size_t, size_t b, size_t e) {
+      for (size_t i = b; i < e; ++i) name_ids[i] = view.dispatches[i].name;
+    });
     view.name_ids = name_ids;
   }
   std::vector<RoleId> roles;
-  base::ResizeFaultedIn(roles, view.dispatches.size(), kNoRole);
+  base::ResizeFaultedIn(roles, n, kNoRole);
   // One rule after another where a thread each is not worth it; else each rule on a thread
   // of its own, one behind the other (RoleLane): the same labels, at the pace of the slowest
   // rule rather than the sum of them.
   if (schedule == RuleSchedule::kAuto) {
-    schedule = rules_.size() >= 2 && view.dispatches.size() >= base::kMinPassPart &&
-                       base::UsableCpus() >= 2
+    schedule = rules_.size() >= 2 && n >= base::kMinPassPart && base::UsableCpus() >= 2
                    ? RuleSchedule::kOneBehindAnother
                    : RuleSchedule::kOneAfterAnother;
   }
@@ -177,9 +179,9 @@ std::vector<trace::DiagMessage> RulePack::RoleWarnings(const SequenceView& seq) 
   std::vector<ClassId> storage;
   const SequenceView view = Normalized(seq, &storage);
   for (const auto& rule : rules_) rule->Diagnose(view, &warnings);
-  if (seq.classes.size() != seq.dispatches.size()) {
-    warnings.push_back(trace::Message<trace::Msg::kRoleRulesClassesMissing>(seq.dispatches.size(),
-                                                                            seq.classes.size()));
+  if (seq.classes.size() != SizeOf(seq)) {
+    warnings.push_back(
+        trace::Message<trace::Msg::kRoleRulesClassesMissing>(SizeOf(seq), seq.classes.size()));
   }
   return warnings;
 }

@@ -4,9 +4,11 @@
 #include <array>
 #include <numeric>
 #include <string>
+#include <thread>
 #include <utility>
 
 #include "src/analysis/intervals.h"
+#include "src/base/large_pages.h"
 #include "src/base/parallel.h"
 #include "src/base/py_format.h"
 #include "src/base/utf8.h"
@@ -643,54 +645,97 @@ std::optional<double> WindowTokens(const Summary& s) {
 
 Attribution Attribute(const SummaryInputs& in) {
   const auto& dispatches = in.window->dispatches;
+  const size_t n = dispatches.size();
   Attribution out;
-  out.classes.resize(dispatches.size());
+  out.classes.resize(n);
   // In parts on several threads, each classifying a name once (a pack is immutable: its
-  // answers do not depend on the thread or the order).
-  base::ForParts(dispatches.size(), base::kMinPassPart, [&](size_t, size_t b, size_t e) {
-    std::vector<int32_t> memo(in.names->size(), -1);  // class per interned name
-    for (size_t i = b; i < e; ++i) {
-      const trace::Dispatch& d = dispatches[i];
-      if (d.kind != trace::DispatchKind::kKernel) {
-        out.classes[i] = in.pack->ClassOf(d, in.names->Get(d.name));
-        continue;
-      }
-      if (memo[d.name] < 0) memo[d.name] = in.pack->Classify(in.names->Get(d.name));
-      out.classes[i] = static_cast<ClassId>(memo[d.name]);
-    }
-  });
+  // answers do not depend on the thread or the order) and counting its kernels.
+  struct Part {
+    size_t begin = 0;
+    size_t end = 0;
+    size_t kernels = 0;
+  };
+  std::array<Part, base::kMaxPassParts> parts;
+  const size_t part_count =
+      base::ForParts(n, base::kMinPassPart, [&](size_t p, size_t b, size_t e) {
+        std::vector<int32_t> memo(in.names->size(), -1);  // class per interned name
+        size_t kernels = 0;
+        for (size_t i = b; i < e; ++i) {
+          const trace::Dispatch& d = dispatches[i];
+          if (d.kind != trace::DispatchKind::kKernel) {
+            out.classes[i] = in.pack->ClassOf(d, in.names->Get(d.name));
+            continue;
+          }
+          ++kernels;
+          if (memo[d.name] < 0) memo[d.name] = in.pack->Classify(in.names->Get(d.name));
+          out.classes[i] = static_cast<ClassId>(memo[d.name]);
+        }
+        parts[p] = Part{b, e, kernels};
+      });
+  size_t kernels = 0;
+  for (size_t p = 0; p < part_count; ++p) kernels += parts[p].kernels;
   // Role rules see the kernels only: their sequence rules describe the kernels an op
   // launches, and a memory operation between two of them (a token copied to the host, a
   // memset) would break a run. Memory operations keep no role.
-  const bool all_kernels =
-      std::all_of(dispatches.begin(), dispatches.end(),
-                  [](const trace::Dispatch& d) { return d.kind == trace::DispatchKind::kKernel; });
-  if (all_kernels) {
+  if (kernels == n) {
     const SequenceView seq{dispatches,       in.names,       out.classes, in.has_grid,
                            in.launch_thread, in.launch_time, in.ranges};
     out.roles = in.pack->AssignRoles(seq);
     out.warnings = in.pack->RoleWarnings(seq);
     return out;
   }
-  std::vector<size_t> at;  // window index of each kernel
-  std::vector<trace::Dispatch> kernels;
+  // The kernels as a compact view (SequenceView::grids): their names, grids, classes and
+  // launch context, filled and read back in the same parts, each from its first kernel's
+  // position among all of them. No copy of their dispatches.
+  const bool context = !in.launch_time.empty();
+  std::vector<trace::StringId> names;
+  std::vector<int64_t> grids;
   std::vector<ClassId> classes;
   std::vector<uint64_t> threads;
   std::vector<trace::TimestampNs> times;
-  for (size_t i = 0; i < dispatches.size(); ++i) {
-    if (dispatches[i].kind != trace::DispatchKind::kKernel) continue;
-    at.push_back(i);
-    kernels.push_back(dispatches[i]);
-    classes.push_back(out.classes[i]);
-    if (!in.launch_time.empty()) {
-      threads.push_back(in.launch_thread[i]);
-      times.push_back(in.launch_time[i]);
-    }
+  base::ResizeFaultedIn(names, kernels);
+  base::ResizeFaultedIn(grids, kernels);
+  base::ResizeFaultedIn(classes, kernels);
+  if (context) {
+    base::ResizeFaultedIn(threads, kernels);
+    base::ResizeFaultedIn(times, kernels);
   }
-  const SequenceView seq{kernels, in.names, classes, in.has_grid, threads, times, in.ranges};
+  std::array<size_t, base::kMaxPassParts> first_kernel{};
+  for (size_t p = 1; p < part_count; ++p) {
+    first_kernel[p] = first_kernel[p - 1] + parts[p - 1].kernels;
+  }
+  const auto in_the_same_parts = [&](const auto& fn) {
+    std::vector<std::thread> threads_of_parts;
+    threads_of_parts.reserve(part_count - 1);
+    for (size_t p = 1; p < part_count; ++p) threads_of_parts.emplace_back(fn, p);
+    fn(size_t{0});
+    for (std::thread& t : threads_of_parts) t.join();
+  };
+  in_the_same_parts([&](size_t p) {
+    size_t k = first_kernel[p];
+    for (size_t i = parts[p].begin; i < parts[p].end; ++i) {
+      const trace::Dispatch& d = dispatches[i];
+      if (d.kind != trace::DispatchKind::kKernel) continue;
+      names[k] = d.name;
+      grids[k] = d.grid;
+      classes[k] = out.classes[i];
+      if (context) {
+        threads[k] = in.launch_thread[i];
+        times[k] = in.launch_time[i];
+      }
+      ++k;
+    }
+  });
+  const SequenceView seq{{},    in.names,  classes, in.has_grid, threads,
+                         times, in.ranges, names,   grids};
   const std::vector<RoleId> roles = in.pack->AssignRoles(seq);
-  out.roles.assign(dispatches.size(), kNoRole);
-  for (size_t k = 0; k < at.size(); ++k) out.roles[at[k]] = roles[k];
+  base::ResizeFaultedIn(out.roles, n, kNoRole);
+  in_the_same_parts([&](size_t p) {
+    size_t k = first_kernel[p];
+    for (size_t i = parts[p].begin; i < parts[p].end; ++i) {
+      if (dispatches[i].kind == trace::DispatchKind::kKernel) out.roles[i] = roles[k++];
+    }
+  });
   out.warnings = in.pack->RoleWarnings(seq);
   return out;
 }

@@ -5,9 +5,11 @@
 
 #include <vector>
 
+#include "src/analysis/roles.h"
 #include "src/analysis/summary.h"
 #include "src/analysis/test_pack.h"
 #include "src/base/parallel.h"
+#include "src/packs/pack_loader.h"
 
 namespace decodeprof::analysis {
 namespace {
@@ -16,8 +18,9 @@ using testing::FakePack;
 using testing::FakeUnits;
 using trace::Dispatch;
 
-// Summarizes `in` with the process's CPUs narrowed to its first one, then restores them.
-Summary SummaryOnOneCpu(const SummaryInputs& in) {
+// Runs fn() with the process's CPUs narrowed to its first one, then restores them.
+template <typename Fn>
+void OnOneCpu(const Fn& fn) {
   cpu_set_t all;
   CPU_ZERO(&all);
   EXPECT_EQ(::sched_getaffinity(0, sizeof(all), &all), 0);
@@ -31,10 +34,18 @@ Summary SummaryOnOneCpu(const SummaryInputs& in) {
   }
   EXPECT_EQ(::sched_setaffinity(0, sizeof(one), &one), 0);
   EXPECT_EQ(base::UsableCpus(), 1u);
-  auto s = BuildSummary(in, Attribute(in));
+  fn();
   EXPECT_EQ(::sched_setaffinity(0, sizeof(all), &all), 0);
-  EXPECT_TRUE(s.ok()) << s.status().ToString();
-  return s.ok() ? std::move(s).value() : Summary{};
+}
+
+Summary SummaryOnOneCpu(const SummaryInputs& in) {
+  Summary out;
+  OnOneCpu([&] {
+    auto s = BuildSummary(in, Attribute(in));
+    EXPECT_TRUE(s.ok()) << s.status().ToString();
+    if (s.ok()) out = std::move(s).value();
+  });
+  return out;
 }
 
 TEST(SummaryPartsTest, UnitsNamingClassesSumTheSameGapsInPartsAsInOnePass) {
@@ -92,6 +103,78 @@ TEST(SummaryPartsTest, UnitsNamingClassesSumTheSameGapsInPartsAsInOnePass) {
   EXPECT_LT(one.units[1].fallback.host_gap_ms_per_token, one.host_gap_ms_per_token);
   EXPECT_EQ(parts->host_gap_ms_per_token, one.host_gap_ms_per_token);
   EXPECT_EQ(parts->host_gap_attribution_residual_ns, one.host_gap_attribution_residual_ns);
+}
+
+// A window that holds memory operations: the role rules see its kernels only, through a
+// compact view filled in parts. The roles equal those of the rules over a copy of the
+// kernels, on every CPU and on one; the memory operations keep none.
+TEST(SummaryPartsTest, KernelsBetweenMemoryOperationsGetTheRolesOfTheKernelsAlone) {
+  auto loaded = packs::LoadPack("mlx-rocm");
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  const auto& pack = dynamic_cast<const RulePack&>(*loaded.value());
+  const char* layer[] = {
+      "void mlx::core::rocm::rms_norm_kernel<__half, 256, 4>(__half const*)",
+      "void mlx::core::rocm::qmv_wide_kernel<__half, __half, 64, 4>(__half const*)",
+      "void mlx::core::rocm::rope_single_1d<__half, false, true>(x)",
+      "void mlx::core::rocm::copy_gg_byval<__half, __half, long>(x)",
+      "void mlx::core::rocm::kernel_sdpav_1pass<__half, false, 128>(x)",
+      "void mlx::core::rocm::binary_vv<mlx::core::rocm::Add, __half, __half, unsigned int, 4>(x)",
+      "void mlx::core::rocm::gather_qmv_wide_kernel<hip_bfloat16, hip_bfloat16, 64>(x)",
+      "void mlx::core::rocm::binary_g<mlx::core::rocm::Multiply, float, float, long, 1>(x)",
+      "void mlx::core::(anonymous namespace)::depthwise_conv1d_kernel<hip_bfloat16>(x)",
+      "void mlx::core::rocm::arange_kernel<unsigned int>(unsigned int*)"};
+  trace::StringPool names;
+  DecodeWindow window;
+  const trace::StringId copy = names.Intern(trace::MemcpyName(2));
+  for (size_t i = 0; i < 240000; ++i) {
+    Dispatch d{.start = static_cast<int64_t>(i) * 100, .end = static_cast<int64_t>(i) * 100 + 60};
+    if (i % 37 == 36) {
+      d.name = copy;
+      d.kind = trace::DispatchKind::kMemcpy;
+    } else {
+      const size_t k = (i * 7 + i / 11) % 10;
+      d.name = names.Intern(layer[k]);
+      d.grid = k == 1 && i % 50 < 3 ? 4096 : 64;  // a few widest heads
+    }
+    window.dispatches.push_back(d);
+  }
+  window.lo = 0;
+  window.hi = 240000 * 100;
+  FakeUnits units{{}, {}};
+  SummaryInputs in;
+  in.name = "t";
+  in.window = &window;
+  in.names = &names;
+  in.pack = &pack;
+  in.units = &units;
+  ASSERT_GE(base::PassParts(window.dispatches.size(), base::kMinPassPart), 1u);
+  const Attribution parts = Attribute(in);
+  Attribution one;
+  OnOneCpu([&] { one = Attribute(in); });
+  // The rules over a copy of the kernels, one after another.
+  std::vector<Dispatch> kernels;
+  std::vector<ClassId> classes;
+  for (const Dispatch& d : window.dispatches) {
+    if (d.kind != trace::DispatchKind::kKernel) continue;
+    kernels.push_back(d);
+    classes.push_back(pack.Classify(names.Get(d.name)));
+  }
+  const std::vector<RoleId> alone = pack.AssignRoles(SequenceView{kernels, &names, classes, true},
+                                                     RulePack::RuleSchedule::kOneAfterAnother);
+  std::vector<RoleId> expected;
+  size_t k = 0;
+  size_t labelled = 0;
+  for (const Dispatch& d : window.dispatches) {
+    const bool kernel = d.kind == trace::DispatchKind::kKernel;
+    expected.push_back(kernel ? alone[k++] : kNoRole);
+    labelled += expected.back() != kNoRole ? 1u : 0u;
+  }
+  EXPECT_GT(labelled, window.dispatches.size() / 10);
+  EXPECT_EQ(parts.roles, expected);
+  EXPECT_EQ(one.roles, expected);
+  EXPECT_EQ(parts.classes, one.classes);
+  EXPECT_EQ(parts.warnings, one.warnings);
+  EXPECT_EQ(parts.warnings, pack.RoleWarnings(SequenceView{kernels, &names, classes, true}));
 }
 
 }  // namespace

@@ -35,8 +35,8 @@ class FakePack : public Pack {
   const std::vector<std::string>& role_names() const override { return roles_; }
   std::vector<RoleId> AssignRoles(const SequenceView& seq) const override {
     std::vector<RoleId> out;
-    for (const auto& d : seq.dispatches) {
-      const auto it = role_of_name_.find(std::string(seq.names->Get(d.name)));
+    for (size_t i = 0; i < SizeOf(seq); ++i) {
+      const auto it = role_of_name_.find(std::string(seq.names->Get(NameAt(seq, i))));
       out.push_back(it == role_of_name_.end() ? kNoRole : *FindRole(it->second));
     }
     return out;

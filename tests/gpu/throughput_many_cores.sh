@@ -10,7 +10,8 @@
 #   STAGE holds decodeprof and the generators (build/release: decodeprof,
 #   bench/decodeprof_gen_{native,nsys,rocpd}_trace, bench/decodeprof_gen_trace) with the
 #   shared libraries decodeprof needs (tests/gpu/README.md, "Staging").
-# Environment: FORMATS (default: native nsys rocpd kineto csv), KERNELS (SQLite formats,
+# Environment: FORMATS (default: native nsys rocpd kineto csv; also native-memcpy), KERNELS
+#   (SQLite formats,
 #   generated all at once, one process each,
 #   default: 1250000 4200000), KINETO_STEPS (of 1400 kernels; default: 200 800), CSV_BYTES
 #   (default: 600000000), RUNS (best of; default 2), CPUS (default: "all 2 1"), WINDOWS
@@ -100,9 +101,12 @@ def measure(fmt, label, kernels, trace, base_name, base_s, summarize_args):
                 rows.append(row)
                 print(json.dumps(row), flush=True)
 
-gens = {"native": ("decodeprof_gen_native_trace", "kernels", "start_ns"),
-        "nsys": ("decodeprof_gen_nsys_trace", "CUPTI_ACTIVITY_KIND_KERNEL", "start"),
-        "rocpd": ("decodeprof_gen_rocpd_trace", "rocpd_kernel_dispatch", "start")}
+# native-memcpy: the native trace with a token read-back (a memcpy) ending each step, as a
+# serving engine's steps do: the role rules then see the kernels between memory operations.
+gens = {"native": ("decodeprof_gen_native_trace", "kernels", "start_ns", []),
+        "native-memcpy": ("decodeprof_gen_native_trace", "kernels", "start_ns", ["memcpy"]),
+        "nsys": ("decodeprof_gen_nsys_trace", "CUPTI_ACTIVITY_KIND_KERNEL", "start", []),
+        "rocpd": ("decodeprof_gen_rocpd_trace", "rocpd_kernel_dispatch", "start", [])}
 # The SQLite traces are generated at once, one process each (the nsys and rocpd generators
 # take about a minute of CPU per million kernels), then measured one at a time.
 pending = {}
@@ -110,7 +114,7 @@ for fmt in formats:
     if fmt in gens:
         for n in sizes:
             path = os.path.join(work, f"{fmt}{n}.sqlite")
-            pending[(fmt, n)] = (path, subprocess.Popen([os.path.join(stage, gens[fmt][0]), path, str(n), "7"],
+            pending[(fmt, n)] = (path, subprocess.Popen([os.path.join(stage, gens[fmt][0]), path, str(n), "7"] + gens[fmt][3],
                                                         stdout=subprocess.DEVNULL))
 for (fmt, n), (path, proc) in pending.items():  # all written before any is timed
     if proc.wait() != 0:
@@ -118,7 +122,7 @@ for (fmt, n), (path, proc) in pending.items():  # all written before any is time
 print(f"generated {len(pending)} SQLite traces", flush=True)
 for fmt in formats:
     if fmt in gens:
-        gen, table, column = gens[fmt]
+        gen, table, column, _ = gens[fmt]
         for n in sizes:
             path = pending[(fmt, n)][0]
             measure(fmt, f"{n}", n, path, "sqlite_scan", sqlite_scan(path, table, column), [])
