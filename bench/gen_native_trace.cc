@@ -3,8 +3,10 @@
 // its cudaLaunchKernel record, the decodeprof:decode range over the last WINDOW_STEPS steps.
 // With `memcpy`, each step ends with the token's read-back, a 4-byte device-to-host
 // cudaMemcpyAsync, as a serving engine's steps do (the window then holds memory operations).
+// With `graph`, each step's kernels are one cudaGraphLaunch's replay (all of them carry its
+// correlation id), as in a CUDA-graph engine.
 //
-//   decodeprof_gen_native_trace OUT.sqlite KERNELS WINDOW_STEPS [memcpy]
+//   decodeprof_gen_native_trace OUT.sqlite KERNELS WINDOW_STEPS [memcpy] [graph]
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -15,11 +17,23 @@
 namespace nf = decodeprof::native_format;
 
 int main(int argc, char** argv) {
-  if (argc != 4 && !(argc == 5 && std::string(argv[4]) == "memcpy")) {
-    std::fprintf(stderr, "usage: %s OUT.sqlite KERNELS WINDOW_STEPS [memcpy]\n", argv[0]);
+  bool memcpy_per_step = false;
+  bool graph = false;
+  for (int a = 4; a < argc; ++a) {
+    const std::string option = argv[a];
+    if (option == "memcpy") {
+      memcpy_per_step = true;
+    } else if (option == "graph") {
+      graph = true;
+    } else {
+      argc = 0;  // usage
+    }
+  }
+  if (argc < 4) {
+    std::fprintf(stderr, "usage: %s OUT.sqlite KERNELS WINDOW_STEPS [memcpy] [graph]\n",
+                 argc == 0 ? "decodeprof_gen_native_trace" : argv[0]);
     return 2;
   }
-  const bool memcpy_per_step = argc == 5;
   const long long kernels = std::atoll(argv[2]);
   const long long window_steps = std::atoll(argv[3]);
   constexpr long long kPerStep = 500;
@@ -47,6 +61,8 @@ int main(int argc, char** argv) {
     names.push_back(*id);
   }
   auto launch = w.Intern("cudaLaunchKernel");
+  auto graph_launch = w.Intern("cudaGraphLaunch");
+  check(graph_launch.status());
   auto copy = w.Intern("cudaMemcpyAsync");
   check(copy.status());
   auto empty = w.Intern("");
@@ -76,10 +92,14 @@ int main(int argc, char** argv) {
     nf::ApiCallRow call;
     call.start_ns = t - 400;
     call.end_ns = t - 100;
-    call.name = *launch;
+    call.name = graph ? *graph_launch : *launch;
     call.thread = 7;
-    call.correlation = static_cast<uint32_t>(++correlation);
-    check(w.AddApiCall(call));
+    if (!graph || k % kPerStep == 0) {
+      call.correlation = static_cast<uint32_t>(++correlation);
+      check(w.AddApiCall(call));
+    } else {
+      call.correlation = static_cast<uint32_t>(correlation);  // the step's graph launch
+    }
     nf::KernelRow row;
     row.start_ns = t;
     row.end_ns = t + 2'500;
@@ -87,6 +107,10 @@ int main(int argc, char** argv) {
     row.stream = 7;
     row.correlation = call.correlation;
     row.grid[0] = 64;
+    if (graph) {
+      row.graph_id = 1;
+      row.graph_node_id = static_cast<uint64_t>(k % kPerStep + 1);
+    }
     check(w.AddKernel(row));
     t += 3'000;
     if (memcpy_per_step && k % kPerStep == kPerStep - 1) {
