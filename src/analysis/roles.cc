@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <thread>
 #include <utility>
 
 #include "src/base/large_pages.h"
@@ -161,11 +160,7 @@ std::vector<RoleId> RulePack::AssignRoles(const SequenceView& seq, RuleSchedule 
     rules_[k]->Apply(view, lane);
     lane.Finish();
   };
-  std::vector<std::thread> threads;
-  threads.reserve(rules_.size() - 1);
-  for (size_t k = 1; k < rules_.size(); ++k) threads.emplace_back(run, k);
-  run(0);
-  for (std::thread& t : threads) t.join();
+  base::RunParts(rules_.size(), run);  // rule 0 on this thread
   return roles;
 }
 

@@ -101,7 +101,6 @@ class RoleLane {
   void Finish();
 
   std::vector<RoleId>& roles() { return roles_; }
-  size_t size() const { return roles_.size(); }
 
  private:
   static constexpr size_t kAll = SIZE_MAX;

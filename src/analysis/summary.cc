@@ -4,7 +4,6 @@
 #include <array>
 #include <numeric>
 #include <string>
-#include <thread>
 #include <utility>
 
 #include "src/analysis/intervals.h"
@@ -388,39 +387,24 @@ class WallInputsOfSets {
         p.cls = static_cast<ClassId>(c);
       }
     }
-    // The frontier where index `at` starts: the scanned parts wholly before it, then the rest
-    // of a part it falls in (parts of a second ForParts are the same unless the CPUs changed).
-    const auto frontier_at = [&](size_t at) {
-      trace::TimestampNs frontier = lo;
-      for (size_t p = 0; p < scanned; ++p) {
-        if (scans[p].end <= at) {
-          frontier = std::max(frontier, scans[p].reach);
-        } else {
-          for (size_t i = scans[p].begin; i < at; ++i) {
-            frontier = std::max(frontier, std::min(decode_[i].end, hi));
-          }
-          break;
-        }
-      }
-      return frontier;
-    };
+    // The same parts again, each from the latest end of the parts before it.
     std::array<std::vector<PairSums>, base::kMaxPassParts> sums;
-    const size_t summed =
-        base::ForParts(decode_.size(), base::kMinPassPart, [&](size_t p, size_t b, size_t e) {
-          std::vector<PairSums>& part = sums[p];
-          part.assign(pairs_.size(), PairSums{});
-          trace::TimestampNs frontier = frontier_at(b);
-          for (size_t i = b; i < e; ++i) {
-            const trace::Dispatch& d = decode_[i];
-            PairSums& pair = part[static_cast<size_t>(roles[i] + 1) * class_slots +
-                                  static_cast<size_t>(classes[i])];
-            pair.ns += d.duration();
-            ++pair.calls;
-            pair.gap_ns += std::max<DurationNs>(0, std::min(d.start, hi) - frontier);
-            frontier = std::max(frontier, std::min(d.end, hi));
-          }
-        });
-    for (size_t p = 0; p < summed; ++p) {
+    base::RunParts(scanned, [&](size_t p) {
+      std::vector<PairSums>& part = sums[p];
+      part.assign(pairs_.size(), PairSums{});
+      trace::TimestampNs frontier = lo;
+      for (size_t q = 0; q < p; ++q) frontier = std::max(frontier, scans[q].reach);
+      for (size_t i = scans[p].begin; i < scans[p].end; ++i) {
+        const trace::Dispatch& d = decode_[i];
+        PairSums& pair =
+            part[static_cast<size_t>(roles[i] + 1) * class_slots + static_cast<size_t>(classes[i])];
+        pair.ns += d.duration();
+        ++pair.calls;
+        pair.gap_ns += std::max<DurationNs>(0, std::min(d.start, hi) - frontier);
+        frontier = std::max(frontier, std::min(d.end, hi));
+      }
+    });
+    for (size_t p = 0; p < scanned; ++p) {
       for (size_t k = 0; k < pairs_.size(); ++k) {
         pairs_[k].ns += sums[p][k].ns;
         pairs_[k].calls += sums[p][k].calls;
@@ -704,14 +688,7 @@ Attribution Attribute(const SummaryInputs& in) {
   for (size_t p = 1; p < part_count; ++p) {
     first_kernel[p] = first_kernel[p - 1] + parts[p - 1].kernels;
   }
-  const auto in_the_same_parts = [&](const auto& fn) {
-    std::vector<std::thread> threads_of_parts;
-    threads_of_parts.reserve(part_count - 1);
-    for (size_t p = 1; p < part_count; ++p) threads_of_parts.emplace_back(fn, p);
-    fn(size_t{0});
-    for (std::thread& t : threads_of_parts) t.join();
-  };
-  in_the_same_parts([&](size_t p) {
+  base::RunParts(part_count, [&](size_t p) {
     size_t k = first_kernel[p];
     for (size_t i = parts[p].begin; i < parts[p].end; ++i) {
       const trace::Dispatch& d = dispatches[i];
@@ -730,7 +707,7 @@ Attribution Attribute(const SummaryInputs& in) {
                          times, in.ranges, names,   grids};
   const std::vector<RoleId> roles = in.pack->AssignRoles(seq);
   base::ResizeFaultedIn(out.roles, n, kNoRole);
-  in_the_same_parts([&](size_t p) {
+  base::RunParts(part_count, [&](size_t p) {
     size_t k = first_kernel[p];
     for (size_t i = parts[p].begin; i < parts[p].end; ++i) {
       if (dispatches[i].kind == trace::DispatchKind::kKernel) out.roles[i] = roles[k++];

@@ -23,19 +23,25 @@ inline constexpr size_t kMinPassPart = size_t{1} << 16;
 // below `min_size` items; at least 1.
 size_t PassParts(size_t n, size_t min_size);
 
+// Runs fn(part) for each part in [0, parts), part 0 on the calling thread and each other on a
+// thread of its own, and waits for all. fn must not throw. For a second pass over the parts
+// of an earlier ForParts (the same bounds, kept by the caller).
+template <typename Fn>
+void RunParts(size_t parts, Fn&& fn) {
+  std::vector<std::thread> threads;
+  threads.reserve(parts > 0 ? parts - 1 : 0);
+  for (size_t k = 1; k < parts; ++k) threads.emplace_back([&fn, k] { fn(k); });
+  if (parts > 0) fn(size_t{0});
+  for (std::thread& t : threads) t.join();
+}
+
 // Runs fn(part, begin, end) for each of the PassParts(n, min_size) parts of [0, n), part k
 // from k * n / parts, and waits for all; returns the number of parts. fn must not throw.
 template <typename Fn>
 size_t ForParts(size_t n, size_t min_size, Fn&& fn) {
   const size_t parts = PassParts(n, min_size);
   const auto bound = [&](size_t k) { return n / parts * k + std::min(k, n % parts); };
-  std::vector<std::thread> threads;
-  threads.reserve(parts - 1);
-  for (size_t k = 1; k < parts; ++k) {
-    threads.emplace_back([&fn, k, b = bound(k), e = bound(k + 1)] { fn(k, b, e); });
-  }
-  fn(size_t{0}, bound(0), bound(1));
-  for (std::thread& t : threads) t.join();
+  RunParts(parts, [&](size_t k) { fn(k, bound(k), bound(k + 1)); });
   return parts;
 }
 
