@@ -1,31 +1,69 @@
 #include "src/analysis/intervals.h"
 
 #include <algorithm>
+#include <array>
 #include <string>
+
+#include "src/base/parallel.h"
 
 namespace decodeprof::analysis {
 
+namespace {
+
+// A pass over dispatches in start order cut into parts (base::ForParts), each with the latest
+// min(end, hi) of its dispatches (`lo` for none): the frontier a part starts from is the
+// latest reach of the parts before it, so that the parts of a second pass (base::RunParts)
+// give what one pass in order gives.
+struct Part {
+  size_t begin = 0;
+  size_t end = 0;
+  trace::TimestampNs reach = 0;
+};
+struct Parts {
+  std::array<Part, base::kMaxPassParts> part;
+  size_t count = 0;
+  trace::TimestampNs FrontierBefore(size_t p, trace::TimestampNs lo) const {
+    trace::TimestampNs frontier = lo;
+    for (size_t q = 0; q < p; ++q) frontier = std::max(frontier, part[q].reach);
+    return frontier;
+  }
+};
+
+Parts ReachOfParts(std::span<const trace::Dispatch> dispatches, trace::TimestampNs lo,
+                   trace::TimestampNs hi) {
+  Parts parts;
+  parts.count =
+      base::ForParts(dispatches.size(), base::kMinPassPart, [&](size_t p, size_t b, size_t e) {
+        trace::TimestampNs reach = lo;
+        for (size_t i = b; i < e; ++i) reach = std::max(reach, std::min(dispatches[i].end, hi));
+        parts.part[p] = Part{b, e, reach};
+      });
+  return parts;
+}
+
+}  // namespace
+
+// The union's length as the sum over the dispatches of what each adds past the frontier (the
+// latest end before it): in start order that is the merged segments' total, and it splits
+// into parts exactly.
 trace::DurationNs BusyUnion(std::span<const trace::Dispatch> dispatches, trace::TimestampNs lo,
                             trace::TimestampNs hi) {
-  trace::DurationNs busy = 0;
-  bool open = false;
-  trace::TimestampNs seg_start = 0;
-  trace::TimestampNs seg_end = 0;
-  for (const trace::Dispatch& d : dispatches) {
-    const trace::TimestampNs s = std::max(d.start, lo);
-    const trace::TimestampNs e = std::min(d.end, hi);
-    if (e <= s) continue;
-    if (!open || s > seg_end) {
-      if (open) busy += seg_end - seg_start;
-      seg_start = s;
-      seg_end = e;
-      open = true;
-    } else {
-      seg_end = std::max(seg_end, e);
+  const Parts parts = ReachOfParts(dispatches, lo, hi);
+  std::array<trace::DurationNs, base::kMaxPassParts> busy{};
+  base::RunParts(parts.count, [&](size_t p) {
+    trace::TimestampNs frontier = parts.FrontierBefore(p, lo);
+    trace::DurationNs sum = 0;
+    for (size_t i = parts.part[p].begin; i < parts.part[p].end; ++i) {
+      const trace::TimestampNs s = std::max(dispatches[i].start, lo);
+      const trace::TimestampNs e = std::min(dispatches[i].end, hi);
+      sum += std::max<trace::DurationNs>(0, e - std::max(s, frontier));
+      frontier = std::max(frontier, e);
     }
-  }
-  if (open) busy += seg_end - seg_start;
-  return busy;
+    busy[p] = sum;
+  });
+  trace::DurationNs total = 0;
+  for (size_t p = 0; p < parts.count; ++p) total += busy[p];
+  return total;
 }
 
 trace::DurationNs GapAttribution::total() const {
@@ -42,23 +80,41 @@ base::StatusOr<GapAttribution> AttributeGaps(std::span<const trace::Dispatch> di
                                                      " dispatches but " +
                                                      std::to_string(roles.size()) + " roles");
   }
-  GapAttribution out;
-  // Roles are small dense ids: index their slot in per_role (+1 shifts kNoRole to 0).
-  std::vector<int32_t> slot;
-  trace::TimestampNs frontier = lo;
-  for (size_t i = 0; i < dispatches.size(); ++i) {
-    const trace::Dispatch& d = dispatches[i];
-    const size_t key = static_cast<size_t>(roles[i] + 1);
-    if (key >= slot.size()) slot.resize(key + 1, -1);
-    if (slot[key] < 0) {
-      slot[key] = static_cast<int32_t>(out.per_role.size());
-      out.per_role.emplace_back(roles[i], 0);
+  // In parts, each charging the stretches its dispatches end from the frontier the parts
+  // before it leave, its roles in their first-appearance order; merged in part order.
+  const Parts parts = ReachOfParts(dispatches, lo, hi);
+  std::array<GapAttribution, base::kMaxPassParts> charged;
+  base::RunParts(parts.count, [&](size_t p) {
+    GapAttribution& out = charged[p];
+    // Roles are small dense ids: index their slot in per_role (+1 shifts kNoRole to 0).
+    std::vector<int32_t> slot;
+    trace::TimestampNs frontier = parts.FrontierBefore(p, lo);
+    for (size_t i = parts.part[p].begin; i < parts.part[p].end; ++i) {
+      const trace::Dispatch& d = dispatches[i];
+      const size_t key = static_cast<size_t>(roles[i] + 1);
+      if (key >= slot.size()) slot.resize(key + 1, -1);
+      if (slot[key] < 0) {
+        slot[key] = static_cast<int32_t>(out.per_role.size());
+        out.per_role.emplace_back(roles[i], 0);
+      }
+      out.per_role[static_cast<size_t>(slot[key])].second +=
+          std::max<trace::DurationNs>(0, std::min(d.start, hi) - frontier);
+      frontier = std::max(frontier, std::min(d.end, hi));
     }
-    out.per_role[static_cast<size_t>(slot[key])].second +=
-        std::max<trace::DurationNs>(0, std::min(d.start, hi) - frontier);
-    frontier = std::max(frontier, std::min(d.end, hi));
+  });
+  GapAttribution out;
+  for (size_t p = 0; p < parts.count; ++p) {
+    for (const auto& [role, ns] : charged[p].per_role) {
+      const auto it = std::find_if(out.per_role.begin(), out.per_role.end(),
+                                   [role = role](const auto& e) { return e.first == role; });
+      if (it == out.per_role.end()) {
+        out.per_role.emplace_back(role, ns);
+      } else {
+        it->second += ns;
+      }
+    }
   }
-  out.tail = std::max<trace::DurationNs>(0, hi - frontier);
+  out.tail = std::max<trace::DurationNs>(0, hi - parts.FrontierBefore(parts.count, lo));
   return out;
 }
 

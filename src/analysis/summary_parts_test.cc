@@ -3,8 +3,11 @@
 #include <gtest/gtest.h>
 #include <sched.h>
 
+#include <random>
+#include <utility>
 #include <vector>
 
+#include "src/analysis/intervals.h"
 #include "src/analysis/roles.h"
 #include "src/analysis/summary.h"
 #include "src/analysis/test_pack.h"
@@ -103,6 +106,82 @@ TEST(SummaryPartsTest, UnitsNamingClassesSumTheSameGapsInPartsAsInOnePass) {
   EXPECT_LT(one.units[1].fallback.host_gap_ms_per_token, one.host_gap_ms_per_token);
   EXPECT_EQ(parts->host_gap_ms_per_token, one.host_gap_ms_per_token);
   EXPECT_EQ(parts->host_gap_attribution_residual_ns, one.host_gap_attribution_residual_ns);
+}
+
+// The busy union and the gap attribution as one pass in start order computes them: merged
+// segments, and each idle stretch to the role of the dispatch that ends it, roles in their
+// first appearance.
+trace::DurationNs BusyUnionInOnePass(const std::vector<Dispatch>& dispatches, trace::TimestampNs lo,
+                                     trace::TimestampNs hi) {
+  trace::DurationNs busy = 0;
+  bool open = false;
+  trace::TimestampNs seg_start = 0;
+  trace::TimestampNs seg_end = 0;
+  for (const Dispatch& d : dispatches) {
+    const trace::TimestampNs s = std::max(d.start, lo);
+    const trace::TimestampNs e = std::min(d.end, hi);
+    if (e <= s) continue;
+    if (!open || s > seg_end) {
+      if (open) busy += seg_end - seg_start;
+      seg_start = s;
+      seg_end = e;
+      open = true;
+    } else {
+      seg_end = std::max(seg_end, e);
+    }
+  }
+  return open ? busy + seg_end - seg_start : busy;
+}
+
+GapAttribution GapsInOnePass(const std::vector<Dispatch>& dispatches,
+                             const std::vector<RoleId>& roles, trace::TimestampNs lo,
+                             trace::TimestampNs hi) {
+  GapAttribution out;
+  trace::TimestampNs frontier = lo;
+  for (size_t i = 0; i < dispatches.size(); ++i) {
+    auto it = std::find_if(out.per_role.begin(), out.per_role.end(),
+                           [&](const auto& e) { return e.first == roles[i]; });
+    if (it == out.per_role.end()) it = out.per_role.insert(it, {roles[i], 0});
+    it->second += std::max<trace::DurationNs>(0, std::min(dispatches[i].start, hi) - frontier);
+    frontier = std::max(frontier, std::min(dispatches[i].end, hi));
+  }
+  out.tail = std::max<trace::DurationNs>(0, hi - frontier);
+  return out;
+}
+
+TEST(SummaryPartsTest, BusyUnionAndGapsInPartsEqualOnePassInStartOrder) {
+  std::mt19937 rng(5);
+  std::uniform_int_distribution<int> step(0, 60);
+  std::uniform_int_distribution<int> length(0, 80);
+  std::uniform_int_distribution<int> role(-1, 5);
+  std::vector<Dispatch> dispatches;
+  std::vector<RoleId> roles;
+  trace::TimestampNs t = 0;
+  for (size_t i = 0; i < 300000; ++i) {
+    t += step(rng);
+    // Empty ones, touching ones, and every 50 001st running long, over a part boundary.
+    const trace::TimestampNs len = i % 50001 == 49000 ? 400000 : length(rng);
+    dispatches.push_back(Dispatch{.start = t, .end = t + len});
+    // A role first met late in the window, so that the first appearances cross the parts.
+    roles.push_back(i < 250000 ? static_cast<RoleId>(role(rng)) : RoleId{9});
+  }
+  ASSERT_GE(base::PassParts(dispatches.size(), base::kMinPassPart), 1u);
+  for (const auto& [lo, hi] : std::vector<std::pair<trace::TimestampNs, trace::TimestampNs>>{
+           {0, t + 100}, {t / 3, t - t / 4}, {-50, t / 2}}) {
+    SCOPED_TRACE(lo);
+    const trace::DurationNs busy = BusyUnion(dispatches, lo, hi);
+    EXPECT_EQ(busy, BusyUnionInOnePass(dispatches, lo, hi));
+    EXPECT_GT(busy, 0);
+    EXPECT_LT(busy, hi - lo);
+    auto gaps = AttributeGaps(dispatches, roles, lo, hi);
+    ASSERT_TRUE(gaps.ok()) << gaps.status().ToString();
+    const GapAttribution expected = GapsInOnePass(dispatches, roles, lo, hi);
+    EXPECT_EQ(gaps->per_role, expected.per_role);
+    EXPECT_EQ(gaps->tail, expected.tail);
+    if (lo <= 0) {  // every dispatch starts in the window: gaps and busy time make it up
+      EXPECT_EQ(gaps->total(), hi - lo - busy);
+    }
+  }
 }
 
 // A window that holds memory operations: the role rules see its kernels only, through a
