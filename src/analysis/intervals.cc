@@ -8,47 +8,30 @@
 
 namespace decodeprof::analysis {
 
-namespace {
-
-// A pass over dispatches in start order cut into parts (base::ForParts), each with the latest
-// min(end, hi) of its dispatches (`lo` for none): the frontier a part starts from is the
-// latest reach of the parts before it, so that the parts of a second pass (base::RunParts)
-// give what one pass in order gives.
-struct Part {
-  size_t begin = 0;
-  size_t end = 0;
-  trace::TimestampNs reach = 0;
-};
-struct Parts {
-  std::array<Part, base::kMaxPassParts> part;
-  size_t count = 0;
-  trace::TimestampNs FrontierBefore(size_t p, trace::TimestampNs lo) const {
-    trace::TimestampNs frontier = lo;
-    for (size_t q = 0; q < p; ++q) frontier = std::max(frontier, part[q].reach);
-    return frontier;
-  }
-};
-
-Parts ReachOfParts(std::span<const trace::Dispatch> dispatches, trace::TimestampNs lo,
-                   trace::TimestampNs hi) {
-  Parts parts;
+FrontierParts ReachOfParts(std::span<const trace::Dispatch> dispatches, trace::TimestampNs lo,
+                           trace::TimestampNs hi) {
+  FrontierParts parts;
   parts.count =
       base::ForParts(dispatches.size(), base::kMinPassPart, [&](size_t p, size_t b, size_t e) {
         trace::TimestampNs reach = lo;
         for (size_t i = b; i < e; ++i) reach = std::max(reach, std::min(dispatches[i].end, hi));
-        parts.part[p] = Part{b, e, reach};
+        parts.part[p] = FrontierParts::Part{b, e, reach};
       });
   return parts;
 }
 
-}  // namespace
+trace::TimestampNs FrontierParts::FrontierBefore(size_t p, trace::TimestampNs lo) const {
+  trace::TimestampNs frontier = lo;
+  for (size_t q = 0; q < p; ++q) frontier = std::max(frontier, part[q].reach);
+  return frontier;
+}
 
 // The union's length as the sum over the dispatches of what each adds past the frontier (the
 // latest end before it): in start order that is the merged segments' total, and it splits
 // into parts exactly.
 trace::DurationNs BusyUnion(std::span<const trace::Dispatch> dispatches, trace::TimestampNs lo,
                             trace::TimestampNs hi) {
-  const Parts parts = ReachOfParts(dispatches, lo, hi);
+  const FrontierParts parts = ReachOfParts(dispatches, lo, hi);
   std::array<trace::DurationNs, base::kMaxPassParts> busy{};
   base::RunParts(parts.count, [&](size_t p) {
     trace::TimestampNs frontier = parts.FrontierBefore(p, lo);
@@ -82,7 +65,7 @@ base::StatusOr<GapAttribution> AttributeGaps(std::span<const trace::Dispatch> di
   }
   // In parts, each charging the stretches its dispatches end from the frontier the parts
   // before it leave, its roles in their first-appearance order; merged in part order.
-  const Parts parts = ReachOfParts(dispatches, lo, hi);
+  const FrontierParts parts = ReachOfParts(dispatches, lo, hi);
   std::array<GapAttribution, base::kMaxPassParts> charged;
   base::RunParts(parts.count, [&](size_t p) {
     GapAttribution& out = charged[p];

@@ -1,15 +1,35 @@
 // Busy time and idle-gap attribution over the decode window (seed spec 2.5, 2.9).
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
 
 #include "src/analysis/pack.h"
+#include "src/base/parallel.h"
 #include "src/base/status.h"
 #include "src/trace/dispatch.h"
 
 namespace decodeprof::analysis {
+
+// A pass over dispatches in start order cut into parts (base::ForParts), each with the latest
+// min(end, hi) of its dispatches (`lo` for none). A second pass over the same parts
+// (base::RunParts) starts part p from FrontierBefore(p): the latest end, clipped to hi, of
+// every dispatch before it, as one pass in order would have it there.
+struct FrontierParts {
+  struct Part {
+    size_t begin = 0;
+    size_t end = 0;
+    trace::TimestampNs reach = 0;
+  };
+  std::array<Part, base::kMaxPassParts> part;
+  size_t count = 0;
+  trace::TimestampNs FrontierBefore(size_t p, trace::TimestampNs lo) const;
+};
+FrontierParts ReachOfParts(std::span<const trace::Dispatch> dispatches, trace::TimestampNs lo,
+                           trace::TimestampNs hi);
 
 // Length of the union of the dispatches' intervals, each clipped to [lo, hi]. `dispatches`
 // must be in start order. Clipped intervals with end <= start are skipped; touching

@@ -287,7 +287,7 @@ class WallInputsOfSets {
     // Per-dispatch gaps are needed (once) only when a unit names classes.
     const auto& units = in.units->units();
     if (std::any_of(units.begin(), units.end(), [](const Unit& u) { return !u.classes.empty(); })) {
-      SumByRoleAndClass(in.window->lo, in.window->hi);
+      SumByRoleAndClass(*in.pack, in.window->lo, in.window->hi);
     }
   }
 
@@ -345,40 +345,16 @@ class WallInputsOfSets {
     int64_t calls = 0;
     int64_t gap_ns = 0;
   };
-  // In parts on several threads, each pair's integer sums merged in part order. The gap a
-  // dispatch ends is GapEndedByEach's (intervals.h): a part starts from the latest end
-  // (clipped to hi) of every dispatch before it, found by a first pass over the parts.
-  void SumByRoleAndClass(trace::TimestampNs lo, trace::TimestampNs hi) {
+  // In parts on several threads, each pair's integer sums merged in part order; a pair for
+  // each of the pack's roles (and none) and classes. The gap a dispatch ends is
+  // GapEndedByEach's (intervals.h), each part starting from the frontier the parts before it
+  // leave (ReachOfParts).
+  void SumByRoleAndClass(const Pack& pack, trace::TimestampNs lo, trace::TimestampNs hi) {
     const std::vector<RoleId>& roles = attribution_.roles;
     const std::vector<ClassId>& classes = attribution_.classes;
-    struct Scan {
-      size_t begin = 0;
-      size_t end = 0;
-      int64_t max_role = -1;
-      int64_t max_class = -1;
-      trace::TimestampNs reach = 0;  // the latest min(end, hi) of the part; lo when empty
-    };
-    std::array<Scan, base::kMaxPassParts> scans;
-    const size_t scanned =
-        base::ForParts(decode_.size(), base::kMinPassPart, [&](size_t p, size_t b, size_t e) {
-          Scan& scan = scans[p];
-          scan.begin = b;
-          scan.end = e;
-          scan.reach = lo;
-          for (size_t i = b; i < e; ++i) {
-            scan.max_role = std::max<int64_t>(scan.max_role, roles[i]);
-            scan.max_class = std::max<int64_t>(scan.max_class, classes[i]);
-            scan.reach = std::max(scan.reach, std::min(decode_[i].end, hi));
-          }
-        });
-    int64_t max_role = -1;
-    int64_t max_class = -1;
-    for (size_t p = 0; p < scanned; ++p) {
-      max_role = std::max(max_role, scans[p].max_role);
-      max_class = std::max(max_class, scans[p].max_class);
-    }
-    const auto role_slots = static_cast<size_t>(max_role + 2);  // kNoRole (-1) first
-    const auto class_slots = static_cast<size_t>(max_class + 1);
+    const FrontierParts parts = ReachOfParts(decode_, lo, hi);
+    const size_t role_slots = pack.role_names().size() + 1;  // kNoRole (-1) first
+    const size_t class_slots = pack.class_names().size();
     pairs_.assign(role_slots * class_slots, PairSums{});
     for (size_t r = 0; r < role_slots; ++r) {
       for (size_t c = 0; c < class_slots; ++c) {
@@ -389,12 +365,11 @@ class WallInputsOfSets {
     }
     // The same parts again, each from the latest end of the parts before it.
     std::array<std::vector<PairSums>, base::kMaxPassParts> sums;
-    base::RunParts(scanned, [&](size_t p) {
+    base::RunParts(parts.count, [&](size_t p) {
       std::vector<PairSums>& part = sums[p];
       part.assign(pairs_.size(), PairSums{});
-      trace::TimestampNs frontier = lo;
-      for (size_t q = 0; q < p; ++q) frontier = std::max(frontier, scans[q].reach);
-      for (size_t i = scans[p].begin; i < scans[p].end; ++i) {
+      trace::TimestampNs frontier = parts.FrontierBefore(p, lo);
+      for (size_t i = parts.part[p].begin; i < parts.part[p].end; ++i) {
         const trace::Dispatch& d = decode_[i];
         PairSums& pair =
             part[static_cast<size_t>(roles[i] + 1) * class_slots + static_cast<size_t>(classes[i])];
@@ -404,7 +379,7 @@ class WallInputsOfSets {
         frontier = std::max(frontier, std::min(d.end, hi));
       }
     });
-    for (size_t p = 0; p < scanned; ++p) {
+    for (size_t p = 0; p < parts.count; ++p) {
       for (size_t k = 0; k < pairs_.size(); ++k) {
         pairs_[k].ns += sums[p][k].ns;
         pairs_[k].calls += sums[p][k].calls;
