@@ -11,6 +11,7 @@
 
 #include "src/analysis/role_rules.h"
 #include "src/analysis/roles.h"
+#include "src/analysis/test_pack.h"
 #include "src/base/parallel.h"
 #include "src/packs/pack_loader.h"
 #include "src/packs/parsers.h"
@@ -170,18 +171,7 @@ TEST(RoleLanesTest, EveryRuleKindLabelsTheSameOneBehindAnother) {
 // sequences of the kernels they name, in a decode-like order with random slips.
 TEST(RoleLanesTest, ShippedPacksLabelTheSameOneBehindAnother) {
   const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
-      {"mlx-rocm",
-       {"void mlx::core::rocm::rms_norm_kernel<__half, 256, 4>(__half const*)",
-        "void mlx::core::rocm::qmv_wide_kernel<__half, __half, 64, 4>(__half const*)",
-        "void mlx::core::rocm::rope_single_1d<__half, false, true>(x)",
-        "void mlx::core::rocm::copy_gg_byval<__half, __half, long>(x)",
-        "void mlx::core::rocm::kernel_sdpav_1pass<__half, false, 128>(x)",
-        "void mlx::core::rocm::binary_vv<mlx::core::rocm::Add, __half, __half, unsigned int, 4>(x)",
-        "void mlx::core::rocm::gather_qmv_wide_kernel<hip_bfloat16, hip_bfloat16, 64>(x)",
-        "void mlx::core::rocm::binary_g<mlx::core::rocm::Multiply, float, float, long, 1>(x)",
-        "void mlx::core::(anonymous namespace)::depthwise_conv1d_kernel<hip_bfloat16>(x)",
-        "void mlx::core::rocm::arg_reduce_final<__half, mlx::core::rocm::ArgMax<__half>, 256>(x)",
-        "void mlx::core::rocm::arange_kernel<unsigned int>(unsigned int*)"}},
+      {"mlx-rocm", testing::MlxRocmDecodeKernels()},
       {"ggml",
        {"void rms_norm_f32<1024, true, false>(float const*, float*, int)",
         "void quantize_q8_1(float const*, void*, long, long, long, long, long, long)",

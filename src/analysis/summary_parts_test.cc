@@ -4,6 +4,7 @@
 #include <sched.h>
 
 #include <random>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -41,6 +42,17 @@ void OnOneCpu(const Fn& fn) {
   EXPECT_EQ(::sched_setaffinity(0, sizeof(all), &all), 0);
 }
 
+SummaryInputs InputsOf(const DecodeWindow& window, const trace::StringPool& names, const Pack& pack,
+                       const UnitTable& units) {
+  SummaryInputs in;
+  in.name = "t";
+  in.window = &window;
+  in.names = &names;
+  in.pack = &pack;
+  in.units = &units;
+  return in;
+}
+
 Summary SummaryOnOneCpu(const SummaryInputs& in) {
   Summary out;
   OnOneCpu([&] {
@@ -74,12 +86,7 @@ TEST(SummaryPartsTest, UnitsNamingClassesSumTheSameGapsInPartsAsInOnePass) {
   }
   window.lo = 0;
   window.hi = t - 20000;  // the last dispatches end past the window
-  SummaryInputs in;
-  in.name = "t";
-  in.window = &window;
-  in.names = &names;
-  in.pack = &pack;
-  in.units = &units;
+  SummaryInputs in = InputsOf(window, names, pack, units);
   in.profiled.generated_tokens = 300;
   in.plain = trace::BenchResults{.decode_tok_s = 2500.0};
   ASSERT_GE(base::PassParts(window.dispatches.size(), base::kMinPassPart), 1u);
@@ -191,17 +198,7 @@ TEST(SummaryPartsTest, KernelsBetweenMemoryOperationsGetTheRolesOfTheKernelsAlon
   auto loaded = packs::LoadPack("mlx-rocm");
   ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
   const auto& pack = dynamic_cast<const RulePack&>(*loaded.value());
-  const char* layer[] = {
-      "void mlx::core::rocm::rms_norm_kernel<__half, 256, 4>(__half const*)",
-      "void mlx::core::rocm::qmv_wide_kernel<__half, __half, 64, 4>(__half const*)",
-      "void mlx::core::rocm::rope_single_1d<__half, false, true>(x)",
-      "void mlx::core::rocm::copy_gg_byval<__half, __half, long>(x)",
-      "void mlx::core::rocm::kernel_sdpav_1pass<__half, false, 128>(x)",
-      "void mlx::core::rocm::binary_vv<mlx::core::rocm::Add, __half, __half, unsigned int, 4>(x)",
-      "void mlx::core::rocm::gather_qmv_wide_kernel<hip_bfloat16, hip_bfloat16, 64>(x)",
-      "void mlx::core::rocm::binary_g<mlx::core::rocm::Multiply, float, float, long, 1>(x)",
-      "void mlx::core::(anonymous namespace)::depthwise_conv1d_kernel<hip_bfloat16>(x)",
-      "void mlx::core::rocm::arange_kernel<unsigned int>(unsigned int*)"};
+  const std::vector<std::string>& layer = testing::MlxRocmDecodeKernels();
   trace::StringPool names;
   DecodeWindow window;
   const trace::StringId copy = names.Intern(trace::MemcpyName(2));
@@ -220,12 +217,7 @@ TEST(SummaryPartsTest, KernelsBetweenMemoryOperationsGetTheRolesOfTheKernelsAlon
   window.lo = 0;
   window.hi = 240000 * 100;
   FakeUnits units{{}, {}};
-  SummaryInputs in;
-  in.name = "t";
-  in.window = &window;
-  in.names = &names;
-  in.pack = &pack;
-  in.units = &units;
+  const SummaryInputs in = InputsOf(window, names, pack, units);
   ASSERT_GE(base::PassParts(window.dispatches.size(), base::kMinPassPart), 1u);
   const Attribution parts = Attribute(in);
   Attribution one;

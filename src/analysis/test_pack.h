@@ -61,4 +61,23 @@ class FakeUnits : public UnitTable {
   std::vector<UnitReach> reach_;
 };
 
+// Kernel names of an MLX decode on ROCm as rocprofv3 spells them, one per class the built-in
+// mlx-rocm pack's rules test (the qmv at 1 is the widest-grid head's class).
+inline const std::vector<std::string>& MlxRocmDecodeKernels() {
+  static const auto* names = new std::vector<std::string>{
+      "void mlx::core::rocm::rms_norm_kernel<__half, 256, 4>(__half const*)",
+      "void mlx::core::rocm::qmv_wide_kernel<__half, __half, 64, 4>(__half const*)",
+      "void mlx::core::rocm::rope_single_1d<__half, false, true>(x)",
+      "void mlx::core::rocm::copy_gg_byval<__half, __half, long>(x)",
+      "void mlx::core::rocm::kernel_sdpav_1pass<__half, false, 128>(x)",
+      "void mlx::core::rocm::binary_vv<mlx::core::rocm::Add, __half, __half, unsigned int, 4>(x)",
+      "void mlx::core::rocm::gather_qmv_wide_kernel<hip_bfloat16, hip_bfloat16, 64>(x)",
+      "void mlx::core::rocm::binary_g<mlx::core::rocm::Multiply, float, float, long, 1>(x)",
+      "void mlx::core::(anonymous namespace)::depthwise_conv1d_kernel<hip_bfloat16>(x)",
+      "void mlx::core::rocm::arange_kernel<unsigned int>(unsigned int*)",
+      "void mlx::core::rocm::arg_reduce_final<__half, mlx::core::rocm::ArgMax<__half>, 256>(x)",
+  };
+  return *names;
+}
+
 }  // namespace decodeprof::analysis::testing
