@@ -8,16 +8,16 @@ function(decodeprof_add_library module)
   target_link_libraries(decodeprof_${module} PUBLIC decodeprof::build_flags ${ARG_DEPS})
 endfunction()
 
-# decodeprof_add_test(<name> SOURCES ... DEPS ... [THREADS])
+# decodeprof_add_test(<name> SOURCES ... DEPS ... [THREADS] [COST <n>])
 #   A GoogleTest executable whose cases are registered with CTest one by one. THREADS marks a
 #   test of code that runs threads (the recorder's drain and gate, the guard's sampler): its
 #   cases get the CTest label `threads`, and the tsan preset builds and runs them
-#   (decodeprof_threads_tests).
+#   (decodeprof_threads_tests). COST gives each case CTest's COST (started first when high).
 function(decodeprof_add_test name)
   if(NOT DECODEPROF_BUILD_TESTS)
     return()
   endif()
-  cmake_parse_arguments(ARG "THREADS" "" "SOURCES;DEPS" ${ARGN})
+  cmake_parse_arguments(ARG "THREADS" "COST" "SOURCES;DEPS" ${ARGN})
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE decodeprof::build_flags ${ARG_DEPS} GTest::gtest
                                         GTest::gtest_main GTest::gmock)
@@ -29,9 +29,14 @@ function(decodeprof_add_test name)
     set(labels threads)
     set_property(GLOBAL APPEND PROPERTY DECODEPROF_THREADS_TESTS ${name})
   endif()
+  # COST: CTest starts the costliest tests first, so that a clean tree (no timings kept yet)
+  # does not end on one long test with the other cores idle. Default 0.
+  if(NOT ARG_COST)
+    set(ARG_COST 0)
+  endif()
   gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60
                        PROPERTIES ENVIRONMENT "DECODEPROF_SOURCE_DIR=${PROJECT_SOURCE_DIR}"
-                                  LABELS "${labels}")
+                                  LABELS "${labels}" COST ${ARG_COST})
 endfunction()
 
 # decodeprof_find_static_or_shared(<lib> <header>)
