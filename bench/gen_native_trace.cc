@@ -4,9 +4,15 @@
 // With `memcpy`, each step ends with the token's read-back, a 4-byte device-to-host
 // cudaMemcpyAsync, as a serving engine's steps do (the window then holds memory operations).
 // With `graph`, each step's kernels are one cudaGraphLaunch's replay (all of them carry its
-// correlation id), as in a CUDA-graph engine.
+// correlation id), as in a CUDA-graph engine. With `ops`, each launch call lies inside an
+// NVTX range of its own, named after a module (model.layers.0.self_attn.q_proj, ...: what the
+// packs' op_path rules read) or a PyTorch operator (aten::mm, ...), as a recording with a range
+// per module call or per operator (torch.autograd.profiler.emit_nvtx) has: a range a dispatch. With
+// `names=N`, the kernels take N distinct names (default 24) in turn, as a Triton engine's many
+// kernels do.
 //
-//   decodeprof_gen_native_trace OUT.sqlite KERNELS WINDOW_STEPS [memcpy] [graph]
+//   decodeprof_gen_native_trace OUT.sqlite KERNELS WINDOW_STEPS [memcpy] [graph] [ops]
+//                               [names=N]
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -19,18 +25,25 @@ namespace nf = decodeprof::native_format;
 int main(int argc, char** argv) {
   bool memcpy_per_step = false;
   bool graph = false;
+  bool ops = false;
+  long long distinct_names = 24;
   for (int a = 4; a < argc; ++a) {
     const std::string option = argv[a];
     if (option == "memcpy") {
       memcpy_per_step = true;
     } else if (option == "graph") {
       graph = true;
+    } else if (option == "ops") {
+      ops = true;
+    } else if (option.starts_with("names=") && std::atoll(option.c_str() + 6) > 0) {
+      distinct_names = std::atoll(option.c_str() + 6);
     } else {
       argc = 0;  // usage
     }
   }
   if (argc < 4) {
-    std::fprintf(stderr, "usage: %s OUT.sqlite KERNELS WINDOW_STEPS [memcpy] [graph]\n",
+    std::fprintf(stderr,
+                 "usage: %s OUT.sqlite KERNELS WINDOW_STEPS [memcpy] [graph] [ops] [names=N]\n",
                  argc == 0 ? "decodeprof_gen_native_trace" : argv[0]);
     return 2;
   }
@@ -55,7 +68,7 @@ int main(int argc, char** argv) {
     }
   };
   std::vector<nf::StringRef> names;
-  for (int i = 0; i < 24; ++i) {
+  for (long long i = 0; i < distinct_names; ++i) {
     auto id = w.Intern("void synthetic_kernel_" + std::to_string(i) + "<float>(float*, int)");
     check(id.status());
     names.push_back(*id);
@@ -68,6 +81,15 @@ int main(int argc, char** argv) {
   auto empty = w.Intern("");
   auto decode = w.Intern("decodeprof:decode");
   auto step = w.Intern("decodeprof:step");
+  std::vector<nf::StringRef> op_names;
+  for (const char* op : {"model.layers.0.self_attn.q_proj", "model.layers.0.self_attn.k_proj",
+                         "model.layers.0.self_attn.v_proj", "model.layers.0.self_attn.o_proj",
+                         "model.layers.0.mlp.gate_proj", "model.layers.0.mlp.down_proj", "aten::mm",
+                         "aten::add", "aten::silu", "aten::rms_norm"}) {
+    auto id = w.Intern(op);
+    check(id.status());
+    op_names.push_back(*id);
+  }
   check(launch.status());
   const long long steps = kernels / kPerStep;
   const long long first_window_step = steps - window_steps;
@@ -89,6 +111,16 @@ int main(int argc, char** argv) {
         check(w.AddRange(r));
       }
     }
+    if (ops) {
+      nf::RangeRow r;
+      r.start_ns = t - 450;
+      r.end_ns = t - 50;
+      r.name = op_names[static_cast<size_t>(k % static_cast<long long>(op_names.size()))];
+      r.domain = *empty;
+      r.thread = 7;  // the launching thread's
+      r.depth = 2;
+      check(w.AddRange(r));
+    }
     nf::ApiCallRow call;
     call.start_ns = t - 400;
     call.end_ns = t - 100;
@@ -103,7 +135,11 @@ int main(int argc, char** argv) {
     nf::KernelRow row;
     row.start_ns = t;
     row.end_ns = t + 2'500;
-    row.name = row.mangled = names[static_cast<size_t>(k % kPerStep % 24)];
+    // A step's kernels repeat from step to step; more names than a step holds go round the
+    // whole trace.
+    const long long name =
+        distinct_names <= kPerStep ? k % kPerStep % distinct_names : k % distinct_names;
+    row.name = row.mangled = names[static_cast<size_t>(name)];
     row.stream = 7;
     row.correlation = call.correlation;
     row.grid[0] = 64;

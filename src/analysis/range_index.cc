@@ -13,11 +13,42 @@ RangeIndex::RangeIndex(std::span<const trace::Range> ranges) {
     if (r.depth >= 0) kept.push_back(&r);
   }
   // By thread, then start; an enclosing range before the ranges it encloses (longer first,
-  // then shallower).
-  std::sort(kept.begin(), kept.end(), [](const trace::Range* a, const trace::Range* b) {
-    return std::make_tuple(a->thread, a->start, -a->end, a->depth) <
-           std::make_tuple(b->thread, b->start, -b->end, b->depth);
-  });
+  // then shallower). Ranges that tie on all four enclose the same instants: their order
+  // changes no answer.
+  const auto in_thread = [](const trace::Range* a, const trace::Range* b) {
+    return std::make_tuple(a->start, -a->end, a->depth) <
+           std::make_tuple(b->start, -b->end, b->depth);
+  };
+  // A trace has a few threads that open ranges, and its importer gives them in start order:
+  // the ranges are put into their threads' groups in order (two passes), and a group is sorted
+  // only where it is not in order already (a range per dispatch makes millions).
+  std::vector<uint64_t> ids;
+  for (const trace::Range* r : kept) {
+    if (ids.size() > kFewThreads) break;
+    if (std::find(ids.begin(), ids.end(), r->thread) == ids.end()) ids.push_back(r->thread);
+  }
+  if (ids.size() > kFewThreads) {
+    std::sort(kept.begin(), kept.end(), [&](const trace::Range* a, const trace::Range* b) {
+      return a->thread != b->thread ? a->thread < b->thread : in_thread(a, b);
+    });
+  } else {
+    std::sort(ids.begin(), ids.end());
+    const auto group = [&](const trace::Range* r) {
+      return static_cast<size_t>(std::lower_bound(ids.begin(), ids.end(), r->thread) - ids.begin());
+    };
+    std::vector<size_t> at(ids.size() + 1, 0);
+    for (const trace::Range* r : kept) ++at[group(r) + 1];
+    for (size_t g = 1; g < at.size(); ++g) at[g] += at[g - 1];
+    std::vector<const trace::Range*> grouped(kept.size());
+    std::vector<size_t> next(at.begin(), at.end() - 1);
+    for (const trace::Range* r : kept) grouped[next[group(r)]++] = r;
+    kept = std::move(grouped);
+    for (size_t g = 0; g + 1 < at.size(); ++g) {
+      const auto first = kept.begin() + static_cast<std::ptrdiff_t>(at[g]);
+      const auto last = kept.begin() + static_cast<std::ptrdiff_t>(at[g + 1]);
+      if (!std::is_sorted(first, last, in_thread)) std::sort(first, last, in_thread);
+    }
+  }
   ranges_.reserve(kept.size());
   std::vector<size_t> open;  // stack of the ranges that may enclose the next one
   int64_t max_depth = 0;
@@ -37,6 +68,15 @@ RangeIndex::RangeIndex(std::span<const trace::Range> ranges) {
     ranges_.push_back(e);
     open.push_back(i);
     max_depth = std::max<int64_t>(max_depth, static_cast<int64_t>(open.size()));
+  }
+  // The distinct names, by a mark per name id (ids are dense: a string pool's).
+  std::vector<uint8_t> seen;
+  for (const Entry& e : ranges_) {
+    if (e.name >= seen.size()) seen.resize(std::max<size_t>(e.name + 1, 2 * seen.size()), 0);
+    seen[e.name] = 1;
+  }
+  for (size_t id = 0; id < seen.size(); ++id) {
+    if (seen[id] != 0) names_.push_back(static_cast<trace::StringId>(id));
   }
   if (max_depth <= kWalk) return;
   // A deep chain (nested ranges by the thousand): jumps of 1, 2, 4, ... ranges up it.
@@ -70,15 +110,30 @@ const RangeIndex::ThreadSpan* RangeIndex::SpanOf(uint64_t thread) const {
   return it != threads_.end() && it->first == thread ? &it->second : nullptr;
 }
 
-int64_t RangeIndex::LastStartingBy(uint64_t thread, trace::TimestampNs time) const {
+int64_t RangeIndex::LastStartingBy(uint64_t thread, trace::TimestampNs time, size_t* hint) const {
   const ThreadSpan* span = SpanOf(thread);
   if (span == nullptr) return -1;
-  const auto first = ranges_.begin() + static_cast<std::ptrdiff_t>(span->begin);
-  const auto last = ranges_.begin() + static_cast<std::ptrdiff_t>(span->end);
+  auto first = ranges_.begin() + static_cast<std::ptrdiff_t>(span->begin);
+  auto last = ranges_.begin() + static_cast<std::ptrdiff_t>(span->end);
+  // From the last answer, in steps that double: the queries of a pass over dispatches in
+  // start order come in launch order, a range or two apart.
+  if (hint != nullptr && *hint >= span->begin && *hint < span->end &&
+      ranges_[*hint].start <= time) {
+    size_t at = *hint;
+    size_t step = 1;
+    while (at + step < span->end && ranges_[at + step].start <= time) {
+      at += step;
+      step *= 2;
+    }
+    first = ranges_.begin() + static_cast<std::ptrdiff_t>(at);
+    last = ranges_.begin() + static_cast<std::ptrdiff_t>(std::min(at + step, span->end));
+  }
   const auto after = std::upper_bound(
       first, last, time, [](trace::TimestampNs t, const Entry& e) { return t < e.start; });
-  if (after == first) return -1;
-  return static_cast<int64_t>(after - ranges_.begin()) - 1;
+  if (after == ranges_.begin() + static_cast<std::ptrdiff_t>(span->begin)) return -1;
+  const int64_t found = static_cast<int64_t>(after - ranges_.begin()) - 1;
+  if (hint != nullptr) *hint = static_cast<size_t>(found);
+  return found;
 }
 
 int64_t RangeIndex::FirstOpen(int64_t i, trace::TimestampNs time) const {
@@ -121,6 +176,23 @@ bool RangeIndex::AnyEnclosing(uint64_t thread, trace::TimestampNs time,
     if (time < ranges_[static_cast<size_t>(m)].end) return true;
     // A range that does not nest: it ended before `time` although one inside it did not.
     i = FirstOpen(ranges_[static_cast<size_t>(m)].parent, time);
+  }
+  return false;
+}
+
+bool RangeIndex::AnyEnclosingNamed(uint64_t thread, trace::TimestampNs time,
+                                   std::span<const uint8_t> matching, size_t* hint) const {
+  // AnyEnclosing's walk, with each range's nearest match found by going up its chain (at most
+  // kWalk ranges: the index is not deep) instead of read from a per-range array.
+  int64_t i = FirstOpen(LastStartingBy(thread, time, hint), time);
+  while (i >= 0) {
+    const Entry& e = ranges_[static_cast<size_t>(i)];
+    if (e.name < matching.size() && matching[e.name] != 0) {
+      if (time < e.end) return true;
+      i = FirstOpen(e.parent, time);  // a range that does not nest, as in AnyEnclosing
+    } else {
+      i = e.parent;
+    }
   }
   return false;
 }

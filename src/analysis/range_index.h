@@ -44,6 +44,19 @@ class RangeIndex {
   bool AnyEnclosing(uint64_t thread, trace::TimestampNs time,
                     std::span<const int32_t> nearest) const;
 
+  // Whether one of the ranges enclosing `time` on `thread` has a name that `matching` marks
+  // (matching[name] != 0; names past its end are not marked): AnyEnclosing's answer with no
+  // per-range array, by a walk up the chain (right anywhere; at most kWalk ranges where
+  // !deep(), which is where it is meant to be used). `hint`, when given, carries the range
+  // found from one query to the next: queries in time order then cost O(1) each, not O(log n).
+  bool AnyEnclosingNamed(uint64_t thread, trace::TimestampNs time,
+                         std::span<const uint8_t> matching, size_t* hint = nullptr) const;
+  // Whether some thread's ranges nest deeper than kWalk (AnyEnclosing's per-range array is
+  // then what keeps a query short).
+  bool deep() const { return !jump_.empty(); }
+  // The distinct names of the indexed ranges, in increasing id order.
+  std::span<const trace::StringId> names() const { return names_; }
+
   size_t size() const { return ranges_.size(); }  // indexed ranges
   bool empty() const { return ranges_.empty(); }
 
@@ -60,16 +73,19 @@ class RangeIndex {
   };
 
   // The last range of `thread` that starts at or before `time`, or -1.
-  int64_t LastStartingBy(uint64_t thread, trace::TimestampNs time) const;
+  int64_t LastStartingBy(uint64_t thread, trace::TimestampNs time, size_t* hint = nullptr) const;
   // The first range of the chain from `i` (itself, its parent, ...) that ends after `time`,
   // or -1: by jumps over the chain when it is deep.
   int64_t FirstOpen(int64_t i, trace::TimestampNs time) const;
 
   std::vector<Entry> ranges_;  // grouped by thread, each group by start (ties: longer first)
+  std::vector<trace::StringId> names_;
   // Jumps up deep chains (built when a chain is deeper than kWalk): jump_[k][i] is the
   // 2^k-th ancestor of range i (-1 past the top), max_end_[k][i] the latest end among the
   // 2^k ranges from i up (those that exist).
   static constexpr int64_t kWalk = 64;
+  // More threads with ranges than this: one sort of them all instead of a group per thread.
+  static constexpr size_t kFewThreads = 64;
   std::vector<std::vector<int32_t>> jump_;
   std::vector<std::vector<trace::TimestampNs>> max_end_;
   // Each thread's span, by thread: a trace has a few launching threads, and a whole-trace

@@ -3,7 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <random>
 #include <string>
 #include <vector>
@@ -88,8 +90,8 @@ TEST_F(RangeIndexTest, EmptyIndex) {
   EXPECT_EQ(At(index, 1, 0), "");
 }
 
-// AnyEnclosing gives the answer of testing each name Enclosing returns, on nested,
-// overlapping (ranges that do not nest) and deep chains, with and without the jumps.
+// AnyEnclosing and AnyEnclosingNamed give the answer of testing each name Enclosing returns,
+// on nested, overlapping (ranges that do not nest) and deep chains, with and without the jumps.
 TEST_F(RangeIndexTest, AnyEnclosingAgreesWithEnclosing) {
   std::mt19937_64 rng(7);
   for (const int count : {40, 300}) {  // 300 nested deep: the jump tables are built
@@ -101,21 +103,81 @@ TEST_F(RangeIndexTest, AnyEnclosingAgreesWithEnclosing) {
     }
     for (int d = 0; d < count; ++d) Add("n" + std::to_string(d % 7), 2000 + d, 3000 - d, 1, d);
     const RangeIndex index(ranges_);
+    EXPECT_EQ(index.deep(), count == 300);
+    // names(): each name of the ranges once, in id order.
+    std::vector<trace::StringId> names;
+    for (const trace::Range& r : ranges_) names.push_back(r.name);
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+    EXPECT_TRUE(std::ranges::equal(index.names(), names));
     for (const std::string wanted : {"r1", "n3", "none"}) {
       const std::vector<int32_t> nearest =
           index.NearestMatching([&](trace::StringId id) { return pool_.Get(id) == wanted; });
-      for (uint64_t thread : {1u, 2u, 3u}) {
-        for (int64_t t = -1; t < 3100; t += 3) {
+      std::vector<uint8_t> matching(pool_.size(), 0);
+      for (size_t id = 0; id < pool_.size(); ++id) {
+        matching[id] = pool_.Get(static_cast<trace::StringId>(id)) == wanted ? 1 : 0;
+      }
+      size_t hint = 0;  // carried over every thread and instant: in order, then back again
+      for (uint64_t thread : {1u, 2u, 3u, 2u}) {
+        for (int64_t t = -1; t < 3100; t += thread == 2 ? 3 : 5) {
           std::vector<trace::StringId> ids;
           index.Enclosing(thread, t, &ids);
           bool any = false;
           for (trace::StringId id : ids) any = any || pool_.Get(id) == wanted;
           ASSERT_EQ(index.AnyEnclosing(thread, t, nearest), any)
               << wanted << " thread " << thread << " at " << t << " of " << count;
+          ASSERT_EQ(index.AnyEnclosingNamed(thread, t, matching), any)
+              << wanted << " thread " << thread << " at " << t << " of " << count;
+          ASSERT_EQ(index.AnyEnclosingNamed(thread, t, matching, &hint), any)
+              << wanted << " thread " << thread << " at " << t << " of " << count << " (hint)";
+          size_t far = 0;  // a hint at the first range: a long way up to the instant
+          ASSERT_EQ(index.AnyEnclosingNamed(thread, 3100 - t, matching, &far),
+                    index.AnyEnclosingNamed(thread, 3100 - t, matching))
+              << wanted << " thread " << thread << " at " << 3100 - t;
         }
       }
     }
   }
+}
+
+// The same answers whether the ranges' threads are few (grouped a thread at a time, a group
+// sorted only when out of order) or many (one sort of them all), and whatever their order.
+TEST_F(RangeIndexTest, FewOrManyThreadsInAnyOrderGiveTheSameAnswers) {
+  std::mt19937_64 rng(11);
+  for (int i = 0; i < 3000; ++i) {
+    const int64_t start = static_cast<int64_t>(rng() % 5000);
+    const int64_t length = static_cast<int64_t>(rng() % 200) + 1;
+    Add("r" + std::to_string(rng() % 9), start, start + length, rng() % 3,
+        static_cast<int32_t>(rng() % 3));
+  }
+  std::vector<trace::Range> shuffled = ranges_;
+  std::shuffle(shuffled.begin(), shuffled.end(), rng);
+  std::vector<trace::Range> in_order = ranges_;
+  std::stable_sort(in_order.begin(), in_order.end(),
+                   [](const trace::Range& a, const trace::Range& b) { return a.start < b.start; });
+  std::vector<trace::Range> many_threads = shuffled;
+  for (uint64_t thread = 100; thread < 300; ++thread) {
+    many_threads.push_back(trace::Range{pool_.Intern("other"), 0, 10, thread, 0});
+  }
+  const RangeIndex reference(shuffled);
+  const RangeIndex grouped(in_order);
+  const RangeIndex sorted_once(many_threads);
+  const auto names = [](const RangeIndex& index, uint64_t thread, int64_t t) {
+    std::vector<trace::StringId> ids;
+    index.Enclosing(thread, t, &ids);
+    std::sort(ids.begin(), ids.end());  // ranges that tie on every key may come either way
+    return ids;
+  };
+  int64_t found = 0;
+  for (uint64_t thread = 0; thread < 3; ++thread) {
+    for (int64_t t = 0; t < 5300; t += 3) {
+      const std::vector<trace::StringId> want = names(reference, thread, t);
+      found += static_cast<int64_t>(want.size());
+      EXPECT_EQ(names(grouped, thread, t), want) << "thread " << thread << " at " << t;
+      EXPECT_EQ(names(sorted_once, thread, t), want) << "thread " << thread << " at " << t;
+    }
+  }
+  EXPECT_GT(found, 1000);
 }
 
 // 10^5 nested ranges and 10^5 lookups at their innermost point: linear work, not 10^10.

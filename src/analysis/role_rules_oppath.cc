@@ -51,24 +51,37 @@ bool OpPathRule::Usable(const SequenceView& seq) {
 void OpPathRule::Apply(const SequenceView& seq, RoleLane& lane) const {
   if (!Usable(seq)) return;
   RoleWriter writer(lane, p_.overwrite);
-  std::vector<uint8_t> memo(seq.names->size(), 0);  // per range name: 0 unknown, 1 no, 2 yes
-  // Each range's name is matched once; a dispatch then asks its chain of enclosing ranges at
-  // once (linear in the ranges, whatever their depth).
-  const std::vector<int32_t> nearest = seq.ranges->NearestMatching([&](trace::StringId name) {
-    if (name >= memo.size()) return false;
-    uint8_t& hit = memo[name];
-    if (hit == 0) hit = RE2::PartialMatch(seq.names->Get(name), *regex_) ? 2 : 1;
-    return hit == 2;
-  });
+  // Each distinct range name is matched once (memory bounded by the names: the pack's op_path
+  // rules all run at once, one behind the other, and a trace with a range per dispatch would
+  // otherwise hold an array per rule the size of its ranges).
+  std::vector<uint8_t> matching(seq.names->size(), 0);
+  bool any = false;
+  for (const trace::StringId name : seq.ranges->names()) {
+    if (name < matching.size() && RE2::PartialMatch(seq.names->Get(name), *regex_)) {
+      matching[name] = 1;
+      any = true;
+    }
+  }
   // No range name matches: no dispatch gets the role (the common case of a rule for ranges
   // the trace does not have), without a look-up per dispatch.
-  if (std::all_of(nearest.begin(), nearest.end(), [](int32_t m) { return m < 0; })) return;
+  if (!any) return;
+  // Ranges nested deeper than RangeIndex::kWalk: each range's nearest match, so that a
+  // dispatch asks its chain at once (linear in the ranges, whatever their depth).
+  std::vector<int32_t> nearest;
+  if (seq.ranges->deep()) {
+    nearest = seq.ranges->NearestMatching(
+        [&](trace::StringId name) { return name < matching.size() && matching[name] != 0; });
+  }
+  size_t hint = 0;  // the range the last dispatch's launch found
   for (size_t i = 0; i < SizeOf(seq); ++i) {
     writer.Commit(i);
     if (!writer.Writable(i) || seq.launch_time[i] == kUnknownLaunch) continue;
-    if (seq.ranges->AnyEnclosing(seq.launch_thread[i], seq.launch_time[i], nearest)) {
-      writer.Set(i, p_.role);
-    }
+    const bool inside =
+        nearest.empty()
+            ? seq.ranges->AnyEnclosingNamed(seq.launch_thread[i], seq.launch_time[i], matching,
+                                            &hint)
+            : seq.ranges->AnyEnclosing(seq.launch_thread[i], seq.launch_time[i], nearest);
+    if (inside) writer.Set(i, p_.role);
   }
 }
 

@@ -138,6 +138,7 @@ class NativeReader {
     builder_.Expect(
         static_cast<size_t>(kernels + (options_.memory_ops_as_dispatches ? result_.memory_ops : 0)),
         static_cast<size_t>(result_.api_calls));
+    RangeReader ranges(*this);
     if (KeepsEverything()) {
       DP_RETURN_IF_ERROR(ReadEverything());
     } else {
@@ -155,7 +156,9 @@ class NativeReader {
       reader.join();
       DP_RETURN_IF_ERROR(read);
     }
-    DP_RETURN_IF_ERROR(ReadRanges());
+    ranges.Join();
+    DP_RETURN_IF_ERROR(ranges.status());
+    AddRanges(std::move(ranges.rows()));
     DP_RETURN_IF_ERROR(ReadMarks());
     Describe();
     return std::move(result_);
@@ -937,20 +940,36 @@ class NativeReader {
     return base::OkStatus();
   }
 
-  base::Status ReadRanges() {
-    SqliteQuery q(*db_,
+  // A range row as read, before its name and domain are interned (on the calling thread:
+  // Strings interns lazily). The ids are checked to be in the strings table.
+  struct RangeRow {
+    uint32_t name = 0;  // ids of the strings table (checked to be in it)
+    uint32_t domain = 0;
+    trace::TimestampNs start = 0;
+    trace::TimestampNs end = 0;
+    uint64_t thread = 0;
+    int32_t depth = 0;
+  };
+
+  // The ranges in start order (then depth, then row id), checked, over `db`. Only const
+  // members: any thread, with a connection of its own.
+  base::Status ReadRangeRows(const SqliteDb& db, std::vector<RangeRow>& rows) const {
+    SqliteQuery q(db,
                   "SELECT id, name_id, domain_id, start_ns, end_ns, thread, depth FROM ranges "
                   "ORDER BY start_ns, depth, id");
-    if (!q.prepared()) return SqlError(q, "cannot read table ranges");
+    if (!q.prepared()) return db.Error(q, "cannot read table ranges");
     q.Numbers();
     int rc;
     while ((rc = q.Step()) == SQLITE_ROW) {
-      NativeRange r;
-      auto name = strings_->Get(q.Int(1));
-      auto domain = strings_->Get(q.Int(2));
-      if (!name || !domain) return RowError("ranges", q.Int(0), "name or domain not in strings");
-      r.name = *name;
-      r.domain = *domain;
+      RangeRow r;
+      const int64_t name = q.Int(1);
+      const int64_t domain = q.Int(2);
+      if (!strings_->Has(name) || !strings_->Has(domain) || name > UINT32_MAX ||
+          domain > UINT32_MAX) {
+        return RowError("ranges", q.Int(0), "name or domain not in strings");
+      }
+      r.name = static_cast<uint32_t>(name);
+      r.domain = static_cast<uint32_t>(domain);
       DP_RETURN_IF_ERROR(Time(q, 3, "ranges", "start_ns", &r.start));
       DP_RETURN_IF_ERROR(Time(q, 4, "ranges", "end_ns", &r.end));
       if (r.end < r.start) return RowError("ranges", q.Int(0), "end before start");
@@ -958,12 +977,62 @@ class NativeReader {
       int64_t depth = 0;
       DP_RETURN_IF_ERROR(Ranged(q, 6, "ranges", "depth", -1, INT32_MAX, &depth));
       r.depth = static_cast<int32_t>(depth);
-      result_.ranges.push_back(r);
-      builder_.AddRange(trace::Range{r.name, r.start, r.end, r.thread, r.depth});
+      rows.push_back(r);
     }
-    if (rc != SQLITE_DONE) return SqlError(q, "cannot read table ranges");
+    if (rc != SQLITE_DONE) return db.Error(q, "cannot read table ranges");
     return base::OkStatus();
   }
+
+  // The rows read by ReadRangeRows into the builder (and NativeImport when it keeps them).
+  void AddRanges(std::vector<RangeRow>&& rows) {
+    builder_.trace().ranges.reserve(builder_.trace().ranges.size() + rows.size());
+    for (const RangeRow& row : rows) {
+      NativeRange r;
+      r.name = *strings_->Get(row.name);
+      r.domain = *strings_->Get(row.domain);
+      r.start = row.start;
+      r.end = row.end;
+      r.thread = row.thread;
+      r.depth = row.depth;
+      if (options_.keep_annotations) result_.ranges.push_back(r);
+      builder_.AddRange(trace::Range{r.name, r.start, r.end, r.thread, r.depth});
+    }
+    std::vector<RangeRow>().swap(rows);
+  }
+
+  base::Status ReadRanges() {
+    std::vector<RangeRow> rows;
+    DP_RETURN_IF_ERROR(ReadRangeRows(*db_, rows));
+    AddRanges(std::move(rows));
+    return base::OkStatus();
+  }
+
+  // ReadRanges on a thread of its own, over a connection of its own, while the calling thread
+  // reads the dispatches: a trace with a range per dispatch (a range per module call or per
+  // operator) holds as many ranges as kernels, and their sorted read would otherwise follow
+  // the dispatches' parts alone. Join() (also on destruction) waits for it.
+  class RangeReader {
+   public:
+    explicit RangeReader(const NativeReader& reader)
+        : thread_([this, &reader] {
+            base::StatusOr<SqliteDb> db = SqliteDb::Open(reader.path_);
+            status_ = db.ok() ? reader.ReadRangeRows(*db, rows_) : db.status();
+          }) {}
+    RangeReader(const RangeReader&) = delete;
+    RangeReader& operator=(const RangeReader&) = delete;
+    ~RangeReader() { Join(); }
+    void Join() {
+      if (thread_.joinable()) thread_.join();
+    }
+    // After Join: the reader's status, and its rows to hand to AddRanges.
+    const base::Status& status() const { return status_; }
+    std::vector<RangeRow>& rows() { return rows_; }
+
+   private:
+    base::Status status_;
+    std::vector<RangeRow> rows_;
+    std::thread thread_;  // last: started once the members it writes exist
+  };
 
   base::Status ReadMarks() {
     SqliteQuery q(*db_, "SELECT id, name_id, domain_id, time_ns, thread FROM marks ORDER BY 4, 1");
@@ -979,7 +1048,7 @@ class NativeReader {
       m.domain = *domain;
       DP_RETURN_IF_ERROR(Time(q, 3, "marks", "time_ns", &m.time));
       m.thread = static_cast<uint64_t>(q.Int(4));
-      result_.marks.push_back(m);
+      if (options_.keep_annotations) result_.marks.push_back(m);
     }
     if (rc != SQLITE_DONE) return SqlError(q, "cannot read table marks");
     return base::OkStatus();
@@ -1041,6 +1110,7 @@ class NativeImporterImpl final : public io::Importer, public io::StagedImporter 
   base::Status Import(const std::string& path, trace::TraceBuilder& builder) const override {
     NativeImportOptions options;
     options.memory_ops_as_dispatches = true;
+    options.keep_annotations = false;
     return NativeReader(path, builder, options).Run().status();
   }
   const StagedImporter* staged() const override { return this; }
@@ -1048,12 +1118,14 @@ class NativeImporterImpl final : public io::Importer, public io::StagedImporter 
                                  trace::TraceBuilder& builder) const override {
     NativeImportOptions options;
     options.memory_ops_as_dispatches = true;
+    options.keep_annotations = false;
     return NativeReader(path, builder, options).RunAnnotations();
   }
   base::Status ImportDispatches(const std::string& path, trace::TraceBuilder& builder,
                                 const LaunchFilter& keep) const override {
     NativeImportOptions options;
     options.memory_ops_as_dispatches = true;
+    options.keep_annotations = false;
     return NativeReader(path, builder, options).RunDispatches(keep);
   }
 };

@@ -94,6 +94,10 @@ struct NativeImport {
 struct NativeImportOptions {
   // Also stream memcpy and memset operations as dispatches (named as above).
   bool memory_ops_as_dispatches = false;
+  // Also keep the ranges and marks in NativeImport (the builder gets the ranges either way).
+  // The importer behind io::Importer does not: a trace with a range per dispatch would hold
+  // them twice.
+  bool keep_annotations = true;
   // Read the dispatches in start-time parts on several threads (one per available CPU, at
   // most 8, each of at least `rows_per_part` kernels) and hand them on in order: what a
   // caller that keeps every dispatch gets (TraceBuilder::keeps_everything). Tests set it to
