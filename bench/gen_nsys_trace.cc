@@ -2,21 +2,36 @@
 // (bench/sqlite_throughput.sh with FORMAT=nsys): KERNELS kernels back to back in decode steps
 // of 500, each with its cudaLaunchKernel call, an NVTX decodeprof:decode range over the last
 // WINDOW_STEPS steps (the 2025.6 schema, written by src/io/nsys_sqlite/testing/nsys_db_writer).
+// With `ops`, each launch call lies inside an NVTX push/pop range of its own on the launching
+// thread, named after a module or a PyTorch operator, as in a recording with a range per module
+// call or per operator (torch.autograd.profiler.emit_nvtx): a range a dispatch.
 //
-//   decodeprof_gen_nsys_trace OUT.sqlite KERNELS WINDOW_STEPS
+//   decodeprof_gen_nsys_trace OUT.sqlite KERNELS WINDOW_STEPS [ops]
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "src/io/nsys_sqlite/testing/nsys_db_writer.h"
 
 namespace nt = decodeprof::io::nsys_testing;
 
 int main(int argc, char** argv) {
-  if (argc != 4) {
-    std::fprintf(stderr, "usage: %s OUT.sqlite KERNELS WINDOW_STEPS\n", argv[0]);
+  const bool ops = argc == 5 && std::string(argv[4]) == "ops";
+  if (argc != 4 && !ops) {
+    std::fprintf(stderr, "usage: %s OUT.sqlite KERNELS WINDOW_STEPS [ops]\n", argv[0]);
     return 2;
   }
+  const std::vector<std::string> op_names = {"model.layers.0.self_attn.q_proj",
+                                             "model.layers.0.self_attn.k_proj",
+                                             "model.layers.0.self_attn.v_proj",
+                                             "model.layers.0.self_attn.o_proj",
+                                             "model.layers.0.mlp.gate_proj",
+                                             "model.layers.0.mlp.down_proj",
+                                             "aten::mm",
+                                             "aten::add",
+                                             "aten::silu",
+                                             "aten::rms_norm"};
   const long long kernels = std::atoll(argv[2]);
   const long long window_steps = std::atoll(argv[3]);
   constexpr long long kPerStep = 500;
@@ -39,6 +54,13 @@ int main(int argc, char** argv) {
       if (k / kPerStep == first_window_step) decode_start = t - 1'000;
     }
     const auto corr = static_cast<uint32_t>(k + 1);
+    if (ops) {
+      nt::NvtxEvent op;
+      op.start = t - 450;
+      op.end = t - 50;
+      op.text = op_names[static_cast<size_t>(k) % op_names.size()];
+      db.nvtx.push_back(op);
+    }
     db.api_calls.push_back(
         {t - 400, t - 100, "cudaLaunchKernel_v7000", nt::GlobalTid(100, 100), corr, false});
     nt::Kernel kernel;

@@ -34,12 +34,17 @@ void AssignDepths(std::vector<Row>& rows) {
   for (size_t i = 0; i < rows.size(); ++i) {
     if (rows[i].push_pop) order.push_back(i);
   }
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+  const auto before = [&](size_t a, size_t b) {
     const Row& x = rows[a];
     const Row& y = rows[b];
     return std::make_tuple(x.global_tid, x.range.start, -end_of(x), x.rowid) <
            std::make_tuple(y.global_tid, y.range.start, -end_of(y), y.rowid);
-  });
+  };
+  // An export of one thread's ranges comes in this order already (a range per dispatch makes
+  // millions): sorted only when not.
+  if (!std::is_sorted(order.begin(), order.end(), before)) {
+    std::sort(order.begin(), order.end(), before);
+  }
   std::vector<int64_t> open_ends;
   for (size_t k = 0; k < order.size(); ++k) {
     Row& r = rows[order[k]];
@@ -72,14 +77,17 @@ base::Status ReadRanges(Context& ctx) {
   const trace::StringId empty = ctx.names().Intern("");
   while (q.Step() == SQLITE_ROW) {
     const int64_t rowid = q.Int(0);
-    const std::string position = std::string(kNvtxTable) + " rowid " + std::to_string(rowid);
+    // Made only for the first row of a diagnostic, not a string a row.
+    const auto position = [rowid] {
+      return std::string(kNvtxTable) + " rowid " + std::to_string(rowid);
+    };
     const int64_t type = q.Int(3);
     Row row;
     row.rowid = rowid;
     row.push_pop = type == kPushPop || type == kNvtxtPushPop;
     if (!row.push_pop && type != kStartEnd && type != kNvtxtStartEnd) {
       if (skipped++ == 0) {
-        first_skipped = {ctx.path, position,
+        first_skipped = {ctx.path, position(),
                          "NVTX eventType " + std::to_string(type) +
                              " (marks, domain and category names, ...): not used"};
       }
@@ -102,7 +110,7 @@ base::Status ReadRanges(Context& ctx) {
                                 std::to_string(q.Int(1)) + ")");
       }
     } else if (ctx.result.unended_ranges++ == 0) {
-      first_unended = {ctx.path, position,
+      first_unended = {ctx.path, position(),
                        std::string(row.push_pop ? "push/pop" : "start/end") + " range '" +
                            std::string(ctx.names().Get(row.range.name)) + "' has no end"};
     }
@@ -115,10 +123,14 @@ base::Status ReadRanges(Context& ctx) {
 
   AssignDepths(rows);
   std::erase_if(rows, [](const Row& r) { return !r.ended; });
-  std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+  const auto in_start_order = [](const Row& a, const Row& b) {
     return std::make_tuple(a.range.start, a.range.depth, a.rowid) <
            std::make_tuple(b.range.start, b.range.depth, b.rowid);
-  });
+  };
+  if (!std::is_sorted(rows.begin(), rows.end(), in_start_order)) {
+    std::sort(rows.begin(), rows.end(), in_start_order);
+  }
+  ctx.builder.trace().ranges.reserve(ctx.builder.trace().ranges.size() + rows.size());
   for (const Row& r : rows) ctx.builder.AddRange(r.range);
   ctx.result.ranges = static_cast<int64_t>(rows.size());
   ctx.builder.diagnostics().Add(trace::Diag::kUnendedRanges, ctx.result.unended_ranges,
