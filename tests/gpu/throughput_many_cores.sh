@@ -11,7 +11,7 @@
 #   bench/decodeprof_gen_{native,nsys,rocpd}_trace, bench/decodeprof_gen_trace) with the
 #   shared libraries decodeprof needs (tests/gpu/README.md, "Staging").
 # Environment: FORMATS (default: native nsys rocpd kineto csv; also native-memcpy,
-#   native-graph and native-ops), KERNELS
+#   native-graph, native-ops and nsys-ops), KERNELS
 #   (SQLite formats,
 #   generated all at once, one process each,
 #   default: 1250000 4200000), KINETO_STEPS (of 1400 kernels; default: 200 800), CSV_BYTES
@@ -105,13 +105,15 @@ def measure(fmt, label, kernels, trace, base_name, base_s, summarize_args):
 # native-memcpy: the native trace with a token read-back (a memcpy) ending each step, as a
 # serving engine's steps do: the role rules then see the kernels between memory operations.
 # native-graph: that, with each step's kernels one CUDA graph's replay.
-# native-ops: native-memcpy with each launch inside an NVTX range of its own (a module or an operator):
-# a range a dispatch, which the pytorch-cuda pack's op_path rules read.
+# native-ops: native-memcpy with each launch inside an NVTX range of its own (a module or an
+# operator): a range a dispatch, which the pytorch-cuda pack's op_path rules read. nsys-ops:
+# the nsys trace with such a range (NVTX push/pop) around each launch.
 gens = {"native": ("decodeprof_gen_native_trace", "kernels", "start_ns", []),
         "native-memcpy": ("decodeprof_gen_native_trace", "kernels", "start_ns", ["memcpy"]),
         "native-graph": ("decodeprof_gen_native_trace", "kernels", "start_ns", ["memcpy", "graph"]),
         "native-ops": ("decodeprof_gen_native_trace", "kernels", "start_ns", ["memcpy", "ops"]),
         "nsys": ("decodeprof_gen_nsys_trace", "CUPTI_ACTIVITY_KIND_KERNEL", "start", []),
+        "nsys-ops": ("decodeprof_gen_nsys_trace", "CUPTI_ACTIVITY_KIND_KERNEL", "start", ["ops"]),
         "rocpd": ("decodeprof_gen_rocpd_trace", "rocpd_kernel_dispatch", "start", [])}
 # The SQLite traces are generated at once, one process each (the nsys and rocpd generators
 # take about a minute of CPU per million kernels), then measured one at a time.

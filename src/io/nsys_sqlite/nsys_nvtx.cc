@@ -1,8 +1,14 @@
 // NVTX_EVENTS → trace::Range (nsys_sqlite_importer.h; reference A7).
 #include <algorithm>
+#include <atomic>
 #include <limits>
 #include <numeric>
+#include <optional>
+#include <string>
+#include <thread>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "src/io/nsys_sqlite/nsys_reader.h"
 
@@ -55,27 +61,42 @@ void AssignDepths(std::vector<Row>& rows) {
   }
 }
 
-}  // namespace
-
-base::Status ReadRanges(Context& ctx) {
-  const TableShape t(ctx.db, std::string(kNvtxTable));
-  if (!t.present()) return base::OkStatus();
-  DP_RETURN_IF_ERROR(ctx.Require(t, {"start", "end", "eventType"}));
-  if (!t.Has("text") && !t.Has("textId")) return ctx.Require(t, {"text"});
-  ctx.NoteMissing(t, {"textId"}, "(NVTX text only)");
-  ctx.NoteMissing(t, {"text"}, "(registered strings only)");
-  ctx.NoteMissing(t, {"globalTid"}, "(thread 0)");
-  SqliteQuery q(ctx.db, "SELECT rowid, start, end, eventType, " + t.Or("text") + ", " +
-                            t.Or("textId") + ", " + t.Or("globalTid") + " FROM " + t.name() +
-                            " ORDER BY rowid");
-  if (!q.prepared()) return ctx.SqlError(q, kNvtxTable);
-  q.Numbers({4});
+// What a read of NVTX_EVENTS gives before its names are in the trace's pool: the names as a
+// pool of the read's own (interned in the order one pass over the rows interns them), the rows
+// naming them, and the counts and first examples of its diagnostics.
+struct RangeRows {
+  base::Status status;
+  trace::StringPool names;
   std::vector<Row> rows;
   int64_t skipped = 0;
+  int64_t unended = 0;
   trace::DiagnosticExample first_skipped;
   trace::DiagnosticExample first_unended;
-  const trace::StringId empty = ctx.names().Intern("");
+  // A textId that StringIds lacks (row, id): the import's error, with its diagnostic.
+  std::optional<std::pair<int64_t, int64_t>> dangling;
+};
+
+// NVTX_EVENTS's columns as `t` has them, for RangeRowsOf.
+std::string RangeQuery(const TableShape& t) {
+  return "SELECT rowid, start, end, eventType, " + t.Or("text") + ", " + t.Or("textId") + ", " +
+         t.Or("globalTid") + " FROM " + t.name() + " ORDER BY rowid";
+}
+
+// The rows of NVTX_EVENTS over `db` (the import's connection, or a thread's own). Reads only
+// what does not change while the dispatches are read (the StringIds texts, the clock), so it
+// may run on a thread beside them; `stop` ends it early.
+void RangeRowsOf(const Context& ctx, const SqliteDb& db, const std::string& sql, RangeRows& out,
+                 const std::atomic<bool>* stop) {
+  SqliteQuery q(db, sql);
+  if (!q.prepared()) {
+    out.status = db.Error(q, "cannot read table " + std::string(kNvtxTable));
+    return;
+  }
+  q.Numbers({4});
+  const trace::StringId empty = out.names.Intern("");
+  int64_t read = 0;
   while (q.Step() == SQLITE_ROW) {
+    if (stop != nullptr && (++read & 4095) == 0 && *stop) return;
     const int64_t rowid = q.Int(0);
     // Made only for the first row of a diagnostic, not a string a row.
     const auto position = [rowid] {
@@ -86,40 +107,129 @@ base::Status ReadRanges(Context& ctx) {
     row.rowid = rowid;
     row.push_pop = type == kPushPop || type == kNvtxtPushPop;
     if (!row.push_pop && type != kStartEnd && type != kNvtxtStartEnd) {
-      if (skipped++ == 0) {
-        first_skipped = {ctx.path, position(),
-                         "NVTX eventType " + std::to_string(type) +
-                             " (marks, domain and category names, ...): not used"};
+      if (out.skipped++ == 0) {
+        out.first_skipped = {ctx.path, position(),
+                             "NVTX eventType " + std::to_string(type) +
+                                 " (marks, domain and category names, ...): not used"};
       }
       continue;
     }
-    DP_ASSIGN_OR_RETURN(row.range.start, ctx.Time(q.Int(1), kNvtxTable, rowid));
+    base::StatusOr<int64_t> start = ctx.Time(q.Int(1), kNvtxTable, rowid);
+    if (!start.ok()) {
+      out.status = start.status();
+      return;
+    }
+    row.range.start = *start;
     if (!q.IsNull(5)) {
-      auto name = ctx.strings.Text(q.Int(5), ctx.names());
-      if (!name) return ctx.DanglingString(kNvtxTable, rowid, "textId", q.Int(5));
-      row.range.name = *name;
+      const std::string* text = ctx.strings.Find(q.Int(5));
+      if (text == nullptr) {
+        out.dangling = {rowid, q.Int(5)};
+        return;
+      }
+      row.range.name = out.names.Intern(*text);
     } else {
-      row.range.name = q.IsNull(4) ? empty : ctx.names().Intern(q.TextView(4));
+      row.range.name = q.IsNull(4) ? empty : out.names.Intern(q.TextView(4));
     }
     row.ended = !q.IsNull(2);
     if (row.ended) {
-      DP_ASSIGN_OR_RETURN(row.range.end, ctx.Time(q.Int(2), kNvtxTable, rowid));
-      if (row.range.end < row.range.start) {
-        return ctx.RowError(kNvtxTable, rowid,
-                            "end before start (" + std::to_string(q.Int(2)) + " < " +
-                                std::to_string(q.Int(1)) + ")");
+      base::StatusOr<int64_t> end = ctx.Time(q.Int(2), kNvtxTable, rowid);
+      if (!end.ok()) {
+        out.status = end.status();
+        return;
       }
-    } else if (ctx.result.unended_ranges++ == 0) {
-      first_unended = {ctx.path, position(),
-                       std::string(row.push_pop ? "push/pop" : "start/end") + " range '" +
-                           std::string(ctx.names().Get(row.range.name)) + "' has no end"};
+      row.range.end = *end;
+      if (row.range.end < row.range.start) {
+        out.status = ctx.RowError(kNvtxTable, rowid,
+                                  "end before start (" + std::to_string(q.Int(2)) + " < " +
+                                      std::to_string(q.Int(1)) + ")");
+        return;
+      }
+    } else if (out.unended++ == 0) {
+      out.first_unended = {ctx.path, position(),
+                           std::string(row.push_pop ? "push/pop" : "start/end") + " range '" +
+                               std::string(out.names.Get(row.range.name)) + "' has no end"};
     }
     row.global_tid = q.IsNull(6) ? 0 : q.Int(6);
     row.range.thread = static_cast<uint64_t>(row.global_tid) & 0xFFFFFFu;
     row.range.depth = -1;
-    rows.push_back(row);
+    out.rows.push_back(row);
   }
-  if (q.rc() != SQLITE_DONE) return ctx.SqlError(q, kNvtxTable);
+  if (q.rc() != SQLITE_DONE)
+    out.status = db.Error(q, "cannot read table " + std::string(kNvtxTable));
+}
+
+// Whether NVTX_EVENTS can be read as ReadRanges reads it (else ReadRanges says why, in order).
+bool Readable(const TableShape& t) {
+  return t.present() && t.Has("start") && t.Has("end") && t.Has("eventType") &&
+         (t.Has("text") || t.Has("textId"));
+}
+
+}  // namespace
+
+// RangeRowsOf on a thread of its own, over a connection of its own.
+class RangeRead {
+ public:
+  RangeRead(const Context& ctx, std::string sql)
+      : thread_([this, &ctx, sql = std::move(sql)] {
+          base::StatusOr<SqliteDb> db = SqliteDb::Open(ctx.path);
+          if (!db.ok()) {
+            rows_.status = db.status();
+            return;
+          }
+          RangeRowsOf(ctx, *db, sql, rows_, &stop_);
+        }) {}
+  RangeRead(const RangeRead&) = delete;
+  RangeRead& operator=(const RangeRead&) = delete;
+  ~RangeRead() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+  RangeRows& Take() {
+    thread_.join();
+    return rows_;
+  }
+
+ private:
+  RangeRows rows_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;  // last: started once the members it writes exist
+};
+
+void RangeReadDeleter::operator()(RangeRead* read) const { delete read; }
+
+RangeReadPtr StartRanges(const Context& ctx) {
+  // Beside the dispatches only where they are read in parts too (a caller that keeps every
+  // record); the tests' one-pass reference reads them after.
+  if (!ctx.builder.keeps_everything() && !ctx.options.read_in_parts) return nullptr;
+  const TableShape t(ctx.db, std::string(kNvtxTable));
+  if (!Readable(t)) return nullptr;
+  return RangeReadPtr(new RangeRead(ctx, RangeQuery(t)));
+}
+
+base::Status ReadRanges(Context& ctx, RangeRead* started) {
+  const TableShape t(ctx.db, std::string(kNvtxTable));
+  if (!t.present()) return base::OkStatus();
+  DP_RETURN_IF_ERROR(ctx.Require(t, {"start", "end", "eventType"}));
+  if (!t.Has("text") && !t.Has("textId")) return ctx.Require(t, {"text"});
+  ctx.NoteMissing(t, {"textId"}, "(NVTX text only)");
+  ctx.NoteMissing(t, {"text"}, "(registered strings only)");
+  ctx.NoteMissing(t, {"globalTid"}, "(thread 0)");
+  RangeRows own;
+  RangeRows& read = started != nullptr ? started->Take() : own;
+  if (started == nullptr) RangeRowsOf(ctx, ctx.db, RangeQuery(t), own, nullptr);
+  if (read.dangling) {
+    return ctx.DanglingString(kNvtxTable, read.dangling->first, "textId", read.dangling->second);
+  }
+  if (!read.status.ok()) return read.status;
+  // The read's names into the trace's pool, in the order the read met them (the ids one pass
+  // on this thread would have given).
+  std::vector<trace::StringId> pooled(read.names.size());
+  for (size_t id = 0; id < read.names.size(); ++id) {
+    pooled[id] = ctx.names().Intern(read.names.Get(static_cast<trace::StringId>(id)));
+  }
+  std::vector<Row>& rows = read.rows;
+  for (Row& r : rows) r.range.name = pooled[r.range.name];
+  ctx.result.unended_ranges += read.unended;
 
   AssignDepths(rows);
   std::erase_if(rows, [](const Row& r) { return !r.ended; });
@@ -134,8 +244,9 @@ base::Status ReadRanges(Context& ctx) {
   for (const Row& r : rows) ctx.builder.AddRange(r.range);
   ctx.result.ranges = static_cast<int64_t>(rows.size());
   ctx.builder.diagnostics().Add(trace::Diag::kUnendedRanges, ctx.result.unended_ranges,
-                                first_unended);
-  ctx.builder.diagnostics().Add(trace::Diag::kEventsSkipped, skipped, first_skipped);
+                                read.first_unended);
+  ctx.builder.diagnostics().Add(trace::Diag::kEventsSkipped, read.skipped, read.first_skipped);
+  std::vector<Row>().swap(rows);
   return base::OkStatus();
 }
 

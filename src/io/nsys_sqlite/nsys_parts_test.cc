@@ -63,6 +63,28 @@ NsysDb PartsRun(int kernels, bool second_process = false) {
       op.copy_kind = 1 + (i / 5) % 10;
       db.memory_ops.push_back(op);
     }
+    // NVTX: a push/pop range around each launch call and one around every ten of them, a
+    // start/end range now and then, registered and plain texts, a range left open and marks.
+    nsys_testing::NvtxEvent op;
+    op.start = call.start - 5;
+    op.end = call.end + 5;
+    op.text = "op_" + std::to_string((i * 13) % 41);
+    op.registered = i % 3 == 0;
+    op.global_tid = call.global_tid;
+    db.nvtx.push_back(op);
+    if (i % 10 == 0) {
+      nsys_testing::NvtxEvent outer = op;
+      outer.end = op.start + 10 * 100;
+      outer.text = "model.layers." + std::to_string(i / 10) + ".mlp";
+      db.nvtx.push_back(outer);
+    }
+    if (i % 97 == 0) {
+      nsys_testing::NvtxEvent other = op;
+      other.event_type = i % 2 == 0 ? 60 : 34;  // start/end; a mark (not a range)
+      other.text = "phase " + std::to_string(i);
+      if (i == 97 * 4) other.end.reset();  // never ended
+      db.nvtx.push_back(other);
+    }
     if (i % 40 == 0) {
       nsys_testing::GraphLaunch g;
       g.start = k.start;
@@ -81,6 +103,8 @@ struct Read {
   std::vector<trace::ApiCall> launches;
   std::vector<std::string> names;  // the pool, in id order
   int64_t graph_diagnostics = 0;
+  std::vector<trace::Range> ranges;
+  std::vector<std::string> diagnostics;  // every entry: code, count, first example
 };
 
 // One import of `path`, in parts of at least 100 rows when `in_parts`; with `in_place`, into
@@ -110,7 +134,11 @@ Read ReadNsys(const std::string& path, bool in_parts, bool in_place = false, boo
   for (trace::StringId id = 0; id < names.size(); ++id) out.names.emplace_back(names.Get(id));
   for (const auto& entry : t.diagnostics.entries()) {
     if (entry.code == trace::Diag::kGraphLevelTrace) out.graph_diagnostics += entry.count;
+    out.diagnostics.push_back(std::string(trace::Describe(entry.code).name) + " " +
+                              std::to_string(entry.count) + " " + entry.first.file + " " +
+                              entry.first.position + " " + entry.first.detail);
   }
+  out.ranges = std::move(t.ranges);
   return out;
 }
 
@@ -140,6 +168,17 @@ void ExpectSame(const Read& one, const Read& parts) {
             std::tie(one.result.kernels, one.result.memcpys, one.result.memsets,
                      one.result.graph_launches, one.result.api_calls));
   EXPECT_EQ(parts.graph_diagnostics, one.graph_diagnostics);
+  ASSERT_EQ(parts.ranges.size(), one.ranges.size());
+  for (size_t i = 0; i < one.ranges.size(); ++i) {
+    const trace::Range& a = one.ranges[i];
+    const trace::Range& b = parts.ranges[i];
+    ASSERT_EQ(std::tie(a.name, a.start, a.end, a.thread, a.depth),
+              std::tie(b.name, b.start, b.end, b.thread, b.depth))
+        << "range " << i;
+  }
+  EXPECT_EQ(std::tie(parts.result.ranges, parts.result.unended_ranges),
+            std::tie(one.result.ranges, one.result.unended_ranges));
+  EXPECT_EQ(parts.diagnostics, one.diagnostics);
 }
 
 class NsysPartsTest : public ::testing::Test {
@@ -183,6 +222,30 @@ TEST_F(NsysPartsTest, DispatchesAndLaunchCallsReadInPartsAreTheOnePassOnes) {
   ExpectSame(gaps, ReadNsys(path, true));
   ExpectSame(gaps, ReadNsys(path, true, true));
   ExpectSame(gaps, ReadNsys(path, false, false, true));
+}
+
+// The NVTX ranges read on a thread of their own beside the dispatches: the ranges, names,
+// counts and diagnostics of one pass (ExpectSame), and its errors.
+TEST_F(NsysPartsTest, RangesReadBesideTheDispatchesAreTheOnePassOnes) {
+  const std::string path = Write(PartsRun(3000));
+  const Read one = ReadNsys(path, false);
+  ASSERT_TRUE(one.status.ok()) << one.status.ToString();
+  // Each launch's, every tenth's, and 16 start/end ranges of which one never ends.
+  EXPECT_EQ(one.result.ranges, 3000 + 300 + 15);
+  EXPECT_EQ(one.result.unended_ranges, 1);
+  ExpectSame(one, ReadNsys(path, true));
+  ExpectSame(one, ReadNsys(path, true, true));
+  // A textId StringIds lacks; an end before its start: the same error, the same diagnostic.
+  for (const std::string sql : {"UPDATE NVTX_EVENTS SET textId = 999999 WHERE rowid = 2000",
+                                "UPDATE NVTX_EVENTS SET end = start - 1 WHERE rowid = 2500"}) {
+    const std::string broken = Write(PartsRun(3000), "broken.sqlite");
+    Exec(broken, sql);
+    const Read a = ReadNsys(broken, false);
+    const Read b = ReadNsys(broken, true);
+    ASSERT_FALSE(a.status.ok()) << sql;
+    EXPECT_EQ(b.status.ToString(), a.status.ToString()) << sql;
+    EXPECT_EQ(b.diagnostics, a.diagnostics) << sql;
+  }
 }
 
 TEST_F(NsysPartsTest, ProcessesAreFoundInParts) {

@@ -34,6 +34,12 @@ class StringTable {
  public:
   base::Status Load(const SqliteDb& db);
   bool Has(int64_t id) const { return entries_.count(id) != 0; }
+  // Entry `id`'s text, nullptr when StringIds has none: reads no cache, so a thread may call
+  // it while the calling thread interns other entries.
+  const std::string* Find(int64_t id) const {
+    const auto it = entries_.find(id);
+    return it == entries_.end() ? nullptr : &it->second.text;
+  }
   // The pool id of entry `id` as is / demangled when it starts with "_Z" / without the API
   // version suffix; nullopt when StringIds has no entry `id`.
   std::optional<trace::StringId> Text(int64_t id, trace::StringPool& pool);
@@ -121,6 +127,17 @@ struct LaunchPartsDeleter {
 using LaunchPartsPtr = std::unique_ptr<LaunchParts, LaunchPartsDeleter>;
 LaunchPartsPtr StartLaunchParts(const Context& ctx);
 base::Status ReadLaunches(Context& ctx, LaunchParts* parts = nullptr);
-base::Status ReadRanges(Context& ctx);
+// NVTX_EVENTS read on a thread of its own while the dispatches are read (a caller that keeps
+// every record: a trace with a range per dispatch holds millions), or nullptr (the table is
+// absent or ReadRanges will refuse it, or the dispatches are read in one pass). Reads only the
+// StringIds texts and the clock from `ctx` meanwhile. ReadRanges takes its rows, in the order
+// and with the errors and names of a read on the calling thread.
+class RangeRead;
+struct RangeReadDeleter {
+  void operator()(RangeRead* read) const;
+};
+using RangeReadPtr = std::unique_ptr<RangeRead, RangeReadDeleter>;
+RangeReadPtr StartRanges(const Context& ctx);
+base::Status ReadRanges(Context& ctx, RangeRead* started = nullptr);
 
 }  // namespace decodeprof::io::nsys

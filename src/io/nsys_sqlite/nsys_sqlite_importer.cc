@@ -179,9 +179,10 @@ base::StatusOr<NsysImport> ImportNsysSqlite(const std::string& path, trace::Trac
   // The launch calls are read beside the dispatches: in parts when the caller keeps every
   // record, else each table on a thread of its own into a spool.
   const nsys::LaunchPartsPtr launches = nsys::StartLaunchParts(ctx);
+  const nsys::RangeReadPtr ranges = nsys::StartRanges(ctx);  // beside them, likewise
   DP_RETURN_IF_ERROR(nsys::ReadDispatches(ctx));
   DP_RETURN_IF_ERROR(nsys::ReadLaunches(ctx, launches.get()));
-  DP_RETURN_IF_ERROR(nsys::ReadRanges(ctx));
+  DP_RETURN_IF_ERROR(nsys::ReadRanges(ctx, ranges.get()));
   AddSchemaVariants(ctx.builder.diagnostics(), ctx.path, ctx.result.schema_variants);
   return result;
 }

@@ -44,7 +44,7 @@ void AssignDepths(std::vector<Item>& items) {
   for (size_t i = 0; i < items.size(); ++i) {
     if (items[i].kind != Kind::kStartStop) order.push_back(i);
   }
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+  const auto before = [&](size_t a, size_t b) {
     const Item& x = items[a];
     const Item& y = items[b];
     if (x.guid != y.guid) return x.guid < y.guid;
@@ -52,7 +52,12 @@ void AssignDepths(std::vector<Item>& items) {
     if (x.range.start != y.range.start) return x.range.start < y.range.start;
     if (x.range.end != y.range.end) return x.range.end > y.range.end;  // the outer one first
     return std::make_tuple(x.source, x.id) < std::make_tuple(y.source, y.id);
-  });
+  };
+  // One thread's ranges often come in this order already (a range per dispatch makes
+  // millions): sorted only when not.
+  if (!std::is_sorted(order.begin(), order.end(), before)) {
+    std::sort(order.begin(), order.end(), before);
+  }
   std::vector<int64_t> open_ends;
   for (size_t k = 0; k < order.size(); ++k) {
     Item& r = items[order[k]];
@@ -92,10 +97,14 @@ class RegionReader {
     DP_RETURN_IF_ERROR(readers_.empty() ? Regions() : FinishParts());
     if (ctx_.Has(kSample)) DP_RETURN_IF_ERROR(Samples());
     AssignDepths(items_);
-    std::sort(items_.begin(), items_.end(), [](const Item& a, const Item& b) {
+    const auto in_start_order = [](const Item& a, const Item& b) {
       return std::make_tuple(a.range.start, a.range.depth, a.source, a.id) <
              std::make_tuple(b.range.start, b.range.depth, b.source, b.id);
-    });
+    };
+    if (!std::is_sorted(items_.begin(), items_.end(), in_start_order)) {
+      std::sort(items_.begin(), items_.end(), in_start_order);
+    }
+    ctx_.builder.trace().ranges.reserve(ctx_.builder.trace().ranges.size() + items_.size());
     for (const Item& item : items_) {
       ctx_.builder.AddRange(item.range);
       ++(item.kind == Kind::kMark ? ctx_.result.marks : ctx_.result.ranges);
