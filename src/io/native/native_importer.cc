@@ -11,9 +11,11 @@
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -949,38 +951,109 @@ class NativeReader {
     trace::TimestampNs end = 0;
     uint64_t thread = 0;
     int32_t depth = 0;
+    int64_t id = 0;  // the row's: the last key of the read's order
   };
+  // The read's order: start, then depth, then row id.
+  static bool InRangeOrder(const RangeRow& a, const RangeRow& b) {
+    return std::tie(a.start, a.depth, a.id) < std::tie(b.start, b.depth, b.id);
+  }
+  static constexpr std::string_view kRangeColumns =
+      "SELECT id, name_id, domain_id, start_ns, end_ns, thread, depth FROM ranges";
+
+  // One row of `q` (kRangeColumns), checked.
+  base::Status RangeRowOf(const SqliteQuery& q, RangeRow& r) const {
+    r.id = q.Int(0);
+    const int64_t name = q.Int(1);
+    const int64_t domain = q.Int(2);
+    if (!strings_->Has(name) || !strings_->Has(domain) || name > UINT32_MAX ||
+        domain > UINT32_MAX) {
+      return RowError("ranges", q.Int(0), "name or domain not in strings");
+    }
+    r.name = static_cast<uint32_t>(name);
+    r.domain = static_cast<uint32_t>(domain);
+    DP_RETURN_IF_ERROR(Time(q, 3, "ranges", "start_ns", &r.start));
+    DP_RETURN_IF_ERROR(Time(q, 4, "ranges", "end_ns", &r.end));
+    if (r.end < r.start) return RowError("ranges", q.Int(0), "end before start");
+    r.thread = static_cast<uint64_t>(q.Int(5));
+    int64_t depth = 0;
+    DP_RETURN_IF_ERROR(Ranged(q, 6, "ranges", "depth", -1, INT32_MAX, &depth));
+    r.depth = static_cast<int32_t>(depth);
+    return base::OkStatus();
+  }
 
   // The ranges in start order (then depth, then row id), checked, over `db`. Only const
   // members: any thread, with a connection of its own.
   base::Status ReadRangeRows(const SqliteDb& db, std::vector<RangeRow>& rows) const {
-    SqliteQuery q(db,
-                  "SELECT id, name_id, domain_id, start_ns, end_ns, thread, depth FROM ranges "
-                  "ORDER BY start_ns, depth, id");
+    SqliteQuery q(db, std::string(kRangeColumns) + " ORDER BY start_ns, depth, id");
     if (!q.prepared()) return db.Error(q, "cannot read table ranges");
     q.Numbers();
     int rc;
     while ((rc = q.Step()) == SQLITE_ROW) {
       RangeRow r;
-      const int64_t name = q.Int(1);
-      const int64_t domain = q.Int(2);
-      if (!strings_->Has(name) || !strings_->Has(domain) || name > UINT32_MAX ||
-          domain > UINT32_MAX) {
-        return RowError("ranges", q.Int(0), "name or domain not in strings");
-      }
-      r.name = static_cast<uint32_t>(name);
-      r.domain = static_cast<uint32_t>(domain);
-      DP_RETURN_IF_ERROR(Time(q, 3, "ranges", "start_ns", &r.start));
-      DP_RETURN_IF_ERROR(Time(q, 4, "ranges", "end_ns", &r.end));
-      if (r.end < r.start) return RowError("ranges", q.Int(0), "end before start");
-      r.thread = static_cast<uint64_t>(q.Int(5));
-      int64_t depth = 0;
-      DP_RETURN_IF_ERROR(Ranged(q, 6, "ranges", "depth", -1, INT32_MAX, &depth));
-      r.depth = static_cast<int32_t>(depth);
+      DP_RETURN_IF_ERROR(RangeRowOf(q, r));
       rows.push_back(r);
     }
     if (rc != SQLITE_DONE) return db.Error(q, "cannot read table ranges");
     return base::OkStatus();
+  }
+
+  // ReadRangeRows's rows, read in id parts on threads over connections of their own, each part
+  // sorted on its thread, then merged (a range per dispatch makes millions, and an ordered
+  // read sorts them all on one thread). false when the ranges are too few for parts or a part
+  // met a bad row: ReadRangeRows then, which names the first bad row in its order.
+  bool RangeRowsInParts(const SqliteDb& db, std::vector<RangeRow>& rows) const {
+    const std::optional<std::pair<int64_t, int64_t>> span = KeySpan(db, "ranges", "id");
+    if (!span) return false;
+    const auto [lo, hi] = *span;
+    const int64_t parts = PartCount(hi - lo + 1, std::max<int64_t>(1, options_.rows_per_part),
+                                    options_.read_in_parts || options_.force_part_count);
+    if (parts < 2 || hi - lo < parts) return false;
+    std::vector<std::vector<RangeRow>> part_rows(static_cast<size_t>(parts));
+    std::vector<uint8_t> read(static_cast<size_t>(parts), 0);
+    OnThreads(static_cast<size_t>(parts), [&](size_t p) {
+      const auto k = static_cast<int64_t>(p);
+      const std::optional<int64_t> from =
+          k == 0 ? std::nullopt : std::optional<int64_t>(lo + (hi - lo) / parts * k);
+      const std::optional<int64_t> to =
+          k == parts - 1 ? std::nullopt : std::optional<int64_t>(lo + (hi - lo) / parts * (k + 1));
+      base::StatusOr<SqliteDb> own = SqliteDb::Open(path_);
+      if (!own.ok()) return;
+      SqliteQuery q(*own, std::string(kRangeColumns) + KeyRange("id", from, to));
+      if (!q.prepared()) return;
+      q.Numbers();
+      std::vector<RangeRow>& out = part_rows[p];
+      int rc;
+      while ((rc = q.Step()) == SQLITE_ROW) {
+        RangeRow r;
+        if (!RangeRowOf(q, r).ok()) return;
+        out.push_back(r);
+      }
+      if (rc != SQLITE_DONE) return;
+      if (!std::is_sorted(out.begin(), out.end(), InRangeOrder)) {
+        std::sort(out.begin(), out.end(), InRangeOrder);
+      }
+      read[p] = 1;
+    });
+    if (std::find(read.begin(), read.end(), 0) != read.end()) return false;
+    // Merged in pairs, each pair on a thread, until one is left.
+    while (part_rows.size() > 1) {
+      std::vector<std::vector<RangeRow>> merged((part_rows.size() + 1) / 2);
+      OnThreads(merged.size(), [&](size_t m) {
+        if (2 * m + 1 == part_rows.size()) {
+          merged[m] = std::move(part_rows[2 * m]);
+          return;
+        }
+        std::vector<RangeRow>& a = part_rows[2 * m];
+        std::vector<RangeRow>& b = part_rows[2 * m + 1];
+        merged[m].resize(a.size() + b.size());
+        std::merge(a.begin(), a.end(), b.begin(), b.end(), merged[m].begin(), InRangeOrder);
+        std::vector<RangeRow>().swap(a);
+        std::vector<RangeRow>().swap(b);
+      });
+      part_rows = std::move(merged);
+    }
+    rows = std::move(part_rows.front());
+    return true;
   }
 
   // The rows read by ReadRangeRows into the builder (and NativeImport when it keeps them).
@@ -1016,7 +1089,13 @@ class NativeReader {
     explicit RangeReader(const NativeReader& reader)
         : thread_([this, &reader] {
             base::StatusOr<SqliteDb> db = SqliteDb::Open(reader.path_);
-            status_ = db.ok() ? reader.ReadRangeRows(*db, rows_) : db.status();
+            if (!db.ok()) {
+              status_ = db.status();
+              return;
+            }
+            if (reader.KeepsEverything() && reader.RangeRowsInParts(*db, rows_)) return;
+            rows_.clear();
+            status_ = reader.ReadRangeRows(*db, rows_);
           }) {}
     RangeReader(const RangeReader&) = delete;
     RangeReader& operator=(const RangeReader&) = delete;

@@ -575,6 +575,7 @@ struct Read {
   std::vector<trace::Dispatch> dispatches;
   std::vector<trace::ApiCall> launches;
   std::vector<std::string> names;  // the pool, in id order
+  std::vector<trace::Range> ranges;
 };
 
 // One import of `path`, in parts of 500 kernels when `in_parts`, into the sinks' room when
@@ -603,6 +604,7 @@ Read ReadNative(const std::string& path, bool in_parts, bool in_place = false,
   }
   out.dispatches = std::move(sink.dispatches);
   out.launches = std::move(launches.calls);
+  out.ranges = builder.trace().ranges;
   for (trace::StringId id = 0; id < names.size(); ++id) out.names.emplace_back(names.Get(id));
   return out;
 }
@@ -748,6 +750,64 @@ TEST(NativeImporterTest, TheFirstBadRowOfThePartsIsTheError) {
   const Read text_spooled = ReadNative(path, false, false, true);
   EXPECT_EQ(text_spooled.status.where(), text_one.status.where());
   EXPECT_EQ(text_spooled.status.message(), text_one.status.message());
+}
+
+// The ranges of a caller that keeps every record are read in id parts on threads, each part
+// sorted, then merged: the ranges, their order and the names' interning order of one ordered
+// read; and its error where a row is bad.
+TEST(NativeImporterTest, RangesReadInPartsAreTheOnePassOnes) {
+  const std::string path = TempPath("ranges.sqlite");
+  {
+    auto writer = nf::NativeWriter::Create(path, "monotonic", "test");
+    ASSERT_TRUE(writer.ok());
+    nf::NativeWriter& w = **writer;
+    const auto domain = *w.Intern("");
+    for (int i = 0; i < 4000; ++i) {
+      nf::KernelRow k = Kernel(w, "k" + std::to_string(i % 7), 1000 + 10 * i, 1005 + 10 * i);
+      ASSERT_TRUE(w.AddKernel(k).ok());
+      // Written in end order (an inner range before the one around it, as pops come), with
+      // ties of start and of start and depth, on three threads, names in a scattered order.
+      const int64_t at = 1000 + 10 * int64_t{(i * 7919) % 4000};
+      nf::RangeRow inner{.start_ns = at,
+                         .end_ns = at + 4,
+                         .name = *w.Intern("op_" + std::to_string((i * 31) % 53)),
+                         .domain = domain,
+                         .thread = static_cast<uint64_t>(7 + i % 3),
+                         .depth = 1 + i % 2};
+      nf::RangeRow outer = inner;
+      outer.end_ns = at + 8;
+      outer.depth = 0;
+      outer.name = *w.Intern("model.layers." + std::to_string(i % 29));
+      ASSERT_TRUE(w.AddRange(inner).ok());
+      ASSERT_TRUE(w.AddRange(outer).ok());
+    }
+    ASSERT_TRUE(w.Close().ok());
+  }
+  const Read one = ReadNative(path, false);
+  const Read parts = ReadNative(path, true);
+  ASSERT_TRUE(one.status.ok()) << one.status.message();
+  ASSERT_TRUE(parts.status.ok()) << parts.status.message();
+  ASSERT_EQ(one.ranges.size(), size_t{8000});
+  ASSERT_EQ(parts.ranges.size(), one.ranges.size());
+  for (size_t i = 0; i < one.ranges.size(); ++i) {
+    const trace::Range& a = one.ranges[i];
+    const trace::Range& b = parts.ranges[i];
+    ASSERT_EQ(std::tie(a.name, a.start, a.end, a.thread, a.depth),
+              std::tie(b.name, b.start, b.end, b.thread, b.depth))
+        << "range " << i;
+  }
+  EXPECT_TRUE(std::is_sorted(one.ranges.begin(), one.ranges.end(),
+                             [](const trace::Range& a, const trace::Range& b) {
+                               return std::tie(a.start, a.depth) < std::tie(b.start, b.depth);
+                             }));
+  EXPECT_EQ(parts.names, one.names);
+  // Two bad rows in different parts: the first in the ordered read's order is the error.
+  Exec(path, "UPDATE ranges SET end_ns = 0 WHERE id IN (7001, 1201)");
+  const Read bad_one = ReadNative(path, false);
+  const Read bad_parts = ReadNative(path, true);
+  ASSERT_FALSE(bad_one.status.ok());
+  EXPECT_EQ(bad_parts.status.where(), bad_one.status.where());
+  EXPECT_EQ(bad_parts.status.message(), bad_one.status.message());
 }
 
 TEST(NativeImporterTest, DataLossCountersBeyondInt64Saturate) {
