@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "src/io/common/read_parts.h"
 #include "src/io/nsys_sqlite/nsys_reader.h"
 
 namespace decodeprof::io::nsys {
@@ -74,12 +75,27 @@ struct RangeRows {
   trace::DiagnosticExample first_unended;
   // A textId that StringIds lacks (row, id): the import's error, with its diagnostic.
   std::optional<std::pair<int64_t, int64_t>> dangling;
+  bool ordered = false;  // OrderRows done
 };
 
-// NVTX_EVENTS's columns as `t` has them, for RangeRowsOf.
-std::string RangeQuery(const TableShape& t) {
+// The rows as the trace takes them: depths assigned, ranges that never ended left out, in
+// start order (then depth, then row). Reads no name.
+void OrderRows(std::vector<Row>& rows) {
+  AssignDepths(rows);
+  std::erase_if(rows, [](const Row& r) { return !r.ended; });
+  const auto in_start_order = [](const Row& a, const Row& b) {
+    return std::make_tuple(a.range.start, a.range.depth, a.rowid) <
+           std::make_tuple(b.range.start, b.range.depth, b.rowid);
+  };
+  if (!std::is_sorted(rows.begin(), rows.end(), in_start_order)) {
+    std::sort(rows.begin(), rows.end(), in_start_order);
+  }
+}
+
+// NVTX_EVENTS's columns as `t` has them, for RangeRowsOf; `where` (KeyRange's) picks a part.
+std::string RangeQuery(const TableShape& t, const std::string& where = "") {
   return "SELECT rowid, start, end, eventType, " + t.Or("text") + ", " + t.Or("textId") + ", " +
-         t.Or("globalTid") + " FROM " + t.name() + " ORDER BY rowid";
+         t.Or("globalTid") + " FROM " + t.name() + where + " ORDER BY rowid";
 }
 
 // The rows of NVTX_EVENTS over `db` (the import's connection, or a thread's own). Reads only
@@ -166,18 +182,77 @@ bool Readable(const TableShape& t) {
 
 }  // namespace
 
-// RangeRowsOf on a thread of its own, over a connection of its own.
+// RangeRowsOf over rowid parts of NVTX_EVENTS, each on a thread of its own over a connection
+// of its own, put together as one pass gives them: the rows in rowid order, the names in the
+// order of first sight, the counts summed, the first example and the first error those of the
+// first part that has one (parts are rowid ranges in order). Then OrderRows.
+void RangeRowsInParts(const Context& ctx, const TableShape& t, RangeRows& out,
+                      const std::atomic<bool>& stop) {
+  base::StatusOr<SqliteDb> db = SqliteDb::Open(ctx.path);
+  if (!db.ok()) {
+    out.status = db.status();
+    return;
+  }
+  const std::optional<std::pair<int64_t, int64_t>> span = KeySpan(*db, t.name(), "rowid");
+  const int64_t parts = span ? PartCount(span->second - span->first + 1,
+                                         std::max<int64_t>(1, ctx.options.rows_per_part),
+                                         ctx.options.read_in_parts || ctx.options.force_part_count)
+                             : 1;
+  if (parts < 2 || span->second - span->first < parts) {
+    RangeRowsOf(ctx, *db, RangeQuery(t), out, &stop);
+    if (out.status.ok() && !out.dangling) {
+      OrderRows(out.rows);
+      out.ordered = true;
+    }
+    return;
+  }
+  const auto [lo, hi] = *span;
+  std::vector<RangeRows> part(static_cast<size_t>(parts));
+  OnThreads(part.size(), [&](size_t p) {
+    const auto k = static_cast<int64_t>(p);
+    const std::optional<int64_t> from =
+        k == 0 ? std::nullopt : std::optional<int64_t>(lo + (hi - lo) / parts * k);
+    const std::optional<int64_t> to =
+        k == parts - 1 ? std::nullopt : std::optional<int64_t>(lo + (hi - lo) / parts * (k + 1));
+    base::StatusOr<SqliteDb> own = SqliteDb::Open(ctx.path);
+    if (!own.ok()) {
+      part[p].status = own.status();
+      return;
+    }
+    RangeRowsOf(ctx, *own, RangeQuery(t, KeyRange("rowid", from, to)), part[p], &stop);
+  });
+  size_t total = 0;
+  for (const RangeRows& r : part) total += r.rows.size();
+  out.rows.reserve(total);
+  for (RangeRows& r : part) {
+    if (out.skipped == 0 && r.skipped > 0) out.first_skipped = r.first_skipped;
+    if (out.unended == 0 && r.unended > 0) out.first_unended = r.first_unended;
+    out.skipped += r.skipped;
+    out.unended += r.unended;
+    std::vector<trace::StringId> names(r.names.size());
+    for (size_t id = 0; id < r.names.size(); ++id) {
+      names[id] = out.names.Intern(r.names.Get(static_cast<trace::StringId>(id)));
+    }
+    for (Row& row : r.rows) {
+      row.range.name = names[row.range.name];
+      out.rows.push_back(row);
+    }
+    std::vector<Row>().swap(r.rows);
+    if (!r.status.ok() || r.dangling) {  // the first bad row: the rows after it do not count
+      out.status = std::move(r.status);
+      out.dangling = r.dangling;
+      return;
+    }
+  }
+  OrderRows(out.rows);
+  out.ordered = true;
+}
+
+// RangeRowsInParts on a thread of its own.
 class RangeRead {
  public:
-  RangeRead(const Context& ctx, std::string sql)
-      : thread_([this, &ctx, sql = std::move(sql)] {
-          base::StatusOr<SqliteDb> db = SqliteDb::Open(ctx.path);
-          if (!db.ok()) {
-            rows_.status = db.status();
-            return;
-          }
-          RangeRowsOf(ctx, *db, sql, rows_, &stop_);
-        }) {}
+  RangeRead(const Context& ctx, TableShape t)
+      : thread_([this, &ctx, t = std::move(t)] { RangeRowsInParts(ctx, t, rows_, stop_); }) {}
   RangeRead(const RangeRead&) = delete;
   RangeRead& operator=(const RangeRead&) = delete;
   ~RangeRead() {
@@ -203,7 +278,7 @@ RangeReadPtr StartRanges(const Context& ctx) {
   if (!ctx.builder.keeps_everything() && !ctx.options.read_in_parts) return nullptr;
   const TableShape t(ctx.db, std::string(kNvtxTable));
   if (!Readable(t)) return nullptr;
-  return RangeReadPtr(new RangeRead(ctx, RangeQuery(t)));
+  return RangeReadPtr(new RangeRead(ctx, t));
 }
 
 base::Status ReadRanges(Context& ctx, RangeRead* started) {
@@ -231,15 +306,7 @@ base::Status ReadRanges(Context& ctx, RangeRead* started) {
   for (Row& r : rows) r.range.name = pooled[r.range.name];
   ctx.result.unended_ranges += read.unended;
 
-  AssignDepths(rows);
-  std::erase_if(rows, [](const Row& r) { return !r.ended; });
-  const auto in_start_order = [](const Row& a, const Row& b) {
-    return std::make_tuple(a.range.start, a.range.depth, a.rowid) <
-           std::make_tuple(b.range.start, b.range.depth, b.rowid);
-  };
-  if (!std::is_sorted(rows.begin(), rows.end(), in_start_order)) {
-    std::sort(rows.begin(), rows.end(), in_start_order);
-  }
+  if (!read.ordered) OrderRows(rows);
   ctx.builder.trace().ranges.reserve(ctx.builder.trace().ranges.size() + rows.size());
   for (const Row& r : rows) ctx.builder.AddRange(r.range);
   ctx.result.ranges = static_cast<int64_t>(rows.size());

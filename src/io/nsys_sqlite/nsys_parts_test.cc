@@ -236,8 +236,11 @@ TEST_F(NsysPartsTest, RangesReadBesideTheDispatchesAreTheOnePassOnes) {
   ExpectSame(one, ReadNsys(path, true));
   ExpectSame(one, ReadNsys(path, true, true));
   // A textId StringIds lacks; an end before its start: the same error, the same diagnostic.
-  for (const std::string sql : {"UPDATE NVTX_EVENTS SET textId = 999999 WHERE rowid = 2000",
-                                "UPDATE NVTX_EVENTS SET end = start - 1 WHERE rowid = 2500"}) {
+  for (const std::string sql :
+       {"UPDATE NVTX_EVENTS SET textId = 999999 WHERE rowid = 2000",
+        "UPDATE NVTX_EVENTS SET end = start - 1 WHERE rowid = 2500",
+        // Bad rows in two parts: the first in rowid order is the error.
+        "UPDATE NVTX_EVENTS SET end = start - 1 WHERE rowid IN (2900, 450)"}) {
     const std::string broken = Write(PartsRun(3000), "broken.sqlite");
     Exec(broken, sql);
     const Read a = ReadNsys(broken, false);
@@ -245,6 +248,9 @@ TEST_F(NsysPartsTest, RangesReadBesideTheDispatchesAreTheOnePassOnes) {
     ASSERT_FALSE(a.status.ok()) << sql;
     EXPECT_EQ(b.status.ToString(), a.status.ToString()) << sql;
     EXPECT_EQ(b.diagnostics, a.diagnostics) << sql;
+    if (sql.find("450") != std::string::npos) {
+      EXPECT_NE(a.status.ToString().find("rowid 450"), std::string::npos) << a.status.ToString();
+    }
   }
 }
 
