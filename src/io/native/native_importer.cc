@@ -1004,7 +1004,8 @@ class NativeReader {
   bool RangeRowsInParts(const SqliteDb& db, std::vector<RangeRow>& rows) const {
     const std::optional<std::pair<int64_t, int64_t>> span = KeySpan(db, "ranges", "id");
     if (!span) return false;
-    const auto [lo, hi] = *span;
+    const int64_t lo = span->first;  // (plain names: clang captures no binding)
+    const int64_t hi = span->second;
     const int64_t parts = PartCount(hi - lo + 1, std::max<int64_t>(1, options_.rows_per_part),
                                     options_.read_in_parts || options_.force_part_count);
     if (parts < 2 || hi - lo < parts) return false;

@@ -206,7 +206,8 @@ void RangeRowsInParts(const Context& ctx, const TableShape& t, RangeRows& out,
     }
     return;
   }
-  const auto [lo, hi] = *span;
+  const int64_t lo = span->first;  // (plain names: clang captures no binding)
+  const int64_t hi = span->second;
   std::vector<RangeRows> part(static_cast<size_t>(parts));
   OnThreads(part.size(), [&](size_t p) {
     const auto k = static_cast<int64_t>(p);
