@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "src/base/file_io.h"
+#include "src/base/stage_times.h"
 #include "src/io/common/sqlite_db.h"
 #include "src/io/format_names.h"
 #include "src/io/nsys_sqlite/nsys_reader.h"
@@ -181,8 +182,11 @@ base::StatusOr<NsysImport> ImportNsysSqlite(const std::string& path, trace::Trac
   const nsys::LaunchPartsPtr launches = nsys::StartLaunchParts(ctx);
   const nsys::RangeReadPtr ranges = nsys::StartRanges(ctx);  // beside them, likewise
   DP_RETURN_IF_ERROR(nsys::ReadDispatches(ctx));
+  base::MarkStage("nsys dispatches");
   DP_RETURN_IF_ERROR(nsys::ReadLaunches(ctx, launches.get()));
+  base::MarkStage("nsys launches");  // what is left of the launch calls' read
   DP_RETURN_IF_ERROR(nsys::ReadRanges(ctx, ranges.get()));
+  base::MarkStage("nsys ranges");  // likewise the ranges', then their names into the trace
   AddSchemaVariants(ctx.builder.diagnostics(), ctx.path, ctx.result.schema_variants);
   return result;
 }
