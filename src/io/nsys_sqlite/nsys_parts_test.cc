@@ -241,7 +241,8 @@ TEST_F(NsysPartsTest, RangesReadBesideTheDispatchesAreTheOnePassOnes) {
         "UPDATE NVTX_EVENTS SET end = start - 1 WHERE rowid = 2500",
         // Bad rows in two parts: the first in rowid order is the error.
         "UPDATE NVTX_EVENTS SET end = start - 1 WHERE rowid IN (2900, 450)"}) {
-    const std::string broken = Write(PartsRun(3000), "broken.sqlite");
+    const std::string broken = (fs::path(temp_.path()) / "broken.sqlite").string();
+    fs::copy_file(path, broken, fs::copy_options::overwrite_existing);
     Exec(broken, sql);
     const Read a = ReadNsys(broken, false);
     const Read b = ReadNsys(broken, true);
