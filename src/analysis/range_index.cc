@@ -4,11 +4,14 @@
 #include <tuple>
 #include <utility>
 
+#include "src/base/large_pages.h"
+#include "src/base/sorting.h"
+
 namespace decodeprof::analysis {
 
 RangeIndex::RangeIndex(std::span<const trace::Range> ranges) {
   std::vector<const trace::Range*> kept;
-  kept.reserve(ranges.size());
+  base::ReserveFaultedIn(kept, ranges.size());  // millions of ranges: faulted in on threads
   for (const trace::Range& r : ranges) {
     if (r.depth >= 0) kept.push_back(&r);
   }
@@ -20,8 +23,9 @@ RangeIndex::RangeIndex(std::span<const trace::Range> ranges) {
            std::make_tuple(b->start, -b->end, b->depth);
   };
   // A trace has a few threads that open ranges, and its importer gives them in start order:
-  // the ranges are put into their threads' groups in order (two passes), and a group is sorted
-  // only where it is not in order already (a range per dispatch makes millions).
+  // the ranges are put into their threads' groups in order (two passes), and a group is put in
+  // order by SortMostlySorted (linear where few are out of order: a range per dispatch makes
+  // millions).
   std::vector<uint64_t> ids;
   for (const trace::Range* r : kept) {
     if (ids.size() > kFewThreads) break;
@@ -39,17 +43,18 @@ RangeIndex::RangeIndex(std::span<const trace::Range> ranges) {
     std::vector<size_t> at(ids.size() + 1, 0);
     for (const trace::Range* r : kept) ++at[group(r) + 1];
     for (size_t g = 1; g < at.size(); ++g) at[g] += at[g - 1];
-    std::vector<const trace::Range*> grouped(kept.size());
+    std::vector<const trace::Range*> grouped;
+    base::ResizeFaultedIn(grouped, kept.size());
     std::vector<size_t> next(at.begin(), at.end() - 1);
     for (const trace::Range* r : kept) grouped[next[group(r)]++] = r;
     kept = std::move(grouped);
     for (size_t g = 0; g + 1 < at.size(); ++g) {
       const auto first = kept.begin() + static_cast<std::ptrdiff_t>(at[g]);
       const auto last = kept.begin() + static_cast<std::ptrdiff_t>(at[g + 1]);
-      if (!std::is_sorted(first, last, in_thread)) std::sort(first, last, in_thread);
+      base::SortMostlySorted(first, last, in_thread);
     }
   }
-  ranges_.reserve(kept.size());
+  base::ReserveFaultedIn(ranges_, kept.size());
   std::vector<size_t> open;  // stack of the ranges that may enclose the next one
   int64_t max_depth = 0;
   for (size_t i = 0; i < kept.size(); ++i) {

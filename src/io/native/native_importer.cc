@@ -20,7 +20,9 @@
 #include <vector>
 
 #include "src/base/demangle.h"
+#include "src/base/large_pages.h"
 #include "src/base/parse.h"
+#include "src/base/sorting.h"
 #include "src/io/common/read_parts.h"
 #include "src/io/common/sqlite_db.h"
 #include "src/io/format_names.h"
@@ -1030,9 +1032,7 @@ class NativeReader {
         out.push_back(r);
       }
       if (rc != SQLITE_DONE) return;
-      if (!std::is_sorted(out.begin(), out.end(), InRangeOrder)) {
-        std::sort(out.begin(), out.end(), InRangeOrder);
-      }
+      base::SortMostlySorted(out, InRangeOrder);
       read[p] = 1;
     });
     if (std::find(read.begin(), read.end(), 0) != read.end()) return false;
@@ -1059,7 +1059,7 @@ class NativeReader {
 
   // The rows read by ReadRangeRows into the builder (and NativeImport when it keeps them).
   void AddRanges(std::vector<RangeRow>&& rows) {
-    builder_.trace().ranges.reserve(builder_.trace().ranges.size() + rows.size());
+    base::ReserveFaultedIn(builder_.trace().ranges, builder_.trace().ranges.size() + rows.size());
     for (const RangeRow& row : rows) {
       NativeRange r;
       r.name = *strings_->Get(row.name);

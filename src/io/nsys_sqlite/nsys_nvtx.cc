@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "src/base/large_pages.h"
+#include "src/base/sorting.h"
 #include "src/io/common/read_parts.h"
 #include "src/io/nsys_sqlite/nsys_reader.h"
 
@@ -47,11 +49,9 @@ void AssignDepths(std::vector<Row>& rows) {
     return std::make_tuple(x.global_tid, x.range.start, -end_of(x), x.rowid) <
            std::make_tuple(y.global_tid, y.range.start, -end_of(y), y.rowid);
   };
-  // An export of one thread's ranges comes in this order already (a range per dispatch makes
-  // millions): sorted only when not.
-  if (!std::is_sorted(order.begin(), order.end(), before)) {
-    std::sort(order.begin(), order.end(), before);
-  }
+  // An export comes in this order but for the enclosing ranges, written as they end (a range
+  // per dispatch makes millions): SortMostlySorted's linear pass then, not a sort of them all.
+  base::SortMostlySorted(order, before);
   std::vector<int64_t> open_ends;
   for (size_t k = 0; k < order.size(); ++k) {
     Row& r = rows[order[k]];
@@ -87,9 +87,7 @@ void OrderRows(std::vector<Row>& rows) {
     return std::make_tuple(a.range.start, a.range.depth, a.rowid) <
            std::make_tuple(b.range.start, b.range.depth, b.rowid);
   };
-  if (!std::is_sorted(rows.begin(), rows.end(), in_start_order)) {
-    std::sort(rows.begin(), rows.end(), in_start_order);
-  }
+  base::SortMostlySorted(rows, in_start_order);
 }
 
 // NVTX_EVENTS's columns as `t` has them, for RangeRowsOf; `where` (KeyRange's) picks a part.
@@ -224,7 +222,7 @@ void RangeRowsInParts(const Context& ctx, const TableShape& t, RangeRows& out,
   });
   size_t total = 0;
   for (const RangeRows& r : part) total += r.rows.size();
-  out.rows.reserve(total);
+  base::ReserveFaultedIn(out.rows, total);
   for (RangeRows& r : part) {
     if (out.skipped == 0 && r.skipped > 0) out.first_skipped = r.first_skipped;
     if (out.unended == 0 && r.unended > 0) out.first_unended = r.first_unended;
@@ -308,7 +306,8 @@ base::Status ReadRanges(Context& ctx, RangeRead* started) {
   ctx.result.unended_ranges += read.unended;
 
   if (!read.ordered) OrderRows(rows);
-  ctx.builder.trace().ranges.reserve(ctx.builder.trace().ranges.size() + rows.size());
+  base::ReserveFaultedIn(ctx.builder.trace().ranges,
+                         ctx.builder.trace().ranges.size() + rows.size());
   for (const Row& r : rows) ctx.builder.AddRange(r.range);
   ctx.result.ranges = static_cast<int64_t>(rows.size());
   ctx.builder.diagnostics().Add(trace::Diag::kUnendedRanges, ctx.result.unended_ranges,

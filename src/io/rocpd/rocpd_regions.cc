@@ -12,6 +12,8 @@
 #include <tuple>
 #include <vector>
 
+#include "src/base/large_pages.h"
+#include "src/base/sorting.h"
 #include "src/io/common/read_parts.h"
 #include "src/io/rocpd/rocpd_reader.h"
 #include "src/trace/spool.h"
@@ -53,11 +55,9 @@ void AssignDepths(std::vector<Item>& items) {
     if (x.range.end != y.range.end) return x.range.end > y.range.end;  // the outer one first
     return std::make_tuple(x.source, x.id) < std::make_tuple(y.source, y.id);
   };
-  // One thread's ranges often come in this order already (a range per dispatch makes
-  // millions): sorted only when not.
-  if (!std::is_sorted(order.begin(), order.end(), before)) {
-    std::sort(order.begin(), order.end(), before);
-  }
+  // The rows come in this order but for the enclosing ranges, written as they end (a range per
+  // dispatch makes millions): SortMostlySorted's linear pass then, not a sort of them all.
+  base::SortMostlySorted(order, before);
   std::vector<int64_t> open_ends;
   for (size_t k = 0; k < order.size(); ++k) {
     Item& r = items[order[k]];
@@ -101,10 +101,9 @@ class RegionReader {
       return std::make_tuple(a.range.start, a.range.depth, a.source, a.id) <
              std::make_tuple(b.range.start, b.range.depth, b.source, b.id);
     };
-    if (!std::is_sorted(items_.begin(), items_.end(), in_start_order)) {
-      std::sort(items_.begin(), items_.end(), in_start_order);
-    }
-    ctx_.builder.trace().ranges.reserve(ctx_.builder.trace().ranges.size() + items_.size());
+    base::SortMostlySorted(items_, in_start_order);
+    base::ReserveFaultedIn(ctx_.builder.trace().ranges,
+                           ctx_.builder.trace().ranges.size() + items_.size());
     for (const Item& item : items_) {
       ctx_.builder.AddRange(item.range);
       ++(item.kind == Kind::kMark ? ctx_.result.marks : ctx_.result.ranges);
