@@ -11,7 +11,7 @@ namespace decodeprof::analysis {
 
 RangeIndex::RangeIndex(std::span<const trace::Range> ranges) {
   std::vector<const trace::Range*> kept;
-  base::ReserveFaultedIn(kept, ranges.size());  // millions of ranges: faulted in on threads
+  kept.reserve(ranges.size());
   for (const trace::Range& r : ranges) {
     if (r.depth >= 0) kept.push_back(&r);
   }
@@ -43,8 +43,7 @@ RangeIndex::RangeIndex(std::span<const trace::Range> ranges) {
     std::vector<size_t> at(ids.size() + 1, 0);
     for (const trace::Range* r : kept) ++at[group(r) + 1];
     for (size_t g = 1; g < at.size(); ++g) at[g] += at[g - 1];
-    std::vector<const trace::Range*> grouped;
-    base::ResizeFaultedIn(grouped, kept.size());
+    std::vector<const trace::Range*> grouped(kept.size());
     std::vector<size_t> next(at.begin(), at.end() - 1);
     for (const trace::Range* r : kept) grouped[next[group(r)]++] = r;
     kept = std::move(grouped);
@@ -54,7 +53,7 @@ RangeIndex::RangeIndex(std::span<const trace::Range> ranges) {
       base::SortMostlySorted(first, last, in_thread);
     }
   }
-  base::ReserveFaultedIn(ranges_, kept.size());
+  base::ReserveFaultedIn(ranges_, kept.size());  // millions of ranges: faulted in on threads
   std::vector<size_t> open;  // stack of the ranges that may enclose the next one
   int64_t max_depth = 0;
   for (size_t i = 0; i < kept.size(); ++i) {
