@@ -10,42 +10,49 @@
 namespace decodeprof::analysis {
 
 RangeIndex::RangeIndex(std::span<const trace::Range> ranges) {
-  std::vector<const trace::Range*> kept;
-  kept.reserve(ranges.size());
-  for (const trace::Range& r : ranges) {
-    if (r.depth >= 0) kept.push_back(&r);
+  // The nesting ranges, by their index in `ranges` (millions of ranges: faulted in on threads).
+  std::vector<size_t> kept;
+  base::ReserveFaultedIn(kept, ranges.size());
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    if (ranges[i].depth >= 0) kept.push_back(i);
   }
   // By thread, then start; an enclosing range before the ranges it encloses (longer first,
   // then shallower). Ranges that tie on all four enclose the same instants: their order
   // changes no answer.
-  const auto in_thread = [](const trace::Range* a, const trace::Range* b) {
-    return std::make_tuple(a->start, -a->end, a->depth) <
-           std::make_tuple(b->start, -b->end, b->depth);
+  const auto in_thread = [&](size_t a, size_t b) {
+    const trace::Range& x = ranges[a];
+    const trace::Range& y = ranges[b];
+    return std::make_tuple(x.start, -x.end, x.depth) < std::make_tuple(y.start, -y.end, y.depth);
   };
   // A trace has a few threads that open ranges, and its importer gives them in start order:
   // the ranges are put into their threads' groups in order (two passes), and a group is put in
   // order by SortMostlySorted (linear where few are out of order: a range per dispatch makes
   // millions).
   std::vector<uint64_t> ids;
-  for (const trace::Range* r : kept) {
+  for (const size_t k : kept) {
     if (ids.size() > kFewThreads) break;
-    if (std::find(ids.begin(), ids.end(), r->thread) == ids.end()) ids.push_back(r->thread);
+    if (std::find(ids.begin(), ids.end(), ranges[k].thread) == ids.end()) {
+      ids.push_back(ranges[k].thread);
+    }
   }
   if (ids.size() > kFewThreads) {
-    std::sort(kept.begin(), kept.end(), [&](const trace::Range* a, const trace::Range* b) {
-      return a->thread != b->thread ? a->thread < b->thread : in_thread(a, b);
+    std::sort(kept.begin(), kept.end(), [&](size_t a, size_t b) {
+      return ranges[a].thread != ranges[b].thread ? ranges[a].thread < ranges[b].thread
+                                                  : in_thread(a, b);
     });
   } else {
     std::sort(ids.begin(), ids.end());
-    const auto group = [&](const trace::Range* r) {
-      return static_cast<size_t>(std::lower_bound(ids.begin(), ids.end(), r->thread) - ids.begin());
+    const auto group = [&](size_t k) {
+      return static_cast<size_t>(std::lower_bound(ids.begin(), ids.end(), ranges[k].thread) -
+                                 ids.begin());
     };
     std::vector<size_t> at(ids.size() + 1, 0);
-    for (const trace::Range* r : kept) ++at[group(r) + 1];
+    for (const size_t k : kept) ++at[group(k) + 1];
     for (size_t g = 1; g < at.size(); ++g) at[g] += at[g - 1];
-    std::vector<const trace::Range*> grouped(kept.size());
+    std::vector<size_t> grouped;
+    base::ResizeFaultedIn(grouped, kept.size());
     std::vector<size_t> next(at.begin(), at.end() - 1);
-    for (const trace::Range* r : kept) grouped[next[group(r)]++] = r;
+    for (const size_t k : kept) grouped[next[group(k)]++] = k;
     kept = std::move(grouped);
     for (size_t g = 0; g + 1 < at.size(); ++g) {
       const auto first = kept.begin() + static_cast<std::ptrdiff_t>(at[g]);
@@ -53,12 +60,12 @@ RangeIndex::RangeIndex(std::span<const trace::Range> ranges) {
       base::SortMostlySorted(first, last, in_thread);
     }
   }
-  base::ReserveFaultedIn(ranges_, kept.size());  // millions of ranges: faulted in on threads
+  base::ReserveFaultedIn(ranges_, kept.size());
   std::vector<size_t> open;  // stack of the ranges that may enclose the next one
   int64_t max_depth = 0;
   for (size_t i = 0; i < kept.size(); ++i) {
-    const trace::Range& r = *kept[i];
-    if (i == 0 || kept[i - 1]->thread != r.thread) {
+    const trace::Range& r = ranges[kept[i]];
+    if (i == 0 || ranges[kept[i - 1]].thread != r.thread) {
       open.clear();
       threads_.emplace_back(r.thread, ThreadSpan{i, i});
     }

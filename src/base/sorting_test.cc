@@ -58,14 +58,14 @@ TEST(SortMostlySortedTest, GivesWhatStdSortGives) {
 }
 
 TEST(SortMostlySortedTest, OutOfOrderAtEitherEnd) {
-  std::vector<int64_t> first_last = {100, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
-                                     17, 18, 0};
+  std::vector<int64_t> first_last = {100, 1,  2,  3,  4,  5,  6,  7,  8,  9,
+                                     10,  11, 12, 13, 14, 15, 16, 17, 18, 0};
   std::vector<int64_t> want = first_last;
   std::sort(want.begin(), want.end());
   SortMostlySorted(first_last, [](int64_t a, int64_t b) { return a < b; });
   EXPECT_EQ(first_last, want);
-  std::vector<int64_t> lows_late = {5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
-                                    21, 22, 23, 24, 25, 1, 2};
+  std::vector<int64_t> lows_late = {5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16,
+                                    17, 18, 19, 20, 21, 22, 23, 24, 25, 1,  2};
   want = lows_late;
   std::sort(want.begin(), want.end());
   SortMostlySorted(lows_late, [](int64_t a, int64_t b) { return a < b; });
