@@ -20,6 +20,7 @@ namespace {
 
 using testing::FakePack;
 using testing::FakeUnits;
+using testing::InputsOf;
 using trace::Dispatch;
 
 // Runs fn() with the process's CPUs narrowed to its first one, then restores them.
@@ -40,17 +41,6 @@ void OnOneCpu(const Fn& fn) {
   EXPECT_EQ(base::UsableCpus(), 1u);
   fn();
   EXPECT_EQ(::sched_setaffinity(0, sizeof(all), &all), 0);
-}
-
-SummaryInputs InputsOf(const DecodeWindow& window, const trace::StringPool& names, const Pack& pack,
-                       const UnitTable& units) {
-  SummaryInputs in;
-  in.name = "t";
-  in.window = &window;
-  in.names = &names;
-  in.pack = &pack;
-  in.units = &units;
-  return in;
 }
 
 Summary SummaryOnOneCpu(const SummaryInputs& in) {

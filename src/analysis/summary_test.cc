@@ -22,15 +22,7 @@ struct Fixture {
   FakeUnits units{{Unit{"2063", "fused rope", {0}}, Unit{"2067", "ssm update", {1}}},
                   {UnitReach{{0}, {0}, "llama note"}, UnitReach{{}, {}, "no Mamba2 layer"}}};
 
-  SummaryInputs Inputs() {
-    SummaryInputs in;
-    in.name = "t";
-    in.window = &window;
-    in.names = &names;
-    in.pack = &pack;
-    in.units = &units;
-    return in;
-  }
+  SummaryInputs Inputs() { return testing::InputsOf(window, names, pack, units); }
   void Add(const char* name, int64_t start, int64_t end) {
     window.dispatches.push_back(Dispatch{.start = start, .end = end, .name = names.Intern(name)});
   }

@@ -1,6 +1,6 @@
-// Minimal Pack and UnitTable for analysis tests: a class per name prefix, roles from a fixed
-// per-name table, units from a fixed list. The real rule kinds are tested with rules the pack
-// loader builds (decodeprof_analysis_pack_rule_tests).
+// Minimal Pack, UnitTable and summary inputs for analysis tests: a class per name prefix, roles
+// from a fixed per-name table, units from a fixed list. The real rule kinds are tested with rules
+// the pack loader builds (decodeprof_analysis_pack_rule_tests).
 #pragma once
 
 #include <map>
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "src/analysis/pack.h"
+#include "src/analysis/summary.h"
 #include "src/analysis/units.h"
 
 namespace decodeprof::analysis::testing {
@@ -60,6 +61,18 @@ class FakeUnits : public UnitTable {
   std::vector<Unit> units_;
   std::vector<UnitReach> reach_;
 };
+
+// The summary's inputs over `window` with these names, pack and units, named "t".
+inline SummaryInputs InputsOf(const DecodeWindow& window, const trace::StringPool& names,
+                              const Pack& pack, const UnitTable& units) {
+  SummaryInputs in;
+  in.name = "t";
+  in.window = &window;
+  in.names = &names;
+  in.pack = &pack;
+  in.units = &units;
+  return in;
+}
 
 // Kernel names of an MLX decode on ROCm as rocprofv3 spells them, one per class the built-in
 // mlx-rocm pack's rules test (the qmv at 1 is the widest-grid head's class).

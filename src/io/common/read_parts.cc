@@ -73,6 +73,12 @@ std::string KeyRange(std::string_view key, std::optional<int64_t> from, std::opt
   return out;
 }
 
+std::string EvenKeyPart(std::string_view key, int64_t lo, int64_t hi, int64_t parts, int64_t k) {
+  const int64_t step = (hi - lo) / parts;
+  return KeyRange(key, k == 0 ? std::nullopt : std::optional<int64_t>(lo + step * k),
+                  k == parts - 1 ? std::nullopt : std::optional<int64_t>(lo + step * (k + 1)));
+}
+
 std::optional<bool> AnyRowInParts(const std::string& path, const SqliteDb& db,
                                   const std::vector<std::string>& froms, std::string_view key,
                                   const std::string& condition,

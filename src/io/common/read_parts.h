@@ -52,6 +52,11 @@ std::optional<int64_t> FirstKeyAtLeast(const SqliteDb& db, std::string_view from
 // The condition (" WHERE key >= a AND key < b", a side left out when nullopt) of a key range.
 std::string KeyRange(std::string_view key, std::optional<int64_t> from, std::optional<int64_t> to);
 
+// KeyRange of part `k` (0-based) of `parts` that cut [lo, hi] at even steps of `key`: the first
+// part takes every key below its end, the last every key from its start, so that together they
+// hold every integer key.
+std::string EvenKeyPart(std::string_view key, int64_t lo, int64_t hi, int64_t parts, int64_t k);
+
 // Whether a row of one of `froms` (tables or views whose `key` is their rowid or an indexed
 // integer column) meets `condition` (an SQL expression whose ?1, ?2, ... are `values`), each
 // scanned in parts of its keys on threads over connections of their own to `path` (PartCount

@@ -1014,14 +1014,10 @@ class NativeReader {
     std::vector<std::vector<RangeRow>> part_rows(static_cast<size_t>(parts));
     std::vector<uint8_t> read(static_cast<size_t>(parts), 0);
     OnThreads(static_cast<size_t>(parts), [&](size_t p) {
-      const auto k = static_cast<int64_t>(p);
-      const std::optional<int64_t> from =
-          k == 0 ? std::nullopt : std::optional<int64_t>(lo + (hi - lo) / parts * k);
-      const std::optional<int64_t> to =
-          k == parts - 1 ? std::nullopt : std::optional<int64_t>(lo + (hi - lo) / parts * (k + 1));
       base::StatusOr<SqliteDb> own = SqliteDb::Open(path_);
       if (!own.ok()) return;
-      SqliteQuery q(*own, std::string(kRangeColumns) + KeyRange("id", from, to));
+      SqliteQuery q(*own, std::string(kRangeColumns) +
+                              EvenKeyPart("id", lo, hi, parts, static_cast<int64_t>(p)));
       if (!q.prepared()) return;
       q.Numbers();
       std::vector<RangeRow>& out = part_rows[p];

@@ -17,6 +17,7 @@
 
 #include "gtest/gtest.h"
 #include "src/native_format/native_writer.h"
+#include "tests/support/same_records.h"
 #include "tests/support/temp_dir.h"
 
 namespace decodeprof::io {
@@ -788,14 +789,7 @@ TEST(NativeImporterTest, RangesReadInPartsAreTheOnePassOnes) {
   ASSERT_TRUE(one.status.ok()) << one.status.message();
   ASSERT_TRUE(parts.status.ok()) << parts.status.message();
   ASSERT_EQ(one.ranges.size(), size_t{8000});
-  ASSERT_EQ(parts.ranges.size(), one.ranges.size());
-  for (size_t i = 0; i < one.ranges.size(); ++i) {
-    const trace::Range& a = one.ranges[i];
-    const trace::Range& b = parts.ranges[i];
-    ASSERT_EQ(std::tie(a.name, a.start, a.end, a.thread, a.depth),
-              std::tie(b.name, b.start, b.end, b.thread, b.depth))
-        << "range " << i;
-  }
+  ASSERT_TRUE(decodeprof::testing::SameRanges(one.ranges, parts.ranges));
   EXPECT_TRUE(std::is_sorted(one.ranges.begin(), one.ranges.end(),
                              [](const trace::Range& a, const trace::Range& b) {
                                return std::tie(a.start, a.depth) < std::tie(b.start, b.depth);

@@ -208,17 +208,14 @@ void RangeRowsInParts(const Context& ctx, const TableShape& t, RangeRows& out,
   const int64_t hi = span->second;
   std::vector<RangeRows> part(static_cast<size_t>(parts));
   OnThreads(part.size(), [&](size_t p) {
-    const auto k = static_cast<int64_t>(p);
-    const std::optional<int64_t> from =
-        k == 0 ? std::nullopt : std::optional<int64_t>(lo + (hi - lo) / parts * k);
-    const std::optional<int64_t> to =
-        k == parts - 1 ? std::nullopt : std::optional<int64_t>(lo + (hi - lo) / parts * (k + 1));
     base::StatusOr<SqliteDb> own = SqliteDb::Open(ctx.path);
     if (!own.ok()) {
       part[p].status = own.status();
       return;
     }
-    RangeRowsOf(ctx, *own, RangeQuery(t, KeyRange("rowid", from, to)), part[p], &stop);
+    RangeRowsOf(ctx, *own,
+                RangeQuery(t, EvenKeyPart("rowid", lo, hi, parts, static_cast<int64_t>(p))),
+                part[p], &stop);
   });
   size_t total = 0;
   for (const RangeRows& r : part) total += r.rows.size();

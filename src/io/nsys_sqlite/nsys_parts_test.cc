@@ -11,6 +11,7 @@
 #include "src/io/nsys_sqlite/nsys_sqlite_importer.h"
 #include "src/io/nsys_sqlite/testing/nsys_db_writer.h"
 #include "src/trace/record_vector.h"
+#include "tests/support/same_records.h"
 #include "tests/support/temp_dir.h"
 
 namespace decodeprof::io {
@@ -168,14 +169,7 @@ void ExpectSame(const Read& one, const Read& parts) {
             std::tie(one.result.kernels, one.result.memcpys, one.result.memsets,
                      one.result.graph_launches, one.result.api_calls));
   EXPECT_EQ(parts.graph_diagnostics, one.graph_diagnostics);
-  ASSERT_EQ(parts.ranges.size(), one.ranges.size());
-  for (size_t i = 0; i < one.ranges.size(); ++i) {
-    const trace::Range& a = one.ranges[i];
-    const trace::Range& b = parts.ranges[i];
-    ASSERT_EQ(std::tie(a.name, a.start, a.end, a.thread, a.depth),
-              std::tie(b.name, b.start, b.end, b.thread, b.depth))
-        << "range " << i;
-  }
+  ASSERT_TRUE(decodeprof::testing::SameRanges(one.ranges, parts.ranges));
   EXPECT_EQ(std::tie(parts.result.ranges, parts.result.unended_ranges),
             std::tie(one.result.ranges, one.result.unended_ranges));
   EXPECT_EQ(parts.diagnostics, one.diagnostics);

@@ -12,6 +12,7 @@
 #include "src/io/rocpd/rocpd_importer.h"
 #include "src/io/rocpd/testing/rocpd_db_writer.h"
 #include "src/trace/record_vector.h"
+#include "tests/support/same_records.h"
 #include "tests/support/temp_dir.h"
 
 namespace decodeprof::io {
@@ -141,14 +142,7 @@ void ExpectSame(const Read& one, const Read& parts) {
               std::tie(b.name, b.start, b.end, b.thread, b.correlation))
         << "launch " << i;
   }
-  ASSERT_EQ(parts.ranges.size(), one.ranges.size());
-  for (size_t i = 0; i < one.ranges.size(); ++i) {
-    const trace::Range& a = one.ranges[i];
-    const trace::Range& b = parts.ranges[i];
-    ASSERT_EQ(std::tie(a.name, a.start, a.end, a.thread, a.depth),
-              std::tie(b.name, b.start, b.end, b.thread, b.depth))
-        << "range " << i;
-  }
+  ASSERT_TRUE(decodeprof::testing::SameRanges(one.ranges, parts.ranges));
   EXPECT_EQ(parts.skipped, one.skipped);
   EXPECT_EQ(parts.names, one.names);
   EXPECT_EQ(std::tie(parts.result.kernels, parts.result.memory_copies, parts.result.api_calls),
