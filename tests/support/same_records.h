@@ -26,9 +26,9 @@ inline ::testing::AssertionResult SameRanges(const std::vector<trace::Range>& wa
         std::tie(b.name, b.start, b.end, b.thread, b.depth)) {
       return ::testing::AssertionFailure()
              << "range " << i << ": name " << b.name << " [" << b.start << ", " << b.end
-             << ") thread " << b.thread << " depth " << b.depth << " where name " << a.name
-             << " [" << a.start << ", " << a.end << ") thread " << a.thread << " depth "
-             << a.depth << " was expected";
+             << ") thread " << b.thread << " depth " << b.depth << " where name " << a.name << " ["
+             << a.start << ", " << a.end << ") thread " << a.thread << " depth " << a.depth
+             << " was expected";
     }
   }
   return ::testing::AssertionSuccess();
