@@ -1,21 +1,39 @@
 // The run- and pair-shaped rule kinds: tail_after_widest, follow_run, pair, name_contains.
 // The span-shaped ones (span_around, clusters) are in role_rules_spans.cc.
 #include <algorithm>
+#include <array>
+#include <cstdint>
 
 #include "src/analysis/role_rules.h"
+#include "src/base/parallel.h"
 
 namespace decodeprof::analysis {
 namespace {
 
-// The largest grid among dispatches of `cls`, or nullopt when there is none.
+// The largest grid among dispatches of `cls`, or nullopt when there is none; in parts on
+// several threads (the head of the rules' cascade waits for it).
 std::optional<int64_t> WidestGrid(const SequenceView& seq, ClassId cls, size_t* count) {
+  struct PartWidest {
+    int64_t widest = INT64_MIN;
+    size_t n = 0;
+  };
+  std::array<PartWidest, base::kMaxPassParts> parts{};
+  const size_t part_count =
+      base::ForParts(SizeOf(seq), base::kMinPassPart, [&](size_t k, size_t b, size_t e) {
+        PartWidest w;
+        for (size_t i = b; i < e; ++i) {
+          if (seq.classes[i] != cls) continue;
+          ++w.n;
+          w.widest = std::max(w.widest, GridAt(seq, i));
+        }
+        parts[k] = w;
+      });
   std::optional<int64_t> widest;
   size_t n = 0;
-  for (size_t i = 0; i < SizeOf(seq); ++i) {
-    if (seq.classes[i] != cls) continue;
-    ++n;
-    const int64_t grid = GridAt(seq, i);
-    widest = widest ? std::max(*widest, grid) : grid;
+  for (size_t k = 0; k < part_count; ++k) {
+    if (parts[k].n == 0) continue;
+    n += parts[k].n;
+    widest = widest ? std::max(*widest, parts[k].widest) : parts[k].widest;
   }
   if (count != nullptr) *count = n;
   return widest;

@@ -372,6 +372,19 @@ overwrite = false
 )");
   ASSERT_NE(pack, nullptr);
   EXPECT_EQ(RolesOf(*pack, "xqqyxqqyq", {5, 1, 1, 1, 9, 1, 1, 1, 1}), ".....aa..");
+  // The widest head found wherever it is in a window of several parts (a search in parts):
+  // near the end, and, equal, at the start too.
+  for (const size_t at : {size_t{3}, size_t{299'997}}) {
+    std::string seq;
+    for (size_t i = 0; i < 100'000; ++i) seq += "xqy";
+    std::vector<int64_t> grids(seq.size(), 1);
+    grids[at] = 9;
+    grids[299'997] = 9;
+    std::string want(seq.size(), '.');
+    want[at + 1] = 'a';
+    want[299'998] = 'a';
+    EXPECT_EQ(RolesOf(*pack, seq, grids), want) << "widest at " << at;
+  }
 }
 
 TEST(RoleRuleKindsTest, SpanLabelsApplyInOrderAndFromLastNeedsTheClassInTheSpan) {

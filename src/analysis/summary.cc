@@ -10,6 +10,7 @@
 #include "src/base/large_pages.h"
 #include "src/base/parallel.h"
 #include "src/base/py_format.h"
+#include "src/base/stage_times.h"
 #include "src/base/utf8.h"
 
 namespace decodeprof::analysis {
@@ -110,7 +111,8 @@ struct WindowTimes {
 
 WindowTimes MeasureWindow(const DecodeWindow& window) {
   WindowTimes t;
-  for (const auto& d : window.dispatches) t.gpu_sum += d.duration();
+  t.gpu_sum = base::SumInParts<DurationNs>(
+      window.dispatches.size(), [&](size_t i) { return window.dispatches[i].duration(); });
   t.busy = BusyUnion(window.dispatches, window.lo, window.hi);
   t.wall = window.hi - window.lo;
   return t;
@@ -636,10 +638,12 @@ Attribution Attribute(const SummaryInputs& in) {
   // Role rules see the kernels only: their sequence rules describe the kernels an op
   // launches, and a memory operation between two of them (a token copied to the host, a
   // memset) would break a run. Memory operations keep no role.
+  base::MarkStage("classes");
   if (kernels == n) {
     const SequenceView seq{dispatches,       in.names,       out.classes, in.has_grid,
                            in.launch_thread, in.launch_time, in.ranges};
     out.roles = in.pack->AssignRoles(seq);
+    base::MarkStage("roles");
     out.warnings = in.pack->RoleWarnings(seq);
     return out;
   }
@@ -681,6 +685,7 @@ Attribution Attribute(const SummaryInputs& in) {
   const SequenceView seq{{},    in.names,  classes, in.has_grid, threads,
                          times, in.ranges, names,   grids};
   const std::vector<RoleId> roles = in.pack->AssignRoles(seq);
+  base::MarkStage("roles");
   base::ResizeFaultedIn(out.roles, n, kNoRole);
   base::RunParts(part_count, [&](size_t p) {
     size_t k = first_kernel[p];

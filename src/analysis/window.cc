@@ -227,8 +227,8 @@ base::StatusOr<DecodeWindow> WindowCollector::Finish(const std::string& log_path
   window.straddling = pc.straddling;
   window.last_before = pc.last_before;
   const uint8_t bit = static_cast<uint8_t>(1u << Index(*best));
-  const bool all_members = std::all_of(membership_.begin(), membership_.end(),
-                                       [bit](uint8_t m) { return (m & bit) != 0; });
+  const bool all_members =
+      base::AllInParts(membership_.size(), [&](size_t i) { return (membership_[i] & bit) != 0; });
   if (all_members) {
     window.dispatches = std::move(candidates_);  // the usual case: both clocks agree
   } else {
@@ -241,8 +241,10 @@ base::StatusOr<DecodeWindow> WindowCollector::Finish(const std::string& log_path
   const auto by_start = [](const trace::Dispatch& a, const trace::Dispatch& b) {
     return a.start < b.start;
   };
-  // Tracers mostly write in start order: checking costs a fraction of a stable sort.
-  if (!std::is_sorted(window.dispatches.begin(), window.dispatches.end(), by_start)) {
+  // Tracers mostly write in start order: checking (in parts) costs a fraction of a stable sort.
+  const std::vector<trace::Dispatch>& ds = window.dispatches;
+  if (!base::AllInParts(ds.empty() ? 0 : ds.size() - 1,
+                        [&](size_t i) { return !by_start(ds[i + 1], ds[i]); })) {
     std::stable_sort(window.dispatches.begin(), window.dispatches.end(), by_start);
   }
   if (window.dispatches.empty()) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <thread>
 #include <vector>
@@ -43,6 +44,35 @@ size_t ForParts(size_t n, size_t min_size, Fn&& fn) {
   const auto bound = [&](size_t k) { return n / parts * k + std::min(k, n % parts); };
   RunParts(parts, [&](size_t k) { fn(k, bound(k), bound(k + 1)); });
   return parts;
+}
+
+// Whether pred(i) holds for every i of [0, n), asked in parts on several threads (each part
+// stops at its first false). pred must not throw.
+template <typename Pred>
+bool AllInParts(size_t n, Pred&& pred) {
+  std::array<bool, kMaxPassParts> all{};
+  const size_t parts = ForParts(n, kMinPassPart, [&](size_t k, size_t b, size_t e) {
+    bool ok = true;
+    for (size_t i = b; i < e && ok; ++i) ok = pred(i);
+    all[k] = ok;
+  });
+  return std::all_of(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(parts),
+                     [](bool ok) { return ok; });
+}
+
+// The sum of fn(i) over [0, n) in parts on several threads, the parts' sums added in part
+// order (for integers: what one pass gives). fn must not throw.
+template <typename T, typename Fn>
+T SumInParts(size_t n, Fn&& fn) {
+  std::array<T, kMaxPassParts> sums{};
+  const size_t parts = ForParts(n, kMinPassPart, [&](size_t k, size_t b, size_t e) {
+    T sum{};
+    for (size_t i = b; i < e; ++i) sum += fn(i);
+    sums[k] = sum;
+  });
+  T total{};
+  for (size_t k = 0; k < parts; ++k) total += sums[k];
+  return total;
 }
 
 }  // namespace decodeprof::base

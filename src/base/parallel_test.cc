@@ -36,5 +36,23 @@ TEST(ParallelTest, NoPartBelowItsMinimumAndNoneAboveTheCpus) {
   EXPECT_GE(UsableCpus(), 1u);
 }
 
+TEST(ParallelTest, AllInPartsIsStdAllOfWhereverTheFalseOneIs) {
+  const size_t n = 5 * kMinPassPart + 17;  // several parts wherever there are CPUs
+  EXPECT_TRUE(AllInParts(0, [](size_t) { return false; }));
+  EXPECT_TRUE(AllInParts(n, [](size_t) { return true; }));
+  for (const size_t at : {size_t{0}, kMinPassPart, n / 2, n - 1}) {
+    EXPECT_FALSE(AllInParts(n, [&](size_t i) { return i != at; })) << "false at " << at;
+  }
+}
+
+TEST(ParallelTest, SumInPartsIsTheSumOfOnePass) {
+  const size_t n = 5 * kMinPassPart + 17;
+  int64_t one_pass = 0;
+  for (size_t i = 0; i < n; ++i) one_pass += static_cast<int64_t>(i % 1000) - 400;
+  EXPECT_EQ(SumInParts<int64_t>(n, [](size_t i) { return static_cast<int64_t>(i % 1000) - 400; }),
+            one_pass);
+  EXPECT_EQ(SumInParts<int64_t>(0, [](size_t) { return int64_t{1}; }), 0);
+}
+
 }  // namespace
 }  // namespace decodeprof::base

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstdlib>
 #include <initializer_list>
 #include <string>
@@ -9,6 +10,7 @@
 #include <utility>
 
 #include "src/analysis/classify.h"
+#include "src/base/parallel.h"
 #include "src/base/py_format.h"
 
 namespace decodeprof::packs {
@@ -246,15 +248,36 @@ PackChoice DefaultPackFor(std::span<const std::string_view> kernel_names, std::s
 
 std::vector<KernelTime> KernelTimesOf(std::span<const trace::Dispatch> dispatches,
                                       const trace::StringPool& names) {
+  // In parts on several threads, each with its kernels in first-seen order; merged in part
+  // order, which keeps the first-seen order of one pass (and its integer sums).
+  struct Part {
+    std::vector<std::pair<trace::StringId, int64_t>> kernels;
+  };
+  std::array<Part, base::kMaxPassParts> parts;
+  const size_t part_count =
+      base::ForParts(dispatches.size(), base::kMinPassPart, [&](size_t k, size_t b, size_t e) {
+        std::vector<int32_t> slot(names.size(), -1);
+        auto& kernels = parts[k].kernels;
+        for (size_t i = b; i < e; ++i) {
+          const trace::Dispatch& d = dispatches[i];
+          if (d.kind != trace::DispatchKind::kKernel || d.name >= slot.size()) continue;
+          if (slot[d.name] < 0) {
+            slot[d.name] = static_cast<int32_t>(kernels.size());
+            kernels.emplace_back(d.name, 0);
+          }
+          kernels[static_cast<size_t>(slot[d.name])].second += std::max<int64_t>(0, d.duration());
+        }
+      });
   std::vector<KernelTime> out;
   std::vector<int32_t> slot(names.size(), -1);
-  for (const trace::Dispatch& d : dispatches) {
-    if (d.kind != trace::DispatchKind::kKernel || d.name >= slot.size()) continue;
-    if (slot[d.name] < 0) {
-      slot[d.name] = static_cast<int32_t>(out.size());
-      out.push_back({names.Get(d.name), 0});
+  for (size_t k = 0; k < part_count; ++k) {
+    for (const auto& [name, ns] : parts[k].kernels) {
+      if (slot[name] < 0) {
+        slot[name] = static_cast<int32_t>(out.size());
+        out.push_back({names.Get(name), 0});
+      }
+      out[static_cast<size_t>(slot[name])].ns += ns;
     }
-    out[static_cast<size_t>(slot[d.name])].ns += std::max<int64_t>(0, d.duration());
   }
   return out;
 }

@@ -3,8 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "src/packs/pack_loader.h"
@@ -276,6 +278,42 @@ TEST(KernelTimesOfTest, DistinctKernelNamesWithTheirSummedDurations) {
   EXPECT_EQ(times[0].ns, 13);
   EXPECT_EQ(times[1].name, "a_kernel");
   EXPECT_EQ(times[1].ns, 5);
+}
+
+// Over a window of several parts (base::ForParts): the names in the order one pass first
+// meets them, wherever in the window that is, and the sums of one pass.
+TEST(KernelTimesOfTest, ManyDispatchesGiveWhatOnePassGives) {
+  trace::StringPool pool;
+  std::vector<trace::Dispatch> dispatches;
+  const size_t n = 6 * (size_t{1} << 16) + 5;
+  for (size_t i = 0; i < n; ++i) {
+    trace::Dispatch d;
+    // A name first met late in the window, one met only in the last dispatch, the rest cycling.
+    const std::string name = i == n - 1   ? "last_kernel"
+                             : i > n / 2  ? "k" + std::to_string(i % 7)
+                             : i % 3 == 0 ? "early_kernel"
+                                          : "k" + std::to_string(i % 5);
+    d.name = pool.Intern(name);
+    d.kind = i % 11 == 0 ? trace::DispatchKind::kMemcpy : trace::DispatchKind::kKernel;
+    d.start = static_cast<int64_t>(i) * 10;
+    d.end = d.start + static_cast<int64_t>(i % 13);
+    dispatches.push_back(d);
+  }
+  std::vector<std::pair<std::string_view, int64_t>> one_pass;
+  for (const trace::Dispatch& d : dispatches) {
+    if (d.kind != trace::DispatchKind::kKernel) continue;
+    auto it = std::find_if(one_pass.begin(), one_pass.end(),
+                           [&](const auto& e) { return e.first == pool.Get(d.name); });
+    if (it == one_pass.end()) it = one_pass.insert(one_pass.end(), {pool.Get(d.name), 0});
+    it->second += d.duration();
+  }
+  const std::vector<KernelTime> times = KernelTimesOf(dispatches, pool);
+  ASSERT_EQ(times.size(), one_pass.size());
+  for (size_t k = 0; k < times.size(); ++k) {
+    EXPECT_EQ(times[k].name, one_pass[k].first) << k;
+    EXPECT_EQ(times[k].ns, one_pass[k].second) << k;
+  }
+  EXPECT_EQ(times.back().name, "last_kernel");
 }
 
 TEST(KernelNamesOfTest, DistinctKernelNamesInFirstOrderWithoutMemoryOperations) {

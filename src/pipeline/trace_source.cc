@@ -78,6 +78,7 @@ base::StatusOr<WindowedTrace> ImportWindowInParts(
   };
   DP_ASSIGN_OR_RETURN(io::PartsImporter::Result imported,
                       parts.ImportInParts(request.path, names, first, new_part));
+  base::MarkStage("parts read");
   WindowedTrace out;
   out.info = std::move(imported.trace);
   first.AddCountsTo(out.info);
@@ -87,6 +88,7 @@ base::StatusOr<WindowedTrace> ImportWindowInParts(
     later.push_back({&collectors[part.index], part.rebase ? &part.rebase : nullptr});
   }
   collector.MergeAll(later);
+  base::MarkStage("parts merged");
   DP_RETURN_IF_ERROR(CheckImported(request, importer, out.info));
   out.marks_source = all ? request.path : log_path;
   out.window_source = all ? "all" : "log";
@@ -95,18 +97,33 @@ base::StatusOr<WindowedTrace> ImportWindowInParts(
     // As CutWindow cuts --window all: the trace's span on its clock, and the launch calls of
     // the window's dispatches.
     out.window.clock = out.info.clock.value_or(trace::ClockDomain::kMonotonic);
+    const std::vector<trace::Dispatch>& ds = out.window.dispatches;
+    std::array<std::pair<trace::TimestampNs, trace::TimestampNs>, base::kMaxPassParts> spans;
+    const size_t span_parts =
+        base::ForParts(ds.size(), base::kMinPassPart, [&](size_t k, size_t b, size_t e) {
+          std::pair<trace::TimestampNs, trace::TimestampNs> span{INT64_MAX, INT64_MIN};
+          for (size_t i = b; i < e; ++i) {
+            span.first = std::min(span.first, ds[i].start);
+            span.second = std::max(span.second, ds[i].end);
+          }
+          spans[k] = span;
+        });
     out.window.lo = INT64_MAX;
     out.window.hi = INT64_MIN;
-    std::vector<uint64_t> correlations;
-    for (const trace::Dispatch& d : out.window.dispatches) {
-      out.window.lo = std::min(out.window.lo, d.start);
-      out.window.hi = std::max(out.window.hi, d.end);
-      if (d.correlation != 0 && !out.info.launches.empty()) correlations.push_back(d.correlation);
+    for (size_t k = 0; k < span_parts; ++k) {
+      out.window.lo = std::min(out.window.lo, spans[k].first);
+      out.window.hi = std::max(out.window.hi, spans[k].second);
     }
-    std::sort(correlations.begin(), correlations.end());
-    std::erase_if(out.info.launches, [&](const trace::ApiCall& call) {
-      return !std::binary_search(correlations.begin(), correlations.end(), call.correlation);
-    });
+    if (!out.info.launches.empty()) {
+      std::vector<uint64_t> correlations;
+      for (const trace::Dispatch& d : ds) {
+        if (d.correlation != 0) correlations.push_back(d.correlation);
+      }
+      std::sort(correlations.begin(), correlations.end());
+      std::erase_if(out.info.launches, [&](const trace::ApiCall& call) {
+        return !std::binary_search(correlations.begin(), correlations.end(), call.correlation);
+      });
+    }
   }
   out.evidence.start_ns = out.window.lo;
   out.evidence.end_ns = out.window.hi;
@@ -334,10 +351,22 @@ base::StatusOr<WindowedTrace> ImportWindow(const TraceRequest& request,
 
 void AddOverlapDiagnostics(const std::string& trace, std::span<const trace::Dispatch> dispatches,
                            trace::TimestampNs lo, trace::TimestampNs hi, trace::Diagnostics& diag) {
+  // In parts; the sums of clipped durations (never negative) saturate at INT64_MAX, which
+  // adding the parts' sums the same way keeps.
+  std::array<int64_t, base::kMaxPassParts> sums{};
+  const size_t parts =
+      base::ForParts(dispatches.size(), base::kMinPassPart, [&](size_t k, size_t b, size_t e) {
+        int64_t part = 0;
+        for (size_t i = b; i < e; ++i) {
+          const trace::Dispatch& d = dispatches[i];
+          const int64_t clipped = std::max<int64_t>(0, std::min(d.end, hi) - std::max(d.start, lo));
+          if (__builtin_add_overflow(part, clipped, &part)) part = INT64_MAX;
+        }
+        sums[k] = part;
+      });
   int64_t sum = 0;
-  for (const trace::Dispatch& d : dispatches) {
-    const int64_t clipped = std::max<int64_t>(0, std::min(d.end, hi) - std::max(d.start, lo));
-    if (__builtin_add_overflow(sum, clipped, &sum)) sum = INT64_MAX;
+  for (size_t k = 0; k < parts; ++k) {
+    if (__builtin_add_overflow(sum, sums[k], &sum)) sum = INT64_MAX;
   }
   const int64_t busy = analysis::BusyUnion(dispatches, lo, hi);
   if (busy <= 0) return;

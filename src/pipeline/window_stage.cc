@@ -1,6 +1,7 @@
 #include "src/pipeline/window_stage.h"
 
 #include <algorithm>
+#include <array>
 #include <functional>
 #include <map>
 #include <optional>
@@ -925,21 +926,39 @@ base::Status CheckWindow(const TraceRequest& request, const io::Importer& import
         long_ones, request.path,
         std::string(importer.position_word()) + " " + std::to_string(first_long->line));
   }
-  // Names: each distinct one once.
-  std::vector<int64_t> repaired(names.size(), -1);  // -1 unchecked, -2 fine, else the new id
+  // Names: each distinct one once. Which names the window holds is found in parts; where none
+  // of them needs repair (the usual case) nothing is rewritten.
+  std::array<std::vector<uint8_t>, base::kMaxPassParts> held;
+  const size_t name_parts =
+      base::ForParts(ds.size(), base::kMinPassPart, [&](size_t k, size_t b, size_t e) {
+        held[k].assign(names.size(), 0);
+        for (size_t i = b; i < e; ++i) {
+          if (ds[i].name < held[k].size()) held[k][ds[i].name] = 1;
+        }
+      });
+  bool any_repair = false;
+  for (size_t id = 0; id < names.size() && !any_repair; ++id) {
+    bool in_window = false;
+    for (size_t k = 0; k < name_parts && !in_window; ++k) in_window = held[k][id] != 0;
+    any_repair = in_window && RepairedName(names.Get(static_cast<trace::StringId>(id)));
+  }
+  held = {};
   int64_t count = 0;
   std::string first;
-  for (trace::Dispatch& d : ds) {
-    int64_t& slot = repaired[d.name];
-    if (slot == -1) {
-      if (auto text = RepairedName(names.Get(d.name))) {
-        if (count++ == 0) first = *text;
-        slot = names.Intern(*text);
-      } else {
-        slot = -2;
+  if (any_repair) {
+    std::vector<int64_t> repaired(names.size(), -1);  // -1 unchecked, -2 fine, else the new id
+    for (trace::Dispatch& d : ds) {
+      int64_t& slot = repaired[d.name];
+      if (slot == -1) {
+        if (auto text = RepairedName(names.Get(d.name))) {
+          if (count++ == 0) first = *text;
+          slot = names.Intern(*text);
+        } else {
+          slot = -2;
+        }
       }
+      if (slot >= 0) d.name = static_cast<trace::StringId>(slot);
     }
-    if (slot >= 0) d.name = static_cast<trace::StringId>(slot);
   }
   if (window.last_before) {
     if (auto text = RepairedName(names.Get(window.last_before->name))) {
