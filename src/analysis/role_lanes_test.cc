@@ -7,6 +7,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "src/analysis/role_rules.h"
@@ -303,6 +304,115 @@ TEST(RoleLanesTest, PatternFailuresKeptForTheReachOnlyMatchLikeNoMemoAtAll) {
       size_t labelled = 0;
       for (const RoleId r : expected) labelled += r == 0 || r == 1 ? 1u : 0u;
       EXPECT_GT(labelled, 500u);
+    }
+  }
+}
+
+// The clusters rule as it was first written: every cluster found first, then each labelled,
+// then the follow-up in a pass of its own over the whole sequence. Names are one letter: the
+// member is "w", `between` "y", `after` "z" up to a "q", the follow-up "v", "y" or "z" (what
+// the clusters would have labelled, had they come first); '.' unassigned.
+std::string ClustersInThreePasses(const std::string& names, std::string roles, bool overwrite) {
+  const size_t n = names.size();
+  std::vector<std::pair<size_t, size_t>> clusters;
+  for (size_t i = 0; i < n; ++i) {
+    if (names[i] != 'w') continue;
+    if (!clusters.empty() && i - clusters.back().second <= 4) {
+      clusters.back().second = i;
+    } else {
+      clusters.emplace_back(i, i);
+    }
+  }
+  for (const auto& [first, last] : clusters) {
+    for (size_t i = first; i <= last; ++i) {
+      if (names[i] == 'w' && (overwrite || roles[i] == '.')) roles[i] = 'c';
+    }
+    for (size_t k = first + 1; k < last; ++k) {
+      if (roles[k] == '.' && names[k] == 'y') roles[k] = 'd';
+    }
+    for (size_t k = last + 1; k < n && roles[k] == '.' && names[k] == 'z'; ++k) roles[k] = 'e';
+  }
+  if (clusters.empty()) return roles;
+  for (size_t i = 0; i < n; ++i) {
+    if (roles[i] == '.' && (names[i] == 'v' || names[i] == 'y' || names[i] == 'z')) roles[i] = 'f';
+  }
+  return roles;
+}
+
+// The clusters rule labels as it goes, its follow-up running below the next cluster (so that
+// the rules after it need not wait for the end): the labels of the three passes, behind a rule
+// that labelled some dispatches first, with and without overwrite, in either schedule.
+TEST(RoleLanesTest, ClustersWithAFollowUpLabelAsInThreePasses) {
+  for (const bool overwrite : {false, true}) {
+    const std::string text = std::string(R"(
+[pack]
+name = "clusters"
+roles = ["a", "c", "d", "e", "f"]
+[[class]]
+name = "w"
+patterns = ["^w"]
+[[role_rule]]
+kind = "name_contains"
+role = "a"
+names = ["u"]
+overwrite = false
+[[role_rule]]
+kind = "clusters"
+member_class = "w"
+max_gap = 4
+member_role = "c"
+overwrite = )") + (overwrite ? "true" : "false") +
+                             R"(
+between_role = "d"
+between = { names = ["y"] }
+after_role = "e"
+after = { names = ["z", "q"] }
+after_stop = { names = ["q"] }
+follow_up_role = "f"
+follow_up = { names = ["v", "y", "z"] }
+)";
+    auto parsed = packs::ParsePack(text, "clusters.toml", "");
+    ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+    const auto& pack = dynamic_cast<const RulePack&>(*parsed.value());
+    for (const uint32_t seed : {1u, 2u}) {
+      SCOPED_TRACE(::testing::Message() << "overwrite " << overwrite << ", seed " << seed);
+      std::mt19937 rng(seed);
+      // Rare marked names ("u", and the "w" and "v" the first rule labels) and stretches
+      // without a member, so that clusters, after-runs and follow-ups meet part edges.
+      const std::string letters = "wyzzqvoooo";
+      std::uniform_int_distribution<size_t> letter(0, letters.size() - 1);
+      std::uniform_int_distribution<int> marked(0, 40);
+      Sequence seq;
+      std::string names;
+      std::string first_roles;
+      while (names.size() < 150000) {
+        const bool quiet = (names.size() / 20000) % 4 == 3;
+        char c = letters[letter(rng)];
+        if (quiet && c == 'w') c = 'o';
+        const bool mark = marked(rng) == 0;
+        const std::string name =
+            mark ? (c == 'w' || c == 'v' ? std::string(1, c) + "u" : "u") : std::string(1, c);
+        seq.Add(pack, name, 1);
+        names += mark && c != 'w' && c != 'v' ? 'u' : c;
+        first_roles += mark ? 'a' : '.';
+      }
+      const std::string want = ClustersInThreePasses(names, first_roles, overwrite);
+      const std::string roles = "acdef";
+      for (const Schedule schedule : {Schedule::kOneAfterAnother, Schedule::kOneBehindAnother}) {
+        std::string got;
+        for (const RoleId r : pack.AssignRoles(seq.view(), schedule)) {
+          got += r == kNoRole ? '.' : roles[static_cast<size_t>(r)];
+        }
+        size_t first_difference = 0;
+        while (first_difference < got.size() && got[first_difference] == want[first_difference]) {
+          ++first_difference;
+        }
+        EXPECT_EQ(first_difference, want.size()) << "first difference at " << first_difference;
+        EXPECT_EQ(got, want);
+      }
+      EXPECT_NE(want.find('f'), std::string::npos);
+      EXPECT_NE(want.find('e'), std::string::npos);
+      EXPECT_NE(want.find('d'), std::string::npos);
     }
   }
 }

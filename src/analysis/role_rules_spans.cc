@@ -1,9 +1,17 @@
 // The span-shaped rule kinds: span_around and clusters.
 #include <algorithm>
+#include <optional>
+#include <utility>
 
 #include "src/analysis/role_rules.h"
 
 namespace decodeprof::analysis {
+namespace {
+
+// How often (in indices) span_around says how far it is done while it meets no anchor.
+constexpr size_t kCommitEvery = size_t{1} << 12;
+
+}  // namespace
 
 void SpanAroundRule::Apply(const SequenceView& seq, RoleLane& lane) const {
   const size_t n = SizeOf(seq);
@@ -21,6 +29,14 @@ void SpanAroundRule::Apply(const SequenceView& seq, RoleLane& lane) const {
   // labels it has a role by then anyway, and without one this keeps the scan linear.
   std::optional<size_t> covered_until;
   for (size_t i = 0; i < n; ++i) {
+    // Every so often, done below the nearest boundary at or before i: a span opened later
+    // starts after it (a window without anchors then flows on to the rules after this one
+    // instead of waiting for the end of the scan).
+    if (i % kCommitEvery == 0 && i > 0) {
+      size_t b = i;
+      while (b > 0 && !is_boundary(b) && i - b < kCommitEvery) --b;
+      if (is_boundary(b)) writer.Commit(b);
+    }
     if (seq.classes[i] != p_.anchor_class) continue;
     if (covered_until && i <= *covered_until) continue;
     if (!writer.Unassigned(i)) continue;
@@ -62,26 +78,34 @@ void SpanAroundRule::Apply(const SequenceView& seq, RoleLane& lane) const {
 
 void ClustersRule::Apply(const SequenceView& seq, RoleLane& lane) const {
   const size_t n = SizeOf(seq);
-  std::vector<std::pair<size_t, size_t>> clusters;  // [first member, last member]
-  for (size_t i = 0; i < n; ++i) {
-    if (seq.classes[i] != p_.member_class) continue;
-    if (!clusters.empty() && static_cast<int64_t>(i - clusters.back().second) <= p_.max_gap) {
-      clusters.back().second = i;
-    } else {
-      clusters.emplace_back(i, i);
-    }
-  }
-  if (clusters.empty()) return;
   RoleWriter writer(lane, p_.overwrite);
   ConditionEval between(p_.between, seq);
   ConditionEval after(p_.after, seq);
   ConditionEval after_stop(p_.after_stop, seq);
-  // The follow-up reads every index again from 0: nothing is done before it.
   const bool follow_up = p_.follow_up_role != kNoRole;
-  for (const auto& [first, last] : clusters) {
+  ConditionEval follow_up_match(p_.follow_up, seq);
+  // The follow-up labels what is still unassigned once every cluster is labelled. A cluster
+  // reads and writes only from its first member on, so below the next cluster's first member
+  // the clusters are done: the follow-up runs there as the clusters go (what it would find
+  // in a pass of its own afterwards), and the rules after this one follow it.
+  size_t followed = 0;  // the follow-up is done below this
+  const auto follow_up_to = [&](size_t end) {
+    for (; followed < end; ++followed) {
+      writer.Commit(followed);
+      if (writer.Unassigned(followed) && follow_up_match.Matches(followed)) {
+        writer.Set(followed, p_.follow_up_role);
+      }
+    }
+  };
+  // Labels the cluster [first, last] (its first and last member).
+  const auto label = [&](size_t first, size_t last) {
     // A cluster and what follows it start at its first member (the run after the cluster
     // before may reach past it, but is written by then).
-    if (!follow_up) writer.Commit(first);
+    if (follow_up) {
+      follow_up_to(first);
+    } else {
+      writer.Commit(first);
+    }
     for (size_t i = first; i <= last; ++i) {
       if (seq.classes[i] == p_.member_class && writer.Writable(i)) writer.Set(i, p_.member_role);
     }
@@ -96,14 +120,22 @@ void ClustersRule::Apply(const SequenceView& seq, RoleLane& lane) const {
         writer.Set(k, p_.after_role);
       }
     }
-  }
-  if (follow_up) {
-    ConditionEval follow_up_match(p_.follow_up, seq);
-    for (size_t i = 0; i < n; ++i) {
-      writer.Commit(i);
-      if (writer.Unassigned(i) && follow_up_match.Matches(i)) writer.Set(i, p_.follow_up_role);
+  };
+  // The clusters found as the scan goes: one closes where the next member is more than
+  // max_gap further on, or at the end.
+  std::optional<std::pair<size_t, size_t>> open;  // [first member, last member]
+  for (size_t i = 0; i < n; ++i) {
+    if (seq.classes[i] != p_.member_class) continue;
+    if (open && static_cast<int64_t>(i - open->second) <= p_.max_gap) {
+      open->second = i;
+      continue;
     }
+    if (open) label(open->first, open->second);
+    open.emplace(i, i);
   }
+  if (!open) return;  // no cluster: no follow-up either
+  label(open->first, open->second);
+  if (follow_up) follow_up_to(n);
 }
 
 }  // namespace decodeprof::analysis
