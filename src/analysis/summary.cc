@@ -697,19 +697,38 @@ Attribution Attribute(const SummaryInputs& in) {
   return out;
 }
 
-base::StatusOr<Summary> BuildSummary(const SummaryInputs& in, const Attribution& attribution) {
+namespace {
+
+// What the summary sums over the window's dispatches, once: the same for the summary of each
+// plain run (BuildSummary's extremes).
+struct WindowSums {
+  WindowTimes times;
+  Totals totals;
+  GapAttribution gaps;
+};
+
+base::StatusOr<WindowSums> SumWindow(const SummaryInputs& in, const Attribution& attribution) {
   const DecodeWindow& window = *in.window;
-  const WindowTimes times = MeasureWindow(window);
+  WindowSums w;
+  w.times = MeasureWindow(window);
+  w.totals = SumByKernelRoleAndClass(in, attribution);
+  DP_ASSIGN_OR_RETURN(w.gaps,
+                      AttributeGaps(window.dispatches, attribution.roles, window.lo, window.hi));
+  InsertUnitRoles(*in.units, w.totals.roles);
+  return w;
+}
+
+Summary SummaryOf(const SummaryInputs& in, const Attribution& attribution, const WindowSums& w) {
+  const DecodeWindow& window = *in.window;
+  const WindowTimes& times = w.times;
+  const Totals& totals = w.totals;
+  const GapAttribution& gaps = w.gaps;
   const Rates rates{WindowTokensOf(in), times.gpu_sum};
   Summary s;
   SetRunIdentity(in, s);
   SetTokenFigures(in, s);
   SetTimeFigures(window, times, rates, s);
-  Totals totals = SumByKernelRoleAndClass(in, attribution);
-  DP_ASSIGN_OR_RETURN(const GapAttribution gaps,
-                      AttributeGaps(window.dispatches, attribution.roles, window.lo, window.hi));
   SetChecks(in, times, gaps, s);
-  InsertUnitRoles(*in.units, totals.roles);
   s.units = SummarizeUnits(in, WallInputsOfSets(in, attribution, totals, gaps, times, s), rates);
   s.kernels = KernelTable(in, totals.kernels, rates);
   s.class_share_pct = ClassShares(*in.pack, totals.classes, rates);
@@ -719,13 +738,21 @@ base::StatusOr<Summary> BuildSummary(const SummaryInputs& in, const Attribution&
   s.warnings = attribution.warnings;
   s.ranked_units = RankedUnitsOf(s.units, in.units->units(), in.graph_replay);
   SetRunFacts(in, s);
+  return s;
+}
+
+}  // namespace
+
+base::StatusOr<Summary> BuildSummary(const SummaryInputs& in, const Attribution& attribution) {
+  DP_ASSIGN_OR_RETURN(const WindowSums w, SumWindow(in, attribution));
+  Summary s = SummaryOf(in, attribution, w);
   // How much the plain runs' spread could move each plain ceiling: the same summary over the
   // slowest and the fastest plain run.
   for (const trace::BenchResults& extreme : in.plain_extremes) {
     SummaryInputs other = in;
     other.plain = extreme;
     other.plain_extremes.clear();
-    DP_ASSIGN_OR_RETURN(const Summary o, BuildSummary(other, attribution));
+    const Summary o = SummaryOf(other, attribution, w);
     WidenPlainCeilingRanges(o.ranked_units, s.ranked_units);
   }
   return s;
