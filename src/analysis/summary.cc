@@ -281,6 +281,7 @@ class WallInputsOfSets {
       : decode_(in.window->dispatches),
         attribution_(attribution),
         roles_(totals.roles),
+        classes_(totals.classes),
         gaps_(gaps),
         t_(t),
         tokens_(WindowTokensOf(in)),
@@ -293,11 +294,12 @@ class WallInputsOfSets {
     }
   }
 
-  // True when the window holds a dispatch of one of `classes` (always for an empty list).
+  // True when the window holds a dispatch of one of `classes` (always for an empty list): the
+  // window's class totals hold every class met.
   bool AnyOf(const std::vector<ClassId>& classes) const {
     if (classes.empty()) return true;
-    return std::any_of(attribution_.classes.begin(), attribution_.classes.end(),
-                       [&](ClassId c) { return Contains(classes, c); });
+    return std::any_of(classes.begin(), classes.end(),
+                       [&](ClassId c) { return classes_.Find(c) != nullptr; });
   }
 
   // `roles` alone: the seed's role-set sums. With `classes`: every dispatch holding one of
@@ -393,6 +395,7 @@ class WallInputsOfSets {
   const std::vector<trace::Dispatch>& decode_;
   const Attribution& attribution_;
   const InsertionTotals<RoleId>& roles_;
+  const InsertionTotals<ClassId>& classes_;
   const GapAttribution& gaps_;
   const WindowTimes& t_;
   double tokens_;
