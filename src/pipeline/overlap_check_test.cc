@@ -163,5 +163,35 @@ TEST_F(OverlapCheckTest, AKernelThatOutlastsTheNextOfItsStreamIsAWarning) {
   EXPECT_EQ(entry(*rocm), nullptr);
 }
 
+// Two streams taking turns (7: the even kernels, 8: the odd ones), the first kernel of step 2
+// ending 1.9 ms late: only the kernels of its own stream that end before it count (the four
+// after it in step 2 and the five of step 3), not stream 8's.
+TEST_F(OverlapCheckTest, OnlyTheLateKernelsOwnStreamCounts) {
+  const std::string trace = (dir_ / "two_streams.sqlite").string();
+  WriteSteps(trace, "decodeprof-cupti 0.1.0", [&](int s) {
+    std::vector<StepKernel> ks;
+    for (int k = 0; k < 10; ++k) {
+      const int64_t start = 100'000 + k * 30'000;
+      ks.push_back({start, start + 20'000 + (s == 2 && k == 0 ? 1'900'000 : 0),
+                    k % 2 == 0 ? "nvjet_gemm" : "rms_norm_kernel", k % 2 == 0 ? 7u : 8u});
+    }
+    return ks;
+  });
+  SummarizeRequest req;
+  req.trace = trace;
+  req.name = "two";
+  req.out_dir = (dir_ / "out").string();
+  auto r = RunSummarize(req);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const trace::DiagnosticEntry* e = nullptr;
+  for (const auto& d : r->summary.diagnostics) {
+    if (d.code == trace::Diag::kDispatchesOutOfStreamOrder) e = &d;
+  }
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->count, 9);
+  EXPECT_NE(e->first.detail.find("the first: nvjet_gemm on stream 7"), std::string::npos)
+      << e->first.detail;
+}
+
 }  // namespace
 }  // namespace decodeprof::pipeline

@@ -38,20 +38,28 @@ void AddStreamOrderDiagnostics(const SummarizeRequest& req, const trace::Importe
   int64_t count = 0;
   int64_t late_ns = 0;
   const trace::Dispatch* first = nullptr;
+  // The entry of the stream met last (kernels mostly follow others of their stream): the map
+  // is asked only where the stream changes. Its entries stay where they are as it grows.
+  uint64_t cached_key = 0;
+  size_t* cached = nullptr;
   for (size_t i = 0; i < w.dispatches.size(); ++i) {
     const trace::Dispatch& d = w.dispatches[i];
     if (d.kind != trace::DispatchKind::kKernel || d.stream == 0) continue;
     const uint64_t key = (static_cast<uint64_t>(static_cast<uint16_t>(d.device)) << 32) | d.stream;
-    const auto [it, fresh] = last.try_emplace(key, i);
-    if (fresh) continue;
-    const trace::Dispatch& prev = w.dispatches[it->second];
+    if (cached == nullptr || key != cached_key) {
+      const auto [it, fresh] = last.try_emplace(key, i);
+      cached_key = key;
+      cached = &it->second;
+      if (fresh) continue;
+    }
+    const trace::Dispatch& prev = w.dispatches[*cached];
     if (prev.end > d.end) {
       ++count;
       late_ns += prev.end - d.end;
       if (first == nullptr) first = &prev;
       continue;  // keep the late one: the kernels it outlasts count once each
     }
-    it->second = i;
+    *cached = i;
   }
   if (count == 0) return;
   diag.Add(trace::Message<trace::Msg::kLateEnds>(
