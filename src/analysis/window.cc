@@ -146,8 +146,12 @@ void WindowCollector::MergeAll(std::span<const LaterPart> later) {
   candidates_.resize(total);
   membership_.resize(total);
   // Each part rebased in its own store (faulted in by the thread that filled it) and copied to
-  // its place; a thread takes a run of whole parts.
-  base::ForParts(later.size(), 1, [&](size_t, size_t b, size_t e) {
+  // its place; a thread for each CPU (the copies are bound by memory, not by a core), each
+  // taking a run of whole parts.
+  const size_t threads = std::min<size_t>(base::UsableCpus(), later.size());
+  base::RunParts(threads, [&](size_t t) {
+    const size_t b = later.size() * t / threads;
+    const size_t e = later.size() * (t + 1) / threads;
     for (size_t k = b; k < e; ++k) {
       WindowCollector& c = *later[k].collector;
       if (later[k].rebase != nullptr) {

@@ -101,7 +101,7 @@ base::StatusOr<CsvImportStats> ImportRocprofv3Csv(CsvReader& reader, trace::Stri
 struct CsvSplitOptions {
   CsvReader::Options reader;
   int64_t min_split_bytes = int64_t{64} << 20;
-  int64_t min_part_bytes = int64_t{16} << 20;
+  int64_t min_part_bytes = int64_t{4} << 20;
   // Cores available; 0 = those this process may run on (its CPU affinity).
   unsigned cores = 0;
 };
