@@ -417,5 +417,52 @@ follow_up = { names = ["v", "y", "z"] }
   }
 }
 
+// span_around whose anchor is a boundary class too, at an index where the rule says how far it
+// is done: its span reaches back past that index, so it must not say it is done there (debug
+// builds check every rule's reads and writes against its commits), and both schedules agree.
+TEST(RoleLanesTest, AnAnchorThatIsABoundaryReachesBackPastTheCommitPoint) {
+  auto parsed = packs::ParsePack(R"(
+[pack]
+name = "span"
+roles = ["a", "b"]
+[[class]]
+name = "w"
+patterns = ["^w$"]
+[[class]]
+name = "z"
+patterns = ["^z$"]
+[[role_rule]]
+kind = "span_around"
+anchor_class = "z"
+boundary_classes = ["w", "z"]
+overwrite = false
+[[role_rule.label]]
+role = "a"
+[[role_rule]]
+kind = "name_contains"
+role = "b"
+names = ["o"]
+overwrite = false
+)",
+                                 "span.toml", "");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  const auto& pack = dynamic_cast<const RulePack&>(*parsed.value());
+  Sequence seq;
+  const size_t n = 5 * (size_t{1} << 14);
+  for (size_t i = 0; i < n; ++i) {
+    // A boundary at 16 000, the anchor at 16 384 (2^14), nothing else in between.
+    const char c = i == 16'000 ? 'w' : i == 16'384 ? 'z' : 'o';
+    seq.Add(pack, std::string(1, c), 1);
+  }
+  for (const Schedule schedule : {Schedule::kOneAfterAnother, Schedule::kOneBehindAnother}) {
+    const std::vector<RoleId> roles = pack.AssignRoles(seq.view(), schedule);
+    ASSERT_EQ(roles.size(), n);
+    EXPECT_EQ(roles[15'999], 1);  // "b": before the boundary, the second rule's
+    EXPECT_EQ(roles[16'001], 0);  // "a": the anchor's span, from after the boundary
+    EXPECT_EQ(roles[16'384], 0);
+    EXPECT_EQ(roles[n - 1], 0);  // the span runs to the end
+  }
+}
+
 }  // namespace
 }  // namespace decodeprof::analysis

@@ -29,11 +29,12 @@ void SpanAroundRule::Apply(const SequenceView& seq, RoleLane& lane) const {
   // labels it has a role by then anyway, and without one this keeps the scan linear.
   std::optional<size_t> covered_until;
   for (size_t i = 0; i < n; ++i) {
-    // Every so often, done below the nearest boundary at or before i: a span opened later
+    // Every so often, done below the nearest boundary before i: a span opened from here on
     // starts after it (a window without anchors then flows on to the rules after this one
-    // instead of waiting for the end of the scan).
+    // instead of waiting for the end of the scan). Not a boundary at i itself: an anchor that
+    // is also a boundary opens a span reaching back past it.
     if (i % kCommitEvery == 0 && i > 0) {
-      size_t b = i;
+      size_t b = i - 1;
       while (b > 0 && !is_boundary(b) && i - b < kCommitEvery) --b;
       if (is_boundary(b)) writer.Commit(b);
     }

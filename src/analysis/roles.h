@@ -7,7 +7,9 @@
 // may overwrite a role an earlier rule gave is a parameter of the rule (`overwrite`).
 #pragma once
 
+#include <algorithm>
 #include <atomic>
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -86,6 +88,9 @@ class RoleLane {
 
   // Blocks until the rules before this one are done with `index`.
   void WaitFor(size_t index) const {
+    // A rule never comes back below what it said it was done with (Commit): the rules after it
+    // may have read that part already.
+    assert(index >= committed_ && "a role rule read or wrote below its own commit");
     if (index >= ready_) [[unlikely]] {
       WaitSlow(index);
     }
@@ -93,6 +98,9 @@ class RoleLane {
   // This rule will neither read nor write an index below `below` again. A rule that never
   // commits is done with every index when it returns (Finish).
   void Commit(size_t below) {
+#ifndef NDEBUG
+    committed_ = std::max(committed_, below);
+#endif
     if (own_ != nullptr && below >= next_publish_) [[unlikely]] {
       Publish(below);
     }
@@ -114,6 +122,9 @@ class RoleLane {
   std::atomic<size_t>* own_ = nullptr;
   mutable size_t ready_ = kAll;  // the upstream's progress as last read
   size_t next_publish_ = 0;
+#ifndef NDEBUG
+  size_t committed_ = 0;  // the highest Commit so far (checked in debug builds)
+#endif
 };
 
 // Reads and writes the role vector under a rule's overwrite setting, through its lane (every
