@@ -2,6 +2,11 @@
 
 #include <sched.h>
 
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+
 namespace decodeprof::base {
 
 unsigned UsableCpus() {
@@ -18,4 +23,83 @@ size_t PassParts(size_t n, size_t min_size) {
   return std::max<size_t>(1, std::min({size_t{UsableCpus()}, kMaxPassParts, by_size}));
 }
 
+namespace parallel_internal {
+namespace {
+
+// Worker w runs part w + 1 of each pass that has one. Never destroyed: its threads wait on
+// its condition for the process's whole life (a pass can still hold it at exit).
+class Pool {
+ public:
+  bool Start(size_t parts, void (*call)(void*, size_t), void* fn) {
+    if (busy_.test_and_set(std::memory_order_acquire)) return false;
+    std::lock_guard<std::mutex> lock(mu_);
+    while (workers_ < parts - 1) {
+      std::thread([this, w = workers_] { Work(w); }).detach();
+      ++workers_;
+    }
+    call_ = call;
+    fn_ = fn;
+    parts_ = parts;
+    running_ = parts - 1;
+    ++pass_;
+    work_.notify_all();
+    return true;
+  }
+
+  void Wait() {
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      done_.wait(lock, [this] { return running_ == 0; });
+    }
+    busy_.clear(std::memory_order_release);
+  }
+
+ private:
+  [[noreturn]] void Work(size_t w) {
+    uint64_t seen = 0;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      seen = pass_ - 1;  // started for the pass under way: it has a part for this thread
+    }
+    for (;;) {
+      void (*call)(void*, size_t) = nullptr;
+      void* fn = nullptr;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        work_.wait(lock, [&] { return pass_ != seen && w + 1 < parts_; });
+        seen = pass_;
+        call = call_;
+        fn = fn_;
+      }
+      call(fn, w + 1);
+      std::lock_guard<std::mutex> lock(mu_);
+      if (--running_ == 0) done_.notify_one();
+    }
+  }
+
+  std::atomic_flag busy_ = ATOMIC_FLAG_INIT;
+  std::mutex mu_;
+  std::condition_variable work_;
+  std::condition_variable done_;
+  size_t workers_ = 0;
+  uint64_t pass_ = 0;
+  size_t parts_ = 0;
+  size_t running_ = 0;
+  void (*call_)(void*, size_t) = nullptr;
+  void* fn_ = nullptr;
+};
+
+Pool& ThePool() {
+  static Pool* const pool = new Pool;
+  return *pool;
+}
+
+}  // namespace
+
+bool Start(size_t parts, void (*call)(void*, size_t), void* fn) {
+  return ThePool().Start(parts, call, fn);
+}
+void Wait() { ThePool().Wait(); }
+
+}  // namespace parallel_internal
 }  // namespace decodeprof::base

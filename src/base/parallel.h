@@ -7,6 +7,7 @@
 #include <array>
 #include <cstddef>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 namespace decodeprof::base {
@@ -24,15 +25,38 @@ inline constexpr size_t kMinPassPart = size_t{1} << 16;
 // below `min_size` items; at least 1.
 size_t PassParts(size_t n, size_t min_size);
 
+namespace parallel_internal {
+// The threads RunParts hands parts 1.. to: kept between passes, so that a pass does not pay
+// for starting and joining a thread per part (a whole-window summary makes about 30 passes).
+// One pass at a time: Start returns false, running nothing, while another holds the pool (a
+// pass inside a part, or on another thread); the caller then starts threads of its own.
+// Start(parts, call, fn) runs call(fn, k) for each k in [1, parts), each on a thread of its
+// own (the pool grows to parts - 1 threads), until Wait() returns.
+bool Start(size_t parts, void (*call)(void*, size_t), void* fn);
+void Wait();
+}  // namespace parallel_internal
+
 // Runs fn(part) for each part in [0, parts), part 0 on the calling thread and each other on a
-// thread of its own, and waits for all. fn must not throw. For a second pass over the parts
-// of an earlier ForParts (the same bounds, kept by the caller).
+// thread of its own, and waits for all. Parts may wait for one another (each has a thread).
+// fn must not throw. For a second pass over the parts of an earlier ForParts (the same
+// bounds, kept by the caller).
 template <typename Fn>
 void RunParts(size_t parts, Fn&& fn) {
+  if (parts <= 1) {
+    if (parts == 1) fn(size_t{0});
+    return;
+  }
+  using F = std::remove_reference_t<Fn>;
+  void (*const call)(void*, size_t) = [](void* f, size_t k) { (*static_cast<F*>(f))(k); };
+  if (parallel_internal::Start(parts, call, const_cast<void*>(static_cast<const void*>(&fn)))) {
+    fn(size_t{0});
+    parallel_internal::Wait();
+    return;
+  }
   std::vector<std::thread> threads;
-  threads.reserve(parts > 0 ? parts - 1 : 0);
+  threads.reserve(parts - 1);
   for (size_t k = 1; k < parts; ++k) threads.emplace_back([&fn, k] { fn(k); });
-  if (parts > 0) fn(size_t{0});
+  fn(size_t{0});
   for (std::thread& t : threads) t.join();
 }
 

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <thread>
 #include <vector>
 
 namespace decodeprof::base {
@@ -52,6 +54,49 @@ TEST(ParallelTest, SumInPartsIsTheSumOfOnePass) {
   EXPECT_EQ(SumInParts<int64_t>(n, [](size_t i) { return static_cast<int64_t>(i % 1000) - 400; }),
             one_pass);
   EXPECT_EQ(SumInParts<int64_t>(0, [](size_t) { return int64_t{1}; }), 0);
+}
+
+// Every part waits until all have started: this ends only when each part has a thread of its
+// own. Pass sizes that grow, shrink and grow again, so that the kept threads are reused,
+// skipped and added to. (A part that waits more than 20 s gives up: a failure, not a hang.)
+TEST(ParallelTest, RunPartsGivesEveryPartAThreadOfItsOwn) {
+  for (const size_t parts : {size_t{3}, size_t{12}, size_t{2}, size_t{5}, size_t{20}, size_t{1}}) {
+    std::atomic<size_t> started{0};
+    std::atomic<int> gave_up{0};
+    std::vector<int> ran(parts, 0);
+    RunParts(parts, [&](size_t k) {
+      ++ran[k];
+      started.fetch_add(1);
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+      while (started.load() < parts) {
+        if (std::chrono::steady_clock::now() > deadline) {
+          gave_up.fetch_add(1);
+          break;
+        }
+        std::this_thread::yield();
+      }
+    });
+    EXPECT_EQ(gave_up.load(), 0) << parts << " parts";
+    for (size_t k = 0; k < parts; ++k) EXPECT_EQ(ran[k], 1) << "part " << k << " of " << parts;
+  }
+}
+
+// A pass inside a part, and passes on two threads at once: each part runs once.
+TEST(ParallelTest, PassesInsidePartsAndOnSeveralThreadsRunEachPartOnce) {
+  constexpr size_t kOuter = 4;
+  constexpr size_t kInner = 6;
+  std::vector<std::atomic<int>> ran(2 * kOuter * kInner);
+  const auto pass = [&](size_t base) {
+    RunParts(kOuter, [&](size_t k) {
+      RunParts(kInner, [&](size_t j) { ran[base + k * kInner + j].fetch_add(1); });
+    });
+  };
+  for (int round = 0; round < 20; ++round) {
+    std::thread other([&] { pass(kOuter * kInner); });
+    pass(0);
+    other.join();
+  }
+  for (size_t i = 0; i < ran.size(); ++i) EXPECT_EQ(ran[i].load(), 20) << "item " << i;
 }
 
 }  // namespace
