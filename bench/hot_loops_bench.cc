@@ -172,8 +172,8 @@ BENCHMARK(BM_BaselineGetlineStringstreamSplit);
 
 // `kRows` dispatches back to back in steps of 500 on two streams (every other kernel overlaps
 // its predecessor by 500 ns), start order.
-std::vector<trace::Dispatch> Dispatches(size_t n) {
-  std::vector<trace::Dispatch> out;
+trace::DispatchVector Dispatches(size_t n) {
+  trace::DispatchVector out;
   out.reserve(n);
   int64_t t = 1'000'000'000;
   for (size_t i = 0; i < n; ++i) {
@@ -195,7 +195,7 @@ std::vector<trace::Dispatch> Dispatches(size_t n) {
 // Marks on both clocks, as a bench log prints them: on boottime the run covers the stream and
 // the decode window its last eighth; the monotonic marks lie 90 s earlier (a suspended
 // machine), bracketing nothing.
-trace::PhaseMarks Marks(const std::vector<trace::Dispatch>& ds) {
+trace::PhaseMarks Marks(const trace::DispatchVector& ds) {
   const int64_t first = ds.front().start;
   const int64_t last = ds.back().end;
   const int64_t decode = ds[ds.size() - ds.size() / 8].start - 100;
@@ -210,7 +210,7 @@ trace::PhaseMarks Marks(const std::vector<trace::Dispatch>& ds) {
 }
 
 void BM_WindowCollectorAdd(benchmark::State& state) {
-  const std::vector<trace::Dispatch> ds = Dispatches(kRows);
+  const trace::DispatchVector ds = Dispatches(kRows);
   const trace::PhaseMarks marks = Marks(ds);
   for (auto _ : state) {
     analysis::WindowCollector collector(marks);
@@ -234,11 +234,11 @@ class KeepWindow final : public trace::DispatchSink {
  private:
   int64_t lo_;
   int64_t hi_;
-  std::vector<trace::Dispatch> kept_;
+  trace::DispatchVector kept_;
 };
 
 void BM_BaselineVectorKeepWindow(benchmark::State& state) {
-  const std::vector<trace::Dispatch> ds = Dispatches(kRows);
+  const trace::DispatchVector ds = Dispatches(kRows);
   const trace::PhaseMarks marks = Marks(ds);
   const int64_t lo = *marks.at("decode_start").boottime;
   const int64_t hi = *marks.at("measured_end").boottime;
@@ -259,7 +259,7 @@ constexpr int64_t kSpilled = int64_t{1} << 20;
 
 void BM_SpoolAddDrain(benchmark::State& state) {
   const auto n = static_cast<size_t>(state.range(0));
-  const std::vector<trace::Dispatch> ds = Dispatches(n);
+  const trace::DispatchVector ds = Dispatches(n);
   for (auto _ : state) {
     trace::Spool<trace::Dispatch> spool;
     for (const trace::Dispatch& d : ds) spool.Add(d);
@@ -276,9 +276,9 @@ BENCHMARK(BM_SpoolAddDrain)->Arg(kInMemory)->Arg(kSpilled);
 
 void BM_BaselineVectorPushIterate(benchmark::State& state) {
   const auto n = static_cast<size_t>(state.range(0));
-  const std::vector<trace::Dispatch> ds = Dispatches(n);
+  const trace::DispatchVector ds = Dispatches(n);
   for (auto _ : state) {
-    std::vector<trace::Dispatch> all;
+    trace::DispatchVector all;
     for (const trace::Dispatch& d : ds) all.push_back(d);
     int64_t sum = 0;
     for (const trace::Dispatch& d : all) sum += d.start;
@@ -291,7 +291,7 @@ void BM_BaselineVectorPushIterate(benchmark::State& state) {
 BENCHMARK(BM_BaselineVectorPushIterate)->Arg(kInMemory)->Arg(kSpilled);
 
 void BM_BusyUnion(benchmark::State& state) {
-  const std::vector<trace::Dispatch> ds = Dispatches(kRows);
+  const trace::DispatchVector ds = Dispatches(kRows);
   const int64_t lo = ds.front().start;
   const int64_t hi = ds.back().end;
   for (auto _ : state) benchmark::DoNotOptimize(analysis::BusyUnion(ds, lo, hi));
@@ -300,7 +300,7 @@ void BM_BusyUnion(benchmark::State& state) {
 BENCHMARK(BM_BusyUnion);
 
 void BM_BaselineSumClippedDurations(benchmark::State& state) {
-  const std::vector<trace::Dispatch> ds = Dispatches(kRows);
+  const trace::DispatchVector ds = Dispatches(kRows);
   const int64_t lo = ds.front().start;
   const int64_t hi = ds.back().end;
   for (auto _ : state) {

@@ -43,7 +43,7 @@ class WindowSink : public trace::DispatchSink {
 
  private:
   int64_t lo_, hi_;
-  std::vector<trace::Dispatch> kept_;
+  trace::DispatchVector kept_;
 };
 
 int Import(const std::string& path, int64_t lo, int64_t hi, int64_t& kernels, size_t& kept,

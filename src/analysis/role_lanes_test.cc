@@ -25,7 +25,7 @@ using Schedule = RulePack::RuleSchedule;
 // A sequence of named dispatches with their classes under `pack`.
 struct Sequence {
   trace::StringPool pool;
-  std::vector<trace::Dispatch> dispatches;
+  trace::DispatchVector dispatches;
   std::vector<ClassId> classes;
   void Add(const Pack& pack, const std::string& name, int64_t grid) {
     trace::Dispatch d;
@@ -289,7 +289,7 @@ TEST(RoleLanesTest, PatternFailuresKeptForTheReachOnlyMatchLikeNoMemoAtAll) {
       std::uniform_int_distribution<int> cls(0, 3);
       std::uniform_int_distribution<int> preset(0, 7);
       trace::StringPool pool;
-      std::vector<trace::Dispatch> dispatches(5000);
+      trace::DispatchVector dispatches(5000);
       std::vector<ClassId> classes;
       std::vector<RoleId> roles;
       for (trace::Dispatch& d : dispatches) {

@@ -93,7 +93,7 @@ class OpPathTest : public ::testing::Test {
 
   trace::StringPool pool_;
   std::vector<trace::Range> ranges_;
-  std::vector<trace::Dispatch> dispatches_;
+  trace::DispatchVector dispatches_;
   std::vector<uint64_t> threads_;
   std::vector<trace::TimestampNs> times_;
   std::vector<trace::DiagMessage> warnings_;

@@ -61,7 +61,7 @@ std::string ParseError(const std::string& rules) {
 std::string PatternRoles(const RulePack& pack, const std::string& ops,
                          const std::string& preset = "") {
   trace::StringPool pool;
-  std::vector<trace::Dispatch> dispatches;
+  trace::DispatchVector dispatches;
   std::vector<ClassId> classes;
   for (char op : ops) {
     trace::Dispatch d;

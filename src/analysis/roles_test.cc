@@ -87,7 +87,7 @@ class Sequence {
 
  private:
   trace::StringPool pool_;
-  std::vector<trace::Dispatch> dispatches_;
+  trace::DispatchVector dispatches_;
   std::vector<ClassId> classes_;
 };
 
@@ -284,7 +284,7 @@ patterns = ["y"]
 // own kernel, so class x = "x", class y = "y", anything else is other.
 std::string RolesOf(const Pack& pack, const std::string& names, std::vector<int64_t> grids = {}) {
   trace::StringPool pool;
-  std::vector<trace::Dispatch> dispatches;
+  trace::DispatchVector dispatches;
   std::vector<ClassId> classes;
   for (size_t i = 0; i < names.size(); ++i) {
     trace::Dispatch d;

@@ -392,7 +392,7 @@ class WallInputsOfSets {
     }
   }
 
-  const std::vector<trace::Dispatch>& decode_;
+  const trace::DispatchVector& decode_;
   const Attribution& attribution_;
   const InsertionTotals<RoleId>& roles_;
   const InsertionTotals<ClassId>& classes_;

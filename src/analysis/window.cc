@@ -45,7 +45,7 @@ void WindowCollector::Add(const trace::Dispatch& d, bool keep) {
   }
 }
 
-void WindowCollector::TakeAll(std::vector<trace::Dispatch>&& in_order) {
+void WindowCollector::TakeAll(trace::DispatchVector&& in_order) {
   std::vector<uint8_t> members;
   base::ResizeFaultedIn(members, in_order.size());
   // Counted in parts on several threads, each by a collector of the same marks that has seen
@@ -143,7 +143,8 @@ void WindowCollector::MergeAll(std::span<const LaterPart> later) {
   // (Only the room the parts take: the store may be reserved far beyond them.)
   base::ReserveLarge(candidates_, total);
   base::FaultInRoom(candidates_, total);
-  candidates_.resize(total);
+  // Every added element is written below, by the thread copying its part.
+  base::ResizeForOverwrite(candidates_, total);
   membership_.resize(total);
   // Each part rebased in its own store (faulted in by the thread that filled it) and copied to
   // its place; a thread for each CPU (the copies are bound by memory, not by a core), each
@@ -246,7 +247,7 @@ base::StatusOr<DecodeWindow> WindowCollector::Finish(const std::string& log_path
     return a.start < b.start;
   };
   // Tracers mostly write in start order: checking (in parts) costs a fraction of a stable sort.
-  const std::vector<trace::Dispatch>& ds = window.dispatches;
+  const trace::DispatchVector& ds = window.dispatches;
   if (!base::AllInParts(ds.empty() ? 0 : ds.size() - 1,
                         [&](size_t i) { return !by_start(ds[i + 1], ds[i]); })) {
     std::stable_sort(window.dispatches.begin(), window.dispatches.end(), by_start);

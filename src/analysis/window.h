@@ -22,9 +22,9 @@ namespace decodeprof::analysis {
 // The decode window on the chosen clock, with its dispatches stably sorted by start.
 struct DecodeWindow {
   trace::ClockDomain clock = trace::ClockDomain::kBoottime;
-  trace::TimestampNs lo = 0;                // decode_start
-  trace::TimestampNs hi = 0;                // measured_end
-  std::vector<trace::Dispatch> dispatches;  // lo <= start <= hi, start order (file order on ties)
+  trace::TimestampNs lo = 0;         // decode_start
+  trace::TimestampNs hi = 0;         // measured_end
+  trace::DispatchVector dispatches;  // lo <= start <= hi, start order (file order on ties)
 
   // Window checks.
   int64_t straddling = 0;  // dispatches with start < lo < end (strict)
@@ -44,7 +44,7 @@ class WindowCollector : public trace::DispatchSink {
 
   // Add() of every dispatch of `in_order` (in file order), taking over its store when every
   // one of them is kept (a window that holds the whole trace: no copy of millions).
-  void TakeAll(std::vector<trace::Dispatch>&& in_order);
+  void TakeAll(trace::DispatchVector&& in_order);
 
   // Makes room for `dispatches` kept dispatches at once: a hint from a caller that can bound
   // them (e.g. by the size of the file), so that the store is not copied as it grows. Only
@@ -121,7 +121,7 @@ class WindowCollector : public trace::DispatchSink {
   std::array<PerClock, std::size(trace::kAllClocks)> clocks_;
   // Dispatches inside either clock's [decode_start, measured_end], in file order, with a bit
   // per clock saying which window holds them.
-  std::vector<trace::Dispatch> candidates_;
+  trace::DispatchVector candidates_;
   std::vector<uint8_t> membership_;
 };
 

@@ -29,8 +29,8 @@ inline void AdviseLargePages([[maybe_unused]] const void* data, [[maybe_unused]]
 
 // Reserves room for `n` elements of `v` (only address space: memory is used as they come) on
 // large pages. A reservation that fails is ignored: the vector then grows as it goes.
-template <typename T>
-void ReserveLarge(std::vector<T>& v, size_t n) {
+template <typename T, typename A>
+void ReserveLarge(std::vector<T, A>& v, size_t n) {
   if (n <= v.capacity()) return;
   try {
     v.reserve(n);
@@ -88,8 +88,8 @@ inline constexpr int kPrefaultThreads = 8;
 // The pages of `v`'s room from its end up to `n` elements (at most its capacity) faulted in on
 // several threads (Prefault, at most kPrefaultThreads, one per CPU of the machine) before it
 // returns; below 4 MiB, nothing (the calling thread faults them in faster than threads start).
-template <typename T>
-void FaultInRoom(std::vector<T>& v, size_t n) {
+template <typename T, typename A>
+void FaultInRoom(std::vector<T, A>& v, size_t n) {
   constexpr size_t kWorthThreads = size_t{4} << 20;
   const size_t end = std::min(n, v.capacity());
   if (end <= v.size() || (end - v.size()) * sizeof(T) < kWorthThreads) return;
@@ -103,15 +103,15 @@ void FaultInRoom(std::vector<T>& v, size_t n) {
 // per-dispatch arrays a pass over a window of millions fills on the calling thread, which
 // would otherwise stop at every page to have it cleared (4.2 M dispatches on 2 CPUs: the
 // calling thread's CPU after the import 0.54 -> 0.45 s). Below 4 MiB, no threads.
-template <typename T>
-void ReserveFaultedIn(std::vector<T>& v, size_t n) {
+template <typename T, typename A>
+void ReserveFaultedIn(std::vector<T, A>& v, size_t n) {
   ReserveLarge(v, n);
   FaultInRoom(v, v.capacity());
 }
 
 // resize(n) of `v` after ReserveFaultedIn(v, n).
-template <typename T>
-void ResizeFaultedIn(std::vector<T>& v, size_t n, const T& value = T()) {
+template <typename T, typename A>
+void ResizeFaultedIn(std::vector<T, A>& v, size_t n, const T& value = T()) {
   ReserveFaultedIn(v, n);
   v.resize(n, value);
 }

@@ -31,7 +31,7 @@ using test_codecs::Zstd;
 namespace fs = std::filesystem;
 
 struct Collect : trace::DispatchSink {
-  std::vector<trace::Dispatch> all;
+  trace::DispatchVector all;
   void Add(const trace::Dispatch& d) override { all.push_back(d); }
 };
 

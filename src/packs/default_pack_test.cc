@@ -259,7 +259,7 @@ TEST(DefaultPackForTest, AHipTraceOfACudaDefaultFormatDefaultsToPytorchRocm) {
 
 TEST(KernelTimesOfTest, DistinctKernelNamesWithTheirSummedDurations) {
   trace::StringPool pool;
-  std::vector<trace::Dispatch> dispatches;
+  trace::DispatchVector dispatches;
   auto add = [&](std::string_view name, trace::DispatchKind kind, int64_t start, int64_t end) {
     trace::Dispatch d;
     d.name = pool.Intern(name);
@@ -284,7 +284,7 @@ TEST(KernelTimesOfTest, DistinctKernelNamesWithTheirSummedDurations) {
 // meets them, wherever in the window that is, and the sums of one pass.
 TEST(KernelTimesOfTest, ManyDispatchesGiveWhatOnePassGives) {
   trace::StringPool pool;
-  std::vector<trace::Dispatch> dispatches;
+  trace::DispatchVector dispatches;
   const size_t n = 6 * (size_t{1} << 16) + 5;
   for (size_t i = 0; i < n; ++i) {
     trace::Dispatch d;
@@ -318,7 +318,7 @@ TEST(KernelTimesOfTest, ManyDispatchesGiveWhatOnePassGives) {
 
 TEST(KernelNamesOfTest, DistinctKernelNamesInFirstOrderWithoutMemoryOperations) {
   trace::StringPool pool;
-  std::vector<trace::Dispatch> dispatches;
+  trace::DispatchVector dispatches;
   auto add = [&](std::string_view name, trace::DispatchKind kind) {
     trace::Dispatch d;
     d.name = pool.Intern(name);

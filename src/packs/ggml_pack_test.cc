@@ -139,7 +139,7 @@ TEST_F(GgmlPackTest, ADecodeStepGetsItsRoles) {
   seq.push_back({kGemv, "lm_head"});
 
   trace::StringPool pool;
-  std::vector<trace::Dispatch> dispatches;
+  trace::DispatchVector dispatches;
   for (size_t i = 0; i < seq.size(); ++i) {
     trace::Dispatch d;
     d.name = pool.Intern(seq[i].first);

@@ -582,7 +582,7 @@ std::vector<std::string> OpPathRoles(const analysis::Pack& pack) {
   const auto cases = OpPathCases();
   trace::StringPool pool;
   std::vector<trace::Range> ranges;
-  std::vector<trace::Dispatch> dispatches;
+  trace::DispatchVector dispatches;
   std::vector<uint64_t> threads;
   std::vector<trace::TimestampNs> times;
   for (size_t i = 0; i < cases.size(); ++i) {
@@ -646,7 +646,7 @@ Seq Residual() { return {{kAddBf16, "residual"}}; }
 // The roles `pack` gives the dispatches of `seq` (no launch records, no ranges).
 std::vector<std::string> SequenceRoles(const analysis::Pack& pack, const Seq& seq) {
   trace::StringPool pool;
-  std::vector<trace::Dispatch> dispatches;
+  trace::DispatchVector dispatches;
   for (size_t i = 0; i < seq.size(); ++i) {
     trace::Dispatch d;
     d.name = pool.Intern(seq[i].first);

@@ -27,7 +27,7 @@ std::vector<std::string> Inputs(const ExportRequest& req) {
 
 // What the timeline shows: the dispatches, the ranges and the import's details.
 struct Exported {
-  std::vector<trace::Dispatch> dispatches;
+  trace::DispatchVector dispatches;
   std::vector<trace::Range> ranges;
   trace::ImportedTrace info;
   std::optional<trace::ClockDomain> window_clock;
@@ -63,7 +63,7 @@ base::Status ExportWindow(const ExportRequest& req, const io::Importer& importer
 base::Status ExportWhole(const ExportRequest& req, const io::Importer& importer,
                          trace::StringPool& names, Exported& out, report::ChromeTraceInput& in) {
   DP_ASSIGN_OR_RETURN(WholeTrace t, ImportWhole(req.trace, importer, names));
-  std::vector<trace::Dispatch>& dispatches = out.dispatches;
+  trace::DispatchVector& dispatches = out.dispatches;
   dispatches = std::move(t.dispatches);
   std::stable_sort(
       dispatches.begin(), dispatches.end(),
@@ -79,7 +79,7 @@ base::Status ExportWhole(const ExportRequest& req, const io::Importer& importer,
   if (!dispatches.empty() && one_device) {
     check(dispatches);
   } else if (!dispatches.empty()) {
-    std::map<int16_t, std::vector<trace::Dispatch>> per_device;
+    std::map<int16_t, trace::DispatchVector> per_device;
     for (const trace::Dispatch& d : dispatches) per_device[d.device].push_back(d);
     for (const auto& [device, list] : per_device) check(list);
   }

@@ -193,7 +193,7 @@ base::StatusOr<std::optional<analysis::Sampling>> ConcatenateSampledSteps(
     shift[p] = cursor - begins[p];
     cursor += ends[p] - begins[p];
   }
-  std::vector<trace::Dispatch> kept;
+  trace::DispatchVector kept;
   kept.reserve(w.dispatches.size());
   for (size_t i = 0; i < w.dispatches.size(); ++i) {
     if (owner[i] < 0) continue;

@@ -186,7 +186,7 @@ base::StatusOr<LoadedTrace> LoadTrace(const SummarizeRequest& req, const io::Imp
 void JoinLaunchCalls(const SummarizeRequest& req, const analysis::Pack& pack,
                      const trace::StringPool& names, LoadedTrace& loaded) {
   trace::ImportedTrace& info = loaded.trace.info;
-  const std::vector<trace::Dispatch>& dispatches = loaded.trace.window.dispatches;
+  const trace::DispatchVector& dispatches = loaded.trace.window.dispatches;
   loaded.launches =
       JoinLaunches(dispatches, info, req.trace, pack.ReadsLaunchContext() && !info.ranges.empty());
   loaded.graph_replay = ReplaysGraphs(loaded.trace.window, info, names);

@@ -319,7 +319,7 @@ std::vector<uint64_t> RepeatedKernelIds(std::span<const trace::Dispatch> ds) {
 // whole (nsys's "[CUDA graph N]" rows).
 bool ReplaysGraphs(const analysis::DecodeWindow& w, const trace::ImportedTrace& info,
                    const trace::StringPool& names) {
-  const std::vector<trace::Dispatch>& ds = w.dispatches;
+  const trace::DispatchVector& ds = w.dispatches;
   if (ds.empty()) return false;
   const trace::LaunchIndex index(info.launches);
   // Each distinct name's answers once: a graph launch call, a "[CUDA graph" dispatch.

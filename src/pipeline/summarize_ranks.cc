@@ -88,7 +88,7 @@ analysis::RankCollectives CollectivesOf(const ComputedRun& run) {
   const auto it = std::find(names.begin(), names.end(), kCollectiveClass);
   if (it == names.end()) return out;
   const auto id = static_cast<analysis::ClassId>(it - names.begin());
-  const std::vector<trace::Dispatch>& dispatches = run.window().dispatches;
+  const trace::DispatchVector& dispatches = run.window().dispatches;
   const std::span<const analysis::ClassId> classes = run.classes();
   for (size_t i = 0; i < dispatches.size() && i < classes.size(); ++i) {
     if (classes[i] == id) out.collectives.push_back({dispatches[i].start, dispatches[i].end});

@@ -29,11 +29,11 @@ namespace {
 // were read (annotation ranges inside the trace).
 class BufferSink : public trace::DispatchSink {
  public:
-  explicit BufferSink(std::vector<trace::Dispatch>& out) : out_(out) {}
+  explicit BufferSink(trace::DispatchVector& out) : out_(out) {}
   void Add(const trace::Dispatch& d) override { out_.push_back(d); }
 
  private:
-  std::vector<trace::Dispatch>& out_;
+  trace::DispatchVector& out_;
 };
 
 std::string DeviceList(const trace::ImportedTrace& info) {
@@ -97,7 +97,7 @@ base::StatusOr<WindowedTrace> ImportWindowInParts(
     // As CutWindow cuts --window all: the trace's span on its clock, and the launch calls of
     // the window's dispatches.
     out.window.clock = out.info.clock.value_or(trace::ClockDomain::kMonotonic);
-    const std::vector<trace::Dispatch>& ds = out.window.dispatches;
+    const trace::DispatchVector& ds = out.window.dispatches;
     std::array<std::pair<trace::TimestampNs, trace::TimestampNs>, base::kMaxPassParts> spans;
     const size_t span_parts =
         base::ForParts(ds.size(), base::kMinPassPart, [&](size_t k, size_t b, size_t e) {
@@ -272,13 +272,13 @@ base::StatusOr<SpooledTrace> ImportSpooled(const TraceRequest& request,
 
 // The trace read straight into memory: what --window all keeps anyway (every dispatch is in
 // the window, and the launch calls of all of them), without a spool to write and read back.
-using DispatchVector = trace::RecordVector<trace::Dispatch, trace::DispatchSink>;
+using DispatchRecords = trace::RecordVector<trace::Dispatch, trace::DispatchSink>;
 using LaunchVector = trace::RecordVector<trace::ApiCall, trace::LaunchSink>;
 
 base::StatusOr<TraceForWindow> ImportInMemory(const TraceRequest& request,
                                               const io::Importer& importer,
                                               trace::StringPool& names) {
-  DispatchVector dispatches;
+  DispatchRecords dispatches;
   LaunchVector launches;
   std::pair<trace::TimestampNs, trace::TimestampNs> span{INT64_MAX, INT64_MIN};
   SpanSink spanned(dispatches, span);

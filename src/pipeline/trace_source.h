@@ -25,7 +25,7 @@ namespace decodeprof::pipeline {
 // A trace read whole: every dispatch in source order.
 struct WholeTrace {
   trace::ImportedTrace info;
-  std::vector<trace::Dispatch> dispatches;
+  trace::DispatchVector dispatches;
 };
 
 // Reads the whole trace through `importer` (dispatches of request.device only, when given),

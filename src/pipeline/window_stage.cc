@@ -484,7 +484,7 @@ struct Choice {
   std::optional<Projection> projection;
   std::optional<analysis::EngineSteps> engine_steps;
   // The finder's input, kept for the cut (the dispatches in start order).
-  std::vector<trace::Dispatch> in_order;
+  trace::DispatchVector in_order;
   std::vector<trace::ApiCall> launches;
 };
 

@@ -68,7 +68,7 @@ struct TraceForWindow {
   // window): `dispatches` and `launches` replay these, and the window takes them over instead
   // of copying them (after which they are empty).
   struct InMemory {
-    std::vector<trace::Dispatch> dispatches;
+    trace::DispatchVector dispatches;
     std::vector<trace::ApiCall> launches;
   };
   std::shared_ptr<InMemory> in_memory;

@@ -98,7 +98,7 @@ class WindowStageTest : public ::testing::Test {
 
   trace::StringPool names_;
   trace::ImportedTrace info_;
-  std::vector<trace::Dispatch> dispatches_;
+  trace::DispatchVector dispatches_;
   std::vector<trace::ApiCall> launches_;
   uint64_t next_correlation_ = 1;
 };

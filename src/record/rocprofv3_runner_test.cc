@@ -70,7 +70,7 @@ TEST_F(Rocprofv3RunnerTest, RunsTheCommandAndConvertsTheTrace) {
   trace::StringPool names;
   struct Sink : trace::DispatchSink {
     void Add(const trace::Dispatch& d) override { dispatches.push_back(d); }
-    std::vector<trace::Dispatch> dispatches;
+    trace::DispatchVector dispatches;
   } sink;
   auto imported = io::ImportNative(options.output, names, sink);
   ASSERT_TRUE(imported.ok()) << imported.status().ToString();
@@ -167,7 +167,7 @@ rt::RocpdDb RocpdRecording() {
 }
 
 struct Model {
-  std::vector<trace::Dispatch> dispatches;
+  trace::DispatchVector dispatches;
   trace::ImportedTrace trace;
   trace::StringPool names;
 };
@@ -229,7 +229,7 @@ TEST_F(Rocprofv3RunnerTest, RecordsRocpdAndConvertsWhatTheModelReads) {
     auto m = std::make_unique<Model>();
     struct Sink : trace::DispatchSink {
       void Add(const trace::Dispatch& d) override { out->push_back(d); }
-      std::vector<trace::Dispatch>* out = nullptr;
+      trace::DispatchVector* out = nullptr;
     } sink;
     sink.out = &m->dispatches;
     trace::TraceBuilder builder(m->names, sink);

@@ -68,8 +68,8 @@ TEST(ChromeTrace, EmptyInputIsValidJson) {
 
 TEST(ChromeTrace, KernelsGapsAndNsPrecision) {
   trace::StringPool names;
-  const std::vector<trace::Dispatch> ds = {D(names, "gemm_a", 1000000001, 1000001500, 64),
-                                           D(names, "norm", 1000002000, 1000002333)};
+  const trace::DispatchVector ds = {D(names, "gemm_a", 1000000001, 1000001500, 64),
+                                    D(names, "norm", 1000002000, 1000002333)};
   ChromeTraceInput in;
   in.names = &names;
   in.dispatches = ds;
@@ -101,8 +101,7 @@ TEST(ChromeTrace, KernelsGapsAndNsPrecision) {
 
 TEST(ChromeTrace, EscapesNames) {
   trace::StringPool names;
-  const std::vector<trace::Dispatch> ds = {
-      D(names, "void k<\"q\\\">(float*)\n\ttab \xc3\xa9", 10, 20)};
+  const trace::DispatchVector ds = {D(names, "void k<\"q\\\">(float*)\n\ttab \xc3\xa9", 10, 20)};
   ChromeTraceInput in;
   in.names = &names;
   in.dispatches = ds;
@@ -115,9 +114,9 @@ TEST(ChromeTrace, EscapesNames) {
 
 TEST(ChromeTrace, OverlappingDispatchesGoOnOverlapLanes) {
   trace::StringPool names;
-  const std::vector<trace::Dispatch> ds = {D(names, "a", 0, 100), D(names, "b", 50, 80),
-                                           D(names, "c", 60, 70), D(names, "d", 90, 120),
-                                           D(names, "e", 200, 210)};
+  const trace::DispatchVector ds = {D(names, "a", 0, 100), D(names, "b", 50, 80),
+                                    D(names, "c", 60, 70), D(names, "d", 90, 120),
+                                    D(names, "e", 200, 210)};
   ChromeTraceInput in;
   in.names = &names;
   in.dispatches = ds;
@@ -143,8 +142,7 @@ TEST(ChromeTrace, OverlappingDispatchesGoOnOverlapLanes) {
 
 TEST(ChromeTrace, RangesLaunchesAndMetadataOrder) {
   trace::StringPool names;
-  const std::vector<trace::Dispatch> ds = {D(names, "gemm_x", 500, 600),
-                                           D(names, "softmax", 700, 750)};
+  const trace::DispatchVector ds = {D(names, "gemm_x", 500, 600), D(names, "softmax", 700, 750)};
   const std::vector<trace::Range> ranges = {{names.Intern("decodeprof:decode"), 100, 900, 42, 0},
                                             {names.Intern("decodeprof:step"), 100, 800, 42, 1},
                                             {names.Intern("async"), 300, 1000, 7, -1}};
@@ -212,7 +210,7 @@ TEST(ChromeTrace, RangesLaunchesAndMetadataOrder) {
 
 TEST(ChromeTrace, FileIsWrittenAtomically) {
   trace::StringPool names;
-  const std::vector<trace::Dispatch> ds = {D(names, "k", 1, 2)};
+  const trace::DispatchVector ds = {D(names, "k", 1, 2)};
   ChromeTraceInput in;
   in.names = &names;
   in.dispatches = ds;

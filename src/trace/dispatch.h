@@ -6,6 +6,7 @@
 #include <string_view>
 #include <type_traits>
 
+#include "src/base/for_overwrite.h"
 #include "src/trace/string_pool.h"
 
 namespace decodeprof::trace {
@@ -140,5 +141,9 @@ struct Dispatch {
 };
 static_assert(sizeof(Dispatch) == 48, "keep Dispatch small: traces hold millions");
 static_assert(std::is_trivially_copyable_v<Dispatch>, "Dispatch is a plain record");
+
+// Dispatches in memory (a window, a part, a trace read whole): a vector whose room can be
+// made without writing it first (base::ResizeForOverwrite), for the threads that fill it.
+using DispatchVector = base::ForOverwriteVector<Dispatch>;
 
 }  // namespace decodeprof::trace

@@ -6,17 +6,30 @@
 #include <cstddef>
 #include <span>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
+#include "src/base/for_overwrite.h"
 #include "src/base/large_pages.h"
+#include "src/trace/dispatch.h"
 
 namespace decodeprof::trace {
 
 // Every record, in memory. The room an importer asks for to fill records in place on several
 // threads (DispatchSink::Room) has its pages faulted in on several threads first
 // (base::Prefault), so that the calling thread does not stop to have each one cleared.
-// Sink: DispatchSink (Record Dispatch) or LaunchSink (Record ApiCall).
-template <typename Record, typename Sink>
+// Sink: DispatchSink (Record Dispatch) or LaunchSink (Record ApiCall). Vector: the store;
+// a base::ForOverwriteVector (DispatchVector, the dispatches') makes the room without writing
+// it first.
+template <typename Record>
+struct StoreOf {
+  using type = std::vector<Record>;
+};
+template <>
+struct StoreOf<Dispatch> {
+  using type = DispatchVector;
+};
+template <typename Record, typename Sink, typename Vector = typename StoreOf<Record>::type>
 class RecordVector final : public Sink {
  public:
   void Add(const Record& r) override { records.push_back(r); }
@@ -33,7 +46,11 @@ class RecordVector final : public Sink {
           records.data() + room_at_, n * sizeof(Record),
           static_cast<int>(std::clamp<unsigned>(cpus, 1, base::kPrefaultThreads)));
     }
-    records.resize(room_at_ + n);
+    if constexpr (std::is_same_v<Vector, base::ForOverwriteVector<Record>>) {
+      base::ResizeForOverwrite(records, room_at_ + n);
+    } else {
+      records.resize(room_at_ + n);
+    }
     room_open_ = true;
     return {records.data() + room_at_, n};
   }
@@ -43,7 +60,7 @@ class RecordVector final : public Sink {
     room_open_ = false;
   }
 
-  std::vector<Record> records;
+  Vector records;
 
  private:
   size_t room_at_ = 0;

@@ -103,13 +103,13 @@ class CheckingSink final : public trace::DispatchSink {
     if (keep_) kept_.push_back(d);
   }
   int64_t count() const { return count_; }
-  const std::vector<trace::Dispatch>& kept() const { return kept_; }
+  const trace::DispatchVector& kept() const { return kept_; }
 
  private:
   const trace::StringPool& names_;
   bool keep_;
   int64_t count_ = 0;
-  std::vector<trace::Dispatch> kept_;
+  trace::DispatchVector kept_;
 };
 
 inline void CheckImported(const trace::ImportedTrace& t, const trace::StringPool& names) {

@@ -31,7 +31,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       "",
   };
   trace::StringPool names;
-  std::vector<trace::Dispatch> dispatches;
+  trace::DispatchVector dispatches;
   std::vector<analysis::ClassId> classes;
   int64_t t = 1000;
   for (size_t i = 0; i < 24; ++i) {

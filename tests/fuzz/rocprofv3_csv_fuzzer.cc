@@ -46,7 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   struct VectorSink final : trace::DispatchSink {
     void Add(const trace::Dispatch& d) override { kept.push_back(d); }
-    std::vector<trace::Dispatch> kept;
+    trace::DispatchVector kept;
   };
   trace::StringPool parts_names;
   VectorSink first;
@@ -66,7 +66,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FUZZ_CHECK(in_parts.status().ToString() == status.ToString());
   if (in_parts.ok()) {
     FUZZ_CHECK(small.ok() && in_parts->stats.rows == small->rows);
-    std::vector<trace::Dispatch> merged = first.kept;
+    trace::DispatchVector merged = first.kept;
     for (const io::CsvLaterPart& later : in_parts->later) {
       FUZZ_CHECK(later.index < parts.size());
       for (trace::Dispatch d : parts[later.index].kept) {

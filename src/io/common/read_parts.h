@@ -105,7 +105,7 @@ struct PartRows {
   int64_t count = -1;                                    // rows in its ranges; -1: not counted
   std::span<trace::Dispatch> slot;                       // in place: its room in the sink
   size_t filled = 0;                                     // rows read into `slot`
-  std::vector<trace::Dispatch> rows;                     // else: the rows read
+  trace::DispatchVector rows;                            // else: the rows read
   std::unique_ptr<trace::Spool<trace::Dispatch>> spool;  // or: the rows spooled
   base::Status status;                                   // the first bad row's error
   bool in_order = true;                                  // false: its rows are not in start order

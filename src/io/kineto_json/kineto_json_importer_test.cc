@@ -17,12 +17,12 @@ namespace {
 class Collect : public trace::DispatchSink {
  public:
   void Add(const trace::Dispatch& d) override { dispatches.push_back(d); }
-  std::vector<trace::Dispatch> dispatches;
+  trace::DispatchVector dispatches;
 };
 
 struct Imported {
   base::StatusOr<KinetoImport> result;
-  std::vector<trace::Dispatch> dispatches;
+  trace::DispatchVector dispatches;
 };
 
 Imported Import(const std::string& text, trace::StringPool& names,

@@ -472,10 +472,10 @@ class NativeReader {
     size_t total = 0;
     for (const int64_t n : counts) total += static_cast<size_t>(n);
     if (total == 0) return base::OkStatus();
-    std::vector<trace::Dispatch> own;
+    trace::DispatchVector own;
     std::span<trace::Dispatch> room = builder_.DispatchRoom(total);
     const bool in_place = room.size() == total;
-    if (!in_place) room = own = std::vector<trace::Dispatch>(total);
+    if (!in_place) room = own = trace::DispatchVector(total);
     std::vector<DispatchPart> read(parts.size());
     std::vector<std::thread> readers;
     readers.reserve(read.size());

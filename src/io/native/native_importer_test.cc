@@ -13,6 +13,7 @@
 #include <span>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -46,7 +47,9 @@ class Collect : public Sink {
     EXPECT_EQ(filled.data(), records.data() + room_at);
     records.resize(room_at + filled.size());
   }
-  std::vector<Record> records;
+  std::conditional_t<std::is_same_v<Record, trace::Dispatch>, trace::DispatchVector,
+                     std::vector<Record>>
+      records;
   bool give_room = false;
   int rooms = 0;
   size_t room_at = 0;
@@ -54,7 +57,7 @@ class Collect : public Sink {
 
 class CollectSink : public Collect<trace::Dispatch, trace::DispatchSink> {
  public:
-  std::vector<trace::Dispatch>& dispatches = records;
+  trace::DispatchVector& dispatches = records;
 };
 
 void Exec(const std::string& path, const std::string& sql) {
@@ -573,7 +576,7 @@ TEST(NativeImporterTest, LaunchCallsReadBesideTheDispatchesComeInIdOrder) {
 
 struct Read {
   base::Status status;
-  std::vector<trace::Dispatch> dispatches;
+  trace::DispatchVector dispatches;
   std::vector<trace::ApiCall> launches;
   std::vector<std::string> names;  // the pool, in id order
   std::vector<trace::Range> ranges;

@@ -24,7 +24,7 @@ using nsys_testing::NsysDb;
 class CollectSink : public trace::DispatchSink {
  public:
   void Add(const trace::Dispatch& d) override { dispatches.push_back(d); }
-  std::vector<trace::Dispatch> dispatches;
+  trace::DispatchVector dispatches;
 };
 
 // Kernels in start order whose starts come in ties of three, memcpys, memsets and graph
@@ -100,7 +100,7 @@ NsysDb PartsRun(int kernels, bool second_process = false) {
 struct Read {
   base::Status status;
   NsysImport result;
-  std::vector<trace::Dispatch> dispatches;
+  trace::DispatchVector dispatches;
   std::vector<trace::ApiCall> launches;
   std::vector<std::string> names;  // the pool, in id order
   int64_t graph_diagnostics = 0;

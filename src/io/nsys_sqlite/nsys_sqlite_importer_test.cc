@@ -32,14 +32,14 @@ constexpr uint64_t kWorkerThread = GlobalTid(kPid, 102);
 class CollectSink : public trace::DispatchSink {
  public:
   void Add(const trace::Dispatch& d) override { dispatches.push_back(d); }
-  std::vector<trace::Dispatch> dispatches;
+  trace::DispatchVector dispatches;
 };
 
 struct Imported {
   base::Status status;
   NsysImport result;
   trace::ImportedTrace trace;
-  std::vector<trace::Dispatch> dispatches;
+  trace::DispatchVector dispatches;
   trace::StringPool names;
 
   std::string Name(trace::StringId id) const { return std::string(names.Get(id)); }

@@ -30,14 +30,14 @@ constexpr int64_t kT = 432'000'000'000'000;
 class CollectSink : public trace::DispatchSink {
  public:
   void Add(const trace::Dispatch& d) override { dispatches.push_back(d); }
-  std::vector<trace::Dispatch> dispatches;
+  trace::DispatchVector dispatches;
 };
 
 struct Imported {
   base::Status status;
   RocpdImport result;
   trace::ImportedTrace trace;
-  std::vector<trace::Dispatch> dispatches;
+  trace::DispatchVector dispatches;
   trace::StringPool names;
 
   std::string Name(trace::StringId id) const { return std::string(names.Get(id)); }

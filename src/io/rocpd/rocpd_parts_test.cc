@@ -24,7 +24,7 @@ namespace rt = rocpd_testing;
 class CollectSink : public trace::DispatchSink {
  public:
   void Add(const trace::Dispatch& d) override { dispatches.push_back(d); }
-  std::vector<trace::Dispatch> dispatches;
+  trace::DispatchVector dispatches;
 };
 
 // Kernels in start order whose starts come in ties of three, copies on the same starts (ties
@@ -78,7 +78,7 @@ rt::RocpdDb PartsRun(int kernels, bool second_process = false) {
 struct Read {
   base::Status status;
   RocpdImport result;
-  std::vector<trace::Dispatch> dispatches;
+  trace::DispatchVector dispatches;
   std::vector<trace::ApiCall> launches;
   std::vector<trace::Range> ranges;
   std::string skipped;             // events_skipped: count and first example

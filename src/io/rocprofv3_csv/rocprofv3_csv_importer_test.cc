@@ -14,7 +14,7 @@ namespace {
 
 struct VectorSink : trace::DispatchSink {
   void Add(const trace::Dispatch& d) override { dispatches.push_back(d); }
-  std::vector<trace::Dispatch> dispatches;
+  trace::DispatchVector dispatches;
 };
 
 struct Imported {
@@ -337,7 +337,7 @@ TEST(Rocprofv3CsvImporterTest, ImportTellsTheSinkHowManyRowsAtMost) {
   struct ExpectingSink : trace::DispatchSink {
     void Add(const trace::Dispatch& d) override { dispatches.push_back(d); }
     void Expect(size_t n) override { expected.push_back(n); }
-    std::vector<trace::Dispatch> dispatches;
+    trace::DispatchVector dispatches;
     std::vector<size_t> expected;
   };
   std::string text = "Kernel_Name,BeginNs,EndNs\n";

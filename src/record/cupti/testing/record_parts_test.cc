@@ -281,7 +281,7 @@ class FakeBuffer {
 class CollectSink : public trace::DispatchSink {
  public:
   void Add(const trace::Dispatch& d) override { dispatches.push_back(d); }
-  std::vector<trace::Dispatch> dispatches;
+  trace::DispatchVector dispatches;
 };
 
 TEST(RecordTranslatorTest, WritesKernelsMemoryOpsApiCallsAndDevices) {
