@@ -140,10 +140,10 @@ void WindowCollector::MergeAll(std::span<const LaterPart> later) {
     at.push_back(total);
     total += c.candidates_.size();
   }
-  // (Only the room the parts take: the store may be reserved far beyond them.)
+  // (Only the room the parts take: the store may be reserved far beyond them.) Every added
+  // element is written below by the thread copying its part, which faults in its pages as it
+  // goes and lets each part go once copied: the window and its parts are not all held at once.
   base::ReserveLarge(candidates_, total);
-  base::FaultInRoom(candidates_, total);
-  // Every added element is written below, by the thread copying its part.
   base::ResizeForOverwrite(candidates_, total);
   membership_.resize(total);
   // Each part rebased in its own store (faulted in by the thread that filled it) and copied to
