@@ -25,10 +25,7 @@ inline thread_local bool t_skip = false;
 template <typename T>
 class ForOverwriteAllocator : public std::allocator<T> {
  public:
-  template <typename U>
-  struct rebind {
-    using other = ForOverwriteAllocator<U>;
-  };
+  // (std::allocator_traits rebinds it to ForOverwriteAllocator<U> by its first argument.)
   ForOverwriteAllocator() = default;
   template <typename U>
   ForOverwriteAllocator(const ForOverwriteAllocator<U>& /*other*/) noexcept {}  // NOLINT

@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <cstring>
 #include <stdexcept>
 
 namespace decodeprof::base {
@@ -38,9 +37,9 @@ TEST(ForOverwriteTest, ResizeForOverwriteKeepsWhatWasThereAndAddsRoom) {
   EXPECT_EQ(v[2].a, 9);
 #ifndef NDEBUG
   // Debug builds fill what they did not initialize, so that a read of it shows.
-  uint8_t expected[sizeof(Record)];
-  std::memset(expected, 0xA5, sizeof expected);
-  EXPECT_EQ(std::memcmp(&v[500], expected, sizeof(Record)), 0);
+  EXPECT_EQ(static_cast<uint64_t>(v[500].a), uint64_t{0xA5A5A5A5A5A5A5A5});
+  EXPECT_EQ(v[500].b, 0xA5A5A5A5u);
+  EXPECT_EQ(v[500].c, 0xA5u);
 #endif
   ResizeForOverwrite(v, 10);  // shrinking is resize()'s
   EXPECT_EQ(v.size(), 10u);
