@@ -18,9 +18,8 @@ namespace decodeprof::trace {
 // Every record, in memory. The room an importer asks for to fill records in place on several
 // threads (DispatchSink::Room) has its pages faulted in on several threads first
 // (base::Prefault), so that the calling thread does not stop to have each one cleared.
-// Sink: DispatchSink (Record Dispatch) or LaunchSink (Record ApiCall). Vector: the store;
-// a base::ForOverwriteVector (DispatchVector, the dispatches') makes the room without writing
-// it first.
+// Sink: DispatchSink (Record Dispatch) or LaunchSink (Record ApiCall). The dispatches' store
+// (DispatchVector) makes the room without writing it first.
 template <typename Record>
 struct StoreOf {
   using type = std::vector<Record>;
@@ -29,9 +28,11 @@ template <>
 struct StoreOf<Dispatch> {
   using type = DispatchVector;
 };
-template <typename Record, typename Sink, typename Vector = typename StoreOf<Record>::type>
+template <typename Record, typename Sink>
 class RecordVector final : public Sink {
  public:
+  using Store = typename StoreOf<Record>::type;
+
   void Add(const Record& r) override { records.push_back(r); }
   void AddAll(std::span<const Record> block) override {
     records.insert(records.end(), block.begin(), block.end());
@@ -46,7 +47,7 @@ class RecordVector final : public Sink {
           records.data() + room_at_, n * sizeof(Record),
           static_cast<int>(std::clamp<unsigned>(cpus, 1, base::kPrefaultThreads)));
     }
-    if constexpr (std::is_same_v<Vector, base::ForOverwriteVector<Record>>) {
+    if constexpr (std::is_same_v<Store, DispatchVector>) {
       base::ResizeForOverwrite(records, room_at_ + n);
     } else {
       records.resize(room_at_ + n);
@@ -60,7 +61,7 @@ class RecordVector final : public Sink {
     room_open_ = false;
   }
 
-  Vector records;
+  Store records;
 
  private:
   size_t room_at_ = 0;
