@@ -13,6 +13,8 @@
 #include <thread>
 #include <vector>
 
+#include "src/base/spill.h"
+
 namespace decodeprof::base {
 
 // Asks for large pages for [data, data + bytes) (madvise MADV_HUGEPAGE on the 2 MiB-aligned
@@ -50,6 +52,9 @@ void ReserveLarge(std::vector<T, A>& v, size_t n) {
 class Prefault {
  public:
   Prefault(void* data, size_t bytes, int threads) {
+    // A block kept in a file (base/spill.h) is not brought in all at once: its pages are
+    // resident only as they are used.
+    if (spill::InFile(data)) return;
 #if defined(MADV_POPULATE_WRITE)
     constexpr uintptr_t kPage = 4096;
     const auto begin = (reinterpret_cast<uintptr_t>(data) + kPage - 1) & ~(kPage - 1);

@@ -9,6 +9,8 @@
 #include <mutex>
 #include <string>
 
+#include "src/base/spill.h"
+
 namespace decodeprof::base {
 namespace {
 
@@ -68,12 +70,18 @@ void MarkStage(std::string_view stage, std::FILE* out) {
   if (c.started) {
     rusage usage{};
     getrusage(RUSAGE_SELF, &usage);
+    const spill::Stats spilled = spill::GetStats();
     std::fprintf(out,
                  "decodeprof: stage %-18s %8.3f s wall %8.3f s CPU on this thread %8.3f s CPU in "
-                 "all %7.1f MiB RSS %7.1f MiB peak RSS\n",
+                 "all %7.1f MiB RSS %7.1f MiB peak RSS; large blocks %llu in memory, %llu in "
+                 "files (%.1f MiB, %llu trims)\n",
                  std::string(stage).c_str(), wall - c.wall, cpu - c.cpu,
                  process_cpu - c.process_cpu, ResidentMiB(),
-                 static_cast<double>(usage.ru_maxrss) / 1024.0);
+                 static_cast<double>(usage.ru_maxrss) / 1024.0,
+                 static_cast<unsigned long long>(spilled.memory_blocks),  // NOLINT
+                 static_cast<unsigned long long>(spilled.file_blocks),    // NOLINT
+                 static_cast<double>(spilled.file_bytes) / (1024.0 * 1024.0),
+                 static_cast<unsigned long long>(spilled.trims));  // NOLINT
   }
   c.started = true;
   c.wall = wall;

@@ -61,6 +61,11 @@ def timed(argv, cpus):
             m = re.match(r"decodeprof: stage (.+?)\s+([0-9.]+) s wall\s+([0-9.]+) s CPU", line)
             if m:
                 stages[m.group(1)] = [float(m.group(2)), float(m.group(3))]
+            # The large blocks (src/base/spill.h) at the last mark: in memory, in files, trims.
+            m = re.search(r"large blocks ([0-9]+) in memory, ([0-9]+) in files \(([0-9.]+) MiB, ([0-9]+) trims\)", line)
+            if m:
+                r["spill"] = {"memory_blocks": int(m.group(1)), "blocks": int(m.group(2)),
+                              "file_mib": float(m.group(3)), "trims": int(m.group(4))}
         if stages:
             r["stages_wall_cpu_s"] = stages
         if best is None or r["s"] < best["s"]:
@@ -165,5 +170,6 @@ for r in rows:
         print(r["format"], r["trace"], r["window"], r["cpus"], r["binary"], "ERROR", r["error"][:200])
         continue
     print(f"{r['format']:7} {r['trace']:10} {r['window']:6} {r['cpus']:4} {r['binary']:14} {r['s']:7.3f} {r['kernels_per_s']/1e6:6.2f} "
-          f"{r['rss_mib']:8.0f} {r['baseline']+' '+format(r['baseline_s'],'.3f'):>12} {r['baseline_ratio']:6.3f}")
+          f"{r['rss_mib']:8.0f} {r['baseline']+' '+format(r['baseline_s'],'.3f'):>12} {r['baseline_ratio']:6.3f}"
+          + (f" spill {r['spill']['blocks']} blocks {r['spill']['trims']} trims" if r.get("spill", {}).get("blocks") else ""))
 PY

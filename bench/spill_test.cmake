@@ -1,0 +1,51 @@
+# CTest script: `decodeprof summarize --window all --emit-dispatches` of a generated native
+# trace of 200 000 kernels (about 10 MiB of dispatches and as much of launch calls), once with
+# every large block in memory (DECODEPROF_SPILL=off) and once with a budget of 16 MiB
+# (DECODEPROF_MEMORY_MIB=16: most large blocks in files, their pages dropped and mapped in
+# again as the watcher trims them; src/base/spill.h), must write byte-identical outputs, and the
+# second run must have put blocks in files. A build directory held in memory (tmpfs) skips it.
+# Variables: DECODEPROF (the CLI), GEN_NATIVE, OUT.
+file(REMOVE_RECURSE "${OUT}")
+file(MAKE_DIRECTORY "${OUT}/spill")
+set(trace "${OUT}/native.sqlite")
+execute_process(COMMAND "${GEN_NATIVE}" "${trace}" 200000 7 RESULT_VARIABLE rc OUTPUT_QUIET)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "generating the native trace failed: ${rc}")
+endif()
+foreach(run memory files)
+  if(run STREQUAL "memory")
+    set(env DECODEPROF_SPILL=off)
+  else()
+    set(env "DECODEPROF_SPILL=${OUT}/spill" DECODEPROF_MEMORY_MIB=16)
+  endif()
+  execute_process(
+    COMMAND "${CMAKE_COMMAND}" -E env ${env} DECODEPROF_STAGE_TIMES=1
+            "${DECODEPROF}" summarize --trace "${trace}" --window all --emit-dispatches
+            --out-dir "${OUT}/${run}" -q
+    RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "summarize with the blocks in ${run} failed (${rc}): ${err}")
+  endif()
+  set(err_${run} "${err}")
+endforeach()
+if(err_files MATCHES "is held in memory")
+  message("SKIP: ${OUT}/spill is held in memory (tmpfs)")
+  return()
+endif()
+if(NOT err_files MATCHES "large blocks [0-9]+ in memory, [1-9][0-9]* in files \\([0-9.]+ MiB, [1-9][0-9]* trims\\)")
+  message(FATAL_ERROR "with a budget of 16 MiB, no block went to a file or none was trimmed:\n${err_files}")
+endif()
+if(NOT err_memory MATCHES "large blocks [0-9]+ in memory, 0 in files")
+  message(FATAL_ERROR "with DECODEPROF_SPILL=off, blocks were made by the spill:\n${err_memory}")
+endif()
+foreach(f native_summary.json native_decode_kernels.csv native_decode_dispatches.csv)
+  if(NOT EXISTS "${OUT}/memory/${f}")
+    message(FATAL_ERROR "summarize wrote no ${f}")
+  endif()
+  execute_process(COMMAND "${CMAKE_COMMAND}" -E compare_files "${OUT}/memory/${f}"
+                          "${OUT}/files/${f}" RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${f} differs between the blocks in memory and in files")
+  endif()
+endforeach()
+file(REMOVE_RECURSE "${OUT}")

@@ -1,0 +1,74 @@
+// decodeprof's large blocks (the per-dispatch arrays of a window: the dispatches, the launch
+// calls, the classes and roles, the launch context) within a memory budget: blocks that fit in
+// the budget are kept in memory; past it, each new block is a shared mapping of an unlinked
+// temporary file, and a watcher thread keeps the resident part of those under the budget's
+// rest by dropping their pages from the process (madvise MADV_DONTNEED) when more are resident.
+// Their contents stay in the file (in the page cache, written back to disk only under memory
+// pressure), and the next access maps them in again, so every result is the same whatever the
+// budget; only the time changes (a page mapped in again costs a fault).
+//
+// A file block's disk space is reserved when it is made (fallocate): a full disk makes the
+// allocation stay in memory instead of a fault later.
+//
+// Environment (read once, at the first large block):
+//   DECODEPROF_MEMORY_MIB=N   the budget in MiB (at least 16; default: a quarter of the memory
+//                             available at the first large block, /proc/meminfo's
+//                             MemAvailable);
+//   DECODEPROF_SPILL=off      every block in memory, as malloc gives it (no budget);
+//   DECODEPROF_SPILL=DIR      the directory for the files (default: $TMPDIR, else /var/tmp).
+// A directory on tmpfs or ramfs (a file there is memory under another name), one that cannot
+// hold a file, or a file system without fallocate leaves every block in memory; a
+// DECODEPROF_SPILL that names such a directory says so, once, on standard error.
+//
+// src/cli/spill_new.cc routes the decodeprof program's operator new here; nothing else does
+// (the recorder's library, loaded into the programs it records, never replaces their
+// allocator).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace decodeprof::base::spill {
+
+// The smallest block handled here; smaller ones are malloc's.
+inline constexpr size_t kMinBytes = size_t{4} << 20;
+
+// A block of `bytes` (at least kMinBytes; aligned to 2 MiB) in a file when the blocks in memory
+// and this one would pass the budget; else nullptr, and the caller allocates it as usual
+// (malloc) and tells NoteInMemory. nullptr too where DECODEPROF_SPILL is off or no file block
+// can be made.
+void* Allocate(size_t bytes) noexcept;
+
+// A large block the caller allocated with malloc (after Allocate gave nullptr): it counts
+// against the budget until NoteFreed. Both read its size from malloc (malloc_usable_size), so
+// that a free without a size finds it; blocks below kMinBytes do not count.
+void NoteInMemory(void* block) noexcept;
+void NoteFreed(void* block) noexcept;
+
+// Frees a block Allocate returned.
+void Free(void* block) noexcept;
+
+// Whether `p` points into the address range of the file blocks (one of them, or room for one).
+bool Owns(const void* p) noexcept;
+
+// Whether `p` points into a file block.
+bool InFile(const void* p) noexcept;
+
+// Drops the file blocks' pages from the process now (their contents stay in their files).
+void Trim() noexcept;
+
+struct Stats {
+  uint64_t budget_bytes = 0;   // 0 until the settings are read, or with the spill off
+  uint64_t memory_blocks = 0;  // large blocks in memory since the start (NoteInMemory)
+  uint64_t file_blocks = 0;    // blocks made in files since the start
+  uint64_t file_bytes = 0;     // their bytes
+  uint64_t live_memory_bytes = 0;
+  uint64_t live_file_bytes = 0;
+  uint64_t trims = 0;  // times the file blocks' pages were dropped
+};
+Stats GetStats() noexcept;
+
+// For tests: read the environment again at the next Allocate (only while no block is live).
+void ResetSettingsForTest() noexcept;
+
+}  // namespace decodeprof::base::spill

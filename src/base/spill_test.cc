@@ -1,0 +1,190 @@
+#include "src/base/spill.h"
+
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <linux/magic.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+#include "tests/support/temp_dir.h"
+
+namespace decodeprof::base::spill {
+namespace {
+
+// A directory for the spill's files (testing::TempDir), and the environment that names it with
+// a budget of `budget_mib`; the settings are read again at the next block. A directory held in
+// memory (tmpfs) keeps every block in memory: the tests that need files skip there.
+class SpillDir {
+ public:
+  explicit SpillDir(const char* budget_mib) : temp_("decodeprof-spill-") {
+    ::setenv("DECODEPROF_SPILL", temp_.path().c_str(), 1);
+    ::setenv("DECODEPROF_MEMORY_MIB", budget_mib, 1);
+    ResetSettingsForTest();
+  }
+  ~SpillDir() {
+    ::unsetenv("DECODEPROF_SPILL");
+    ::unsetenv("DECODEPROF_MEMORY_MIB");
+    ResetSettingsForTest();
+  }
+  SpillDir(const SpillDir&) = delete;
+  SpillDir& operator=(const SpillDir&) = delete;
+
+  bool InMemoryFileSystem() const {
+    struct statfs st {};
+    return ::statfs(temp_.path().c_str(), &st) == 0 &&
+           (st.f_type == TMPFS_MAGIC || st.f_type == RAMFS_MAGIC);
+  }
+  const std::string& path() const { return temp_.path(); }
+
+ private:
+  decodeprof::testing::TempDir temp_;
+};
+
+void Fill(void* block, size_t bytes, uint8_t seed) {
+  auto* p = static_cast<uint8_t*>(block);
+  for (size_t i = 0; i < bytes; i += 997) p[i] = static_cast<uint8_t>(seed + i);
+}
+
+bool Holds(const void* block, size_t bytes, uint8_t seed) {
+  const auto* p = static_cast<const uint8_t*>(block);
+  for (size_t i = 0; i < bytes; i += 997) {
+    if (p[i] != static_cast<uint8_t>(seed + i)) return false;
+  }
+  return true;
+}
+
+// statm's shared resident pages, in bytes.
+uint64_t SharedResidentBytes() {
+  const int fd = ::open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+  char buf[128] = {};
+  const ssize_t n = fd < 0 ? -1 : ::read(fd, buf, sizeof buf - 1);
+  if (fd >= 0) ::close(fd);
+  if (n <= 0) return 0;
+  // statm: size resident shared ...
+  char* at = buf;
+  for (int field = 0; field < 2; ++field) {
+    std::strtoull(at, &at, 10);
+  }
+  const uint64_t shared = std::strtoull(at, nullptr, 10);
+  return shared * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+}
+
+TEST(SpillTest, BlocksPastTheBudgetGoToFilesAndKeepTheirContentsThroughTrims) {
+  const SpillDir dir("16");
+  if (dir.InMemoryFileSystem()) GTEST_SKIP() << dir.path() << " is held in memory";
+  EXPECT_EQ(Allocate(kMinBytes - 1), nullptr);  // small blocks are malloc's
+  const Stats before = GetStats();
+  constexpr size_t kSmall = size_t{6} << 20;
+  constexpr size_t kLarge = size_t{24} << 20;
+  // 6 MiB fit in the budget of 16: malloc's, counted.
+  EXPECT_EQ(Allocate(kSmall), nullptr);
+  void* in_memory = std::malloc(kSmall);
+  ASSERT_NE(in_memory, nullptr);
+  NoteInMemory(in_memory);
+  // 6 + 6 fit too; 6 + 24 do not: a file block.
+  EXPECT_EQ(Allocate(kSmall), nullptr);
+  void* in_file = Allocate(kLarge);
+  ASSERT_NE(in_file, nullptr);
+  EXPECT_FALSE(Owns(in_memory));
+  EXPECT_TRUE(Owns(in_file));
+  EXPECT_FALSE(InFile(in_memory));
+  EXPECT_TRUE(InFile(in_file));
+  EXPECT_TRUE(InFile(static_cast<char*>(in_file) + kLarge - 1));
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(in_file) % (uintptr_t{2} << 20), 0u);
+  const Stats made = GetStats();
+  EXPECT_EQ(made.budget_bytes, uint64_t{16} << 20);
+  EXPECT_EQ(made.memory_blocks, before.memory_blocks + 1);
+  EXPECT_GE(made.live_memory_bytes, kSmall);
+  EXPECT_EQ(made.file_blocks, before.file_blocks + 1);
+  EXPECT_EQ(made.live_file_bytes, kLarge);
+  Fill(in_memory, kSmall, 3);
+  Fill(in_file, kLarge, 7);
+  Trim();
+  EXPECT_GT(GetStats().trims, made.trims);
+  EXPECT_TRUE(Holds(in_memory, kSmall, 3));
+  EXPECT_TRUE(Holds(in_file, kLarge, 7));  // read back from the file
+  Fill(in_file, kLarge, 11);
+  Trim();
+  EXPECT_TRUE(Holds(in_file, kLarge, 11));
+  Free(in_file);
+  NoteFreed(in_memory);
+  std::free(in_memory);
+  const Stats after = GetStats();
+  EXPECT_EQ(after.live_file_bytes, 0u);
+  EXPECT_EQ(after.live_memory_bytes, 0u);
+  EXPECT_FALSE(InFile(in_file));
+  // With nothing in memory, a block within the budget is malloc's again.
+  EXPECT_EQ(Allocate(kSmall), nullptr);
+}
+
+TEST(SpillTest, AFreedRangeIsUsedAgain) {
+  const SpillDir dir("16");
+  if (dir.InMemoryFileSystem()) GTEST_SKIP() << dir.path() << " is held in memory";
+  void* a = Allocate(size_t{18} << 20);
+  ASSERT_NE(a, nullptr);
+  Free(a);
+  void* b = Allocate(size_t{18} << 20);
+  EXPECT_EQ(a, b);
+  void* c = Allocate(size_t{18} << 20);
+  ASSERT_NE(c, nullptr);
+  EXPECT_NE(b, c);
+  Free(b);
+  Free(c);
+  // Both holes merged with the rest: one block as large as both fits where the first was.
+  void* d = Allocate(size_t{36} << 20);
+  EXPECT_EQ(d, a);
+  Free(d);
+}
+
+TEST(SpillTest, OffLeavesEveryBlockToMalloc) {
+  ::setenv("DECODEPROF_SPILL", "off", 1);
+  ResetSettingsForTest();
+  EXPECT_EQ(Allocate(size_t{64} << 20), nullptr);
+  ::unsetenv("DECODEPROF_SPILL");
+  ResetSettingsForTest();
+}
+
+TEST(SpillTest, ADirectoryThatCannotHoldFilesKeepsBlocksInMemory) {
+  const SpillDir dir("16");
+  ::setenv("DECODEPROF_SPILL", (dir.path() + "/missing").c_str(), 1);
+  ResetSettingsForTest();
+  EXPECT_EQ(Allocate(size_t{32} << 20), nullptr);  // past the budget, but no file can be made
+  EXPECT_EQ(GetStats().budget_bytes, uint64_t{16} << 20);
+}
+
+// The watcher lets the file blocks' resident pages go once more than the budget allows are
+// resident, without a Trim from the test.
+TEST(SpillTest, TheWatcherKeepsFileBlocksWithinTheBudget) {
+  const SpillDir dir("16");
+  if (dir.InMemoryFileSystem()) GTEST_SKIP() << dir.path() << " is held in memory";
+  constexpr size_t kBytes = size_t{96} << 20;
+  const uint64_t floor = SharedResidentBytes();
+  void* block = Allocate(kBytes);
+  ASSERT_NE(block, nullptr);
+  ASSERT_TRUE(InFile(block));
+  const uint64_t trims = GetStats().trims;
+  std::memset(block, 1, kBytes);
+  // Within 5 s (a loaded CI machine), the watcher has trimmed, and the resident part of the
+  // block is back under the budget's allowance (16 MiB, all of it free) plus slack.
+  bool within = false;
+  for (int i = 0; i < 500 && !within; ++i) {
+    within = GetStats().trims > trims && SharedResidentBytes() < floor + (uint64_t{40} << 20);
+    if (!within) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(within) << "shared resident " << SharedResidentBytes() << " floor " << floor;
+  const auto* p = static_cast<const uint8_t*>(block);
+  EXPECT_EQ(p[0], 1);
+  EXPECT_EQ(p[kBytes - 1], 1);
+  Free(block);
+}
+
+}  // namespace
+}  // namespace decodeprof::base::spill
