@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <malloc.h>
+#include <pthread.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <sys/statfs.h>
 #include <unistd.h>
@@ -118,6 +120,13 @@ uint64_t FileAllowance(const State& s) {
 
 // Keeps the file blocks' resident pages within FileAllowance while any file block is live.
 void Watch() {
+  // Where the process may (root, or a real-time limit), the watcher runs before the threads
+  // that fill the blocks whenever it wakes: it only reads a number and drops pages, and a
+  // wake-up that waits for a time slice lets tens of MiB more be mapped in meanwhile. Elsewhere
+  // it is an ordinary thread.
+  sched_param param{};
+  param.sched_priority = 1;
+  ::pthread_setschedparam(::pthread_self(), SCHED_FIFO, &param);
   State& s = S();
   const auto page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
   for (;;) {
