@@ -43,6 +43,9 @@ constexpr uintptr_t kRangeBytes = uintptr_t{1} << 39;  // 512 GiB
 // Blocks start at multiples of this (large pages for the blocks in memory).
 constexpr uintptr_t kGrain = uintptr_t{2} << 20;
 constexpr uint64_t kMinBudget = uint64_t{16} << 20;
+// The default budget at most: about 10 M dispatches' arrays in memory (about 100 bytes each);
+// a larger window goes past it to files and is slower, but never holds more.
+constexpr uint64_t kDefaultBudgetCap = uint64_t{1} << 30;
 
 std::atomic<uintptr_t> g_base{0};
 
@@ -177,8 +180,9 @@ void ReadSettings(State& s) {
   }
   if (budget == 0) {
     const long long available_kib = ProcNumber("/proc/meminfo", "MemAvailable:", 0);
-    budget =
-        available_kib > 0 ? static_cast<uint64_t>(available_kib) * 1024 / 4 : uint64_t{1} << 30;
+    budget = available_kib > 0
+                 ? std::min(static_cast<uint64_t>(available_kib) * 1024 / 4, kDefaultBudgetCap)
+                 : kDefaultBudgetCap;
   }
   s.stats.budget_bytes = std::max(budget, kMinBudget);
   if (s.explicit_dir) {
@@ -266,7 +270,9 @@ void* Allocate(size_t bytes) noexcept {
     s.told = true;
     if (!s.budget_set) {
       Say("the large blocks pass the memory budget (" + std::to_string(s.stats.budget_bytes >> 20) +
-          " MiB, a quarter of the memory available); the next ones go to files in " + s.dir +
+          " MiB: a quarter of the memory available, at most 1 GiB); the next ones go to files "
+          "in " +
+          s.dir +
           " (slower; DECODEPROF_MEMORY_MIB sets the budget, DECODEPROF_SPILL=off keeps them "
           "in memory)");
     }

@@ -6,8 +6,10 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -142,6 +144,32 @@ TEST(SpillTest, AFreedRangeIsUsedAgain) {
   void* d = Allocate(size_t{36} << 20);
   EXPECT_EQ(d, a);
   Free(d);
+}
+
+TEST(SpillTest, TheDefaultBudgetIsAQuarterOfTheAvailableMemoryAtMostOneGiB) {
+  const SpillDir dir("16");
+  ::unsetenv("DECODEPROF_MEMORY_MIB");
+  ResetSettingsForTest();
+  EXPECT_EQ(Allocate(kMinBytes), nullptr);  // within any default budget: malloc's
+  uint64_t available_kib = 0;
+  {
+    std::FILE* meminfo = std::fopen("/proc/meminfo", "re");
+    ASSERT_NE(meminfo, nullptr);
+    char line[256];
+    while (std::fgets(line, sizeof line, meminfo) != nullptr) {
+      if (std::strncmp(line, "MemAvailable:", 13) == 0) {
+        available_kib = std::strtoull(line + 13, nullptr, 10);
+      }
+    }
+    std::fclose(meminfo);
+  }
+  ASSERT_GT(available_kib, 0u);
+  const uint64_t expected = std::min<uint64_t>(available_kib * 1024 / 4, uint64_t{1} << 30);
+  const uint64_t budget = GetStats().budget_bytes;
+  EXPECT_LE(budget, uint64_t{1} << 30);
+  // MemAvailable moves between the two reads: within a tenth.
+  EXPECT_GE(budget, expected - expected / 10);
+  EXPECT_LE(budget, expected + expected / 10);
 }
 
 TEST(SpillTest, OffLeavesEveryBlockToMalloc) {
