@@ -7,15 +7,18 @@
 #include <cstdint>
 #include <mutex>
 
+#include "src/base/spill.h"
+
 namespace decodeprof::base {
 
 unsigned UsableCpus() {
   cpu_set_t set;
   CPU_ZERO(&set);
-  if (::sched_getaffinity(0, sizeof(set), &set) == 0) {
-    return std::max(1u, static_cast<unsigned>(CPU_COUNT(&set)));
-  }
-  return std::max(1u, std::thread::hardware_concurrency());
+  unsigned cpus = std::thread::hardware_concurrency();
+  if (::sched_getaffinity(0, sizeof(set), &set) == 0) cpus = static_cast<unsigned>(CPU_COUNT(&set));
+  // One CPU left to the memory budget's watcher while large blocks go to files (spill.h).
+  if (cpus >= 4 && spill::WantsACpu()) --cpus;
+  return std::max(1u, cpus);
 }
 
 size_t PassParts(size_t n, size_t min_size) {

@@ -12,8 +12,9 @@
 
 namespace decodeprof::base {
 
-// The CPUs this process may run on (its affinity mask, e.g. under taskset), else the machine's;
-// at least 1.
+// The CPUs this process may run on (its affinity mask, e.g. under taskset), else the machine's,
+// less one (of 4 or more) while the memory budget's watcher needs one (spill::WantsACpu); at
+// least 1.
 unsigned UsableCpus();
 
 // The most parts a pass is cut into (the passes over a window are bound by memory: a host

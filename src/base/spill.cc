@@ -146,7 +146,7 @@ void Watch() {
         }
       }
     }
-    std::this_thread::sleep_for(busy ? std::chrono::microseconds(500)
+    std::this_thread::sleep_for(busy ? std::chrono::microseconds(250)
                                      : std::chrono::milliseconds(10));
   }
 }
@@ -325,8 +325,14 @@ void Free(void* block) noexcept {
 #if defined(DECODEPROF_SPILL_ASAN)
   __lsan_unregister_root_region(block, size);
 #endif
-  // The range goes back to the reservation (a file goes with its only mapping).
-  ::mmap(block, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+  // The range goes back to the reservation (a file goes with its only mapping). Where that
+  // fails, the range stays out of use, its pages dropped: given up, it could be mapped by
+  // anyone, and Owns would take their blocks for ours.
+  if (::mmap(block, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1,
+             0) == MAP_FAILED) {
+    ::madvise(block, size, MADV_DONTNEED);
+    return;
+  }
   uintptr_t offset = addr - g_base.load(std::memory_order_relaxed);
   uintptr_t bytes = size;
   auto next = s.free_ranges.lower_bound(offset);
@@ -360,6 +366,13 @@ bool InFile(const void* p) noexcept {
   if (it == s.live.begin()) return false;
   --it;
   return addr - it->first < it->second;
+}
+
+bool WantsACpu() noexcept {
+  State& s = S();
+  const std::lock_guard lock(s.mu);
+  if (!s.settings_read) ReadSettings(s);
+  return s.files && (s.budget_set || s.stats.live_file_bytes > 0);
 }
 
 void Trim() noexcept {

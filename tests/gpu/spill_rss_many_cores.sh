@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# Where the peak RSS of a whole-window summarize is on the GPU machine's host (16 CPUs) under a
+# memory budget (src/base/spill.h): a generated native trace with a range a launch, each build
+# in STAGE run with DECODEPROF_MEMORY_MIB (and once with DECODEPROF_SPILL=off) while a sampler
+# reads /proc/PID/status every 0.5 ms (RssAnon: memory, RssFile: the file blocks' mapped pages)
+# and the threads' scheduling policy (the watcher's SCHED_FIFO). Nothing here needs the GPU.
+#
+# usage: tests/gpu/spill_rss_many_cores.sh STAGE
+#   STAGE: decodeprof builds (BINARIES, default decodeprof) and decodeprof_gen_native_trace,
+#   with the shared libraries (tests/gpu/README.md, "Staging").
+# Environment: KERNELS (default 4200000), BUDGETS (MiB; default "64 256"), RUNS (default 2).
+# Writes $OUT/spill_rss.json and prints a line a run.
+set -euo pipefail
+stage=$(cd "${1:?usage: $0 STAGE}" && pwd)
+out=${OUT:-/tmp/spill-rss-out}
+mkdir -p "$out"
+export LD_LIBRARY_PATH="$stage${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+work=$(mktemp -d -t decodeprof-spill-rss.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+python3 - "$stage" "$work" "$out" <<'PY'
+import json, os, re, subprocess, sys, time
+
+stage, work, out = sys.argv[1:4]
+kernels = int(os.environ.get("KERNELS", "4200000"))
+budgets = os.environ.get("BUDGETS", "64 256").split()
+runs = int(os.environ.get("RUNS", "2"))
+binaries = os.environ.get("BINARIES", "decodeprof").split()
+trace = os.path.join(work, "native.sqlite")
+subprocess.run([os.path.join(stage, "decodeprof_gen_native_trace"), trace, str(kernels), "7", "ops"],
+               check=True, stdout=subprocess.DEVNULL)
+print(f"host: {len(os.sched_getaffinity(0))} CPUs, uid {os.getuid()}, trace {kernels} kernels", flush=True)
+
+def status(pid):
+    d = {}
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith(("RssAnon", "RssFile", "VmRSS")):
+                k, v = line.split(":")
+                d[k] = int(v.split()[0]) // 1024
+    return d
+
+def policies(pid):
+    found = set()
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            found.add(int(fields[38]))  # field 41: policy (0 other, 1 FIFO)
+        except (OSError, IndexError, ValueError):
+            pass
+    return found
+
+rows = []
+for binary in binaries:
+    for budget in ["off"] + budgets:
+        for run in range(runs):
+            env = {**os.environ, "DECODEPROF_STAGE_TIMES": "1"}
+            if budget == "off":
+                env["DECODEPROF_SPILL"] = "off"
+            else:
+                env["DECODEPROF_MEMORY_MIB"] = budget
+            outdir = os.path.join(work, f"o_{binary}_{budget}_{run}")
+            t0 = time.perf_counter()
+            p = subprocess.Popen([os.path.join(stage, binary), "summarize", "--trace", trace,
+                                  "--window", "all", "--out-dir", outdir, "-q"],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+            samples, pols = [], set()
+            while p.poll() is None:
+                try:
+                    samples.append((time.perf_counter() - t0, status(p.pid)))
+                    if len(samples) % 50 == 1:
+                        pols |= policies(p.pid)
+                except (OSError, ValueError):
+                    pass
+                time.sleep(0.0005)
+            err = p.stderr.read().decode(errors="replace")
+            wall = time.perf_counter() - t0
+            stages = []
+            for line in err.splitlines():
+                m = re.match(r"decodeprof: stage (.+?)\s+([0-9.]+) s wall.*?([0-9.]+) MiB RSS\s+([0-9.]+) MiB peak RSS; large blocks ([0-9]+) in memory, ([0-9]+) in files \(([0-9.]+) MiB, ([0-9]+) trims\)", line)
+                if m:
+                    stages.append({"stage": m.group(1), "s": float(m.group(2)), "rss": float(m.group(3)),
+                                   "peak": float(m.group(4)), "memory_blocks": int(m.group(5)),
+                                   "file_blocks": int(m.group(6)), "file_mib": float(m.group(7)),
+                                   "trims": int(m.group(8))})
+            top = max(samples, key=lambda s: s[1].get("VmRSS", 0)) if samples else (0, {})
+            # the stage at the top sample: stages end at their cumulative wall times
+            at, acc, in_stage = top[0], 0.0, None
+            for st in stages:
+                acc += st["s"]
+                if at <= acc + 0.001:
+                    in_stage = st["stage"]
+                    break
+            row = {"binary": binary, "budget": budget, "run": run, "s": wall, "rc": p.returncode,
+                   "peak_rss_mib": stages[-1]["peak"] if stages else None,
+                   "sampled_top": {"t": top[0], **top[1], "stage": in_stage},
+                   "max_anon": max((s[1].get("RssAnon", 0) for s in samples), default=0),
+                   "max_file": max((s[1].get("RssFile", 0) for s in samples), default=0),
+                   "policies": sorted(pols), "samples": len(samples), "stages": stages}
+            rows.append(row)
+            print(f"{binary:22} budget {budget:>4} run {run}: {wall:6.3f} s, peak {row['peak_rss_mib']} MiB, "
+                  f"sampled top {top[1]} in {in_stage!r} at {top[0]:.3f} s, max anon {row['max_anon']} "
+                  f"file {row['max_file']}, policies {sorted(pols)}", flush=True)
+            for st in stages:
+                print(f"    {st['stage']:18} {st['s']:6.3f} s  rss {st['rss']:7.1f}  peak {st['peak']:7.1f}  "
+                      f"blocks {st['memory_blocks']}/{st['file_blocks']}  trims {st['trims']}", flush=True)
+with open(os.path.join(out, "spill_rss.json"), "w") as f:
+    json.dump({"kernels": kernels, "rows": rows}, f, indent=1)
+PY
