@@ -132,6 +132,13 @@ void Watch() {
   ::pthread_setschedparam(::pthread_self(), SCHED_FIFO, &param);
   State& s = S();
   const auto page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  // With 4 CPUs or more the passes leave one to the watcher (WantsACpu): it looks often. With
+  // fewer it shares them with the passes, and each look takes a slice from one.
+  cpu_set_t cpus;
+  CPU_ZERO(&cpus);
+  const bool own_cpu =
+      ::sched_getaffinity(0, sizeof(cpus), &cpus) == 0 ? CPU_COUNT(&cpus) >= 4 : false;
+  const auto tick = std::chrono::microseconds(own_cpu ? 100 : 500);
   for (;;) {
     bool busy = false;
     {
@@ -146,8 +153,7 @@ void Watch() {
         }
       }
     }
-    std::this_thread::sleep_for(busy ? std::chrono::microseconds(250)
-                                     : std::chrono::milliseconds(10));
+    std::this_thread::sleep_for(busy ? tick : std::chrono::microseconds(10000));
   }
 }
 
