@@ -40,7 +40,8 @@ namespace {
 // The address range the blocks are mapped into, reserved once (address space only), so that
 // Owns is one comparison and a freed block's range is there for the next.
 constexpr uintptr_t kRangeBytes = uintptr_t{1} << 39;  // 512 GiB
-// Blocks start at multiples of this (large pages for the blocks in memory).
+// File blocks start at multiples of this and take whole multiples (freed ranges merge back
+// into few holes).
 constexpr uintptr_t kGrain = uintptr_t{2} << 20;
 constexpr uint64_t kMinBudget = uint64_t{16} << 20;
 // The default budget at most: about 10 M dispatches' arrays in memory (about 100 bytes each);
