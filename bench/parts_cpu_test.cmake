@@ -5,6 +5,7 @@
 # what one pass gives. (On a machine of one CPU both runs take one part.)
 # Variables: FORMATS, DECODEPROF (the CLI), GEN_NATIVE, GEN_NSYS, GEN_ROCPD (the generators of
 # the FORMATS), OUT.
+include("${CMAKE_CURRENT_LIST_DIR}/same_files.cmake")
 find_program(TASKSET taskset REQUIRED)
 file(REMOVE_RECURSE "${OUT}")
 file(MAKE_DIRECTORY "${OUT}")
@@ -28,15 +29,8 @@ foreach(format ${FORMATS})
       message(FATAL_ERROR "summarize of ${format} on ${cpus} CPU(s) failed (${rc}): ${err}")
     endif()
   endforeach()
-  foreach(f ${format}_summary.json ${format}_decode_kernels.csv)
-    if(NOT EXISTS "${OUT}/${format}_one/${f}")
-      message(FATAL_ERROR "summarize of ${format} wrote no ${f}")
-    endif()
-    execute_process(COMMAND "${CMAKE_COMMAND}" -E compare_files "${OUT}/${format}_one/${f}"
-                            "${OUT}/${format}_all/${f}" RESULT_VARIABLE rc)
-    if(NOT rc EQUAL 0)
-      message(FATAL_ERROR "${f} differs between one CPU and every CPU")
-    endif()
-  endforeach()
+  decodeprof_expect_same_files("${OUT}/${format}_one" "${OUT}/${format}_all"
+                               "summarize of ${format}" "one CPU and every CPU"
+                               ${format}_summary.json ${format}_decode_kernels.csv)
 endforeach()
 file(REMOVE_RECURSE "${OUT}")

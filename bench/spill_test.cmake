@@ -5,6 +5,7 @@
 # again as the watcher trims them; src/base/spill.h), must write byte-identical outputs, and the
 # second run must have put blocks in files. A build directory held in memory (tmpfs) skips it.
 # Variables: DECODEPROF (the CLI), GEN_NATIVE, OUT.
+include("${CMAKE_CURRENT_LIST_DIR}/same_files.cmake")
 file(REMOVE_RECURSE "${OUT}")
 file(MAKE_DIRECTORY "${OUT}/spill")
 set(trace "${OUT}/native.sqlite")
@@ -38,14 +39,7 @@ endif()
 if(NOT err_memory MATCHES "large blocks [0-9]+ in memory, 0 in files")
   message(FATAL_ERROR "with DECODEPROF_SPILL=off, blocks were made by the spill:\n${err_memory}")
 endif()
-foreach(f native_summary.json native_decode_kernels.csv native_decode_dispatches.csv)
-  if(NOT EXISTS "${OUT}/memory/${f}")
-    message(FATAL_ERROR "summarize wrote no ${f}")
-  endif()
-  execute_process(COMMAND "${CMAKE_COMMAND}" -E compare_files "${OUT}/memory/${f}"
-                          "${OUT}/files/${f}" RESULT_VARIABLE rc)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "${f} differs between the blocks in memory and in files")
-  endif()
-endforeach()
+decodeprof_expect_same_files("${OUT}/memory" "${OUT}/files" "summarize"
+                             "the blocks in memory and in files" native_summary.json
+                             native_decode_kernels.csv native_decode_dispatches.csv)
 file(REMOVE_RECURSE "${OUT}")

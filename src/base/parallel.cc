@@ -17,7 +17,7 @@ unsigned UsableCpus() {
   unsigned cpus = std::thread::hardware_concurrency();
   if (::sched_getaffinity(0, sizeof(set), &set) == 0) cpus = static_cast<unsigned>(CPU_COUNT(&set));
   // One CPU left to the memory budget's watcher while large blocks go to files (spill.h).
-  if (cpus >= 4 && spill::WantsACpu()) --cpus;
+  if (cpus >= spill::kCpusToLeaveOne && spill::WantsACpu()) --cpus;
   return std::max(1u, cpus);
 }
 

@@ -133,12 +133,12 @@ void Watch() {
   ::pthread_setschedparam(::pthread_self(), SCHED_FIFO, &param);
   State& s = S();
   const auto page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
-  // With 4 CPUs or more the passes leave one to the watcher (WantsACpu): it looks often. With
-  // fewer it shares them with the passes, and each look takes a slice from one.
+  // With kCpusToLeaveOne CPUs or more the passes leave one to the watcher (WantsACpu): it
+  // looks often. With fewer it shares them with the passes, and each look takes a slice from one.
   cpu_set_t cpus;
   CPU_ZERO(&cpus);
-  const bool own_cpu =
-      ::sched_getaffinity(0, sizeof(cpus), &cpus) == 0 ? CPU_COUNT(&cpus) >= 4 : false;
+  const bool own_cpu = ::sched_getaffinity(0, sizeof(cpus), &cpus) == 0 &&
+                       CPU_COUNT(&cpus) >= static_cast<int>(kCpusToLeaveOne);
   const auto tick = std::chrono::microseconds(own_cpu ? 100 : 500);
   for (;;) {
     bool busy = false;

@@ -61,6 +61,10 @@ bool InFile(const void* p) noexcept;
 // hundreds of MiB (16 CPUs, 4.2 M kernels, a 64 MiB budget: 487 MiB at peak).
 bool WantsACpu() noexcept;
 
+// The fewest usable CPUs of which the passes leave one to the watcher when it wants one
+// (base::UsableCpus); with fewer it shares them and looks less often.
+inline constexpr unsigned kCpusToLeaveOne = 4;
+
 // Drops the file blocks' pages from the process now (their contents stay in their files).
 void Trim() noexcept;
 

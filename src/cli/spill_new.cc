@@ -17,16 +17,23 @@ void* SpillNewNoted(void* p, std::size_t bytes) {
   return p;
 }
 
-void* SpillNewAllocate(std::size_t bytes) {
-  if (bytes >= decodeprof::base::spill::kMinBytes) {
-    if (void* p = decodeprof::base::spill::Allocate(bytes)) return p;
-  }
+// operator new's way with a malloc that fails: the new handler until there is none, then
+// std::bad_alloc.
+template <typename Allocate>
+void* SpillNewRetrying(std::size_t bytes, Allocate allocate) {
   for (;;) {
-    if (void* p = SpillNewNoted(std::malloc(bytes == 0 ? 1 : bytes), bytes)) return p;
+    if (void* p = SpillNewNoted(allocate(), bytes)) return p;
     std::new_handler handler = std::get_new_handler();
     if (handler == nullptr) throw std::bad_alloc();
     handler();
   }
+}
+
+void* SpillNewAllocate(std::size_t bytes) {
+  if (bytes >= decodeprof::base::spill::kMinBytes) {
+    if (void* p = decodeprof::base::spill::Allocate(bytes)) return p;
+  }
+  return SpillNewRetrying(bytes, [bytes] { return std::malloc(bytes == 0 ? 1 : bytes); });
 }
 
 void* SpillNewAllocateAligned(std::size_t bytes, std::align_val_t align) {
@@ -36,15 +43,9 @@ void* SpillNewAllocateAligned(std::size_t bytes, std::align_val_t align) {
     if (void* p = decodeprof::base::spill::Allocate(bytes)) return p;
   }
   const std::size_t rounded = (bytes + alignment - 1) / alignment * alignment;
-  for (;;) {
-    if (void* p = SpillNewNoted(std::aligned_alloc(alignment, rounded == 0 ? alignment : rounded),
-                                bytes)) {
-      return p;
-    }
-    std::new_handler handler = std::get_new_handler();
-    if (handler == nullptr) throw std::bad_alloc();
-    handler();
-  }
+  return SpillNewRetrying(bytes, [alignment, rounded] {
+    return std::aligned_alloc(alignment, rounded == 0 ? alignment : rounded);
+  });
 }
 
 void SpillNewRelease(void* p) noexcept {
