@@ -5,6 +5,7 @@
 #include <string>
 
 #include "src/base/parallel.h"
+#include "src/base/spill.h"
 
 namespace decodeprof::analysis {
 
@@ -14,7 +15,11 @@ FrontierParts ReachOfParts(std::span<const trace::Dispatch> dispatches, trace::T
   parts.count =
       base::ForParts(dispatches.size(), base::kMinPassPart, [&](size_t p, size_t b, size_t e) {
         trace::TimestampNs reach = lo;
-        for (size_t i = b; i < e; ++i) reach = std::max(reach, std::min(dispatches[i].end, hi));
+        base::spill::ReleaseBehind<trace::Dispatch> behind(dispatches.data(), b);
+        for (size_t i = b; i < e; ++i) {
+          behind.Passed(i);
+          reach = std::max(reach, std::min(dispatches[i].end, hi));
+        }
         parts.part[p] = FrontierParts::Part{b, e, reach};
       });
   return parts;

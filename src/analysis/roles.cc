@@ -6,6 +6,7 @@
 
 #include "src/base/large_pages.h"
 #include "src/base/parallel.h"
+#include "src/base/spill.h"
 
 namespace decodeprof::analysis {
 namespace {
@@ -132,7 +133,11 @@ std::vector<RoleId> RulePack::AssignRoles(const SequenceView& seq, RuleSchedule 
   if (view.name_ids.size() != n) {
     base::ResizeFaultedIn(name_ids, n);
     base::ForParts(n, base::kMinPassPart, [&](size_t, size_t b, size_t e) {
-      for (size_t i = b; i < e; ++i) name_ids[i] = view.dispatches[i].name;
+      base::spill::ReleaseBehind<trace::Dispatch> behind(view.dispatches.data(), b);
+      for (size_t i = b; i < e; ++i) {
+        behind.Passed(i);
+        name_ids[i] = view.dispatches[i].name;
+      }
     });
     view.name_ids = name_ids;
   }

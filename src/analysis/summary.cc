@@ -10,6 +10,7 @@
 #include "src/base/large_pages.h"
 #include "src/base/parallel.h"
 #include "src/base/py_format.h"
+#include "src/base/spill.h"
 #include "src/base/stage_times.h"
 #include "src/base/utf8.h"
 
@@ -199,7 +200,9 @@ Totals SumByKernelRoleAndClass(const SummaryInputs& in, const Attribution& attri
       base::ForParts(decode.size(), base::kMinPassPart, [&](size_t p, size_t b, size_t e) {
         Totals& totals = parts[p];
         std::vector<int32_t> kernel_slot(in.names->size(), -1);
+        base::spill::ReleaseBehind<trace::Dispatch> behind(decode.data(), b);
         for (size_t i = b; i < e; ++i) {
+          behind.Passed(i);
           const trace::Dispatch& d = decode[i];
           const RoleId r = attribution.roles[i];
           const ClassId c = attribution.classes[i];
@@ -624,7 +627,9 @@ Attribution Attribute(const SummaryInputs& in) {
       base::ForParts(n, base::kMinPassPart, [&](size_t p, size_t b, size_t e) {
         std::vector<int32_t> memo(in.names->size(), -1);  // class per interned name
         size_t kernels = 0;
+        base::spill::ReleaseBehind<trace::Dispatch> behind(dispatches.data(), b);
         for (size_t i = b; i < e; ++i) {
+          behind.Passed(i);
           const trace::Dispatch& d = dispatches[i];
           if (d.kind != trace::DispatchKind::kKernel) {
             out.classes[i] = in.pack->ClassOf(d, in.names->Get(d.name));

@@ -6,6 +6,7 @@
 
 #include "src/base/large_pages.h"
 #include "src/base/parallel.h"
+#include "src/base/spill.h"
 
 namespace decodeprof::analysis {
 
@@ -55,7 +56,9 @@ void WindowCollector::TakeAll(trace::DispatchVector&& in_order) {
   const size_t n =
       base::ForParts(in_order.size(), base::kMinPassPart, [&](size_t k, size_t b, size_t e) {
         bool every = true;
+        base::spill::ReleaseBehind<trace::Dispatch> behind(in_order.data(), b);
         for (size_t i = b; i < e; ++i) {
+          behind.Passed(i);
           members[i] = parts[k].Count(in_order[i]);
           every = every && members[i] != 0;
         }

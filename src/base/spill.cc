@@ -49,6 +49,7 @@ constexpr uint64_t kMinBudget = uint64_t{16} << 20;
 constexpr uint64_t kDefaultBudgetCap = uint64_t{1} << 30;
 
 std::atomic<uintptr_t> g_base{0};
+std::atomic<uint64_t> g_releases{0};
 
 struct State {
   std::mutex mu;
@@ -388,10 +389,26 @@ void Trim() noexcept {
   TrimLocked(s);
 }
 
+void Release(const void* p, size_t bytes) noexcept {
+  if (!Owns(p)) return;
+  static const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+  const auto begin = reinterpret_cast<uintptr_t>(p);
+  const uintptr_t first = (begin + page - 1) & ~(page - 1);
+  const uintptr_t last = (begin + bytes) & ~(page - 1);
+  if (last <= first) return;
+  // Without the lock: the caller holds the block, and the pages of a shared file mapping lose
+  // nothing when dropped (another thread touching one maps it in again).
+  // NOLINTNEXTLINE(performance-no-int-to-ptr): a place in the caller's block
+  ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+  g_releases.fetch_add(1, std::memory_order_relaxed);
+}
+
 Stats GetStats() noexcept {
   State& s = S();
   const std::lock_guard lock(s.mu);
-  return s.stats;
+  Stats stats = s.stats;
+  stats.releases = g_releases.load(std::memory_order_relaxed);
+  return stats;
 }
 
 void ResetSettingsForTest() noexcept {

@@ -68,6 +68,44 @@ inline constexpr unsigned kCpusToLeaveOne = 4;
 // Drops the file blocks' pages from the process now (their contents stay in their files).
 void Trim() noexcept;
 
+// Drops from the process the pages wholly inside [p, p + bytes) that belong to a file block
+// (their contents stay in the file; the next access maps them in again); nothing for memory
+// outside the file blocks. For a pass that has read a stretch of an array and will not come
+// back to it soon: the watcher alone drops pages after the fact, and threads reading a window
+// in parts map it in faster than it can look (16 CPUs, 4.2 M kernels, a 64 MiB budget: the
+// launch join mapped 392 MiB between two looks).
+void Release(const void* p, size_t bytes) noexcept;
+
+// The bytes a ReleaseBehind lets pass before it releases them.
+inline constexpr size_t kReleaseBytes = size_t{1} << 20;
+
+// For a pass over an array in index order from `begin`: Passed(i) says that the elements from
+// `begin` to i are done with, and every kReleaseBytes of them are released (Release) as it
+// goes. Without `begin`, the first Passed(i) sets it (a pass that finds its place by a search).
+// Costs a comparison per call where the array is not in a file block. The array must outlive
+// it.
+template <typename T>
+class ReleaseBehind {
+ public:
+  ReleaseBehind(const T* data, size_t begin) noexcept
+      : data_(InFile(data) ? data : nullptr), from_(begin) {}
+  explicit ReleaseBehind(const T* data) noexcept : ReleaseBehind(data, kUnset) {}
+  void Passed(size_t i) noexcept {
+    if (data_ == nullptr) return;
+    if (from_ == kUnset || i < from_) {
+      from_ = i;
+    } else if ((i - from_) * sizeof(T) >= kReleaseBytes) {
+      Release(data_ + from_, (i - from_) * sizeof(T));
+      from_ = i;
+    }
+  }
+
+ private:
+  static constexpr size_t kUnset = ~size_t{0};
+  const T* data_;
+  size_t from_;
+};
+
 struct Stats {
   uint64_t budget_bytes = 0;   // 0 until the settings are read, or with the spill off
   uint64_t memory_blocks = 0;  // large blocks in memory since the start (NoteInMemory)
@@ -75,7 +113,8 @@ struct Stats {
   uint64_t file_bytes = 0;     // their bytes
   uint64_t live_memory_bytes = 0;
   uint64_t live_file_bytes = 0;
-  uint64_t trims = 0;  // times the file blocks' pages were dropped
+  uint64_t trims = 0;     // times the file blocks' pages were dropped
+  uint64_t releases = 0;  // Release calls that dropped pages
 };
 Stats GetStats() noexcept;
 

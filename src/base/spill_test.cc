@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "tests/support/temp_dir.h"
 
@@ -211,6 +212,41 @@ TEST(SpillTest, TheWatcherKeepsFileBlocksWithinTheBudget) {
   const auto* p = static_cast<const uint8_t*>(block);
   EXPECT_EQ(p[0], 1);
   EXPECT_EQ(p[kBytes - 1], 1);
+  Free(block);
+}
+
+// A pass releases what it has read (Release, ReleaseBehind) at once, below what the watcher
+// would trim, and the contents stay; memory outside the file blocks is left alone.
+TEST(SpillTest, ReleaseDropsTheFileBlocksPagesAPassHasRead) {
+  const SpillDir dir("16");
+  if (dir.InMemoryFileSystem()) GTEST_SKIP() << dir.path() << " is held in memory";
+  constexpr size_t kBytes = size_t{96} << 20;
+  constexpr size_t kTouched = size_t{8} << 20;  // below the watcher's allowance (16 MiB)
+  auto* block = static_cast<uint8_t*>(Allocate(kBytes));
+  ASSERT_NE(block, nullptr);
+  const uint64_t floor = SharedResidentBytes();
+  std::memset(block, 5, kTouched);
+  ASSERT_GE(SharedResidentBytes(), floor + kTouched - (uint64_t{1} << 20));
+  const uint64_t releases = GetStats().releases;
+  // Element by element, as a pass goes: a release every kReleaseBytes.
+  ReleaseBehind<uint64_t> behind(reinterpret_cast<const uint64_t*>(block), 0);
+  for (size_t i = 0; i <= kTouched / sizeof(uint64_t); ++i) behind.Passed(i);
+  EXPECT_EQ(GetStats().releases, releases + kTouched / kReleaseBytes);
+  EXPECT_LT(SharedResidentBytes(), floor + (uint64_t{1} << 20));
+  EXPECT_EQ(block[0], 5);
+  EXPECT_EQ(block[kTouched - 1], 5);
+  EXPECT_EQ(block[kTouched], 0);
+  // A stretch that holds no whole page releases nothing.
+  Release(block + 1, 100);
+  EXPECT_EQ(block[1], 5);
+  // Memory outside the file blocks: nothing happens to it.
+  std::vector<uint64_t> in_memory(size_t{4} << 20, 9);
+  const uint64_t before = GetStats().releases;
+  ReleaseBehind<uint64_t> none(in_memory.data(), 0);
+  for (size_t i = 0; i <= in_memory.size(); ++i) none.Passed(i);
+  Release(in_memory.data(), in_memory.size() * sizeof(uint64_t));
+  EXPECT_EQ(GetStats().releases, before);
+  EXPECT_EQ(in_memory.back(), 9u);
   Free(block);
 }
 

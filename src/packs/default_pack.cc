@@ -12,6 +12,7 @@
 #include "src/analysis/classify.h"
 #include "src/base/parallel.h"
 #include "src/base/py_format.h"
+#include "src/base/spill.h"
 
 namespace decodeprof::packs {
 namespace {
@@ -258,7 +259,9 @@ std::vector<KernelTime> KernelTimesOf(std::span<const trace::Dispatch> dispatche
       base::ForParts(dispatches.size(), base::kMinPassPart, [&](size_t k, size_t b, size_t e) {
         std::vector<int32_t> slot(names.size(), -1);
         auto& kernels = parts[k].kernels;
+        base::spill::ReleaseBehind<trace::Dispatch> behind(dispatches.data(), b);
         for (size_t i = b; i < e; ++i) {
+          behind.Passed(i);
           const trace::Dispatch& d = dispatches[i];
           if (d.kind != trace::DispatchKind::kKernel || d.name >= slot.size()) continue;
           if (slot[d.name] < 0) {

@@ -12,6 +12,7 @@
 #include "src/base/large_pages.h"
 #include "src/base/parallel.h"
 #include "src/base/py_format.h"
+#include "src/base/spill.h"
 #include "src/base/utf8.h"
 #include "src/pipeline/sampled_window.h"
 #include "src/pipeline/summarize_stages.h"
@@ -268,7 +269,9 @@ std::vector<uint64_t> RepeatedKernelIds(std::span<const trace::Dispatch> ds) {
   const size_t parts =
       base::ForParts(ds.size(), base::kMinPassPart, [&](size_t k, size_t b, size_t e) {
         PartIds& p = in[k];
+        base::spill::ReleaseBehind<trace::Dispatch> behind(ds.data(), b);
         for (size_t i = b; i < e; ++i) {
+          behind.Passed(i);
           if (!counted(ds[i])) continue;
           const uint64_t id = ds[i].correlation;
           if (!p.any) {
@@ -340,7 +343,11 @@ bool ReplaysGraphs(const analysis::DecodeWindow& w, const trace::ImportedTrace& 
   const size_t parts =
       base::ForParts(ds.size(), base::kMinPassPart, [&](size_t k, size_t b, size_t e) {
         size_t hint = 0;
+        base::spill::ReleaseBehind<trace::Dispatch> behind(ds.data(), b);
+        base::spill::ReleaseBehind<trace::ApiCall> calls(index.data());
         for (size_t i = b; i < e; ++i) {
+          behind.Passed(i);
+          calls.Passed(hint);
           const trace::Dispatch& d = ds[i];
           const trace::ApiCall* call = index.Find(d.correlation, hint);
           if ((call != nullptr && is(graph_call, call->name)) || is(graph_name, d.name)) {
@@ -367,7 +374,11 @@ bool ReplaysGraphs(const analysis::DecodeWindow& w, const trace::ImportedTrace& 
       std::array<size_t, base::kMaxPassParts> shared_in{};
       base::ForParts(ds.size(), base::kMinPassPart, [&](size_t k, size_t b, size_t e) {
         size_t hint = 0;
+        base::spill::ReleaseBehind<trace::Dispatch> behind(ds.data(), b);
+        base::spill::ReleaseBehind<trace::ApiCall> calls(index.data());
         for (size_t i = b; i < e; ++i) {
+          behind.Passed(i);
+          calls.Passed(hint);
           const trace::Dispatch& d = ds[i];
           if (d.correlation == 0 || is(graph_name, d.name)) continue;
           if (index.Find(d.correlation, hint) != nullptr) continue;

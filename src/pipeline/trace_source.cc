@@ -18,6 +18,7 @@
 #include "src/base/parallel.h"
 #include "src/base/parse.h"
 #include "src/base/py_format.h"
+#include "src/base/spill.h"
 #include "src/base/stage_times.h"
 #include "src/trace/record_vector.h"
 #include "src/trace/spool.h"
@@ -102,7 +103,9 @@ base::StatusOr<WindowedTrace> ImportWindowInParts(
     const size_t span_parts =
         base::ForParts(ds.size(), base::kMinPassPart, [&](size_t k, size_t b, size_t e) {
           std::pair<trace::TimestampNs, trace::TimestampNs> span{INT64_MAX, INT64_MIN};
+          base::spill::ReleaseBehind<trace::Dispatch> behind(ds.data(), b);
           for (size_t i = b; i < e; ++i) {
+            behind.Passed(i);
             span.first = std::min(span.first, ds[i].start);
             span.second = std::max(span.second, ds[i].end);
           }
@@ -357,7 +360,9 @@ void AddOverlapDiagnostics(const std::string& trace, std::span<const trace::Disp
   const size_t parts =
       base::ForParts(dispatches.size(), base::kMinPassPart, [&](size_t k, size_t b, size_t e) {
         int64_t part = 0;
+        base::spill::ReleaseBehind<trace::Dispatch> behind(dispatches.data(), b);
         for (size_t i = b; i < e; ++i) {
+          behind.Passed(i);
           const trace::Dispatch& d = dispatches[i];
           const int64_t clipped = std::max<int64_t>(0, std::min(d.end, hi) - std::max(d.start, lo));
           if (__builtin_add_overflow(part, clipped, &part)) part = INT64_MAX;
@@ -413,7 +418,17 @@ LaunchContext JoinLaunches(std::span<const trace::Dispatch> dispatches, trace::I
   const size_t parts =
       base::ForParts(dispatches.size(), base::kMinPassPart, [&](size_t k, size_t b, size_t e) {
         size_t hint = 0;
+        // What this part has read and written goes from the process as it goes, where it is
+        // in files (base/spill.h): 15 threads map the window in faster than the watcher drops it.
+        base::spill::ReleaseBehind<trace::Dispatch> read(dispatches.data(), b);
+        base::spill::ReleaseBehind<trace::ApiCall> calls(index.data());
+        base::spill::ReleaseBehind<uint64_t> threads(out.thread.data(), b);
+        base::spill::ReleaseBehind<trace::TimestampNs> times(out.time.data(), b);
         for (size_t i = b; i < e; ++i) {
+          read.Passed(i);
+          calls.Passed(hint);
+          threads.Passed(i);
+          times.Passed(i);
           if (const trace::ApiCall* call = index.Find(dispatches[i].correlation, hint)) {
             if (per_dispatch) {
               out.thread[i] = call->thread;

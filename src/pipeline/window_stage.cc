@@ -14,6 +14,7 @@
 #include "src/analysis/range_marks.h"
 #include "src/base/large_pages.h"
 #include "src/base/parallel.h"
+#include "src/base/spill.h"
 #include "src/base/utf8.h"
 #include "src/pipeline/sampled_window.h"
 
@@ -882,7 +883,9 @@ base::Status CheckWindow(const TraceRequest& request, const io::Importer& import
   const size_t parts =
       base::ForParts(ds.size(), base::kMinPassPart, [&](size_t k, size_t b, size_t e) {
         PartFound& f = found[k];
+        base::spill::ReleaseBehind<trace::Dispatch> behind(ds.data(), b);
         for (size_t i = b; i < e; ++i) {
+          behind.Passed(i);
           if (ds[i].end - ds[i].start > wall) {
             if (f.first_long == SIZE_MAX) f.first_long = i;
             ++f.long_ones;
@@ -932,7 +935,9 @@ base::Status CheckWindow(const TraceRequest& request, const io::Importer& import
   const size_t name_parts =
       base::ForParts(ds.size(), base::kMinPassPart, [&](size_t k, size_t b, size_t e) {
         held[k].assign(names.size(), 0);
+        base::spill::ReleaseBehind<trace::Dispatch> behind(ds.data(), b);
         for (size_t i = b; i < e; ++i) {
+          behind.Passed(i);
           if (ds[i].name < held[k].size()) held[k][ds[i].name] = 1;
         }
       });

@@ -2,6 +2,7 @@
 #include <array>
 
 #include "src/base/parallel.h"
+#include "src/base/spill.h"
 #include "src/trace/trace.h"
 
 namespace decodeprof::trace {
@@ -15,7 +16,9 @@ LaunchIndex::LaunchIndex(std::span<const ApiCall> launches) : calls_(launches) {
   const size_t pairs = launches.empty() ? 0 : launches.size() - 1;
   const size_t parts = base::ForParts(pairs, base::kMinPassPart, [&](size_t k, size_t b, size_t e) {
     bool increasing = true;
+    base::spill::ReleaseBehind<ApiCall> read(launches.data(), b);
     for (size_t i = b; i < e && increasing; ++i) {
+      read.Passed(i);
       increasing = launches[i].correlation < launches[i + 1].correlation;
     }
     part_increasing[k] = increasing;

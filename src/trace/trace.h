@@ -259,6 +259,8 @@ class LaunchIndex {
   // ids are looked for a few calls on before the whole index is searched.
   const ApiCall* Find(uint64_t correlation, size_t& hint) const;
   bool empty() const { return calls_.empty(); }
+  // The calls by correlation id (a hint indexes them).
+  const ApiCall* data() const { return calls_.data(); }
 
  private:
   std::span<const ApiCall> calls_;  // by correlation; one per id

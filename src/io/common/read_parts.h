@@ -5,6 +5,7 @@
 // pass would. Shared by the SQLite importers (nsys, rocpd; native could take PartCount too).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -16,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "src/base/spill.h"
 #include "src/base/status.h"
 #include "src/io/common/sqlite_db.h"
 #include "src/trace/spool.h"
@@ -105,6 +107,7 @@ struct PartRows {
   int64_t count = -1;                                    // rows in its ranges; -1: not counted
   std::span<trace::Dispatch> slot;                       // in place: its room in the sink
   size_t filled = 0;                                     // rows read into `slot`
+  size_t released = 0;                                   // of them, let go (Keep)
   trace::DispatchVector rows;                            // else: the rows read
   std::unique_ptr<trace::Spool<trace::Dispatch>> spool;  // or: the rows spooled
   base::Status status;                                   // the first bad row's error
@@ -123,6 +126,12 @@ struct PartRows {
     }
     if (filled == slot.size()) return false;
     slot[filled++] = d;
+    // Where the room is in a file (base/spill.h), what is written goes from the process as the
+    // part goes: the threads of the parts fill it faster than the watcher drops it.
+    if ((filled - released) * sizeof(trace::Dispatch) >= base::spill::kReleaseBytes) {
+      base::spill::Release(slot.data() + released, (filled - released) * sizeof(trace::Dispatch));
+      released = filled;
+    }
     return true;
   }
   // The rows read, wherever they are (not spooled ones).
@@ -134,7 +143,16 @@ struct PartRows {
   template <typename Fn>
   base::Status ForEachBlock(Fn&& fn) {
     if (!spool) {
-      fn(Read());
+      // In pieces, each let go once handed on where it is in a file (base/spill.h).
+      const std::span<trace::Dispatch> all = Read();
+      const size_t piece = base::spill::kReleaseBytes / sizeof(trace::Dispatch);
+      size_t at = 0;
+      do {
+        const std::span<trace::Dispatch> block = all.subspan(at, std::min(piece, all.size() - at));
+        fn(block);
+        base::spill::Release(block.data(), block.size_bytes());
+        at += block.size();
+      } while (at < all.size());
       rows = {};
       return base::OkStatus();
     }

@@ -23,6 +23,7 @@
 #include "src/base/large_pages.h"
 #include "src/base/parse.h"
 #include "src/base/sorting.h"
+#include "src/base/spill.h"
 #include "src/io/common/read_parts.h"
 #include "src/io/common/sqlite_db.h"
 #include "src/io/format_names.h"
@@ -492,7 +493,10 @@ class NativeReader {
       if (!status.ok()) continue;
       status = read[p].status;
       if (!status.ok()) continue;
-      for (trace::Dispatch& d : read[p].rows) {
+      base::spill::ReleaseBehind<trace::Dispatch> named(read[p].rows.data(), 0);
+      for (size_t i = 0; i < read[p].rows.size(); ++i) {
+        named.Passed(i);
+        trace::Dispatch& d = read[p].rows[i];
         Name(d, runtime);
         d.line = line < UINT32_MAX ? ++line : line;
       }
@@ -618,11 +622,15 @@ class NativeReader {
       return;
     }
     size_t filled = 0;
-    part.status = WalkDispatches(*db, where, [&part, &filled](const RawDispatch& raw) {
+    // Where the room is in a file (base/spill.h), what is written goes from the process as the
+    // part goes: the threads of the parts fill it faster than the watcher drops it.
+    base::spill::ReleaseBehind<trace::Dispatch> written(part.rows.data(), 0);
+    part.status = WalkDispatches(*db, where, [&part, &filled, &written](const RawDispatch& raw) {
       if (filled == part.rows.size()) {
         ++filled;  // one more than counted
         return false;
       }
+      written.Passed(filled);
       const trace::Dispatch& d = part.rows[filled++] = Keyed(raw);
       if (d.kind == trace::DispatchKind::kKernel) ++part.kernels;
       return true;
