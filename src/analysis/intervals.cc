@@ -41,7 +41,9 @@ trace::DurationNs BusyUnion(std::span<const trace::Dispatch> dispatches, trace::
   base::RunParts(parts.count, [&](size_t p) {
     trace::TimestampNs frontier = parts.FrontierBefore(p, lo);
     trace::DurationNs sum = 0;
+    base::spill::ReleaseBehind<trace::Dispatch> behind(dispatches.data(), parts.part[p].begin);
     for (size_t i = parts.part[p].begin; i < parts.part[p].end; ++i) {
+      behind.Passed(i);
       const trace::TimestampNs s = std::max(dispatches[i].start, lo);
       const trace::TimestampNs e = std::min(dispatches[i].end, hi);
       sum += std::max<trace::DurationNs>(0, e - std::max(s, frontier));
@@ -77,7 +79,9 @@ base::StatusOr<GapAttribution> AttributeGaps(std::span<const trace::Dispatch> di
     // Roles are small dense ids: index their slot in per_role (+1 shifts kNoRole to 0).
     std::vector<int32_t> slot;
     trace::TimestampNs frontier = parts.FrontierBefore(p, lo);
+    base::spill::ReleaseBehind<trace::Dispatch> behind(dispatches.data(), parts.part[p].begin);
     for (size_t i = parts.part[p].begin; i < parts.part[p].end; ++i) {
+      behind.Passed(i);
       const trace::Dispatch& d = dispatches[i];
       const size_t key = static_cast<size_t>(roles[i] + 1);
       if (key >= slot.size()) slot.resize(key + 1, -1);

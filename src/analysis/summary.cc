@@ -376,7 +376,9 @@ class WallInputsOfSets {
       std::vector<PairSums>& part = sums[p];
       part.assign(pairs_.size(), PairSums{});
       trace::TimestampNs frontier = parts.FrontierBefore(p, lo);
+      base::spill::ReleaseBehind<trace::Dispatch> behind(decode_.data(), parts.part[p].begin);
       for (size_t i = parts.part[p].begin; i < parts.part[p].end; ++i) {
+        behind.Passed(i);
         const trace::Dispatch& d = decode_[i];
         PairSums& pair =
             part[static_cast<size_t>(roles[i] + 1) * class_slots + static_cast<size_t>(classes[i])];
@@ -677,7 +679,9 @@ Attribution Attribute(const SummaryInputs& in) {
   }
   base::RunParts(part_count, [&](size_t p) {
     size_t k = first_kernel[p];
+    base::spill::ReleaseBehind<trace::Dispatch> behind(dispatches.data(), parts[p].begin);
     for (size_t i = parts[p].begin; i < parts[p].end; ++i) {
+      behind.Passed(i);
       const trace::Dispatch& d = dispatches[i];
       if (d.kind != trace::DispatchKind::kKernel) continue;
       names[k] = d.name;
@@ -697,7 +701,9 @@ Attribution Attribute(const SummaryInputs& in) {
   base::ResizeFaultedIn(out.roles, n, kNoRole);
   base::RunParts(part_count, [&](size_t p) {
     size_t k = first_kernel[p];
+    base::spill::ReleaseBehind<trace::Dispatch> behind(dispatches.data(), parts[p].begin);
     for (size_t i = parts[p].begin; i < parts[p].end; ++i) {
+      behind.Passed(i);
       if (dispatches[i].kind == trace::DispatchKind::kKernel) out.roles[i] = roles[k++];
     }
   });

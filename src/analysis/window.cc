@@ -162,6 +162,9 @@ void WindowCollector::MergeAll(std::span<const LaterPart> later) {
         for (trace::Dispatch& d : c.candidates_) (*later[k].rebase)(d);
       }
       std::copy(c.candidates_.begin(), c.candidates_.end(), candidates_.data() + at[k]);
+      // Where the store is in a file (base/spill.h), the part copied goes from the process.
+      base::spill::Release(candidates_.data() + at[k],
+                           c.candidates_.size() * sizeof(trace::Dispatch));
       std::copy(c.membership_.begin(), c.membership_.end(), membership_.data() + at[k]);
       c.candidates_ = {};
       c.membership_ = {};

@@ -44,9 +44,10 @@ constexpr uintptr_t kRangeBytes = uintptr_t{1} << 39;  // 512 GiB
 // into few holes).
 constexpr uintptr_t kGrain = uintptr_t{2} << 20;
 constexpr uint64_t kMinBudget = uint64_t{16} << 20;
-// The default budget at most: about 10 M dispatches' arrays in memory (about 100 bytes each);
-// a larger window goes past it to files and is slower, but never holds more.
-constexpr uint64_t kDefaultBudgetCap = uint64_t{1} << 30;
+// The default budget at most: about 2.5 M dispatches' arrays in memory (about 100 bytes each).
+// A larger window goes past it to files: its peak stays flat in its size (16 CPUs, a range a
+// launch: 4.2 M kernels 1.0-1.1 times the time in memory, 8.4 M 1.1 times; docs/performance.md).
+constexpr uint64_t kDefaultBudgetCap = uint64_t{256} << 20;
 
 std::atomic<uintptr_t> g_base{0};
 std::atomic<uint64_t> g_releases{0};
@@ -278,7 +279,7 @@ void* Allocate(size_t bytes) noexcept {
     s.told = true;
     if (!s.budget_set) {
       Say("the large blocks pass the memory budget (" + std::to_string(s.stats.budget_bytes >> 20) +
-          " MiB: a quarter of the memory available, at most 1 GiB); the next ones go to files "
+          " MiB: a quarter of the memory available, at most 256 MiB); the next ones go to files "
           "in " +
           s.dir +
           " (slower; DECODEPROF_MEMORY_MIB sets the budget, DECODEPROF_SPILL=off keeps them "

@@ -13,7 +13,7 @@
 // Environment (read once, at the first large block):
 //   DECODEPROF_MEMORY_MIB=N   the budget in MiB (at least 16; default: a quarter of the memory
 //                             available at the first large block, /proc/meminfo's
-//                             MemAvailable, and at most 1 GiB: a window of about 10 M
+//                             MemAvailable, and at most 256 MiB: a window of about 2.5 M
 //                             dispatches in memory);
 //   DECODEPROF_SPILL=off      every block in memory, as malloc gives it (no budget);
 //   DECODEPROF_SPILL=DIR      the directory for the files (default: $TMPDIR, else /var/tmp).

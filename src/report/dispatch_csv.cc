@@ -8,6 +8,7 @@
 
 #include "src/base/file_io.h"
 #include "src/base/py_format.h"
+#include "src/base/spill.h"
 
 namespace decodeprof::report {
 
@@ -51,7 +52,11 @@ base::Status WriteDispatchCsv(const std::string& path, const analysis::DecodeWin
   // Refused before anything is written when the names make it huge (a 1 MB kernel name on
   // every row): about 120 bytes a row besides the name.
   uint64_t estimate = 64;
-  for (const trace::Dispatch& d : window.dispatches) estimate += names.Get(d.name).size() + 120;
+  base::spill::ReleaseBehind<trace::Dispatch> measured(window.dispatches.data(), 0);
+  for (size_t i = 0; i < window.dispatches.size(); ++i) {
+    measured.Passed(i);
+    estimate += names.Get(window.dispatches[i].name).size() + 120;
+  }
   DP_RETURN_IF_ERROR(base::CheckOutputSize(
       path, estimate, inputs,
       "leave out --emit-dispatches (the per-kernel table holds each name once), or cut the "
@@ -60,7 +65,10 @@ base::Status WriteDispatchCsv(const std::string& path, const analysis::DecodeWin
   DP_RETURN_IF_ERROR(writer.Open());
   writer.Write("index,kernel,start_ns,end_ns,class,role,units\r\n");
   std::string row;
+  // Where the window is in files (base/spill.h), the rows written go from the process.
+  base::spill::ReleaseBehind<trace::Dispatch> written(window.dispatches.data(), 0);
   for (size_t i = 0; i < window.dispatches.size(); ++i) {
+    written.Passed(i);
     const trace::Dispatch& d = window.dispatches[i];
     if (!quoted[d.name]) {
       quoted_names[d.name] = base::CsvField(names.Get(d.name));

@@ -851,11 +851,15 @@ class NativeReader {
   }
 
   void ReadLaunchPart(LaunchPart& part) const {
-    part.status = WalkLaunches(part.where, [&part](std::vector<LaunchRow>&& rows) {
+    // Where the room is in a file (base/spill.h), what is written goes from the process as the
+    // part goes.
+    base::spill::ReleaseBehind<trace::ApiCall> written(part.calls.data(), 0);
+    part.status = WalkLaunches(part.where, [&part, &written](std::vector<LaunchRow>&& rows) {
       if (part.filled + rows.size() > part.calls.size()) {
         part.filled = part.calls.size() + 1;  // more rows than ids, or than rows counted
         return false;
       }
+      written.Passed(part.filled);
       for (const LaunchRow& r : rows) {
         // Strings::Has: the id fits.
         part.calls[part.filled++] = trace::ApiCall{static_cast<trace::StringId>(r.name_id), r.start,
@@ -901,7 +905,9 @@ class NativeReader {
       for (trace::ApiCall& call : calls) call.name = *strings_->Get(call.name);
       if (calls.data() != room.data() + kept) {
         std::memmove(room.data() + kept, calls.data(), calls.size() * sizeof(trace::ApiCall));
+        base::spill::Release(calls.data(), calls.size_bytes());
       }
+      base::spill::Release(room.data() + kept, calls.size_bytes());
       kept += calls.size();
     }
     if (!status.ok()) return status;
@@ -1011,6 +1017,34 @@ class NativeReader {
   // sorted on its thread, then merged (a range per dispatch makes millions, and an ordered
   // read sorts them all on one thread). false when the ranges are too few for parts or a part
   // met a bad row: ReadRangeRows then, which names the first bad row in its order.
+  // std::merge of a and b into out (as long as both), in InRangeOrder; where they are in files
+  // (base/spill.h), what is merged goes from the process as it goes: the merges of a range per
+  // dispatch run on several threads at once.
+  static void MergeLettingGo(std::span<const RangeRow> a, std::span<const RangeRow> b,
+                             std::span<RangeRow> out) {
+    base::spill::ReleaseBehind<RangeRow> read_a(a.data(), 0);
+    base::spill::ReleaseBehind<RangeRow> read_b(b.data(), 0);
+    base::spill::ReleaseBehind<RangeRow> written(out.data(), 0);
+    size_t i = 0;
+    size_t j = 0;
+    size_t k = 0;
+    constexpr size_t kLook = 4096;  // rows merged between two looks at what to let go
+    while (i < a.size() && j < b.size()) {
+      const size_t stop = std::min(k + kLook, out.size());
+      while (k < stop && i < a.size() && j < b.size()) {
+        out[k++] = InRangeOrder(b[j], a[i]) ? b[j++] : a[i++];
+      }
+      read_a.Passed(i);
+      read_b.Passed(j);
+      written.Passed(k);
+    }
+    std::copy(a.begin() + static_cast<ptrdiff_t>(i), a.end(),
+              out.begin() + static_cast<ptrdiff_t>(k));
+    k += a.size() - i;
+    std::copy(b.begin() + static_cast<ptrdiff_t>(j), b.end(),
+              out.begin() + static_cast<ptrdiff_t>(k));
+  }
+
   bool RangeRowsInParts(const SqliteDb& db, std::vector<RangeRow>& rows) const {
     const std::optional<std::pair<int64_t, int64_t>> span = KeySpan(db, "ranges", "id");
     if (!span) return false;
@@ -1051,7 +1085,7 @@ class NativeReader {
         std::vector<RangeRow>& a = part_rows[2 * m];
         std::vector<RangeRow>& b = part_rows[2 * m + 1];
         merged[m].resize(a.size() + b.size());
-        std::merge(a.begin(), a.end(), b.begin(), b.end(), merged[m].begin(), InRangeOrder);
+        MergeLettingGo(a, b, merged[m]);
         std::vector<RangeRow>().swap(a);
         std::vector<RangeRow>().swap(b);
       });
