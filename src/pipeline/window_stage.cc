@@ -729,11 +729,19 @@ base::StatusOr<WindowedTrace> CutWindow(const TraceRequest& request, const io::I
   // The launch calls of the window's dispatches (a whole-trace window's millions of ids in a
   // few hundred KiB where they are dense).
   IdSet correlations;
-  for (const trace::Dispatch& d : out.window.dispatches) {
-    if (d.correlation != 0) correlations.Count(d.correlation);
-  }
-  for (const trace::Dispatch& d : out.window.dispatches) {
-    if (d.correlation != 0) correlations.Add(d.correlation);
+  const trace::DispatchVector& window_ds = out.window.dispatches;
+  for (const bool add : {false, true}) {
+    base::spill::ReleaseBehind<trace::Dispatch> behind(window_ds.data(), 0);
+    for (size_t i = 0; i < window_ds.size(); ++i) {
+      behind.Passed(i);
+      const uint64_t id = window_ds[i].correlation;
+      if (id == 0) continue;
+      if (add) {
+        correlations.Add(id);
+      } else {
+        correlations.Count(id);
+      }
+    }
   }
   correlations.Finish();
   out.info.launches.clear();
@@ -751,10 +759,16 @@ base::StatusOr<WindowedTrace> CutWindow(const TraceRequest& request, const io::I
     std::vector<uint8_t> keeps;
     base::ResizeFaultedIn(keeps, all.size());
     base::ForParts(all.size(), base::kMinPassPart, [&](size_t, size_t b, size_t e) {
-      for (size_t i = b; i < e; ++i) keeps[i] = kept(all[i]) ? 1 : 0;
+      base::spill::ReleaseBehind<trace::ApiCall> behind(all.data(), b);
+      for (size_t i = b; i < e; ++i) {
+        behind.Passed(i);
+        keeps[i] = kept(all[i]) ? 1 : 0;
+      }
     });
     size_t to = 0;
+    base::spill::ReleaseBehind<trace::ApiCall> moved(all.data(), 0);
     for (size_t i = 0; i < all.size(); ++i) {
+      moved.Passed(to);
       if (keeps[i] == 0) continue;
       if (to != i) all[to] = all[i];
       ++to;

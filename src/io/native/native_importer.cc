@@ -1063,14 +1063,27 @@ class NativeReader {
       if (!q.prepared()) return;
       q.Numbers();
       std::vector<RangeRow>& out = part_rows[p];
+      // Room for the part's span of ids (a part holds about as many rows); where that room is
+      // in a file (base/spill.h), the rows written go from the process as the part goes, and a
+      // part already in order is not read again to be sorted.
+      out.reserve(static_cast<size_t>((hi - lo) / parts + 1));
+      base::spill::ReleaseBehind<RangeRow> written(out.data(), 0);
+      const RangeRow* room = out.data();
+      bool in_order = true;
       int rc;
       while ((rc = q.Step()) == SQLITE_ROW) {
         RangeRow r;
         if (!RangeRowOf(q, r).ok()) return;
+        if (in_order && !out.empty() && InRangeOrder(r, out.back())) in_order = false;
         out.push_back(r);
+        if (out.data() != room) {  // grown: another block
+          room = out.data();
+          written = base::spill::ReleaseBehind<RangeRow>(room, out.size());
+        }
+        written.Passed(out.size());
       }
       if (rc != SQLITE_DONE) return;
-      base::SortMostlySorted(out, InRangeOrder);
+      if (!in_order) base::SortMostlySorted(out, InRangeOrder);
       read[p] = 1;
     });
     if (std::find(read.begin(), read.end(), 0) != read.end()) return false;

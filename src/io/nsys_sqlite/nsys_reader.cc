@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "src/base/demangle.h"
+#include "src/base/spill.h"
 #include "src/io/common/read_parts.h"
 #include "src/trace/spool.h"
 
@@ -906,6 +907,13 @@ class LaunchParts {
       bool added = false;
       call.name = piece.keys.Number(q.Int(3), &added);
       if (added) piece.first_rowid.push_back(q.Int(0));
+      // Where the room is in a file (base/spill.h), what is written goes from the process as
+      // the piece goes: the pieces' threads fill it faster than the watcher drops it.
+      constexpr size_t kCallsLetGo = base::spill::kReleaseBytes / sizeof(trace::ApiCall);
+      if (in_place && piece.filled % kCallsLetGo == 0) {
+        base::spill::Release(piece.slot.data() + (piece.filled - kCallsLetGo),
+                             kCallsLetGo * sizeof(trace::ApiCall));
+      }
     }
     if (q.rc() != SQLITE_DONE) piece.status = opened->Error(q, "cannot read table " + piece.table);
   }

@@ -14,6 +14,7 @@
 
 #include "src/base/large_pages.h"
 #include "src/base/sorting.h"
+#include "src/base/spill.h"
 #include "src/io/common/read_parts.h"
 #include "src/io/rocpd/rocpd_reader.h"
 #include "src/trace/spool.h"
@@ -372,6 +373,13 @@ class RegionReader {
           }
           if (part.filled < part.slot.size()) {
             part.slot[part.filled++] = out.call;
+            // Where the room is in a file (base/spill.h), what is written goes from the
+            // process as the part goes.
+            constexpr size_t kCallsLetGo = base::spill::kReleaseBytes / sizeof(trace::ApiCall);
+            if (part.filled % kCallsLetGo == 0) {
+              base::spill::Release(part.slot.data() + (part.filled - kCallsLetGo),
+                                   kCallsLetGo * sizeof(trace::ApiCall));
+            }
             break;
           }
           if (!part.slot.empty()) {
