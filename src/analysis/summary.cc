@@ -113,7 +113,8 @@ struct WindowTimes {
 WindowTimes MeasureWindow(const DecodeWindow& window) {
   WindowTimes t;
   t.gpu_sum = base::SumInParts<DurationNs>(
-      window.dispatches.size(), [&](size_t i) { return window.dispatches[i].duration(); });
+      window.dispatches.size(), [&](size_t i) { return window.dispatches[i].duration(); },
+      window.dispatches.data());
   t.busy = BusyUnion(window.dispatches, window.lo, window.hi);
   t.wall = window.hi - window.lo;
   return t;

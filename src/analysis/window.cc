@@ -254,8 +254,9 @@ base::StatusOr<DecodeWindow> WindowCollector::Finish(const std::string& log_path
   };
   // Tracers mostly write in start order: checking (in parts) costs a fraction of a stable sort.
   const trace::DispatchVector& ds = window.dispatches;
-  if (!base::AllInParts(ds.empty() ? 0 : ds.size() - 1,
-                        [&](size_t i) { return !by_start(ds[i + 1], ds[i]); })) {
+  if (!base::AllInParts(
+          ds.empty() ? 0 : ds.size() - 1, [&](size_t i) { return !by_start(ds[i + 1], ds[i]); },
+          ds.data())) {
     std::stable_sort(window.dispatches.begin(), window.dispatches.end(), by_start);
   }
   if (window.dispatches.empty()) {

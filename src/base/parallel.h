@@ -10,6 +10,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "src/base/spill.h"
+
 namespace decodeprof::base {
 
 // The CPUs this process may run on (its affinity mask, e.g. under taskset), else the machine's,
@@ -73,13 +75,18 @@ size_t ForParts(size_t n, size_t min_size, Fn&& fn) {
 }
 
 // Whether pred(i) holds for every i of [0, n), asked in parts on several threads (each part
-// stops at its first false). pred must not throw.
-template <typename Pred>
-bool AllInParts(size_t n, Pred&& pred) {
+// stops at its first false). pred must not throw. `reads`: an array pred reads at i (and
+// around), whose parts read are let go where it is in files (spill::ReleaseBehind).
+template <typename Pred, typename Read = char>
+bool AllInParts(size_t n, Pred&& pred, const Read* reads = nullptr) {
   std::array<bool, kMaxPassParts> all{};
   const size_t parts = ForParts(n, kMinPassPart, [&](size_t k, size_t b, size_t e) {
     bool ok = true;
-    for (size_t i = b; i < e && ok; ++i) ok = pred(i);
+    spill::ReleaseBehind<Read> behind(reads, b);
+    for (size_t i = b; i < e && ok; ++i) {
+      behind.Passed(i);
+      ok = pred(i);
+    }
     all[k] = ok;
   });
   return std::all_of(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(parts),
@@ -87,13 +94,17 @@ bool AllInParts(size_t n, Pred&& pred) {
 }
 
 // The sum of fn(i) over [0, n) in parts on several threads, the parts' sums added in part
-// order (for integers: what one pass gives). fn must not throw.
-template <typename T, typename Fn>
-T SumInParts(size_t n, Fn&& fn) {
+// order (for integers: what one pass gives). fn must not throw. `reads`: as AllInParts'.
+template <typename T, typename Fn, typename Read = char>
+T SumInParts(size_t n, Fn&& fn, const Read* reads = nullptr) {
   std::array<T, kMaxPassParts> sums{};
   const size_t parts = ForParts(n, kMinPassPart, [&](size_t k, size_t b, size_t e) {
     T sum{};
-    for (size_t i = b; i < e; ++i) sum += fn(i);
+    spill::ReleaseBehind<Read> behind(reads, b);
+    for (size_t i = b; i < e; ++i) {
+      behind.Passed(i);
+      sum += fn(i);
+    }
     sums[k] = sum;
   });
   T total{};

@@ -21,6 +21,8 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)
@@ -142,8 +144,10 @@ void Watch() {
   const bool own_cpu = ::sched_getaffinity(0, sizeof(cpus), &cpus) == 0 &&
                        CPU_COUNT(&cpus) >= static_cast<int>(kCpusToLeaveOne);
   const auto tick = std::chrono::microseconds(own_cpu ? 100 : 500);
+  std::vector<std::pair<uintptr_t, size_t>> blocks;
   for (;;) {
     bool busy = false;
+    blocks.clear();
     {
       const std::lock_guard lock(s.mu);
       busy = s.stats.live_file_bytes > FileAllowance(s);
@@ -152,9 +156,17 @@ void Watch() {
         if (shared < 0 ||
             static_cast<uint64_t>(std::max(0L, shared - s.shared_floor_pages)) * page >
                 FileAllowance(s)) {
-          TrimLocked(s);
+          blocks.assign(s.live.begin(), s.live.end());
+          ++s.stats.trims;
         }
       }
+    }
+    // Dropped without the lock: the passes' threads ask it (ReleaseBehind, Allocate) while a
+    // trim walks GiBs of mappings. A block freed meanwhile is a range of the reservation or
+    // another file block, whose pages lose nothing either.
+    for (const auto& [addr, bytes] : blocks) {
+      // NOLINTNEXTLINE(performance-no-int-to-ptr): the block's address, kept as a number
+      ::madvise(reinterpret_cast<void*>(addr), bytes, MADV_DONTNEED);
     }
     std::this_thread::sleep_for(busy ? tick : std::chrono::microseconds(10000));
   }
@@ -259,10 +271,10 @@ void* MapFileBlock(State& s, uintptr_t addr, uintptr_t size) {
 
 }  // namespace
 
-void* Allocate(size_t bytes) noexcept {
-  if (bytes < kMinBytes) return nullptr;
-  State& s = S();
-  const std::lock_guard lock(s.mu);
+namespace {
+
+// Allocate's file block, with s.mu held; nullptr where the block is to be malloc's.
+void* AllocateLocked(State& s, size_t bytes) {
   if (!s.settings_read) ReadSettings(s);
   if (!s.files) return nullptr;
   const uintptr_t size = (bytes + kGrain - 1) & ~(kGrain - 1);
@@ -304,11 +316,25 @@ void* Allocate(size_t bytes) noexcept {
   return p;
 }
 
-void NoteInMemory(void* block) noexcept {
-  const size_t size = block == nullptr ? 0 : ::malloc_usable_size(block);
-  if (size < kMinBytes) return;
+}  // namespace
+
+void* Allocate(size_t bytes) noexcept {
+  if (bytes < kMinBytes) return nullptr;
   State& s = S();
   const std::lock_guard lock(s.mu);
+  void* p = AllocateLocked(s, bytes);
+  // Reserved until NoteInMemory (spill.h).
+  if (p == nullptr) s.stats.live_memory_bytes += bytes;
+  return p;
+}
+
+void NoteInMemory(void* block, size_t reserved) noexcept {
+  const size_t size = block == nullptr ? 0 : ::malloc_usable_size(block);
+  if (size < kMinBytes && reserved == 0) return;
+  State& s = S();
+  const std::lock_guard lock(s.mu);
+  s.stats.live_memory_bytes -= std::min<uint64_t>(reserved, s.stats.live_memory_bytes);
+  if (size < kMinBytes) return;
   ++s.stats.memory_blocks;
   s.stats.live_memory_bytes += size;
 }

@@ -36,14 +36,16 @@ inline constexpr size_t kMinBytes = size_t{4} << 20;
 
 // A block of `bytes` (at least kMinBytes; aligned to 2 MiB) in a file when the blocks in memory
 // and this one would pass the budget; else nullptr, and the caller allocates it as usual
-// (malloc) and tells NoteInMemory. nullptr too where DECODEPROF_SPILL is off or no file block
-// can be made.
+// (malloc) and tells NoteInMemory(block, bytes). nullptr too where DECODEPROF_SPILL is off or
+// no file block can be made. A nullptr reserves `bytes` of the budget at once, until that
+// NoteInMemory: threads that ask at the same moment (a part each) do not all fit in one room.
 void* Allocate(size_t bytes) noexcept;
 
-// A large block the caller allocated with malloc (after Allocate gave nullptr): it counts
-// against the budget until NoteFreed. Both read its size from malloc (malloc_usable_size), so
-// that a free without a size finds it; blocks below kMinBytes do not count.
-void NoteInMemory(void* block) noexcept;
+// A block the caller allocated with malloc after Allocate(reserved) gave nullptr (reserved: 0
+// where Allocate was not asked; block: nullptr where malloc failed, which only gives the
+// reservation back). A block of kMinBytes or more counts against the budget until NoteFreed.
+// Both read its size from malloc (malloc_usable_size), so that a free without a size finds it.
+void NoteInMemory(void* block, size_t reserved) noexcept;
 void NoteFreed(void* block) noexcept;
 
 // Frees a block Allocate returned.

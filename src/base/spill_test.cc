@@ -91,9 +91,10 @@ TEST(SpillTest, BlocksPastTheBudgetGoToFilesAndKeepTheirContentsThroughTrims) {
   EXPECT_EQ(Allocate(kSmall), nullptr);
   void* in_memory = std::malloc(kSmall);
   ASSERT_NE(in_memory, nullptr);
-  NoteInMemory(in_memory);
-  // 6 + 6 fit too; 6 + 24 do not: a file block.
+  NoteInMemory(in_memory, kSmall);
+  // 6 + 6 fit too (reserved until noted, here given back); 6 + 24 do not: a file block.
   EXPECT_EQ(Allocate(kSmall), nullptr);
+  NoteInMemory(nullptr, kSmall);
   void* in_file = Allocate(kLarge);
   ASSERT_NE(in_file, nullptr);
   EXPECT_FALSE(Owns(in_memory));
@@ -126,6 +127,30 @@ TEST(SpillTest, BlocksPastTheBudgetGoToFilesAndKeepTheirContentsThroughTrims) {
   EXPECT_FALSE(InFile(in_file));
   // With nothing in memory, a block within the budget is malloc's again.
   EXPECT_EQ(Allocate(kSmall), nullptr);
+  NoteInMemory(nullptr, kSmall);
+  EXPECT_EQ(GetStats().live_memory_bytes, 0u);
+}
+
+// Blocks asked for at once (a part each, on threads of their own) do not all fit in one room:
+// the budget each one fits in is reserved for it until the caller says what malloc gave.
+TEST(SpillTest, ABlockThatFitsReservesItsRoomAtOnce) {
+  const SpillDir dir("16");
+  if (dir.InMemoryFileSystem()) GTEST_SKIP() << dir.path() << " is held in memory";
+  constexpr size_t kTen = size_t{10} << 20;
+  EXPECT_EQ(Allocate(kTen), nullptr);  // fits: reserved, not yet allocated
+  EXPECT_EQ(GetStats().live_memory_bytes, kTen);
+  void* second = Allocate(kTen);  // 10 + 10 > 16, though the first is not yet noted
+  ASSERT_NE(second, nullptr);
+  EXPECT_TRUE(InFile(second));
+  void* first = std::malloc(kTen);
+  ASSERT_NE(first, nullptr);
+  NoteInMemory(first, kTen);  // the reservation becomes the block
+  EXPECT_GE(GetStats().live_memory_bytes, kTen);
+  EXPECT_LT(GetStats().live_memory_bytes, kTen + (size_t{1} << 20));
+  NoteFreed(first);
+  std::free(first);
+  Free(second);
+  EXPECT_EQ(GetStats().live_memory_bytes, 0u);
 }
 
 TEST(SpillTest, AFreedRangeIsUsedAgain) {
