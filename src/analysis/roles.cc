@@ -94,6 +94,22 @@ void RoleLane::Publish(size_t below) {
     own_->notify_all();
   }
   next_publish_ = below + kPublishEvery;
+  if (let_go_ != nullptr && below > let_go_below_) {
+    const size_t b = let_go_below_;
+    const auto let_go = [b, below](auto span) {
+      if (span.size() >= below) {
+        base::spill::Release(span.data() + b, (below - b) * sizeof(span[0]));
+      }
+    };
+    let_go(let_go_->dispatches);
+    let_go(let_go_->classes);
+    let_go(let_go_->launch_thread);
+    let_go(let_go_->launch_time);
+    let_go(let_go_->name_ids);
+    let_go(let_go_->grids);
+    let_go(std::span<const RoleId>(roles_));
+    let_go_below_ = below;
+  }
 }
 
 void RoleLane::Finish() {
@@ -162,6 +178,7 @@ std::vector<RoleId> RulePack::AssignRoles(const SequenceView& seq, RuleSchedule 
   std::vector<Progress> progress(rules_.size());
   const auto run = [&](size_t k) {
     RoleLane lane(roles, k == 0 ? nullptr : &progress[k - 1].below, &progress[k].below);
+    if (k + 1 == rules_.size()) lane.LetGoBehind(&view);
     rules_[k]->Apply(view, lane);
     lane.Finish();
   };

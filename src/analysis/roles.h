@@ -107,6 +107,10 @@ class RoleLane {
   }
   // Done with everything: waits for the rules before, then lets the ones after go to the end.
   void Finish();
+  // For the last rule's lane: as it says how far every rule is done, the arrays of `view` and
+  // the roles below go from the process where they are in files (base/spill.h; a rule that
+  // looks back maps them in again).
+  void LetGoBehind(const SequenceView* view) { let_go_ = view; }
 
   std::vector<RoleId>& roles() { return roles_; }
 
@@ -122,6 +126,8 @@ class RoleLane {
   std::atomic<size_t>* own_ = nullptr;
   mutable size_t ready_ = kAll;  // the upstream's progress as last read
   size_t next_publish_ = 0;
+  const SequenceView* let_go_ = nullptr;  // LetGoBehind
+  size_t let_go_below_ = 0;
 #ifndef NDEBUG
   size_t committed_ = 0;  // the highest Commit so far (checked in debug builds)
 #endif
