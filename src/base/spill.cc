@@ -47,8 +47,9 @@ constexpr uintptr_t kRangeBytes = uintptr_t{1} << 39;  // 512 GiB
 constexpr uintptr_t kGrain = uintptr_t{2} << 20;
 constexpr uint64_t kMinBudget = uint64_t{16} << 20;
 // The default budget at most: about 2.5 M dispatches' arrays in memory (about 100 bytes each).
-// A larger window goes past it to files: its peak stays flat in its size (16 CPUs, a range a
-// launch: 4.2 M kernels 1.0-1.1 times the time in memory, 8.4 M 1.1 times; docs/performance.md).
+// A larger window goes past it to files, and its peak grows little with its size (16 CPUs, a
+// range a launch: 445, 431 and 559 MiB at 4.2, 8.4 and 16.8 M kernels, at 0.96-1.16 times the
+// time in memory; docs/performance.md, the eighth session).
 constexpr uint64_t kDefaultBudgetCap = uint64_t{256} << 20;
 
 std::atomic<uintptr_t> g_base{0};
