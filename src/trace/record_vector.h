@@ -11,6 +11,7 @@
 
 #include "src/base/for_overwrite.h"
 #include "src/base/large_pages.h"
+#include "src/base/spill.h"
 #include "src/trace/dispatch.h"
 
 namespace decodeprof::trace {
@@ -50,7 +51,14 @@ class RecordVector final : public Sink {
     if constexpr (std::is_same_v<Store, DispatchVector>) {
       base::ResizeForOverwrite(records, room_at_ + n);
     } else {
-      records.resize(room_at_ + n);
+      // In steps, each let go where the room is in a file (base/spill.h): the zeros resize
+      // writes would map the whole room in at once.
+      const size_t step = std::max<size_t>(1, base::spill::kReleaseBytes / sizeof(Record));
+      while (records.size() < room_at_ + n) {
+        const size_t from = records.size();
+        records.resize(std::min(room_at_ + n, from + step));
+        base::spill::Release(records.data() + from, (records.size() - from) * sizeof(Record));
+      }
     }
     room_open_ = true;
     return {records.data() + room_at_, n};

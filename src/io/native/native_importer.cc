@@ -1013,38 +1013,36 @@ class NativeReader {
     return base::OkStatus();
   }
 
+  // std::merge of a and b appended to out, in InRangeOrder; where they are in files
+  // (base/spill.h), what is merged goes from the process as it goes: the merges of a range per
+  // dispatch run on several threads at once. `out` is reserved, not resized: the zeros of a
+  // resize would map it all in at once.
+  static void MergeLettingGo(std::span<const RangeRow> a, std::span<const RangeRow> b,
+                             std::vector<RangeRow>& out) {
+    out.reserve(out.size() + a.size() + b.size());
+    base::spill::ReleaseBehind<RangeRow> read_a(a.data(), 0);
+    base::spill::ReleaseBehind<RangeRow> read_b(b.data(), 0);
+    base::spill::ReleaseBehind<RangeRow> written(out.data(), out.size());
+    size_t i = 0;
+    size_t j = 0;
+    constexpr size_t kLook = 4096;  // rows merged between two looks at what to let go
+    while (i < a.size() && j < b.size()) {
+      const size_t stop = out.size() + kLook;
+      while (out.size() < stop && i < a.size() && j < b.size()) {
+        out.push_back(InRangeOrder(b[j], a[i]) ? b[j++] : a[i++]);
+      }
+      read_a.Passed(i);
+      read_b.Passed(j);
+      written.Passed(out.size());
+    }
+    out.insert(out.end(), a.begin() + static_cast<ptrdiff_t>(i), a.end());
+    out.insert(out.end(), b.begin() + static_cast<ptrdiff_t>(j), b.end());
+  }
+
   // ReadRangeRows's rows, read in id parts on threads over connections of their own, each part
   // sorted on its thread, then merged (a range per dispatch makes millions, and an ordered
   // read sorts them all on one thread). false when the ranges are too few for parts or a part
   // met a bad row: ReadRangeRows then, which names the first bad row in its order.
-  // std::merge of a and b into out (as long as both), in InRangeOrder; where they are in files
-  // (base/spill.h), what is merged goes from the process as it goes: the merges of a range per
-  // dispatch run on several threads at once.
-  static void MergeLettingGo(std::span<const RangeRow> a, std::span<const RangeRow> b,
-                             std::span<RangeRow> out) {
-    base::spill::ReleaseBehind<RangeRow> read_a(a.data(), 0);
-    base::spill::ReleaseBehind<RangeRow> read_b(b.data(), 0);
-    base::spill::ReleaseBehind<RangeRow> written(out.data(), 0);
-    size_t i = 0;
-    size_t j = 0;
-    size_t k = 0;
-    constexpr size_t kLook = 4096;  // rows merged between two looks at what to let go
-    while (i < a.size() && j < b.size()) {
-      const size_t stop = std::min(k + kLook, out.size());
-      while (k < stop && i < a.size() && j < b.size()) {
-        out[k++] = InRangeOrder(b[j], a[i]) ? b[j++] : a[i++];
-      }
-      read_a.Passed(i);
-      read_b.Passed(j);
-      written.Passed(k);
-    }
-    std::copy(a.begin() + static_cast<ptrdiff_t>(i), a.end(),
-              out.begin() + static_cast<ptrdiff_t>(k));
-    k += a.size() - i;
-    std::copy(b.begin() + static_cast<ptrdiff_t>(j), b.end(),
-              out.begin() + static_cast<ptrdiff_t>(k));
-  }
-
   bool RangeRowsInParts(const SqliteDb& db, std::vector<RangeRow>& rows) const {
     const std::optional<std::pair<int64_t, int64_t>> span = KeySpan(db, "ranges", "id");
     if (!span) return false;
@@ -1097,7 +1095,6 @@ class NativeReader {
         }
         std::vector<RangeRow>& a = part_rows[2 * m];
         std::vector<RangeRow>& b = part_rows[2 * m + 1];
-        merged[m].resize(a.size() + b.size());
         MergeLettingGo(a, b, merged[m]);
         std::vector<RangeRow>().swap(a);
         std::vector<RangeRow>().swap(b);
