@@ -1,6 +1,7 @@
 # CTest script: runs decodeprof_gen_trace twice with the same arguments and fails unless every
 # output file is byte-identical; then checks that an unknown model is a usage error (exit 2).
 # Variables: GEN (the generator), OUT (a scratch directory).
+include("${CMAKE_CURRENT_LIST_DIR}/same_files.cmake")
 set(files t_kernel_trace.csv t_kernel_stats.csv t_bench.log t_plain_bench.log
           t_model/config.json)
 foreach(run a b)
@@ -13,13 +14,8 @@ foreach(run a b)
     message(FATAL_ERROR "decodeprof_gen_trace run ${run} failed: ${rc}")
   endif()
 endforeach()
-foreach(f IN LISTS files)
-  execute_process(COMMAND "${CMAKE_COMMAND}" -E compare_files "${OUT}/a/${f}" "${OUT}/b/${f}"
-                  RESULT_VARIABLE rc)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "${f} differs between two runs with the same arguments")
-  endif()
-endforeach()
+decodeprof_expect_same_files("${OUT}/a" "${OUT}/b" "decodeprof_gen_trace"
+                             "two runs with the same arguments" ${files})
 file(READ "${OUT}/a/t_bench.log" log)
 foreach(mark warmup_start measured_start decode_start measured_end)
   if(NOT log MATCHES "\\[phase\\] ${mark} monotonic_ns=[0-9]+ boottime_ns=[0-9]+\n")

@@ -107,11 +107,13 @@ struct PartRows {
   int64_t count = -1;                                    // rows in its ranges; -1: not counted
   std::span<trace::Dispatch> slot;                       // in place: its room in the sink
   size_t filled = 0;                                     // rows read into `slot`
-  size_t released = 0;                                   // of them, let go (Keep)
   trace::DispatchVector rows;                            // else: the rows read
   std::unique_ptr<trace::Spool<trace::Dispatch>> spool;  // or: the rows spooled
   base::Status status;                                   // the first bad row's error
   bool in_order = true;                                  // false: its rows are not in start order
+  // Where `slot` is in a file (base/spill.h), what is written goes from the process as the part
+  // goes: the threads of the parts fill it faster than the watcher drops it.
+  base::spill::ReleaseBehind<trace::Dispatch> written{nullptr, 0};
 
   // Keeps `d`, in the spool, the slot or the rows; false when the slot is full (more rows than
   // counted: the file changed while it was read).
@@ -126,12 +128,7 @@ struct PartRows {
     }
     if (filled == slot.size()) return false;
     slot[filled++] = d;
-    // Where the room is in a file (base/spill.h), what is written goes from the process as the
-    // part goes: the threads of the parts fill it faster than the watcher drops it.
-    if ((filled - released) * sizeof(trace::Dispatch) >= base::spill::kReleaseBytes) {
-      base::spill::Release(slot.data() + released, (filled - released) * sizeof(trace::Dispatch));
-      released = filled;
-    }
+    written.Passed(filled);
     return true;
   }
   // The rows read, wherever they are (not spooled ones).
@@ -219,6 +216,7 @@ std::optional<bool> ReadPartsInPlace(trace::TraceBuilder& builder, std::vector<P
   for (Part& part : parts) {
     if (!in_place) break;  // each part's rows go to its `rows`
     part.slot = room.subspan(at, static_cast<size_t>(part.count));
+    part.written = base::spill::ReleaseBehind<trace::Dispatch>(part.slot.data(), 0);
     at += part.slot.size();
   }
   OnThreads(parts.size(), [&](size_t p) { read(p, parts[p]); });

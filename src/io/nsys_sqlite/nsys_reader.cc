@@ -880,6 +880,9 @@ class LaunchParts {
     }
     q.Numbers();
     const bool in_place = piece.slot.data() != nullptr;
+    // Where the room is in a file (base/spill.h), what is written goes from the process as the
+    // piece goes: the pieces' threads fill it faster than the watcher drops it.
+    base::spill::ReleaseBehind<trace::ApiCall> written(piece.slot.data(), 0);
     while (q.Step() == SQLITE_ROW) {
       if ((++piece.rows & 4095) == 0 && stop_) return;
       if (piece.spool) {
@@ -907,13 +910,7 @@ class LaunchParts {
       bool added = false;
       call.name = piece.keys.Number(q.Int(3), &added);
       if (added) piece.first_rowid.push_back(q.Int(0));
-      // Where the room is in a file (base/spill.h), what is written goes from the process as
-      // the piece goes: the pieces' threads fill it faster than the watcher drops it.
-      constexpr size_t kCallsLetGo = base::spill::kReleaseBytes / sizeof(trace::ApiCall);
-      if (in_place && piece.filled % kCallsLetGo == 0) {
-        base::spill::Release(piece.slot.data() + (piece.filled - kCallsLetGo),
-                             kCallsLetGo * sizeof(trace::ApiCall));
-      }
+      written.Passed(piece.filled);
     }
     if (q.rc() != SQLITE_DONE) piece.status = opened->Error(q, "cannot read table " + piece.table);
   }

@@ -275,6 +275,9 @@ class RegionReader {
     // room in the launch sink (one place per id of its range), else in `calls`.
     std::span<trace::ApiCall> slot;
     size_t filled = 0;  // calls in `slot`
+    // Where `slot` is in a file (base/spill.h), what is written goes from the process as the
+    // part goes.
+    base::spill::ReleaseBehind<trace::ApiCall> written{nullptr, 0};
     std::vector<trace::ApiCall> calls;
     // Or, read beside the dispatches of a small window, in a spool (bounded memory).
     std::unique_ptr<trace::Spool<trace::ApiCall>> spool;
@@ -313,6 +316,7 @@ class RegionReader {
         part.calls.reserve(ids);
       } else {
         part.slot = room_.subspan(at, ids);
+        part.written = base::spill::ReleaseBehind<trace::ApiCall>(part.slot.data(), 0);
         at += ids;
       }
     }
@@ -373,13 +377,7 @@ class RegionReader {
           }
           if (part.filled < part.slot.size()) {
             part.slot[part.filled++] = out.call;
-            // Where the room is in a file (base/spill.h), what is written goes from the
-            // process as the part goes.
-            constexpr size_t kCallsLetGo = base::spill::kReleaseBytes / sizeof(trace::ApiCall);
-            if (part.filled % kCallsLetGo == 0) {
-              base::spill::Release(part.slot.data() + (part.filled - kCallsLetGo),
-                                   kCallsLetGo * sizeof(trace::ApiCall));
-            }
+            part.written.Passed(part.filled);
             break;
           }
           if (!part.slot.empty()) {
