@@ -5,11 +5,12 @@
 
 The pages: tests/golden/report/html_*/expected_stdout (the CLI golden cases) and
 tests/golden/report_html/*.html (the page over examples/data, check_examples_page.py). Each page
-is copied to OUT_DIR/<case>.html and rendered twice by Debian's `chromium`:
+is copied to OUT_DIR/<case>.html and rendered by Debian's `chromium`, once for the screenshot
+and the DOM together (each start of the browser costs about a second of CPU):
 
   chromium --headless --disable-gpu --no-sandbox --hide-scrollbars --enable-logging=stderr
-           --v=0 --window-size=1280,4000 --screenshot=OUT_DIR/<case>.png file://OUT_DIR/<case>.html
-  chromium --headless ... --dump-dom file://OUT_DIR/<case>.html
+           --v=0 --window-size=1280,4000 --screenshot=OUT_DIR/<case>.png --dump-dom
+           file://OUT_DIR/<case>.html
 
 and fails when
   * Chromium logs a console message (a line with ":CONSOLE" or "Uncaught" on stderr: a script
@@ -153,14 +154,14 @@ def render(binary, profile, html, png):
     """(problems, stats) of one page."""
     url = "file://" + os.path.abspath(html)
     problems = []
-    command, shot = chromium(binary, profile,
-                             [f"--window-size={WINDOW[0]},{WINDOW[1]}", f"--screenshot={png}"], url)
-    if shot.returncode != 0 or not os.path.exists(png):
-        problems.append(f"screenshot failed (exit {shot.returncode}): {' '.join(command)}\n"
-                        + shot.stderr[-2000:])
+    command, dom = chromium(
+        binary, profile,
+        [f"--window-size={WINDOW[0]},{WINDOW[1]}", f"--screenshot={png}", "--dump-dom"], url)
+    if dom.returncode != 0 or not os.path.exists(png):
+        problems.append(f"screenshot failed (exit {dom.returncode}): {' '.join(command)}\n"
+                        + dom.stderr[-2000:])
         return problems, None
-    _, dom = chromium(binary, profile, ["--dump-dom"], url)
-    for line in console_lines(shot.stderr) + console_lines(dom.stderr):
+    for line in console_lines(dom.stderr):
         problems.append("console: " + line.strip())
     with open(html, encoding="utf-8") as f:
         source_svgs = len(re.findall(r"<svg[ >]", f.read()))
