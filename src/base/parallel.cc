@@ -5,13 +5,40 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <mutex>
 
 #include "src/base/spill.h"
 
 namespace decodeprof::base {
 
+namespace {
+
+// DECODEPROF_THREADS: how many threads a pass may use, in place of the CPUs (1 to
+// kMaxPassParts; anything else is ignored, with a note on stderr). Read once.
+unsigned ThreadsFromEnvironment() {
+  static const unsigned threads = [] {
+    const char* text = std::getenv("DECODEPROF_THREADS");
+    if (text == nullptr || *text == '\0') return 0u;
+    char* end = nullptr;
+    const unsigned long value = std::strtoul(text, &end, 10);  // NOLINT(google-runtime-int)
+    if (*end != '\0' || value < 1 || value > kMaxPassParts) {
+      std::fprintf(
+          stderr,
+          "decodeprof: note: DECODEPROF_THREADS=%s is not a number from 1 to %zu; ignored\n", text,
+          kMaxPassParts);
+      return 0u;
+    }
+    return static_cast<unsigned>(value);
+  }();
+  return threads;
+}
+
+}  // namespace
+
 unsigned UsableCpus() {
+  if (const unsigned threads = ThreadsFromEnvironment(); threads != 0) return threads;
   cpu_set_t set;
   CPU_ZERO(&set);
   unsigned cpus = std::thread::hardware_concurrency();

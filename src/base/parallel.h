@@ -16,7 +16,8 @@ namespace decodeprof::base {
 
 // The CPUs this process may run on (its affinity mask, e.g. under taskset), else the machine's,
 // less one (of 4 or more) while the memory budget's watcher needs one (spill::WantsACpu); at
-// least 1.
+// least 1. DECODEPROF_THREADS (1 to kMaxPassParts) sets it instead: to hold a run to fewer
+// threads, or to play a host of many CPUs on a few.
 unsigned UsableCpus();
 
 // The most parts a pass is cut into (the passes over a window are bound by memory: a host

@@ -8,7 +8,12 @@
 # usage: tests/gpu/spill_rss_many_cores.sh STAGE
 #   STAGE: decodeprof builds (BINARIES, default decodeprof) and decodeprof_gen_native_trace,
 #   with the shared libraries (tests/gpu/README.md, "Staging").
-# Environment: KERNELS (default 4200000), BUDGETS (MiB; default "64 256"), RUNS (default 2).
+# Environment: KERNELS (default 4200000; several, space-separated, each its own trace), BUDGETS
+# (MiB; default "64 256"), RUNS (default 2), THREADS (DECODEPROF_THREADS values, "-" for unset;
+# default "-"), SPILL_OFF (default 1: a run with the spill off too), OPS (default 1: a range a
+# launch). Each time the RSS passes the last look by 32 MiB the sampler reads /proc/PID/smaps
+# too and sums the resident pages by mapping (anon, heap, spill files, the trace, libraries),
+# so that the top sample says what holds the pages.
 # Writes $OUT/spill_rss.json and prints a line a run.
 set -euo pipefail
 stage=$(cd "${1:?usage: $0 STAGE}" && pwd)
@@ -18,17 +23,38 @@ export LD_LIBRARY_PATH="$stage${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 work=$(mktemp -d -t decodeprof-spill-rss.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 python3 - "$stage" "$work" "$out" <<'PY'
-import json, os, re, subprocess, sys, time
+import json, os, re, shutil, subprocess, sys, time
 
 stage, work, out = sys.argv[1:4]
-kernels = int(os.environ.get("KERNELS", "4200000"))
+kernel_sizes = [int(k) for k in os.environ.get("KERNELS", "4200000").split()]
+threads_list = os.environ.get("THREADS", "-").split()
+spill_off = os.environ.get("SPILL_OFF", "1") == "1"
+ops = os.environ.get("OPS", "1") == "1"
 budgets = os.environ.get("BUDGETS", "64 256").split()
 runs = int(os.environ.get("RUNS", "2"))
 binaries = os.environ.get("BINARIES", "decodeprof").split()
-trace = os.path.join(work, "native.sqlite")
-subprocess.run([os.path.join(stage, "decodeprof_gen_native_trace"), trace, str(kernels), "7", "ops"],
-               check=True, stdout=subprocess.DEVNULL)
-print(f"host: {len(os.sched_getaffinity(0))} CPUs, uid {os.getuid()}, trace {kernels} kernels", flush=True)
+print(f"host: {len(os.sched_getaffinity(0))} CPUs, uid {os.getuid()}", flush=True)
+
+def smaps(pid):
+    found, kind = {}, None
+    with open(f"/proc/{pid}/smaps") as f:
+        for line in f:
+            head = line.split(None, 5)
+            if len(head) >= 5 and "-" in head[0] and not line.startswith(("Rss", "Pss", "Size")) and head[0][0] in "0123456789abcdef" and ":" not in head[0]:
+                path = head[5].strip() if len(head) > 5 else ""
+                if path == "":
+                    kind = "anon"
+                elif path.startswith("["):
+                    kind = path
+                elif "(deleted)" in path:
+                    kind = "deleted file (spill)"
+                elif path.endswith(".sqlite"):
+                    kind = "trace"
+                else:
+                    kind = "file " + os.path.basename(path)
+            elif line.startswith("Rss:") and kind is not None:
+                found[kind] = found.get(kind, 0) + int(line.split()[1]) // 1024
+    return {k: v for k, v in sorted(found.items(), key=lambda kv: -kv[1]) if v >= 1}
 
 def status(pid):
     d = {}
@@ -51,23 +77,38 @@ def policies(pid):
     return found
 
 rows = []
-for binary in binaries:
-    for budget in ["off"] + budgets:
+for kernels in kernel_sizes:
+  trace = os.path.join(work, "native.sqlite")
+  if os.path.exists(trace):
+      os.remove(trace)
+  subprocess.run([os.path.join(stage, "decodeprof_gen_native_trace"), trace, str(kernels), "7"] + (["ops"] if ops else []),
+                 check=True, stdout=subprocess.DEVNULL)
+  print(f"trace {kernels} kernels", flush=True)
+  for binary in binaries:
+    for threads in threads_list:
+     for budget in (["off"] if spill_off else []) + budgets:
         for run in range(runs):
             env = {**os.environ, "DECODEPROF_STAGE_TIMES": "1"}
+            if threads != "-":
+                env["DECODEPROF_THREADS"] = threads
             if budget == "off":
                 env["DECODEPROF_SPILL"] = "off"
             else:
                 env["DECODEPROF_MEMORY_MIB"] = budget
-            outdir = os.path.join(work, f"o_{binary}_{budget}_{run}")
+            outdir = os.path.join(work, f"o_{kernels}_{binary}_{threads}_{budget}_{run}")
             t0 = time.perf_counter()
             p = subprocess.Popen([os.path.join(stage, binary), "summarize", "--trace", trace,
                                   "--window", "all", "--out-dir", outdir, "-q"],
                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
             samples, pols = [], set()
+            looked, maps = 0, []
             while p.poll() is None:
                 try:
-                    samples.append((time.perf_counter() - t0, status(p.pid)))
+                    st_now = status(p.pid)
+                    samples.append((time.perf_counter() - t0, st_now))
+                    if st_now.get("VmRSS", 0) >= looked + 32:
+                        looked = st_now["VmRSS"]
+                        maps.append((time.perf_counter() - t0, looked, smaps(p.pid)))
                     if len(samples) % 50 == 1:
                         pols |= policies(p.pid)
                 except (OSError, ValueError):
@@ -91,19 +132,23 @@ for binary in binaries:
                 if at <= acc + 0.001:
                     in_stage = st["stage"]
                     break
-            row = {"binary": binary, "budget": budget, "run": run, "s": wall, "rc": p.returncode,
+            shutil.rmtree(outdir, ignore_errors=True)
+            row = {"kernels": kernels, "threads": threads, "smaps": maps[-3:],
+                   "binary": binary, "budget": budget, "run": run, "s": wall, "rc": p.returncode,
                    "peak_rss_mib": stages[-1]["peak"] if stages else None,
                    "sampled_top": {"t": top[0], **top[1], "stage": in_stage},
                    "max_anon": max((s[1].get("RssAnon", 0) for s in samples), default=0),
                    "max_file": max((s[1].get("RssFile", 0) for s in samples), default=0),
                    "policies": sorted(pols), "samples": len(samples), "stages": stages}
             rows.append(row)
-            print(f"{binary:22} budget {budget:>4} run {run}: {wall:6.3f} s, peak {row['peak_rss_mib']} MiB, "
+            print(f"{kernels} threads {threads:>2} {binary:12} budget {budget:>4} run {run}: {wall:6.3f} s, peak {row['peak_rss_mib']} MiB, "
                   f"sampled top {top[1]} in {in_stage!r} at {top[0]:.3f} s, max anon {row['max_anon']} "
                   f"file {row['max_file']}, policies {sorted(pols)}", flush=True)
+            if maps:
+                print(f"    smaps at {maps[-1][0]:.3f} s, RSS {maps[-1][1]} MiB: {maps[-1][2]}", flush=True)
             for st in stages:
                 print(f"    {st['stage']:18} {st['s']:6.3f} s  rss {st['rss']:7.1f}  peak {st['peak']:7.1f}  "
                       f"blocks {st['memory_blocks']}/{st['file_blocks']}  trims {st['trims']}", flush=True)
 with open(os.path.join(out, "spill_rss.json"), "w") as f:
-    json.dump({"kernels": kernels, "rows": rows}, f, indent=1)
+    json.dump({"kernels": kernel_sizes, "rows": rows}, f, indent=1)
 PY

@@ -1,6 +1,7 @@
 #include "tests/support/process_util.h"
 
 #include <signal.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -46,6 +47,28 @@ Started StartProcess(const Spawn& spawn) {
   }
   char** const env = spawn.env ? c_env.data() : environ;
   const double start = Now();
+  // posix_spawn first: it neither copies this process's page tables nor leaves its pages to be
+  // copied on write, which under the sanitizers costs a test that starts hundreds of programs
+  // more than the programs do. Where a stream, the directory or the exec fails it reports the
+  // error and reaps its child; fork then gives the documented exit codes.
+  {
+    posix_spawn_file_actions_t actions;
+    if (::posix_spawn_file_actions_init(&actions) == 0) {
+      bool ok = ::posix_spawn_file_actions_addopen(&actions, 0, spawn.stdin_path.c_str(), O_RDONLY,
+                                                   0) == 0 &&
+                ::posix_spawn_file_actions_addopen(&actions, 1, spawn.out_path.c_str(),
+                                                   O_WRONLY | O_CREAT | O_TRUNC, 0644) == 0 &&
+                ::posix_spawn_file_actions_addopen(&actions, 2, spawn.err_path.c_str(),
+                                                   O_WRONLY | O_CREAT | O_TRUNC, 0644) == 0;
+      if (ok && !spawn.cwd.empty()) {
+        ok = ::posix_spawn_file_actions_addchdir_np(&actions, spawn.cwd.c_str()) == 0;
+      }
+      pid_t spawned = -1;
+      if (ok) ok = ::posix_spawnp(&spawned, c_argv[0], &actions, nullptr, c_argv.data(), env) == 0;
+      ::posix_spawn_file_actions_destroy(&actions);
+      if (ok) return Started(spawned, spawn.out_path, spawn.err_path, start);
+    }
+  }
   const pid_t pid = ::fork();
   if (pid == 0) {
     const int in = ::open(spawn.stdin_path.c_str(), O_RDONLY | O_CLOEXEC);

@@ -62,8 +62,9 @@ struct Spawn {
   std::string cwd;  // "" = this process's
 };
 
-// Starts `spawn` (fork + exec). In the child, a stream or cwd that cannot be set up exits 125
-// and an exec failure 124. Throws std::runtime_error when fork fails.
+// Starts `spawn` (posix_spawn; where that fails, fork + exec). In the child, a stream or cwd
+// that cannot be set up exits 125 and an exec failure 124. Throws std::runtime_error when fork
+// fails.
 Started StartProcess(const Spawn& spawn);
 
 // Waits without a time limit.

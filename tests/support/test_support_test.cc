@@ -90,10 +90,14 @@ TEST(StartProcessTest, RunsWithItsStreamsEnvironmentAndDirectory) {
   EXPECT_EQ(run.err, "err\n");
 }
 
-TEST(StartProcessTest, AMissingProgramExits124AndATimeoutKills) {
+TEST(StartProcessTest, AMissingProgramExits124AMissingDirectory125AndATimeoutKills) {
   Spawn spawn;
   spawn.argv = {"/nonexistent/program"};
   EXPECT_EQ(StartProcess(spawn).Wait(10).status, 124);
+  spawn.argv = {"true"};
+  spawn.cwd = "/nonexistent/directory";
+  EXPECT_EQ(StartProcess(spawn).Wait(10).status, 125);
+  spawn.cwd = "";
   spawn.argv = {"sleep", "30"};
   const RunResult run = StartProcess(spawn).Wait(0.2);
   EXPECT_EQ(run.status, -1);
