@@ -9,7 +9,8 @@ function(decodeprof_add_library module)
 endfunction()
 
 # decodeprof_add_test(<name> SOURCES ... DEPS ... [THREADS] [COST <n>])
-#   A GoogleTest executable whose cases are registered with CTest one by one. THREADS marks a
+#   A GoogleTest executable whose cases are registered with CTest one by one, or a suite at a
+#   time with DECODEPROF_TEST_PER_SUITE (the ci and tsan presets). THREADS marks a
 #   test of code that runs threads (the recorder's drain and gate, the guard's sampler): its
 #   cases get the CTest label `threads`, and the tsan preset builds and runs them
 #   (decodeprof_threads_tests). COST gives each case CTest's COST (started first when high).
@@ -34,9 +35,30 @@ function(decodeprof_add_test name)
   if(NOT ARG_COST)
     set(ARG_COST 0)
   endif()
-  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60
-                       PROPERTIES ENVIRONMENT "DECODEPROF_SOURCE_DIR=${PROJECT_SOURCE_DIR}"
-                                  LABELS "${labels}" COST ${ARG_COST})
+  if(NOT DECODEPROF_TEST_PER_SUITE)
+    gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60
+                         PROPERTIES ENVIRONMENT "DECODEPROF_SOURCE_DIR=${PROJECT_SOURCE_DIR}"
+                                    LABELS "${labels}" COST ${ARG_COST})
+    return()
+  endif()
+  # A CTest test a suite (cmake/DecodeprofTestSuites.cmake), listed after each link; until the
+  # executable is built, one test that says so.
+  string(REGEX REPLACE "^decodeprof_(.*)_tests$" "\\1" short "${name}")
+  set(suites "${CMAKE_CURRENT_BINARY_DIR}/${name}_suites.cmake")
+  add_custom_command(
+    TARGET ${name} POST_BUILD BYPRODUCTS "${suites}"
+    COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:${name}> -DSHORT=${short} -DOUT=${suites}
+            "-DENV=DECODEPROF_SOURCE_DIR=${PROJECT_SOURCE_DIR}" "-DLABELS=${labels}"
+            -DCOST=${ARG_COST} -P ${PROJECT_SOURCE_DIR}/cmake/DecodeprofTestSuites.cmake
+    VERBATIM)
+  # Linked again (and listed again) when the script changes.
+  set_property(TARGET ${name} APPEND PROPERTY LINK_DEPENDS
+                                              "${PROJECT_SOURCE_DIR}/cmake/DecodeprofTestSuites.cmake")
+  set(include "${CMAKE_CURRENT_BINARY_DIR}/${name}_suites_include.cmake")
+  file(WRITE "${include}"
+       "if(EXISTS [=[${suites}]=])\n  include([=[${suites}]=])\nelse()\n"
+       "  add_test([=[${name}_NOT_BUILT]=] [=[${name}_NOT_BUILT]=])\nendif()\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${include}")
 endfunction()
 
 # decodeprof_find_static_or_shared(<lib> <header>)
