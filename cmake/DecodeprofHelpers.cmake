@@ -36,9 +36,14 @@ function(decodeprof_add_test name)
     set(ARG_COST 0)
   endif()
   if(NOT DECODEPROF_TEST_PER_SUITE)
+    # An empty LABELS would vanish from the list and make COST a label: given only when set.
+    set(label_property "")
+    if(labels)
+      set(label_property LABELS "${labels}")
+    endif()
     gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60
                          PROPERTIES ENVIRONMENT "DECODEPROF_SOURCE_DIR=${PROJECT_SOURCE_DIR}"
-                                    LABELS "${labels}" COST ${ARG_COST})
+                                    ${label_property} COST ${ARG_COST})
     return()
   endif()
   # A CTest test a suite (cmake/DecodeprofTestSuites.cmake), listed after each link; until the
