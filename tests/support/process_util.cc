@@ -35,6 +35,22 @@ std::string CliPath() {
   return DECODEPROF_CLI_PATH;
 }
 
+ChildLeakChecksOff::ChildLeakChecksOff() {
+  const char* now = std::getenv("ASAN_OPTIONS");
+  if (now != nullptr) saved_ = now;
+  const std::string off =
+      saved_ && !saved_->empty() ? *saved_ + ":detect_leaks=0" : "detect_leaks=0";
+  ::setenv("ASAN_OPTIONS", off.c_str(), 1);
+}
+
+ChildLeakChecksOff::~ChildLeakChecksOff() {
+  if (saved_) {
+    ::setenv("ASAN_OPTIONS", saved_->c_str(), 1);
+  } else {
+    ::unsetenv("ASAN_OPTIONS");
+  }
+}
+
 Started StartProcess(const Spawn& spawn) {
   // Everything the child needs is built before fork.
   std::vector<char*> c_argv;

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -102,6 +103,25 @@ TEST(StartProcessTest, AMissingProgramExits124AMissingDirectory125AndATimeoutKil
   const RunResult run = StartProcess(spawn).Wait(0.2);
   EXPECT_EQ(run.status, -1);
   EXPECT_LT(run.secs, 10);
+}
+
+TEST(ChildLeakChecksOffTest, AppendsToAsanOptionsForChildrenAndRestoresThem) {
+  const char* before = std::getenv("ASAN_OPTIONS");
+  const std::string saved = before == nullptr ? "" : before;
+  ::setenv("ASAN_OPTIONS", "abort_on_error=1", 1);
+  {
+    const ChildLeakChecksOff off;
+    Spawn spawn;
+    spawn.argv = {"sh", "-c", "printf %s \"$ASAN_OPTIONS\""};
+    const TempDir dir("leak_checks_off_test_");
+    spawn.out_path = dir.Path("out");
+    EXPECT_EQ(StartProcess(spawn).Wait(10).out, "abort_on_error=1:detect_leaks=0");
+  }
+  EXPECT_STREQ(std::getenv("ASAN_OPTIONS"), "abort_on_error=1");
+  ::unsetenv("ASAN_OPTIONS");
+  { const ChildLeakChecksOff off; }
+  EXPECT_EQ(std::getenv("ASAN_OPTIONS"), nullptr);
+  if (before != nullptr) ::setenv("ASAN_OPTIONS", saved.c_str(), 1);
 }
 
 }  // namespace
