@@ -6,15 +6,26 @@
 
 #include "src/base/large_pages.h"
 #include "src/base/sorting.h"
+#include "src/base/spill.h"
 
 namespace decodeprof::analysis {
 
 RangeIndex::RangeIndex(std::span<const trace::Range> ranges) {
   // The nesting ranges, by their index in `ranges` (millions of ranges: faulted in on threads).
+  // Where the arrays are in files (base/spill.h), each pass below lets go of what it has read
+  // and written as it goes: a range per dispatch makes millions, read on this thread alone.
   std::vector<size_t> kept;
   base::ReserveFaultedIn(kept, ranges.size());
-  for (size_t i = 0; i < ranges.size(); ++i) {
-    if (ranges[i].depth >= 0) kept.push_back(i);
+  {
+    base::spill::ReleaseBehind<trace::Range> read(ranges.data(), 0);
+    base::spill::AppendReleaseBehind<size_t> written(kept.data(), 0);
+    for (size_t i = 0; i < ranges.size(); ++i) {
+      read.Passed(i);
+      if (ranges[i].depth >= 0) {
+        kept.push_back(i);
+        written.Appended(kept.data(), kept.size());
+      }
+    }
   }
   // By thread, then start; an enclosing range before the ranges it encloses (longer first,
   // then shallower). Ranges that tie on all four enclose the same instants: their order
@@ -47,12 +58,28 @@ RangeIndex::RangeIndex(std::span<const trace::Range> ranges) {
                                  ids.begin());
     };
     std::vector<size_t> at(ids.size() + 1, 0);
-    for (const size_t k : kept) ++at[group(k) + 1];
+    {
+      base::spill::ReleaseBehind<trace::Range> read(ranges.data(), 0);
+      base::spill::ReleaseBehind<size_t> read_kept(kept.data(), 0);
+      for (size_t i = 0; i < kept.size(); ++i) {
+        read.Passed(kept[i]);
+        read_kept.Passed(i);
+        ++at[group(kept[i]) + 1];
+      }
+    }
     for (size_t g = 1; g < at.size(); ++g) at[g] += at[g - 1];
     std::vector<size_t> grouped;
     base::ResizeFaultedIn(grouped, kept.size());
     std::vector<size_t> next(at.begin(), at.end() - 1);
-    for (const size_t k : kept) grouped[next[group(k)]++] = k;
+    {
+      base::spill::ReleaseBehind<trace::Range> read(ranges.data(), 0);
+      base::spill::ReleaseBehind<size_t> read_kept(kept.data(), 0);
+      for (size_t i = 0; i < kept.size(); ++i) {
+        read.Passed(kept[i]);
+        read_kept.Passed(i);
+        grouped[next[group(kept[i])]++] = kept[i];
+      }
+    }
     kept = std::move(grouped);
     for (size_t g = 0; g + 1 < at.size(); ++g) {
       const auto first = kept.begin() + static_cast<std::ptrdiff_t>(at[g]);
@@ -63,7 +90,12 @@ RangeIndex::RangeIndex(std::span<const trace::Range> ranges) {
   base::ReserveFaultedIn(ranges_, kept.size());
   std::vector<size_t> open;  // stack of the ranges that may enclose the next one
   int64_t max_depth = 0;
+  base::spill::ReleaseBehind<trace::Range> read(ranges.data(), 0);
+  base::spill::ReleaseBehind<size_t> read_kept(kept.data(), 0);
+  base::spill::AppendReleaseBehind<Entry> written(ranges_.data(), ranges_.size());
   for (size_t i = 0; i < kept.size(); ++i) {
+    read.Passed(kept[i]);
+    read_kept.Passed(i);
     const trace::Range& r = ranges[kept[i]];
     if (i == 0 || ranges[kept[i - 1]].thread != r.thread) {
       open.clear();
@@ -77,12 +109,16 @@ RangeIndex::RangeIndex(std::span<const trace::Range> ranges) {
     e.name = r.name;
     e.parent = open.empty() ? -1 : static_cast<int64_t>(open.back());
     ranges_.push_back(e);
+    written.Appended(ranges_.data(), ranges_.size());
     open.push_back(i);
     max_depth = std::max<int64_t>(max_depth, static_cast<int64_t>(open.size()));
   }
   // The distinct names, by a mark per name id (ids are dense: a string pool's).
   std::vector<uint8_t> seen;
-  for (const Entry& e : ranges_) {
+  base::spill::ReleaseBehind<Entry> read_entries(ranges_.data(), 0);
+  for (size_t i = 0; i < ranges_.size(); ++i) {
+    read_entries.Passed(i);
+    const Entry& e = ranges_[i];
     if (e.name >= seen.size()) seen.resize(std::max<size_t>(e.name + 1, 2 * seen.size()), 0);
     seen[e.name] = 1;
   }

@@ -108,6 +108,29 @@ class ReleaseBehind {
   size_t from_;
 };
 
+// For an array appended to (a vector's push_back) in a pass: Appended(data, size) after each
+// append releases every kReleaseBytes appended, and after the array grew into a new block, all
+// that the copy wrote (Release: nothing where the block is in memory).
+template <typename T>
+class AppendReleaseBehind {
+ public:
+  AppendReleaseBehind(const T* data, size_t size) noexcept : data_(data), from_(size) {}
+  void Appended(const T* data, size_t size) noexcept {
+    if (data != data_) {
+      data_ = data;
+      from_ = 0;
+    }
+    if ((size - from_) * sizeof(T) >= kReleaseBytes) {
+      Release(data_ + from_, (size - from_) * sizeof(T));
+      from_ = size;
+    }
+  }
+
+ private:
+  const T* data_;
+  size_t from_;
+};
+
 struct Stats {
   uint64_t budget_bytes = 0;   // 0 until the settings are read, or with the spill off
   uint64_t memory_blocks = 0;  // large blocks in memory since the start (NoteInMemory)

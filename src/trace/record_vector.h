@@ -34,9 +34,15 @@ class RecordVector final : public Sink {
  public:
   using Store = typename StoreOf<Record>::type;
 
-  void Add(const Record& r) override { records.push_back(r); }
+  // Where the records are in files (base/spill.h), what one thread appends goes from the
+  // process as it goes.
+  void Add(const Record& r) override {
+    records.push_back(r);
+    appended_.Appended(records.data(), records.size());
+  }
   void AddAll(std::span<const Record> block) override {
     records.insert(records.end(), block.begin(), block.end());
+    appended_.Appended(records.data(), records.size());
   }
   void Expect(size_t n) override { base::ReserveLarge(records, n); }
   std::span<Record> Room(size_t n) override {
@@ -67,6 +73,7 @@ class RecordVector final : public Sink {
     if (!room_open_) return;
     records.resize(room_at_ + filled.size());
     room_open_ = false;
+    appended_ = base::spill::AppendReleaseBehind<Record>(records.data(), records.size());
   }
 
   Store records;
@@ -74,5 +81,6 @@ class RecordVector final : public Sink {
  private:
   size_t room_at_ = 0;
   bool room_open_ = false;
+  base::spill::AppendReleaseBehind<Record> appended_{nullptr, 0};
 };
 }  // namespace decodeprof::trace

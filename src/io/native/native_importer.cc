@@ -902,12 +902,19 @@ class NativeReader {
       status = launches[p].status;
       if (!status.ok()) continue;
       const std::span<trace::ApiCall> calls = launches[p].calls.first(launches[p].filled);
-      for (trace::ApiCall& call : calls) call.name = *strings_->Get(call.name);
-      if (calls.data() != room.data() + kept) {
-        std::memmove(room.data() + kept, calls.data(), calls.size() * sizeof(trace::ApiCall));
-        base::spill::Release(calls.data(), calls.size_bytes());
+      // In steps of kReleaseBytes, each let go once named and moved (where the room is in a
+      // file, base/spill.h: its contents stay there): a part holds millions of calls.
+      constexpr size_t kStep = base::spill::kReleaseBytes / sizeof(trace::ApiCall);
+      for (size_t i = 0; i < calls.size(); i += kStep) {
+        const std::span<trace::ApiCall> step = calls.subspan(i, std::min(kStep, calls.size() - i));
+        for (trace::ApiCall& call : step) call.name = *strings_->Get(call.name);
+        trace::ApiCall* const to = room.data() + kept + i;
+        if (step.data() != to) {
+          std::memmove(to, step.data(), step.size_bytes());
+          base::spill::Release(step.data(), step.size_bytes());
+        }
+        base::spill::Release(to, step.size_bytes());
       }
-      base::spill::Release(room.data() + kept, calls.size_bytes());
       kept += calls.size();
     }
     if (!status.ok()) return status;
@@ -1003,11 +1010,19 @@ class NativeReader {
     SqliteQuery q(db, std::string(kRangeColumns) + " ORDER BY start_ns, depth, id");
     if (!q.prepared()) return db.Error(q, "cannot read table ranges");
     q.Numbers();
+    // Room for the span of ids (about as many rows; at most 64 M ahead of time): a vector that
+    // doubles copies what it holds, all of it mapped in at once. Where the rows are in files
+    // (base/spill.h), what is read goes from the process as it goes.
+    if (const auto span = KeySpan(db, "ranges", "id"); span && span->second >= span->first) {
+      rows.reserve(static_cast<size_t>(std::min<int64_t>(span->second - span->first + 1, 1 << 26)));
+    }
+    base::spill::AppendReleaseBehind<RangeRow> appended(rows.data(), rows.size());
     int rc;
     while ((rc = q.Step()) == SQLITE_ROW) {
       RangeRow r;
       DP_RETURN_IF_ERROR(RangeRowOf(q, r));
       rows.push_back(r);
+      appended.Appended(rows.data(), rows.size());
     }
     if (rc != SQLITE_DONE) return db.Error(q, "cannot read table ranges");
     return base::OkStatus();
@@ -1065,8 +1080,7 @@ class NativeReader {
       // in a file (base/spill.h), the rows written go from the process as the part goes, and a
       // part already in order is not read again to be sorted.
       out.reserve(static_cast<size_t>((hi - lo) / parts + 1));
-      base::spill::ReleaseBehind<RangeRow> written(out.data(), 0);
-      const RangeRow* room = out.data();
+      base::spill::AppendReleaseBehind<RangeRow> written(out.data(), out.size());
       bool in_order = true;
       int rc;
       while ((rc = q.Step()) == SQLITE_ROW) {
@@ -1074,11 +1088,7 @@ class NativeReader {
         if (!RangeRowOf(q, r).ok()) return;
         if (in_order && !out.empty() && InRangeOrder(r, out.back())) in_order = false;
         out.push_back(r);
-        if (out.data() != room) {  // grown: another block
-          room = out.data();
-          written = base::spill::ReleaseBehind<RangeRow>(room, out.size());
-        }
-        written.Passed(out.size());
+        written.Appended(out.data(), out.size());
       }
       if (rc != SQLITE_DONE) return;
       if (!in_order) base::SortMostlySorted(out, InRangeOrder);
@@ -1108,7 +1118,14 @@ class NativeReader {
   // The rows read by ReadRangeRows into the builder (and NativeImport when it keeps them).
   void AddRanges(std::vector<RangeRow>&& rows) {
     base::ReserveFaultedIn(builder_.trace().ranges, builder_.trace().ranges.size() + rows.size());
-    for (const RangeRow& row : rows) {
+    // Where they are in files (base/spill.h), the rows read and the ranges written go from the
+    // process as they go: a range per dispatch makes millions, on this thread alone.
+    base::spill::ReleaseBehind<RangeRow> read(rows.data(), 0);
+    std::vector<trace::Range>& ranges = builder_.trace().ranges;
+    base::spill::AppendReleaseBehind<trace::Range> written(ranges.data(), ranges.size());
+    for (size_t i = 0; i < rows.size(); ++i) {
+      read.Passed(i);
+      const RangeRow& row = rows[i];
       NativeRange r;
       r.name = *strings_->Get(row.name);
       r.domain = *strings_->Get(row.domain);
@@ -1118,6 +1135,7 @@ class NativeReader {
       r.depth = row.depth;
       if (options_.keep_annotations) result_.ranges.push_back(r);
       builder_.AddRange(trace::Range{r.name, r.start, r.end, r.thread, r.depth});
+      written.Appended(ranges.data(), ranges.size());
     }
     std::vector<RangeRow>().swap(rows);
   }
