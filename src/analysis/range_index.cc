@@ -27,6 +27,17 @@ RangeIndex::RangeIndex(std::span<const trace::Range> ranges) {
       }
     }
   }
+  // fn(i, kept[i]) for each kept range in `kept`'s order (which the grouping below changes),
+  // letting go of the ranges and of `kept` behind.
+  const auto each_kept = [&](const auto& fn) {
+    base::spill::ReleaseBehind<trace::Range> read(ranges.data(), 0);
+    base::spill::ReleaseBehind<size_t> read_kept(kept.data(), 0);
+    for (size_t i = 0; i < kept.size(); ++i) {
+      read.Passed(kept[i]);
+      read_kept.Passed(i);
+      fn(i, kept[i]);
+    }
+  };
   // By thread, then start; an enclosing range before the ranges it encloses (longer first,
   // then shallower). Ranges that tie on all four enclose the same instants: their order
   // changes no answer.
@@ -58,28 +69,12 @@ RangeIndex::RangeIndex(std::span<const trace::Range> ranges) {
                                  ids.begin());
     };
     std::vector<size_t> at(ids.size() + 1, 0);
-    {
-      base::spill::ReleaseBehind<trace::Range> read(ranges.data(), 0);
-      base::spill::ReleaseBehind<size_t> read_kept(kept.data(), 0);
-      for (size_t i = 0; i < kept.size(); ++i) {
-        read.Passed(kept[i]);
-        read_kept.Passed(i);
-        ++at[group(kept[i]) + 1];
-      }
-    }
+    each_kept([&](size_t, size_t k) { ++at[group(k) + 1]; });
     for (size_t g = 1; g < at.size(); ++g) at[g] += at[g - 1];
     std::vector<size_t> grouped;
     base::ResizeFaultedIn(grouped, kept.size());
     std::vector<size_t> next(at.begin(), at.end() - 1);
-    {
-      base::spill::ReleaseBehind<trace::Range> read(ranges.data(), 0);
-      base::spill::ReleaseBehind<size_t> read_kept(kept.data(), 0);
-      for (size_t i = 0; i < kept.size(); ++i) {
-        read.Passed(kept[i]);
-        read_kept.Passed(i);
-        grouped[next[group(kept[i])]++] = kept[i];
-      }
-    }
+    each_kept([&](size_t, size_t k) { grouped[next[group(k)]++] = k; });
     kept = std::move(grouped);
     for (size_t g = 0; g + 1 < at.size(); ++g) {
       const auto first = kept.begin() + static_cast<std::ptrdiff_t>(at[g]);
@@ -90,13 +85,9 @@ RangeIndex::RangeIndex(std::span<const trace::Range> ranges) {
   base::ReserveFaultedIn(ranges_, kept.size());
   std::vector<size_t> open;  // stack of the ranges that may enclose the next one
   int64_t max_depth = 0;
-  base::spill::ReleaseBehind<trace::Range> read(ranges.data(), 0);
-  base::spill::ReleaseBehind<size_t> read_kept(kept.data(), 0);
   base::spill::AppendReleaseBehind<Entry> written(ranges_.data(), ranges_.size());
-  for (size_t i = 0; i < kept.size(); ++i) {
-    read.Passed(kept[i]);
-    read_kept.Passed(i);
-    const trace::Range& r = ranges[kept[i]];
+  each_kept([&](size_t i, size_t k) {
+    const trace::Range& r = ranges[k];
     if (i == 0 || ranges[kept[i - 1]].thread != r.thread) {
       open.clear();
       threads_.emplace_back(r.thread, ThreadSpan{i, i});
@@ -112,7 +103,7 @@ RangeIndex::RangeIndex(std::span<const trace::Range> ranges) {
     written.Appended(ranges_.data(), ranges_.size());
     open.push_back(i);
     max_depth = std::max<int64_t>(max_depth, static_cast<int64_t>(open.size()));
-  }
+  });
   // The distinct names, by a mark per name id (ids are dense: a string pool's).
   std::vector<uint8_t> seen;
   base::spill::ReleaseBehind<Entry> read_entries(ranges_.data(), 0);

@@ -8,7 +8,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <optional>
 
+#include "src/base/parse.h"
 #include "src/base/spill.h"
 
 namespace decodeprof::base {
@@ -21,16 +23,15 @@ unsigned ThreadsFromEnvironment() {
   static const unsigned threads = [] {
     const char* text = std::getenv("DECODEPROF_THREADS");
     if (text == nullptr || *text == '\0') return 0u;
-    char* end = nullptr;
-    const unsigned long value = std::strtoul(text, &end, 10);  // NOLINT(google-runtime-int)
-    if (*end != '\0' || value < 1 || value > kMaxPassParts) {
+    const std::optional<uint64_t> value = ParseUnsigned(text);
+    if (!value || *value < 1 || *value > kMaxPassParts) {
       std::fprintf(
           stderr,
           "decodeprof: note: DECODEPROF_THREADS=%s is not a number from 1 to %zu; ignored\n", text,
           kMaxPassParts);
       return 0u;
     }
-    return static_cast<unsigned>(value);
+    return static_cast<unsigned>(*value);
   }();
   return threads;
 }
