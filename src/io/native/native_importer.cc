@@ -1050,8 +1050,22 @@ class NativeReader {
       read_b.Passed(j);
       written.Passed(out.size());
     }
-    out.insert(out.end(), a.begin() + static_cast<ptrdiff_t>(i), a.end());
-    out.insert(out.end(), b.begin() + static_cast<ptrdiff_t>(j), b.end());
+    // The rest of one side, in steps let go as they go too: parts cut at even steps of the ids
+    // are mostly in start order already, so that the rest is most of a side (a copy of 386 MiB
+    // at once mapped it all in, 16.8 M ranges).
+    const auto rest = [&](std::span<const RangeRow> side, size_t from,
+                          base::spill::ReleaseBehind<RangeRow>& read) {
+      while (from < side.size()) {
+        const size_t n = std::min(kLook, side.size() - from);
+        out.insert(out.end(), side.begin() + static_cast<ptrdiff_t>(from),
+                   side.begin() + static_cast<ptrdiff_t>(from + n));
+        from += n;
+        read.Passed(from);
+        written.Passed(out.size());
+      }
+    };
+    rest(a, i, read_a);
+    rest(b, j, read_b);
   }
 
   // ReadRangeRows's rows, read in id parts on threads over connections of their own, each part
