@@ -12,11 +12,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "src/base/large_pages.h"
 #include "tests/support/temp_dir.h"
 
 namespace decodeprof::base::spill {
@@ -273,6 +275,50 @@ TEST(SpillTest, ReleaseDropsTheFileBlocksPagesAPassHasRead) {
   EXPECT_EQ(GetStats().releases, before);
   EXPECT_EQ(in_memory.back(), 9u);
   Free(block);
+}
+
+// The blocks of a vector made by Allocate and Free, as the CLI's operator new makes them.
+template <typename T>
+struct SpillAllocator {
+  using value_type = T;
+  SpillAllocator() = default;
+  template <typename U>
+  SpillAllocator(const SpillAllocator<U>& /*other*/) noexcept {}  // NOLINT
+  T* allocate(size_t n) {
+    void* p = Allocate(n * sizeof(T));
+    if (p == nullptr) throw std::bad_alloc();
+    return static_cast<T*>(p);
+  }
+  void deallocate(T* p, size_t /*n*/) noexcept { Free(p); }
+  friend bool operator==(const SpillAllocator& /*a*/, const SpillAllocator& /*b*/) { return true; }
+};
+
+// A resize into a file block writes its values in steps, each let go once written
+// (base::ResizeFaultedIn): one resize mapped the whole room in at once, past the budget, and
+// left it to the watcher (the launch join's per-dispatch arrays, 256 MiB at 16.8 M dispatches).
+TEST(SpillTest, AResizeIntoAFileBlockLetsGoAsItWrites) {
+  const SpillDir dir("16");
+  if (dir.InMemoryFileSystem()) GTEST_SKIP() << dir.path() << " is held in memory";
+  constexpr size_t kBytes = size_t{64} << 20;
+  constexpr size_t kCount = kBytes / sizeof(uint64_t);
+  std::vector<uint64_t, SpillAllocator<uint64_t>> v;
+  const uint64_t floor = SharedResidentBytes();
+  const uint64_t releases = GetStats().releases;
+  ResizeFaultedIn(v, kCount, uint64_t{7});
+  ASSERT_TRUE(InFile(v.data()));
+  // The watcher trims too, but counts no release: these are the resize's own.
+  EXPECT_GE(GetStats().releases, releases + kBytes / kReleaseBytes);
+  EXPECT_LT(SharedResidentBytes(), floor + (uint64_t{2} << 20));
+  ASSERT_EQ(v.size(), kCount);
+  EXPECT_EQ(v.front(), 7u);
+  EXPECT_EQ(v[kCount / 2], 7u);
+  EXPECT_EQ(v.back(), 7u);
+  // In memory (below the budget) a resize is a plain one.
+  std::vector<uint64_t> small;
+  const uint64_t before = GetStats().releases;
+  ResizeFaultedIn(small, 1000, uint64_t{3});
+  EXPECT_EQ(GetStats().releases, before);
+  EXPECT_EQ(small.back(), 3u);
 }
 
 }  // namespace
