@@ -18,9 +18,12 @@
 namespace decodeprof::base {
 
 // Asks for large pages for [data, data + bytes) (madvise MADV_HUGEPAGE on the 2 MiB-aligned
-// part): a hint; nothing changes where the kernel has none.
+// part): a hint; nothing changes where the kernel has none. Not for a block kept in a file
+// (base/spill.h): there the kernel would keep the file's pages in 2 MiB folios and map a whole
+// one at a fault, ahead of what the passes let go of in 1 MiB steps behind them.
 inline void AdviseLargePages([[maybe_unused]] const void* data, [[maybe_unused]] size_t bytes) {
 #if defined(MADV_HUGEPAGE)
+  if (spill::InFile(data)) return;
   constexpr uintptr_t kHuge = uintptr_t{2} << 20;
   const auto begin = (reinterpret_cast<uintptr_t>(data) + kHuge - 1) & ~(kHuge - 1);
   const auto end = (reinterpret_cast<uintptr_t>(data) + bytes) & ~(kHuge - 1);
