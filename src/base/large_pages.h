@@ -117,23 +117,30 @@ void ReserveFaultedIn(std::vector<T, A>& v, size_t n) {
   FaultInRoom(v, v.capacity());
 }
 
-// resize(n) of `v` after ReserveFaultedIn(v, n). Where the room is in a file block
-// (base/spill.h), the values are written in steps, each let go once written (spill::Release):
-// one resize would map the whole room in at once, which the watcher then has to drop (the
-// launch join's two per-dispatch arrays: 256 MiB at once at 16.8 M dispatches).
+// resize(n) of `v`. Where the room is in a file block (base/spill.h), the values are written
+// in steps, each let go once written (spill::Release): one resize would map the whole room in
+// at once, which the watcher then has to drop (the launch join's two per-dispatch arrays:
+// 256 MiB at once at 16.8 M dispatches).
+template <typename T, typename A>
+void ResizeLettingGo(std::vector<T, A>& v, size_t n, const T& value = T()) {
+  if (n <= v.size() || !spill::InFile(v.data())) {
+    v.resize(n, value);
+    return;
+  }
+  const size_t step = std::max<size_t>(1, spill::kReleaseBytes / sizeof(T));
+  while (v.size() < n) {
+    const size_t from = v.size();
+    v.resize(std::min(n, from + step), value);
+    spill::Release(v.data() + from, (v.size() - from) * sizeof(T));
+  }
+}
+
+// resize(n) of `v` after ReserveFaultedIn(v, n), letting go of a file block as it writes
+// (ResizeLettingGo).
 template <typename T, typename A>
 void ResizeFaultedIn(std::vector<T, A>& v, size_t n, const T& value = T()) {
   ReserveFaultedIn(v, n);
-  if (n > v.size() && spill::InFile(v.data())) {
-    const size_t step = std::max<size_t>(1, spill::kReleaseBytes / sizeof(T));
-    while (v.size() < n) {
-      const size_t from = v.size();
-      v.resize(std::min(n, from + step), value);
-      spill::Release(v.data() + from, (v.size() - from) * sizeof(T));
-    }
-    return;
-  }
-  v.resize(n, value);
+  ResizeLettingGo(v, n, value);
 }
 
 }  // namespace decodeprof::base

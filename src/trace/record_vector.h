@@ -57,14 +57,7 @@ class RecordVector final : public Sink {
     if constexpr (std::is_same_v<Store, DispatchVector>) {
       base::ResizeForOverwrite(records, room_at_ + n);
     } else {
-      // In steps, each let go where the room is in a file (base/spill.h): the zeros resize
-      // writes would map the whole room in at once.
-      const size_t step = std::max<size_t>(1, base::spill::kReleaseBytes / sizeof(Record));
-      while (records.size() < room_at_ + n) {
-        const size_t from = records.size();
-        records.resize(std::min(room_at_ + n, from + step));
-        base::spill::Release(records.data() + from, (records.size() - from) * sizeof(Record));
-      }
+      base::ResizeLettingGo(records, room_at_ + n);  // the zeros, let go where in a file
     }
     room_open_ = true;
     return {records.data() + room_at_, n};
