@@ -12,6 +12,7 @@
 
 #include "src/base/large_pages.h"
 #include "src/base/sorting.h"
+#include "src/base/spill.h"
 #include "src/io/common/read_parts.h"
 #include "src/io/nsys_sqlite/nsys_reader.h"
 
@@ -40,6 +41,7 @@ void AssignDepths(std::vector<Row>& rows) {
   constexpr int64_t kOpen = std::numeric_limits<int64_t>::max();
   const auto end_of = [&](const Row& r) { return r.ended ? r.range.end : kOpen; };
   std::vector<size_t> order;
+  order.reserve(rows.size());
   for (size_t i = 0; i < rows.size(); ++i) {
     if (rows[i].push_pop) order.push_back(i);
   }
@@ -108,6 +110,8 @@ void RangeRowsOf(const Context& ctx, const SqliteDb& db, const std::string& sql,
   }
   q.Numbers({4});
   const trace::StringId empty = out.names.Intern("");
+  // Where the rows are in a file (base/spill.h), what is read goes from the process as it goes.
+  base::spill::AppendReleaseBehind<Row> appended(out.rows.data(), out.rows.size());
   int64_t read = 0;
   while (q.Step() == SQLITE_ROW) {
     if (stop != nullptr && (++read & 4095) == 0 && *stop) return;
@@ -167,6 +171,7 @@ void RangeRowsOf(const Context& ctx, const SqliteDb& db, const std::string& sql,
     row.range.thread = static_cast<uint64_t>(row.global_tid) & 0xFFFFFFu;
     row.range.depth = -1;
     out.rows.push_back(row);
+    appended.Appended(out.rows.data(), out.rows.size());
   }
   if (q.rc() != SQLITE_DONE)
     out.status = db.Error(q, "cannot read table " + std::string(kNvtxTable));
@@ -213,6 +218,9 @@ void RangeRowsInParts(const Context& ctx, const TableShape& t, RangeRows& out,
       part[p].status = own.status();
       return;
     }
+    // Room for the part's span of rowids (about as many rows): a vector that doubles copies
+    // what it holds, and a range per dispatch makes millions of rows.
+    part[p].rows.reserve(static_cast<size_t>((hi - lo) / parts + 1));
     RangeRowsOf(ctx, *own,
                 RangeQuery(t, EvenKeyPart("rowid", lo, hi, parts, static_cast<int64_t>(p))),
                 part[p], &stop);
