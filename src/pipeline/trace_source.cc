@@ -81,7 +81,7 @@ base::StatusOr<WindowedTrace> ImportWindowInParts(
   // The reservations follow the rows the file's first MiB holds a byte, a tenth more: a
   // reservation counts against the memory budget (base/spill.h) whether or not its rows come,
   // and a bound of a row in 64 bytes reserved 4.5 times a rocprofv3 CSV's rows, which put its
-  // whole window in files under the default budget. Fewer rows than reserved grow the store.
+  // whole window in files under the default budget. More rows than reserved grow the store.
   const double rows_a_byte = RowsAByte(request.path);
   const auto rows_in = [rows_a_byte](uintmax_t bytes) {
     return std::min<uintmax_t>(
