@@ -1,9 +1,5 @@
 #include "src/pipeline/trace_source.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <array>
 #include <climits>
@@ -26,6 +22,7 @@
 #include "src/base/py_format.h"
 #include "src/base/spill.h"
 #include "src/base/stage_times.h"
+#include "src/io/common/csv_reader.h"
 #include "src/trace/record_vector.h"
 #include "src/trace/spool.h"
 
@@ -52,41 +49,13 @@ std::string DeviceList(const trace::ImportedTrace& info) {
   return out;
 }
 
-// The lines a byte of `path` holds, from its first MiB (a text trace's rows); a line in 64
-// bytes where that holds too few lines to tell (a compressed file, a short one) or `path` is
-// not a regular file (opened without waiting: a FIFO's writer may never come; the importer
-// refuses it).
-double RowsAByte(const std::string& path) {
-  constexpr size_t kSample = size_t{1} << 20;
-  constexpr double kBound = 1.0 / 64;
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return kBound;
-  struct stat st {};
-  std::vector<char> head;
-  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-    head.resize(kSample);
-    const ssize_t n = ::read(fd, head.data(), head.size());
-    head.resize(n > 0 ? static_cast<size_t>(n) : 0);
-  }
-  ::close(fd);
-  const auto lines = static_cast<size_t>(std::count(head.begin(), head.end(), '\n'));
-  if (lines < 64) return kBound;
-  return std::max(static_cast<double>(lines) / static_cast<double>(head.size()), kBound / 16);
-}
-
 // Reads the window of a parts-capable importer's trace straight into window collectors.
 base::StatusOr<WindowedTrace> ImportWindowInParts(
     const TraceRequest& request, const io::Importer& importer, const io::PartsImporter& parts,
     const trace::PhaseMarks& log_marks, const std::string& log_path, trace::StringPool& names) {
-  // The reservations follow the rows the file's first MiB holds a byte, a tenth more: a
-  // reservation counts against the memory budget (base/spill.h) whether or not its rows come,
-  // and a bound of a row in 64 bytes reserved 4.5 times a rocprofv3 CSV's rows, which put its
-  // whole window in files under the default budget. More rows than reserved grow the store.
-  const double rows_a_byte = RowsAByte(request.path);
-  const auto rows_in = [rows_a_byte](uintmax_t bytes) {
-    return std::min<uintmax_t>(
-        static_cast<uintmax_t>(static_cast<double>(bytes) * rows_a_byte * 1.1) + 4096, 1u << 26);
-  };
+  // Room for the rows the file's first MiB says it holds (io::ExpectedRows).
+  const io::ExpectedRows expected(request.path);
+  const auto rows_in = [&expected](uintmax_t bytes) { return expected.In(bytes); };
   // --window all: marks that hold every time; the window's bounds are then the trace's span.
   const bool all = request.window.kind == WindowSpec::Kind::kAll;
   trace::PhaseMarks everything;

@@ -475,4 +475,28 @@ CsvReader::Parse CsvReader::ParseJunkAfterQuote(const char*& p, const char* cont
   return Parse::kRecord;
 }
 
+ExpectedRows::ExpectedRows(const std::string& path) : per_byte_(1.0 / 64) {
+  constexpr size_t kSample = size_t{1} << 20;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return;
+  struct stat st {};
+  std::vector<char> head;
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    head.resize(kSample);
+    const ssize_t n = ::read(fd, head.data(), head.size());
+    head.resize(n > 0 ? static_cast<size_t>(n) : 0);
+  }
+  ::close(fd);
+  const auto lines = static_cast<size_t>(std::count(head.begin(), head.end(), '\n'));
+  if (lines >= 64) {
+    per_byte_ = std::max(static_cast<double>(lines) / static_cast<double>(head.size()), 1.0 / 1024);
+  }
+}
+
+size_t ExpectedRows::In(uintmax_t bytes) const {
+  return static_cast<size_t>(std::min<uintmax_t>(
+      static_cast<uintmax_t>(static_cast<double>(bytes) * per_byte_ * 1.1) + 4096,
+      uintmax_t{1} << 26));
+}
+
 }  // namespace decodeprof::io

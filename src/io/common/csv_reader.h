@@ -155,4 +155,21 @@ class CsvReader {
   base::Status status_;
 };
 
+// Room for the rows of a plain text file: the lines its first MiB holds a byte, a tenth more.
+// A reservation counts against the memory budget (base/spill.h) whether or not its rows come,
+// and a bound of a row in 64 bytes reserved 4.5 times a rocprofv3 CSV's rows, which put a
+// whole window in files under the default budget. More rows than expected grow the store. A
+// row in 64 bytes where the first MiB holds too few lines to tell (a compressed file, a short
+// one) or `path` is not a regular file (opened without waiting: a FIFO's writer may never
+// come; its importer refuses it).
+class ExpectedRows {
+ public:
+  explicit ExpectedRows(const std::string& path);
+  // The rows `bytes` of the file are expected to hold, a tenth more (at most 64 M).
+  size_t In(uintmax_t bytes) const;
+
+ private:
+  double per_byte_;
+};
+
 }  // namespace decodeprof::io
