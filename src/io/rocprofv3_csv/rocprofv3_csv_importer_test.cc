@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "src/io/common/csv_reader.h"
 #include "src/trace/trace.h"
 #include "tests/support/temp_dir.h"
 
@@ -332,25 +333,31 @@ TEST(Rocprofv3CsvImporterTest, IdsAreTheNumberAtTheEndWithinTheirRange) {
                   "Agent_Id '99999999999999999999' is beyond its range (0 to 32767)");
 }
 
-TEST(Rocprofv3CsvImporterTest, ImportTellsTheSinkHowManyRowsAtMost) {
-  // The plug-in's Import hints the file's bytes / 64 to a sink that keeps every dispatch.
+TEST(Rocprofv3CsvImporterTest, ImportTellsTheSinkHowManyRowsToExpect) {
+  // The plug-in's Import hints the rows the file's first MiB holds a byte (a tenth more,
+  // ExpectedRows) to a sink that keeps every dispatch: room for every row, not 4.5 times them.
   struct ExpectingSink : trace::DispatchSink {
     void Add(const trace::Dispatch& d) override { dispatches.push_back(d); }
     void Expect(size_t n) override { expected.push_back(n); }
     trace::DispatchVector dispatches;
     std::vector<size_t> expected;
   };
+  // Rows of about 260 bytes, as rocprofv3's are (a row in 64 bytes would be four times them).
   std::string text = "Kernel_Name,BeginNs,EndNs\n";
-  for (int i = 0; i < 100; ++i)
-    text += "a_kernel_with_a_long_enough_name_" + std::to_string(i) + ",1,2\n";
+  const std::string padding(230, 'x');
+  constexpr size_t kRows = 8000;
+  for (size_t i = 0; i < kRows; ++i) {
+    text += "a_kernel_" + padding + "_" + std::to_string(i) + ",1,2\n";
+  }
   const std::string path = WriteTemp("expect_kernel_trace.csv", text);
   trace::StringPool names;
   ExpectingSink sink;
   trace::TraceBuilder builder(names, sink);
   ASSERT_TRUE(Rocprofv3CsvImporter().Import(path, builder).ok());
-  ASSERT_EQ(sink.dispatches.size(), 100u);
-  EXPECT_EQ(sink.expected, std::vector<size_t>{text.size() / 64});
-  EXPECT_LT(sink.expected[0], 100u);  // a hint, not a promise: the rows here are shorter
+  ASSERT_EQ(sink.dispatches.size(), kRows);
+  EXPECT_EQ(sink.expected, std::vector<size_t>{ExpectedRows(path).In(text.size())});
+  EXPECT_GE(sink.expected[0], kRows);                 // room for every row
+  EXPECT_LT(sink.expected[0], text.size() / 64 / 2);  // not a row in 64 bytes
 }
 
 }  // namespace
