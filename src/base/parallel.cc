@@ -2,6 +2,7 @@
 
 #include <sched.h>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -44,8 +45,13 @@ unsigned UsableCpus() {
   CPU_ZERO(&set);
   unsigned cpus = std::thread::hardware_concurrency();
   if (::sched_getaffinity(0, sizeof(set), &set) == 0) cpus = static_cast<unsigned>(CPU_COUNT(&set));
-  // One CPU left to the memory budget's watcher while large blocks go to files (spill.h).
-  if (cpus >= spill::kCpusToLeaveOne && spill::WantsACpu()) --cpus;
+  return ThreadsOn(cpus, spill::WantsACpu());
+}
+
+unsigned ThreadsOn(unsigned cpus, bool watched) {
+  // One CPU left to the memory budget's watcher while large blocks go to files (spill.h), and
+  // no more threads than hold what they read within a little of the budget.
+  if (watched && cpus >= spill::kCpusToLeaveOne) cpus = std::min(cpus - 1, kThreadsWithFileBlocks);
   return std::max(1u, cpus);
 }
 

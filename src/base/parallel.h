@@ -15,10 +15,22 @@
 namespace decodeprof::base {
 
 // The CPUs this process may run on (its affinity mask, e.g. under taskset), else the machine's,
-// less one (of 4 or more) while the memory budget's watcher needs one (spill::WantsACpu); at
+// as ThreadsOn counts them while the memory budget's watcher runs (spill::WantsACpu); at
 // least 1. DECODEPROF_THREADS (1 to kMaxPassParts) sets it instead: to hold a run to fewer
 // threads, or to play a host of many CPUs on a few.
 unsigned UsableCpus();
+
+// The most threads a pass runs on while large blocks go to files (spill::WantsACpu). Each
+// thread holds what it has read between two releases (spill::ReleaseBehind), and past 8 more
+// threads add memory, not speed: 16 CPUs, a 64 MiB budget, a native window of 16.8 M kernels
+// peaked at 232 MiB in 4.90 s on 15 threads and at 163 MiB in 4.79 s on 8 (docs/performance.md,
+// the eleventh session).
+inline constexpr unsigned kThreadsWithFileBlocks = 8;
+
+// The threads a pass may use on `cpus` CPUs: all of them, or, while the watcher runs
+// (`watched`), one fewer (of spill::kCpusToLeaveOne or more: the watcher's) and at most
+// kThreadsWithFileBlocks; at least 1.
+unsigned ThreadsOn(unsigned cpus, bool watched);
 
 // The most parts a pass is cut into (the passes over a window are bound by memory: a host
 // with 16 CPUs reads faster on 16 threads than on 8).

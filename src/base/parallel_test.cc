@@ -38,6 +38,21 @@ TEST(ParallelTest, NoPartBelowItsMinimumAndNoneAboveTheCpus) {
   EXPECT_GE(UsableCpus(), 1u);
 }
 
+TEST(ParallelTest, WhileTheWatcherRunsOneCpuIsItsAndAtMostEightThreadsRead) {
+  // Without file blocks: every CPU.
+  EXPECT_EQ(ThreadsOn(1, false), 1u);
+  EXPECT_EQ(ThreadsOn(16, false), 16u);
+  EXPECT_EQ(ThreadsOn(64, false), 64u);
+  // With them: the watcher shares fewer than spill::kCpusToLeaveOne CPUs, has one of more,
+  // and past kThreadsWithFileBlocks threads the rest of the CPUs stay idle.
+  EXPECT_EQ(ThreadsOn(1, true), 1u);
+  EXPECT_EQ(ThreadsOn(spill::kCpusToLeaveOne - 1, true), spill::kCpusToLeaveOne - 1);
+  EXPECT_EQ(ThreadsOn(spill::kCpusToLeaveOne, true), spill::kCpusToLeaveOne - 1);
+  EXPECT_EQ(ThreadsOn(kThreadsWithFileBlocks + 1, true), kThreadsWithFileBlocks);
+  EXPECT_EQ(ThreadsOn(16, true), kThreadsWithFileBlocks);
+  EXPECT_EQ(ThreadsOn(0, true), 1u);
+}
+
 TEST(ParallelTest, AllInPartsIsStdAllOfWhereverTheFalseOneIs) {
   const size_t n = 5 * kMinPassPart + 17;  // several parts wherever there are CPUs
   EXPECT_TRUE(AllInParts(0, [](size_t) { return false; }));
