@@ -6,6 +6,7 @@
 # second run must have put blocks in files. A build directory held in memory (tmpfs) skips it.
 # Variables: DECODEPROF (the CLI), GEN_NATIVE, OUT.
 include("${CMAKE_CURRENT_LIST_DIR}/same_files.cmake")
+include("${CMAKE_CURRENT_LIST_DIR}/spill_summarize.cmake")
 file(REMOVE_RECURSE "${OUT}")
 file(MAKE_DIRECTORY "${OUT}/spill")
 set(trace "${OUT}/native.sqlite")
@@ -19,24 +20,18 @@ foreach(run memory files)
   else()
     set(env "DECODEPROF_SPILL=${OUT}/spill" DECODEPROF_MEMORY_MIB=16)
   endif()
-  execute_process(
-    COMMAND "${CMAKE_COMMAND}" -E env ${env} DECODEPROF_STAGE_TIMES=1
-            "${DECODEPROF}" summarize --trace "${trace}" --window all --emit-dispatches
-            --out-dir "${OUT}/${run}" -q
-    RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "summarize with the blocks in ${run} failed (${rc}): ${err}")
-  endif()
-  set(err_${run} "${err}")
+  decodeprof_spill_summarize("the blocks in ${run}" err_${run} "${env}" --trace "${trace}"
+                             --window all --emit-dispatches --out-dir "${OUT}/${run}")
 endforeach()
-if(err_files MATCHES "is held in memory")
-  message("SKIP: ${OUT}/spill is held in memory (tmpfs)")
+decodeprof_spill_held_in_memory("${err_files}" "${OUT}/spill" held)
+if(held)
   return()
 endif()
 if(NOT err_files MATCHES "large blocks [0-9]+ in memory, [1-9][0-9]* in files \\([0-9.]+ MiB, [1-9][0-9]* trims\\)")
   message(FATAL_ERROR "with a budget of 16 MiB, no block went to a file or none was trimmed:\n${err_files}")
 endif()
-if(NOT err_memory MATCHES "large blocks [0-9]+ in memory, 0 in files")
+decodeprof_spill_last_stage("${err_memory}" peak in_memory in_files)
+if(NOT in_files EQUAL 0)
   message(FATAL_ERROR "with DECODEPROF_SPILL=off, blocks were made by the spill:\n${err_memory}")
 endif()
 decodeprof_expect_same_files("${OUT}/memory" "${OUT}/files" "summarize"
