@@ -19,6 +19,7 @@ Errors exit with status 1 and a message on stderr (the seed's wording where the 
 import argparse
 import collections
 import csv
+import functools
 import json
 import os
 import re
@@ -57,6 +58,9 @@ CLASSES = [
 ]
 
 
+# Cached per name: a decode run has tens of distinct names among tens of thousands of
+# dispatches, and 24 searches a dispatch were most of a large run's time.
+@functools.lru_cache(maxsize=None)
 def classify(name):
     for cls, pattern in CLASSES:
         if pattern.search(name):
