@@ -306,10 +306,10 @@ TEST_F(ReliabilityFilesTest, SqliteCutShortAtAnyPointIsADataError) {
             << format << " cut to " << cut << " bytes, --format " << f << ": " << r.err;
         EXPECT_NE(r.err.find(path), std::string::npos) << r.err;
         EXPECT_TRUE(NoOutput()) << format << " cut to " << cut;
-      }
-      if (cut >= 4096) {
-        const Result r = Summarize(path, {"--format", format});
-        EXPECT_NE(r.err.find("cut short"), std::string::npos) << format << " " << cut << r.err;
+        // The run with the format named says how the file is broken.
+        if (cut >= 4096 && f == format) {
+          EXPECT_NE(r.err.find("cut short"), std::string::npos) << format << " " << cut << r.err;
+        }
       }
     }
     // Never a journal, WAL or shared-memory file beside the input.
