@@ -11,6 +11,8 @@
 #include <utility>
 #include <variant>
 
+#include "src/io/common/testing/sqlite_statements.h"
+
 namespace decodeprof::io::nsys_testing {
 namespace {
 
@@ -180,7 +182,10 @@ Table GpuTable() {
 class Writer {
  public:
   explicit Writer(std::string path) : path_(std::move(path)) {}
-  ~Writer() { sqlite3_close(db_); }
+  ~Writer() {
+    statements_.Finalize();
+    sqlite3_close(db_);
+  }
   Writer(const Writer&) = delete;
   Writer& operator=(const Writer&) = delete;
 
@@ -225,8 +230,8 @@ class Writer {
       params += i ? ", ?" : "?";
     }
     sql += ") VALUES (" + params + ")";
-    sqlite3_stmt* stmt = nullptr;
-    if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &stmt, nullptr) != SQLITE_OK) return Error(sql);
+    sqlite3_stmt* stmt = statements_.Get(db_, sql);
+    if (stmt == nullptr) return Error(sql);
     for (size_t i = 0; i < t.columns.size(); ++i) {
       const Column& c = t.columns[i];
       const int param = static_cast<int>(i + 1);
@@ -246,7 +251,7 @@ class Writer {
       }
     }
     const int rc = sqlite3_step(stmt);
-    sqlite3_finalize(stmt);
+    sqlite3_reset(stmt);
     if (rc != SQLITE_DONE) return Error(sql);
     return base::OkStatus();
   }
@@ -277,6 +282,7 @@ class Writer {
 
   std::string path_;
   sqlite3* db_ = nullptr;
+  io::sqlite_testing::PreparedStatements statements_;  // an INSERT's, prepared once per table
   std::set<std::string> created_;
   std::map<std::string, int64_t> strings_;
   std::vector<std::string> order_;

@@ -13,6 +13,8 @@
 #include <utility>
 #include <variant>
 
+#include "src/io/common/testing/sqlite_statements.h"
+
 namespace decodeprof::io::rocpd_testing {
 namespace {
 
@@ -33,7 +35,10 @@ class Writer {
  public:
   Writer(std::string path, std::string suffix)
       : path_(std::move(path)), suffix_(std::move(suffix)) {}
-  ~Writer() { sqlite3_close(db_); }
+  ~Writer() {
+    statements_.Finalize();
+    sqlite3_close(db_);
+  }
   Writer(const Writer&) = delete;
   Writer& operator=(const Writer&) = delete;
 
@@ -59,8 +64,8 @@ class Writer {
       params += i ? ", ?" : "?";
     }
     sql += ") VALUES (" + params + ")";
-    sqlite3_stmt* stmt = nullptr;
-    if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &stmt, nullptr) != SQLITE_OK) return Error(sql);
+    sqlite3_stmt* stmt = statements_.Get(db_, sql);
+    if (stmt == nullptr) return Error(sql);
     for (size_t i = 0; i < row.size(); ++i) {
       const int param = static_cast<int>(i + 1);
       if (const auto* v = std::get_if<int64_t>(&row[i].second)) {
@@ -70,7 +75,7 @@ class Writer {
       }
     }
     const int rc = sqlite3_step(stmt);
-    sqlite3_finalize(stmt);
+    sqlite3_reset(stmt);
     if (rc != SQLITE_DONE) return Error(sql);
     return base::OkStatus();
   }
@@ -85,6 +90,7 @@ class Writer {
   std::string path_;
   std::string suffix_;
   sqlite3* db_ = nullptr;
+  io::sqlite_testing::PreparedStatements statements_;  // an INSERT's, prepared once per table
 };
 
 // {"message": "..."} with the text escaped as JSON.
