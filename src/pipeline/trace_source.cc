@@ -55,7 +55,6 @@ base::StatusOr<WindowedTrace> ImportWindowInParts(
     const trace::PhaseMarks& log_marks, const std::string& log_path, trace::StringPool& names) {
   // Room for the rows the file's first MiB says it holds (io::ExpectedRows).
   const io::ExpectedRows expected(request.path);
-  const auto rows_in = [&expected](uintmax_t bytes) { return expected.In(bytes); };
   // --window all: marks that hold every time; the window's bounds are then the trace's span.
   const bool all = request.window.kind == WindowSpec::Kind::kAll;
   trace::PhaseMarks everything;
@@ -70,12 +69,12 @@ base::StatusOr<WindowedTrace> ImportWindowInParts(
   first.set_position_word(importer.position_word());
   std::error_code ec;
   const uintmax_t bytes = std::filesystem::file_size(request.path, ec);
-  if (!ec) collector.Reserve(rows_in(bytes));
+  if (!ec) collector.Reserve(expected.In(bytes));
   std::deque<analysis::WindowCollector> collectors;
   std::deque<trace::CountingSink> counters;
   const io::PartsImporter::SinkFactory new_part = [&](size_t, int64_t part_bytes) {
     analysis::WindowCollector& part = collectors.emplace_back(marks);
-    part.Reserve(rows_in(static_cast<uintmax_t>(part_bytes)));
+    part.Reserve(expected.In(static_cast<uintmax_t>(part_bytes)));
     trace::CountingSink& counter = counters.emplace_back(part);
     counter.set_device_filter(request.device);
     counter.set_position_word(importer.position_word());
