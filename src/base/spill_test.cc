@@ -19,39 +19,14 @@
 #include <vector>
 
 #include "src/base/large_pages.h"
-#include "tests/support/temp_dir.h"
+#include "src/base/testing/spill_testing.h"
 
 namespace decodeprof::base::spill {
 namespace {
 
-// A directory for the spill's files (testing::TempDir), and the environment that names it with
-// a budget of `budget_mib`; the settings are read again at the next block. A directory held in
-// memory (tmpfs) keeps every block in memory: the tests that need files skip there.
-class SpillDir {
- public:
-  explicit SpillDir(const char* budget_mib) : temp_("decodeprof-spill-") {
-    ::setenv("DECODEPROF_SPILL", temp_.path().c_str(), 1);
-    ::setenv("DECODEPROF_MEMORY_MIB", budget_mib, 1);
-    ResetSettingsForTest();
-  }
-  ~SpillDir() {
-    ::unsetenv("DECODEPROF_SPILL");
-    ::unsetenv("DECODEPROF_MEMORY_MIB");
-    ResetSettingsForTest();
-  }
-  SpillDir(const SpillDir&) = delete;
-  SpillDir& operator=(const SpillDir&) = delete;
-
-  bool InMemoryFileSystem() const {
-    struct statfs st {};
-    return ::statfs(temp_.path().c_str(), &st) == 0 &&
-           (st.f_type == TMPFS_MAGIC || st.f_type == RAMFS_MAGIC);
-  }
-  const std::string& path() const { return temp_.path(); }
-
- private:
-  decodeprof::testing::TempDir temp_;
-};
+using testing::SharedResidentBytes;
+using testing::SpillAllocator;
+using testing::SpillDir;
 
 void Fill(void* block, size_t bytes, uint8_t seed) {
   auto* p = static_cast<uint8_t*>(block);
@@ -64,22 +39,6 @@ bool Holds(const void* block, size_t bytes, uint8_t seed) {
     if (p[i] != static_cast<uint8_t>(seed + i)) return false;
   }
   return true;
-}
-
-// statm's shared resident pages, in bytes.
-uint64_t SharedResidentBytes() {
-  const int fd = ::open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
-  char buf[128] = {};
-  const ssize_t n = fd < 0 ? -1 : ::read(fd, buf, sizeof buf - 1);
-  if (fd >= 0) ::close(fd);
-  if (n <= 0) return 0;
-  // statm: size resident shared ...
-  char* at = buf;
-  for (int field = 0; field < 2; ++field) {
-    std::strtoull(at, &at, 10);
-  }
-  const uint64_t shared = std::strtoull(at, nullptr, 10);
-  return shared * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
 }
 
 TEST(SpillTest, BlocksPastTheBudgetGoToFilesAndKeepTheirContentsThroughTrims) {
@@ -276,22 +235,6 @@ TEST(SpillTest, ReleaseDropsTheFileBlocksPagesAPassHasRead) {
   EXPECT_EQ(in_memory.back(), 9u);
   Free(block);
 }
-
-// The blocks of a vector made by Allocate and Free, as the CLI's operator new makes them.
-template <typename T>
-struct SpillAllocator {
-  using value_type = T;
-  SpillAllocator() = default;
-  template <typename U>
-  SpillAllocator(const SpillAllocator<U>& /*other*/) noexcept {}  // NOLINT
-  T* allocate(size_t n) {
-    void* p = Allocate(n * sizeof(T));
-    if (p == nullptr) throw std::bad_alloc();
-    return static_cast<T*>(p);
-  }
-  void deallocate(T* p, size_t /*n*/) noexcept { Free(p); }
-  friend bool operator==(const SpillAllocator& /*a*/, const SpillAllocator& /*b*/) { return true; }
-};
 
 // A resize into a file block writes its values in steps, each let go once written
 // (base::ResizeFaultedIn): one resize mapped the whole room in at once, past the budget, and

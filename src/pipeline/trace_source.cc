@@ -240,9 +240,11 @@ class SpanSink final : public trace::DispatchSink {
   }
   std::span<trace::Dispatch> Room(size_t n) override { return next_.Room(n); }
   void AddFilled(std::span<const trace::Dispatch> filled) override {
-    for (const trace::Dispatch& d : filled) {
-      span_.first = std::min(span_.first, d.start);
-      span_.second = std::max(span_.second, d.end);
+    base::spill::ReleaseBehind<trace::Dispatch> read(filled.data(), 0);  // as CountingSink's
+    for (size_t i = 0; i < filled.size(); ++i) {
+      read.Passed(i);
+      span_.first = std::min(span_.first, filled[i].start);
+      span_.second = std::max(span_.second, filled[i].end);
     }
     next_.AddFilled(filled);
   }

@@ -70,10 +70,21 @@ void TraceBuilder::AddLaunches(std::span<const ApiCall> calls) {
 }
 
 void TraceBuilder::AddFilledLaunches(std::span<ApiCall> filled) {
-  const auto kept = std::remove_if(filled.begin(), filled.end(),
-                                   [](const ApiCall& call) { return call.correlation == 0; });
-  filled = filled.first(static_cast<size_t>(kept - filled.begin()));
-  for (const ApiCall& call : filled) CountLaunch(call);
+  // The calls without a correlation id dropped and the rest counted in one pass which, where
+  // the room is in files (base/spill.h), lets go of what it has passed (a room can hold every
+  // call of the trace). The kept ones are written behind the read, where the read let go:
+  // both let go.
+  base::spill::ReleaseBehind<ApiCall> read(filled.data(), 0);
+  base::spill::ReleaseBehind<ApiCall> written(filled.data(), 0);
+  size_t kept = 0;
+  for (size_t i = 0; i < filled.size(); ++i) {
+    read.Passed(i);
+    if (filled[i].correlation == 0) continue;
+    CountLaunch(filled[i]);
+    written.Passed(kept);
+    filled[kept++] = filled[i];
+  }
+  filled = filled.first(kept);
   if (launch_sink_ != nullptr) {
     launch_sink_->AddFilled(filled);
   } else {

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "src/base/spill.h"
 #include "src/trace/api_call.h"
 #include "src/trace/diagnostics.h"
 #include "src/trace/dispatch.h"
@@ -119,7 +120,13 @@ class CountingSink final : public DispatchSink {
     return device_filter_ ? std::span<Dispatch>() : next_.Room(n);
   }
   void AddFilled(std::span<const Dispatch> filled) override {
-    for (const Dispatch& d : filled) Count(d);
+    // A room is the whole window at once where the importer reads in place: where it is in
+    // files (base/spill.h), what was counted goes as the count goes.
+    base::spill::ReleaseBehind<Dispatch> counted(filled.data(), 0);
+    for (size_t i = 0; i < filled.size(); ++i) {
+      counted.Passed(i);
+      Count(filled[i]);
+    }
     next_.AddFilled(filled);
   }
   void Expect(size_t dispatches) override { next_.Expect(dispatches); }
