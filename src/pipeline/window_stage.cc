@@ -882,9 +882,10 @@ base::Status CheckWindow(const TraceRequest& request, const io::Importer& import
     return a.end == b.end && a.name == b.name && a.device == b.device && a.stream == b.stream &&
            a.kind == b.kind && a.correlation == b.correlation;
   };
-  // The first dispatch recorded twice, and those that outlast the window, found in parts on
-  // several threads (merged in order: the first of one pass). (The long ones count only once
-  // CheckWindowTimes has found the window's times right.)
+  // The first dispatch recorded twice, those that outlast the window, and which names the
+  // window holds, found in one pass in parts on several threads (merged in order: the first of
+  // one pass). (The long ones count only once CheckWindowTimes has found the window's times
+  // right.)
   const bool times_ok =
       trace::IsTimestamp(window.lo) && trace::IsTimestamp(window.hi) && window.lo <= window.hi;
   const trace::DurationNs wall = times_ok ? window.hi - window.lo : 0;
@@ -894,12 +895,16 @@ base::Status CheckWindow(const TraceRequest& request, const io::Importer& import
     size_t first_long = SIZE_MAX;
   };
   std::array<PartFound, base::kMaxPassParts> found{};
+  std::array<std::vector<uint8_t>, base::kMaxPassParts> held;
   const size_t parts =
       base::ForParts(ds.size(), base::kMinPassPart, [&](size_t k, size_t b, size_t e) {
         PartFound& f = found[k];
+        std::vector<uint8_t>& names_held = held[k];
+        names_held.assign(names.size(), 0);
         base::spill::ReleaseBehind<trace::Dispatch> behind(ds.data(), b);
         for (size_t i = b; i < e; ++i) {
           behind.Passed(i);
+          if (ds[i].name < names_held.size()) names_held[ds[i].name] = 1;
           if (ds[i].end - ds[i].start > wall) {
             if (f.first_long == SIZE_MAX) f.first_long = i;
             ++f.long_ones;
@@ -943,22 +948,12 @@ base::Status CheckWindow(const TraceRequest& request, const io::Importer& import
         long_ones, request.path,
         std::string(importer.position_word()) + " " + std::to_string(first_long->line));
   }
-  // Names: each distinct one once. Which names the window holds is found in parts; where none
-  // of them needs repair (the usual case) nothing is rewritten.
-  std::array<std::vector<uint8_t>, base::kMaxPassParts> held;
-  const size_t name_parts =
-      base::ForParts(ds.size(), base::kMinPassPart, [&](size_t k, size_t b, size_t e) {
-        held[k].assign(names.size(), 0);
-        base::spill::ReleaseBehind<trace::Dispatch> behind(ds.data(), b);
-        for (size_t i = b; i < e; ++i) {
-          behind.Passed(i);
-          if (ds[i].name < held[k].size()) held[k][ds[i].name] = 1;
-        }
-      });
+  // Names: each distinct one once. Where none of the names the window holds needs repair (the
+  // usual case) nothing is rewritten.
   bool any_repair = false;
   for (size_t id = 0; id < names.size() && !any_repair; ++id) {
     bool in_window = false;
-    for (size_t k = 0; k < name_parts && !in_window; ++k) in_window = held[k][id] != 0;
+    for (size_t k = 0; k < parts && !in_window; ++k) in_window = held[k][id] != 0;
     any_repair = in_window && RepairedName(names.Get(static_cast<trace::StringId>(id)));
   }
   held = {};
