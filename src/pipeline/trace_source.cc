@@ -98,28 +98,10 @@ base::StatusOr<WindowedTrace> ImportWindowInParts(
   out.window_source = all ? "all" : "log";
   DP_ASSIGN_OR_RETURN(out.window, std::move(collector).Finish(log_path));
   if (all) {
-    // As CutWindow cuts --window all: the trace's span on its clock, and the launch calls of
-    // the window's dispatches.
+    // As CutWindow cuts --window all: the trace's span on its clock (CheckWindow finds it in
+    // its pass), and the launch calls of the window's dispatches.
     out.window.clock = out.info.clock.value_or(trace::ClockDomain::kMonotonic);
     const trace::DispatchVector& ds = out.window.dispatches;
-    std::array<std::pair<trace::TimestampNs, trace::TimestampNs>, base::kMaxPassParts> spans;
-    const size_t span_parts =
-        base::ForParts(ds.size(), base::kMinPassPart, [&](size_t k, size_t b, size_t e) {
-          std::pair<trace::TimestampNs, trace::TimestampNs> span{INT64_MAX, INT64_MIN};
-          base::spill::ReleaseBehind<trace::Dispatch> behind(ds.data(), b);
-          for (size_t i = b; i < e; ++i) {
-            behind.Passed(i);
-            span.first = std::min(span.first, ds[i].start);
-            span.second = std::max(span.second, ds[i].end);
-          }
-          spans[k] = span;
-        });
-    out.window.lo = INT64_MAX;
-    out.window.hi = INT64_MIN;
-    for (size_t k = 0; k < span_parts; ++k) {
-      out.window.lo = std::min(out.window.lo, spans[k].first);
-      out.window.hi = std::max(out.window.hi, spans[k].second);
-    }
     if (!out.info.launches.empty()) {
       std::vector<uint64_t> correlations;
       for (const trace::Dispatch& d : ds) {
@@ -131,9 +113,9 @@ base::StatusOr<WindowedTrace> ImportWindowInParts(
       });
     }
   }
+  DP_RETURN_IF_ERROR(CheckWindow(request, importer, out.window, names, out.info, all));
   out.evidence.start_ns = out.window.lo;
   out.evidence.end_ns = out.window.hi;
-  DP_RETURN_IF_ERROR(CheckWindow(request, importer, out.window, names, out.info));
   return out;
 }
 

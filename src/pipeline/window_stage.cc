@@ -1,6 +1,7 @@
 #include "src/pipeline/window_stage.h"
 
 #include <algorithm>
+#include <limits>
 #include <array>
 #include <functional>
 #include <map>
@@ -876,23 +877,28 @@ base::Status CheckWindowTimes(const TraceRequest& request, const analysis::Decod
 
 base::Status CheckWindow(const TraceRequest& request, const io::Importer& importer,
                          analysis::DecodeWindow& window, trace::StringPool& names,
-                         trace::ImportedTrace& info) {
+                         trace::ImportedTrace& info, bool span_of_dispatches) {
   auto& ds = window.dispatches;
   const auto same = [](const trace::Dispatch& a, const trace::Dispatch& b) {
     return a.end == b.end && a.name == b.name && a.device == b.device && a.stream == b.stream &&
            a.kind == b.kind && a.correlation == b.correlation;
   };
-  // The first dispatch recorded twice, those that outlast the window, and which names the
-  // window holds, found in one pass in parts on several threads (merged in order: the first of
-  // one pass). (The long ones count only once CheckWindowTimes has found the window's times
-  // right.)
+  // The first dispatch recorded twice, those that outlast the window, which names the window
+  // holds and, for a window that is its dispatches' span, that span, found in one pass in parts
+  // on several threads (merged in order: the first of one pass). (The long ones count only once
+  // CheckWindowTimes has found the window's times right; a window that is its dispatches' span
+  // has none.)
   const bool times_ok =
       trace::IsTimestamp(window.lo) && trace::IsTimestamp(window.hi) && window.lo <= window.hi;
-  const trace::DurationNs wall = times_ok ? window.hi - window.lo : 0;
+  const trace::DurationNs wall =
+      span_of_dispatches ? std::numeric_limits<trace::DurationNs>::max()
+                         : (times_ok ? window.hi - window.lo : 0);
   struct PartFound {
     size_t twice_i = SIZE_MAX, twice_j = 0;  // the part's first pair recorded twice
     int64_t long_ones = 0;
     size_t first_long = SIZE_MAX;
+    trace::TimestampNs lo = INT64_MAX;  // the part's earliest start and latest end
+    trace::TimestampNs hi = INT64_MIN;
   };
   std::array<PartFound, base::kMaxPassParts> found{};
   std::array<std::vector<uint8_t>, base::kMaxPassParts> held;
@@ -905,6 +911,8 @@ base::Status CheckWindow(const TraceRequest& request, const io::Importer& import
         for (size_t i = b; i < e; ++i) {
           behind.Passed(i);
           if (ds[i].name < names_held.size()) names_held[ds[i].name] = 1;
+          f.lo = std::min(f.lo, ds[i].start);
+          f.hi = std::max(f.hi, ds[i].end);
           if (ds[i].end - ds[i].start > wall) {
             if (f.first_long == SIZE_MAX) f.first_long = i;
             ++f.long_ones;
@@ -918,6 +926,14 @@ base::Status CheckWindow(const TraceRequest& request, const io::Importer& import
           }
         }
       });
+  if (span_of_dispatches) {
+    window.lo = INT64_MAX;
+    window.hi = INT64_MIN;
+    for (size_t k = 0; k < parts; ++k) {
+      window.lo = std::min(window.lo, found[k].lo);
+      window.hi = std::max(window.hi, found[k].hi);
+    }
+  }
   int64_t long_ones = 0;
   const trace::Dispatch* first_long = nullptr;
   for (size_t k = 0; k < parts; ++k) {

@@ -104,10 +104,13 @@ base::StatusOr<WindowedTrace> CutWindow(const TraceRequest& request, const io::I
 // [0, kMaxTimestampNs] or an end before the start; for a decode window, one that holds no
 // kernel (only copies and memsets), whose dispatches all start at one time, or that reaches
 // over a day (kMaxDispatchNs) before its first dispatch or after its last.
+// With `span_of_dispatches` (a window that holds the whole trace: its bounds are its
+// dispatches' earliest start and latest end) the window's lo and hi are set here, in the
+// checks' own pass, and no dispatch can outlast it.
 base::Status CheckWindowTimes(const TraceRequest& request, const analysis::DecodeWindow& window);
 base::Status CheckWindow(const TraceRequest& request, const io::Importer& importer,
                          analysis::DecodeWindow& window, trace::StringPool& names,
-                         trace::ImportedTrace& info);
+                         trace::ImportedTrace& info, bool span_of_dispatches = false);
 
 // `text` with invalid UTF-8 bytes replaced by U+FFFD and control characters (C0, DEL) by
 // "\xNN"; nullopt when it needs no repair.
