@@ -1,9 +1,9 @@
 #include "src/pipeline/window_stage.h"
 
 #include <algorithm>
-#include <limits>
 #include <array>
 #include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 #include <span>
@@ -890,9 +890,8 @@ base::Status CheckWindow(const TraceRequest& request, const io::Importer& import
   // has none.)
   const bool times_ok =
       trace::IsTimestamp(window.lo) && trace::IsTimestamp(window.hi) && window.lo <= window.hi;
-  const trace::DurationNs wall =
-      span_of_dispatches ? std::numeric_limits<trace::DurationNs>::max()
-                         : (times_ok ? window.hi - window.lo : 0);
+  const trace::DurationNs wall = span_of_dispatches ? std::numeric_limits<trace::DurationNs>::max()
+                                                    : (times_ok ? window.hi - window.lo : 0);
   struct PartFound {
     size_t twice_i = SIZE_MAX, twice_j = 0;  // the part's first pair recorded twice
     int64_t long_ones = 0;
