@@ -47,6 +47,19 @@ class FileRoom final : public Sink {
   size_t handed_on_ = 0;
 };
 
+// Runs `pass` over a room of kRoomBytes in a file block, written and let go before it, and
+// checks that the pass let go as it read: a release every kReleaseBytes, and no more than
+// kLeftMapped of the room mapped in afterwards.
+template <typename Pass>
+void ExpectLetsGoOfTheRoom(const void* room, Pass&& pass) {
+  base::spill::Release(room, kRoomBytes);  // written: nothing of it mapped
+  const uint64_t floor = SharedResidentBytes();
+  const uint64_t releases = GetStats().releases;
+  pass();
+  EXPECT_GE(GetStats().releases, releases + kRoomBytes / kReleaseBytes - 1);
+  EXPECT_LT(SharedResidentBytes(), floor + kLeftMapped);
+}
+
 TEST(FilledRoomTest, CountingAFilledRoomInAFileLetsGoAsItReads) {
   const SpillDir dir("16");
   if (dir.InMemoryFileSystem()) GTEST_SKIP() << dir.path() << " is held in memory";
@@ -61,12 +74,7 @@ TEST(FilledRoomTest, CountingAFilledRoomInAFileLetsGoAsItReads) {
     room[i].start = static_cast<int64_t>(i);
     room[i].end = static_cast<int64_t>(i) + 1;
   }
-  base::spill::Release(room.data(), kRoomBytes);  // written: nothing of it mapped
-  const uint64_t floor = SharedResidentBytes();
-  const uint64_t releases = GetStats().releases;
-  builder.AddFilledDispatches(room);
-  EXPECT_GE(GetStats().releases, releases + kRoomBytes / kReleaseBytes - 1);
-  EXPECT_LT(SharedResidentBytes(), floor + kLeftMapped);
+  ExpectLetsGoOfTheRoom(room.data(), [&] { builder.AddFilledDispatches(room); });
   EXPECT_EQ(store.handed_on(), kCount);
   const ImportedTrace t = std::move(builder).Finish();
   EXPECT_EQ(t.kernels, static_cast<int64_t>(kCount));
@@ -90,12 +98,7 @@ TEST(FilledRoomTest, DroppingUncorrelatedCallsFromARoomInAFileLetsGoAsItReads) {
     room[i].start = static_cast<int64_t>(i);
     room[i].end = static_cast<int64_t>(i) + 1;
   }
-  base::spill::Release(room.data(), kRoomBytes);
-  const uint64_t floor = SharedResidentBytes();
-  const uint64_t releases = GetStats().releases;
-  builder.AddFilledLaunches(room);
-  EXPECT_GE(GetStats().releases, releases + kRoomBytes / kReleaseBytes - 1);
-  EXPECT_LT(SharedResidentBytes(), floor + kLeftMapped);
+  ExpectLetsGoOfTheRoom(room.data(), [&] { builder.AddFilledLaunches(room); });
   const size_t kept = kCount - (kCount + 2) / 3;
   ASSERT_EQ(calls.handed_on(), kept);
   for (size_t k = 0; k < kept; k += kept / 7) {
