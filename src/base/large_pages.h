@@ -130,10 +130,10 @@ void ResizeLettingGo(std::vector<T, A>& v, size_t n, const T& value = T()) {
     return;
   }
   const size_t step = std::max<size_t>(1, spill::kReleaseBytes / sizeof(T));
+  spill::AppendReleaseBehind<T> written(v.data(), v.size());
   while (v.size() < n) {
-    const size_t from = v.size();
-    v.resize(std::min(n, from + step), value);
-    spill::Release(v.data() + from, (v.size() - from) * sizeof(T));
+    v.resize(std::min(n, v.size() + step), value);
+    written.Appended(v.data(), v.size());
   }
 }
 

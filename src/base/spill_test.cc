@@ -236,6 +236,34 @@ TEST(SpillTest, ReleaseDropsTheFileBlocksPagesAPassHasRead) {
   Free(block);
 }
 
+// A pass lets go of whole large pages only (kLargePageBytes, aligned): releasing part of one
+// unmaps all of it, and the pass maps the rest in again. The large page that holds the pass's
+// start stays (the part before the start may be another thread's).
+TEST(SpillTest, ReleaseBehindLetsGoOfWholeLargePagesOnly) {
+  const SpillDir dir("16");
+  if (dir.InMemoryFileSystem()) GTEST_SKIP() << dir.path() << " is held in memory";
+  constexpr size_t kBytes = size_t{32} << 20;
+  constexpr size_t kTouched = size_t{8} << 20;  // below the watcher's allowance (16 MiB)
+  auto* block = static_cast<uint8_t*>(Allocate(kBytes));
+  ASSERT_NE(block, nullptr);
+  ASSERT_EQ(reinterpret_cast<uintptr_t>(block) % kLargePageBytes, 0u);
+  const uint64_t floor = SharedResidentBytes();
+  std::memset(block, 5, kTouched);
+  const uint64_t releases = GetStats().releases;
+  // From 1 MiB in, to 1 MiB short of the end of what was touched: the large pages [2, 6) MiB
+  // are passed whole, the ones at either end only in part.
+  const auto* words = reinterpret_cast<const uint64_t*>(block);
+  constexpr size_t kMiB = (size_t{1} << 20) / sizeof(uint64_t);
+  ReleaseBehind<uint64_t> behind(words, kMiB);
+  for (size_t i = kMiB; i <= 7 * kMiB; ++i) behind.Passed(i);
+  EXPECT_EQ(GetStats().releases, releases + 2);
+  const uint64_t resident = SharedResidentBytes() - floor;
+  EXPECT_GE(resident, uint64_t{4} << 20);  // [0, 2) and [6, 8) MiB
+  EXPECT_LT(resident, uint64_t{5} << 20);
+  EXPECT_EQ(block[kTouched - 1], 5);
+  Free(block);
+}
+
 // A resize into a file block writes its values in steps, each let go once written
 // (base::ResizeFaultedIn): one resize mapped the whole room in at once, past the budget, and
 // left it to the watcher (the launch join's per-dispatch arrays, 256 MiB at 16.8 M dispatches).

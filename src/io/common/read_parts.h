@@ -143,12 +143,13 @@ struct PartRows {
       // In pieces, each let go once handed on where it is in a file (base/spill.h).
       const std::span<trace::Dispatch> all = Read();
       const size_t piece = base::spill::kReleaseBytes / sizeof(trace::Dispatch);
+      base::spill::ReleaseBehind<trace::Dispatch> handed_on(all.data(), 0);
       size_t at = 0;
       do {
         const std::span<trace::Dispatch> block = all.subspan(at, std::min(piece, all.size() - at));
         fn(block);
-        base::spill::Release(block.data(), block.size_bytes());
         at += block.size();
+        handed_on.Passed(at);
       } while (at < all.size());
       rows = {};
       return base::OkStatus();

@@ -905,15 +905,15 @@ class NativeReader {
       // In steps of kReleaseBytes, each let go once named and moved (where the room is in a
       // file, base/spill.h: its contents stay there): a part holds millions of calls.
       constexpr size_t kStep = base::spill::kReleaseBytes / sizeof(trace::ApiCall);
+      base::spill::ReleaseBehind<trace::ApiCall> read(calls.data(), 0);
+      base::spill::ReleaseBehind<trace::ApiCall> written(room.data(), kept);
       for (size_t i = 0; i < calls.size(); i += kStep) {
         const std::span<trace::ApiCall> step = calls.subspan(i, std::min(kStep, calls.size() - i));
         for (trace::ApiCall& call : step) call.name = *strings_->Get(call.name);
         trace::ApiCall* const to = room.data() + kept + i;
-        if (step.data() != to) {
-          std::memmove(to, step.data(), step.size_bytes());
-          base::spill::Release(step.data(), step.size_bytes());
-        }
-        base::spill::Release(to, step.size_bytes());
+        if (step.data() != to) std::memmove(to, step.data(), step.size_bytes());
+        read.Passed(i + step.size());
+        written.Passed(kept + i + step.size());
       }
       kept += calls.size();
     }
