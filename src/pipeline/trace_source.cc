@@ -203,40 +203,6 @@ struct SpooledTrace {
   std::pair<trace::TimestampNs, trace::TimestampNs> span{INT64_MAX, INT64_MIN};
 };
 
-// Passes dispatches on to the spool, noting the earliest start and the latest end.
-class SpanSink final : public trace::DispatchSink {
- public:
-  SpanSink(trace::DispatchSink& next, std::pair<trace::TimestampNs, trace::TimestampNs>& span)
-      : next_(next), span_(span) {}
-  void Add(const trace::Dispatch& d) override {
-    span_.first = std::min(span_.first, d.start);
-    span_.second = std::max(span_.second, d.end);
-    next_.Add(d);
-  }
-  void AddAll(std::span<const trace::Dispatch> dispatches) override {
-    for (const trace::Dispatch& d : dispatches) {
-      span_.first = std::min(span_.first, d.start);
-      span_.second = std::max(span_.second, d.end);
-    }
-    next_.AddAll(dispatches);
-  }
-  std::span<trace::Dispatch> Room(size_t n) override { return next_.Room(n); }
-  void AddFilled(std::span<const trace::Dispatch> filled) override {
-    base::spill::ReleaseBehind<trace::Dispatch> read(filled.data(), 0);  // as CountingSink's
-    for (size_t i = 0; i < filled.size(); ++i) {
-      read.Passed(i);
-      span_.first = std::min(span_.first, filled[i].start);
-      span_.second = std::max(span_.second, filled[i].end);
-    }
-    next_.AddFilled(filled);
-  }
-  void Expect(size_t dispatches) override { next_.Expect(dispatches); }
-
- private:
-  trace::DispatchSink& next_;
-  std::pair<trace::TimestampNs, trace::TimestampNs>& span_;
-};
-
 base::StatusOr<SpooledTrace> ImportSpooled(const TraceRequest& request,
                                            const io::Importer& importer, trace::StringPool& names) {
   // DECODEPROF_SPOOL_RECORDS: records of each kind held in memory before the rest goes to
@@ -250,11 +216,11 @@ base::StatusOr<SpooledTrace> ImportSpooled(const TraceRequest& request,
   SpooledTrace out;
   out.dispatches = std::make_unique<trace::DispatchSpool>(memory_records);
   out.launches = std::make_unique<trace::LaunchSpool>(memory_records);
-  SpanSink span(*out.dispatches, out.span);
-  trace::TraceBuilder builder(names, span);
+  trace::TraceBuilder builder(names, *out.dispatches);
   builder.set_launch_sink(out.launches.get());
   ConfigureBuilder(builder, request, importer);
   DP_RETURN_IF_ERROR(importer.Import(request.path, builder));
+  out.span = builder.dispatch_span();
   out.info = std::move(builder).Finish();
   DP_RETURN_IF_ERROR(CheckImported(request, importer, out.info));
   return out;
@@ -270,14 +236,13 @@ base::StatusOr<TraceForWindow> ImportInMemory(const TraceRequest& request,
                                               trace::StringPool& names) {
   DispatchRecords dispatches;
   LaunchVector launches;
-  std::pair<trace::TimestampNs, trace::TimestampNs> span{INT64_MAX, INT64_MIN};
-  SpanSink spanned(dispatches, span);
-  trace::TraceBuilder builder(names, spanned);
+  trace::TraceBuilder builder(names, dispatches);
   builder.set_launch_sink(&launches);
   builder.set_keeps_everything(true);
   ConfigureBuilder(builder, request, importer);
   DP_RETURN_IF_ERROR(importer.Import(request.path, builder));
   TraceForWindow t;
+  const std::pair<trace::TimestampNs, trace::TimestampNs> span = builder.dispatch_span();
   t.info = std::move(builder).Finish();
   DP_RETURN_IF_ERROR(CheckImported(request, importer, t.info));
   t.dispatch_count = static_cast<int64_t>(dispatches.records.size());

@@ -29,10 +29,17 @@ void CountingSink::Check(const Dispatch& d) {
 }
 
 void CountingSink::AddAll(std::span<const Dispatch> dispatches) {
-  for (const Dispatch& d : dispatches) Count(d);
   if (!device_filter_) {
+    for (const Dispatch& d : dispatches) {
+      Count(d);
+      Widen(d);
+    }
     next_.AddAll(dispatches);
     return;
+  }
+  for (const Dispatch& d : dispatches) {
+    Count(d);
+    if (d.device == *device_filter_) Widen(d);
   }
   // The runs of the filter's device, each as one block.
   size_t from = 0;

@@ -110,7 +110,10 @@ class CountingSink final : public DispatchSink {
   void set_position_word(std::string_view word) { position_word_ = word; }
   void Add(const Dispatch& d) override {
     Count(d);
-    if (!device_filter_ || *device_filter_ == d.device) next_.Add(d);
+    if (!device_filter_ || *device_filter_ == d.device) {
+      Widen(d);
+      next_.Add(d);
+    }
   }
   // The same as Add for each; forwarded as blocks (runs of the filter's device).
   void AddAll(std::span<const Dispatch> dispatches) override;
@@ -126,9 +129,13 @@ class CountingSink final : public DispatchSink {
     for (size_t i = 0; i < filled.size(); ++i) {
       counted.Passed(i);
       Count(filled[i]);
+      Widen(filled[i]);
     }
     next_.AddFilled(filled);
   }
+  // The earliest start and the latest end of the dispatches forwarded so far ({INT64_MAX,
+  // INT64_MIN} before any): a whole window's span, found in the count's pass.
+  std::pair<TimestampNs, TimestampNs> forwarded_span() const { return span_; }
   void Expect(size_t dispatches) override { next_.Expect(dispatches); }
   // Adds the counts, the diagnostics and the first bad dispatch into `t`.
   void AddCountsTo(ImportedTrace& t) const;
@@ -149,8 +156,13 @@ class CountingSink final : public DispatchSink {
     }
   }
   void Check(const Dispatch& d);
+  void Widen(const Dispatch& d) {
+    span_.first = std::min(span_.first, d.start);
+    span_.second = std::max(span_.second, d.end);
+  }
 
   DispatchSink& next_;
+  std::pair<TimestampNs, TimestampNs> span_{INT64_MAX, INT64_MIN};
   std::optional<int32_t> device_filter_;
   std::map<int32_t, int64_t> per_device_;
   int32_t last_device_ = 0;
@@ -221,6 +233,10 @@ class TraceBuilder {
     }
     trace_.ranges.push_back(r);
   }
+
+  // The earliest start and the latest end of the dispatches forwarded to the sink so far
+  // (CountingSink::forwarded_span).
+  std::pair<TimestampNs, TimestampNs> dispatch_span() const { return counter_.forwarded_span(); }
 
   ImportedTrace Finish() && {
     counter_.AddCountsTo(trace_);
