@@ -6,6 +6,7 @@
 #include <set>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace decodeprof::trace {
@@ -140,6 +141,10 @@ TEST(TraceBuilderTest, ABlockOfDispatchesCountsAndFiltersAsOneAtATime) {
     const std::vector<Dispatch> ds = MixedDevices();
     for (const Dispatch& d : ds) one.AddDispatch(d);
     block.AddDispatches(ds);
+    // The span of what was forwarded: device 1's lines 2, 3 and 5 with the filter.
+    const std::pair<TimestampNs, TimestampNs> span{filter ? 200 : 100, 510};
+    EXPECT_EQ(one.dispatch_span(), span);
+    EXPECT_EQ(block.dispatch_span(), span);
     const ImportedTrace a = std::move(one).Finish();
     const ImportedTrace b = std::move(block).Finish();
     ASSERT_EQ(one_sink.got.size(), block_sink.got.size());
