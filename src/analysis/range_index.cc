@@ -51,10 +51,15 @@ RangeIndex::RangeIndex(std::span<const trace::Range> ranges) {
   // order by SortMostlySorted (linear where few are out of order: a range per dispatch makes
   // millions).
   std::vector<uint64_t> ids;
-  for (const size_t k : kept) {
-    if (ids.size() > kFewThreads) break;
-    if (std::find(ids.begin(), ids.end(), ranges[k].thread) == ids.end()) {
-      ids.push_back(ranges[k].thread);
+  {
+    // A pass over every range where the threads are few (letting go as it reads).
+    base::spill::ReleaseBehind<trace::Range> read(ranges.data(), 0);
+    base::spill::ReleaseBehind<size_t> read_kept(kept.data(), 0);
+    for (size_t i = 0; i < kept.size() && ids.size() <= kFewThreads; ++i) {
+      read.Passed(kept[i]);
+      read_kept.Passed(i);
+      const uint64_t thread = ranges[kept[i]].thread;
+      if (std::find(ids.begin(), ids.end(), thread) == ids.end()) ids.push_back(thread);
     }
   }
   if (ids.size() > kFewThreads) {
@@ -79,7 +84,13 @@ RangeIndex::RangeIndex(std::span<const trace::Range> ranges) {
     for (size_t g = 0; g + 1 < at.size(); ++g) {
       const auto first = kept.begin() + static_cast<std::ptrdiff_t>(at[g]);
       const auto last = kept.begin() + static_cast<std::ptrdiff_t>(at[g + 1]);
-      base::SortMostlySorted(first, last, in_thread);
+      // Its passes read the group's ranges in about their order: let go of both behind.
+      base::spill::ReleaseBehind<trace::Range> read(ranges.data());
+      base::spill::ReleaseBehind<size_t> read_kept(kept.data(), at[g]);
+      base::SortMostlySorted(first, last, in_thread, [&](size_t i) {
+        read.Passed(first[static_cast<std::ptrdiff_t>(i)]);
+        read_kept.Passed(at[g] + i);
+      });
     }
   }
   base::ReserveFaultedIn(ranges_, kept.size());

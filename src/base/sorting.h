@@ -20,8 +20,15 @@ namespace decodeprof::base {
 // n / kFewOutOfOrder are out of order, one std::sort.
 inline constexpr size_t kFewOutOfOrder = 8;
 
-template <typename It, typename Less>
-void SortMostlySorted(It first, It last, Less less) {
+// `passed(i)` is told, in each of the two passes in order, that the elements before i are done
+// with (for a caller whose elements or what they point to are in files, base/spill.h, to let
+// go of them as the passes go: spill::ReleaseBehind); the merge and a std::sort tell nothing.
+struct NothingPassed {
+  void operator()(size_t /*i*/) const {}
+};
+
+template <typename It, typename Less, typename Passed = NothingPassed>
+void SortMostlySorted(It first, It last, Less less, Passed passed = {}) {
   using T = typename std::iterator_traits<It>::value_type;
   using Diff = typename std::iterator_traits<It>::difference_type;
   const auto at = [first](size_t i) -> T& { return first[static_cast<Diff>(i)]; };
@@ -31,6 +38,7 @@ void SortMostlySorted(It first, It last, Less less) {
   size_t out_of_order = 0;
   size_t top = 0;
   for (size_t i = 1; i < n; ++i) {
+    passed(i);
     if (less(at(i), at(top))) {
       ++out_of_order;
     } else {
@@ -46,6 +54,7 @@ void SortMostlySorted(It first, It last, Less less) {
   apart.reserve(out_of_order);
   size_t kept = 1;  // [first, first + kept) in order
   for (size_t i = 1; i < n; ++i) {
+    passed(i);
     if (less(at(i), at(kept - 1))) {
       apart.push_back(std::move(at(i)));
     } else {
