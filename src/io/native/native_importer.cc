@@ -904,15 +904,18 @@ class NativeReader {
       const std::span<trace::ApiCall> calls = launches[p].calls.first(launches[p].filled);
       // In steps of kReleaseBytes, each let go once named and moved (where the room is in a
       // file, base/spill.h: its contents stay there): a part holds millions of calls.
+      // A part whose calls are already in place is only named (one cursor lets go of it).
       constexpr size_t kStep = base::spill::kReleaseBytes / sizeof(trace::ApiCall);
+      const bool moves = calls.data() != room.data() + kept;
       base::spill::ReleaseBehind<trace::ApiCall> read(calls.data(), 0);
       base::spill::ReleaseBehind<trace::ApiCall> written(room.data(), kept);
       for (size_t i = 0; i < calls.size(); i += kStep) {
         const std::span<trace::ApiCall> step = calls.subspan(i, std::min(kStep, calls.size() - i));
         for (trace::ApiCall& call : step) call.name = *strings_->Get(call.name);
-        trace::ApiCall* const to = room.data() + kept + i;
-        if (step.data() != to) std::memmove(to, step.data(), step.size_bytes());
-        read.Passed(i + step.size());
+        if (moves) {
+          std::memmove(room.data() + kept + i, step.data(), step.size_bytes());
+          read.Passed(i + step.size());
+        }
         written.Passed(kept + i + step.size());
       }
       kept += calls.size();
