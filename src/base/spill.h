@@ -90,37 +90,81 @@ inline constexpr size_t kReleaseBytes = kLargePageBytes;
 
 // For a pass over an array in index order from `begin`: Passed(i) says that the elements from
 // `begin` to i are done with, and each whole large page (kLargePageBytes, aligned) among them
-// is released (Release) once passed. A large page that holds `begin` stays: a part of the
-// array before it may be another thread's. Without `begin`, the first Passed(i) sets it (a
-// pass that finds its place by a search); a Passed(i) before the place sets it again. Costs a
-// comparison per call where the array is not in a file block. The array must outlive it.
+// is released (Release) once passed, the one that holds `begin` included; when the pass ends
+// (the destructor), the large pages up to the end of the last element passed go too. A large
+// page at either end of a part may be another thread's too: that thread maps it in again at
+// its next access, once (a large page kept at each end held 2 MiB an array a thread until the
+// watcher's next look: 15 threads over three arrays, 180 MiB). Without `begin`, the first
+// Passed(i) sets it (a pass that finds its place by a search); a Passed(i) before the place
+// sets it again. Costs a comparison per call where the array is not in a file block. The array
+// must outlive it.
 template <typename T>
 class ReleaseBehind {
  public:
   ReleaseBehind(const T* data, size_t begin) noexcept
       : data_(InFile(data) ? data : nullptr),
-        from_(data_ == nullptr || begin == kUnset ? kUnsetAddress : AlignUp(data_ + begin)) {}
+        from_(data_ == nullptr || begin == kUnset ? kUnsetAddress : AlignDown(data_ + begin)) {}
   explicit ReleaseBehind(const T* data) noexcept : ReleaseBehind(data, kUnset) {}
+  ReleaseBehind(const ReleaseBehind&) = delete;
+  ReleaseBehind& operator=(const ReleaseBehind&) = delete;
+  // A moved-from one releases nothing more.
+  ReleaseBehind(ReleaseBehind&& other) noexcept
+      : data_(other.data_), from_(other.from_), last_(other.last_) {
+    other.data_ = nullptr;
+  }
+  ReleaseBehind& operator=(ReleaseBehind&& other) noexcept {
+    if (this != &other) {
+      Finish();
+      data_ = other.data_;
+      from_ = other.from_;
+      last_ = other.last_;
+      other.data_ = nullptr;
+    }
+    return *this;
+  }
+  ~ReleaseBehind() { Finish(); }
+
   void Passed(size_t i) noexcept {
     if (data_ == nullptr) return;
     const auto at = reinterpret_cast<uintptr_t>(data_ + i);
+    last_ = at;
     if (from_ == kUnsetAddress || at < from_) {
-      from_ = AlignUp(data_ + i);
-    } else if (const uintptr_t to = at & ~(kLargePageBytes - 1); to - from_ >= kReleaseBytes) {
+      from_ = AlignDown(at);
+    } else if (const uintptr_t to = AlignDown(at); to - from_ >= kReleaseBytes) {
       // NOLINTNEXTLINE(performance-no-int-to-ptr): a place in the array
       Release(reinterpret_cast<const void*>(from_), to - from_);
       from_ = to;
     }
   }
 
+  // Releases the large pages from the last release up to the end of the last element passed
+  // (the destructor does it; nothing where none was passed).
+  void Finish() noexcept {
+    if (data_ == nullptr || from_ == kUnsetAddress || last_ == kUnsetAddress) return;
+    const uintptr_t to = AlignUp(last_ + sizeof(T));
+    // NOLINTNEXTLINE(performance-no-int-to-ptr): a place in the array
+    if (to > from_) Release(reinterpret_cast<const void*>(from_), to - from_);
+    Forget();
+  }
+  // Releases nothing more (the array is gone).
+  void Forget() noexcept {
+    from_ = kUnsetAddress;
+    last_ = kUnsetAddress;
+  }
+
  private:
   static constexpr size_t kUnset = ~size_t{0};
   static constexpr uintptr_t kUnsetAddress = ~uintptr_t{0};
-  static uintptr_t AlignUp(const T* p) noexcept {
-    return (reinterpret_cast<uintptr_t>(p) + kLargePageBytes - 1) & ~(kLargePageBytes - 1);
+  static uintptr_t AlignDown(uintptr_t at) noexcept { return at & ~(kLargePageBytes - 1); }
+  static uintptr_t AlignDown(const T* p) noexcept {
+    return AlignDown(reinterpret_cast<uintptr_t>(p));
+  }
+  static uintptr_t AlignUp(uintptr_t at) noexcept {
+    return (at + kLargePageBytes - 1) & ~(kLargePageBytes - 1);
   }
   const T* data_;
   uintptr_t from_;
+  uintptr_t last_ = kUnsetAddress;
 };
 
 // For an array appended to (a vector's push_back) in a pass: Appended(data, size) after each
@@ -133,6 +177,7 @@ class AppendReleaseBehind {
   void Appended(const T* data, size_t size) noexcept {
     if (data != data_) {
       data_ = data;
+      behind_.Forget();  // the block it read is gone
       behind_ = ReleaseBehind<T>(data, 0);
     }
     behind_.Passed(size);

@@ -243,24 +243,53 @@ TEST(SpillTest, ReleaseBehindLetsGoOfWholeLargePagesOnly) {
   const SpillDir dir("16");
   if (dir.InMemoryFileSystem()) GTEST_SKIP() << dir.path() << " is held in memory";
   constexpr size_t kBytes = size_t{32} << 20;
-  constexpr size_t kTouched = size_t{8} << 20;  // below the watcher's allowance (16 MiB)
+  constexpr size_t kTouched = size_t{10} << 20;  // below the watcher's allowance (16 MiB)
   auto* block = static_cast<uint8_t*>(Allocate(kBytes));
   ASSERT_NE(block, nullptr);
   ASSERT_EQ(reinterpret_cast<uintptr_t>(block) % kLargePageBytes, 0u);
   const uint64_t floor = SharedResidentBytes();
   std::memset(block, 5, kTouched);
   const uint64_t releases = GetStats().releases;
-  // From 1 MiB in, to 1 MiB short of the end of what was touched: the large pages [2, 6) MiB
-  // are passed whole, the ones at either end only in part.
   const auto* words = reinterpret_cast<const uint64_t*>(block);
   constexpr size_t kMiB = (size_t{1} << 20) / sizeof(uint64_t);
-  ReleaseBehind<uint64_t> behind(words, kMiB);
-  for (size_t i = kMiB; i <= 7 * kMiB; ++i) behind.Passed(i);
-  EXPECT_EQ(GetStats().releases, releases + 2);
+  {
+    // From 1 MiB in, to 1 MiB short of 8 MiB: the large pages [0, 2), [2, 4) and [4, 6) MiB
+    // are passed (the first holds the pass's start), [6, 8) is the one it is in.
+    ReleaseBehind<uint64_t> behind(words, kMiB);
+    for (size_t i = kMiB; i <= 7 * kMiB; ++i) behind.Passed(i);
+    EXPECT_EQ(GetStats().releases, releases + 3);  // one a large page, none split
+    const uint64_t resident = SharedResidentBytes() - floor;
+    EXPECT_GE(resident, uint64_t{4} << 20);  // [6, 10) MiB
+    EXPECT_LT(resident, uint64_t{5} << 20);
+  }
+  // Its end lets go of the large page it was in: [8, 10) MiB stays.
+  EXPECT_EQ(GetStats().releases, releases + 4);
   const uint64_t resident = SharedResidentBytes() - floor;
-  EXPECT_GE(resident, uint64_t{4} << 20);  // [0, 2) and [6, 8) MiB
-  EXPECT_LT(resident, uint64_t{5} << 20);
+  EXPECT_GE(resident, uint64_t{2} << 20);
+  EXPECT_LT(resident, uint64_t{3} << 20);
+  EXPECT_EQ(block[0], 5);  // the contents stay in the file
   EXPECT_EQ(block[kTouched - 1], 5);
+  Free(block);
+}
+
+// A moved cursor releases once, and one told that its array is gone releases nothing more.
+TEST(SpillTest, AMovedOrForgettingReleaseBehindReleasesOnce) {
+  const SpillDir dir("16");
+  if (dir.InMemoryFileSystem()) GTEST_SKIP() << dir.path() << " is held in memory";
+  constexpr size_t kBytes = size_t{32} << 20;  // past the budget: a file block
+  auto* block = static_cast<uint64_t*>(Allocate(kBytes));
+  ASSERT_NE(block, nullptr);
+  std::memset(block, 1, size_t{4} << 20);
+  const uint64_t releases = GetStats().releases;
+  {
+    ReleaseBehind<uint64_t> a(block, 0);
+    a.Passed(10);
+    ReleaseBehind<uint64_t> b(std::move(a));
+    ReleaseBehind<uint64_t> c(block, 0);
+    c.Passed(20);
+    c.Forget();
+  }
+  EXPECT_EQ(GetStats().releases, releases + 1);
   Free(block);
 }
 

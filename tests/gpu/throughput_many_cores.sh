@@ -61,6 +61,10 @@ def timed(argv, cpus):
             m = re.match(r"decodeprof: stage (.+?)\s+([0-9.]+) s wall\s+([0-9.]+) s CPU", line)
             if m:
                 stages[m.group(1)] = [float(m.group(2)), float(m.group(3))]
+                # The stage's peak RSS so far (MiB), where the line has it: where the peak is.
+                m = re.search(r"([0-9.]+) MiB peak RSS", line)
+                if m:
+                    stages[list(stages)[-1]].append(float(m.group(1)))
             # The large blocks (src/base/spill.h) at the last mark: in memory, in files, trims.
             m = re.search(r"large blocks ([0-9]+) in memory, ([0-9]+) in files \(([0-9.]+) MiB, ([0-9]+) trims\)", line)
             if m:
