@@ -3,10 +3,13 @@
 // packs, and the pattern rule's failures kept for a bounded reach only.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -43,16 +46,60 @@ struct Sequence {
 void ExpectSameLabels(const RulePack& pack, const Sequence& seq) {
   ASSERT_GE(seq.dispatches.size(), base::kMinPassPart);
   const std::vector<RoleId> alone = pack.AssignRoles(seq.view(), Schedule::kOneAfterAnother);
-  const std::vector<RoleId> lanes = pack.AssignRoles(seq.view(), Schedule::kOneBehindAnother);
-  ASSERT_EQ(lanes.size(), alone.size());
-  size_t labelled = 0;
-  size_t first_difference = alone.size();
-  for (size_t i = 0; i < alone.size(); ++i) {
-    labelled += alone[i] != kNoRole ? 1u : 0u;
-    if (lanes[i] != alone[i] && first_difference == alone.size()) first_difference = i;
+  // The first lane held within a lead of the last: the shipped one, and leads short enough
+  // that the lanes between wait on it (a pattern's or a span's look-ahead past the lead).
+  for (const size_t lead : {RulePack::kMaxLead, size_t{50000}, size_t{700}}) {
+    SCOPED_TRACE(lead);
+    const std::vector<RoleId> lanes =
+        pack.AssignRoles(seq.view(), Schedule::kOneBehindAnother, lead);
+    ASSERT_EQ(lanes.size(), alone.size());
+    size_t labelled = 0;
+    size_t first_difference = alone.size();
+    for (size_t i = 0; i < alone.size(); ++i) {
+      labelled += alone[i] != kNoRole ? 1u : 0u;
+      if (lanes[i] != alone[i] && first_difference == alone.size()) first_difference = i;
+    }
+    EXPECT_EQ(first_difference, alone.size()) << "the schedules differ first at this index";
+    EXPECT_GT(labelled, alone.size() / 20) << "too few labels to tell the schedules apart";
   }
-  EXPECT_EQ(first_difference, alone.size()) << "the schedules differ first at this index";
-  EXPECT_GT(labelled, alone.size() / 20) << "too few labels to tell the schedules apart";
+}
+
+// The first lane waits while it is a lead ahead of the last, goes on as the last moves, and
+// goes on regardless once the last stops moving (a rule between looking ahead past the lead
+// waits for the first: without that, neither would move).
+TEST(RoleLanesTest, TheFirstLaneRunsAtMostALeadAheadOfTheLast) {
+  std::vector<RoleId> roles(10000, kNoRole);
+  std::atomic<size_t> own{0};
+  std::atomic<size_t> last{0};
+  RoleLane lane(roles, nullptr, &own);
+  lane.LeadAtMost(&last, 100, std::chrono::seconds(3600));  // never stuck here
+  lane.WaitFor(99);                                         // within the lead: no wait
+  lane.Commit(90);
+  std::atomic<bool> through{false};
+  size_t last_when_through = 0;
+  std::thread first([&] {
+    lane.WaitFor(400);
+    last_when_through = last.load();
+    through = true;
+  });
+  // It says how far it is done before it waits, so that the lanes behind can catch up.
+  while (own.load() < 90) std::this_thread::yield();
+  // The last lane moving: the first follows it.
+  for (size_t at = 0; at <= 100000 && !through; at += 1) {
+    last = at;
+    std::this_thread::sleep_for(std::chrono::microseconds(10));
+  }
+  first.join();
+  EXPECT_GE(last_when_through, 301u);
+  // The last lane stuck at 0: the first goes on after a while all the same.
+  std::vector<RoleId> more(100000, kNoRole);
+  std::atomic<size_t> own2{0};
+  std::atomic<size_t> stuck{0};
+  RoleLane alone(more, nullptr, &own2);
+  alone.LeadAtMost(&stuck, 100);
+  const auto start = std::chrono::steady_clock::now();
+  for (size_t i = 0; i < more.size(); i += 97) alone.WaitFor(i);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
 }
 
 // Every rule kind but op_path (role_rules_oppath_test.cc), several of each, over a random

@@ -1,7 +1,9 @@
 #include "src/analysis/roles.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
+#include <thread>
 #include <utility>
 
 #include "src/base/large_pages.h"
@@ -78,12 +80,46 @@ bool ConditionEval::Evaluate(trace::StringId name_id, ClassId class_id) {
 }
 
 void RoleLane::WaitSlow(size_t index) const {
+  if (upstream_ == nullptr) {
+    Throttle(index);
+    return;
+  }
   size_t seen = upstream_->load(std::memory_order_acquire);
   while (seen <= index) {
     upstream_->wait(seen, std::memory_order_acquire);
     seen = upstream_->load(std::memory_order_acquire);
   }
   ready_ = seen;
+}
+
+void RoleLane::Throttle(size_t index) const {
+  // The lanes behind can reach only what this one has said it is done with: say all of it.
+  if (own_ != nullptr) {
+    const size_t done = std::min(commit_below_, roles_.size());
+    if (done > own_->load(std::memory_order_relaxed)) {
+      own_->store(done, std::memory_order_release);
+      own_->notify_all();
+    }
+  }
+  // A poll: the last lane tells its progress every kPublishEvery indices, and nobody wakes this
+  // one. No progress for stuck_: the lanes between wait for this one (a look-ahead).
+  constexpr auto kPoll = std::chrono::microseconds(20);
+  size_t last = last_->load(std::memory_order_acquire);
+  size_t seen = last;
+  auto since = std::chrono::steady_clock::now();
+  while (last + lead_ <= index) {
+    std::this_thread::sleep_for(kPoll);
+    last = last_->load(std::memory_order_acquire);
+    const auto now = std::chrono::steady_clock::now();
+    if (last != seen) {
+      seen = last;
+      since = now;
+    } else if (now - since >= stuck_) {
+      ready_ = index + lead_;
+      return;
+    }
+  }
+  ready_ = last + lead_;
 }
 
 void RoleLane::Publish(size_t below) {
@@ -114,6 +150,7 @@ void RoleLane::Publish(size_t below) {
 
 void RoleLane::Finish() {
   if (own_ == nullptr) return;
+  ready_ = upstream_ == nullptr ? kAll : ready_;  // the first lane: nothing left to throttle
   const size_t n = roles_.size();
   if (n > 0) WaitFor(n - 1);
   own_->store(n, std::memory_order_release);
@@ -140,7 +177,8 @@ SequenceView RulePack::Normalized(const SequenceView& seq, std::vector<ClassId>*
   return view;
 }
 
-std::vector<RoleId> RulePack::AssignRoles(const SequenceView& seq, RuleSchedule schedule) const {
+std::vector<RoleId> RulePack::AssignRoles(const SequenceView& seq, RuleSchedule schedule,
+                                          size_t max_lead) const {
   std::vector<ClassId> storage;
   SequenceView view = Normalized(seq, &storage);
   const size_t n = SizeOf(view);
@@ -179,6 +217,7 @@ std::vector<RoleId> RulePack::AssignRoles(const SequenceView& seq, RuleSchedule 
   const auto run = [&](size_t k) {
     RoleLane lane(roles, k == 0 ? nullptr : &progress[k - 1].below, &progress[k].below);
     if (k + 1 == rules_.size()) lane.LetGoBehind(&view);
+    if (k == 0) lane.LeadAtMost(&progress.back().below, max_lead);
     rules_[k]->Apply(view, lane);
     lane.Finish();
   };

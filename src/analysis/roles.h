@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cassert>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -101,6 +102,7 @@ class RoleLane {
 #ifndef NDEBUG
     committed_ = std::max(committed_, below);
 #endif
+    commit_below_ = below;
     if (own_ != nullptr && below >= next_publish_) [[unlikely]] {
       Publish(below);
     }
@@ -111,6 +113,20 @@ class RoleLane {
   // the roles below go from the process where they are in files (base/spill.h; a rule that
   // looks back maps them in again).
   void LetGoBehind(const SequenceView* view) { let_go_ = view; }
+  // For the first rule's lane: it runs at most `lead` indices ahead of `last` (how far the
+  // last rule is done), so that what the lanes between have mapped in stays within that
+  // stretch instead of the window (each lane on a thread of its own; a first rule that raced
+  // to the end mapped the window's arrays in for the last one to let go of). Where the last
+  // rule stops moving for a while (a rule before it looking far ahead, which waits for this
+  // one), this one goes on another `lead` regardless: the throttle never holds a rule up.
+  // `stuck`: how long the last rule stands still before this one goes on.
+  void LeadAtMost(const std::atomic<size_t>* last, size_t lead,
+                  std::chrono::microseconds stuck = std::chrono::milliseconds(1)) {
+    last_ = last;
+    lead_ = lead;
+    stuck_ = stuck;
+    if (upstream_ == nullptr) ready_ = lead;
+  }
 
   std::vector<RoleId>& roles() { return roles_; }
 
@@ -119,6 +135,7 @@ class RoleLane {
   // Indices between two publications: a rule's progress is told every so many.
   static constexpr size_t kPublishEvery = size_t{1} << 14;
   void WaitSlow(size_t index) const;
+  void Throttle(size_t index) const;
   void Publish(size_t below);
 
   std::vector<RoleId>& roles_;
@@ -128,6 +145,10 @@ class RoleLane {
   size_t next_publish_ = 0;
   const SequenceView* let_go_ = nullptr;  // LetGoBehind
   size_t let_go_below_ = 0;
+  const std::atomic<size_t>* last_ = nullptr;  // LeadAtMost
+  size_t lead_ = 0;
+  std::chrono::microseconds stuck_{0};
+  size_t commit_below_ = 0;  // the last Commit
 #ifndef NDEBUG
   size_t committed_ = 0;  // the highest Commit so far (checked in debug builds)
 #endif
@@ -216,7 +237,12 @@ class RulePack final : public Pack {
   // its own one behind the other (RoleLane); the labels are the same. kAuto: the latter for
   // two rules or more over a long sequence (base::kMinPassPart) with two CPUs or more.
   enum class RuleSchedule : uint8_t { kAuto, kOneAfterAnother, kOneBehindAnother };
-  std::vector<RoleId> AssignRoles(const SequenceView& seq, RuleSchedule schedule) const;
+  // How far the first rule's lane may run ahead of the last one's (RoleLane::LeadAtMost): about
+  // 18 MiB of the arrays the rules read (a dispatch, its name, class, role and launch context:
+  // 72 bytes an index), where a window is millions.
+  static constexpr size_t kMaxLead = size_t{1} << 18;
+  std::vector<RoleId> AssignRoles(const SequenceView& seq, RuleSchedule schedule,
+                                  size_t max_lead = kMaxLead) const;
   std::vector<trace::DiagMessage> RoleWarnings(const SequenceView& seq) const override;
   bool ReadsLaunchContext() const override;
   // The role rules in pack order (AssignRoles applies them in this order).
