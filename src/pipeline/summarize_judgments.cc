@@ -248,72 +248,69 @@ void CompleteSampledNote(const analysis::Sampling& m, std::string& note) {
 
 namespace {
 
-// The correlation ids two or more of `ds`'s kernels share, sorted. In start order the ids
-// mostly rise: each part of the window then finds its own repeats, and the parts meet where one
-// part's last id is the next one's first; an id out of order anywhere: all of them sorted once.
-std::vector<uint64_t> RepeatedKernelIds(std::span<const trace::Dispatch> ds) {
-  struct PartIds {
-    bool sorted = true;
-    bool any = false;
-    uint64_t first = 0;
-    uint64_t last = 0;
-    std::vector<uint64_t> repeats;
-  };
-  const auto counted = [](const trace::Dispatch& d) {
-    return d.correlation != 0 && d.kind == trace::DispatchKind::kKernel;
-  };
-  const auto add = [](std::vector<uint64_t>& out, uint64_t id) {
-    if (out.empty() || out.back() != id) out.push_back(id);
-  };
-  std::array<PartIds, base::kMaxPassParts> in{};
-  const size_t parts =
-      base::ForParts(ds.size(), base::kMinPassPart, [&](size_t k, size_t b, size_t e) {
-        PartIds& p = in[k];
-        base::spill::ReleaseBehind<trace::Dispatch> behind(ds.data(), b);
-        for (size_t i = b; i < e; ++i) {
-          behind.Passed(i);
-          if (!counted(ds[i])) continue;
-          const uint64_t id = ds[i].correlation;
-          if (!p.any) {
-            p.any = true;
-            p.first = id;
-          } else if (id < p.last) {
-            p.sorted = false;
-            return;
-          } else if (id == p.last) {
-            add(p.repeats, id);
-          }
-          p.last = id;
-        }
-      });
-  std::vector<uint64_t> out;
+// The correlation ids two or more of `ds`'s kernels share, sorted, found in a pass in parts
+// (KernelIds::Add each dispatch of a part in order; Repeated with the parts). In start order
+// the ids mostly rise: each part of the window then finds its own repeats, and the parts meet
+// where one part's last id is the next one's first; an id out of order anywhere: all of them
+// sorted once.
+struct KernelIds {
   bool sorted = true;
-  std::optional<uint64_t> last;
-  for (size_t k = 0; k < parts && sorted; ++k) {
-    const PartIds& p = in[k];
-    sorted = p.sorted;
-    if (!sorted || !p.any) continue;
-    if (last && p.first < *last) {
+  bool any = false;
+  uint64_t first = 0;
+  uint64_t last = 0;
+  std::vector<uint64_t> repeats;
+
+  static bool Counted(const trace::Dispatch& d) {
+    return d.correlation != 0 && d.kind == trace::DispatchKind::kKernel;
+  }
+  static void AddOnce(std::vector<uint64_t>& out, uint64_t id) {
+    if (out.empty() || out.back() != id) out.push_back(id);
+  }
+  void Add(const trace::Dispatch& d) {
+    if (!sorted || !Counted(d)) return;
+    const uint64_t id = d.correlation;
+    if (!any) {
+      any = true;
+      first = id;
+    } else if (id < last) {
       sorted = false;
-      continue;
+      return;
+    } else if (id == last) {
+      AddOnce(repeats, id);
     }
-    if (last && p.first == *last) add(out, p.first);
-    for (const uint64_t id : p.repeats) add(out, id);
-    last = p.last;
+    last = id;
   }
-  if (sorted) return out;
-  std::vector<uint64_t> ids;
-  base::ReserveFaultedIn(ids, ds.size());
-  for (const trace::Dispatch& d : ds) {
-    if (counted(d)) ids.push_back(d.correlation);
+  static std::vector<uint64_t> Repeated(std::span<const KernelIds> parts,
+                                        std::span<const trace::Dispatch> ds) {
+    std::vector<uint64_t> out;
+    bool in_order = true;
+    std::optional<uint64_t> prev;
+    for (size_t k = 0; k < parts.size() && in_order; ++k) {
+      const KernelIds& p = parts[k];
+      in_order = p.sorted;
+      if (!in_order || !p.any) continue;
+      if (prev && p.first < *prev) {
+        in_order = false;
+        continue;
+      }
+      if (prev && p.first == *prev) AddOnce(out, p.first);
+      for (const uint64_t id : p.repeats) AddOnce(out, id);
+      prev = p.last;
+    }
+    if (in_order) return out;
+    std::vector<uint64_t> ids;
+    base::ReserveFaultedIn(ids, ds.size());
+    for (const trace::Dispatch& d : ds) {
+      if (Counted(d)) ids.push_back(d.correlation);
+    }
+    std::sort(ids.begin(), ids.end());
+    out.clear();
+    for (size_t i = 1; i < ids.size(); ++i) {
+      if (ids[i] == ids[i - 1]) AddOnce(out, ids[i]);
+    }
+    return out;
   }
-  std::sort(ids.begin(), ids.end());
-  out.clear();
-  for (size_t i = 1; i < ids.size(); ++i) {
-    if (ids[i] == ids[i - 1]) add(out, ids[i]);
-  }
-  return out;
-}
+};
 
 }  // namespace
 
@@ -337,9 +334,11 @@ bool ReplaysGraphs(const analysis::DecodeWindow& w, const trace::ImportedTrace& 
     return id < answers.size() && answers[id] != 0;
   };
   // In parts on several threads, summed: the dispatches a graph launched, and those with a
-  // correlation id but no launch call (`open`: decided below).
+  // correlation id but no launch call (`open`: decided below), and in the same pass the kernel
+  // ids shared, should the open ones need them.
   std::array<size_t, base::kMaxPassParts> graphed_in{};
   std::array<size_t, base::kMaxPassParts> open_in{};
+  std::array<KernelIds, base::kMaxPassParts> ids_in{};
   const size_t parts =
       base::ForParts(ds.size(), base::kMinPassPart, [&](size_t k, size_t b, size_t e) {
         size_t hint = 0;
@@ -349,6 +348,7 @@ bool ReplaysGraphs(const analysis::DecodeWindow& w, const trace::ImportedTrace& 
           behind.Passed(i);
           calls.Passed(hint);
           const trace::Dispatch& d = ds[i];
+          ids_in[k].Add(d);
           const trace::ApiCall* call = index.Find(d.correlation, hint);
           if ((call != nullptr && is(graph_call, call->name)) || is(graph_name, d.name)) {
             ++graphed_in[k];
@@ -367,9 +367,10 @@ bool ReplaysGraphs(const analysis::DecodeWindow& w, const trace::ImportedTrace& 
   // a graph replay still shows: CUPTI and roctracer give every kernel of a graph launch that
   // launch's correlation id, so two or more kernels share it; a plain launch runs one.
   // Counted only when some dispatch has a correlation id without a launch call, and only the
-  // ids met twice or more kept (RepeatedKernelIds), few where no graph runs.
+  // ids met twice or more kept (KernelIds), few where no graph runs.
   if (open > 0 && graphed * 2 < ds.size()) {
-    const std::vector<uint64_t> shared_ids = RepeatedKernelIds(ds);
+    const std::vector<uint64_t> shared_ids = KernelIds::Repeated(
+        std::span<const KernelIds>(ids_in.data(), parts), ds);
     if (!shared_ids.empty()) {
       std::array<size_t, base::kMaxPassParts> shared_in{};
       base::ForParts(ds.size(), base::kMinPassPart, [&](size_t k, size_t b, size_t e) {
