@@ -369,8 +369,8 @@ bool ReplaysGraphs(const analysis::DecodeWindow& w, const trace::ImportedTrace& 
   // Counted only when some dispatch has a correlation id without a launch call, and only the
   // ids met twice or more kept (KernelIds), few where no graph runs.
   if (open > 0 && graphed * 2 < ds.size()) {
-    const std::vector<uint64_t> shared_ids = KernelIds::Repeated(
-        std::span<const KernelIds>(ids_in.data(), parts), ds);
+    const std::vector<uint64_t> shared_ids =
+        KernelIds::Repeated(std::span<const KernelIds>(ids_in.data(), parts), ds);
     if (!shared_ids.empty()) {
       std::array<size_t, base::kMaxPassParts> shared_in{};
       base::ForParts(ds.size(), base::kMinPassPart, [&](size_t k, size_t b, size_t e) {
