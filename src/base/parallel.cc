@@ -39,13 +39,31 @@ unsigned ThreadsFromEnvironment() {
 
 }  // namespace
 
-unsigned UsableCpus() {
-  if (const unsigned threads = ThreadsFromEnvironment(); threads != 0) return threads;
+namespace {
+
+unsigned AffinityCpus() {
   cpu_set_t set;
   CPU_ZERO(&set);
   unsigned cpus = std::thread::hardware_concurrency();
   if (::sched_getaffinity(0, sizeof(set), &set) == 0) cpus = static_cast<unsigned>(CPU_COUNT(&set));
-  return ThreadsOn(cpus, spill::WantsACpu());
+  return cpus;
+}
+
+}  // namespace
+
+unsigned UsableCpus() {
+  if (const unsigned threads = ThreadsFromEnvironment(); threads != 0) return threads;
+  return ThreadsOn(AffinityCpus(), spill::WantsACpu());
+}
+
+unsigned ParseThreads() {
+  if (const unsigned threads = ThreadsFromEnvironment(); threads != 0) return threads;
+  return ParseThreadsOn(AffinityCpus(), spill::WantsACpu());
+}
+
+unsigned ParseThreadsOn(unsigned cpus, bool watched) {
+  if (watched && cpus >= spill::kCpusToLeaveOne) --cpus;
+  return std::max(1u, cpus);
 }
 
 unsigned ThreadsOn(unsigned cpus, bool watched) {

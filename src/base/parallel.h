@@ -32,6 +32,15 @@ inline constexpr unsigned kThreadsWithFileBlocks = 8;
 // kThreadsWithFileBlocks; at least 1.
 unsigned ThreadsOn(unsigned cpus, bool watched);
 
+// What a parse bound by the CPU (a text format read in parts, each into a room of its own) may
+// use: the threads UsableCpus gives, but not held to kThreadsWithFileBlocks, which bounds what
+// the threads of a pass over a window in files map in at once; a parse thread holds only the
+// room it writes. (On 16 CPUs the 600 MB rocprofv3 CSV's parse took 0.074 s on 8 threads and
+// 0.052 s on 15 once the window's room was a file: docs/performance.md, the fifteenth session.)
+unsigned ParseThreads();
+// ParseThreads' count on `cpus` CPUs: all of them, less the watcher's one (`watched`).
+unsigned ParseThreadsOn(unsigned cpus, bool watched);
+
 // The most parts a pass is cut into (the passes over a window are bound by memory: a host
 // with 16 CPUs reads faster on 16 threads than on 8).
 inline constexpr size_t kMaxPassParts = 16;

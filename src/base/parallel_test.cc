@@ -53,6 +53,16 @@ TEST(ParallelTest, WhileTheWatcherRunsOneCpuIsItsAndAtMostEightThreadsRead) {
   EXPECT_EQ(ThreadsOn(0, true), 1u);
 }
 
+TEST(ParallelTest, AParseLeavesTheWatcherItsCpuButIsNotHeldToEightThreads) {
+  EXPECT_EQ(ParseThreadsOn(16, false), 16u);
+  EXPECT_EQ(ParseThreadsOn(16, true), 15u);
+  EXPECT_GT(ParseThreadsOn(16, true), ThreadsOn(16, true));
+  EXPECT_EQ(ParseThreadsOn(spill::kCpusToLeaveOne - 1, true), spill::kCpusToLeaveOne - 1);
+  EXPECT_EQ(ParseThreadsOn(spill::kCpusToLeaveOne, true), spill::kCpusToLeaveOne - 1);
+  EXPECT_EQ(ParseThreadsOn(0, true), 1u);
+  EXPECT_EQ(ParseThreadsOn(0, false), 1u);
+}
+
 TEST(ParallelTest, AllInPartsIsStdAllOfWhereverTheFalseOneIs) {
   const size_t n = 5 * kMinPassPart + 17;  // several parts wherever there are CPUs
   EXPECT_TRUE(AllInParts(0, [](size_t) { return false; }));

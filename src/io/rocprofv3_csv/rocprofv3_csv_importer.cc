@@ -511,7 +511,8 @@ StatusOr<CsvPartsImport> ImportRocprofv3CsvInParts(const std::string& path,
   NameCache name_cache(names);
   base::Status error;
 
-  const unsigned cores = options.cores != 0 ? options.cores : base::UsableCpus();
+  // A parse bound by the CPU, each part into a room of its own (base::ParseThreads).
+  const unsigned cores = options.cores != 0 ? options.cores : base::ParseThreads();
   int64_t bytes = 0;
   const std::vector<int64_t> cuts = ChooseCuts(path, options, cores, bytes);
   std::vector<Part> parts(cuts.size());
