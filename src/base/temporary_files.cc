@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -26,6 +27,9 @@ struct Entry {
 
 Entry g_entries[kMaxTemporaryFiles];
 std::atomic<bool> g_installed{false};
+// SignalBlocks alive on any thread: a handler waits for none before it removes the files.
+std::atomic<int> g_blocks{0};
+static_assert(std::atomic<int>::is_always_lock_free, "read in a signal handler");
 
 sigset_t HandledSet() {
   sigset_t set;
@@ -61,6 +65,9 @@ void RemoveDirectory(const char* path) {
 
 void OnSignal(int signo) {
   const int saved_errno = errno;
+  // Another thread may be between creating a file and registering it (its SignalBlock sent the
+  // signal here): it gets there without this thread, in a few system calls.
+  while (g_blocks.load(std::memory_order_acquire) > 0) ::sched_yield();
   RemoveTemporaryFiles();
   // The default action, now: the process ends by the signal, as it would have without us.
   struct sigaction action {};
@@ -142,8 +149,12 @@ int TemporaryFileCount() {
 SignalBlock::SignalBlock() {
   const sigset_t set = HandledSet();
   ::pthread_sigmask(SIG_BLOCK, &set, &old_);
+  g_blocks.fetch_add(1, std::memory_order_acq_rel);
 }
 
-SignalBlock::~SignalBlock() { ::pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
+SignalBlock::~SignalBlock() {
+  g_blocks.fetch_sub(1, std::memory_order_acq_rel);
+  ::pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+}
 
 }  // namespace decodeprof::base

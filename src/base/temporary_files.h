@@ -42,7 +42,10 @@ void RemoveTemporaryFiles();
 int TemporaryFileCount();
 
 // Blocks SIGINT, SIGTERM and SIGHUP in the calling thread while it lives, so a file is created
-// and registered (or renamed and forgotten) in one step as far as the handler can tell.
+// and registered (or renamed and forgotten) in one step as far as the handler can tell. A
+// signal sent to the process then goes to another thread (a mask is a thread's own): the
+// handler there waits until no SignalBlock is alive before it removes the files, so that a
+// file created but not yet registered is not left behind.
 class SignalBlock {
  public:
   SignalBlock();

@@ -5,11 +5,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 
 #include "src/base/file_io.h"
 #include "tests/support/temp_dir.h"
@@ -100,6 +103,37 @@ TEST(TemporaryFilesTest, SigintRemovesTheTemporaryOutputAndEndsByTheSignal) {
 }
 TEST(TemporaryFilesTest, SighupRemovesTheTemporaryOutputAndEndsByTheSignal) {
   ExpectSignalRemovesTemporary(SIGHUP);
+}
+
+// A signal sent to the process while one thread is between creating a file and registering it
+// (its SignalBlock held, so another thread takes the signal): the handler waits for it and the
+// file goes too. (Before, the handler ran at once on the other thread and left the file: a
+// signal during export left `<out>.tmp.<pid>` once in a CI run under load.)
+TEST(TemporaryFilesTest, ASignalTakenByAnotherThreadWaitsForAFileBeingRegistered) {
+  const decodeprof::testing::TempDir temp("decodeprof-tmpfiles-");
+  const std::string path = (fs::path(temp.path()) / "being-made.tmp").string();
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    InstallTemporaryFileCleanup();
+    std::atomic<bool> created{false};
+    std::thread maker([&] {
+      const SignalBlock block;
+      std::ofstream(path) << "x";
+      created = true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      RegisterTemporary(path);
+    });
+    while (!created) std::this_thread::yield();
+    ::kill(::getpid(), SIGTERM);  // taken by this thread: the maker's is blocked
+    maker.join();
+    ::_exit(4);  // not reached: the handler ends the process once the file is registered
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "exit " << WEXITSTATUS(status);
+  EXPECT_EQ(WTERMSIG(status), SIGTERM);
+  EXPECT_FALSE(fs::exists(path));
 }
 
 // A forked child that gets the signal does not remove what its parent registered.
