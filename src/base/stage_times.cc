@@ -74,14 +74,15 @@ void MarkStage(std::string_view stage, std::FILE* out) {
     std::fprintf(out,
                  "decodeprof: stage %-18s %8.3f s wall %8.3f s CPU on this thread %8.3f s CPU in "
                  "all %7.1f MiB RSS %7.1f MiB peak RSS; large blocks %llu in memory, %llu in "
-                 "files (%.1f MiB, %llu trims)\n",
+                 "files (%.1f MiB, %llu trims, %llu releases)\n",
                  std::string(stage).c_str(), wall - c.wall, cpu - c.cpu,
                  process_cpu - c.process_cpu, ResidentMiB(),
                  static_cast<double>(usage.ru_maxrss) / 1024.0,
                  static_cast<unsigned long long>(spilled.memory_blocks),  // NOLINT
                  static_cast<unsigned long long>(spilled.file_blocks),    // NOLINT
                  static_cast<double>(spilled.file_bytes) / (1024.0 * 1024.0),
-                 static_cast<unsigned long long>(spilled.trims));  // NOLINT
+                 static_cast<unsigned long long>(spilled.trims),     // NOLINT
+                 static_cast<unsigned long long>(spilled.releases));  // NOLINT
   }
   c.started = true;
   c.wall = wall;

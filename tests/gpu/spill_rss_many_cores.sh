@@ -118,7 +118,7 @@ for kernels in kernel_sizes:
             wall = time.perf_counter() - t0
             stages = []
             for line in err.splitlines():
-                m = re.match(r"decodeprof: stage (.+?)\s+([0-9.]+) s wall.*?([0-9.]+) MiB RSS\s+([0-9.]+) MiB peak RSS; large blocks ([0-9]+) in memory, ([0-9]+) in files \(([0-9.]+) MiB, ([0-9]+) trims\)", line)
+                m = re.match(r"decodeprof: stage (.+?)\s+([0-9.]+) s wall.*?([0-9.]+) MiB RSS\s+([0-9.]+) MiB peak RSS; large blocks ([0-9]+) in memory, ([0-9]+) in files \(([0-9.]+) MiB, ([0-9]+) trims(?:, [0-9]+ releases)?\)", line)
                 if m:
                     stages.append({"stage": m.group(1), "s": float(m.group(2)), "rss": float(m.group(3)),
                                    "peak": float(m.group(4)), "memory_blocks": int(m.group(5)),

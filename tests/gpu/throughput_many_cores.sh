@@ -66,7 +66,7 @@ def timed(argv, cpus):
                 if m:
                     stages[list(stages)[-1]].append(float(m.group(1)))
             # The large blocks (src/base/spill.h) at the last mark: in memory, in files, trims.
-            m = re.search(r"large blocks ([0-9]+) in memory, ([0-9]+) in files \(([0-9.]+) MiB, ([0-9]+) trims\)", line)
+            m = re.search(r"large blocks ([0-9]+) in memory, ([0-9]+) in files \(([0-9.]+) MiB, ([0-9]+) trims(?:, ([0-9]+) releases)?\)", line)
             if m:
                 r["spill"] = {"memory_blocks": int(m.group(1)), "blocks": int(m.group(2)),
                               "file_mib": float(m.group(3)), "trims": int(m.group(4))}
