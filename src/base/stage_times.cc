@@ -81,7 +81,7 @@ void MarkStage(std::string_view stage, std::FILE* out) {
                  static_cast<unsigned long long>(spilled.memory_blocks),  // NOLINT
                  static_cast<unsigned long long>(spilled.file_blocks),    // NOLINT
                  static_cast<double>(spilled.file_bytes) / (1024.0 * 1024.0),
-                 static_cast<unsigned long long>(spilled.trims),     // NOLINT
+                 static_cast<unsigned long long>(spilled.trims),      // NOLINT
                  static_cast<unsigned long long>(spilled.releases));  // NOLINT
   }
   c.started = true;
