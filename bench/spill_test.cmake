@@ -3,7 +3,8 @@
 # every large block in memory (DECODEPROF_SPILL=off) and once with a budget of 16 MiB
 # (DECODEPROF_MEMORY_MIB=16: most large blocks in files, their pages dropped and mapped in
 # again as the passes release them or the watcher trims them; src/base/spill.h), must write
-# byte-identical outputs, and the second run must have put blocks in files and dropped pages. A build directory held in memory (tmpfs) skips it.
+# byte-identical outputs, and the second run must have put blocks in files and dropped pages.
+# A build directory held in memory (tmpfs) skips it.
 # Variables: DECODEPROF (the CLI), GEN_NATIVE, OUT.
 include("${CMAKE_CURRENT_LIST_DIR}/same_files.cmake")
 include("${CMAKE_CURRENT_LIST_DIR}/spill_summarize.cmake")

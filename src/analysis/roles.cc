@@ -150,7 +150,7 @@ void RoleLane::Publish(size_t below) {
 
 void RoleLane::Finish() {
   if (own_ == nullptr) return;
-  ready_ = upstream_ == nullptr ? kAll : ready_;  // the first lane: nothing left to throttle
+  if (upstream_ == nullptr) ready_ = kAll;  // the first lane: nothing left to throttle
   const size_t n = roles_.size();
   if (n > 0) WaitFor(n - 1);
   own_->store(n, std::memory_order_release);

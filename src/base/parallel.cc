@@ -67,10 +67,10 @@ unsigned ParseThreadsOn(unsigned cpus, bool watched) {
 }
 
 unsigned ThreadsOn(unsigned cpus, bool watched) {
-  // One CPU left to the memory budget's watcher while large blocks go to files (spill.h), and
-  // no more threads than hold what they read within a little of the budget.
-  if (watched && cpus >= spill::kCpusToLeaveOne) cpus = std::min(cpus - 1, kThreadsWithFileBlocks);
-  return std::max(1u, cpus);
+  // A parse's threads (one CPU left to the memory budget's watcher while large blocks go to
+  // files, spill.h), and no more than hold what they read within a little of the budget.
+  const unsigned threads = ParseThreadsOn(cpus, watched);
+  return watched ? std::min(threads, kThreadsWithFileBlocks) : threads;
 }
 
 size_t PassParts(size_t n, size_t min_size) {

@@ -312,6 +312,20 @@ struct KernelIds {
   }
 };
 
+// KernelIds of `ds` in a pass of its own.
+std::vector<uint64_t> RepeatedKernelIds(std::span<const trace::Dispatch> ds) {
+  std::array<KernelIds, base::kMaxPassParts> in{};
+  const size_t parts =
+      base::ForParts(ds.size(), base::kMinPassPart, [&](size_t k, size_t b, size_t e) {
+        base::spill::ReleaseBehind<trace::Dispatch> behind(ds.data(), b);
+        for (size_t i = b; i < e && in[k].sorted; ++i) {
+          behind.Passed(i);
+          in[k].Add(ds[i]);
+        }
+      });
+  return KernelIds::Repeated(std::span<const KernelIds>(in.data(), parts), ds);
+}
+
 }  // namespace
 
 // Whether the decode's steps replay graphs: most of the window's dispatches were launched by a
@@ -334,8 +348,10 @@ bool ReplaysGraphs(const analysis::DecodeWindow& w, const trace::ImportedTrace& 
     return id < answers.size() && answers[id] != 0;
   };
   // In parts on several threads, summed: the dispatches a graph launched, and those with a
-  // correlation id but no launch call (`open`: decided below), and in the same pass the kernel
-  // ids shared, should the open ones need them.
+  // correlation id but no launch call (`open`: decided below). Without launch calls every such
+  // dispatch is open: the same pass finds the kernel ids shared, which they will need (with
+  // calls, open ones are rare, and a pass of their own finds them when there are some).
+  const bool ids_needed = info.launches.empty();
   std::array<size_t, base::kMaxPassParts> graphed_in{};
   std::array<size_t, base::kMaxPassParts> open_in{};
   std::array<KernelIds, base::kMaxPassParts> ids_in{};
@@ -348,7 +364,7 @@ bool ReplaysGraphs(const analysis::DecodeWindow& w, const trace::ImportedTrace& 
           behind.Passed(i);
           calls.Passed(hint);
           const trace::Dispatch& d = ds[i];
-          ids_in[k].Add(d);
+          if (ids_needed) ids_in[k].Add(d);
           const trace::ApiCall* call = index.Find(d.correlation, hint);
           if ((call != nullptr && is(graph_call, call->name)) || is(graph_name, d.name)) {
             ++graphed_in[k];
@@ -370,7 +386,8 @@ bool ReplaysGraphs(const analysis::DecodeWindow& w, const trace::ImportedTrace& 
   // ids met twice or more kept (KernelIds), few where no graph runs.
   if (open > 0 && graphed * 2 < ds.size()) {
     const std::vector<uint64_t> shared_ids =
-        KernelIds::Repeated(std::span<const KernelIds>(ids_in.data(), parts), ds);
+        ids_needed ? KernelIds::Repeated(std::span<const KernelIds>(ids_in.data(), parts), ds)
+                   : RepeatedKernelIds(ds);
     if (!shared_ids.empty()) {
       std::array<size_t, base::kMaxPassParts> shared_in{};
       base::ForParts(ds.size(), base::kMinPassPart, [&](size_t k, size_t b, size_t e) {
