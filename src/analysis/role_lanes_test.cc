@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
@@ -17,6 +18,8 @@
 #include "src/analysis/roles.h"
 #include "src/analysis/test_pack.h"
 #include "src/base/parallel.h"
+#include "src/base/spill.h"
+#include "src/base/testing/spill_testing.h"
 #include "src/packs/pack_loader.h"
 #include "src/packs/parsers.h"
 
@@ -100,6 +103,24 @@ TEST(RoleLanesTest, TheFirstLaneRunsAtMostALeadAheadOfTheLast) {
   const auto start = std::chrono::steady_clock::now();
   for (size_t i = 0; i < more.size(); i += 97) alone.WaitFor(i);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+}
+
+// AssignRoles holds the first lane to a lead only where the arrays lie in files, where the
+// lead bounds what the lanes map in; in memory a lead would only hold the first rule up.
+TEST(RoleLanesTest, TheFirstLaneHasALeadWhereTheArraysAreInFilesOrOneIsAsked) {
+  std::vector<trace::Dispatch> dispatches(1000);
+  std::vector<RoleId> roles(1000, kNoRole);
+  EXPECT_EQ(RulePack::FirstLaneLead(dispatches.data(), roles.data(), std::nullopt), std::nullopt);
+  EXPECT_EQ(RulePack::FirstLaneLead(dispatches.data(), roles.data(), 700), 700u);
+  const base::spill::testing::SpillDir dir("16");
+  if (dir.InMemoryFileSystem()) GTEST_SKIP() << dir.path() << " is held in memory";
+  std::vector<RoleId, base::spill::testing::SpillAllocator<RoleId>> in_file(size_t{64} << 20);
+  ASSERT_TRUE(base::spill::InFile(in_file.data()));
+  EXPECT_EQ(RulePack::FirstLaneLead(dispatches.data(), in_file.data(), std::nullopt),
+            RulePack::kMaxLead);
+  EXPECT_EQ(RulePack::FirstLaneLead(in_file.data(), roles.data(), std::nullopt),
+            RulePack::kMaxLead);
+  EXPECT_EQ(RulePack::FirstLaneLead(in_file.data(), roles.data(), 50000), 50000u);
 }
 
 // Every rule kind but op_path (role_rules_oppath_test.cc), several of each, over a random

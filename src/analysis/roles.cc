@@ -178,7 +178,7 @@ SequenceView RulePack::Normalized(const SequenceView& seq, std::vector<ClassId>*
 }
 
 std::vector<RoleId> RulePack::AssignRoles(const SequenceView& seq, RuleSchedule schedule,
-                                          size_t max_lead) const {
+                                          std::optional<size_t> max_lead) const {
   std::vector<ClassId> storage;
   SequenceView view = Normalized(seq, &storage);
   const size_t n = SizeOf(view);
@@ -214,15 +214,23 @@ std::vector<RoleId> RulePack::AssignRoles(const SequenceView& seq, RuleSchedule 
     std::atomic<size_t> below{0};
   };
   std::vector<Progress> progress(rules_.size());
+  max_lead = FirstLaneLead(view.dispatches.data(), roles.data(), max_lead);
   const auto run = [&](size_t k) {
     RoleLane lane(roles, k == 0 ? nullptr : &progress[k - 1].below, &progress[k].below);
     if (k + 1 == rules_.size()) lane.LetGoBehind(&view);
-    if (k == 0) lane.LeadAtMost(&progress.back().below, max_lead);
+    if (k == 0 && max_lead) lane.LeadAtMost(&progress.back().below, *max_lead);
     rules_[k]->Apply(view, lane);
     lane.Finish();
   };
   base::RunParts(rules_.size(), run);  // rule 0 on this thread
   return roles;
+}
+
+std::optional<size_t> RulePack::FirstLaneLead(const void* dispatches, const void* roles,
+                                              std::optional<size_t> asked) {
+  if (asked) return asked;
+  if (base::spill::InFile(dispatches) || base::spill::InFile(roles)) return kMaxLead;
+  return std::nullopt;
 }
 
 bool RulePack::ReadsLaunchContext() const {

@@ -318,10 +318,12 @@ std::vector<uint64_t> RepeatedKernelIds(std::span<const trace::Dispatch> ds) {
   const size_t parts =
       base::ForParts(ds.size(), base::kMinPassPart, [&](size_t k, size_t b, size_t e) {
         base::spill::ReleaseBehind<trace::Dispatch> behind(ds.data(), b);
-        for (size_t i = b; i < e && in[k].sorted; ++i) {
+        KernelIds ids;  // on this thread's stack: the parts' entries share cache lines
+        for (size_t i = b; i < e && ids.sorted; ++i) {
           behind.Passed(i);
-          in[k].Add(ds[i]);
+          ids.Add(ds[i]);
         }
+        in[k] = std::move(ids);
       });
   return KernelIds::Repeated(std::span<const KernelIds>(in.data(), parts), ds);
 }
@@ -357,21 +359,28 @@ bool ReplaysGraphs(const analysis::DecodeWindow& w, const trace::ImportedTrace& 
   std::array<KernelIds, base::kMaxPassParts> ids_in{};
   const size_t parts =
       base::ForParts(ds.size(), base::kMinPassPart, [&](size_t k, size_t b, size_t e) {
+        // Counted on this thread's stack, stored once: the parts' entries share cache lines.
         size_t hint = 0;
+        size_t graphed_here = 0;
+        size_t open_here = 0;
+        KernelIds ids;
         base::spill::ReleaseBehind<trace::Dispatch> behind(ds.data(), b);
         base::spill::ReleaseBehind<trace::ApiCall> calls(index.data());
         for (size_t i = b; i < e; ++i) {
           behind.Passed(i);
           calls.Passed(hint);
           const trace::Dispatch& d = ds[i];
-          if (ids_needed) ids_in[k].Add(d);
+          if (ids_needed) ids.Add(d);
           const trace::ApiCall* call = index.Find(d.correlation, hint);
           if ((call != nullptr && is(graph_call, call->name)) || is(graph_name, d.name)) {
-            ++graphed_in[k];
+            ++graphed_here;
           } else if (call == nullptr && d.correlation != 0) {
-            ++open_in[k];
+            ++open_here;
           }
         }
+        graphed_in[k] = graphed_here;
+        open_in[k] = open_here;
+        ids_in[k] = std::move(ids);
       });
   size_t graphed = 0;
   size_t open = 0;
@@ -392,6 +401,7 @@ bool ReplaysGraphs(const analysis::DecodeWindow& w, const trace::ImportedTrace& 
       std::array<size_t, base::kMaxPassParts> shared_in{};
       base::ForParts(ds.size(), base::kMinPassPart, [&](size_t k, size_t b, size_t e) {
         size_t hint = 0;
+        size_t shared_here = 0;
         base::spill::ReleaseBehind<trace::Dispatch> behind(ds.data(), b);
         base::spill::ReleaseBehind<trace::ApiCall> calls(index.data());
         for (size_t i = b; i < e; ++i) {
@@ -401,9 +411,10 @@ bool ReplaysGraphs(const analysis::DecodeWindow& w, const trace::ImportedTrace& 
           if (d.correlation == 0 || is(graph_name, d.name)) continue;
           if (index.Find(d.correlation, hint) != nullptr) continue;
           if (std::binary_search(shared_ids.begin(), shared_ids.end(), d.correlation)) {
-            ++shared_in[k];
+            ++shared_here;
           }
         }
+        shared_in[k] = shared_here;
       });
       for (const size_t n : shared_in) graphed += n;
     }

@@ -903,7 +903,9 @@ base::Status CheckWindow(const TraceRequest& request, const io::Importer& import
   std::array<std::vector<uint8_t>, base::kMaxPassParts> held;
   const size_t parts =
       base::ForParts(ds.size(), base::kMinPassPart, [&](size_t k, size_t b, size_t e) {
-        PartFound& f = found[k];
+        // On this thread's stack, stored once: the parts' entries share cache lines, and the
+        // byte stores below would make the compiler write `f` back every dispatch.
+        PartFound f;
         std::vector<uint8_t>& names_held = held[k];
         names_held.assign(names.size(), 0);
         base::spill::ReleaseBehind<trace::Dispatch> behind(ds.data(), b);
@@ -924,6 +926,7 @@ base::Status CheckWindow(const TraceRequest& request, const io::Importer& import
             break;
           }
         }
+        found[k] = f;
       });
   if (span_of_dispatches) {
     window.lo = INT64_MAX;
