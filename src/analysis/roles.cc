@@ -188,8 +188,10 @@ std::vector<RoleId> RulePack::AssignRoles(const SequenceView& seq, RuleSchedule 
     base::ResizeFaultedIn(name_ids, n);
     base::ForParts(n, base::kMinPassPart, [&](size_t, size_t b, size_t e) {
       base::spill::ReleaseBehind<trace::Dispatch> behind(view.dispatches.data(), b);
+      base::spill::ReleaseBehind<trace::StringId> written(name_ids.data(), b);
       for (size_t i = b; i < e; ++i) {
         behind.Passed(i);
+        written.Passed(i);
         name_ids[i] = view.dispatches[i].name;
       }
     });
