@@ -682,7 +682,7 @@ Attribution Attribute(const SummaryInputs& in) {
   }
   // Each part lets go of what it has read and written as it goes (where the arrays are in
   // files, base/spill.h): with 15 threads the watcher alone let the view's 30 bytes a kernel
-  // pile up (16.8 M kernels, a 32 MiB budget: the role stage's peak 198 -> 445 MiB).
+  // pile up (16.8 M kernels, a 32 MiB budget: the role stage peaked at 409-445 MiB, now 307).
   base::RunParts(part_count, [&](size_t p) {
     const size_t b = parts[p].begin;
     size_t k = first_kernel[p];
