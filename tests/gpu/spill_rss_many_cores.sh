@@ -11,7 +11,9 @@
 # Environment: KERNELS (default 4200000; several, space-separated, each its own trace), BUDGETS
 # (MiB; default "64 256"), RUNS (default 2), THREADS (DECODEPROF_THREADS values, "-" for unset;
 # default "-"), SPILL_OFF (default 1: a run with the spill off too), OPS (default 1: a range a
-# launch). Each time the RSS passes the last look by 32 MiB the sampler reads /proc/PID/smaps
+# launch), MEMCPY (default 0; 1: a token read-back ending each step, so that the role rules read
+# the kernels' compact view), NAMES (distinct kernel names, several each its own trace; default
+# the generator's 24). Each time the RSS passes the last look by 32 MiB the sampler reads /proc/PID/smaps
 # too and sums the resident pages by mapping (anon, heap, spill files, the trace, libraries),
 # so that the top sample says what holds the pages.
 # Writes $OUT/spill_rss.json and prints a line a run.
@@ -30,6 +32,8 @@ kernel_sizes = [int(k) for k in os.environ.get("KERNELS", "4200000").split()]
 threads_list = os.environ.get("THREADS", "-").split()
 spill_off = os.environ.get("SPILL_OFF", "1") == "1"
 ops = os.environ.get("OPS", "1") == "1"
+memcpy = os.environ.get("MEMCPY", "0") == "1"
+names_list = os.environ.get("NAMES", "-").split()
 budgets = os.environ.get("BUDGETS", "64 256").split()
 runs = int(os.environ.get("RUNS", "2"))
 binaries = os.environ.get("BINARIES", "decodeprof").split()
@@ -77,13 +81,15 @@ def policies(pid):
     return found
 
 rows = []
-for kernels in kernel_sizes:
+for kernels, names in [(k, n) for k in kernel_sizes for n in names_list]:
   trace = os.path.join(work, "native.sqlite")
   if os.path.exists(trace):
       os.remove(trace)
-  subprocess.run([os.path.join(stage, "decodeprof_gen_native_trace"), trace, str(kernels), "7"] + (["ops"] if ops else []),
+  subprocess.run([os.path.join(stage, "decodeprof_gen_native_trace"), trace, str(kernels), "7"] +
+                 (["memcpy"] if memcpy else []) + (["ops"] if ops else []) +
+                 ([f"names={names}"] if names != "-" else []),
                  check=True, stdout=subprocess.DEVNULL)
-  print(f"trace {kernels} kernels", flush=True)
+  print(f"trace {kernels} kernels, names {names}", flush=True)
   for binary in binaries:
     for threads in threads_list:
      for budget in (["off"] if spill_off else []) + budgets:
@@ -133,7 +139,7 @@ for kernels in kernel_sizes:
                     in_stage = st["stage"]
                     break
             shutil.rmtree(outdir, ignore_errors=True)
-            row = {"kernels": kernels, "threads": threads, "smaps": maps[-3:],
+            row = {"kernels": kernels, "names": names, "threads": threads, "smaps": maps[-3:],
                    "binary": binary, "budget": budget, "run": run, "s": wall, "rc": p.returncode,
                    "peak_rss_mib": stages[-1]["peak"] if stages else None,
                    "sampled_top": {"t": top[0], **top[1], "stage": in_stage},
@@ -141,7 +147,7 @@ for kernels in kernel_sizes:
                    "max_file": max((s[1].get("RssFile", 0) for s in samples), default=0),
                    "policies": sorted(pols), "samples": len(samples), "stages": stages}
             rows.append(row)
-            print(f"{kernels} threads {threads:>2} {binary:12} budget {budget:>4} run {run}: {wall:6.3f} s, peak {row['peak_rss_mib']} MiB, "
+            print(f"{kernels} names {names} threads {threads:>2} {binary:12} budget {budget:>4} run {run}: {wall:6.3f} s, peak {row['peak_rss_mib']} MiB, "
                   f"sampled top {top[1]} in {in_stage!r} at {top[0]:.3f} s, max anon {row['max_anon']} "
                   f"file {row['max_file']}, policies {sorted(pols)}", flush=True)
             if maps:
