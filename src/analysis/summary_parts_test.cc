@@ -184,6 +184,61 @@ TEST(SummaryPartsTest, BusyUnionAndGapsInPartsEqualOnePassInStartOrder) {
 // A window that holds memory operations: the role rules see its kernels only, through a
 // compact view filled in parts. The roles equal those of the rules over a copy of the
 // kernels, on every CPU and on one; the memory operations keep none.
+// A pack of 130 roles that gives each dispatch the role of its index modulo 130: one kernel
+// name is seen in every role, in every part of the sums, past the first 64 role slots.
+class RoundRobinRoles : public FakePack {
+ public:
+  static constexpr size_t kRoles = 130;
+  RoundRobinRoles() : FakePack({"gemv"}, RoleNames(), {}) {}
+  std::vector<RoleId> AssignRoles(const SequenceView& seq) const override {
+    std::vector<RoleId> out(SizeOf(seq));
+    for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<RoleId>(i % kRoles);
+    return out;
+  }
+
+ private:
+  static std::vector<std::string> RoleNames() {
+    std::vector<std::string> roles;
+    for (size_t r = 0; r < kRoles; ++r) roles.push_back("r" + std::to_string(1000 + r));
+    return roles;
+  }
+};
+
+// The roles a kernel was seen in, merged over the parts: every one of 130 for the kernel that
+// takes them all, one for the kernel that only runs at indices 7 modulo 130.
+TEST(SummaryPartsTest, AKernelSeenInManyRolesListsEachOnceInPartsAsInOnePass) {
+  trace::StringPool names;
+  DecodeWindow window;
+  const trace::StringId every = names.Intern("gemv_every");
+  const trace::StringId seventh = names.Intern("gemv_seventh");
+  for (size_t i = 0; i < 300000; ++i) {
+    window.dispatches.push_back(Dispatch{.start = static_cast<int64_t>(i) * 100,
+                                         .end = static_cast<int64_t>(i) * 100 + 60,
+                                         .name = i % RoundRobinRoles::kRoles == 7 ? seventh : every});
+  }
+  window.lo = 0;
+  window.hi = 300000 * 100;
+  const RoundRobinRoles pack;
+  FakeUnits units{{}, {}};
+  const SummaryInputs in = InputsOf(window, names, pack, units);
+  ASSERT_GE(base::PassParts(window.dispatches.size(), base::kMinPassPart), 1u);
+  auto parts = BuildSummary(in, Attribute(in));
+  ASSERT_TRUE(parts.ok()) << parts.status().ToString();
+  const Summary one = SummaryOnOneCpu(in);
+  std::vector<std::string> all_but_seventh;
+  for (size_t r = 0; r < RoundRobinRoles::kRoles; ++r) {
+    if (r != 7) all_but_seventh.push_back("r" + std::to_string(1000 + r));
+  }
+  const Summary& in_parts = parts.value();
+  for (const Summary* s : {&in_parts, &one}) {
+    ASSERT_EQ(s->kernels.size(), 2u);
+    EXPECT_EQ(s->kernels[0].name, "gemv_every");
+    EXPECT_EQ(s->kernels[0].roles, all_but_seventh);
+    EXPECT_EQ(s->kernels[1].name, "gemv_seventh");
+    EXPECT_EQ(s->kernels[1].roles, std::vector<std::string>{"r1007"});
+  }
+}
+
 TEST(SummaryPartsTest, KernelsBetweenMemoryOperationsGetTheRolesOfTheKernelsAlone) {
   auto loaded = packs::LoadPack("mlx-rocm");
   ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
