@@ -1,8 +1,8 @@
 #include "src/analysis/summary.h"
 
 #include <algorithm>
-#include <atomic>
 #include <array>
+#include <atomic>
 #include <numeric>
 #include <string>
 #include <utility>

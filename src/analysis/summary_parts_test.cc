@@ -212,9 +212,10 @@ TEST(SummaryPartsTest, AKernelSeenInManyRolesListsEachOnceInPartsAsInOnePass) {
   const trace::StringId every = names.Intern("gemv_every");
   const trace::StringId seventh = names.Intern("gemv_seventh");
   for (size_t i = 0; i < 300000; ++i) {
-    window.dispatches.push_back(Dispatch{.start = static_cast<int64_t>(i) * 100,
-                                         .end = static_cast<int64_t>(i) * 100 + 60,
-                                         .name = i % RoundRobinRoles::kRoles == 7 ? seventh : every});
+    window.dispatches.push_back(
+        Dispatch{.start = static_cast<int64_t>(i) * 100,
+                 .end = static_cast<int64_t>(i) * 100 + 60,
+                 .name = i % RoundRobinRoles::kRoles == 7 ? seventh : every});
   }
   window.lo = 0;
   window.hi = 300000 * 100;
