@@ -226,31 +226,32 @@ Totals SumByKernelRoleAndClass(const SummaryInputs& in, const Attribution& attri
   const size_t role_slots = in.pack->role_names().size() + 1;
   // Summed in parts on several threads, then merged in part order: a kernel, role or class
   // first met in an earlier part, or earlier in the same part, comes first, as in one pass.
+  // Each part keeps an entry for every kernel name it meets: with many names, fewer parts.
   std::vector<Totals> parts(base::kMaxPassParts);
-  const size_t n =
-      base::ForParts(decode.size(), base::kMinPassPart, [&](size_t p, size_t b, size_t e) {
-        Totals& totals = parts[p];
-        std::vector<int32_t> kernel_slot(in.names->size(), -1);
-        base::spill::ReleaseBehind<trace::Dispatch> behind(decode.data(), b);
-        for (size_t i = b; i < e; ++i) {
-          behind.Passed(i);
-          const trace::Dispatch& d = decode[i];
-          const RoleId r = attribution.roles[i];
-          const ClassId c = attribution.classes[i];
-          if (kernel_slot[d.name] < 0) {
-            kernel_slot[d.name] = static_cast<int32_t>(totals.kernels.size());
-            totals.kernels.push_back(KernelTotal{d.name, c, 0, 0, RoleBits(role_slots)});
-          }
-          KernelTotal& k = totals.kernels[static_cast<size_t>(kernel_slot[d.name])];
-          ++k.calls;
-          k.ns += d.duration();
-          k.roles_seen.Set(RoleSlot(r));
-          auto& role_total = totals.roles.At(r, RoleSlot(r));
-          role_total.ns += d.duration();
-          ++role_total.calls;
-          totals.classes.At(c, c).ns += d.duration();
-        }
-      });
+  const size_t min_part = base::MinPartForNames(attribution.kernel_names);
+  const size_t n = base::ForParts(decode.size(), min_part, [&](size_t p, size_t b, size_t e) {
+    Totals& totals = parts[p];
+    std::vector<int32_t> kernel_slot(in.names->size(), -1);
+    base::spill::ReleaseBehind<trace::Dispatch> behind(decode.data(), b);
+    for (size_t i = b; i < e; ++i) {
+      behind.Passed(i);
+      const trace::Dispatch& d = decode[i];
+      const RoleId r = attribution.roles[i];
+      const ClassId c = attribution.classes[i];
+      if (kernel_slot[d.name] < 0) {
+        kernel_slot[d.name] = static_cast<int32_t>(totals.kernels.size());
+        totals.kernels.push_back(KernelTotal{d.name, c, 0, 0, RoleBits(role_slots)});
+      }
+      KernelTotal& k = totals.kernels[static_cast<size_t>(kernel_slot[d.name])];
+      ++k.calls;
+      k.ns += d.duration();
+      k.roles_seen.Set(RoleSlot(r));
+      auto& role_total = totals.roles.At(r, RoleSlot(r));
+      role_total.ns += d.duration();
+      ++role_total.calls;
+      totals.classes.At(c, c).ns += d.duration();
+    }
+  });
   if (n == 1) return std::move(parts[0]);
   Totals totals;
   std::vector<int32_t> kernel_slot(in.names->size(), -1);
@@ -652,6 +653,7 @@ Attribution Attribute(const SummaryInputs& in) {
   // name at once both classify it, alike). A memo a part classified each name once a part: a
   // trace of 200 000 kernel names that recur every step took 12.6 s of CPU on 15 threads.
   std::vector<std::atomic<int32_t>> memo(in.names->size());  // zero: not classified yet
+  std::atomic<size_t> kernel_names{0};
   struct Part {
     size_t begin = 0;
     size_t end = 0;
@@ -676,7 +678,10 @@ Attribution Attribute(const SummaryInputs& in) {
           int32_t cls_plus_one = known.load(std::memory_order_relaxed);
           if (cls_plus_one == 0) {
             cls_plus_one = static_cast<int32_t>(in.pack->Classify(in.names->Get(d.name))) + 1;
-            known.store(cls_plus_one, std::memory_order_relaxed);
+            int32_t unknown = 0;
+            if (known.compare_exchange_strong(unknown, cls_plus_one, std::memory_order_relaxed)) {
+              kernel_names.fetch_add(1, std::memory_order_relaxed);
+            }
           }
           out.classes[i] = static_cast<ClassId>(cls_plus_one - 1);
         }
@@ -684,6 +689,7 @@ Attribution Attribute(const SummaryInputs& in) {
       });
   size_t kernels = 0;
   for (size_t p = 0; p < part_count; ++p) kernels += parts[p].kernels;
+  out.kernel_names = kernel_names.load(std::memory_order_relaxed);
   // Role rules see the kernels only: their sequence rules describe the kernels an op
   // launches, and a memory operation between two of them (a token copied to the host, a
   // memset) would break a run. Memory operations keep no role.

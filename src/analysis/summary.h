@@ -254,6 +254,9 @@ struct Attribution {
   std::vector<ClassId> classes;              // one per window dispatch
   std::vector<RoleId> roles;                 // one per window dispatch (kNoRole = none)
   std::vector<trace::DiagMessage> warnings;  // the pack's RoleWarnings for this sequence
+  // The distinct kernel names of the window (0: not counted): the sums by kernel name cut the
+  // window into fewer parts where they are many (base::MinPartForNames).
+  size_t kernel_names = 0;
 };
 
 struct SummaryInputs {

@@ -38,6 +38,17 @@ TEST(ParallelTest, NoPartBelowItsMinimumAndNoneAboveTheCpus) {
   EXPECT_GE(UsableCpus(), 1u);
 }
 
+// Sums by name keep an entry a name in each part: a window of many names gets fewer parts, one
+// of few names as many as before.
+TEST(ParallelTest, ManyNamesMakeFewerParts) {
+  EXPECT_EQ(MinPartForNames(0), kMinPassPart);
+  EXPECT_EQ(MinPartForNames(24), kMinPassPart);
+  EXPECT_EQ(MinPartForNames(200000), 200000 * kRecordsPerNameInAPart);
+  EXPECT_EQ(PassParts(4200000, MinPartForNames(24)), PassParts(4200000, kMinPassPart));
+  EXPECT_LE(PassParts(4200000, MinPartForNames(200000)), 2u);
+  EXPECT_EQ(PassParts(100000, MinPartForNames(200000)), 1u);
+}
+
 TEST(ParallelTest, WhileTheWatcherRunsOneCpuIsItsAndAtMostEightThreadsRead) {
   // Without file blocks: every CPU.
   EXPECT_EQ(ThreadsOn(1, false), 1u);
