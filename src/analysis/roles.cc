@@ -32,8 +32,12 @@ std::string AsciiLower(std::string_view text) {
 
 ConditionEval::ConditionEval(const Condition& condition, const SequenceView& seq)
     : condition_(condition), seq_(seq), name_cache_(condition.any.size()) {
+  // A byte a name for each matcher that tests names (one of classes alone needs none).
   const size_t names = seq.names == nullptr ? 0 : seq.names->size();
-  for (auto& cache : name_cache_) cache.assign(names, 0);
+  for (size_t i = 0; i < name_cache_.size(); ++i) {
+    const Matcher& m = condition.any[i];
+    if (!m.names.empty() || !m.not_names.empty()) name_cache_[i].assign(names, 0);
+  }
   answers_.assign(names, Answer{});
 }
 
