@@ -177,8 +177,6 @@ void SetTimeFigures(const DecodeWindow& window, const WindowTimes& t, const Rate
   }
 }
 
-// Totals of the window per kernel name, role and class, each in first-appearance order
-// (seed spec 2.10).
 // The roles a kernel was seen in, by RoleSlot: the first 64 slots in a word of its own (the
 // shipped packs have fewer roles), the rest on the heap. Each part of the sums keeps one per
 // kernel name it meets; a std::vector<bool> each cost an allocation, and with 200 000 names on
@@ -208,6 +206,8 @@ class RoleBits {
   std::vector<uint64_t> more_;
 };
 
+// Totals of the window per kernel name, role and class, each in first-appearance order
+// (seed spec 2.10).
 struct KernelTotal {
   trace::StringId name;
   ClassId cls;

@@ -181,9 +181,6 @@ TEST(SummaryPartsTest, BusyUnionAndGapsInPartsEqualOnePassInStartOrder) {
   }
 }
 
-// A window that holds memory operations: the role rules see its kernels only, through a
-// compact view filled in parts. The roles equal those of the rules over a copy of the
-// kernels, on every CPU and on one; the memory operations keep none.
 // A pack of 130 roles that gives each dispatch the role of its index modulo 130: one kernel
 // name is seen in every role, in every part of the sums, past the first 64 role slots.
 class RoundRobinRoles : public FakePack {
@@ -242,6 +239,9 @@ TEST(SummaryPartsTest, AKernelSeenInManyRolesListsEachOnceInPartsAsInOnePass) {
   }
 }
 
+// A window that holds memory operations: the role rules see its kernels only, through a
+// compact view filled in parts. The roles equal those of the rules over a copy of the
+// kernels, on every CPU and on one; the memory operations keep none.
 TEST(SummaryPartsTest, KernelsBetweenMemoryOperationsGetTheRolesOfTheKernelsAlone) {
   auto loaded = packs::LoadPack("mlx-rocm");
   ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
