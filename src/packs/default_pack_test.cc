@@ -4,11 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "src/base/parallel.h"
 #include "src/packs/pack_loader.h"
 
 namespace decodeprof::packs {
@@ -314,6 +316,38 @@ TEST(KernelTimesOfTest, ManyDispatchesGiveWhatOnePassGives) {
     EXPECT_EQ(times[k].ns, one_pass[k].second) << k;
   }
   EXPECT_EQ(times.back().name, "last_kernel");
+}
+
+TEST(KernelTimesOfTest, ManyNamesGiveWhatOnePassGives) {
+  // More names than a part of the pass takes a few dispatches each of: the pass runs in fewer
+  // parts (base::MinPartForNames), each still summing the names it meets in first-seen order.
+  trace::StringPool pool;
+  trace::DispatchVector dispatches;
+  const size_t names = 40000;
+  const size_t n = 4 * base::MinPartForNames(names) + 3;
+  for (size_t i = 0; i < n; ++i) {
+    trace::Dispatch d;
+    // Names in an order that differs from their ids, and each first met in a different part.
+    d.name = pool.Intern("k" + std::to_string((i * 7919) % names));
+    d.kind = trace::DispatchKind::kKernel;
+    d.start = static_cast<int64_t>(i) * 10;
+    d.end = d.start + static_cast<int64_t>(i % 17);
+    dispatches.push_back(d);
+  }
+  std::vector<int64_t> sums(pool.size(), 0);
+  std::vector<bool> seen(pool.size(), false);
+  std::vector<trace::StringId> order;
+  for (const trace::Dispatch& d : dispatches) {
+    if (!seen[d.name]) order.push_back(d.name);
+    seen[d.name] = true;
+    sums[d.name] += d.duration();
+  }
+  const std::vector<KernelTime> times = KernelTimesOf(dispatches, pool);
+  ASSERT_EQ(times.size(), order.size());
+  for (size_t k = 0; k < times.size(); ++k) {
+    EXPECT_EQ(times[k].name, pool.Get(order[k])) << k;
+    EXPECT_EQ(times[k].ns, sums[order[k]]) << k;
+  }
 }
 
 TEST(KernelNamesOfTest, DistinctKernelNamesInFirstOrderWithoutMemoryOperations) {
