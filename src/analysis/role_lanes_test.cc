@@ -6,6 +6,8 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <random>
@@ -234,6 +236,51 @@ TEST(RoleLanesTest, EveryRuleKindLabelsTheSameOneBehindAnother) {
     SCOPED_TRACE(seed);
     ExpectSameLabels(pack, seq);
   }
+}
+
+// DECODEPROF_STAGE_TIMES: a line for the lanes' set-up, then one a lane in rule order, each
+// with its kind, when it was done and how often it stood still; the labels are the same.
+TEST(RoleLanesTest, StageTimesTellWhenEachLaneWasDoneAndHowLongItStoodStill) {
+  auto parsed = packs::ParsePack(kEveryKind, "every-kind.toml", "");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  const auto& pack = dynamic_cast<const RulePack&>(*parsed.value());
+  Sequence seq;
+  const std::string letters = "xyzwqrstuvo";
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<size_t> letter(0, letters.size() - 1);
+  while (seq.dispatches.size() < base::kMinPassPart * 2) {
+    seq.Add(pack, std::string(1, letters[letter(rng)]), 1);
+  }
+  const std::vector<RoleId> plain = pack.AssignRoles(seq.view(), Schedule::kOneBehindAnother);
+  setenv("DECODEPROF_STAGE_TIMES", "1", 1);
+  ::testing::internal::CaptureStderr();
+  const std::vector<RoleId> timed = pack.AssignRoles(seq.view(), Schedule::kOneBehindAnother);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  unsetenv("DECODEPROF_STAGE_TIMES");
+  EXPECT_EQ(timed, plain);
+  size_t at =
+      err.find("decodeprof: role lanes: 9 rules over " + std::to_string(seq.dispatches.size()) +
+               " kernels, names and roles set up in ");
+  ASSERT_NE(at, std::string::npos) << err;
+  for (size_t k = 0; k < pack.rules().size(); ++k) {
+    const std::string kind(pack.rules()[k]->kind());
+    char head[64];
+    std::snprintf(head, sizeof head, "decodeprof: role lane %2zu %s", k, kind.c_str());
+    at = err.find(head, at);
+    ASSERT_NE(at, std::string::npos) << head << " in\n" << err;
+    const size_t end = err.find('\n', at);
+    const std::string line = err.substr(at, end - at);
+    EXPECT_NE(line.find(" done at "), std::string::npos) << line;
+    EXPECT_NE(line.find(" times for "), std::string::npos) << line;
+    // The first lane has nobody before it and no lead to keep: it never stands still.
+    if (k == 0) {
+      EXPECT_NE(line.find("stood still 0 times for 0.000 s"), std::string::npos) << line;
+    }
+  }
+  // Without the variable, nothing.
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(pack.AssignRoles(seq.view(), Schedule::kOneBehindAnother), plain);
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
 }
 
 // The shipped packs (their op_path rules have no ranges here and label nothing) over

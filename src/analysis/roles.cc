@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
+#include <cstdio>
 #include <thread>
 #include <utility>
 
 #include "src/base/large_pages.h"
 #include "src/base/parallel.h"
 #include "src/base/spill.h"
+#include "src/base/stage_times.h"
 
 namespace decodeprof::analysis {
 namespace {
@@ -96,9 +98,14 @@ void RoleLane::WaitSlow(size_t index) const {
     return;
   }
   size_t seen = upstream_->load(std::memory_order_acquire);
-  while (seen <= index) {
-    upstream_->wait(seen, std::memory_order_acquire);
-    seen = upstream_->load(std::memory_order_acquire);
+  if (seen <= index) {
+    const auto from = std::chrono::steady_clock::now();
+    while (seen <= index) {
+      upstream_->wait(seen, std::memory_order_acquire);
+      seen = upstream_->load(std::memory_order_acquire);
+    }
+    ++blocked_.times;
+    blocked_.wall += std::chrono::steady_clock::now() - from;
   }
   ready_ = seen;
 }
@@ -117,7 +124,10 @@ void RoleLane::Throttle(size_t index) const {
   constexpr auto kPoll = std::chrono::microseconds(20);
   size_t last = last_->load(std::memory_order_acquire);
   size_t seen = last;
-  auto since = std::chrono::steady_clock::now();
+  const auto from = std::chrono::steady_clock::now();
+  auto since = from;
+  if (last + lead_ <= index) ++blocked_.times;
+  const auto count = [&] { blocked_.wall += std::chrono::steady_clock::now() - from; };
   while (last + lead_ <= index) {
     std::this_thread::sleep_for(kPoll);
     last = last_->load(std::memory_order_acquire);
@@ -127,9 +137,11 @@ void RoleLane::Throttle(size_t index) const {
       since = now;
     } else if (now - since >= stuck_) {
       ready_ = index + lead_;
+      count();
       return;
     }
   }
+  count();
   ready_ = last + lead_;
 }
 
@@ -190,6 +202,7 @@ SequenceView RulePack::Normalized(const SequenceView& seq, std::vector<ClassId>*
 
 std::vector<RoleId> RulePack::AssignRoles(const SequenceView& seq, RuleSchedule schedule,
                                           std::optional<size_t> max_lead) const {
+  const auto names_started = std::chrono::steady_clock::now();
   std::vector<ClassId> storage;
   SequenceView view = Normalized(seq, &storage);
   const size_t n = SizeOf(view);
@@ -228,14 +241,38 @@ std::vector<RoleId> RulePack::AssignRoles(const SequenceView& seq, RuleSchedule 
   };
   std::vector<Progress> progress(rules_.size());
   max_lead = FirstLaneLead(view.dispatches.data(), roles.data(), max_lead);
+  // DECODEPROF_STAGE_TIMES: when each lane was done, and how long it stood still.
+  const bool timed = base::StageTimesOn();
+  struct LaneTime {
+    std::chrono::steady_clock::duration done{};
+    RoleLane::Blocked blocked;
+  };
+  std::vector<LaneTime> lane_times(timed ? rules_.size() : 0);
+  const auto started = std::chrono::steady_clock::now();
   const auto run = [&](size_t k) {
     RoleLane lane(roles, k == 0 ? nullptr : &progress[k - 1].below, &progress[k].below);
     if (k + 1 == rules_.size()) lane.LetGoBehind(&view);
     if (k == 0 && max_lead) lane.LeadAtMost(&progress.back().below, *max_lead);
     rules_[k]->Apply(view, lane);
     lane.Finish();
+    if (timed) lane_times[k] = {std::chrono::steady_clock::now() - started, lane.blocked()};
   };
   base::RunParts(rules_.size(), run);  // rule 0 on this thread
+  if (timed) {
+    const auto seconds = [](auto d) { return std::chrono::duration<double>(d).count(); };
+    std::fprintf(
+        stderr,
+        "decodeprof: role lanes: %zu rules over %zu kernels, names and roles set up in %.3f s\n",
+        rules_.size(), n, seconds(started - names_started));
+    for (size_t k = 0; k < lane_times.size(); ++k) {
+      std::fprintf(stderr,
+                   "decodeprof: role lane %2zu %-18.*s done at %.3f s, stood still %zu times for "
+                   "%.3f s\n",
+                   k, static_cast<int>(rules_[k]->kind().size()), rules_[k]->kind().data(),
+                   seconds(lane_times[k].done), lane_times[k].blocked.times,
+                   seconds(lane_times[k].blocked.wall));
+    }
+  }
   return roles;
 }
 

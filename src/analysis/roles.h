@@ -131,6 +131,15 @@ class RoleLane {
 
   std::vector<RoleId>& roles() { return roles_; }
 
+  // How often and how long this lane stood still for the rules before it (or, the first lane,
+  // for the last one: LeadAtMost), counted on the slow path only; DECODEPROF_STAGE_TIMES prints
+  // it for each lane (RulePack::AssignRoles).
+  struct Blocked {
+    size_t times = 0;
+    std::chrono::nanoseconds wall{0};
+  };
+  const Blocked& blocked() const { return blocked_; }
+
  private:
   static constexpr size_t kAll = SIZE_MAX;
   // Indices between two publications: a rule's progress is told every so many.
@@ -150,6 +159,7 @@ class RoleLane {
   size_t lead_ = 0;
   std::chrono::microseconds stuck_{0};
   size_t commit_below_ = 0;  // the last Commit
+  mutable Blocked blocked_;
 #ifndef NDEBUG
   size_t committed_ = 0;  // the highest Commit so far (checked in debug builds)
 #endif
