@@ -39,6 +39,12 @@ inline constexpr trace::TimestampNs kUnknownLaunch = INT64_MIN;
 //     OS thread that launched it and the launch call's start (ns, the trace's host clock);
 //     kUnknownLaunch when the launch was not recorded;
 //   ranges — the trace's annotation ranges (names in `names`), indexed per thread.
+// A class's kernels in a sequence: how many, and the widest grid among them.
+struct ClassGrids {
+  size_t kernels = 0;
+  int64_t widest = INT64_MIN;
+};
+
 struct SequenceView {
   std::span<const trace::Dispatch> dispatches;
   const trace::StringPool* names = nullptr;
@@ -55,6 +61,10 @@ struct SequenceView {
   // copy of their dispatches): no `dispatches`, and per position its name in `name_ids` and
   // its grid here. Empty otherwise (GridAt reads the dispatches).
   std::span<const int64_t> grids;
+  // Per class (by ClassId), where the caller counted them in a pass it made anyway: the rules
+  // that need a class's widest grid before they scan (tail_after_widest) read it here instead
+  // of making a pass of their own, which every rule after them waited for. Empty: they make it.
+  std::span<const ClassGrids> class_grids;
 };
 
 // The positions of `seq`: its dispatches, or those of a compact view (its name_ids).

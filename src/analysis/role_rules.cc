@@ -13,6 +13,11 @@ namespace {
 // The largest grid among dispatches of `cls`, or nullopt when there is none; in parts on
 // several threads (the head of the rules' cascade waits for it).
 std::optional<int64_t> WidestGrid(const SequenceView& seq, ClassId cls, size_t* count) {
+  if (!seq.class_grids.empty()) {
+    const ClassGrids known = cls < seq.class_grids.size() ? seq.class_grids[cls] : ClassGrids{};
+    if (count != nullptr) *count = known.kernels;
+    return known.kernels == 0 ? std::nullopt : std::optional<int64_t>(known.widest);
+  }
   struct PartWidest {
     int64_t widest = INT64_MIN;
     size_t n = 0;

@@ -4,8 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -282,7 +284,9 @@ patterns = ["y"]
 
 // Roles ("" for none) of names given as a string of one-letter names; each name is its
 // own kernel, so class x = "x", class y = "y", anything else is other.
-std::string RolesOf(const Pack& pack, const std::string& names, std::vector<int64_t> grids = {}) {
+// `class_grids`: SequenceView::class_grids as a caller that counted them would give them.
+std::string RolesOf(const Pack& pack, const std::string& names, std::vector<int64_t> grids = {},
+                    std::span<const ClassGrids> class_grids = {}) {
   trace::StringPool pool;
   trace::DispatchVector dispatches;
   std::vector<ClassId> classes;
@@ -294,7 +298,9 @@ std::string RolesOf(const Pack& pack, const std::string& names, std::vector<int6
     classes.push_back(pack.Classify(std::string(1, names[i])));
   }
   std::string out;
-  for (RoleId r : pack.AssignRoles(SequenceView{dispatches, &pool, classes, true})) {
+  SequenceView seq{dispatches, &pool, classes, true};
+  seq.class_grids = class_grids;
+  for (RoleId r : pack.AssignRoles(seq)) {
     out += r == kNoRole ? '.' : pack.role_names()[static_cast<size_t>(r)][0];
   }
   return out;
@@ -385,6 +391,31 @@ overwrite = false
     want[299'998] = 'a';
     EXPECT_EQ(RolesOf(*pack, seq, grids), want) << "widest at " << at;
   }
+}
+
+// Where the caller counted each class's kernels and widest grid (the summary's classes pass),
+// the rule takes the widest from there rather than a pass of its own: the counts given agree
+// with the sequence's and the labels are the same; counts that did not would show.
+TEST(RoleRuleKindsTest, TailAfterWidestTakesTheWidestGridTheCallerCounted) {
+  auto pack = SmallPack(R"(
+[[role_rule]]
+kind = "tail_after_widest"
+role = "a"
+head_class = "x"
+stop = { classes = ["y"] }
+overwrite = false
+)");
+  ASSERT_NE(pack, nullptr);
+  const ClassId x = pack->Classify("x");
+  const std::string seq = "xqqyxqqyq";
+  const std::vector<int64_t> grids = {5, 1, 1, 1, 9, 1, 1, 1, 1};
+  std::vector<ClassGrids> counted(pack->class_names().size());
+  counted[x] = {2, 9};
+  EXPECT_EQ(RolesOf(*pack, seq, grids, counted), ".....aa..");
+  counted[x] = {2, 5};
+  EXPECT_EQ(RolesOf(*pack, seq, grids, counted), ".aa......");
+  counted[x] = {0, INT64_MIN};  // no head of the class: nothing labelled
+  EXPECT_EQ(RolesOf(*pack, seq, grids, counted), ".........");
 }
 
 TEST(RoleRuleKindsTest, SpanLabelsApplyInOrderAndFromLastNeedsTheClassInTheSpan) {

@@ -660,9 +660,14 @@ Attribution Attribute(const SummaryInputs& in) {
     size_t kernels = 0;
   };
   std::array<Part, base::kMaxPassParts> parts;
+  // Each class's kernels and widest grid, counted here for the role rules that need them
+  // before they scan (SequenceView::class_grids).
+  const size_t class_count = in.pack->class_names().size();
+  std::array<std::vector<ClassGrids>, base::kMaxPassParts> part_grids;
   const size_t part_count =
       base::ForParts(n, base::kMinPassPart, [&](size_t p, size_t b, size_t e) {
         size_t kernels = 0;
+        std::vector<ClassGrids> grids(class_count);
         base::spill::ReleaseBehind<trace::Dispatch> behind(dispatches.data(), b);
         base::spill::ReleaseBehind<ClassId> written(out.classes.data(), b);
         for (size_t i = b; i < e; ++i) {
@@ -683,20 +688,33 @@ Attribution Attribute(const SummaryInputs& in) {
               kernel_names.fetch_add(1, std::memory_order_relaxed);
             }
           }
-          out.classes[i] = static_cast<ClassId>(cls_plus_one - 1);
+          const auto cls = static_cast<ClassId>(cls_plus_one - 1);
+          out.classes[i] = cls;
+          if (cls < grids.size()) {
+            ++grids[cls].kernels;
+            grids[cls].widest = std::max(grids[cls].widest, d.grid);
+          }
         }
         parts[p] = Part{b, e, kernels};
+        part_grids[p] = std::move(grids);
       });
   size_t kernels = 0;
   for (size_t p = 0; p < part_count; ++p) kernels += parts[p].kernels;
+  std::vector<ClassGrids> class_grids(class_count);
+  for (size_t p = 0; p < part_count; ++p) {
+    for (size_t c = 0; c < class_count && c < part_grids[p].size(); ++c) {
+      class_grids[c].kernels += part_grids[p][c].kernels;
+      class_grids[c].widest = std::max(class_grids[c].widest, part_grids[p][c].widest);
+    }
+  }
   out.kernel_names = kernel_names.load(std::memory_order_relaxed);
   // Role rules see the kernels only: their sequence rules describe the kernels an op
   // launches, and a memory operation between two of them (a token copied to the host, a
   // memset) would break a run. Memory operations keep no role.
   base::MarkStage("classes");
   if (kernels == n) {
-    const SequenceView seq{dispatches,       in.names,       out.classes, in.has_grid,
-                           in.launch_thread, in.launch_time, in.ranges};
+    const SequenceView seq{dispatches,     in.names,  out.classes, in.has_grid, in.launch_thread,
+                           in.launch_time, in.ranges, {},          {},          class_grids};
     out.roles = in.pack->AssignRoles(seq);
     base::MarkStage("roles");
     out.warnings = in.pack->RoleWarnings(seq);
@@ -761,7 +779,7 @@ Attribution Attribute(const SummaryInputs& in) {
   });
   base::MarkStage("role view");
   const SequenceView seq{{},    in.names,  classes, in.has_grid, threads,
-                         times, in.ranges, names,   grids};
+                         times, in.ranges, names,   grids,       class_grids};
   const std::vector<RoleId> roles = in.pack->AssignRoles(seq);
   base::MarkStage("roles");
   base::ResizeFaultedIn(out.roles, n, kNoRole);
