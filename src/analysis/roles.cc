@@ -39,6 +39,10 @@ ConditionEval::ConditionEval(const Condition& condition, const SequenceView& seq
   // name. (A pack's conditions are mostly of classes alone: 102 of the 180 that the
   // pytorch-cuda pack evaluates over a window; at 4 bytes a name each, 200 000 names made
   // those tables 78 MiB.)
+  // A condition of one matcher answers from its class test and that matcher's byte a name
+  // (Evaluate): a table of answers a name would hold the same answer again, 4 bytes a name
+  // against 1 (every condition of the shipped packs is one matcher; 78 test names in the
+  // pytorch-cuda pack).
   const size_t names = seq.names == nullptr ? 0 : seq.names->size();
   bool any_names = false;
   for (size_t i = 0; i < name_cache_.size(); ++i) {
@@ -47,7 +51,7 @@ ConditionEval::ConditionEval(const Condition& condition, const SequenceView& seq
     name_cache_[i].assign(names, 0);
     any_names = true;
   }
-  if (any_names) answers_.assign(names, Answer{});
+  if (any_names && condition.any.size() > 1) answers_.assign(names, Answer{});
 }
 
 bool ConditionEval::NamePartMatches(size_t matcher, trace::StringId name_id) {

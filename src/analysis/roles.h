@@ -57,7 +57,8 @@ class ConditionEval {
   bool Evaluate(trace::StringId name, ClassId class_id);
 
   // The last answer per name id, with the class it was for (a name's dispatches almost always
-  // have one class): one lookup per dispatch.
+  // have one class): one lookup per dispatch. Only for a condition of several matchers that
+  // tests names; with one, its class test and name byte answer as fast.
   struct Answer {
     ClassId class_id = 0;
     uint8_t state = 0;  // 0 unknown, 1 no, 2 yes

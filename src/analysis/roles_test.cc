@@ -9,6 +9,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "src/analysis/role_rules.h"
@@ -304,6 +305,48 @@ std::string RolesOf(const Pack& pack, const std::string& names, std::vector<int6
     out += r == kNoRole ? '.' : pack.role_names()[static_cast<size_t>(r)][0];
   }
   return out;
+}
+
+// A condition answers per dispatch from its class and its name, whether it keeps a table of
+// answers by name (several matchers) or not (one): a name met under two classes gets each
+// class's answer, in any order.
+TEST(ConditionEvalTest, OneOrSeveralMatchersAnswerByClassAndName) {
+  trace::StringPool pool;
+  trace::DispatchVector dispatches;
+  std::vector<ClassId> classes;
+  const auto add = [&](std::string_view name, ClassId cls) {
+    trace::Dispatch d;
+    d.name = pool.Intern(name);
+    dispatches.push_back(d);
+    classes.push_back(cls);
+  };
+  // name:class  k:0  k:1  k:0  z:1  z:0  Kq:0
+  add("k", 0);
+  add("k", 1);
+  add("k", 0);
+  add("z", 1);
+  add("z", 0);
+  add("Kq", 0);
+  const SequenceView seq{dispatches, &pool, classes, true};
+  const auto answers = [&](const Condition& c) {
+    ConditionEval eval(c, seq);
+    std::string out;
+    for (size_t i = 0; i < dispatches.size(); ++i) out += eval.Matches(i) ? '1' : '0';
+    return out;
+  };
+  Condition one;
+  one.any.push_back(Matcher{{0}, {"k"}, {}, false});
+  EXPECT_EQ(answers(one), "101000");
+  Condition lowered;
+  lowered.any.push_back(Matcher{{}, {"k"}, {"q"}, true});  // names lower-cased: "kq" has a q
+  EXPECT_EQ(answers(lowered), "111000");
+  Condition several;
+  several.any.push_back(Matcher{{0}, {"k"}, {}, false});
+  several.any.push_back(Matcher{{1}, {"z"}, {}, false});
+  EXPECT_EQ(answers(several), "101100");
+  Condition by_class;
+  by_class.any.push_back(Matcher{{1}, {}, {}, false});
+  EXPECT_EQ(answers(by_class), "010100");
 }
 
 TEST(RoleRuleKindsTest, FollowRunStopsAtTheFirstOtherDispatch) {
