@@ -30,6 +30,13 @@ class RangeIndex;  // range_index.h
 // A launch time that is not known (the dispatch has no matching API call).
 inline constexpr trace::TimestampNs kUnknownLaunch = INT64_MIN;
 
+// A class's kernels in a sequence: how many, and the widest grid among them
+// (SequenceView::class_grids).
+struct ClassGrids {
+  size_t kernels = 0;
+  int64_t widest = INT64_MIN;
+};
+
 // The decode sequence as role rules see it: dispatches in start order (stable), their
 // classes, and whether the trace carried grid sizes at all.
 //
@@ -39,12 +46,6 @@ inline constexpr trace::TimestampNs kUnknownLaunch = INT64_MIN;
 //     OS thread that launched it and the launch call's start (ns, the trace's host clock);
 //     kUnknownLaunch when the launch was not recorded;
 //   ranges — the trace's annotation ranges (names in `names`), indexed per thread.
-// A class's kernels in a sequence: how many, and the widest grid among them.
-struct ClassGrids {
-  size_t kernels = 0;
-  int64_t widest = INT64_MIN;
-};
-
 struct SequenceView {
   std::span<const trace::Dispatch> dispatches;
   const trace::StringPool* names = nullptr;

@@ -10,8 +10,9 @@
 namespace decodeprof::analysis {
 namespace {
 
-// The largest grid among dispatches of `cls`, or nullopt when there is none; in parts on
-// several threads (the head of the rules' cascade waits for it).
+// The largest grid among dispatches of `cls`, or nullopt when there is none: from the counts
+// the caller made (SequenceView::class_grids), else in parts on several threads (the head of
+// the rules' cascade waits for it).
 std::optional<int64_t> WidestGrid(const SequenceView& seq, ClassId cls, size_t* count) {
   if (!seq.class_grids.empty()) {
     const ClassGrids known = cls < seq.class_grids.size() ? seq.class_grids[cls] : ClassGrids{};

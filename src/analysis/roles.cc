@@ -34,15 +34,13 @@ std::string AsciiLower(std::string_view text) {
 
 ConditionEval::ConditionEval(const Condition& condition, const SequenceView& seq)
     : condition_(condition), seq_(seq), name_cache_(condition.any.size()) {
-  // A byte a name for each matcher that tests names, and the answers by name only where one
-  // does: a condition of classes alone answers from the class (Evaluate), with no table a
-  // name. (A pack's conditions are mostly of classes alone: 102 of the 180 that the
-  // pytorch-cuda pack evaluates over a window; at 4 bytes a name each, 200 000 names made
-  // those tables 78 MiB.)
-  // A condition of one matcher answers from its class test and that matcher's byte a name
-  // (Evaluate): a table of answers a name would hold the same answer again, 4 bytes a name
-  // against 1 (every condition of the shipped packs is one matcher; 78 test names in the
-  // pytorch-cuda pack).
+  // A byte a name for each matcher that tests names, and a table of answers by name only for
+  // a condition of several matchers that tests names. A condition of classes alone answers
+  // from the class (Evaluate), with no table a name: 102 of the 180 conditions the
+  // pytorch-cuda pack evaluates over a window, whose tables took 78 MiB at 200 000 names. A
+  // condition of one matcher answers from its class test and the matcher's byte (Evaluate):
+  // a table would hold the same answer again, 4 bytes a name against 1 (every condition of
+  // the shipped packs is one matcher).
   const size_t names = seq.names == nullptr ? 0 : seq.names->size();
   bool any_names = false;
   for (size_t i = 0; i < name_cache_.size(); ++i) {
@@ -206,7 +204,7 @@ SequenceView RulePack::Normalized(const SequenceView& seq, std::vector<ClassId>*
 
 std::vector<RoleId> RulePack::AssignRoles(const SequenceView& seq, RuleSchedule schedule,
                                           std::optional<size_t> max_lead) const {
-  const auto names_started = std::chrono::steady_clock::now();
+  const auto set_up_started = std::chrono::steady_clock::now();
   std::vector<ClassId> storage;
   SequenceView view = Normalized(seq, &storage);
   const size_t n = SizeOf(view);
@@ -267,7 +265,7 @@ std::vector<RoleId> RulePack::AssignRoles(const SequenceView& seq, RuleSchedule 
     std::fprintf(
         stderr,
         "decodeprof: role lanes: %zu rules over %zu kernels, names and roles set up in %.3f s\n",
-        rules_.size(), n, seconds(started - names_started));
+        rules_.size(), n, seconds(started - set_up_started));
     for (size_t k = 0; k < lane_times.size(); ++k) {
       std::fprintf(stderr,
                    "decodeprof: role lane %2zu %-18.*s done at %.3f s, stood still %zu times for "
