@@ -410,15 +410,18 @@ overwrite = false
   EXPECT_EQ(RolesOf(*pack, "prr"), "aa.");
 }
 
-TEST(RoleRuleKindsTest, TailAfterWidestLabelsOnlyAfterTheWidestHeads) {
-  auto pack = SmallPack(R"(
+// The sampler-tail rule over the small pack's classes: a tail after the widest x, up to a y.
+constexpr const char* kTailAfterWidestX = R"(
 [[role_rule]]
 kind = "tail_after_widest"
 role = "a"
 head_class = "x"
 stop = { classes = ["y"] }
 overwrite = false
-)");
+)";
+
+TEST(RoleRuleKindsTest, TailAfterWidestLabelsOnlyAfterTheWidestHeads) {
+  auto pack = SmallPack(kTailAfterWidestX);
   ASSERT_NE(pack, nullptr);
   EXPECT_EQ(RolesOf(*pack, "xqqyxqqyq", {5, 1, 1, 1, 9, 1, 1, 1, 1}), ".....aa..");
   // The widest head found wherever it is in a window of several parts (a search in parts):
@@ -440,14 +443,7 @@ overwrite = false
 // the rule takes the widest from there rather than a pass of its own: the counts given agree
 // with the sequence's and the labels are the same; counts that did not would show.
 TEST(RoleRuleKindsTest, TailAfterWidestTakesTheWidestGridTheCallerCounted) {
-  auto pack = SmallPack(R"(
-[[role_rule]]
-kind = "tail_after_widest"
-role = "a"
-head_class = "x"
-stop = { classes = ["y"] }
-overwrite = false
-)");
+  auto pack = SmallPack(kTailAfterWidestX);
   ASSERT_NE(pack, nullptr);
   const ClassId x = pack->Classify("x");
   const std::string seq = "xqqyxqqyq";

@@ -702,7 +702,7 @@ Attribution Attribute(const SummaryInputs& in) {
   for (size_t p = 0; p < part_count; ++p) kernels += parts[p].kernels;
   std::vector<ClassGrids> class_grids(class_count);
   for (size_t p = 0; p < part_count; ++p) {
-    for (size_t c = 0; c < class_count && c < part_grids[p].size(); ++c) {
+    for (size_t c = 0; c < part_grids[p].size(); ++c) {
       class_grids[c].kernels += part_grids[p][c].kernels;
       class_grids[c].widest = std::max(class_grids[c].widest, part_grids[p][c].widest);
     }
