@@ -8,11 +8,13 @@
 # usage: tests/gpu/whole_window_peaks.sh STAGE
 #   STAGE: decodeprof and the generators (decodeprof_gen_{native,nsys,rocpd}_trace,
 #   decodeprof_gen_trace) with the shared libraries (tests/gpu/README.md, "Staging").
-# Environment: FORMATS (default: native-ops nsys rocpd csv kineto), KERNELS (SQLite formats;
-#   default 1000000 4200000 16800000), CSV_BYTES (default 150000000 600000000 2400000000),
-#   KINETO_STEPS (of 1400 kernels; default 200 800 3200), NAMES (distinct names for native-ops
-#   at NAMES_KERNELS kernels; default 2000 20000 200000; NAMES_KERNELS default 4200000),
-#   BUDGETS (DECODEPROF_MEMORY_MIB values, "default" for unset; default "default 32 16"),
+# Environment: FORMATS (default: native-ops nsys nsys-ops rocpd csv kineto; native-ops and
+#   nsys-ops have an NVTX range around each launch, native-ops a memcpy ending each step),
+#   KERNELS (SQLite formats; default 1000000 4200000 16800000), CSV_BYTES (default 150000000
+#   600000000 2400000000), KINETO_STEPS (of 1400 kernels; default 200 800 3200), NAMES
+#   (distinct names for native-ops at NAMES_KERNELS kernels; default 2000 20000 200000;
+#   NAMES_KERNELS default 4200000), BUDGETS (DECODEPROF_MEMORY_MIB values, "default" for
+#   unset; default "default 32 16"),
 #   RUNS (best of; default 1).
 # Each run's wall time, CPU time and peak RSS (wait4's ru_maxrss) go to $OUT/peaks.json as they
 # are measured (a line each), and a table is printed at the end.
@@ -29,7 +31,7 @@ import json, os, shutil, subprocess, sys, time
 
 stage, work, out, gen_kineto = sys.argv[1:5]
 env = os.environ.get
-formats = env("FORMATS", "native-ops nsys rocpd csv kineto").split()
+formats = env("FORMATS", "native-ops nsys nsys-ops rocpd csv kineto").split()
 sizes = [int(x) for x in env("KERNELS", "1000000 4200000 16800000").split()]
 csv_bytes = [int(x) for x in env("CSV_BYTES", "150000000 600000000 2400000000").split()]
 kineto_steps = [int(x) for x in env("KINETO_STEPS", "200 800 3200").split()]
@@ -77,6 +79,7 @@ def measure(fmt, label, kernels, n_names, trace):
 
 gens = {"native-ops": ("decodeprof_gen_native_trace", ["memcpy", "ops"]),
         "nsys": ("decodeprof_gen_nsys_trace", []),
+        "nsys-ops": ("decodeprof_gen_nsys_trace", ["ops"]),
         "rocpd": ("decodeprof_gen_rocpd_trace", [])}
 jobs = []  # (fmt, label, kernels, names, path, process or None)
 for fmt in formats:
