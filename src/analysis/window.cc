@@ -41,11 +41,36 @@ void WindowCollector::Reserve(size_t dispatches) {
   base::ReserveLarge(membership_, dispatches);
 }
 
+bool WindowCollector::StoreInFile() const { return base::spill::InFile(candidates_.data()); }
+
 void WindowCollector::Add(const trace::Dispatch& d, bool keep) {
   const uint8_t member = Count(d);
   if (member != 0 && keep) {
     candidates_.push_back(d);
     membership_.push_back(member);
+    if (candidates_.size() % kFilledCheck == 0) ReleaseFilled();
+  }
+}
+
+void WindowCollector::Done() { ReleaseFilled(/*whole=*/true); }
+
+void WindowCollector::ReleaseFilled(bool whole) {
+  constexpr uintptr_t kPage = base::spill::kLargePageBytes;
+  const trace::Dispatch* store = candidates_.data();
+  if (store != filled_store_) {  // reserved, or grown past its reservation
+    filled_store_ = store;
+    filled_from_ =
+        base::spill::InFile(store) ? reinterpret_cast<uintptr_t>(store) / kPage * kPage : 0;
+  }
+  if (filled_from_ == 0) return;
+  const uintptr_t end = reinterpret_cast<uintptr_t>(store + candidates_.size());
+  // A store in a file is a block of whole large pages of its own (base/spill.h): the page that
+  // holds the end is the store's alone.
+  const uintptr_t to = (whole ? end + kPage - 1 : end) / kPage * kPage;
+  if (to > filled_from_) {
+    // NOLINTNEXTLINE(performance-no-int-to-ptr): a place in the store
+    base::spill::Release(reinterpret_cast<const void*>(filled_from_), to - filled_from_);
+    filled_from_ = to;
   }
 }
 

@@ -41,6 +41,9 @@ class WindowCollector : public trace::DispatchSink {
   // before the window) but is never in the window: a dispatch that ran in the window's time
   // but was launched outside its ranges (pipeline/window_stage.h, the ranges' projection).
   void Add(const trace::Dispatch& d, bool keep);
+  // A part of a window read in parts is read: a store in a file lets go of all its pages
+  // (MergeAll maps them in again as it copies them).
+  void Done() override;
 
   // Add() of every dispatch of `in_order` (in file order), taking over its store when every
   // one of them is kept (a window that holds the whole trace: no copy of millions).
@@ -51,6 +54,11 @@ class WindowCollector : public trace::DispatchSink {
   // address space is taken; memory is used as dispatches arrive. A failed reservation is
   // ignored (the store then grows as it goes).
   void Reserve(size_t dispatches);
+  // Whether the store is a file block (base/spill.h): it passed the memory budget. Such a
+  // store lets go of each large page once Add has filled it (its contents stay in the file):
+  // a window imported in parts holds them all until MergeAll, and the budget's watcher alone
+  // fell behind where the parts outnumber the CPUs.
+  bool StoreInFile() const;
 
   // Chooses the clock and returns the window. Errors (kData, where = `log_path`):
   //  - no clock with both warmup_start and measured_end bracketing a dispatch:
@@ -117,12 +125,21 @@ class WindowCollector : public trace::DispatchSink {
   void MergeRebased(WindowCollector&& later);
   // The counts and the last dispatch before decode_start of `later` (already rebased).
   void MergeClocks(const WindowCollector& later);
+  // Add's write-behind: lets go of the large pages of a store in a file up to the last kept
+  // dispatch (checked every kFilledCheck kept dispatches), or with `whole`, up to the end of
+  // the large page that holds it.
+  void ReleaseFilled(bool whole = false);
+  static constexpr size_t kFilledCheck = 4096;
 
   std::array<PerClock, std::size(trace::kAllClocks)> clocks_;
   // Dispatches inside either clock's [decode_start, measured_end], in file order, with a bit
   // per clock saying which window holds them.
   trace::DispatchVector candidates_;
   std::vector<uint8_t> membership_;
+  // ReleaseFilled's place: the store it last saw, and the start of the large pages it has not
+  // let go of (0: the store is not in a file).
+  const trace::Dispatch* filled_store_ = nullptr;
+  uintptr_t filled_from_ = 0;
 };
 
 }  // namespace decodeprof::analysis

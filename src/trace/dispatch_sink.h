@@ -29,6 +29,10 @@ class DispatchSink {
   // A hint from an importer that knows how many dispatches are coming (an upper bound): a
   // sink that keeps them all can make room at once. Ignoring it is always correct.
   virtual void Expect(size_t /*dispatches*/) {}
+  // From an importer that reads a file in parts, each into a sink of its own on some thread:
+  // the part is read, and nothing more reaches this sink until the parts are merged. A sink
+  // may let go of what it will not touch again before then.
+  virtual void Done() {}
 };
 
 // Drops every dispatch (an import that wants everything but them).

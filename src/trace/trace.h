@@ -133,6 +133,7 @@ class CountingSink final : public DispatchSink {
     }
     next_.AddFilled(filled);
   }
+  void Done() override { next_.Done(); }
   // The earliest start and the latest end of the dispatches forwarded so far ({INT64_MAX,
   // INT64_MIN} before any): a whole window's span, found in the count's pass.
   std::pair<TimestampNs, TimestampNs> forwarded_span() const { return span_; }

@@ -458,6 +458,7 @@ void ImportParts(const std::stop_token& cancel, const std::string& path,
       case RowsEnd::kError:
         break;
     }
+    part.sink->Done();
   }
 }
 
