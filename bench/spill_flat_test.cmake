@@ -5,8 +5,9 @@
 # (DECODEPROF_STAGE_TIMES). With the budget, 4 times the kernels must add less than 24 MiB, and
 # the larger window must peak below 0.7 times the spill off's. This VM (2 CPUs): a release build
 # 36 -> 45 MiB (44-48 MiB at 1 M beside two busy loops; spill off 115 MiB), the ci preset's
-# ASan build 60 -> 68 MiB without its quarantine (spill_summarize.cmake; spill off 141 MiB). A build directory held in memory (tmpfs) skips
-# it. Variables: DECODEPROF (the CLI), GEN_NATIVE, OUT.
+# ASan build 60 -> 68 MiB without its quarantine (spill_summarize.cmake; spill off 141 MiB). A
+# build directory held in memory (tmpfs) skips it. Variables: DECODEPROF (the CLI), GEN_NATIVE,
+# OUT.
 include("${CMAKE_CURRENT_LIST_DIR}/spill_summarize.cmake")
 file(REMOVE_RECURSE "${OUT}")
 file(MAKE_DIRECTORY "${OUT}/spill")
