@@ -23,15 +23,8 @@ set(budget "DECODEPROF_SPILL=${OUT}/spill" DECODEPROF_MEMORY_MIB=16)
 # peak_of(WHAT TRACE OUT_VAR [ARGS...]): the peak RSS in MiB of a whole-window summarize of
 # TRACE within the budget, or "skip" where the spill directory is held in memory.
 function(peak_of what trace out_var)
-  decodeprof_spill_summarize("${what}" err "${budget}" --trace "${trace}" ${ARGN} --window all
-                             --out-dir "${OUT}/o")
-  decodeprof_spill_held_in_memory("${err}" "${OUT}/spill" held)
-  if(held)
-    set(${out_var} "skip" PARENT_SCOPE)
-    return()
-  endif()
-  decodeprof_spill_last_stage("${err}" peak in_memory in_files)
-  message("${what}: peak ${peak} MiB")
+  decodeprof_spill_peak("${what}" "${budget}" peak --trace "${trace}" ${ARGN} --window all
+                        --out-dir "${OUT}/o")
   set(${out_var} "${peak}" PARENT_SCOPE)
 endfunction()
 

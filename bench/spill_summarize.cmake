@@ -8,6 +8,10 @@
 # what the program has freed (the ci preset: 50 000 names peaked at 162 MiB with it, 93
 # without, against 70 and 61 with 24 names).
 #
+# decodeprof_spill_peak(WHAT ENV OUT_VAR ARGS...): decodeprof_spill_summarize of ARGS..., then
+# OUT_VAR is its peak RSS in whole MiB (said on a line with WHAT), or "skip" where the spill
+# directory ${OUT}/spill is held in memory (decodeprof_spill_held_in_memory).
+#
 # decodeprof_spill_held_in_memory(ERR SPILL_DIR OUT_VAR): OUT_VAR is TRUE, with a SKIP line
 # for CTest, where the run's stderr ERR says the spill directory is held in memory (tmpfs):
 # nothing goes to files there, so the script returns.
@@ -43,4 +47,16 @@ function(decodeprof_spill_last_stage err peak_var memory_var files_var)
   set(${peak_var} ${CMAKE_MATCH_1} PARENT_SCOPE)
   set(${memory_var} ${CMAKE_MATCH_3} PARENT_SCOPE)
   set(${files_var} ${CMAKE_MATCH_4} PARENT_SCOPE)
+endfunction()
+
+function(decodeprof_spill_peak what env out_var)
+  decodeprof_spill_summarize("${what}" err "${env}" ${ARGN})
+  decodeprof_spill_held_in_memory("${err}" "${OUT}/spill" held)
+  if(held)
+    set(${out_var} "skip" PARENT_SCOPE)
+    return()
+  endif()
+  decodeprof_spill_last_stage("${err}" peak in_memory in_files)
+  message("${what}: peak ${peak} MiB")
+  set(${out_var} "${peak}" PARENT_SCOPE)
 endfunction()

@@ -55,23 +55,18 @@ void WindowCollector::Add(const trace::Dispatch& d, bool keep) {
 void WindowCollector::Done() { ReleaseFilled(/*whole=*/true); }
 
 void WindowCollector::ReleaseFilled(bool whole) {
-  constexpr uintptr_t kPage = base::spill::kLargePageBytes;
-  const trace::Dispatch* store = candidates_.data();
-  if (store != filled_store_) {  // reserved, or grown past its reservation
-    filled_store_ = store;
-    filled_from_ =
-        base::spill::InFile(store) ? reinterpret_cast<uintptr_t>(store) / kPage * kPage : 0;
+  if (candidates_.empty()) return;
+  if (candidates_.data() != filled_store_) {  // reserved, or grown past its reservation
+    filled_store_ = candidates_.data();
+    filled_ = 0;
   }
-  if (filled_from_ == 0) return;
-  const uintptr_t end = reinterpret_cast<uintptr_t>(store + candidates_.size());
-  // A store in a file is a block of whole large pages of its own (base/spill.h): the page that
-  // holds the end is the store's alone.
-  const uintptr_t to = (whole ? end + kPage - 1 : end) / kPage * kPage;
-  if (to > filled_from_) {
-    // NOLINTNEXTLINE(performance-no-int-to-ptr): a place in the store
-    base::spill::Release(reinterpret_cast<const void*>(filled_from_), to - filled_from_);
-    filled_from_ = to;
-  }
+  // Nothing where the store is in memory; else the whole large pages from the last release up
+  // to the last kept dispatch, and with `whole` (Finish) the one that holds it too: a store in
+  // a file is a block of whole large pages of its own (base/spill.h).
+  base::spill::ReleaseBehind<trace::Dispatch> behind(filled_store_, filled_);
+  filled_ = candidates_.size() - 1;
+  behind.Passed(filled_);
+  if (!whole) behind.Forget();  // the page that holds the last one is still being filled
 }
 
 void WindowCollector::TakeAll(trace::DispatchVector&& in_order) {

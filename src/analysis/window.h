@@ -136,10 +136,9 @@ class WindowCollector : public trace::DispatchSink {
   // per clock saying which window holds them.
   trace::DispatchVector candidates_;
   std::vector<uint8_t> membership_;
-  // ReleaseFilled's place: the store it last saw, and the start of the large pages it has not
-  // let go of (0: the store is not in a file).
+  // ReleaseFilled's place: the store it last saw, and the kept dispatch it let go of up to.
   const trace::Dispatch* filled_store_ = nullptr;
-  uintptr_t filled_from_ = 0;
+  size_t filled_ = 0;
 };
 
 }  // namespace decodeprof::analysis

@@ -26,12 +26,17 @@ using trace::Dispatch;
 using trace::MarkStamp;
 using trace::PhaseMarks;
 
+// Marks whose window holds every dispatch.
+PhaseMarks EveryDispatch() {
+  return {{"warmup_start", MarkStamp{std::nullopt, 0}},
+          {"decode_start", MarkStamp{std::nullopt, 0}},
+          {"measured_end", MarkStamp{std::nullopt, INT64_MAX}}};
+}
+
 TEST(WindowSpillTest, MergingPartsInFilesLetsGoOfEachStretchAsItIsCopied) {
   const SpillDir dir("16");
   if (dir.InMemoryFileSystem()) GTEST_SKIP() << dir.path() << " is held in memory";
-  const PhaseMarks marks = {{"warmup_start", MarkStamp{std::nullopt, 0}},
-                            {"decode_start", MarkStamp{std::nullopt, 0}},
-                            {"measured_end", MarkStamp{std::nullopt, INT64_MAX}}};
+  const PhaseMarks marks = EveryDispatch();
   // Five parts of 200 000 dispatches (9.2 MiB each; past the budget from the second on), the
   // later ones with their names shifted by 7 and rebased back.
   constexpr size_t kPart = 200000;
@@ -83,9 +88,7 @@ TEST(WindowSpillTest, MergingPartsInFilesLetsGoOfEachStretchAsItIsCopied) {
 TEST(WindowSpillTest, APartInAFileLetsGoOfWhatItHasFilled) {
   const SpillDir dir("16");
   if (dir.InMemoryFileSystem()) GTEST_SKIP() << dir.path() << " is held in memory";
-  const PhaseMarks marks = {{"warmup_start", MarkStamp{std::nullopt, 0}},
-                            {"decode_start", MarkStamp{std::nullopt, 0}},
-                            {"measured_end", MarkStamp{std::nullopt, INT64_MAX}}};
+  const PhaseMarks marks = EveryDispatch();
   constexpr size_t kRows = 200000;  // 9.2 MiB: the first store fits the budget, the second not
   WindowCollector in_memory(marks);
   in_memory.Reserve(kRows);
